@@ -1,0 +1,1 @@
+/* STUB */ typedef int tsl_unused_cmd_eval;

@@ -1,0 +1,104 @@
+/*
+ * tessel/interp.h — the reference interpreter, host tensors, seeded random
+ * inputs and checksums.
+ *
+ * The interpreter runs any prim_func of the supported subset on host memory
+ * and is the correctness oracle for schedules and generated code. It follows
+ * TensorIR semantics: a block runs its init when every reduction iteration
+ * variable is at the start of its domain, T.where predicates guard the block,
+ * alloc_buffers are zero-filled at block entry, match_buffers alias regions.
+ * Arithmetic is exact to the dtype: float32/float16/bfloat16 results are
+ * computed in double and rounded to the dtype after every operation; ints
+ * wrap to their width; // and % use floor semantics; / on ints truncates.
+ * Vector dtypes (lanes > 1) are rejected with TSL_EUNSUPPORTED.
+ *
+ * Runs are deterministic: the same function, inputs and seed give the same
+ * bits on every run and machine.
+ */
+#ifndef TESSEL_INTERP_H
+#define TESSEL_INTERP_H
+
+#include "tessel/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSL_MAX_NDIM 16
+
+/* A dense row-major host tensor. `data` is owned by whoever allocated it;
+ * tsl_tensor_alloc'ed tensors are freed with tsl_tensor_free. */
+typedef struct tsl_tensor {
+  void *data;
+  tsl_dtype dtype;
+  int32_t ndim;
+  int64_t shape[TSL_MAX_NDIM];
+} tsl_tensor;
+
+/* Allocate a zeroed tensor; returns TSL_ENOMEM or TSL_EINVALID (ndim or
+ * size out of range) with a message. */
+TSL_API int tsl_tensor_alloc(tsl_tensor *t, tsl_dtype dtype, int32_t ndim,
+                             const int64_t *shape, tsl_diag *diag);
+TSL_API void tsl_tensor_free(tsl_tensor *t);
+TSL_API int64_t tsl_tensor_numel(const tsl_tensor *t);
+/* Element k as a double (any dtype). */
+TSL_API double tsl_tensor_get(const tsl_tensor *t, int64_t k);
+/* Store a double into element k, converting (rounding/wrapping) to dtype. */
+TSL_API void tsl_tensor_set(tsl_tensor *t, int64_t k, double v);
+
+/* Fill with seeded pseudo-random values: floats uniform in [-1, 1), signed
+ * ints in [-8, 8), unsigned ints in [0, 16), bools 0/1. `stream` separates
+ * tensors filled with the same seed (use the parameter index). */
+TSL_API void tsl_tensor_fill_random(tsl_tensor *t, uint64_t seed,
+                                    uint64_t stream);
+
+/* Checksum of a tensor's contents: the sum of its elements as doubles and a
+ * 64-bit FNV-1a hash of its bytes. */
+typedef struct tsl_checksum {
+  double sum;
+  uint64_t hash;
+} tsl_checksum;
+TSL_API tsl_checksum tsl_tensor_checksum(const tsl_tensor *t);
+
+/* One argument of a function call: a tensor for a buffer parameter, a
+ * scalar for a scalar parameter. */
+typedef struct tsl_arg {
+  uint32_t is_scalar;
+  tsl_tensor tensor; /* buffer params */
+  int64_t int_value; /* scalar int params */
+  double float_value; /* scalar float params */
+} tsl_arg;
+
+/* Values for symbolic shape variables and scalar parameters by name, used
+ * by tsl_func_make_args. */
+typedef struct tsl_binding {
+  const char *name;
+  int64_t value;
+} tsl_binding;
+
+/* Allocate arguments for `f`: one tensor per buffer parameter with its
+ * shape (symbolic dims taken from `binds`), filled with random values from
+ * `seed` (parameter index as stream); scalar parameters from `binds`.
+ * `args` must hold f->n_params entries. On error (a symbolic dimension or
+ * scalar without a binding, a non-positive dimension) returns TSL_EINVALID
+ * with a message naming the variable and how to bind it. */
+TSL_API int tsl_func_make_args(const tsl_func *f, const tsl_binding *binds,
+                               uint32_t n_binds, uint64_t seed, tsl_arg *args,
+                               tsl_diag *diag);
+TSL_API void tsl_args_free(tsl_arg *args, uint32_t n);
+
+/* Run `f` on `args` (f->n_params entries). Symbolic shape variables are
+ * bound from the tensors' shapes; a shape that contradicts the buffer's
+ * declared shape is an error. Out-of-bounds accesses are reported as
+ * TSL_ERUNTIME naming the buffer, the indices and the block, never as a
+ * crash. */
+TSL_API int tsl_interp_run(const tsl_func *f, tsl_arg *args, uint32_t n_args,
+                           tsl_diag *diag);
+
+/* 1 when parameter `k` of `f` is written somewhere in the body (an output). */
+TSL_API int tsl_func_param_is_output(const tsl_func *f, uint32_t k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_INTERP_H */

@@ -1,0 +1,20 @@
+/*
+ * tessel/tessel.h — the umbrella header: everything public in one include.
+ */
+#ifndef TESSEL_TESSEL_H
+#define TESSEL_TESSEL_H
+
+#include "tessel/base.h"
+#include "tessel/dtype.h"
+#include "tessel/ir.h"
+#include "tessel/visit.h"
+#include "tessel/script.h"
+#include "tessel/analysis.h"
+#include "tessel/interp.h"
+
+#define TSL_VERSION_MAJOR 0
+#define TSL_VERSION_MINOR 1
+#define TSL_VERSION_PATCH 0
+#define TSL_VERSION_STRING "0.1.0"
+
+#endif /* TESSEL_TESSEL_H */

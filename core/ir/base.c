@@ -1,0 +1,310 @@
+/*
+ * Context, interned strings, arenas, diagnostics and text buffers.
+ * The intern table is an open-addressing hash set of arena-held strings.
+ */
+#include "tessel/base.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- diagnostics ---- */
+
+int tsl_diag_set(tsl_diag *diag, int status, const char *fmt, ...) {
+  if (!diag)
+    return status;
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(diag->text, sizeof diag->text, fmt, ap);
+  va_end(ap);
+  diag->struct_size = sizeof *diag;
+  diag->len = n < 0 ? 0 : (uint32_t)strlen(diag->text);
+  return status;
+}
+
+void tsl_diag_append(tsl_diag *diag, const char *fmt, ...) {
+  if (!diag)
+    return;
+  size_t len = strnlen(diag->text, sizeof diag->text);
+  if (len + 1 >= sizeof diag->text)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(diag->text + len, sizeof diag->text - len, fmt, ap);
+  va_end(ap);
+  diag->len = (uint32_t)strlen(diag->text);
+}
+
+const char *tsl_status_name(int status) {
+  switch (status) {
+  case TSL_OK: return "ok";
+  case TSL_ENOMEM: return "out of memory";
+  case TSL_EPARSE: return "parse error";
+  case TSL_EINVALID: return "invalid input";
+  case TSL_EIO: return "i/o error";
+  case TSL_EUNSUPPORTED: return "unsupported";
+  case TSL_ERUNTIME: return "runtime error";
+  case TSL_ENOTFOUND: return "not found";
+  default: return "unknown error";
+  }
+}
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "tessel: out of memory (%zu bytes)\n", n);
+    abort();
+  }
+  return p;
+}
+
+/* ---- arenas ---- */
+
+typedef struct arena_chunk {
+  struct arena_chunk *next;
+  size_t used, cap;
+  _Alignas(16) unsigned char data[];
+} arena_chunk;
+
+struct tsl_arena {
+  tsl_ctx *ctx;
+  arena_chunk *head;
+  size_t bytes;
+};
+
+enum { ARENA_CHUNK = 64 * 1024 };
+
+tsl_arena *tsl_arena_new(tsl_ctx *ctx) {
+  tsl_arena *a = xmalloc(sizeof *a);
+  a->ctx = ctx;
+  a->head = NULL;
+  a->bytes = 0;
+  return a;
+}
+
+void tsl_arena_free(tsl_arena *a) {
+  if (!a)
+    return;
+  for (arena_chunk *c = a->head, *n; c; c = n) {
+    n = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+tsl_ctx *tsl_arena_ctx(const tsl_arena *a) { return a->ctx; }
+
+void *tsl_arena_alloc(tsl_arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  arena_chunk *c = a->head;
+  if (!c || c->cap - c->used < size) {
+    size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+    arena_chunk *n = xmalloc(sizeof *n + cap);
+    n->used = 0;
+    n->cap = cap;
+    if (c && size > ARENA_CHUNK / 4) {
+      /* big block: keep the current chunk as head for small allocations */
+      n->next = c->next;
+      c->next = n;
+    } else {
+      n->next = c;
+      a->head = n;
+    }
+    c = n;
+  }
+  void *p = c->data + c->used;
+  c->used += size;
+  a->bytes += size;
+  memset(p, 0, size);
+  return p;
+}
+
+void *tsl_arena_dup(tsl_arena *a, const void *src, size_t n) {
+  void *p = tsl_arena_alloc(a, n);
+  if (n)
+    memcpy(p, src, n);
+  return p;
+}
+
+char *tsl_arena_strdup(tsl_arena *a, const char *s) {
+  return tsl_arena_dup(a, s, strlen(s) + 1);
+}
+
+size_t tsl_arena_bytes(const tsl_arena *a) { return a->bytes; }
+
+/* ---- context and interning ---- */
+
+struct tsl_ctx {
+  tsl_arena *strings;
+  const char **slots;
+  size_t n_slots, n_used;
+  uint32_t next_id;
+};
+
+tsl_ctx *tsl_ctx_new(void) {
+  tsl_ctx *c = malloc(sizeof *c);
+  if (!c)
+    return NULL;
+  c->strings = tsl_arena_new(c);
+  c->n_slots = 1024;
+  c->n_used = 0;
+  c->slots = calloc(c->n_slots, sizeof *c->slots);
+  c->next_id = 1;
+  if (!c->slots) {
+    tsl_arena_free(c->strings);
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+void tsl_ctx_free(tsl_ctx *c) {
+  if (!c)
+    return;
+  tsl_arena_free(c->strings);
+  free(c->slots);
+  free(c);
+}
+
+uint32_t tsl_ctx_next_id(tsl_ctx *c) { return c->next_id++; }
+
+static uint64_t hash_bytes(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) {
+    h ^= (unsigned char)s[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+static void intern_grow(tsl_ctx *c) {
+  size_t n = c->n_slots * 2;
+  const char **slots = calloc(n, sizeof *slots);
+  if (!slots) {
+    fprintf(stderr, "tessel: out of memory growing the string table\n");
+    abort();
+  }
+  for (size_t i = 0; i < c->n_slots; i++) {
+    const char *s = c->slots[i];
+    if (!s)
+      continue;
+    size_t j = hash_bytes(s, strlen(s)) & (n - 1);
+    while (slots[j])
+      j = (j + 1) & (n - 1);
+    slots[j] = s;
+  }
+  free(c->slots);
+  c->slots = slots;
+  c->n_slots = n;
+}
+
+tsl_str tsl_intern_n(tsl_ctx *c, const char *s, size_t n) {
+  if (2 * (c->n_used + 1) > c->n_slots)
+    intern_grow(c);
+  size_t j = hash_bytes(s, n) & (c->n_slots - 1);
+  for (; c->slots[j]; j = (j + 1) & (c->n_slots - 1)) {
+    const char *t = c->slots[j];
+    if (strncmp(t, s, n) == 0 && t[n] == '\0')
+      return t;
+  }
+  char *copy = tsl_arena_alloc(c->strings, n + 1);
+  memcpy(copy, s, n);
+  c->slots[j] = copy;
+  c->n_used++;
+  return copy;
+}
+
+tsl_str tsl_intern(tsl_ctx *c, const char *s) {
+  return tsl_intern_n(c, s, strlen(s));
+}
+
+/* ---- text buffers ---- */
+
+void tsl_strbuf_init(tsl_strbuf *sb) {
+  sb->data = NULL;
+  sb->len = sb->cap = 0;
+}
+
+void tsl_strbuf_free(tsl_strbuf *sb) {
+  free(sb->data);
+  tsl_strbuf_init(sb);
+}
+
+static void strbuf_reserve(tsl_strbuf *sb, size_t extra) {
+  if (sb->len + extra + 1 <= sb->cap)
+    return;
+  size_t cap = sb->cap ? sb->cap : 256;
+  while (cap < sb->len + extra + 1)
+    cap *= 2;
+  char *p = realloc(sb->data, cap);
+  if (!p) {
+    fprintf(stderr, "tessel: out of memory (%zu bytes)\n", cap);
+    abort();
+  }
+  sb->data = p;
+  sb->cap = cap;
+}
+
+void tsl_strbuf_append_n(tsl_strbuf *sb, const char *s, size_t n) {
+  strbuf_reserve(sb, n);
+  memcpy(sb->data + sb->len, s, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+
+void tsl_strbuf_append(tsl_strbuf *sb, const char *s) {
+  tsl_strbuf_append_n(sb, s, strlen(s));
+}
+
+void tsl_strbuf_printf(tsl_strbuf *sb, const char *fmt, ...) {
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    strbuf_reserve(sb, (size_t)n);
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap2);
+    sb->len += (size_t)n;
+  }
+  va_end(ap2);
+}
+
+char *tsl_strbuf_take(tsl_strbuf *sb) {
+  char *p = sb->data;
+  if (!p) {
+    p = xmalloc(1);
+    p[0] = '\0';
+  }
+  tsl_strbuf_init(sb);
+  return p;
+}
+
+int tsl_read_file(const char *path, char **out, size_t *out_len,
+                  tsl_diag *diag) {
+  *out = NULL;
+  if (out_len)
+    *out_len = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return tsl_diag_set(diag, TSL_EIO, "%s: error: cannot open file: %s", path,
+                        strerror(errno));
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    tsl_strbuf_append_n(&sb, buf, n);
+  int err = ferror(f);
+  fclose(f);
+  if (err) {
+    tsl_strbuf_free(&sb);
+    return tsl_diag_set(diag, TSL_EIO, "%s: error: cannot read file", path);
+  }
+  if (out_len)
+    *out_len = sb.len;
+  *out = tsl_strbuf_take(&sb);
+  return TSL_OK;
+}
