@@ -1,3 +1,111 @@
-/* STUB */
+/*
+ * The `tessel` executable: verb dispatch, --help and --version, and the
+ * helpers shared by verbs (error reporting, loading programs).
+ */
+#include "cli.h"
+
+#include <stdarg.h>
 #include <stdio.h>
-int main(void) { puts("tessel: not implemented"); return 2; }
+#include <stdlib.h>
+#include <string.h>
+
+extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[];
+
+const cli_verb cli_verbs[] = {
+    {"fmt", "print a TVMScript program in canonical form", cli_fmt_usage, cli_fmt},
+    {"eq", "compare two programs structurally", cli_eq_usage, cli_eq},
+    {"eval", "run a program on seeded random inputs in the interpreter",
+     cli_eval_usage, cli_eval},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void print_main_usage(FILE *out) {
+  fprintf(out, "usage: tessel VERB [ARGS...]\n\nverbs:\n");
+  for (const cli_verb *v = cli_verbs; v->name; v++)
+    fprintf(out, "  %-6s %s\n", v->name, v->summary);
+  fprintf(out, "\n`tessel VERB --help` describes a verb. `./tessel test` (the "
+               "repository bootstrap) runs the test suite.\n");
+}
+
+int cli_help_requested(int argc, char **argv, const char *usage) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--") == 0)
+      break;
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      fputs(usage, stdout);
+      return CLI_OK;
+    }
+  }
+  return -1;
+}
+
+int cli_error(const char *verb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "tessel %s: error: ", verb);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return CLI_USAGE;
+}
+
+int cli_load(const char *verb, tsl_arena *arena, const char *path,
+             const tsl_module **out) {
+  tsl_diag diag = {0};
+  char *src = NULL;
+  size_t len = 0;
+  int rc;
+  if (strcmp(path, "-") == 0) {
+    tsl_strbuf sb;
+    tsl_strbuf_init(&sb);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
+      tsl_strbuf_append_n(&sb, buf, n);
+    len = sb.len;
+    src = tsl_strbuf_take(&sb);
+    path = "<stdin>";
+  } else if ((rc = tsl_read_file(path, &src, &len, &diag)) != TSL_OK) {
+    fprintf(stderr, "%s\n", diag.text);
+    (void)verb;
+    return CLI_USAGE;
+  }
+  rc = tsl_parse(arena, path, src, len, out, &diag);
+  free(src);
+  if (rc != TSL_OK) {
+    fprintf(stderr, "%s\n", diag.text);
+    return CLI_USAGE;
+  }
+  return CLI_OK;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    print_main_usage(stderr);
+    return CLI_USAGE;
+  }
+  const char *verb = argv[1];
+  if (strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0 ||
+      strcmp(verb, "help") == 0) {
+    print_main_usage(stdout);
+    return CLI_OK;
+  }
+  if (strcmp(verb, "--version") == 0 || strcmp(verb, "version") == 0) {
+    printf("tessel %s\n", TSL_VERSION_STRING);
+    return CLI_OK;
+  }
+  for (const cli_verb *v = cli_verbs; v->name; v++) {
+    if (strcmp(v->name, verb) == 0) {
+      int h = cli_help_requested(argc - 1, argv + 1, v->usage);
+      if (h >= 0)
+        return h;
+      return v->run(argc - 1, argv + 1);
+    }
+  }
+  fprintf(stderr, "tessel: error: unknown verb '%s'\nnote: valid verbs are:",
+          verb);
+  for (const cli_verb *v = cli_verbs; v->name; v++)
+    fprintf(stderr, " %s", v->name);
+  fprintf(stderr, " (and `./tessel test` in the repository)\n");
+  return CLI_USAGE;
+}

@@ -1,0 +1,38 @@
+/*
+ * Shared declarations of the `tessel` command-line verbs.
+ * Every verb returns the process exit status: 0 success, 1 a negative
+ * answer (e.g. `eq` on different programs), 2 a user error (message on
+ * stderr).
+ */
+#ifndef TESSEL_CLI_H
+#define TESSEL_CLI_H
+
+#include "tessel/tessel.h"
+
+enum { CLI_OK = 0, CLI_NO = 1, CLI_USAGE = 2 };
+
+typedef struct cli_verb {
+  const char *name;
+  const char *summary;
+  const char *usage; /* full --help text */
+  int (*run)(int argc, char **argv);
+} cli_verb;
+
+int cli_fmt(int argc, char **argv);
+int cli_eq(int argc, char **argv);
+int cli_eval(int argc, char **argv);
+
+/* Prints `usage` and returns CLI_OK when argv holds -h/--help. Returns -1
+ * otherwise. */
+int cli_help_requested(int argc, char **argv, const char *usage);
+/* Reports a user error on stderr ("tessel VERB: error: ...") and returns
+ * CLI_USAGE. */
+int cli_error(const char *verb, const char *fmt, ...) TSL_PRINTF(2, 3);
+/* Parses a program file ("-" = stdin) into `arena`; prints the diagnostic
+ * and returns CLI_USAGE on error. */
+int cli_load(const char *verb, tsl_arena *arena, const char *path,
+             const tsl_module **out);
+
+extern const cli_verb cli_verbs[];
+
+#endif

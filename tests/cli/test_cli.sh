@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# TAP test of the `tessel` executable: verbs, exit codes, --json, --help.
+set -u
+exe="${TESSEL_EXE:?}"
+data="${TESSEL_SOURCE_ROOT:?}/tests/cli/data"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+n=0; failed=0
+check() { # check NAME COMMAND... : passes when the command succeeds
+  local name="$1"; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1)); fi
+}
+status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
+
+check "fmt exits 0" test "$(status "$exe" fmt "$data/mm.py")" = 0
+cp "$tmp/out" "$tmp/mm_fmt.py"
+check "fmt output starts with the TVMScript header" grep -q "^# from tvm.script import tir as T" "$tmp/mm_fmt.py"
+check "fmt output parses and is idempotent" bash -c "'$exe' fmt '$tmp/mm_fmt.py' | cmp -s - '$tmp/mm_fmt.py'"
+check "fmt of the old spelling parses" test "$(status "$exe" fmt "$data/mm_old.py")" = 0
+check "fmt reads stdin" bash -c "'$exe' fmt - < '$data/mm.py' | cmp -s - '$tmp/mm_fmt.py'"
+check "fmt --json is one JSON object with the text" bash -c "'$exe' fmt '$data/mm.py' --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"text\"].startswith(\"# from tvm\")'"
+check "eq on two spellings of one program exits 0" test "$(status "$exe" eq "$data/mm.py" "$data/mm_old.py")" = 0
+check "eq on different programs exits 1" test "$(status "$exe" eq "$data/mm.py" "$data/mm_k16.py")" = 1
+check "eq names the first difference with its path" grep -q "extent" "$tmp/out"
+check "eq --json reports equal=false and the difference" bash -c "'$exe' eq '$data/mm.py' '$data/mm_k16.py' --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"equal\"] is False and d[\"difference\"]'"
+check "eq with one file is a usage error (2)" test "$(status "$exe" eq "$data/mm.py")" = 2
+check "eval exits 0" test "$(status "$exe" eval "$data/mm.py" --seed 7)" = 0
+cp "$tmp/out" "$tmp/eval1"
+check "eval prints a checksum for the output C only" bash -c "grep -q '  C: float32\[32, 32\] sum=' '$tmp/eval1' && ! grep -q '  A:' '$tmp/eval1'"
+"$exe" eval "$data/mm_old.py" --seed 7 | sed 1d > "$tmp/eval_old"
+check "eval is deterministic and agrees across spellings" bash -c "sed 1d '$tmp/eval1' | sed 's/^  [A-Z]:/  X:/' > '$tmp/a'; sed 's/^  [A-Z]:/  X:/' '$tmp/eval_old' > '$tmp/b'; cmp -s '$tmp/a' '$tmp/b'"
+check "eval with another seed changes the checksum" bash -c "! '$exe' eval '$data/mm.py' --seed 8 | cmp -s - '$tmp/eval1'"
+check "eval --json has outputs with sum and hash" bash -c "'$exe' eval '$data/mm.py' --json | python3 -c 'import json,sys; d=json.load(sys.stdin); o=d[\"outputs\"]; assert len(o)==1 and o[0][\"name\"]==\"C\" and o[0][\"shape\"]==[32,32] and len(o[0][\"hash\"])==16'"
+check "eval of a symbolic shape without --set is a usage error" test "$(status "$exe" eval "$data/sym.py")" = 2
+check "  ... and the message says how to bind it" grep -q -- "--set m=" "$tmp/err"
+check "eval with --set m=8 runs" test "$(status "$exe" eval "$data/sym.py" --set m=8)" = 0
+check "eval --func with an unknown name lists the functions" bash -c "'$exe' eval '$data/mm.py' --func nope 2>&1 >/dev/null | grep -q 'functions: main'"
+check "eval --seed rejects non-numbers" test "$(status "$exe" eval "$data/mm.py" --seed x)" = 2
+check "a syntax error exits 2" test "$(status "$exe" fmt "$data/bad.py")" = 2
+check "  ... with file:line:col: error:" grep -q "bad.py:3:[0-9]*: error:" "$tmp/err"
+check "a missing file exits 2 with the OS reason" bash -c "'$exe' fmt /nonexistent.py 2>&1 >/dev/null | grep -q 'No such file'"
+for verb in fmt eq eval; do
+  check "$verb --help exits 0 and shows usage" bash -c "'$exe' $verb --help | grep -q '^usage: tessel $verb'"
+  check "$verb rejects an unknown option with exit 2" test "$(status "$exe" $verb --bogus)" = 2
+done
+check "an unknown verb exits 2" test "$(status "$exe" frob)" = 2
+check "  ... and lists the verbs" grep -q "valid verbs are: fmt eq eval" "$tmp/err"
+check "--version prints the version" bash -c "'$exe' --version | grep -q '^tessel [0-9]'"
+echo "1..$n"
+exit $((failed > 0))
