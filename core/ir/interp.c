@@ -1,4 +1,313 @@
-/* STUB: replaced by the interp component. */
-#include "tessel/interp.h"
-int tsl_interp_run(const tsl_func *f, tsl_arg *args, uint32_t n_args, tsl_diag *diag) { (void)f; (void)args; (void)n_args; return tsl_diag_set(diag, TSL_EUNSUPPORTED, "interpreter not implemented"); }
-int tsl_func_param_is_output(const tsl_func *f, uint32_t k) { (void)f; (void)k; return 0; }
+/*
+ * The reference interpreter's entry points: tsl_interp_run (compile, bind
+ * the arguments to the parameters, execute) and tsl_func_param_is_output.
+ * Compilation lives in interp_compile.c, evaluation in interp_eval.c.
+ *
+ * Arguments: a buffer parameter takes a dense row-major tensor of the same
+ * dtype and rank. Constant dims must match; a dim that is a bare symbolic
+ * variable is bound from the tensor (the first occurrence binds, later ones
+ * are checked); dims that are expressions are checked once every variable
+ * is bound. Declared strides / elem_offset of a parameter must describe the
+ * dense layout (stride variables are bound to it, elem_offset to 0).
+ */
+#include "interp_internal.h"
+
+#include "tessel/visit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *param_label(const tsl_param *p, char *buf, size_t n) {
+  if (p->buffer && p->var && p->var->name != p->buffer->name)
+    snprintf(buf, n, "'%s' (buffer '%s')", p->var->name, p->buffer->name);
+  else
+    snprintf(buf, n, "'%s'", p->buffer ? p->buffer->name : p->var->name);
+  return buf;
+}
+
+static int shape_error(tsli_state *st, const tsl_func *f, uint32_t i,
+                       const tsl_tensor *t) {
+  const tsli_param *cp = &st->prog->params[i];
+  const tsl_buffer *b = f->params[i].buffer;
+  char lbl[160];
+  tsl_strbuf decl, vals, given;
+  tsl_strbuf_init(&decl);
+  tsl_strbuf_init(&vals);
+  tsl_strbuf_init(&given);
+  tsli_fmt_shape_decl(&decl, b);
+  int64_t v[TSL_MAX_NDIM];
+  int symbolic = 0;
+  for (uint32_t d = 0; d < b->ndim; d++) {
+    if (cp->shape[d].mode == TSLI_B_CHECK) {
+      v[d] = tsli_eval_i(st, cp->shape[d].expr);
+      symbolic |= cp->shape[d].expr->op != TSLI_X_ICONST;
+    } else {
+      v[d] = t->shape[d];
+      symbolic = 1;
+    }
+  }
+  tsli_fmt_shape_vals(&vals, b->ndim, v);
+  tsli_fmt_shape_vals(&given, (uint32_t)t->ndim, t->shape);
+  int r = tsl_diag_set(st->diag, TSL_EINVALID,
+                       "argument %u %s of function '%s': the buffer has shape "
+                       "%s%s%s but the tensor given has shape %s",
+                       i, param_label(&f->params[i], lbl, sizeof lbl), f->name,
+                       decl.data, symbolic ? " = " : "",
+                       symbolic ? vals.data : "", given.data);
+  tsl_strbuf_free(&decl);
+  tsl_strbuf_free(&vals);
+  tsl_strbuf_free(&given);
+  return r;
+}
+
+static int bind_params(tsli_state *st, const tsl_func *f, tsl_arg *args) {
+  char lbl[160], d1[32], d2[32];
+  const tsli_prog *p = st->prog;
+  /* pass 1: types, ranks, storage and bindings */
+  for (uint32_t i = 0; i < f->n_params; i++) {
+    const tsli_param *cp = &p->params[i];
+    const tsl_param *pa = &f->params[i];
+    tsl_arg *a = &args[i];
+    if (!cp->is_buffer) {
+      if (!a->is_scalar)
+        return tsl_diag_set(st->diag, TSL_EINVALID,
+                            "argument %u %s of function '%s' must be a scalar "
+                            "(%s), but a tensor was given",
+                            i, param_label(pa, lbl, sizeof lbl), f->name,
+                            tsl_dtype_str(pa->var->dtype, d1));
+      if (cp->scalar_check)
+        continue;
+      if (tsli_is_float(cp->kind))
+        st->vars[cp->slot].f = tsli_round(a->float_value, cp->kind);
+      else
+        st->vars[cp->slot].i = tsli_wrap(a->int_value, cp->kind);
+      continue;
+    }
+    const tsl_buffer *b = pa->buffer;
+    const tsl_tensor *t = &a->tensor;
+    if (a->is_scalar)
+      return tsl_diag_set(st->diag, TSL_EINVALID,
+                          "argument %u %s of function '%s' must be a tensor, "
+                          "but a scalar was given",
+                          i, param_label(pa, lbl, sizeof lbl), f->name);
+    if (!tsl_dtype_eq(t->dtype, b->dtype))
+      return tsl_diag_set(st->diag, TSL_EINVALID,
+                          "argument %u %s of function '%s': the buffer has "
+                          "dtype %s but the tensor given has dtype %s",
+                          i, param_label(pa, lbl, sizeof lbl), f->name,
+                          tsl_dtype_str(b->dtype, d1),
+                          tsl_dtype_str(t->dtype, d2));
+    if (t->ndim < 0 || t->ndim > TSL_MAX_NDIM || (uint32_t)t->ndim != b->ndim) {
+      tsl_strbuf decl, given;
+      tsl_strbuf_init(&decl);
+      tsl_strbuf_init(&given);
+      tsli_fmt_shape_decl(&decl, b);
+      if (t->ndim >= 0 && t->ndim <= TSL_MAX_NDIM)
+        tsli_fmt_shape_vals(&given, (uint32_t)t->ndim, t->shape);
+      else
+        tsl_strbuf_append(&given, "(invalid)");
+      int r = tsl_diag_set(st->diag, TSL_EINVALID,
+                           "argument %u %s of function '%s': the buffer has "
+                           "%u dimension%s, shape %s, but the tensor given has "
+                           "%d, shape %s",
+                           i, param_label(pa, lbl, sizeof lbl), f->name,
+                           b->ndim, b->ndim == 1 ? "" : "s", decl.data,
+                           (int)t->ndim, given.data);
+      tsl_strbuf_free(&decl);
+      tsl_strbuf_free(&given);
+      return r;
+    }
+    int64_t numel = 1;
+    for (uint32_t d = 0; d < b->ndim; d++) {
+      if (t->shape[d] < 0 || (t->shape[d] && numel > INT64_MAX / t->shape[d]))
+        return tsl_diag_set(st->diag, TSL_EINVALID,
+                            "argument %u %s of function '%s': the tensor has "
+                            "an invalid dimension %lld",
+                            i, param_label(pa, lbl, sizeof lbl), f->name,
+                            (long long)t->shape[d]);
+      numel *= t->shape[d];
+    }
+    if (!t->data && numel > 0)
+      return tsl_diag_set(st->diag, TSL_EINVALID,
+                          "argument %u %s of function '%s': the tensor has no "
+                          "data",
+                          i, param_label(pa, lbl, sizeof lbl), f->name);
+    tsli_rbuf *rb = &st->bufs[cp->slot];
+    rb->data = t->data;
+    rb->cap = numel;
+    rb->off = 0;
+    rb->ndim = b->ndim;
+    rb->kind = cp->kind;
+    int64_t stride = 1;
+    for (uint32_t d = b->ndim; d-- > 0;) {
+      rb->shape[d] = t->shape[d];
+      rb->stride[d] = stride;
+      stride *= t->shape[d] ? t->shape[d] : 1;
+      if (cp->shape[d].mode == TSLI_B_BIND)
+        st->vars[cp->shape[d].slot].i = t->shape[d];
+      if (cp->strides && cp->strides[d].mode == TSLI_B_BIND)
+        st->vars[cp->strides[d].slot].i = rb->stride[d];
+    }
+    if (cp->offset.mode == TSLI_B_BIND)
+      st->vars[cp->offset.slot].i = 0;
+  }
+  /* pass 2: everything declared that was not bound must agree */
+  for (uint32_t i = 0; i < f->n_params; i++) {
+    const tsli_param *cp = &p->params[i];
+    const tsl_param *pa = &f->params[i];
+    if (!cp->is_buffer) {
+      if (!cp->scalar_check)
+        continue;
+      tsl_arg *a = &args[i];
+      int fl = tsli_is_float(cp->kind);
+      double want = fl ? tsli_eval_f(st, cp->scalar_check)
+                       : (double)tsli_eval_i(st, cp->scalar_check);
+      double got = fl ? tsli_round(a->float_value, cp->kind)
+                      : (double)tsli_wrap(a->int_value, cp->kind);
+      if (st->status)
+        return st->status;
+      if (want != got)
+        return tsl_diag_set(st->diag, TSL_EINVALID,
+                            "argument %u %s of function '%s' is %g, but the "
+                            "shapes of the tensors given bind it to %g",
+                            i, param_label(pa, lbl, sizeof lbl), f->name, got,
+                            want);
+      continue;
+    }
+    const tsl_tensor *t = &args[i].tensor;
+    const tsli_rbuf *rb = &st->bufs[cp->slot];
+    for (uint32_t d = 0; d < pa->buffer->ndim; d++) {
+      if (cp->shape[d].mode == TSLI_B_CHECK &&
+          tsli_eval_i(st, cp->shape[d].expr) != t->shape[d])
+        return st->status ? st->status : shape_error(st, f, i, t);
+      if (cp->strides && cp->strides[d].mode == TSLI_B_CHECK) {
+        int64_t s = tsli_eval_i(st, cp->strides[d].expr);
+        if (st->status)
+          return st->status;
+        if (s != rb->stride[d])
+          return tsl_diag_set(st->diag, TSL_EINVALID,
+                              "argument %u %s of function '%s': the buffer "
+                              "declares stride %lld for dimension %u, but "
+                              "tensors are dense row-major (stride %lld)",
+                              i, param_label(pa, lbl, sizeof lbl), f->name,
+                              (long long)s, d, (long long)rb->stride[d]);
+      }
+    }
+    if (cp->offset.mode == TSLI_B_CHECK) {
+      int64_t o = tsli_eval_i(st, cp->offset.expr);
+      if (st->status)
+        return st->status;
+      if (o != 0)
+        return tsl_diag_set(st->diag, TSL_EINVALID,
+                            "argument %u %s of function '%s': the buffer "
+                            "declares elem_offset %lld, but a tensor argument "
+                            "starts at element 0",
+                            i, param_label(pa, lbl, sizeof lbl), f->name,
+                            (long long)o);
+    }
+    if (st->status)
+      return st->status;
+  }
+  return TSL_OK;
+}
+
+int tsl_interp_run(const tsl_func *f, tsl_arg *args, uint32_t n_args,
+                   tsl_diag *diag) {
+  if (!f)
+    return tsl_diag_set(diag, TSL_EINVALID, "tsl_interp_run: NULL function");
+  if (n_args != f->n_params || (n_args && !args))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "function '%s' takes %u parameter%s, but %u argument%s "
+                        "%s given",
+                        f->name, f->n_params, f->n_params == 1 ? "" : "s",
+                        args ? n_args : 0, n_args == 1 ? "" : "s",
+                        n_args == 1 ? "was" : "were");
+  tsli_prog prog;
+  int r = tsli_compile(f, &prog, diag);
+  if (r) {
+    tsli_prog_free(&prog);
+    return r;
+  }
+  tsli_state st;
+  memset(&st, 0, sizeof st);
+  st.prog = &prog;
+  st.diag = diag;
+  st.vars = calloc((size_t)prog.n_vars + 1, sizeof *st.vars);
+  st.bufs = calloc((size_t)prog.n_bufs + 1, sizeof *st.bufs);
+  if (!st.vars || !st.bufs) {
+    r = tsl_diag_set(diag, TSL_ENOMEM,
+                     "out of memory starting the interpreter");
+  } else {
+    r = bind_params(&st, f, args);
+    if (!r) {
+      tsli_exec(&st, prog.body);
+      r = st.status;
+    }
+  }
+  if (st.bufs)
+    for (int32_t i = 0; i < prog.n_bufs; i++)
+      free(st.bufs[i].owned);
+  free(st.bufs);
+  free(st.vars);
+  tsli_prog_free(&prog);
+  return r;
+}
+
+/* ---- tsl_func_param_is_output ---------------------------------------------
+ */
+
+typedef struct out_scan {
+  const tsl_buffer **set; /* the parameter's buffer and views of it */
+  uint32_t n, cap;
+  int oom;
+} out_scan;
+
+static int in_set(const out_scan *o, const tsl_buffer *b) {
+  for (uint32_t i = 0; i < o->n; i++)
+    if (o->set[i] == b)
+      return 1;
+  return 0;
+}
+
+static int scan_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  (void)realize;
+  out_scan *o = ud;
+  for (uint32_t i = 0; i < b->n_match_buffers; i++) {
+    const tsl_match_buffer *m = &b->match_buffers[i];
+    if (!in_set(o, m->source.buffer) || in_set(o, m->buffer))
+      continue;
+    if (o->n == o->cap) {
+      uint32_t cap = o->cap * 2;
+      const tsl_buffer **s = realloc(o->set, sizeof *s * cap);
+      if (!s) {
+        o->oom = 1;
+        return 1;
+      }
+      o->set = s;
+      o->cap = cap;
+    }
+    o->set[o->n++] = m->buffer;
+  }
+  return 0;
+}
+
+static int scan_stmt(const tsl_stmt *s, void *ud) {
+  return s->kind == TSL_STMT_STORE && in_set(ud, s->u.store.buffer) ? 2 : 0;
+}
+
+int tsl_func_param_is_output(const tsl_func *f, uint32_t k) {
+  if (!f || k >= f->n_params || !f->params[k].buffer || !f->body)
+    return 0;
+  out_scan o = {NULL, 1, 8, 0};
+  o.set = malloc(sizeof *o.set * o.cap);
+  if (!o.set)
+    return 0;
+  o.set[0] = f->params[k].buffer;
+  tsl_stmt_visitor v = {0};
+  v.stmt = scan_stmt;
+  v.block = scan_block;
+  v.user_data = &o;
+  int r = tsl_stmt_visit(f->body, &v);
+  free(o.set);
+  return r == 2;
+}

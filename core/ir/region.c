@@ -1,3 +1,459 @@
-/* STUB: replaced by the parser component. */
+/*
+ * Block access-region inference (tsl_block_infer_regions).
+ *
+ * Walks the block's init and body without entering nested blocks: loads
+ * are reads, stores are writes, and a nested block contributes its own
+ * declared regions with its iteration variables replaced by their bindings.
+ * Let variables are substituted by their values; indices that use loops
+ * inside the block are relaxed over those loops (tsl_analyzer_relax). Each
+ * buffer gets one region covering all its accesses; where no bound can be
+ * computed the region falls back to the whole dimension, as TVM does.
+ * Accesses through the block's own match_buffer views map to their source.
+ */
 #include "tessel/analysis.h"
-int tsl_block_infer_regions(tsl_arena *arena, const tsl_block *block, tsl_buffer_region **reads, uint32_t *n_reads, tsl_buffer_region **writes, uint32_t *n_writes, tsl_diag *diag) { (void)arena; (void)block; *reads = *writes = NULL; *n_reads = *n_writes = 0; return tsl_diag_set(diag, TSL_EUNSUPPORTED, "region inference not implemented"); }
+#include "tessel/visit.h"
+
+#include <string.h>
+
+typedef struct racc {
+  const tsl_buffer *buf;
+  tsl_range *ranges; /* ndim entries */
+} racc;
+
+typedef struct rctx {
+  tsl_arena *arena;   /* results */
+  tsl_arena *scratch; /* temporaries */
+  const tsl_block *block;
+  tsl_analyzer *an;
+  const tsl_var **loop_vars;
+  tsl_range *loop_doms;
+  uint32_t nloops, caploops, capdoms;
+  const tsl_var **let_vars;
+  const tsl_expr **let_vals;
+  uint32_t nlets, caplets, capvals;
+  const tsl_buffer **excluded;
+  uint32_t nexcl, capexcl;
+  racc *reads, *writes;
+  uint32_t nr, capr, nw, capw;
+} rctx;
+
+static void *grow(rctx *c, void *arr, uint32_t *cap, uint32_t need, size_t elem) {
+  if (need <= *cap)
+    return arr;
+  uint32_t nc = *cap ? *cap * 2 : 8;
+  while (nc < need)
+    nc *= 2;
+  void *p = tsl_arena_alloc(c->scratch, (size_t)nc * elem);
+  if (arr && *cap)
+    memcpy(p, arr, (size_t)*cap * elem);
+  *cap = nc;
+  return p;
+}
+
+static tsl_analyzer *analyzer(rctx *c) {
+  if (!c->an)
+    c->an = tsl_analyzer_new(tsl_arena_ctx(c->arena));
+  return c->an;
+}
+
+static const tsl_expr *simplify(rctx *c, const tsl_expr *e) {
+  tsl_analyzer *an = analyzer(c);
+  return an ? tsl_simplify(an, c->arena, e) : e;
+}
+
+/* ---- substitution of lets and nested-block iteration variables ---- */
+
+typedef struct subst_map {
+  uint32_t n;
+  const tsl_var *const *vars;
+  const tsl_expr *const *vals;
+} subst_map;
+
+static const tsl_expr *subst_fn(const tsl_var *v, void *ud) {
+  const subst_map *m = ud;
+  for (uint32_t i = m->n; i-- > 0;)
+    if (m->vars[i] == v)
+      return m->vals[i];
+  return NULL;
+}
+
+static const tsl_expr *subst_lets(rctx *c, const tsl_expr *e) {
+  if (c->nlets == 0)
+    return e;
+  subst_map m = {c->nlets, c->let_vars, c->let_vals};
+  return tsl_expr_substitute(c->arena, e, subst_fn, &m);
+}
+
+static int uses_loops(const rctx *c, const tsl_expr *e) {
+  for (uint32_t i = 0; i < c->nloops; i++)
+    if (tsl_expr_uses_var(e, c->loop_vars[i]))
+      return 1;
+  return 0;
+}
+
+static int is_excluded(const rctx *c, const tsl_buffer *b) {
+  for (uint32_t i = 0; i < c->nexcl; i++)
+    if (c->excluded[i] == b)
+      return 1;
+  return 0;
+}
+
+static tsl_range full_dim(rctx *c, const tsl_buffer *b, uint32_t d) {
+  tsl_range r;
+  r.min = tsl_expr_int(c->arena, b->shape[d]->dtype, 0);
+  r.extent = b->shape[d];
+  return r;
+}
+
+/* Range covered by [min, min + extent) when inner loops vary. Returns 0
+ * when no bound was found. */
+static int relax_range(rctx *c, tsl_range in, tsl_range *out) {
+  if (!uses_loops(c, in.min) && !uses_loops(c, in.extent)) {
+    *out = in;
+    return 1;
+  }
+  tsl_analyzer *an = analyzer(c);
+  if (!an)
+    return 0;
+  tsl_range r1;
+  if (tsl_analyzer_relax(an, c->arena, in.min, c->nloops, c->loop_vars, c->loop_doms, &r1))
+    return 0;
+  int64_t one_ext;
+  if (tsl_expr_is_const_int(in.extent, &one_ext) && one_ext == 1) {
+    *out = r1;
+    return 1;
+  }
+  if (!uses_loops(c, in.extent)) {
+    const tsl_expr *e = tsl_expr_binary(
+        c->arena, TSL_EXPR_SUB, tsl_expr_binary(c->arena, TSL_EXPR_ADD, r1.extent, in.extent),
+        tsl_expr_int(c->arena, in.extent->dtype, 1));
+    out->min = r1.min;
+    out->extent = simplify(c, e);
+    return 1;
+  }
+  const tsl_expr *last = tsl_expr_binary(
+      c->arena, TSL_EXPR_SUB, tsl_expr_binary(c->arena, TSL_EXPR_ADD, in.min, in.extent),
+      tsl_expr_int(c->arena, in.min->dtype, 1));
+  tsl_range r2;
+  if (tsl_analyzer_relax(an, c->arena, last, c->nloops, c->loop_vars, c->loop_doms, &r2))
+    return 0;
+  const tsl_expr *hi = tsl_expr_binary(c->arena, TSL_EXPR_ADD, r2.min, r2.extent);
+  out->min = r1.min;
+  out->extent = simplify(c, tsl_expr_binary(c->arena, TSL_EXPR_SUB, hi, r1.min));
+  return 1;
+}
+
+/* ---- union of ranges ---- */
+
+static int same_expr(const tsl_expr *a, const tsl_expr *b) {
+  if (a == b)
+    return 1;
+  if (!a || !b || a->kind != b->kind || !tsl_dtype_eq(a->dtype, b->dtype) ||
+      a->n_args != b->n_args)
+    return 0;
+  switch (a->kind) {
+  case TSL_EXPR_INT_IMM: return a->u.int_value == b->u.int_value;
+  case TSL_EXPR_FLOAT_IMM: return a->u.float_value == b->u.float_value;
+  case TSL_EXPR_VAR: return a->u.var == b->u.var;
+  case TSL_EXPR_LOAD: if (a->u.buffer != b->u.buffer) return 0; break;
+  case TSL_EXPR_CALL: if (a->intrin != b->intrin) return 0; break;
+  case TSL_EXPR_STR_IMM:
+  case TSL_EXPR_CALL_EXTERN: if (a->u.str_value != b->u.str_value) return 0; break;
+  default: break;
+  }
+  for (uint32_t i = 0; i < a->n_args; i++)
+    if (!same_expr(a->args[i], b->args[i]))
+      return 0;
+  return 1;
+}
+
+/* b - a as a constant, when it can be shown. */
+static int const_diff(rctx *c, const tsl_expr *a, const tsl_expr *b, int64_t *d) {
+  int64_t x, y;
+  if (same_expr(a, b)) {
+    *d = 0;
+    return 1;
+  }
+  if (tsl_expr_is_const_int(a, &x) && tsl_expr_is_const_int(b, &y)) {
+    *d = y - x;
+    return 1;
+  }
+  if (b->kind == TSL_EXPR_ADD && same_expr(b->args[0], a) && tsl_expr_is_const_int(b->args[1], &y)) {
+    *d = y;
+    return 1;
+  }
+  if (a->kind == TSL_EXPR_ADD && same_expr(a->args[0], b) && tsl_expr_is_const_int(a->args[1], &x)) {
+    *d = -x;
+    return 1;
+  }
+  if (b->kind == TSL_EXPR_SUB && same_expr(b->args[0], a) && tsl_expr_is_const_int(b->args[1], &y)) {
+    *d = -y;
+    return 1;
+  }
+  if (a->kind == TSL_EXPR_SUB && same_expr(a->args[0], b) && tsl_expr_is_const_int(a->args[1], &x)) {
+    *d = x;
+    return 1;
+  }
+  if (!tsl_dtype_eq(a->dtype, b->dtype))
+    return 0;
+  const tsl_expr *s = simplify(c, tsl_expr_binary(c->arena, TSL_EXPR_SUB, b, a));
+  return tsl_expr_is_const_int(s, d);
+}
+
+static tsl_range union_range(rctx *c, const tsl_buffer *buf, uint32_t dim, tsl_range r1,
+                             tsl_range r2) {
+  if (same_expr(r1.min, r2.min) && same_expr(r1.extent, r2.extent))
+    return r1;
+  int64_t d, e1, e2;
+  if (tsl_expr_is_const_int(r1.extent, &e1) && tsl_expr_is_const_int(r2.extent, &e2) &&
+      const_diff(c, r1.min, r2.min, &d)) {
+    int64_t lo = d < 0 ? d : 0;
+    int64_t hi = e1 > d + e2 ? e1 : d + e2;
+    tsl_range r;
+    r.min = d < 0 ? r2.min : r1.min;
+    r.extent = tsl_expr_int(c->arena, r1.extent->dtype, hi - lo);
+    return r;
+  }
+  return full_dim(c, buf, dim);
+}
+
+/* ---- recording accesses ---- */
+
+static void record(rctx *c, int write, const tsl_buffer *buf, tsl_range *ranges) {
+  /* a view made by this block's match_buffer: map to its source */
+  for (uint32_t i = 0; i < c->block->n_match_buffers; i++) {
+    const tsl_match_buffer *m = &c->block->match_buffers[i];
+    if (m->buffer != buf)
+      continue;
+    const tsl_buffer_region *src = &m->source;
+    if (src->ndim < buf->ndim)
+      break;
+    uint32_t lead = src->ndim - buf->ndim;
+    tsl_range *rs = tsl_arena_alloc(c->scratch, sizeof *rs * (src->ndim ? src->ndim : 1));
+    for (uint32_t d = 0; d < src->ndim; d++) {
+      if (d < lead) {
+        rs[d] = src->ranges[d];
+      } else {
+        tsl_range r = ranges[d - lead];
+        const tsl_expr *mn = r.min;
+        if (!tsl_dtype_eq(mn->dtype, src->ranges[d].min->dtype))
+          mn = tsl_expr_cast(c->arena, src->ranges[d].min->dtype, mn);
+        rs[d].min = simplify(c, tsl_expr_binary(c->arena, TSL_EXPR_ADD, src->ranges[d].min, mn));
+        rs[d].extent = r.extent;
+      }
+    }
+    buf = src->buffer;
+    ranges = rs;
+    break;
+  }
+  if (is_excluded(c, buf))
+    return;
+  racc **list = write ? &c->writes : &c->reads;
+  uint32_t *n = write ? &c->nw : &c->nr;
+  for (uint32_t i = 0; i < *n; i++) {
+    racc *a = &(*list)[i];
+    if (a->buf != buf)
+      continue;
+    for (uint32_t d = 0; d < buf->ndim; d++)
+      a->ranges[d] = union_range(c, buf, d, a->ranges[d], ranges[d]);
+    return;
+  }
+  if (write)
+    c->writes = grow(c, c->writes, &c->capw, c->nw + 1, sizeof *c->writes);
+  else
+    c->reads = grow(c, c->reads, &c->capr, c->nr + 1, sizeof *c->reads);
+  racc *a = &(*list)[(*n)++];
+  a->buf = buf;
+  a->ranges = tsl_arena_alloc(c->scratch, sizeof *a->ranges * (buf->ndim ? buf->ndim : 1));
+  memcpy(a->ranges, ranges, sizeof *a->ranges * buf->ndim);
+}
+
+static void access(rctx *c, int write, const tsl_buffer *buf, uint32_t n,
+                   const tsl_expr *const *idx) {
+  if (n != buf->ndim || is_excluded(c, buf))
+    return;
+  tsl_range *rs = tsl_arena_alloc(c->scratch, sizeof *rs * (n ? n : 1));
+  for (uint32_t d = 0; d < n; d++) {
+    const tsl_expr *e = subst_lets(c, idx[d]);
+    tsl_range in;
+    int64_t stride = 0;
+    if (e->kind == TSL_EXPR_RAMP) {
+      if (!tsl_expr_is_const_int(e->args[1], &stride) || stride < 0) {
+        rs[d] = full_dim(c, buf, d);
+        continue;
+      }
+      in.min = e->args[0];
+      in.extent = tsl_expr_int(c->arena, e->args[0]->dtype,
+                               (int64_t)(e->dtype.lanes - 1) * stride + 1);
+    } else if (e->dtype.lanes > 1) {
+      rs[d] = full_dim(c, buf, d);
+      continue;
+    } else {
+      in.min = e;
+      in.extent = tsl_expr_int(c->arena, e->dtype, 1);
+    }
+    if (!relax_range(c, in, &rs[d]))
+      rs[d] = full_dim(c, buf, d);
+  }
+  record(c, write, buf, rs);
+}
+
+/* ---- the walk ---- */
+
+static int load_fn(const tsl_expr *e, void *ud) {
+  rctx *c = ud;
+  if (e->kind == TSL_EXPR_LOAD)
+    access(c, 0, e->u.buffer, e->n_args, e->args);
+  return 0;
+}
+
+static void visit_expr(rctx *c, const tsl_expr *e) {
+  if (e)
+    tsl_expr_visit(e, load_fn, c);
+}
+
+static void nested_regions(rctx *c, const tsl_stmt *realize, int write) {
+  const tsl_block *b = realize->u.realize.block;
+  subst_map m = {b->n_iter_vars < realize->u.realize.n_iter_values ? b->n_iter_vars
+                                                                   : realize->u.realize.n_iter_values,
+                 NULL, realize->u.realize.iter_values};
+  const tsl_var **vars = tsl_arena_alloc(c->scratch, sizeof *vars * (m.n ? m.n : 1));
+  for (uint32_t i = 0; i < m.n; i++)
+    vars[i] = b->iter_vars[i].var;
+  m.vars = vars;
+  uint32_t n = write ? b->n_writes : b->n_reads;
+  const tsl_buffer_region *regs = write ? b->writes : b->reads;
+  for (uint32_t k = 0; k < n; k++) {
+    const tsl_buffer_region *r = &regs[k];
+    if (is_excluded(c, r->buffer) || r->ndim != r->buffer->ndim)
+      continue;
+    int own = 0;
+    for (uint32_t a = 0; a < b->n_alloc_buffers; a++)
+      own |= b->alloc_buffers[a] == r->buffer;
+    if (own)
+      continue;
+    tsl_range *rs = tsl_arena_alloc(c->scratch, sizeof *rs * (r->ndim ? r->ndim : 1));
+    for (uint32_t d = 0; d < r->ndim; d++) {
+      tsl_range in;
+      in.min = subst_lets(c, tsl_expr_substitute(c->arena, r->ranges[d].min, subst_fn, &m));
+      in.extent = subst_lets(c, tsl_expr_substitute(c->arena, r->ranges[d].extent, subst_fn, &m));
+      if (!relax_range(c, in, &rs[d]))
+        rs[d] = full_dim(c, r->buffer, d);
+    }
+    record(c, write, r->buffer, rs);
+  }
+}
+
+static void visit_stmt(rctx *c, const tsl_stmt *s) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR: {
+    visit_expr(c, s->u.loop.min);
+    visit_expr(c, s->u.loop.extent);
+    c->loop_vars = grow(c, c->loop_vars, &c->caploops, c->nloops + 1, sizeof *c->loop_vars);
+    c->loop_doms = grow(c, c->loop_doms, &c->capdoms, c->nloops + 1, sizeof *c->loop_doms);
+    c->loop_vars[c->nloops] = s->u.loop.loop_var;
+    c->loop_doms[c->nloops].min = subst_lets(c, s->u.loop.min);
+    c->loop_doms[c->nloops].extent = subst_lets(c, s->u.loop.extent);
+    c->nloops++;
+    visit_stmt(c, s->u.loop.body);
+    c->nloops--;
+    break;
+  }
+  case TSL_STMT_BLOCK_REALIZE: {
+    const tsl_block *b = s->u.realize.block;
+    for (uint32_t i = 0; i < s->u.realize.n_iter_values; i++)
+      visit_expr(c, s->u.realize.iter_values[i]);
+    visit_expr(c, s->u.realize.predicate);
+    uint32_t saved = c->nexcl;
+    for (uint32_t i = 0; i < b->n_alloc_buffers; i++) {
+      c->excluded = grow(c, c->excluded, &c->capexcl, c->nexcl + 1, sizeof *c->excluded);
+      c->excluded[c->nexcl++] = b->alloc_buffers[i];
+    }
+    nested_regions(c, s, 0);
+    nested_regions(c, s, 1);
+    c->nexcl = saved;
+    break;
+  }
+  case TSL_STMT_STORE:
+    access(c, 1, s->u.store.buffer, s->u.store.n_indices, s->u.store.indices);
+    visit_expr(c, s->u.store.value);
+    for (uint32_t i = 0; i < s->u.store.n_indices; i++)
+      visit_expr(c, s->u.store.indices[i]);
+    break;
+  case TSL_STMT_IF:
+    visit_expr(c, s->u.branch.cond);
+    visit_stmt(c, s->u.branch.then_case);
+    if (s->u.branch.else_case)
+      visit_stmt(c, s->u.branch.else_case);
+    break;
+  case TSL_STMT_LET:
+    visit_expr(c, s->u.let.value);
+    c->let_vars = grow(c, c->let_vars, &c->caplets, c->nlets + 1, sizeof *c->let_vars);
+    c->let_vals = grow(c, c->let_vals, &c->capvals, c->nlets + 1, sizeof *c->let_vals);
+    c->let_vars[c->nlets] = s->u.let.var;
+    c->let_vals[c->nlets] = subst_lets(c, s->u.let.value);
+    c->nlets++;
+    visit_stmt(c, s->u.let.body);
+    c->nlets--;
+    break;
+  case TSL_STMT_EVALUATE:
+    visit_expr(c, s->u.evaluate.value);
+    break;
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      visit_stmt(c, s->u.seq.stmts[i]);
+    break;
+  case TSL_STMT_KIND_COUNT:
+    break;
+  }
+}
+
+static tsl_buffer_region *finish(rctx *c, const racc *acc, uint32_t n, uint32_t *out_n,
+                                 const racc *skip, uint32_t nskip) {
+  tsl_buffer_region *r = tsl_arena_alloc(c->arena, sizeof *r * (n ? n : 1));
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    int skipped = 0;
+    for (uint32_t j = 0; j < nskip; j++)
+      skipped |= skip[j].buf == acc[i].buf;
+    if (skipped)
+      continue;
+    r[k].buffer = acc[i].buf;
+    r[k].ndim = acc[i].buf->ndim;
+    r[k].ranges = tsl_arena_dup(c->arena, acc[i].ranges,
+                                sizeof *acc[i].ranges * (acc[i].buf->ndim ? acc[i].buf->ndim : 1));
+    k++;
+  }
+  *out_n = k;
+  return k ? r : NULL;
+}
+
+int tsl_block_infer_regions(tsl_arena *arena, const tsl_block *block,
+                            tsl_buffer_region **reads, uint32_t *n_reads,
+                            tsl_buffer_region **writes, uint32_t *n_writes,
+                            tsl_diag *diag) {
+  *reads = *writes = NULL;
+  *n_reads = *n_writes = 0;
+  if (!arena || !block)
+    return tsl_diag_set(diag, TSL_EINVALID, "tsl_block_infer_regions: NULL argument");
+  rctx c;
+  memset(&c, 0, sizeof c);
+  c.arena = arena;
+  c.scratch = tsl_arena_new(tsl_arena_ctx(arena));
+  c.block = block;
+  for (uint32_t i = 0; i < block->n_alloc_buffers; i++) {
+    c.excluded = grow(&c, c.excluded, &c.capexcl, c.nexcl + 1, sizeof *c.excluded);
+    c.excluded[c.nexcl++] = block->alloc_buffers[i];
+  }
+  if (block->init)
+    visit_stmt(&c, block->init);
+  if (block->body)
+    visit_stmt(&c, block->body);
+  *writes = finish(&c, c.writes, c.nw, n_writes, NULL, 0);
+  *reads = finish(&c, c.reads, c.nr, n_reads, block->init ? c.writes : NULL,
+                  block->init ? c.nw : 0);
+  if (c.an)
+    tsl_analyzer_free(c.an);
+  tsl_arena_free(c.scratch);
+  return TSL_OK;
+}

@@ -10,7 +10,9 @@
  * Arithmetic is exact to the dtype: float32/float16/bfloat16 results are
  * computed in double and rounded to the dtype after every operation; ints
  * wrap to their width; // and % use floor semantics; / on ints truncates.
- * Vector dtypes (lanes > 1) are rejected with TSL_EUNSUPPORTED.
+ * Vector dtypes (lanes > 1) are rejected with TSL_EUNSUPPORTED. Loops of
+ * every kind (parallel, vectorized, unrolled, thread_binding) run serially,
+ * in order; so a GPU-bound program is interpreted one thread at a time.
  *
  * Runs are deterministic: the same function, inputs and seed give the same
  * bits on every run and machine.

@@ -1,0 +1,279 @@
+/*
+ * Constant interval bounds of integer expressions and polynomials under an
+ * analyzer's variable bindings. Sound over-approximations with saturating
+ * arithmetic (INT64_MIN/INT64_MAX stand for -inf/+inf); signed integer
+ * arithmetic is assumed not to overflow, as in index expressions.
+ */
+#include "analysis_internal.h"
+
+static const tsla_ival UNKNOWN = {TSLA_NEG_INF, TSLA_POS_INF};
+
+static tsla_ival ival(int64_t lo, int64_t hi) {
+  /* a finite extreme value must not be mistaken for an infinity */
+  if (lo == TSLA_POS_INF)
+    lo = TSLA_NEG_INF;
+  if (hi == TSLA_NEG_INF)
+    hi = TSLA_POS_INF;
+  tsla_ival r = {lo, hi};
+  return r;
+}
+
+static int is_inf(int64_t x) { return x == TSLA_NEG_INF || x == TSLA_POS_INF; }
+
+/* What the type alone says. Narrow types (up to 16 bits) give their range;
+ * int32/int64 values of unknown origin stay unbounded, so that an unbound
+ * index variable is reported as such rather than as +-2^31. */
+static tsla_ival dtype_range(tsl_dtype t) {
+  if (tsl_dtype_is_bool(t))
+    return ival(0, 1);
+  if (t.lanes != 1)
+    return UNKNOWN;
+  if (t.code == TSL_DT_INT && t.bits >= 2 && t.bits <= 16)
+    return ival(-(INT64_C(1) << (t.bits - 1)), (INT64_C(1) << (t.bits - 1)) - 1);
+  if (t.code == TSL_DT_UINT && t.bits >= 2 && t.bits <= 16)
+    return ival(0, (INT64_C(1) << t.bits) - 1);
+  if (t.code == TSL_DT_UINT && t.bits >= 2)
+    return ival(0, TSLA_POS_INF);
+  return UNKNOWN;
+}
+
+static int64_t neg_b(int64_t x) {
+  if (x == TSLA_NEG_INF)
+    return TSLA_POS_INF;
+  if (x == TSLA_POS_INF)
+    return TSLA_NEG_INF;
+  return -x;
+}
+
+static tsla_ival iv_add(tsla_ival a, tsla_ival b) {
+  return ival(tsla_sat_add(a.lo, b.lo), tsla_sat_add(a.hi, b.hi));
+}
+
+static tsla_ival iv_neg(tsla_ival a) { return ival(neg_b(a.hi), neg_b(a.lo)); }
+
+static tsla_ival iv_mul(tsla_ival a, tsla_ival b) {
+  int64_t p[4] = {tsla_sat_mul(a.lo, b.lo), tsla_sat_mul(a.lo, b.hi),
+                  tsla_sat_mul(a.hi, b.lo), tsla_sat_mul(a.hi, b.hi)};
+  int64_t lo = p[0], hi = p[0];
+  for (int i = 1; i < 4; i++) {
+    lo = p[i] < lo ? p[i] : lo;
+    hi = p[i] > hi ? p[i] : hi;
+  }
+  return ival(lo, hi);
+}
+
+static int64_t fdiv_b(int64_t x, int64_t c) { /* c > 0 */
+  return is_inf(x) ? x : tsla_floordiv(x, c);
+}
+
+static int64_t tdiv_b(int64_t x, int64_t c) { /* c > 0 */
+  return is_inf(x) ? x : x / c;
+}
+
+/* floor(x / c) for a constant c != 0 */
+static tsla_ival iv_floordiv_c(tsla_ival a, int64_t c) {
+  if (c < 0) {
+    if (c == INT64_MIN)
+      return UNKNOWN;
+    a = iv_neg(a);
+    c = -c;
+  }
+  return ival(fdiv_b(a.lo, c), fdiv_b(a.hi, c));
+}
+
+static tsla_ival iv_floormod_c(tsla_ival a, int64_t c) {
+  if (c > 0) {
+    if (!is_inf(a.lo) && !is_inf(a.hi)) {
+      int64_t q = tsla_floordiv(a.lo, c);
+      if (q == tsla_floordiv(a.hi, c))
+        return ival(a.lo - q * c, a.hi - q * c);
+    }
+    return ival(0, c - 1);
+  }
+  if (c == INT64_MIN)
+    return UNKNOWN;
+  return ival(c + 1, 0);
+}
+
+static tsla_ival iv_truncdiv_c(tsla_ival a, int64_t c) {
+  if (c > 0)
+    return ival(tdiv_b(a.lo, c), tdiv_b(a.hi, c));
+  if (c == INT64_MIN)
+    return UNKNOWN;
+  tsla_ival r = ival(tdiv_b(a.lo, -c), tdiv_b(a.hi, -c));
+  return iv_neg(r);
+}
+
+static tsla_ival iv_truncmod_c(tsla_ival a, int64_t c) {
+  if (c == INT64_MIN)
+    return UNKNOWN;
+  int64_t m = (c < 0 ? -c : c) - 1;
+  if (a.lo >= 0 && !is_inf(a.lo))
+    return ival(0, a.hi < m ? a.hi : m);
+  if (a.hi <= 0 && !is_inf(a.hi))
+    return ival(a.lo > -m ? a.lo : -m, 0);
+  return ival(-m, m);
+}
+
+static tsla_ival iv_union(tsla_ival a, tsla_ival b) {
+  return ival(a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+}
+
+static tsla_ival iv_meet(tsla_ival a, tsla_ival b) {
+  return ival(a.lo > b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
+}
+
+/* floor or trunc division by a non-constant divisor range */
+static tsla_ival iv_div_range(tsla_ival a, tsla_ival d, int floor) {
+  if (is_inf(a.lo) || is_inf(a.hi) || is_inf(d.lo) || is_inf(d.hi))
+    return UNKNOWN;
+  if (d.lo <= 0 && d.hi >= 0)
+    return UNKNOWN;
+  int64_t xs[2] = {a.lo, a.hi}, ds[2] = {d.lo, d.hi};
+  int64_t lo = TSLA_POS_INF, hi = TSLA_NEG_INF;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      if (ds[j] == -1 && xs[i] == INT64_MIN)
+        return UNKNOWN;
+      int64_t q = floor ? tsla_floordiv(xs[i], ds[j]) : xs[i] / ds[j];
+      lo = q < lo ? q : lo;
+      hi = q > hi ? q : hi;
+    }
+  return ival(lo, hi);
+}
+
+tsla_ival tsla_bound_expr(tsl_analyzer *an, const tsl_expr *e, int depth) {
+  int64_t v;
+  if (e->kind == TSL_EXPR_INT_IMM)
+    return ival(e->u.int_value, e->u.int_value);
+  tsla_ival dr = dtype_range(e->dtype);
+  if (depth > TSLA_BOUND_DEPTH || an->budget-- <= 0)
+    return dr;
+  if (e->kind == TSL_EXPR_VAR) {
+    tsla_ival r = dr;
+    tsla_ival b;
+    if (tsla_analyzer_var_range(an, e->u.var, &b))
+      r = iv_meet(r, b);
+    const tsl_expr *val = tsla_analyzer_var_value(an, e->u.var);
+    if (val && tsl_dtype_eq(val->dtype, e->dtype))
+      r = iv_meet(r, tsla_bound_expr(an, val, depth + 1));
+    if (r.lo > r.hi && !is_inf(r.lo) && !is_inf(r.hi))
+      return dr; /* contradictory bindings: claim nothing */
+    return r;
+  }
+  if (tsl_dtype_is_bool(e->dtype))
+    return ival(0, 1);
+  if (!tsla_is_sint(e->dtype)) {
+    if (e->kind == TSL_EXPR_CAST && e->dtype.lanes == 1 &&
+        tsl_dtype_is_int(e->dtype) && tsla_is_sint(e->args[0]->dtype)) {
+      tsla_ival r = tsla_bound_expr(an, e->args[0], depth + 1);
+      if (r.lo >= dr.lo && r.hi <= dr.hi && !is_inf(r.lo) && !is_inf(r.hi))
+        return r;
+    }
+    return dr;
+  }
+  const tsl_expr *const *x = e->args;
+#define B(i) tsla_bound_expr(an, x[i], depth + 1)
+  tsla_ival r;
+  switch ((tsl_expr_kind)e->kind) {
+  case TSL_EXPR_ADD:
+    r = iv_add(B(0), B(1));
+    break;
+  case TSL_EXPR_SUB:
+    r = iv_add(B(0), iv_neg(B(1)));
+    break;
+  case TSL_EXPR_MUL:
+    r = iv_mul(B(0), B(1));
+    break;
+  case TSL_EXPR_NEG:
+    r = iv_neg(B(0));
+    break;
+  case TSL_EXPR_FLOORDIV:
+  case TSL_EXPR_DIV:
+    if (tsl_expr_is_const_int(x[1], &v)) {
+      if (v == 0)
+        return dr;
+      r = e->kind == TSL_EXPR_FLOORDIV ? iv_floordiv_c(B(0), v)
+                                       : iv_truncdiv_c(B(0), v);
+    } else {
+      r = iv_div_range(B(0), B(1), e->kind == TSL_EXPR_FLOORDIV);
+    }
+    break;
+  case TSL_EXPR_FLOORMOD:
+  case TSL_EXPR_MOD:
+    if (tsl_expr_is_const_int(x[1], &v)) {
+      if (v == 0)
+        return dr;
+      r = e->kind == TSL_EXPR_FLOORMOD ? iv_floormod_c(B(0), v)
+                                       : iv_truncmod_c(B(0), v);
+    } else {
+      tsla_ival d = B(1);
+      if (d.lo > 0 && !is_inf(d.hi)) {
+        tsla_ival a = B(0);
+        r = e->kind == TSL_EXPR_FLOORMOD || a.lo >= 0 ? ival(0, d.hi - 1)
+                                                      : ival(1 - d.hi, d.hi - 1);
+        if (a.lo >= 0 && !is_inf(a.lo) && a.hi < d.hi - 1)
+          r.hi = a.hi;
+      } else {
+        return dr;
+      }
+    }
+    break;
+  case TSL_EXPR_MIN: {
+    tsla_ival a = B(0), b = B(1);
+    r = ival(a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
+    break;
+  }
+  case TSL_EXPR_MAX: {
+    tsla_ival a = B(0), b = B(1);
+    r = ival(a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi);
+    break;
+  }
+  case TSL_EXPR_SELECT:
+  case TSL_EXPR_IF_THEN_ELSE:
+    r = iv_union(B(1), B(2));
+    break;
+  case TSL_EXPR_CAST: {
+    const tsl_expr *in = x[0];
+    if (tsl_dtype_is_bool(in->dtype))
+      return ival(0, 1);
+    if (in->dtype.lanes == 1 && tsl_dtype_is_int(in->dtype)) {
+      r = tsla_bound_expr(an, in, depth + 1);
+      if (!is_inf(r.lo) && !is_inf(r.hi) && r.lo >= dr.lo && r.hi <= dr.hi)
+        return r;
+    }
+    return dr;
+  }
+  case TSL_EXPR_CALL:
+    if (e->intrin == TSL_INTRIN_ABS && e->n_args == 1) {
+      tsla_ival a = B(0);
+      if (a.lo >= 0 && !is_inf(a.lo))
+        r = a;
+      else if (a.hi <= 0 && !is_inf(a.hi))
+        r = iv_neg(a);
+      else
+        r = ival(0, neg_b(a.lo) > a.hi ? neg_b(a.lo) : a.hi);
+      break;
+    }
+    return dr;
+  default:
+    return dr;
+  }
+#undef B
+  /* the value lies in the dtype's range; keep the tighter side when sane */
+  if (r.lo > r.hi)
+    return dr;
+  return r;
+}
+
+tsla_ival tsla_bound_poly(tsl_analyzer *an, const tsla_poly *p, int depth) {
+  tsla_ival r = ival(p->c, p->c);
+  for (uint32_t i = 0; i < p->n; i++) {
+    const tsla_term *t = &p->t[i];
+    tsla_ival m = tsla_bound_expr(an, t->atoms[0], depth + 1);
+    for (uint32_t k = 1; k < t->n_atoms; k++)
+      m = iv_mul(m, tsla_bound_expr(an, t->atoms[k], depth + 1));
+    r = iv_add(r, iv_mul(m, ival(t->coef, t->coef)));
+  }
+  return r;
+}

@@ -1,0 +1,236 @@
+/*
+ * tsl_analyzer_relax: the range an integer expression covers while some of
+ * its variables range over given domains. Affine terms are relaxed exactly
+ * and symbolically (each variable at the end of its domain that its
+ * coefficient's sign selects); floordiv, floormod, min and max are relaxed
+ * through monotonicity; anything else falls back to constant bounds.
+ */
+#include "analysis_internal.h"
+
+#include <string.h>
+
+typedef struct relax_ctx {
+  uint32_t n;
+  const tsl_var *const *vars;
+  const tsl_range *doms;
+} relax_ctx;
+
+typedef struct saved_binding {
+  int present;
+  tsla_binding b;
+} saved_binding;
+
+#define S (an->scratch)
+#define O (&an->order)
+
+static int relaxed_index(const relax_ctx *rc, const tsl_var *v) {
+  for (uint32_t k = 0; k < rc->n; k++)
+    if (rc->vars[k] == v)
+      return (int)k;
+  return -1;
+}
+
+static int uses_relaxed(const relax_ctx *rc, const tsl_expr *e) {
+  for (uint32_t k = 0; k < rc->n; k++)
+    if (tsl_expr_uses_var(e, rc->vars[k]))
+      return 1;
+  return 0;
+}
+
+static int term_uses_relaxed(const relax_ctx *rc, const tsla_term *t) {
+  for (uint32_t i = 0; i < t->n_atoms; i++)
+    if (uses_relaxed(rc, t->atoms[i]))
+      return 1;
+  return 0;
+}
+
+static const tsla_poly *term_poly(tsl_analyzer *an, tsl_dtype dt,
+                                  const tsla_term *t) {
+  return tsla_poly_make(S, O, dt, 0, 1, t);
+}
+
+/* lo += k * a_lo_or_hi, hi += k * a_hi_or_lo, by the sign of k */
+static void accumulate(tsl_analyzer *an, const tsla_poly **lo,
+                       const tsla_poly **hi, int64_t k, const tsla_poly *alo,
+                       const tsla_poly *ahi) {
+  if (k >= 0) {
+    *lo = tsla_poly_add(S, O, *lo, alo, k);
+    *hi = tsla_poly_add(S, O, *hi, ahi, k);
+  } else {
+    *lo = tsla_poly_add(S, O, *lo, ahi, k);
+    *hi = tsla_poly_add(S, O, *hi, alo, k);
+  }
+}
+
+static int relax_poly(tsl_analyzer *an, const relax_ctx *rc,
+                      const tsla_poly *p, const tsla_poly **lo,
+                      const tsla_poly **hi, int depth);
+
+static int const_fallback(tsl_analyzer *an, const tsl_expr *e, tsl_dtype dt,
+                          const tsla_poly **lo, const tsla_poly **hi) {
+  tsla_ival b = tsla_bound_poly(an, tsla_poly_of_simplified(an, e), 0);
+  if (b.lo == TSLA_NEG_INF || b.hi == TSLA_POS_INF)
+    return 0;
+  *lo = tsla_poly_const(S, dt, b.lo);
+  *hi = tsla_poly_const(S, dt, b.hi);
+  return 1;
+}
+
+static int relax_atom(tsl_analyzer *an, const relax_ctx *rc, const tsl_expr *a,
+                      tsl_dtype dt, const tsla_poly **lo, const tsla_poly **hi,
+                      int depth) {
+  int64_t c;
+  if (depth > 32)
+    return const_fallback(an, a, dt, lo, hi);
+  const tsla_poly *xlo, *xhi;
+  switch ((tsl_expr_kind)a->kind) {
+  case TSL_EXPR_VAR: {
+    int k = relaxed_index(rc, a->u.var);
+    if (k < 0)
+      break;
+    const tsl_range *d = &rc->doms[k];
+    const tsla_poly *mn = tsla_to_poly(an, d->min, dt);
+    const tsla_poly *ex = tsla_to_poly(an, d->extent, dt);
+    *lo = mn;
+    *hi = tsla_poly_add(S, O, tsla_poly_add(S, O, mn, ex, 1),
+                        tsla_poly_const(S, dt, 1), -1);
+    return 1;
+  }
+  case TSL_EXPR_FLOORDIV:
+    if (!tsl_expr_is_const_int(a->args[1], &c) || c <= 0)
+      break;
+    if (!relax_poly(an, rc, tsla_poly_of_simplified(an, a->args[0]), &xlo,
+                    &xhi, depth + 1))
+      break;
+    *lo = tsla_poly_of_simplified(an, tsl_expr_binary(an->out, TSL_EXPR_FLOORDIV,
+                                                      tsla_poly_to_expr(an->out, xlo),
+                                                      a->args[1]));
+    *hi = tsla_poly_of_simplified(an, tsl_expr_binary(an->out, TSL_EXPR_FLOORDIV,
+                                                      tsla_poly_to_expr(an->out, xhi),
+                                                      a->args[1]));
+    return 1;
+  case TSL_EXPR_FLOORMOD: {
+    if (!tsl_expr_is_const_int(a->args[1], &c) || c <= 0)
+      break;
+    if (relax_poly(an, rc, tsla_poly_of_simplified(an, a->args[0]), &xlo, &xhi,
+                   depth + 1)) {
+      /* one period: floormod(x) = x - c*q with q constant over the range */
+      const tsl_expr *ql = tsl_expr_binary(an->out, TSL_EXPR_FLOORDIV,
+                                           tsla_poly_to_expr(an->out, xlo), a->args[1]);
+      const tsl_expr *qh = tsl_expr_binary(an->out, TSL_EXPR_FLOORDIV,
+                                           tsla_poly_to_expr(an->out, xhi), a->args[1]);
+      const tsla_poly *pql = tsla_poly_of_simplified(an, ql);
+      const tsla_poly *pqh = tsla_poly_of_simplified(an, qh);
+      const tsla_poly *diff = tsla_poly_add(S, O, pql, pqh, -1);
+      int64_t z;
+      if (tsla_poly_is_const(diff, &z) && z == 0) {
+        *lo = tsla_poly_add(S, O, xlo, pql, -c);
+        *hi = tsla_poly_add(S, O, xhi, pql, -c);
+        return 1;
+      }
+    }
+    if (const_fallback(an, a, dt, lo, hi))
+      return 1;
+    *lo = tsla_poly_const(S, dt, 0);
+    *hi = tsla_poly_const(S, dt, c - 1);
+    return 1;
+  }
+  case TSL_EXPR_MIN:
+  case TSL_EXPR_MAX: {
+    const tsla_poly *alo, *ahi, *blo, *bhi;
+    if (!relax_poly(an, rc, tsla_poly_of_simplified(an, a->args[0]), &alo, &ahi,
+                    depth + 1) ||
+        !relax_poly(an, rc, tsla_poly_of_simplified(an, a->args[1]), &blo, &bhi,
+                    depth + 1))
+      break;
+    tsl_expr_kind k = (tsl_expr_kind)a->kind;
+    *lo = tsla_poly_of_simplified(
+        an, tsl_expr_binary(an->out, k, tsla_poly_to_expr(an->out, alo),
+                            tsla_poly_to_expr(an->out, blo)));
+    *hi = tsla_poly_of_simplified(
+        an, tsl_expr_binary(an->out, k, tsla_poly_to_expr(an->out, ahi),
+                            tsla_poly_to_expr(an->out, bhi)));
+    return 1;
+  }
+  default:
+    break;
+  }
+  return const_fallback(an, a, dt, lo, hi);
+}
+
+static int relax_poly(tsl_analyzer *an, const relax_ctx *rc,
+                      const tsla_poly *p, const tsla_poly **lo,
+                      const tsla_poly **hi, int depth) {
+  tsl_dtype dt = p->dt;
+  *lo = *hi = tsla_poly_const(S, dt, p->c);
+  for (uint32_t i = 0; i < p->n; i++) {
+    const tsla_term *t = &p->t[i];
+    const tsla_poly *alo, *ahi;
+    if (!term_uses_relaxed(rc, t)) {
+      const tsla_poly *tp = term_poly(an, dt, t);
+      *lo = tsla_poly_add(S, O, *lo, tp, 1);
+      *hi = tsla_poly_add(S, O, *hi, tp, 1);
+      continue;
+    }
+    if (t->n_atoms == 1) {
+      if (!relax_atom(an, rc, t->atoms[0], dt, &alo, &ahi, depth))
+        return 0;
+    } else {
+      tsla_term mono = *t;
+      mono.coef = 1;
+      if (!const_fallback(an, tsla_mono_to_expr(an->out, dt, &mono), dt, &alo,
+                          &ahi))
+        return 0;
+    }
+    accumulate(an, lo, hi, t->coef, alo, ahi);
+  }
+  return !an->failed;
+}
+
+int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
+                       uint32_t n_vars, const tsl_var *const *vars,
+                       const tsl_range *doms, tsl_range *out) {
+  if (!an || !arena || !e || !out || (n_vars && (!vars || !doms)))
+    return TSL_EUNSUPPORTED;
+  if (!tsla_is_sint(e->dtype))
+    return TSL_EUNSUPPORTED;
+  for (uint32_t k = 0; k < n_vars; k++)
+    if (!vars[k] || !doms[k].min || !doms[k].extent)
+      return TSL_EUNSUPPORTED;
+  tsla_enter(an, arena);
+  /* the relaxed variables range over their domains, whatever was bound */
+  saved_binding *saved = TSL_NEW_ARRAY(S, saved_binding, n_vars ? n_vars : 1);
+  for (uint32_t k = 0; k < n_vars; k++) {
+    tsla_pmap_slot *s = tsla_pmap_get(&an->index, vars[k]);
+    saved[k].present = s != NULL;
+    if (s)
+      saved[k].b = an->binds[s->val];
+  }
+  for (uint32_t k = 0; k < n_vars; k++) {
+    tsl_analyzer_unbind(an, vars[k]);
+    tsl_analyzer_bind(an, vars[k], doms[k].min, doms[k].extent);
+  }
+  relax_ctx rc = {n_vars, vars, doms};
+  tsl_dtype dt = e->dtype;
+  const tsla_poly *p = tsla_to_poly(an, e, dt);
+  const tsla_poly *lo = NULL, *hi = NULL;
+  int ok = !an->failed && relax_poly(an, &rc, p, &lo, &hi, 0);
+  if (ok) {
+    const tsla_poly *ext = tsla_poly_add(
+        S, O, tsla_poly_add(S, O, hi, lo, -1), tsla_poly_const(S, dt, 1), 1);
+    /* re-canonicalize so floordiv/min terms of lo and hi cancel */
+    out->min = tsla_simp(an, tsla_poly_to_expr(arena, lo));
+    out->extent = tsla_simp(an, tsla_poly_to_expr(arena, ext));
+    ok = !an->failed;
+  }
+  for (uint32_t k = 0; k < n_vars; k++) {
+    tsl_analyzer_unbind(an, vars[k]);
+    if (saved[k].present) {
+      tsla_pmap_slot *s = tsla_pmap_get(&an->index, vars[k]);
+      if (s)
+        an->binds[s->val] = saved[k].b;
+    }
+  }
+  tsla_leave(an);
+  return ok ? TSL_OK : TSL_EUNSUPPORTED;
+}

@@ -1,0 +1,203 @@
+/*
+ * Old and new TVMScript spellings of the same program parse to
+ * structurally equal functions (and different programs do not); every
+ * program here also survives print -> parse -> equal.
+ */
+#include "parse_util.h"
+
+#include <stdlib.h>
+
+typedef struct pair {
+  const char *what;
+  const char *a, *b;
+  int equal;
+} pair;
+
+#define HDR "from tvm.script import tir as T\n"
+
+static const pair pairs[] = {
+    {"matmul: T.Buffer + remap + T.reads vs handles + match_buffer + axis.S/R + inferred regions",
+     "@I.ir_module\n"
+     "class Module:\n"
+     "    @T.prim_func\n"
+     "    def main(A: T.Buffer((128, 128), \"float32\"), B: T.Buffer((128, 128), \"float32\"),"
+     " C: T.Buffer((128, 128), \"float32\")):\n"
+     "        # with T.block(\"root\"):\n"
+     "        for i, j, k in T.grid(128, 128, 128):\n"
+     "            with T.block(\"C\"):\n"
+     "                v_i, v_j, v_k = T.axis.remap(\"SSR\", [i, j, k])\n"
+     "                T.reads(A[v_i, v_k], B[v_k, v_j])\n"
+     "                T.writes(C[v_i, v_j])\n"
+     "                with T.init():\n"
+     "                    C[v_i, v_j] = T.float32(0)\n"
+     "                C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_k, v_j]\n",
+     HDR "@T.prim_func\n"
+     "def main(a: T.handle, b: T.handle, c: T.handle) -> None:\n"
+     "    A = T.match_buffer(a, [128, 128])\n"
+     "    B = T.match_buffer(b, [128, 128], dtype=\"float32\")\n"
+     "    C = T.match_buffer(c, (128, 128), \"float32\")\n"
+     "    for i in T.serial(128):\n"
+     "        for j in range(128):\n"
+     "            for k in T.serial(0, 128):\n"
+     "                with T.block(\"C\"):\n"
+     "                    vi = T.axis.S(128, i)\n"
+     "                    vj = T.axis.spatial(128, j)\n"
+     "                    vk = T.axis.R(128, k)\n"
+     "                    with T.init():\n"
+     "                        C[vi, vj] = 0.0\n"
+     "                    C[vi, vj] += A[vi, vk] * B[vk, vj]\n",
+     1},
+    {"T.Buffer[...] subscript forms vs T.Buffer((...), ...)",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer[128, \"float32\"], B: T.Buffer[(4, 4), \"int8\"]):\n"
+     "    A[0] = T.float32(1)\n"
+     "    B[0, 0] = T.int8(1)\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((128,), \"float32\"), B: T.Buffer(shape=(4, 4), dtype=\"int8\")):\n"
+     "    A[0] = 1.0\n"
+     "    B[0, 0] = 1\n",
+     1},
+    {"explicit root block vs root comment",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((16,), \"float32\")):\n"
+     "    with T.block(\"root\"):\n"
+     "        T.reads()\n"
+     "        T.writes()\n"
+     "        X = T.alloc_buffer((16,), scope=\"local\")\n"
+     "        for i in range(16):\n"
+     "            with T.block(\"X\"):\n"
+     "                vi = T.axis.spatial(16, i)\n"
+     "                T.reads(A[vi])\n"
+     "                T.writes(X[vi])\n"
+     "                X[vi] = A[vi]\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((16,), \"float32\")):\n"
+     "    # with T.block(\"root\"):\n"
+     "    X = T.alloc_buffer([16], dtype=\"float32\", scope=\"local\")\n"
+     "    for i in range(16):\n"
+     "        with T.block(\"X\"):\n"
+     "            vi = T.axis.remap(\"S\", [i])\n"
+     "            X[vi] = A[vi]\n",
+     1},
+    {"T.reads list form, True vs T.bool(True), LetStmt forms",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((16,), \"float32\"), B: T.Buffer((16,), \"float32\")):\n"
+     "    for i in range(16):\n"
+     "        with T.block(\"B\"):\n"
+     "            vi = T.axis.spatial(16, i)\n"
+     "            T.where(True)\n"
+     "            T.reads([A[vi], B[vi]])\n"
+     "            T.writes([B[vi]])\n"
+     "            x: T.float32 = A[vi] * T.float32(2)\n"
+     "            B[vi] = B[vi] + x\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((16,), \"float32\"), B: T.Buffer((16,), \"float32\")):\n"
+     "    for i in range(16):\n"
+     "        with T.block(\"B\"):\n"
+     "            vi = T.axis.spatial(16, i)\n"
+     "            T.where(T.bool(True))\n"
+     "            T.reads(A[vi], B[vi])\n"
+     "            T.writes(B[vi])\n"
+     "            with T.LetStmt(A[vi] * 2.0) as x:\n"
+     "                B[vi] = B[vi] + x\n",
+     1},
+    {"symbolic shapes: m, n = T.int64(), T.int64() vs separate declarations",
+     HDR "@T.prim_func\n"
+     "def f(x: T.handle, y: T.handle):\n"
+     "    m, n = T.int64(), T.int64()\n"
+     "    X = T.match_buffer(x, (m, n))\n"
+     "    Y = T.match_buffer(y, (m,))\n"
+     "    for i, j in T.grid(m, n):\n"
+     "        with T.block(\"Y\"):\n"
+     "            vi, vj = T.axis.remap(\"SR\", [i, j])\n"
+     "            with T.init():\n"
+     "                Y[vi] = T.float32(0)\n"
+     "            Y[vi] = Y[vi] + X[vi, vj]\n",
+     HDR "@T.prim_func\n"
+     "def f(x: T.handle, y: T.handle):\n"
+     "    m = T.int64()\n"
+     "    n = T.int64()\n"
+     "    X = T.match_buffer(x, [m, n], \"float32\")\n"
+     "    Y = T.match_buffer(y, [m], \"float32\")\n"
+     "    for i in range(m):\n"
+     "        for j in T.serial(n):\n"
+     "            with T.block(\"Y\"):\n"
+     "                vi = T.axis.spatial(m, i)\n"
+     "                vj = T.axis.reduce(n, j)\n"
+     "                T.reads(X[vi, vj])\n"
+     "                T.writes(Y[vi])\n"
+     "                with T.init():\n"
+     "                    Y[vi] = 0.0\n"
+     "                Y[vi] += X[vi, vj]\n",
+     1},
+    {"different loop extents are not equal",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((128,), \"float32\")):\n"
+     "    for i in range(128):\n"
+     "        A[i] = T.float32(0)\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((128,), \"float32\")):\n"
+     "    for i in range(64):\n"
+     "        A[i] = T.float32(0)\n",
+     0},
+    {"different block names are not equal",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((4,), \"float32\")):\n"
+     "    for i in range(4):\n"
+     "        with T.block(\"a\"):\n"
+     "            vi = T.axis.spatial(4, i)\n"
+     "            A[vi] = T.float32(0)\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((4,), \"float32\")):\n"
+     "    for i in range(4):\n"
+     "        with T.block(\"b\"):\n"
+     "            vi = T.axis.spatial(4, i)\n"
+     "            A[vi] = T.float32(0)\n",
+     0},
+    {"spatial vs reduce iterators are not equal",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((4,), \"float32\")):\n"
+     "    for i in range(4):\n"
+     "        with T.block(\"a\"):\n"
+     "            vi = T.axis.spatial(4, i)\n"
+     "            A[0] = A[0] + T.float32(1)\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((4,), \"float32\")):\n"
+     "    for i in range(4):\n"
+     "        with T.block(\"a\"):\n"
+     "            vi = T.axis.reduce(4, i)\n"
+     "            A[0] = A[0] + T.float32(1)\n",
+     0},
+};
+
+static void roundtrip(const char *what, const tsl_module *m) {
+  char *text = tsl_print_module(m);
+  const tsl_module *m2 = text ? parse("printed.py", text) : NULL;
+  char why[512] = "";
+  int eq = m2 && tsl_module_equal(m, m2, why, sizeof why);
+  ok(eq, "%s: print -> parse -> equal", what);
+  if (!eq)
+    tap_diag("  %s\n%s", why, text ? text : "(no text)");
+  free(text);
+}
+
+int main(void) {
+  t_init();
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    const pair *p = &pairs[i];
+    const tsl_module *a = parse("a.py", p->a);
+    const tsl_module *b = parse("b.py", p->b);
+    if (!ok(a && b, "%s: both parse", p->what))
+      continue;
+    char why[512] = "";
+    int eq = a->n_funcs == 1 && b->n_funcs == 1 &&
+             tsl_func_equal(a->funcs[0], b->funcs[0], why, sizeof why);
+    ok(eq == p->equal, "%s", p->what);
+    if (eq != p->equal)
+      tap_diag("  expected %s; first difference: %s", p->equal ? "equal" : "different", why);
+    roundtrip("a", a);
+    roundtrip("b", b);
+  }
+  t_fini();
+  return tap_done();
+}
