@@ -157,6 +157,14 @@ const tsl_expr *tsla_simp(tsl_analyzer *an, const tsl_expr *e);
 const tsla_poly *tsla_to_poly(tsl_analyzer *an, const tsl_expr *e,
                               tsl_dtype dt);
 const tsla_poly *tsla_poly_of_simplified(tsl_analyzer *an, const tsl_expr *e);
+/* floordiv(x, c) / floormod(x, c) for c > 0 (divmod.c) */
+const tsla_poly *tsla_floordiv_c(tsl_analyzer *an, const tsla_poly *x, int64_t c);
+const tsla_poly *tsla_floormod_c(tsl_analyzer *an, const tsla_poly *x, int64_t c);
+/* c*floordiv(X, c) + floormod(X, c) -> X and relatives */
+const tsla_poly *tsla_recombine(tsl_analyzer *an, const tsla_poly *p);
+/* p / g for g dividing every coefficient and the constant */
+const tsla_poly *tsla_poly_div_exact(tsl_analyzer *an, const tsla_poly *p,
+                                     int64_t g);
 /* Bounds of an integer expression / polynomial under the analyzer's
  * bindings (never fails; unknown is infinite). */
 tsla_ival tsla_bound_expr(tsl_analyzer *an, const tsl_expr *e, int depth);

@@ -259,12 +259,15 @@ void tsl_strbuf_append(tsl_strbuf *sb, const char *s) {
 }
 
 void tsl_strbuf_printf(tsl_strbuf *sb, const char *fmt, ...) {
+  char small[256];
   va_list ap, ap2;
   va_start(ap, fmt);
   va_copy(ap2, ap);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
   va_end(ap);
-  if (n > 0) {
+  if (n > 0 && (size_t)n < sizeof small) {
+    tsl_strbuf_append_n(sb, small, (size_t)n);
+  } else if (n > 0) {
     strbuf_reserve(sb, (size_t)n);
     vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap2);
     sb->len += (size_t)n;

@@ -582,6 +582,12 @@ const tsl_expr *tsla_poly_to_expr(tsl_arena *out, const tsla_poly *p) {
       break;
     }
   const tsl_expr *acc = NULL;
+  int has_pos = 0;
+  for (uint32_t i = 0; i < p->n; i++)
+    has_pos |= p->t[i].coef > 0;
+  int const_first = !has_pos && p->c > 0; /* 1 - x rather than -x + 1 */
+  if (const_first)
+    acc = tsl_expr_int(out, dt, p->c);
   for (uint32_t k = 0; k < p->n; k++) {
     uint32_t i = k == 0 ? start : (k <= start ? k - 1 : k);
     const tsla_term *t = &p->t[i];
@@ -607,7 +613,7 @@ const tsl_expr *tsla_poly_to_expr(tsl_arena *out, const tsla_poly *p) {
       acc = tsl_expr_binary(out, TSL_EXPR_SUB, acc, x);
     }
   }
-  if (p->c != 0) {
+  if (p->c != 0 && !const_first) {
     int64_t nc = tsla_wrap(dt, (int64_t)(0 - (uint64_t)p->c));
     if (p->c > 0 || nc == p->c)
       acc = tsl_expr_binary(out, TSL_EXPR_ADD, acc, tsl_expr_int(out, dt, p->c));

@@ -30,10 +30,10 @@ const char *ps_op_text(int op) {
 typedef struct lexer {
   pstate *ps;
   size_t i;
-  uint32_t brackets[PS_MAX_DEPTH]; /* offsets of open brackets */
-  char bracket_ch[PS_MAX_DEPTH];
+  uint32_t brackets[PS_MAX_BRACKETS]; /* offsets of open brackets */
+  char bracket_ch[PS_MAX_BRACKETS];
   int nbrackets;
-  uint32_t indents[PS_MAX_DEPTH + 2];
+  uint32_t indents[PS_MAX_INDENT + 2];
   int nindents;
   int line_has_tokens;
   int failed;
@@ -351,10 +351,10 @@ static int lex_op(lexer *lx) {
       int op = op_table[k].op;
       size_t off = lx->i;
       if (op == OP_LPAREN || op == OP_LBRACK || op == OP_LBRACE) {
-        if (lx->nbrackets >= PS_MAX_DEPTH) {
+        if (lx->nbrackets >= PS_MAX_BRACKETS) {
           char note[64];
           snprintf(note, sizeof note, "at most %d brackets may be open at once",
-                   PS_MAX_DEPTH);
+                   PS_MAX_BRACKETS);
           lex_fail(lx, off, note, "too many nested brackets");
           return 1;
         }
@@ -395,7 +395,6 @@ static int lex_line_start(lexer *lx) {
   pstate *ps = lx->ps;
   for (;;) {
     uint32_t col = 0;
-    size_t line = lx->i;
     while (lx->i < ps->len) {
       char c = ps->src[lx->i];
       if (c == ' ')
@@ -429,13 +428,12 @@ static int lex_line_start(lexer *lx) {
       lx->i += 2;
       continue;
     }
-    (void)line;
     uint32_t top = lx->indents[lx->nindents - 1];
     if (col > top) {
-      if (lx->nindents >= PS_MAX_DEPTH) {
+      if (lx->nindents >= PS_MAX_INDENT) {
         char note[64];
         snprintf(note, sizeof note, "at most %d indentation levels are allowed",
-                 PS_MAX_DEPTH);
+                 PS_MAX_INDENT);
         lex_fail(lx, lx->i, note, "too many indentation levels");
         return 0;
       }

@@ -202,8 +202,8 @@ void ps_error_at(pstate *ps, int status, uint32_t off, const char *fmt, ...) {
 
   tsl_diag_set(ps->diag, status, "%s:%u:%u: error: %s\n%s\n%s",
                ps->file ? ps->file : "<input>", line, col, msg, text, caret);
-  if (ps->note[0])
-    tsl_diag_append(ps->diag, "\nnote: %s", ps->note);
+  tsl_diag_append(ps->diag, "\nnote: %s",
+                  ps->note[0] ? ps->note : "this construct is not valid TVMScript here");
   ps->status = status;
   longjmp(ps->jb, 1);
 }

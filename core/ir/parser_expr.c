@@ -275,6 +275,26 @@ const tsl_expr *ps_typed(pstate *ps, pval v) {
   }
 }
 
+/* Dtype for a pair of literal-only operands with no typed partner (branches
+ * of T.Select / T.if_then_else): the dtype of the store they flow into when
+ * it can hold them, else the Python default. */
+static tsl_dtype weak_pair_dtype(pstate *ps, pval a, pval b) {
+  int isf = a.weak == PV_FLOAT || b.weak == PV_FLOAT;
+  int isb = a.weak == PV_BOOL && b.weak == PV_BOOL;
+  int mixed = !isb && (a.weak == PV_BOOL || b.weak == PV_BOOL);
+  if (ps->has_hint && !mixed) {
+    tsl_dtype h = tsl_dtype_scalar(ps->hint);
+    if (isb ? tsl_dtype_is_bool(h)
+            : isf ? tsl_dtype_is_float(h) : (tsl_dtype_is_int(h) || tsl_dtype_is_float(h)))
+      return h;
+  }
+  if (isb)
+    return TSL_BOOL;
+  if (isf)
+    return TSL_FLOAT32;
+  return int_fits(TSL_INT32, a.i) && int_fits(TSL_INT32, b.i) ? TSL_INT32 : TSL_INT64;
+}
+
 const tsl_expr *ps_coerce(pstate *ps, pval v, tsl_dtype t, const char *what) {
   if (v.weak)
     return lit_to(ps, v, t, what);
@@ -296,7 +316,10 @@ const tsl_expr *ps_coerce(pstate *ps, pval v, tsl_dtype t, const char *what) {
 }
 
 const tsl_expr *ps_int_expr(pstate *ps, const anode *n, const char *what) {
+  int hint = ps->has_hint;
+  ps->has_hint = 0;
   pval v = ps_expr(ps, n);
+  ps->has_hint = hint;
   if (v.weak == PV_INT)
     return ps_typed(ps, v);
   if (v.weak) {
@@ -315,7 +338,10 @@ const tsl_expr *ps_int_expr(pstate *ps, const anode *n, const char *what) {
 }
 
 const tsl_expr *ps_bool_expr(pstate *ps, const anode *n, const char *what) {
+  int hint = ps->has_hint;
+  ps->has_hint = 0;
   pval v = ps_expr(ps, n);
+  ps->has_hint = hint;
   if (v.weak == PV_BOOL)
     return ps_typed(ps, v);
   if (!v.weak && tsl_dtype_is_bool(v.e->dtype))
@@ -424,9 +450,11 @@ int ps_expr_same(const tsl_expr *a, const tsl_expr *b) {
 
 const tsl_expr *ps_extent(pstate *ps, const tsl_expr *lo, const tsl_expr *hi) {
   int64_t a, b;
-  if (tsl_expr_is_const_int(lo, &a) && tsl_expr_is_const_int(hi, &b)) {
+  int64_t d;
+  if (tsl_expr_is_const_int(lo, &a) && tsl_expr_is_const_int(hi, &b) &&
+      !__builtin_sub_overflow(b, a, &d)) {
     tsl_dtype t = lo->dtype.bits >= hi->dtype.bits ? lo->dtype : hi->dtype;
-    return tsl_expr_int(ps->arena, t, b - a);
+    return tsl_expr_int(ps->arena, t, d);
   }
   if (!tsl_dtype_eq(lo->dtype, hi->dtype))
     ps_unify_ints(ps, &lo, &hi, NULL);
@@ -440,8 +468,8 @@ const tsl_expr *ps_extent(pstate *ps, const tsl_expr *lo, const tsl_expr *hi) {
   }
   if (!ps->an)
     ps->an = tsl_analyzer_new(ps->ctx);
-  const tsl_expr *d = tsl_expr_binary(ps->arena, TSL_EXPR_SUB, hi, lo);
-  return ps->an ? tsl_simplify(ps->an, ps->arena, d) : d;
+  const tsl_expr *diff = tsl_expr_binary(ps->arena, TSL_EXPR_SUB, hi, lo);
+  return ps->an ? tsl_simplify(ps->an, ps->arena, diff) : diff;
 }
 
 /* ---- binary operators ---- */
@@ -676,6 +704,11 @@ static PS_NOINLINE pval name_expr(pstate *ps, const anode *n) {
       ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, n),
                   "buffer '%s' cannot be used as a value", name);
     }
+    if (s->var_kind == VAR_SIZE && !ps->in_bufmap && ps->func &&
+        !ps->func->sizes[s->size_index].used) {
+      ps->func->sizes[s->size_index].used = 1;
+      ps->func->sizes[s->size_index].use_tok = n->tok;
+    }
     return typed(n, s->var->ref);
   }
   const pdead *d = ps_lookup_dead(ps, name);
@@ -744,7 +777,7 @@ const tsl_buffer *ps_access(pstate *ps, const anode *sub, const tsl_expr ***idx,
           !tsl_expr_is_const_int(stride, &st) || st <= 0)
         fail(ps, it, "use a constant positive length such as A[i:i + 4]",
              "a vector index needs a constant length");
-      int64_t n = (ext + st - 1) / st;
+      int64_t n = ext / st + (ext % st != 0);
       if (n > 65535)
         fail(ps, it, "vectors have at most 65535 lanes", "vector index too long");
       if (*lanes > 1 && n > 1)
@@ -758,7 +791,10 @@ const tsl_buffer *ps_access(pstate *ps, const anode *sub, const tsl_expr ***idx,
         *lanes = (uint16_t)n;
       }
     } else {
+      int hint = ps->has_hint;
+      ps->has_hint = 0;
       pval v = ps_expr(ps, it);
+      ps->has_hint = hint;
       if (!v.weak && tsl_dtype_is_int(v.e->dtype) && v.e->dtype.lanes > 1) {
         if (*lanes > 1)
           fail(ps, it, "use one vector index per access", "more than one vector index");
@@ -833,6 +869,7 @@ tsl_buffer_region ps_region(pstate *ps, const anode *n) {
         ps_unify_ints(ps, &lo, &hi, it);
       rs[d].min = lo;
       rs[d].extent = ps_extent(ps, lo, hi);
+      ps_check_height(ps, rs[d].extent, it);
     } else {
       const tsl_expr *e = ps_int_expr(ps, it, "region index");
       rs[d].min = e;
@@ -1111,11 +1148,13 @@ static pval intrinsic(pstate *ps, const anode *call, const char *fname, tsl_intr
   pval b = ar > 1 ? arg(ps, call, 1) : a;
   if (a.weak && (ar == 1 || b.weak)) {
     /* literal arguments: float32 (ints too, except for abs) */
+    tsl_dtype ft = ps->has_hint && tsl_dtype_is_float(ps->hint) ? tsl_dtype_scalar(ps->hint)
+                                                                 : TSL_FLOAT32;
     if (op == TSL_INTRIN_ABS && a.weak == PV_INT)
       a = typed(a.node, ps_typed(ps, a));
     else
-      a = typed(a.node, lit_to(ps, a.weak == PV_BOOL ? weak_int(a.node, a.i) : a,
-                               TSL_FLOAT32, "argument"));
+      a = typed(a.node, lit_to(ps, a.weak == PV_BOOL ? weak_int(a.node, a.i) : a, ft,
+                               "argument"));
   }
   if (ar > 1)
     unify(ps, &a, &b, call, fname);
@@ -1141,12 +1180,9 @@ static pval select_expr(pstate *ps, const anode *call, const char *fname, int it
   const tsl_expr *c = ps_bool_expr(ps, call->items[0], "the condition");
   pval a = arg(ps, call, 1), b = arg(ps, call, 2);
   if (a.weak && b.weak) {
-    if (a.weak == PV_FLOAT || b.weak == PV_FLOAT) {
-      a = typed(a.node, lit_to(ps, a.weak == PV_BOOL ? weak_int(a.node, a.i) : a,
-                               TSL_FLOAT32, "a branch value"));
-    } else {
-      a = typed(a.node, ps_typed(ps, a));
-    }
+    tsl_dtype t = weak_pair_dtype(ps, a, b);
+    a = typed(a.node, lit_to(ps, a.weak == PV_BOOL && !tsl_dtype_is_bool(t) ? weak_int(a.node, a.i) : a,
+                             t, "a branch value"));
   }
   unify(ps, &a, &b, call, fname);
   if (c->dtype.lanes == 1 && a.e->dtype.lanes > 1)
@@ -1155,7 +1191,24 @@ static pval select_expr(pstate *ps, const anode *call, const char *fname, int it
                          : tsl_expr_select(ps->arena, c, a.e, b.e));
 }
 
+static pval call_expr_inner(pstate *ps, const anode *n);
+
+/* Arguments of calls other than T.Select / T.if_then_else / math functions
+ * do not take the store's dtype. */
 static PS_NOINLINE pval call_expr(pstate *ps, const anode *n) {
+  char path[256];
+  int hint = ps->has_hint;
+  if (hint && !(ps_dotted(ps, n->a, path, sizeof path) &&
+                (!strcmp(path, "T.Select") || !strcmp(path, "T.if_then_else") ||
+                 (!strncmp(path, "T.", 2) && tsl_intrin_lookup(path + 2, strlen(path + 2)) >= 0 &&
+                  strcmp(path, "T.isnan") != 0))))
+    ps->has_hint = 0;
+  pval v = call_expr_inner(ps, n);
+  ps->has_hint = hint;
+  return v;
+}
+
+static pval call_expr_inner(pstate *ps, const anode *n) {
   char path[256];
   if (!ps_dotted(ps, n->a, path, sizeof path)) {
     if (n->a->kind == AX_NAME) {
@@ -1315,7 +1368,36 @@ static PS_NOINLINE pval call_expr(pstate *ps, const anode *n) {
 
 /* ---- the expression walker ---- */
 
+static int height(const tsl_expr *e, int cap) {
+  int h = 0;
+  for (uint32_t i = 0; i < e->n_args && h < cap; i++) {
+    int c = height(e->args[i], cap - 1);
+    if (c > h)
+      h = c;
+  }
+  return h + 1;
+}
+
+void ps_check_height(pstate *ps, const tsl_expr *e, const anode *where) {
+  if (e && height(e, PS_MAX_DEPTH + 1) > PS_MAX_DEPTH) {
+    ps_note(ps, "split it into smaller expressions, e.g. with let bindings "
+                "(at most %d levels)",
+            PS_MAX_DEPTH);
+    ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, where), "expression is nested too deeply");
+  }
+}
+
+static pval expr_inner(pstate *ps, const anode *n);
+
 pval ps_expr(pstate *ps, const anode *n) {
+  ps->edepth++;
+  pval v = expr_inner(ps, n);
+  if (--ps->edepth == 0 && !v.weak)
+    ps_check_height(ps, v.e, n);
+  return v;
+}
+
+static pval expr_inner(pstate *ps, const anode *n) {
   char path[256];
   switch ((anode_kind)n->kind) {
   case AX_INT:

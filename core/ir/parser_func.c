@@ -7,6 +7,7 @@
  * implicit root block around the whole body.
  */
 #include "parser_internal.h"
+#include "tessel/visit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -118,7 +119,9 @@ static void read_params(pstate *ps, const astmt *def, pfunc *f) {
       if ((k == P_BUFFER) != (pass == 1))
         continue;
       if (k == P_BUFFER) {
+        ps->in_bufmap = 1;
         const tsl_buffer *b = ps_buffer_from_annotation(ps, name, p->ann);
+        ps->in_bufmap = 0;
         f->params[i].var = tsl_var_new(ps->arena, name, TSL_HANDLE);
         f->params[i].buffer = b;
         psym *s = ps_define(ps, name, p->tok, SYM_BUFFER);
@@ -224,6 +227,35 @@ static const tsl_stmt *func_body(pstate *ps, const astmt *def) {
   return tsl_stmt_block_realize(ps->arena, 0, NULL, NULL, blk);
 }
 
+static int buffer_binds(const tsl_buffer *b, const tsl_var *v) {
+  for (uint32_t d = 0; d < b->ndim; d++)
+    if (tsl_expr_uses_var(b->shape[d], v) || (b->strides && tsl_expr_uses_var(b->strides[d], v)))
+      return 1;
+  return b->elem_offset && tsl_expr_uses_var(b->elem_offset, v);
+}
+
+/* A size variable used in the body must be bound by a parameter buffer's
+ * shape (TVM's buffer_map), else nothing defines its value. */
+static void check_size_vars(pstate *ps, const pfunc *f) {
+  for (uint32_t i = 0; i < f->n_size; i++) {
+    const psize *z = &f->sizes[i];
+    if (!z->used)
+      continue;
+    int bound = 0;
+    for (uint32_t p = 0; p < f->n_params && !bound; p++)
+      bound = f->params[p].buffer && buffer_binds(f->params[p].buffer, z->var);
+    if (!bound) {
+      ps_note(ps, "use '%s' in the shape of a parameter buffer, as in "
+                  "A = T.match_buffer(a, (%s,)), or make it a scalar parameter (%s: T.%s)",
+              z->var->name, z->var->name, z->var->name,
+              z->var->dtype.bits == 64 ? "int64" : "int32");
+      ps_error_at(ps, TSL_EINVALID, ps_tok_off(ps, z->use_tok),
+                  "size variable '%s' is not bound by any parameter buffer's shape",
+                  z->var->name);
+    }
+  }
+}
+
 static const tsl_func *build_func(pstate *ps, const astmt *def) {
   ps->nsyms = 0;
   ps->ndead = 0;
@@ -241,6 +273,7 @@ static const tsl_func *build_func(pstate *ps, const astmt *def) {
   }
   const tsl_stmt *body = func_body(ps, def);
   ps_scope_pop(ps, NULL);
+  check_size_vars(ps, &f);
   tsl_func *fn = TSL_NEW(ps->arena, tsl_func);
   fn->name = ps_intern(ps, def->name, def->namelen);
   fn->n_params = f.n_params;

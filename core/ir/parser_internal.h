@@ -23,8 +23,16 @@
 /* Keep error-only and per-statement helpers out of the recursive frames. */
 #define PS_NOINLINE __attribute__((noinline))
 
-/* Nesting caps: brackets/expression depth and statement/IR depth. */
+/* Nesting caps. What is accepted is bounded on the IR: statements nest at
+ * most PS_MAX_DEPTH deep and an expression is at most PS_MAX_DEPTH high.
+ * The syntax limits are looser so that printing an accepted program (which
+ * adds parentheses, T.float16(..) wrappers, the class and def levels) always
+ * gives text that parses again; all of them bound the recursion. */
 #define PS_MAX_DEPTH 256
+#define PS_SYNTAX_DEPTH 1024            /* expression recursion in the syntax stage */
+#define PS_AST_HEIGHT 512               /* height of an expression syntax tree */
+#define PS_MAX_BRACKETS 512             /* brackets open at once */
+#define PS_MAX_INDENT (PS_MAX_DEPTH + 16) /* indentation levels / statement nesting */
 
 /* ---- tokens ------------------------------------------------------------ */
 
@@ -236,6 +244,7 @@ typedef struct psym {
   const tsl_buffer *buf;
   const tsl_expr *loop_min, *loop_ext; /* VAR_LOOP */
   uint32_t param_index;                /* SYM_HANDLE */
+  uint32_t size_index;                 /* VAR_SIZE: index in pfunc.sizes */
 } psym;
 
 /* A block variable that went out of scope, for a helpful message. */
@@ -267,12 +276,22 @@ typedef struct pblock {
   tsl_match_buffer *matches;
 } pblock;
 
+/* A size variable (n = T.int64()) and its first use outside buffer_map
+ * shapes; it must end up bound by a parameter buffer's shape. */
+typedef struct psize {
+  const tsl_var *var;
+  int used;
+  uint32_t use_tok;
+} psize;
+
 /* The function being built. */
 typedef struct pfunc {
   uint32_t n_params;
   tsl_param *params;
   int has_attrs;
   tsl_attrs attrs;
+  uint32_t n_size, cap_size;
+  psize *sizes;
 } pfunc;
 
 /* A value while typing expressions: a typed IR expression, or a "weak"
@@ -310,6 +329,10 @@ typedef struct pstate {
   uint32_t pos;
   int depth;  /* expression nesting */
   int sdepth; /* statement nesting */
+  int edepth; /* ps_expr recursion (semantic stage) */
+  int has_hint;   /* literal-only branches take `hint` (a store's dtype) */
+  int in_bufmap;  /* reading a parameter buffer's shape (binds size vars) */
+  tsl_dtype hint;
 
   /* semantic stage */
   psym *syms;
@@ -450,6 +473,8 @@ const tsl_stmt *ps_stmts(pstate *ps, astmt **stmts, uint32_t n,
 const tsl_stmt *ps_block_stmt(pstate *ps, const astmt *w, int is_root);
 /* Build a block from a finished pblock. */
 const tsl_block *ps_finish_block(pstate *ps, pblock *b, const tsl_stmt *body);
+/* Error when the IR expression `e` is higher than PS_MAX_DEPTH. */
+void ps_check_height(pstate *ps, const tsl_expr *e, const anode *where);
 /* Increase/decrease the IR nesting depth (errors past PS_MAX_DEPTH). */
 void ps_enter(pstate *ps, uint32_t off);
 void ps_leave(pstate *ps);

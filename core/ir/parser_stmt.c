@@ -125,12 +125,13 @@ static void add_iter(pstate *ps, pblock *b, const tsl_var *v, tsl_range dom, int
 }
 
 static void check_binding(pstate *ps, pblock *b, const tsl_expr *value, const anode *where,
-                          const char *name) {
+                          const char *name, const char *what) {
   for (uint32_t i = 0; i < b->n_iter; i++)
     if (tsl_expr_uses_var(value, b->iters[i].var)) {
       ps_note(ps, "bind block variables to expressions of the enclosing loop variables");
       ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, where),
-                  "the binding of '%s' uses block variable '%s'", name, b->iters[i].var->name);
+                  "the %s of '%s' uses block variable '%s'", what, name,
+                  b->iters[i].var->name);
     }
 }
 
@@ -174,6 +175,7 @@ static PS_NOINLINE void axis_def(pstate *ps, pblock *direct, const anode *target
     if (!tsl_dtype_eq(lo->dtype, hi->dtype))
       ps_unify_ints(ps, &lo, &hi, dom);
     ext = ps_extent(ps, lo, hi);
+    ps_check_height(ps, ext, dom);
   } else {
     ext = ps_int_expr(ps, dom, "the domain extent");
   }
@@ -199,10 +201,12 @@ static PS_NOINLINE void axis_def(pstate *ps, pblock *direct, const anode *target
   char what[96];
   snprintf(what, sizeof what, "the binding of '%s'", name);
   const tsl_expr *value = ps_coerce(ps, bv, t, what);
-  check_binding(ps, b, value, bind, name);
+  check_binding(ps, b, value, bind, name, "binding");
   snprintf(what, sizeof what, "the domain of '%s'", name);
   ext = int_to(ps, ext, t, dom, what);
   lo = lo ? int_to(ps, lo, t, dom, what) : tsl_expr_int(ps->arena, t, 0);
+  check_binding(ps, b, ext, dom, name, "domain");
+  check_binding(ps, b, lo, dom, name, "domain");
   const tsl_var *v = tsl_var_new(ps->arena, name, t);
   psym *s = ps_define(ps, name, target->tok, SYM_VAR);
   s->var_kind = VAR_ITER;
@@ -271,7 +275,7 @@ static PS_NOINLINE void axis_remap(pstate *ps, pblock *direct, const anode *targ
     tsl_str name = name_of(ps, tg[i]);
     const tsl_var *lv = ls->var;
     const tsl_var *v = tsl_var_new(ps->arena, name, lv->dtype);
-    check_binding(ps, b, lv->ref, vn, name);
+    check_binding(ps, b, lv->ref, vn, name, "binding");
     psym *s = ps_define(ps, name, tg[i]->tok, SYM_VAR);
     s->var_kind = VAR_ITER;
     s->var = v;
@@ -366,12 +370,10 @@ static PS_NOINLINE void match_buffer(pstate *ps, pblock *direct, const anode *ta
       ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, src),
                   "parameter '%s' is already matched to buffer '%s'", hs->name, hs->buf->name);
     }
-    if (first == 0) {
-      /* param given by keyword: shape etc. are positional from 0 */
-      first = 0;
-    }
+    ps->in_bufmap = 1;
     const tsl_buffer *buf = ps_buffer_from_call(ps, name, &trimmed, first, "T.match_buffer",
                                                 TSL_FLOAT32, NULL, 0);
+    ps->in_bufmap = 0;
     hs->buf = buf;
     ps->func->params[hs->param_index].buffer = buf;
     if (name == hs->name) { /* A = T.match_buffer(A, ...) rebinds the name */
@@ -491,16 +493,26 @@ static void define_size_var(pstate *ps, const anode *target, tsl_dtype t) {
   psym *s = ps_define(ps, name, target->tok, SYM_VAR);
   s->var_kind = VAR_SIZE;
   s->var = tsl_var_new(ps->arena, name, t);
+  pfunc *f = ps->func;
+  f->sizes = ps_grow(ps, f->sizes, &f->cap_size, f->n_size + 1, sizeof *f->sizes);
+  memset(&f->sizes[f->n_size], 0, sizeof f->sizes[0]);
+  f->sizes[f->n_size].var = s->var;
+  s->size_index = f->n_size++;
 }
 
 /* ---- statements ---- */
 
-static PS_NOINLINE void store(pstate *ps, const anode *target, pval value, stvec *out) {
+static PS_NOINLINE void store(pstate *ps, const anode *target, const anode *val,
+                               stvec *out) {
   const tsl_expr **idx;
   uint16_t lanes;
   const tsl_buffer *b = ps_access(ps, target, &idx, &lanes);
   tsl_dtype t = b->dtype;
   t.lanes = (uint16_t)(t.lanes * lanes);
+  ps->has_hint = 1;
+  ps->hint = t;
+  pval value = ps_expr(ps, val);
+  ps->has_hint = 0;
   char what[128];
   snprintf(what, sizeof what, "the value stored into '%s'", b->name);
   const tsl_expr *v = ps_coerce(ps, value, t, what);
@@ -511,7 +523,7 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
   const anode *tg = s->target, *val = s->value;
   char path[256];
   if (tg->kind == AX_SUBSCRIPT) {
-    store(ps, tg, ps_expr(ps, val), out);
+    store(ps, tg, val, out);
     return 0;
   }
   if (tg->kind == AX_ATTR)
@@ -614,7 +626,11 @@ static PS_NOINLINE int annassign(pstate *ps, const astmt *s, plet *let) {
          "variable '%s' declared without a value", name);
   char what[128];
   snprintf(what, sizeof what, "the value of '%s'", name);
-  const tsl_expr *e = ps_coerce(ps, ps_expr(ps, s->value), t, what);
+  ps->has_hint = 1;
+  ps->hint = t;
+  pval pv = ps_expr(ps, s->value);
+  ps->has_hint = 0;
+  const tsl_expr *e = ps_coerce(ps, pv, t, what);
   const tsl_var *v = tsl_var_new(ps->arena, name, t);
   psym *sym = ps_define(ps, name, s->target->tok, SYM_VAR);
   sym->var_kind = VAR_LET;
@@ -666,6 +682,13 @@ static PS_NOINLINE void expr_stmt(pstate *ps, const astmt *s, pblock *direct, st
                     b->name);
       }
       b->predicate = ps_bool_expr(ps, v->items[0], "the T.where predicate");
+      for (uint32_t i = 0; i < b->n_iter; i++)
+        if (tsl_expr_uses_var(b->predicate, b->iters[i].var)) {
+          ps_note(ps, "the predicate is evaluated outside the block: write it with the loop "
+                      "variables");
+          ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, v->items[0]),
+                      "T.where uses block variable '%s'", b->iters[i].var->name);
+        }
       return;
     }
     if (strcmp(path, "T.block_attr") == 0) {
@@ -824,6 +847,7 @@ static PS_NOINLINE const tsl_stmt *for_stmt(pstate *ps, const astmt *s) {
       exts[0] = ps_extent(ps, lo, hi);
       if (!tsl_dtype_eq(exts[0]->dtype, lo->dtype))
         exts[0] = int_to(ps, exts[0], lo->dtype, it, "the loop extent");
+      ps_check_height(ps, exts[0], it);
     }
     const anode *an = ps_arg(ps, it, 99, "annotations");
     if (an && an->kind != AX_NONE)
@@ -935,8 +959,7 @@ const tsl_stmt *ps_block_stmt(pstate *ps, const astmt *w, int is_root) {
   return r;
 }
 
-static PS_NOINLINE const tsl_stmt *with_stmt(pstate *ps, const astmt *s, pblock *direct, stvec *out,
-                                 int *done) {
+static PS_NOINLINE const tsl_stmt *with_stmt(pstate *ps, const astmt *s, pblock *direct) {
   const anode *v = s->value;
   char path[256];
   static const char *const valid =
@@ -985,8 +1008,6 @@ static PS_NOINLINE const tsl_stmt *with_stmt(pstate *ps, const astmt *s, pblock 
     ps->top = top;
     return tsl_stmt_let(ps->arena, var, e, body);
   }
-  (void)out;
-  (void)done;
   ps_note(ps, "%s", valid);
   ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, v), "unknown context manager '%s'", path);
 }
@@ -1042,14 +1063,14 @@ const tsl_stmt *ps_stmts(pstate *ps, astmt **stmts, uint32_t n, pblock *direct) 
       bin.optok = s->target->end_tok + 1;
       bin.a = &load;
       bin.b = s->value;
-      store(ps, s->target, ps_expr(ps, &bin), &out);
+      store(ps, s->target, &bin, &out);
       break;
     }
     case AS_FOR:
       push(ps, &out, for_stmt(ps, s));
       break;
     case AS_WITH: {
-      const tsl_stmt *r = with_stmt(ps, s, direct, &out, NULL);
+      const tsl_stmt *r = with_stmt(ps, s, direct);
       if (r)
         push(ps, &out, r);
       break;

@@ -3,8 +3,8 @@
  *
  * Recursive descent for statements, precedence climbing for expressions
  * (Python's operator precedence). Recursion is bounded: expressions and
- * statements deeper than PS_MAX_DEPTH are errors, and so are trees taller
- * than that (long left-deep chains), so later stages may recurse freely.
+ * statements nested too deeply are errors, and so are syntax trees taller
+ * than PS_AST_HEIGHT (long left-deep chains), so later stages may recurse.
  * Python constructs TVMScript never uses (while, lambda, comprehensions,
  * ...) are rejected here with a message naming what is supported.
  */
@@ -124,9 +124,9 @@ static void set_depth(pstate *ps, anode *n) {
   for (uint32_t i = 0; i < n->nkw; i++)
     if (n->kwval[i]->depth > d)
       d = n->kwval[i]->depth;
-  if (d + 1 > PS_MAX_DEPTH) {
+  if (d + 1 > PS_AST_HEIGHT) {
     ps_note(ps, "split it into smaller expressions (at most %d levels)",
-            PS_MAX_DEPTH);
+            PS_AST_HEIGHT);
     ps_error_at(ps, TSL_EPARSE, ps_node_off(ps, n), "expression is nested too deeply");
   }
   n->depth = (uint16_t)(d + 1);
@@ -134,8 +134,9 @@ static void set_depth(pstate *ps, anode *n) {
 }
 
 static void enter(pstate *ps, int *depth, const char *what) {
-  if (++*depth > PS_MAX_DEPTH) {
-    ps_note(ps, "at most %d nested levels are allowed", PS_MAX_DEPTH);
+  int limit = depth == &ps->depth ? PS_SYNTAX_DEPTH : PS_MAX_INDENT;
+  if (++*depth > limit) {
+    ps_note(ps, "at most %d nested levels are allowed", limit);
     ps_error_at(ps, TSL_EPARSE, cur(ps)->off, "%s nested too deeply", what);
   }
 }
@@ -391,7 +392,6 @@ static anode *parse_primary(pstate *ps) {
   anode *n = parse_atom(ps);
   for (;;) {
     if (at_op(ps, OP_DOT)) {
-      uint32_t dt = ps->pos;
       advance(ps);
       const ptok *t = cur(ps);
       if (t->kind != TK_NAME)
@@ -401,7 +401,6 @@ static anode *parse_primary(pstate *ps) {
       a->a = n;
       a->s = ps->src + t->off;
       a->slen = t->len;
-      (void)dt;
       advance(ps);
       set_depth(ps, a);
       n = a;

@@ -311,15 +311,18 @@ static void pr_func(pr_t *p, const tsl_func *f) {
    * defined nowhere */
   fv_walk w;
   memset(&w, 0, sizeof w);
-  for (int pass = 0; pass < 2; pass++) {
-    w.collect_uses = pass;
-    for (uint32_t i = 0; i < f->n_params; i++) {
-      fv_def(&w, f->params[i].var);
-      if (kinds[i] == PARAM_HANDLE)
-        fv_buffer(&w, f->params[i].buffer);
-    }
-    fv_stmt(&w, f->body);
-  }
+  /* parameter shapes first: a shape variable must be declared before the
+   * T.match_buffer lines even if the body (wrongly) binds it too */
+  for (uint32_t i = 0; i < f->n_params; i++)
+    fv_def(&w, f->params[i].var);
+  w.collect_uses = 1;
+  for (uint32_t i = 0; i < f->n_params; i++)
+    if (kinds[i] == PARAM_HANDLE)
+      fv_buffer(&w, f->params[i].buffer);
+  w.collect_uses = 0;
+  fv_stmt(&w, f->body);
+  w.collect_uses = 1;
+  fv_stmt(&w, f->body);
   for (size_t i = 0; i < w.n; i++) {
     const tsl_var *v = w.order[i];
     pr_line(p);

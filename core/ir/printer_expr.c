@@ -37,6 +37,9 @@ static int expr_prec(const tsl_expr *e) {
     return PREC_ATOM;
   if (e->kind == TSL_EXPR_INT_IMM)
     return is_bare_int32(e) && e->u.int_value < 0 ? PREC_UNARY : PREC_ATOM;
+  if (e->kind == TSL_EXPR_FLOAT_IMM)
+    return isnan(e->u.float_value) && signbit(e->u.float_value) ? PREC_UNARY
+                                                                : PREC_ATOM;
   if (e->kind == TSL_EXPR_NEG)
     return PREC_UNARY;
   if (e->kind == TSL_EXPR_NOT)
@@ -66,6 +69,7 @@ static void pr_infix(pr_t *p, const tsl_expr *l, const char *op, int prec,
 void pr_range_stop(pr_t *p, const tsl_expr *min, const tsl_expr *extent) {
   int64_t a, b;
   if (tsl_expr_is_const_int(min, &a) && tsl_expr_is_const_int(extent, &b) &&
+      tsl_dtype_eq(min->dtype, extent->dtype) &&
       !((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b))) {
     tsl_expr tmp = *min;
     tmp.u.int_value = a + b;
@@ -118,7 +122,9 @@ static void pr_int_imm(pr_t *p, const tsl_expr *e) {
 static void pr_float_imm(pr_t *p, const tsl_expr *e) {
   char dt[32], num[48];
   double v = e->u.float_value;
-  pr_printf(p, "T.%s(", pr_dtype(e->dtype, dt));
+  /* a NaN with its sign bit set: the parser folds the negation back */
+  pr_printf(p, "%sT.%s(", isnan(v) && signbit(v) ? "-" : "",
+            pr_dtype(e->dtype, dt));
   if (isnan(v))
     pr_puts(p, "\"nan\"");
   else if (isinf(v))
@@ -199,8 +205,9 @@ void pr_expr(pr_t *p, const tsl_expr *e) {
     pr_paren(p, e->args[0], expr_prec(e->args[0]) < PREC_NOT);
     return;
   case TSL_EXPR_NEG:
+    /* `--x` rather than `-(-x)`: no nesting beyond what the parser read */
     pr_puts(p, "-");
-    pr_paren(p, e->args[0], expr_prec(e->args[0]) <= PREC_UNARY);
+    pr_paren(p, e->args[0], expr_prec(e->args[0]) < PREC_UNARY);
     return;
   case TSL_EXPR_CAST:
     pr_printf(p, "T.Cast(\"%s\", ", pr_dtype(e->dtype, dt));

@@ -174,19 +174,19 @@ static int const_diff(rctx *c, const tsl_expr *a, const tsl_expr *b, int64_t *d)
     *d = 0;
     return 1;
   }
-  if (tsl_expr_is_const_int(a, &x) && tsl_expr_is_const_int(b, &y)) {
-    *d = y - x;
-    return 1;
-  }
+  if (tsl_expr_is_const_int(a, &x) && tsl_expr_is_const_int(b, &y))
+    return !__builtin_sub_overflow(y, x, d);
   if (b->kind == TSL_EXPR_ADD && same_expr(b->args[0], a) && tsl_expr_is_const_int(b->args[1], &y)) {
     *d = y;
     return 1;
   }
-  if (a->kind == TSL_EXPR_ADD && same_expr(a->args[0], b) && tsl_expr_is_const_int(a->args[1], &x)) {
+  if (a->kind == TSL_EXPR_ADD && same_expr(a->args[0], b) && tsl_expr_is_const_int(a->args[1], &x) &&
+      x != INT64_MIN) {
     *d = -x;
     return 1;
   }
-  if (b->kind == TSL_EXPR_SUB && same_expr(b->args[0], a) && tsl_expr_is_const_int(b->args[1], &y)) {
+  if (b->kind == TSL_EXPR_SUB && same_expr(b->args[0], a) && tsl_expr_is_const_int(b->args[1], &y) &&
+      y != INT64_MIN) {
     *d = -y;
     return 1;
   }
@@ -207,12 +207,16 @@ static tsl_range union_range(rctx *c, const tsl_buffer *buf, uint32_t dim, tsl_r
   int64_t d, e1, e2;
   if (tsl_expr_is_const_int(r1.extent, &e1) && tsl_expr_is_const_int(r2.extent, &e2) &&
       const_diff(c, r1.min, r2.min, &d)) {
-    int64_t lo = d < 0 ? d : 0;
-    int64_t hi = e1 > d + e2 ? e1 : d + e2;
-    tsl_range r;
-    r.min = d < 0 ? r2.min : r1.min;
-    r.extent = tsl_expr_int(c->arena, r1.extent->dtype, hi - lo);
-    return r;
+    int64_t lo = d < 0 ? d : 0, end2, hi, ext;
+    if (!__builtin_add_overflow(d, e2, &end2)) {
+      hi = e1 > end2 ? e1 : end2;
+      if (!__builtin_sub_overflow(hi, lo, &ext)) {
+        tsl_range r;
+        r.min = d < 0 ? r2.min : r1.min;
+        r.extent = tsl_expr_int(c->arena, r1.extent->dtype, ext);
+        return r;
+      }
+    }
   }
   return full_dim(c, buf, dim);
 }
@@ -283,8 +287,13 @@ static void access(rctx *c, int write, const tsl_buffer *buf, uint32_t n,
         continue;
       }
       in.min = e->args[0];
-      in.extent = tsl_expr_int(c->arena, e->args[0]->dtype,
-                               (int64_t)(e->dtype.lanes - 1) * stride + 1);
+      int64_t span;
+      if (__builtin_mul_overflow((int64_t)(e->dtype.lanes - 1), stride, &span) ||
+          span == INT64_MAX) {
+        rs[d] = full_dim(c, buf, d);
+        continue;
+      }
+      in.extent = tsl_expr_int(c->arena, e->args[0]->dtype, span + 1);
     } else if (e->dtype.lanes > 1) {
       rs[d] = full_dim(c, buf, d);
       continue;

@@ -1,8 +1,8 @@
 /*
- * The integer arithmetic simplifier: analyzer bindings, the canonical
- * polynomial of an integer expression (constants folded, like terms merged,
- * floordiv/floormod by constants split and resolved with bounds, min/max and
- * comparisons decided by bounds), and the public tsl_simplify family.
+ * The integer arithmetic simplifier: the canonical polynomial of an integer
+ * expression (constants folded, like terms merged, floordiv/floormod by
+ * constants resolved with bounds in divmod.c, min/max and comparisons
+ * decided by bounds), and the public tsl_simplify family.
  * Non-integer expressions keep their shape; only their integer parts are
  * rewritten. Recursion depth and work are capped: past the cap a public
  * call returns its input unchanged.
@@ -11,132 +11,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- analyzer state ---- */
-
-tsl_analyzer *tsl_analyzer_new(tsl_ctx *ctx) {
-  tsl_analyzer *an = calloc(1, sizeof *an);
-  if (!an)
-    return NULL;
-  an->ctx = ctx;
-  tsla_pmap_init(&an->index);
-  return an;
-}
-
-void tsl_analyzer_free(tsl_analyzer *an) {
-  if (!an)
-    return;
-  tsla_pmap_free(&an->index);
-  free(an->binds);
-  tsl_arena_free(an->scratch);
-  free(an);
-}
-
-void tsla_analyzer_set_order(tsl_analyzer *an, const tsla_order *o) {
-  if (o)
-    an->order = *o;
-  else
-    memset(&an->order, 0, sizeof an->order);
-}
-
-static tsla_binding *find_binding(tsl_analyzer *an, const tsl_var *v) {
-  tsla_pmap_slot *s = tsla_pmap_get(&an->index, v);
-  return s ? &an->binds[s->val] : NULL;
-}
-
-static tsla_binding *get_binding(tsl_analyzer *an, const tsl_var *v) {
-  tsla_binding *b = find_binding(an, v);
-  if (b)
-    return b;
-  if (an->n_binds == an->cap_binds) {
-    uint32_t cap = an->cap_binds ? an->cap_binds * 2 : 16;
-    tsla_binding *nb = realloc(an->binds, sizeof *nb * cap);
-    if (!nb)
-      abort();
-    an->binds = nb;
-    an->cap_binds = cap;
-  }
-  b = &an->binds[an->n_binds];
-  memset(b, 0, sizeof *b);
-  b->var = v;
-  tsla_pmap_put(&an->index, v, an->n_binds++, NULL);
-  return b;
-}
-
-int tsla_analyzer_var_range(tsl_analyzer *an, const tsl_var *v,
-                            tsla_ival *r) {
-  tsla_binding *b = find_binding(an, v);
-  if (!b || !b->has_range)
-    return 0;
-  *r = b->range;
-  return 1;
-}
-
-const tsl_expr *tsla_analyzer_var_value(tsl_analyzer *an, const tsl_var *v) {
-  tsla_binding *b = find_binding(an, v);
-  return b ? b->value : NULL;
-}
-
-void tsla_enter(tsl_analyzer *an, tsl_arena *out) {
-  if (an->nest++ == 0) {
-    if (!an->scratch)
-      an->scratch = tsl_arena_new(an->ctx);
-    an->out = out ? out : an->scratch;
-    an->failed = 0;
-    an->depth = 0;
-    an->budget = TSLA_BUDGET;
-  }
-}
-
-void tsla_leave(tsl_analyzer *an) {
-  if (--an->nest == 0) {
-    an->out = NULL;
-    /* keep a small scratch arena for the next call, drop a big one */
-    if (an->scratch && tsl_arena_bytes(an->scratch) > 256 * 1024) {
-      tsl_arena_free(an->scratch);
-      an->scratch = NULL;
-    }
-  }
-}
-
-void tsl_analyzer_bind(tsl_analyzer *an, const tsl_var *v, const tsl_expr *min,
-                       const tsl_expr *extent) {
-  if (!an || !v || !min || !extent)
-    return;
-  tsla_enter(an, NULL);
-  tsla_ival m = tsla_bound_expr(an, min, 0);
-  tsla_ival x = tsla_bound_expr(an, extent, 0);
-  tsla_leave(an);
-  tsla_binding *b = get_binding(an, v);
-  int64_t hi = TSLA_POS_INF;
-  if (m.hi != TSLA_POS_INF && x.hi != TSLA_POS_INF)
-    hi = tsla_sat_add(m.hi, tsla_sat_add(x.hi, -1));
-  b->has_range = 0;
-  if (m.lo == TSLA_NEG_INF && hi == TSLA_POS_INF)
-    return;
-  if (m.lo != TSLA_NEG_INF && hi != TSLA_POS_INF && hi < m.lo)
-    return; /* empty range: the variable never takes a value */
-  b->has_range = 1;
-  b->range.lo = m.lo;
-  b->range.hi = hi;
-}
-
-void tsl_analyzer_bind_value(tsl_analyzer *an, const tsl_var *v,
-                             const tsl_expr *value) {
-  if (!an || !v)
-    return;
-  get_binding(an, v)->value = value;
-}
-
-void tsl_analyzer_unbind(tsl_analyzer *an, const tsl_var *v) {
-  if (!an || !v)
-    return;
-  tsla_binding *b = find_binding(an, v);
-  if (b) {
-    b->has_range = 0;
-    b->value = NULL;
-  }
-}
 
 /* ---- helpers ---- */
 
@@ -220,258 +94,6 @@ static int64_t fold_div(tsl_expr_kind k, tsl_dtype t, int64_t a, int64_t b) {
   }
 }
 
-/* ---- floordiv / floormod by a positive constant ---- */
-
-static const tsla_poly *floordiv_c(tsl_analyzer *an, const tsla_poly *x,
-                                   int64_t c, int level);
-
-/* x = c*Q + R with every coefficient of R in (-c, c), constant in [0, c) */
-static void split(tsl_analyzer *an, const tsla_poly *x, int64_t c,
-                  const tsla_poly **q, const tsla_poly **r) {
-  tsla_term *qt = TSL_NEW_ARRAY(S, tsla_term, x->n + 1);
-  tsla_term *rt = TSL_NEW_ARRAY(S, tsla_term, x->n + 1);
-  uint32_t nq = 0, nr = 0;
-  for (uint32_t i = 0; i < x->n; i++) {
-    int64_t k = x->t[i].coef, qq = k / c, rr = k - qq * c;
-    if (qq) {
-      qt[nq] = x->t[i];
-      qt[nq++].coef = qq;
-    }
-    if (rr) {
-      rt[nr] = x->t[i];
-      rt[nr++].coef = rr;
-    }
-  }
-  if (q)
-    *q = tsla_poly_make(S, O, x->dt, tsla_floordiv(x->c, c), nq, qt);
-  *r = tsla_poly_make(S, O, x->dt, tsla_floormod(x->c, c), nr, rt);
-}
-
-static int64_t poly_gcd(const tsla_poly *p, int64_t g) {
-  for (uint32_t i = 0; i < p->n; i++)
-    g = tsla_gcd(g, p->t[i].coef);
-  return tsla_gcd(g, p->c);
-}
-
-static const tsla_poly *poly_div_exact(tsl_analyzer *an, const tsla_poly *p,
-                                       int64_t g);
-
-/* Find g > 1 dividing c with r = g*Y + Z where the terms of Y have
- * coefficients divisible by g and 0 <= Z < g under the bounds; then
- * floordiv(r, c) = floordiv(Y, c/g) and floormod(r, c) =
- * g*floormod(Y, c/g) + Z. Tries the largest g first. */
-static int lower_split(tsl_analyzer *an, const tsla_poly *r, int64_t c,
-                       int64_t *g_out, const tsla_poly **y,
-                       const tsla_poly **z) {
-  int64_t cand[TSLA_MAX_TERMS + 1];
-  uint32_t nc = 0;
-  for (uint32_t i = 0; i < r->n && nc < TSLA_MAX_TERMS; i++) {
-    int64_t g = tsla_gcd(c, r->t[i].coef);
-    int dup = g <= 1;
-    for (uint32_t k = 0; k < nc && !dup; k++)
-      dup = cand[k] == g;
-    if (!dup)
-      cand[nc++] = g;
-  }
-  for (uint32_t k = 1; k < nc; k++) /* descending */
-    for (uint32_t j = k; j > 0 && cand[j - 1] < cand[j]; j--) {
-      int64_t t = cand[j];
-      cand[j] = cand[j - 1];
-      cand[j - 1] = t;
-    }
-  tsla_term *yt = TSL_NEW_ARRAY(S, tsla_term, r->n + 1);
-  tsla_term *zt = TSL_NEW_ARRAY(S, tsla_term, r->n + 1);
-  for (uint32_t k = 0; k < nc; k++) {
-    int64_t g = cand[k];
-    uint32_t ny = 0, nz = 0;
-    for (uint32_t i = 0; i < r->n; i++) {
-      if (r->t[i].coef % g == 0)
-        yt[ny++] = r->t[i];
-      else
-        zt[nz++] = r->t[i];
-    }
-    const tsla_poly *zp = tsla_poly_make(S, O, r->dt, r->c, nz, zt);
-    tsla_ival b = tsla_bound_poly(an, zp, 0);
-    if (b.lo < 0 || b.hi >= g || b.hi == TSLA_POS_INF)
-      continue;
-    *g_out = g;
-    *y = poly_div_exact(an, tsla_poly_make(S, O, r->dt, 0, ny, yt), g);
-    *z = zp;
-    return 1;
-  }
-  return 0;
-}
-
-static const tsla_poly *poly_div_exact(tsl_analyzer *an, const tsla_poly *p,
-                                       int64_t g) {
-  if (g == 1)
-    return p;
-  tsla_term *t = TSL_NEW_ARRAY(S, tsla_term, p->n + 1);
-  for (uint32_t i = 0; i < p->n; i++) {
-    t[i] = p->t[i];
-    t[i].coef = p->t[i].coef / g;
-  }
-  return tsla_poly_make(S, O, p->dt, p->c / g, p->n, t);
-}
-
-static int single_atom(const tsla_poly *p, tsl_expr_kind kind, int64_t *k,
-                       int64_t *divisor) {
-  if (p->n != 1 || p->t[0].n_atoms != 1)
-    return 0;
-  const tsl_expr *a = p->t[0].atoms[0];
-  if (a->kind != kind || !is_const(a->args[1], divisor) || *divisor <= 0)
-    return 0;
-  *k = p->t[0].coef;
-  return 1;
-}
-
-static const tsla_poly *floordiv_c(tsl_analyzer *an, const tsla_poly *x,
-                                   int64_t c, int level) {
-  int64_t k, a, prod, off;
-  if (c == 1)
-    return x;
-  if (tsla_poly_is_const(x, &k))
-    return tsla_poly_const(S, x->dt, tsla_floordiv(k, c));
-  /* floordiv(floordiv(y, a) + k, c) = floordiv(y + k*a, a*c) */
-  if (level < 8 && single_atom(x, TSL_EXPR_FLOORDIV, &k, &a) && k == 1 &&
-      !__builtin_mul_overflow(a, c, &prod) &&
-      !__builtin_mul_overflow(x->c, a, &off) &&
-      tsla_wrap(x->dt, prod) == prod && tsla_wrap(x->dt, off) == off) {
-    const tsla_poly *y = tsla_poly_of_simplified(an, x->t[0].atoms[0]->args[0]);
-    y = tsla_poly_add(S, O, y, tsla_poly_const(S, x->dt, off), 1);
-    return floordiv_c(an, y, prod, level + 1);
-  }
-  const tsla_poly *q, *r;
-  split(an, x, c, &q, &r);
-  tsla_ival b = tsla_bound_poly(an, r, 0);
-  if (b.lo != TSLA_NEG_INF && b.hi != TSLA_POS_INF &&
-      tsla_floordiv(b.lo, c) == tsla_floordiv(b.hi, c))
-    return tsla_poly_add(S, O, q,
-                         tsla_poly_const(S, x->dt, tsla_floordiv(b.lo, c)), 1);
-  /* floordiv(g*Y + Z, g*m) = floordiv(Y, m) when 0 <= Z < g */
-  int64_t g;
-  const tsla_poly *y, *z;
-  if (lower_split(an, r, c, &g, &y, &z)) {
-    r = y;
-    c /= g;
-  } else if ((g = poly_gcd(r, c)) > 1) { /* floordiv(g*Y, g*m) = floordiv(Y, m) */
-    r = poly_div_exact(an, r, g);
-    c /= g;
-  }
-  if (c == 1)
-    return tsla_poly_add(S, O, q, r, 1);
-  const tsl_expr *atom = bin(an, TSL_EXPR_FLOORDIV, from(an, r), cint(an, x->dt, c));
-  return tsla_poly_add(S, O, q, tsla_poly_atom(S, x->dt, atom), 1);
-}
-
-static const tsla_poly *floormod_c(tsl_analyzer *an, const tsla_poly *x,
-                                   int64_t c) {
-  int64_t k;
-  if (c == 1)
-    return tsla_poly_const(S, x->dt, 0);
-  if (tsla_poly_is_const(x, &k))
-    return tsla_poly_const(S, x->dt, tsla_floormod(k, c));
-  /* t * floormod(y, m) == t * y (mod c) when c divides t*m */
-  for (int round = 0; round < 4; round++) {
-    int changed = 0;
-    for (uint32_t i = 0; i < x->n && !changed; i++) {
-      const tsla_term *t = &x->t[i];
-      int64_t m, tm;
-      if (t->n_atoms != 1 || t->atoms[0]->kind != TSL_EXPR_FLOORMOD ||
-          !is_const(t->atoms[0]->args[1], &m) || m <= 0 ||
-          __builtin_mul_overflow(t->coef, m, &tm) || tm % c != 0)
-        continue;
-      const tsla_poly *y = tsla_poly_of_simplified(an, t->atoms[0]->args[0]);
-      tsla_poly one = {x->dt, 0, 1, t};
-      x = tsla_poly_add(S, O, tsla_poly_add(S, O, x, &one, -1), y, t->coef);
-      changed = 1;
-    }
-    if (!changed)
-      break;
-  }
-  if (tsla_poly_is_const(x, &k))
-    return tsla_poly_const(S, x->dt, tsla_floormod(k, c));
-  const tsla_poly *r;
-  split(an, x, c, NULL, &r);
-  tsla_ival b = tsla_bound_poly(an, r, 0);
-  if (b.lo != TSLA_NEG_INF && b.hi != TSLA_POS_INF &&
-      tsla_floordiv(b.lo, c) == tsla_floordiv(b.hi, c))
-    return tsla_poly_add(S, O, r,
-                         tsla_poly_const(S, x->dt, tsla_floordiv(b.lo, c)), -c);
-  /* floormod(g*Y + Z, g*m) = g*floormod(Y, m) + Z when 0 <= Z < g */
-  int64_t g;
-  const tsla_poly *y, *z = tsla_poly_const(S, x->dt, 0);
-  if (lower_split(an, r, c, &g, &y, &z)) {
-    r = y;
-    c /= g;
-  } else if ((g = poly_gcd(r, c)) > 1) { /* floormod(g*Y, g*m) = g*floormod(Y, m) */
-    r = poly_div_exact(an, r, g);
-    c /= g;
-  } else {
-    g = 1;
-  }
-  if (c == 1)
-    return z;
-  const tsl_expr *atom = bin(an, TSL_EXPR_FLOORMOD, from(an, r), cint(an, x->dt, c));
-  return tsla_poly_add(S, O, z, tsla_poly_atom(S, x->dt, atom), g);
-}
-
-/* c*floordiv(X, c)*k + floormod(X, c)*k  ->  X*k */
-static const tsla_poly *recombine(tsl_analyzer *an, const tsla_poly *p) {
-  for (int round = 0; round < 8 && p->n >= 2; round++) {
-    int changed = 0;
-    for (uint32_t i = 0; i < p->n && !changed; i++) {
-      const tsla_term *ti = &p->t[i];
-      int64_t c;
-      if (ti->n_atoms != 1 || ti->atoms[0]->kind != TSL_EXPR_FLOORMOD ||
-          !is_const(ti->atoms[0]->args[1], &c) || c <= 0)
-        continue;
-      const tsl_expr *xm = ti->atoms[0]->args[0];
-      int64_t want = tsla_wrap(p->dt, (int64_t)((uint64_t)ti->coef * (uint64_t)c));
-      for (uint32_t j = 0; j < p->n; j++) {
-        const tsla_term *tj = &p->t[j];
-        int64_t c2;
-        if (j == i || tj->n_atoms != 1 || tj->atoms[0]->kind != TSL_EXPR_FLOORDIV ||
-            !is_const(tj->atoms[0]->args[1], &c2) || c2 != c ||
-            tj->coef != want || !tsla_expr_same(tj->atoms[0]->args[0], xm))
-          continue;
-        tsla_term *rest = TSL_NEW_ARRAY(S, tsla_term, p->n);
-        uint32_t n = 0;
-        for (uint32_t k = 0; k < p->n; k++)
-          if (k != i && k != j)
-            rest[n++] = p->t[k];
-        const tsla_poly *q = tsla_poly_make(S, O, p->dt, p->c, n, rest);
-        p = tsla_poly_add(S, O, q, tsla_poly_of_simplified(an, xm), ti->coef);
-        changed = 1;
-        break;
-      }
-    }
-    /* a*floordiv(X, c) + (a/c)*X... -> -(a/c)*floormod(X, c) when that
-     * leaves fewer terms (x - x//4*4 -> x % 4) */
-    for (uint32_t i = 0; i < p->n && !changed; i++) {
-      const tsla_term *ti = &p->t[i];
-      int64_t c, a = ti->coef;
-      if (ti->n_atoms != 1 || ti->atoms[0]->kind != TSL_EXPR_FLOORDIV ||
-          !is_const(ti->atoms[0]->args[1], &c) || c <= 1 || a % c != 0)
-        continue;
-      const tsl_expr *xd = ti->atoms[0]->args[0];
-      const tsla_poly *px = tsla_poly_of_simplified(an, xd);
-      const tsl_expr *fm = bin(an, TSL_EXPR_FLOORMOD, xd, ti->atoms[0]->args[1]);
-      tsla_poly one = {p->dt, 0, 1, ti};
-      const tsla_poly *np = tsla_poly_add(S, O, p, &one, -1);
-      np = tsla_poly_add(S, O, np, px, a / c);
-      np = tsla_poly_add(S, O, np, tsla_poly_atom(S, p->dt, fm), -(a / c));
-      if (np->n < p->n) {
-        p = np;
-        changed = 1;
-      }
-    }
-    if (!changed)
-      break;
-  }
-  return p;
-}
-
 /* ---- canonical polynomial ---- */
 
 static const tsla_poly *div_poly(tsl_analyzer *an, const tsl_expr *e,
@@ -492,7 +114,7 @@ static const tsla_poly *div_poly(tsl_analyzer *an, const tsl_expr *e,
     if (c > 0 && trunc && tsla_bound_poly(an, pa, 0).lo >= 0)
       trunc = 0;
     if (c > 0 && !trunc)
-      return is_div ? floordiv_c(an, pa, c, 0) : floormod_c(an, pa, c);
+      return is_div ? tsla_floordiv_c(an, pa, c) : tsla_floormod_c(an, pa, c);
   }
   const tsl_expr *atom = bin(an, k, from(an, pa), from(an, pb));
   return tsla_poly_atom(S, dt, atom);
@@ -555,15 +177,14 @@ static const tsla_poly *to_poly_inner(tsl_analyzer *an, const tsl_expr *e,
   case TSL_EXPR_SUB: {
     const tsla_poly *a = tsla_to_poly(an, e->args[0], dt);
     const tsla_poly *b = tsla_to_poly(an, e->args[1], dt);
-    return recombine(an, tsla_poly_add(S, O, a, b,
-                                       e->kind == TSL_EXPR_ADD ? 1 : -1));
+    return tsla_poly_add(S, O, a, b, e->kind == TSL_EXPR_ADD ? 1 : -1);
   }
   case TSL_EXPR_MUL: {
     const tsla_poly *a = tsla_to_poly(an, e->args[0], dt);
     const tsla_poly *b = tsla_to_poly(an, e->args[1], dt);
     const tsla_poly *p = tsla_poly_mul(S, O, a, b);
     if (p)
-      return recombine(an, p);
+      return p;
     const tsl_expr *x = from(an, a), *y = from(an, b);
     if (tsla_cmp_expr(O, x, y) > 0) {
       const tsl_expr *t = x;
@@ -625,7 +246,7 @@ const tsla_poly *tsla_to_poly(tsl_analyzer *an, const tsl_expr *e,
   if (!step(an))
     return tsla_poly_atom(S, dt, e);
   an->depth++;
-  const tsla_poly *p = to_poly_inner(an, e, dt);
+  const tsla_poly *p = tsla_recombine(an, to_poly_inner(an, e, dt));
   an->depth--;
   return p;
 }
@@ -660,6 +281,7 @@ static const tsl_expr *simp_cmp(tsl_analyzer *an, const tsl_expr *e) {
   } else {
     d = psub(an, pa, pb);
   }
+  d = tsla_recombine(an, d);
   tsla_ival r = tsla_bound_poly(an, d, 0);
   int known = -1;
   switch (op) {
@@ -679,7 +301,7 @@ static const tsl_expr *simp_cmp(tsl_analyzer *an, const tsl_expr *e) {
       if (g > 1 && d->c % g != 0)
         known = 0;
       else if (g > 1)
-        d = poly_div_exact(an, d, g);
+        d = tsla_poly_div_exact(an, d, g);
       if (d->t[0].coef < 0)
         d = tsla_poly_scale(S, O, d, -1);
     }
@@ -928,8 +550,8 @@ int tsl_analyzer_equal(tsl_analyzer *an, const tsl_expr *a, const tsl_expr *b) {
   tsla_enter(an, NULL);
   int eq;
   if (tsla_is_sint(a->dtype) && tsl_dtype_eq(a->dtype, b->dtype)) {
-    const tsla_poly *d = psub(an, tsla_to_poly(an, a, a->dtype),
-                              tsla_to_poly(an, b, b->dtype));
+    const tsla_poly *d = tsla_recombine(an, psub(an, tsla_to_poly(an, a, a->dtype),
+                                            tsla_to_poly(an, b, b->dtype)));
     int64_t c;
     eq = !an->failed && tsla_poly_is_const(d, &c) && c == 0;
   } else if (tsla_is_sint(a->dtype) && tsla_is_sint(b->dtype)) {

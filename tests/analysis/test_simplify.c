@@ -178,6 +178,8 @@ static void test_affine(void) {
   check("(a + b) * 2 - a - b - b", "a");
   check("i * 2 * 3 + i", "i * 7");
   check("-(x - y)", "y - x");
+  check("1 - x * 2", "1 - x * 2");
+  check("3 - x - y", "3 - x - y");
   check("k_outer * 8 + k_inner", "k_outer * 8 + k_inner");
   check("k_inner + k_outer * 8", "k_outer * 8 + k_inner");
 }
@@ -229,6 +231,11 @@ static void test_divmod(void) {
   check("x // 16 * 16 + x % 16", "x");
   check("x // 16 * 48 + x % 16 * 3", "x * 3");
   check("(x // 16 * 16 + x % 16) * 3", "x * 3");
+  /* three fused loops: f = i*12 + j*4 + k */
+  check("x % 12 // 4", "x // 4 % 3");
+  check("x // 12 * 12 + x % 12 // 4 * 4 + x % 4", "x");
+  check("x // 12 * 12 + x // 4 % 3 * 4 + x % 4", "x");
+  check("(x // 12 * 12 + x % 12 // 4 * 4 + x % 4) // 4", "x // 4");
   check("(x * 4 + y * 2) // 8", "(x * 2 + y) // 4");
   check("(x * 6 + y) // 4", "x + (x * 2 + y) // 4");
   check("(x * 4 + 2) % 8", "x % 2 * 4 + 2");
@@ -601,6 +608,7 @@ static const tsl_expr *gen(int depth) {
 
 static void test_random(void) {
   int failures = 0, changed = 0, relax_bad = 0, bound_bad = 0, relax_ok = 0;
+  int not_idem = 0;
   /* TESSEL_SIMPLIFY_ITERS / TESSEL_SIMPLIFY_SEED widen the search */
   const char *it = getenv("TESSEL_SIMPLIFY_ITERS"), *sd = getenv("TESSEL_SIMPLIFY_SEED");
   const int N = it ? atoi(it) : 3000;
@@ -622,6 +630,9 @@ static void test_random(void) {
     int bad = mismatches(e, s);
     if (bad && failures++ < 5)
       tap_diag("random case %d unsound: %s  ->  %s", iter, tu_fmt(e), tu_fmt(s));
+    const tsl_expr *s2 = tsl_simplify(an, arena, s);
+    if (!tsla_expr_same(s, s2) && not_idem++ < 5)
+      tap_diag("not idempotent: %s  ->  %s  ->  %s", tu_fmt(e), tu_fmt(s), tu_fmt(s2));
     if (tsl_dtype_is_bool(e->dtype))
       continue;
     /* const_bound brackets every defined value */
@@ -667,6 +678,7 @@ static void test_random(void) {
   }
   is_int(failures, 0, "random soundness: %d expressions, none changed value", N);
   ok(changed > N / 2, "random: most expressions were rewritten (%d)", changed);
+  is_int(not_idem, 0, "random: simplify is idempotent");
   is_int(bound_bad, 0, "random: const_bound brackets all values");
   is_int(relax_bad, 0, "random: relax covers all values (%d relaxed)", relax_ok);
   ok(relax_ok > N / 4, "random: relax succeeded often");

@@ -616,6 +616,43 @@ static void test_typing(void) {
 #undef VAL
 }
 
+static void test_store_context(void) {
+  const char *src =
+      "@T.prim_func\n"
+      "def f(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"int8\"),\n"
+      "      H: T.Buffer((8,), \"float16\")):\n"
+      "    for i in range(8):\n"
+      "        B[i] = T.if_then_else(A[i] > 0.0, 1, 0)\n"
+      "        H[i] = T.Select(i < 4, 1.0, 2.0) + T.exp(1.0)\n"
+      "        B[i] = A[T.if_then_else(i < 2, 1, 0)] > 0.0 and True\n";
+  const tsl_module *m = parse("ctx.py", src);
+  ok(m == NULL && strstr(T_.diag.text, "expected int8"),
+     "a bool value stored into an int8 buffer is a dtype error");
+  src = "@T.prim_func\n"
+        "def f(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"int8\"),\n"
+        "      H: T.Buffer((8,), \"float16\")):\n"
+        "    for i in range(8):\n"
+        "        B[i] = T.if_then_else(A[i] > 0.0, 1, 0)\n"
+        "        H[i] = T.Select(i < 4, 1.0, 2.0) + T.exp(1.0)\n"
+        "        B[i] = T.if_then_else(A[T.if_then_else(i < 2, 1, 0)] > 0.0, -1, 1)\n";
+  m = parse("ctx.py", src);
+  ok(m != NULL, "literal branches take the dtype of the store");
+  if (!m)
+    return;
+  const tsl_stmt *body = find_loop(m->funcs[0], "i")->u.loop.body;
+  const tsl_expr *v = nth(body, 0)->u.store.value;
+  ok(v->kind == TSL_EXPR_IF_THEN_ELSE && dt_is(v->dtype, "int8") && dt_is(v->args[1]->dtype, "int8"),
+     "T.if_then_else(c, 1, 0) stored into int8 is int8");
+  v = nth(body, 1)->u.store.value;
+  ok(dt_is(v->dtype, "float16") && dt_is(v->args[0]->dtype, "float16") &&
+         dt_is(v->args[1]->dtype, "float16"),
+     "T.Select(c, 1.0, 2.0) and T.exp(1.0) stored into float16 are float16");
+  v = nth(body, 2)->u.store.value;
+  const tsl_expr *idx = v->args[0]->args[0]->args[0];
+  ok(dt_is(v->dtype, "int8") && idx->kind == TSL_EXPR_IF_THEN_ELSE && dt_is(idx->dtype, "int32"),
+     "indices inside the stored value keep int32");
+}
+
 static void test_exprs(void) {
   const char *src =
       "@T.prim_func\n"
@@ -827,6 +864,70 @@ static void test_block_misc(void) {
   ok(anon && anon->n_reads == 0 && anon->n_writes == 0, "T.block() without a name");
 }
 
+/* Semantic and syntax rejections beyond the golden error files: each
+ * program must fail with a message containing the given text. */
+static void test_rejects(void) {
+  static const struct {
+    const char *body, *want;
+  } cases[] = {
+      {"    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.spatial(4, i)\n"
+       "            T.where(vi < 2)\n            A[vi] = 1.0\n",
+       "T.where uses block variable 'vi'"},
+      {"    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.remap(\"S\", [i + 1])\n"
+       "            A[vi] = 1.0\n",
+       "T.axis.remap values must be loop variables"},
+      {"    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.spatial(4, i)\n"
+       "            T.reads(A[vi])\n            T.reads(A[vi])\n            A[vi] = 1.0\n",
+       "T.reads given twice"},
+      {"    for i in range(4):\n        with T.block(\"b\"):\n            vi = T.axis.spatial(4, i)\n"
+       "            with T.init():\n                A[vi] = 0.0\n            with T.init():\n"
+       "                A[vi] = 0.0\n",
+       "T.init given twice"},
+      {"    for i in range(4):\n        T.func_attr({\"a\": 1})\n", "T.func_attr inside a block or loop"},
+      {"    for i in range(4):\n        A[i] = 1.0\n    return 1\n", "return with a value"},
+      {"    def g():\n        pass\n", "nested functions are not supported"},
+      {"    for i in range(4):\n        i += 1\n", "augmented assignment to a variable"},
+      {"    with T.block(\"b\") as [vi]:\n        A[0] = 1.0\n", "'with T.block(...) as ...' is not supported"},
+      {"    with T.block([4], \"b\"):\n        A[0] = 1.0\n", "T.block takes one argument"},
+      {"    m, n = T.int64(), T.int64(), T.int64()\n", "2 names but 3 values"},
+      {"    for i in range(0, 8, 2):\n        A[i] = 1.0\n", "range with a step is not supported"},
+      {"    for i in T.serial(4, annotation={}):\n        A[i] = 1.0\n", "unknown keyword argument 'annotation'"},
+      {"    B = T.alloc_buffer((4,), \"int8\")\n    B[0] = 300\n", "integer literal 300 does not fit in int8"},
+      {"    A[0] = T.float32(1 // 0)\n", "division by zero"},
+      {"    for i in range(4):\n        A[i] = T.Cast(\"float32\", (i < 2) + (i < 3))\n", "arithmetic '+' on bool values"},
+      {"    A[0] = A[1] = 1.0\n", "chained assignment is not supported"},
+      {"    A[0] = 1.0 if True else 2.0\n", "conditional expressions are not supported"},
+      {"    while True:\n        pass\n", "'while' statements are not supported"},
+      {"    A[0] = (lambda x: x)(1.0)\n", "lambda expressions are not supported"},
+      {"    for i in range(4):\n        A[i] = A[i] + i\n", "dtype mismatch"},
+      {"    A[0] = A\n", "buffer 'A' cannot be used as a value"},
+      {"    A[0] = T.float32\n", "T.float32 is a type, not a value"},
+      {"    A[0] = T.reads(A[0])\n", "T.reads cannot be used as a value"},
+      {"    A[0] = T.Cast(\"float33\", A[1])\n", "unknown dtype 'float33'"},
+      {"    A[0] = T.exp(A[1], A[2])\n", "T.exp takes 1 positional argument, got 2"},
+      {"    A[0] = T.call_extern(\"float32\")\n", "T.call_extern takes at least 2 positional arguments"},
+      {"    x = T.match_buffer(A[0:2], (2,))\n", "T.match_buffer of a region outside a block"},
+      {"    A[0] = 1.0\n  A[1] = 2.0\n", "unindent does not match"},
+      {"    A[0] = 'abc\n", "unterminated string literal"},
+      {"    A[0] = 1.0 $ 2.0\n", "invalid character '$'"},
+      {"    A[0] = 99999999999999999999\n", "integer literal too large"},
+      {"    A[0] = A[0:2]\n", "dtype mismatch"},
+      {"    A[i] = 1.0\n", "unknown name 'i'"},
+      {"    C[0] = 1.0\n", "unknown buffer 'C'"},
+      {"    for i in range(4):\n        if i:\n            A[i] = 1.0\n", "must be a bool expression"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char src[2048];
+    snprintf(src, sizeof src, "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n%s",
+             cases[k].body);
+    const char *d = parse_err(src);
+    int good = T_.rc != TSL_OK && strstr(d, cases[k].want) && strstr(d, "\nnote: ");
+    ok(good, "rejected with \"%s\"", cases[k].want);
+    if (!good)
+      tap_diag("  got (%d):\n%s", T_.rc, d);
+  }
+}
+
 int main(void) {
   t_init();
   test_matmul_new();
@@ -840,10 +941,12 @@ int main(void) {
   test_inference();
   test_match_buffer_block();
   test_typing();
+  test_store_context();
   test_exprs();
   test_stmts();
   test_module_forms();
   test_block_misc();
+  test_rejects();
   t_fini();
   return tap_done();
 }

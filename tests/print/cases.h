@@ -389,7 +389,7 @@ static tsl_module *case_exprs(tsl_arena *a) {
   E pow_args[2] = {f1, b_f32(a, 2)};
   E exp_args[1] = {f0};
   E ext_args[2] = {f0, b_i(a, 1)};
-  S st[24];
+  S st[32];
   int n = 0;
   st[n++] = ST(F, 0, BIN(SUB, f1, BIN(SUB, f2, f1)));
   st[n++] = ST(F, 1, BIN(DIV, f0, BIN(MUL, f1, f2)));
@@ -410,6 +410,7 @@ static tsl_module *case_exprs(tsl_arena *a) {
   st[n++] = ST(F, 8, BIN(ADD, BIN(ADD, b_f32(a, -0.0), b_f32(a, 1e-05)),
                          b_f32(a, 3.4028234663852886e+38)));
   st[n++] = ST(F, 9, BIN(MUL, NEG(f0), NEG(BIN(ADD, f1, b_f32(a, 0.5)))));
+  st[n++] = ST(F, 10, BIN(MUL, b_f32(a, -NAN), f0));
   st[n++] = ST(I, 0, BIN(ADD, BIN(DIV, i1, i2), BIN(MOD, i1, BIN(ADD, i2, i3))));
   st[n++] = ST(I, 1, BIN(FLOORMOD, BIN(FLOORDIV, i0, BIN(MUL, i1, i2)), i3));
   st[n++] = ST(I, 2, BIN(SUB, BIN(SUB, BIN(MIN, i0, b_i(a, -1)), BIN(MAX, i1, i2)),

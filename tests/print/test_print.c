@@ -358,6 +358,7 @@ static void test_expr_stmts(tsl_arena *a) {
     "    F[7] = T.call_extern(\"float32\", \"ext\", F[0], 1)\n"
     "    F[8] = T.float32(-0.0) + T.float32(1e-05) + T.float32(3.4028234663852886e+38)\n"
     "    F[9] = -F[0] * -(F[1] + T.float32(0.5))\n"
+    "    F[10] = -T.float32(\"nan\") * F[0]\n"
     "    I[0] = T.truncdiv(I[1], I[2]) + T.truncmod(I[1], I[2] + I[3])\n"
     "    I[1] = I[0] // (I[1] * I[2]) % I[3]\n"
     "    I[2] = T.min(I[0], -1) - T.max(I[1], I[2]) - -4\n"
@@ -415,7 +416,7 @@ static void test_exprs(tsl_arena *a) {
   check_expr(BIN(MUL, tsl_expr_unary(a, TSL_EXPR_NEG, X), Y), "-x * y");
   check_expr(BIN(SUB, X, b_i(a, -4)), "x - -4");
   check_expr(tsl_expr_unary(a, TSL_EXPR_NEG, tsl_expr_unary(a, TSL_EXPR_NEG, X)),
-             "-(-x)");
+             "--x");
   /* division family */
   check_expr(BIN(DIV, F, G), "f / g");
   check_expr(BIN(DIV, F, BIN(MUL, G, F)), "f / (g * f)");
@@ -472,6 +473,9 @@ static void test_floats(tsl_arena *a) {
   check_expr(b_f32(a, INFINITY), "T.float32(\"inf\")");
   check_expr(b_f32(a, -INFINITY), "T.float32(\"-inf\")");
   check_expr(b_f32(a, NAN), "T.float32(\"nan\")");
+  check_expr(b_f32(a, -NAN), "-T.float32(\"nan\")");
+  check_expr(tsl_expr_unary(a, TSL_EXPR_NEG, b_f32(a, -NAN)),
+             "--T.float32(\"nan\")");
   check_expr(tsl_expr_float(a, TSL_FLOAT16, 1), "T.float16(1)");
   check_expr(tsl_expr_float(a, TSL_BFLOAT16, -2), "T.bfloat16(-2)");
   check_expr(b_f32(a, 100), "T.float32(100)");

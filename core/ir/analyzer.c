@@ -1,0 +1,135 @@
+/*
+ * Analyzer state: variable bindings (constant ranges and values), the term
+ * order, and the bracketing of public calls (output arena, scratch arena
+ * for polynomials, depth and work limits).
+ */
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tsl_analyzer *tsl_analyzer_new(tsl_ctx *ctx) {
+  if (!ctx)
+    return NULL;
+  tsl_analyzer *an = calloc(1, sizeof *an);
+  if (!an)
+    return NULL;
+  an->ctx = ctx;
+  tsla_pmap_init(&an->index);
+  return an;
+}
+
+void tsl_analyzer_free(tsl_analyzer *an) {
+  if (!an)
+    return;
+  tsla_pmap_free(&an->index);
+  free(an->binds);
+  tsl_arena_free(an->scratch);
+  free(an);
+}
+
+void tsla_analyzer_set_order(tsl_analyzer *an, const tsla_order *o) {
+  if (o)
+    an->order = *o;
+  else
+    memset(&an->order, 0, sizeof an->order);
+}
+
+static tsla_binding *find_binding(tsl_analyzer *an, const tsl_var *v) {
+  tsla_pmap_slot *s = tsla_pmap_get(&an->index, v);
+  return s ? &an->binds[s->val] : NULL;
+}
+
+static tsla_binding *get_binding(tsl_analyzer *an, const tsl_var *v) {
+  tsla_binding *b = find_binding(an, v);
+  if (b)
+    return b;
+  if (an->n_binds == an->cap_binds) {
+    uint32_t cap = an->cap_binds ? an->cap_binds * 2 : 16;
+    tsla_binding *nb = realloc(an->binds, sizeof *nb * cap);
+    if (!nb)
+      abort();
+    an->binds = nb;
+    an->cap_binds = cap;
+  }
+  b = &an->binds[an->n_binds];
+  memset(b, 0, sizeof *b);
+  b->var = v;
+  tsla_pmap_put(&an->index, v, an->n_binds++, NULL);
+  return b;
+}
+
+int tsla_analyzer_var_range(tsl_analyzer *an, const tsl_var *v,
+                            tsla_ival *r) {
+  tsla_binding *b = find_binding(an, v);
+  if (!b || !b->has_range)
+    return 0;
+  *r = b->range;
+  return 1;
+}
+
+const tsl_expr *tsla_analyzer_var_value(tsl_analyzer *an, const tsl_var *v) {
+  tsla_binding *b = find_binding(an, v);
+  return b ? b->value : NULL;
+}
+
+void tsla_enter(tsl_analyzer *an, tsl_arena *out) {
+  if (an->nest++ == 0) {
+    if (!an->scratch)
+      an->scratch = tsl_arena_new(an->ctx);
+    an->out = out ? out : an->scratch;
+    an->failed = 0;
+    an->depth = 0;
+    an->budget = TSLA_BUDGET;
+  }
+}
+
+void tsla_leave(tsl_analyzer *an) {
+  if (--an->nest == 0) {
+    an->out = NULL;
+    /* keep a small scratch arena for the next call, drop a big one */
+    if (an->scratch && tsl_arena_bytes(an->scratch) > 256 * 1024) {
+      tsl_arena_free(an->scratch);
+      an->scratch = NULL;
+    }
+  }
+}
+
+void tsl_analyzer_bind(tsl_analyzer *an, const tsl_var *v, const tsl_expr *min,
+                       const tsl_expr *extent) {
+  if (!an || !v || !min || !extent)
+    return;
+  tsla_enter(an, NULL);
+  tsla_ival m = tsla_bound_expr(an, min, 0);
+  tsla_ival x = tsla_bound_expr(an, extent, 0);
+  tsla_leave(an);
+  tsla_binding *b = get_binding(an, v);
+  int64_t hi = TSLA_POS_INF;
+  if (m.hi != TSLA_POS_INF && x.hi != TSLA_POS_INF)
+    hi = tsla_sat_add(m.hi, tsla_sat_add(x.hi, -1));
+  b->has_range = 0;
+  if (m.lo == TSLA_NEG_INF && hi == TSLA_POS_INF)
+    return;
+  if (m.lo != TSLA_NEG_INF && hi != TSLA_POS_INF && hi < m.lo)
+    return; /* empty range: the variable never takes a value */
+  b->has_range = 1;
+  b->range.lo = m.lo;
+  b->range.hi = hi;
+}
+
+void tsl_analyzer_bind_value(tsl_analyzer *an, const tsl_var *v,
+                             const tsl_expr *value) {
+  if (!an || !v)
+    return;
+  get_binding(an, v)->value = value;
+}
+
+void tsl_analyzer_unbind(tsl_analyzer *an, const tsl_var *v) {
+  if (!an || !v)
+    return;
+  tsla_binding *b = find_binding(an, v);
+  if (b) {
+    b->has_range = 0;
+    b->value = NULL;
+  }
+}

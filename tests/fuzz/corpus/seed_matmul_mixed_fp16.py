@@ -1,0 +1,15 @@
+# Mixed-precision matrix multiplication: float16 A[64, 32] @ float16 B[32, 64], products and sums in float32 C.
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((64, 32), "float16"), B: T.Buffer((32, 64), "float16"), C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"global_symbol": "main", "tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i, j, k in T.grid(64, 64, 32):
+        with T.block("C"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[v_i, v_k], B[v_k, v_j])
+            T.writes(C[v_i, v_j])
+            with T.init():
+                C[v_i, v_j] = T.float32(0)
+            C[v_i, v_j] = C[v_i, v_j] + T.Cast("float32", A[v_i, v_k]) * T.Cast("float32", B[v_k, v_j])
