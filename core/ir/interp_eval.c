@@ -151,56 +151,28 @@ static int64_t div_zero(tsli_state *st, const tsli_x *e, int64_t a) {
   return 0;
 }
 
-static int cmp_i(int op, int64_t a, int64_t b) {
-  switch (op) {
-  case TSL_EXPR_EQ:
-    return a == b;
-  case TSL_EXPR_NE:
-    return a != b;
-  case TSL_EXPR_LT:
-    return a < b;
-  case TSL_EXPR_LE:
-    return a <= b;
-  case TSL_EXPR_GT:
-    return a > b;
-  default:
-    return a >= b;
+/* Comparisons in the operand's own domain (signed, unsigned, float). */
+#define DEFINE_CMP(name, type)                                                 \
+  static int name(int op, type a, type b) {                                    \
+    switch (op) {                                                              \
+    case TSL_EXPR_EQ:                                                          \
+      return a == b;                                                           \
+    case TSL_EXPR_NE:                                                          \
+      return a != b;                                                           \
+    case TSL_EXPR_LT:                                                          \
+      return a < b;                                                            \
+    case TSL_EXPR_LE:                                                          \
+      return a <= b;                                                           \
+    case TSL_EXPR_GT:                                                          \
+      return a > b;                                                            \
+    default:                                                                   \
+      return a >= b;                                                           \
+    }                                                                          \
   }
-}
-
-static int cmp_u(int op, uint64_t a, uint64_t b) {
-  switch (op) {
-  case TSL_EXPR_EQ:
-    return a == b;
-  case TSL_EXPR_NE:
-    return a != b;
-  case TSL_EXPR_LT:
-    return a < b;
-  case TSL_EXPR_LE:
-    return a <= b;
-  case TSL_EXPR_GT:
-    return a > b;
-  default:
-    return a >= b;
-  }
-}
-
-static int cmp_f(int op, double a, double b) {
-  switch (op) {
-  case TSL_EXPR_EQ:
-    return a == b;
-  case TSL_EXPR_NE:
-    return a != b;
-  case TSL_EXPR_LT:
-    return a < b;
-  case TSL_EXPR_LE:
-    return a <= b;
-  case TSL_EXPR_GT:
-    return a > b;
-  default:
-    return a >= b;
-  }
-}
+DEFINE_CMP(cmp_i, int64_t)
+DEFINE_CMP(cmp_u, uint64_t)
+DEFINE_CMP(cmp_f, double)
+#undef DEFINE_CMP
 
 static int64_t sw_i(tsli_state *st, const tsli_x *e) {
   int64_t a, b;

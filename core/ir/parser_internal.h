@@ -1,10 +1,15 @@
 /*
  * parser_internal.h — shared state of the TVMScript front end (internal).
  *
- * The parser runs in three stages over one `pstate`:
+ * The parser runs in stages over one `pstate`:
  *   lexer.c          source bytes -> tokens (INDENT/DEDENT/NEWLINE as Python)
  *   parser_syntax.c  tokens -> a small Python AST (anode / astmt)
- *   parser_*.c       AST -> TensorIR (semantic checks, typing, scopes)
+ *   parser_func.c    module, functions, parameters, root block
+ *   parser_stmt.c    statements, loops, blocks
+ *   parser_expr.c    expressions, typing, T.* calls
+ *   parser_access.c  buffer accesses, regions, annotations
+ *   parser_buffer.c  buffer declarations; parser_scope.c symbol table
+ *   region.c         block access-region inference
  * Tokens, AST and temporaries live in a scratch arena freed after the parse;
  * IR goes to the caller's arena. Errors longjmp back to tsl_parse with the
  * diagnostic already formatted (file:line:col, source line, caret, note).
@@ -446,6 +451,10 @@ const tsl_buffer *ps_access(pstate *ps, const anode *sub,
                             const tsl_expr ***idx, uint16_t *lanes);
 /* Annotation values ({...} dictionaries) for T.func_attr & co. */
 tsl_attrs ps_attrs(pstate *ps, const anode *dict);
+/* Does the integer v fit in the integer dtype t? */
+int ps_int_fits(tsl_dtype t, int64_t v);
+/* A buffer load A[i, j] (parser_access.c). */
+pval ps_load_expr(pstate *ps, const anode *n);
 /* Buffer region `A[0:16, vi]` (or a bare buffer name = whole buffer). */
 tsl_buffer_region ps_region(pstate *ps, const anode *n);
 /* Resolve a buffer name node (error when not a buffer). */

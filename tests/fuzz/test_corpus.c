@@ -1,5 +1,5 @@
 /*
- * Replays the committed fuzz corpus through the parser (and, for inputs that
+ * Replays the committed fuzz corpus and the saved regressions through the parser (and, for inputs that
  * parse, the printer and equality) in the normal build, one TAP case per
  * file: each must parse or fail with a located error, and never crash.
  */
@@ -14,13 +14,13 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int main(void) {
-  const char *root = getenv("TESSEL_SOURCE_ROOT");
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus", root ? root : ".");
+/* per_file: one TAP case per input (regressions); otherwise one case for the
+ * whole directory, with failing inputs listed as diagnostics (corpus). */
+static void replay_dir(const char *dir, int per_file, int *parsed,
+                       int *rejected) {
   DIR *d = opendir(dir);
-  if (!ok(d != NULL, "corpus directory %s exists", dir))
-    return tap_done();
+  if (!ok(d != NULL, "directory %s exists", dir))
+    return;
   char **names = NULL;
   size_t n = 0;
   for (struct dirent *e; (e = readdir(d));) {
@@ -31,7 +31,7 @@ int main(void) {
   }
   closedir(d);
   qsort(names, n, sizeof *names, by_name);
-  int parsed = 0, rejected = 0;
+  size_t bad = 0;
   for (size_t i = 0; i < n; i++) {
     char path[8192];
     snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -40,6 +40,8 @@ int main(void) {
     tsl_diag diag = {0};
     if (tsl_read_file(path, &src, &len, &diag) != TSL_OK) {
       ok(0, "read %s", names[i]);
+      bad++;
+      free(names[i]);
       continue;
     }
     tsl_ctx *ctx = tsl_ctx_new();
@@ -48,23 +50,40 @@ int main(void) {
     int rc = tsl_parse(arena, names[i], src, len, &m, &diag);
     int good;
     if (rc == TSL_OK) {
-      parsed++;
+      (*parsed)++;
       char *text = tsl_print_module(m);
       const tsl_module *m2 = NULL;
       good = tsl_parse(arena, "printed", text, strlen(text), &m2, &diag) == TSL_OK &&
              tsl_module_equal(m, m2, NULL, 0);
       free(text);
     } else {
-      rejected++;
+      (*rejected)++;
       good = strstr(diag.text, ": error: ") != NULL;
     }
-    ok(good, "corpus %s %s", names[i], rc == TSL_OK ? "round-trips" : "is rejected with a located error");
+    const char *what = rc == TSL_OK ? "round-trips" : "is rejected with a located error";
+    if (per_file)
+      ok(good, "%s %s", names[i], what);
+    else if (!good)
+      tap_diag("FAILED: %s/%s: expected it %s", dir, names[i], what);
+    bad += !good;
     tsl_arena_free(arena);
     tsl_ctx_free(ctx);
     free(src);
     free(names[i]);
   }
   free(names);
-  tap_diag("%d corpus inputs parsed, %d rejected", parsed, rejected);
+  if (!per_file)
+    ok(bad == 0 && n > 0, "all %zu inputs of %s round-trip or are rejected with a located error (%zu failed)", n, dir, bad);
+}
+
+int main(void) {
+  const char *root = getenv("TESSEL_SOURCE_ROOT");
+  int parsed = 0, rejected = 0;
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus", root ? root : ".");
+  replay_dir(dir, 0, &parsed, &rejected);
+  snprintf(dir, sizeof dir, "%s/tests/fuzz/regressions", root ? root : ".");
+  replay_dir(dir, 1, &parsed, &rejected);
+  tap_diag("%d inputs parsed, %d rejected", parsed, rejected);
   return tap_done();
 }

@@ -1,9 +1,0 @@
-from tvm.script import tir as T
-
-
-@T.prim_func
-def main(A: T.Buffer((128,), "flaot32"), B: T.Buffer((128,), "float32")):
-    for i in range(128):
-        with T.block("copy"):
-            vi = T.axis.spatial(128, i)
-            B[vi] = A[vi]

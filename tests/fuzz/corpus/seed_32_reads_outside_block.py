@@ -1,9 +1,0 @@
-from tvm.script import tir as T
-
-
-@T.prim_func
-def main(A: T.Buffer((128, 128), "float32"), B: T.Buffer((128, 128), "float32"), C: T.Buffer((128, 128), "float32")):
-    T.func_attr({"global_symbol": "main", "tir.noalias": True})
-    T.reads(A[0:128, 0:128])
-    for i, j in T.grid(128, 128):
-        C[i, j] = A[i, j]
