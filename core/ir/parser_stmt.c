@@ -474,8 +474,21 @@ typedef struct plet {
 
 static int size_var_call(pstate *ps, const anode *v, tsl_dtype *t) {
   char path[256];
-  if (!v || v->kind != AX_CALL || v->n != 0 || !ps_dotted(ps, v->a, path, sizeof path) ||
+  if (!v || v->kind != AX_CALL || !ps_dotted(ps, v->a, path, sizeof path) ||
       strncmp(path, "T.", 2) != 0)
+    return 0;
+  if (strcmp(path, "T.var") == 0) {
+    /* older spelling of a size variable: n = T.var("int32") */
+    static const char *const var_kws[] = {"dtype", NULL};
+    ps_check_kwargs(ps, v, path, var_kws);
+    ps_check_arity(ps, v, path, 0, 1, "T.var(\"int32\")");
+    const anode *dt = ps_arg(ps, v, 0, "dtype");
+    if (!dt)
+      fail(ps, v, "write n = T.var(\"int32\") or n = T.int32()", "T.var needs a dtype");
+    *t = ps_dtype_arg(ps, dt);
+    return 1;
+  }
+  if (v->n != 0)
     return 0;
   if (strcmp(path + 2, "handle") == 0 || !tsl_dtype_parse(path + 2, strlen(path + 2), t) ||
       tsl_dtype_is_void(*t))
@@ -720,40 +733,47 @@ static const char *const thread_tags[] = {
     "blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
     "threadIdx.z", "vthread", "vthread.x", "vthread.y", "vthread.z", NULL};
 
+/* T.<name> loop iterators: the spellings of TSL_FOR_KINDS, plus T.grid. */
+static int loop_kind_of(const char *name, int *for_kind, int *is_grid) {
+  if (!strcmp(name, "grid")) {
+    *is_grid = 1;
+    return 1;
+  }
+  for (int k = 0; k < TSL_FOR_KIND_COUNT; k++) {
+    if (!strcmp(name, tsl_for_kind_name((tsl_for_kind)k))) {
+      *for_kind = k;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static PS_NOINLINE const tsl_stmt *for_stmt(pstate *ps, const astmt *s) {
   const anode *it = s->value;
   char path[256];
-  enum { L_RANGE, L_SERIAL, L_PARALLEL, L_VEC, L_UNROLL, L_THREAD, L_GRID } kind;
+  int is_range = 0, is_grid = 0, fk = TSL_FOR_SERIAL;
   static const char *const valid =
       "loops iterate over range(...), T.serial, T.parallel, T.vectorized, T.unroll, "
       "T.thread_binding or T.grid";
   if (it->kind != AX_CALL)
     fail(ps, it, valid, "unsupported loop iterator");
   if (ps_is_name(it->a, "range") && !ps_lookup(ps, ps_intern(ps, "range", 5))) {
-    kind = L_RANGE;
+    is_range = 1;
     strcpy(path, "range");
   } else if (ps_dotted(ps, it->a, path, sizeof path) && strncmp(path, "T.", 2) == 0 &&
-             (!strcmp(path + 2, "serial") || !strcmp(path + 2, "parallel") ||
-              !strcmp(path + 2, "vectorized") || !strcmp(path + 2, "unroll") ||
-              !strcmp(path + 2, "thread_binding") || !strcmp(path + 2, "grid"))) {
-    const char *f = path + 2;
-    kind = !strcmp(f, "serial")       ? L_SERIAL
-           : !strcmp(f, "parallel")   ? L_PARALLEL
-           : !strcmp(f, "vectorized") ? L_VEC
-           : !strcmp(f, "unroll")     ? L_UNROLL
-           : !strcmp(f, "grid")       ? L_GRID
-                                      : L_THREAD;
+             loop_kind_of(path + 2, &fk, &is_grid)) {
+    /* T.<for kind> or T.grid */
   } else {
     char *shown = ps_alloc(ps, 256);
     if (!ps_dotted(ps, it->a, shown, 256) && it->a->kind == AX_NAME)
       snprintf(shown, 256, "%.*s", (int)it->a->slen, it->a->s);
     const char *f = strncmp(shown, "T.", 2) == 0 ? shown + 2 : shown;
-    static const char *const kinds[] = {"serial", "parallel", "vectorized", "unroll",
-                                        "thread_binding", "grid", NULL};
     const char *best = NULL;
-    for (int k = 0; kinds[k]; k++)
-      if (ps_edit_distance(f, strlen(f), kinds[k], strlen(kinds[k])) <= 2)
-        best = kinds[k];
+    for (int k = 0; k <= TSL_FOR_KIND_COUNT; k++) {
+      const char *name = k < TSL_FOR_KIND_COUNT ? tsl_for_kind_name((tsl_for_kind)k) : "grid";
+      if (ps_edit_distance(f, strlen(f), name, strlen(name)) <= 2)
+        best = name;
+    }
     if (best)
       ps_note(ps, "did you mean T.%s? %s", best, valid);
     else
@@ -771,7 +791,7 @@ static PS_NOINLINE const tsl_stmt *for_stmt(pstate *ps, const astmt *s) {
   }
   for (uint32_t i = 0; i < nt; i++)
     (void)name_of(ps, tgs[i]);
-  if (kind != L_GRID && nt != 1) {
+  if (!is_grid && nt != 1) {
     ps_note(ps, "use T.grid(a, b, ...) to write several nested loops in one line");
     ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, tg), "%s yields one loop variable, got %u",
                 path, nt);
@@ -780,12 +800,7 @@ static PS_NOINLINE const tsl_stmt *for_stmt(pstate *ps, const astmt *s) {
   const tsl_expr **exts = TSL_NEW_ARRAY(ps->scratch, const tsl_expr *, nt);
   tsl_attrs ann = {0, NULL};
   tsl_str tag = NULL;
-  int fk = kind == L_PARALLEL ? TSL_FOR_PARALLEL
-           : kind == L_VEC    ? TSL_FOR_VECTORIZED
-           : kind == L_UNROLL ? TSL_FOR_UNROLLED
-           : kind == L_THREAD ? TSL_FOR_THREAD_BINDING
-                              : TSL_FOR_SERIAL;
-  if (kind == L_GRID) {
+  if (is_grid) {
     ps_check_kwargs(ps, it, path, NULL);
     if (it->n != nt) {
       ps_note(ps, "give one extent per loop variable");
@@ -801,11 +816,11 @@ static PS_NOINLINE const tsl_stmt *for_stmt(pstate *ps, const astmt *s) {
     static const char *const kw_range[] = {NULL};
     static const char *const kw_loop[] = {"annotations", NULL};
     static const char *const kw_thread[] = {"thread", "annotations", NULL};
-    ps_check_kwargs(ps, it, path, kind == L_RANGE    ? kw_range
-                                  : kind == L_THREAD ? kw_thread
+    ps_check_kwargs(ps, it, path, is_range ? kw_range
+                                  : fk == TSL_FOR_THREAD_BINDING ? kw_thread
                                                      : kw_loop);
     uint32_t np = it->n;
-    if (kind == L_THREAD) {
+    if (fk == TSL_FOR_THREAD_BINDING) {
       const anode *th = ps_arg(ps, it, 99, "thread");
       if (!th && np >= 2 && it->items[np - 1]->kind == AX_STR)
         th = it->items[--np];
@@ -825,7 +840,7 @@ static PS_NOINLINE const tsl_stmt *for_stmt(pstate *ps, const astmt *s) {
         ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, th), "unknown thread tag \"%s\"", tag);
       }
     }
-    if (kind == L_RANGE && np == 3) {
+    if (is_range && np == 3) {
       ps_note(ps, "write the loop with step 1 and scale the variable instead");
       ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, it->items[2]),
                   "range with a step is not supported");

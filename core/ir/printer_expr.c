@@ -9,6 +9,7 @@
 #include "printer_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { PREC_ATOM = 100, PREC_UNARY = 13, PREC_NOT = 5, PREC_CMP = 6 };
@@ -129,8 +130,12 @@ static void pr_float_imm(pr_t *p, const tsl_expr *e) {
     pr_puts(p, "\"nan\"");
   else if (isinf(v))
     pr_puts(p, v < 0 ? "\"-inf\"" : "\"inf\"");
-  else {
-    pr_format_double(v, 0, num);
+  else if (v == 0) {
+    pr_format_double(v, 0, num); /* "0", or "-0.0" to keep the sign */
+    pr_puts(p, num);
+  } else {
+    /* 17 significant digits, as TVM prints (T.float32(0.10000000000000001)) */
+    snprintf(num, sizeof num, "%.17g", v);
     pr_puts(p, num);
   }
   pr_puts(p, ")");

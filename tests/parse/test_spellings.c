@@ -130,6 +130,23 @@ static const pair pairs[] = {
      "                    Y[vi] = 0.0\n"
      "                Y[vi] += X[vi, vj]\n",
      1},
+    {"older size variable spelling n = T.var(\"int32\") vs n = T.int32()",
+     HDR "@T.prim_func\n"
+     "def f(a: T.handle, b: T.handle):\n"
+     "    n = T.var(\"int32\")\n"
+     "    m = T.var(dtype=\"int64\")\n"
+     "    A = T.match_buffer(a, (n, m))\n"
+     "    B = T.match_buffer(b, (n,))\n"
+     "    for i in range(n):\n"
+     "        B[i] = A[i, T.int64(0)]\n",
+     HDR "@T.prim_func\n"
+     "def f(a: T.handle, b: T.handle):\n"
+     "    n, m = T.int32(), T.int64()\n"
+     "    A = T.match_buffer(a, (n, m))\n"
+     "    B = T.match_buffer(b, (n,))\n"
+     "    for i in range(n):\n"
+     "        B[i] = A[i, T.int64(0)]\n",
+     1},
     {"different loop extents are not equal",
      HDR "@T.prim_func\n"
      "def f(A: T.Buffer((128,), \"float32\")):\n"
