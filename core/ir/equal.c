@@ -152,7 +152,10 @@ static int report_exprs(eq_ctx *eq, const tsl_expr *a, const tsl_expr *b) {
   tsl_strbuf_init(&sb);
   fmt_e(&sa, a);
   fmt_e(&sb, b);
-  report(eq, "%s vs %s", sa.data ? sa.data : "", sb.data ? sb.data : "");
+  const char *ta = sa.data ? sa.data : "", *tb = sb.data ? sb.data : "";
+  /* same text: names coincide but stand for different definitions */
+  report(eq, "%s vs %s%s", ta, tb,
+         strcmp(ta, tb) == 0 ? " (same names, bound to different loops, iterators or buffers)" : "");
   tsl_strbuf_free(&sa);
   tsl_strbuf_free(&sb);
   return 0;

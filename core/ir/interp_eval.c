@@ -334,8 +334,10 @@ static double fcall(int id, double x, double y) {
     return floor(x);
   case TSL_INTRIN_CEIL:
     return ceil(x);
-  /* TVM's round is nearbyint (ties to even in the default rounding mode) */
+  /* T.round lowers to llvm.round / roundf (ties away from zero) in TVM's
+   * code generators; T.nearbyint rounds ties to even */
   case TSL_INTRIN_ROUND:
+    return round(x);
   case TSL_INTRIN_NEARBYINT:
     return nearbyint(x);
   case TSL_INTRIN_TRUNC:

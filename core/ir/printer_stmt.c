@@ -185,71 +185,87 @@ static const tsl_stmt *enclosing_loop(const pr_t *p, const tsl_var *v) {
   return NULL;
 }
 
-/* Can every iter var be written as T.axis.remap? */
-static int can_remap(const pr_t *p, const tsl_stmt *realize) {
+/* Can iter var i be part of a T.axis.remap? As in TVM: a spatial or reduce
+ * var bound to an enclosing loop's variable whose range equals its domain
+ * (the parser's remap takes the loop's [min, min + extent)). */
+static int remappable(const pr_t *p, const tsl_stmt *realize, uint32_t i) {
   const tsl_block *b = realize->u.realize.block;
-  if (b->n_iter_vars < 2 || realize->u.realize.n_iter_values != b->n_iter_vars)
+  if (i >= realize->u.realize.n_iter_values)
     return 0;
-  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
-    const tsl_iter_var *iv = &b->iter_vars[i];
-    const tsl_expr *val = realize->u.realize.iter_values[i];
-    if (iv->iter_type != TSL_ITER_SPATIAL && iv->iter_type != TSL_ITER_REDUCE)
-      return 0;
-    if (!val || val->kind != TSL_EXPR_VAR || !is_const(iv->dom.min, 0))
-      return 0;
-    const tsl_stmt *loop = enclosing_loop(p, val->u.var);
-    if (!loop || !is_const(loop->u.loop.min, 0) ||
-        !pr_expr_same(loop->u.loop.extent, iv->dom.extent) ||
-        !tsl_dtype_eq(iv->var->dtype, val->u.var->dtype))
-      return 0;
+  const tsl_iter_var *iv = &b->iter_vars[i];
+  const tsl_expr *val = realize->u.realize.iter_values[i];
+  if (iv->iter_type != TSL_ITER_SPATIAL && iv->iter_type != TSL_ITER_REDUCE)
+    return 0;
+  if (!val || val->kind != TSL_EXPR_VAR)
+    return 0;
+  const tsl_stmt *loop = enclosing_loop(p, val->u.var);
+  return loop && pr_expr_same(loop->u.loop.min, iv->dom.min) &&
+         pr_expr_same(loop->u.loop.extent, iv->dom.extent) &&
+         tsl_dtype_eq(iv->var->dtype, val->u.var->dtype);
+}
+
+static void pr_axis_single(pr_t *p, const tsl_stmt *realize, const char **names,
+                           uint32_t i) {
+  const tsl_iter_var *iv = &realize->u.realize.block->iter_vars[i];
+  pr_line(p);
+  pr_printf(p, "%s = T.axis.%s(", names[i],
+            tsl_iter_type_name((tsl_iter_type)iv->iter_type));
+  if (is_const(iv->dom.min, 0)) {
+    pr_expr(p, iv->dom.extent);
+  } else {
+    pr_puts(p, "(");
+    pr_expr(p, iv->dom.min);
+    pr_puts(p, ", ");
+    pr_range_stop(p, iv->dom.min, iv->dom.extent);
+    pr_puts(p, ")");
   }
-  return 1;
+  pr_puts(p, ", ");
+  if (i < realize->u.realize.n_iter_values)
+    pr_expr(p, realize->u.realize.iter_values[i]);
+  else
+    pr_puts(p, "None");
+  pr_puts(p, ")");
+  pr_newline(p);
+}
+
+/* iter vars [lo, hi), all remappable: one T.axis.remap when there are two
+ * or more, else the single form (TVM's layout). */
+static void pr_axis_run(pr_t *p, const tsl_stmt *realize, const char **names,
+                        uint32_t lo, uint32_t hi) {
+  const tsl_block *b = realize->u.realize.block;
+  if (hi - lo == 1) {
+    pr_axis_single(p, realize, names, lo);
+    return;
+  }
+  pr_line(p);
+  for (uint32_t i = lo; i < hi; i++)
+    pr_printf(p, "%s%s", i > lo ? ", " : "", names[i]);
+  pr_puts(p, " = T.axis.remap(\"");
+  for (uint32_t i = lo; i < hi; i++)
+    pr_puts(p, b->iter_vars[i].iter_type == TSL_ITER_SPATIAL ? "S" : "R");
+  pr_puts(p, "\", [");
+  for (uint32_t i = lo; i < hi; i++) {
+    if (i > lo)
+      pr_puts(p, ", ");
+    pr_expr(p, realize->u.realize.iter_values[i]);
+  }
+  pr_puts(p, "])");
+  pr_newline(p);
 }
 
 static void pr_axes(pr_t *p, const tsl_stmt *realize, const char **names) {
-  const tsl_block *b = realize->u.realize.block;
-  uint32_t n = b->n_iter_vars;
-  if (n == 0)
-    return;
-  if (can_remap(p, realize)) {
-    pr_line(p);
-    for (uint32_t i = 0; i < n; i++)
-      pr_printf(p, "%s%s", i ? ", " : "", names[i]);
-    pr_puts(p, " = T.axis.remap(\"");
-    for (uint32_t i = 0; i < n; i++)
-      pr_puts(p, b->iter_vars[i].iter_type == TSL_ITER_SPATIAL ? "S" : "R");
-    pr_puts(p, "\", [");
-    for (uint32_t i = 0; i < n; i++) {
-      if (i)
-        pr_puts(p, ", ");
-      pr_expr(p, realize->u.realize.iter_values[i]);
-    }
-    pr_puts(p, "])");
-    pr_newline(p);
-    return;
-  }
+  uint32_t n = realize->u.realize.block->n_iter_vars;
+  uint32_t run = 0; /* start of the current run of remappable vars */
   for (uint32_t i = 0; i < n; i++) {
-    const tsl_iter_var *iv = &b->iter_vars[i];
-    pr_line(p);
-    pr_printf(p, "%s = T.axis.%s(", names[i],
-              tsl_iter_type_name((tsl_iter_type)iv->iter_type));
-    if (is_const(iv->dom.min, 0)) {
-      pr_expr(p, iv->dom.extent);
-    } else {
-      pr_puts(p, "(");
-      pr_expr(p, iv->dom.min);
-      pr_puts(p, ", ");
-      pr_range_stop(p, iv->dom.min, iv->dom.extent);
-      pr_puts(p, ")");
-    }
-    pr_puts(p, ", ");
-    if (i < realize->u.realize.n_iter_values)
-      pr_expr(p, realize->u.realize.iter_values[i]);
-    else
-      pr_puts(p, "None");
-    pr_puts(p, ")");
-    pr_newline(p);
+    if (remappable(p, realize, i))
+      continue;
+    if (run < i)
+      pr_axis_run(p, realize, names, run, i);
+    pr_axis_single(p, realize, names, i);
+    run = i + 1;
   }
+  if (run < n)
+    pr_axis_run(p, realize, names, run, n);
 }
 
 void pr_block_contents(pr_t *p, const tsl_stmt *realize) {

@@ -331,7 +331,8 @@ static void test_modules(void) {
   ru.reuse_loop_var = 1;
   expect_diff(base, build(&ru), "two loop vars vs one reused var",
               "funcs[main].body.block[root].body[0].for[i].body.for[j].body.for[k]"
-              ".body.block[update].iter_values[0]: i vs i");
+              ".body.block[update].iter_values[0]: i vs i "
+              "(same names, bound to different loops, iterators or buffers)");
   prog_opts s3 = defaults();
   s3.symbolic = 2;
   expect_diff(build(&s1), build(&s3), "shape (n, n) vs (n, m)",

@@ -150,6 +150,17 @@ static void test_spellings(void) {
   differ("predicate", base,
          fill(FLAT, "global", "16", "x", "i * 4 + j < 63", "vi * 4 + vj"),
          ".predicate:");
+  /* the same spelling on both sides but bound to different loops: the
+   * report says so instead of the puzzling "j vs j" */
+  const char *ij =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((8, 8), \"float32\")):\n"
+      "    for %s in T.grid(8, 8):\n"
+      "        with T.block(\"x\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [j, i])\n"
+      "            A[vi, vj] = T.float32(0)\n";
+  differ("same loop names bound in the other order", fill(ij, "i, j"), fill(ij, "j, i"),
+         "iter_values[0]: j vs j (same names, bound to different loops");
   same("symbolic shape var renamed", fill(SYM, "n", "n", "n", "n"),
        fill(SYM, "rows", "rows", "rows", "rows"));
   /* the func attribute global_symbol is ignored; others are not */

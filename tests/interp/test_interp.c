@@ -669,12 +669,18 @@ static void test_intrinsics(void) {
      "sigmoid(x) = 1 / (1 + exp(-x))");
   ok(eval1(CALL1(RSQRT, f32, cf(f32, 4)), f32, NULL, NULL) == 0.5,
      "rsqrt(4) = 0.5");
-  ok(eval1(CALL1(ROUND, f32, cf(f32, 2.5)), f32, NULL, NULL) == 2.0,
-     "round(2.5) = 2 (half to even)");
+  /* T.round is llvm.round / roundf in TVM's code generators: ties away
+   * from zero; T.nearbyint rounds ties to even */
+  ok(eval1(CALL1(ROUND, f32, cf(f32, 2.5)), f32, NULL, NULL) == 3.0,
+     "round(2.5) = 3 (ties away from zero)");
   ok(eval1(CALL1(ROUND, f32, cf(f32, 3.5)), f32, NULL, NULL) == 4.0,
      "round(3.5) = 4");
-  ok(eval1(CALL1(ROUND, f32, cf(f32, -2.5)), f32, NULL, NULL) == -2.0,
-     "round(-2.5) = -2");
+  ok(eval1(CALL1(ROUND, f32, cf(f32, -2.5)), f32, NULL, NULL) == -3.0,
+     "round(-2.5) = -3");
+  ok(eval1(CALL1(NEARBYINT, f32, cf(f32, 2.5)), f32, NULL, NULL) == 2.0,
+     "nearbyint(2.5) = 2 (ties to even)");
+  ok(eval1(CALL1(NEARBYINT, f32, cf(f32, -3.5)), f32, NULL, NULL) == -4.0,
+     "nearbyint(-3.5) = -4");
   ok(eval1(CALL1(FLOOR, f32, cf(f32, -1.5)), f32, NULL, NULL) == -2.0,
      "floor(-1.5) = -2");
   ok(eval1(CALL1(CEIL, f32, cf(f32, -1.5)), f32, NULL, NULL) == -1.0,
