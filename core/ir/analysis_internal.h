@@ -180,4 +180,22 @@ const tsl_expr *tsla_analyzer_var_value(tsl_analyzer *an, const tsl_var *v);
  * `T.min(a, b)`, `A[i, j]`, `T.int64(3)`). Depth-capped. */
 void tsla_fmt_expr(tsl_strbuf *sb, const tsl_expr *e);
 
+/* Small builders shared by the simplifier files: results go to an->out. */
+static inline const tsl_expr *tsla_from(tsl_analyzer *an, const tsla_poly *p) {
+  return tsla_poly_to_expr(an->out, p);
+}
+static inline const tsl_expr *tsla_cint(tsl_analyzer *an, tsl_dtype t, int64_t v) {
+  return tsl_expr_int(an->out, t, tsla_wrap(t, v));
+}
+static inline int tsla_is_const(const tsl_expr *e, int64_t *v) {
+  if (e->kind != TSL_EXPR_INT_IMM || e->dtype.lanes != 1)
+    return 0;
+  *v = e->u.int_value;
+  return 1;
+}
+static inline const tsl_expr *tsla_bin(tsl_analyzer *an, tsl_expr_kind k,
+                                       const tsl_expr *a, const tsl_expr *b) {
+  return tsl_expr_binary(an->out, k, a, b);
+}
+
 #endif /* TESSEL_ANALYSIS_INTERNAL_H */

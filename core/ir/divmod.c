@@ -10,26 +10,6 @@
 #define S (an->scratch)
 #define O (&an->order)
 
-static const tsl_expr *from(tsl_analyzer *an, const tsla_poly *p) {
-  return tsla_poly_to_expr(an->out, p);
-}
-
-static const tsl_expr *cint(tsl_analyzer *an, tsl_dtype t, int64_t v) {
-  return tsl_expr_int(an->out, t, tsla_wrap(t, v));
-}
-
-static int is_const(const tsl_expr *e, int64_t *v) {
-  if (e->kind != TSL_EXPR_INT_IMM || e->dtype.lanes != 1)
-    return 0;
-  *v = e->u.int_value;
-  return 1;
-}
-
-static const tsl_expr *bin(tsl_analyzer *an, tsl_expr_kind k, const tsl_expr *a,
-                           const tsl_expr *b) {
-  return tsl_expr_binary(an->out, k, a, b);
-}
-
 static const tsla_poly *floordiv_c(tsl_analyzer *an, const tsla_poly *x,
                                    int64_t c, int level);
 static const tsla_poly *floormod_c(tsl_analyzer *an, const tsla_poly *x,
@@ -128,7 +108,7 @@ static int single_atom_term(const tsla_term *t, tsl_expr_kind kind, int64_t *k,
   if (t->n_atoms != 1)
     return 0;
   const tsl_expr *a = t->atoms[0];
-  if (a->kind != kind || !is_const(a->args[1], divisor) || *divisor <= 0)
+  if (a->kind != kind || !tsla_is_const(a->args[1], divisor) || *divisor <= 0)
     return 0;
   *k = t->coef;
   return 1;
@@ -139,7 +119,7 @@ static int single_atom(const tsla_poly *p, tsl_expr_kind kind, int64_t *k,
   if (p->n != 1 || p->t[0].n_atoms != 1)
     return 0;
   const tsl_expr *a = p->t[0].atoms[0];
-  if (a->kind != kind || !is_const(a->args[1], divisor) || *divisor <= 0)
+  if (a->kind != kind || !tsla_is_const(a->args[1], divisor) || *divisor <= 0)
     return 0;
   *k = p->t[0].coef;
   return 1;
@@ -193,7 +173,7 @@ static const tsla_poly *floordiv_c(tsl_analyzer *an, const tsla_poly *x,
     return tsla_poly_add(S, O, q, r, 1);
   if (reduced && level < 16) /* the smaller division may simplify further */
     return tsla_poly_add(S, O, q, floordiv_c(an, r, c, level + 1), 1);
-  const tsl_expr *atom = bin(an, TSL_EXPR_FLOORDIV, from(an, r), cint(an, x->dt, c));
+  const tsl_expr *atom = tsla_bin(an, TSL_EXPR_FLOORDIV, tsla_from(an, r), tsla_cint(an, x->dt, c));
   return tsla_poly_add(S, O, q, tsla_poly_atom(S, x->dt, atom), 1);
 }
 
@@ -211,7 +191,7 @@ static const tsla_poly *floormod_c(tsl_analyzer *an, const tsla_poly *x,
       const tsla_term *t = &x->t[i];
       int64_t m, tm;
       if (t->n_atoms != 1 || t->atoms[0]->kind != TSL_EXPR_FLOORMOD ||
-          !is_const(t->atoms[0]->args[1], &m) || m <= 0 ||
+          !tsla_is_const(t->atoms[0]->args[1], &m) || m <= 0 ||
           __builtin_mul_overflow(t->coef, m, &tm) || tm % c != 0)
         continue;
       const tsla_poly *y = tsla_poly_of_simplified(an, t->atoms[0]->args[0]);
@@ -248,7 +228,7 @@ static const tsla_poly *floormod_c(tsl_analyzer *an, const tsla_poly *x,
     return z;
   if (g > 1 && level < 16) /* the smaller modulus may simplify further */
     return tsla_poly_add(S, O, z, floormod_c(an, r, c, level + 1), g);
-  const tsl_expr *atom = bin(an, TSL_EXPR_FLOORMOD, from(an, r), cint(an, x->dt, c));
+  const tsl_expr *atom = tsla_bin(an, TSL_EXPR_FLOORMOD, tsla_from(an, r), tsla_cint(an, x->dt, c));
   return tsla_poly_add(S, O, z, tsla_poly_atom(S, x->dt, atom), g);
 }
 
@@ -260,7 +240,7 @@ const tsla_poly *tsla_recombine(tsl_analyzer *an, const tsla_poly *p) {
       const tsla_term *ti = &p->t[i];
       int64_t c;
       if (ti->n_atoms != 1 || ti->atoms[0]->kind != TSL_EXPR_FLOORMOD ||
-          !is_const(ti->atoms[0]->args[1], &c) || c <= 0)
+          !tsla_is_const(ti->atoms[0]->args[1], &c) || c <= 0)
         continue;
       int has_div = 0;
       for (uint32_t j = 0; j < p->n && !has_div; j++)
@@ -311,11 +291,11 @@ const tsla_poly *tsla_recombine(tsl_analyzer *an, const tsla_poly *p) {
       const tsla_term *ti = &p->t[i];
       int64_t c, a = ti->coef;
       if (ti->n_atoms != 1 || ti->atoms[0]->kind != TSL_EXPR_FLOORDIV ||
-          !is_const(ti->atoms[0]->args[1], &c) || c <= 1 || a % c != 0)
+          !tsla_is_const(ti->atoms[0]->args[1], &c) || c <= 1 || a % c != 0)
         continue;
       const tsl_expr *xd = ti->atoms[0]->args[0];
       const tsla_poly *px = tsla_poly_of_simplified(an, xd);
-      const tsl_expr *fm = bin(an, TSL_EXPR_FLOORMOD, xd, ti->atoms[0]->args[1]);
+      const tsl_expr *fm = tsla_bin(an, TSL_EXPR_FLOORMOD, xd, ti->atoms[0]->args[1]);
       tsla_poly one = {p->dt, 0, 1, ti};
       const tsla_poly *np = tsla_poly_add(S, O, p, &one, -1);
       np = tsla_poly_add(S, O, np, px, a / c);

@@ -97,6 +97,17 @@ uint32_t ps_node_opoff(const pstate *ps, const anode *n) {
 
 /* ---- diagnostics ---- */
 
+_Noreturn void ps_fail(pstate *ps, const anode *n, const char *note,
+                       const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  ps_note(ps, "%s", note ? note : "");
+  ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, n), "%s", msg);
+}
+
 void ps_note(pstate *ps, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -9,18 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static _Noreturn void fail(pstate *ps, const anode *n, const char *note,
-                           const char *fmt, ...) TSL_PRINTF(4, 5);
-static _Noreturn void fail(pstate *ps, const anode *n, const char *note,
-                           const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  ps_note(ps, "%s", note ? note : "");
-  ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, n), "%s", msg);
-}
 
 /* ---- buffer access ---- */
 
@@ -48,7 +36,7 @@ const tsl_buffer *ps_access(pstate *ps, const anode *sub, const tsl_expr ***idx,
     const anode *it = sub->items[d];
     if (it->kind == AX_SLICE) {
       if (!it->a || !it->b)
-        fail(ps, it, "write both bounds, as in A[i:i + 4]",
+        ps_fail(ps, it, "write both bounds, as in A[i:i + 4]",
              "a vector index needs both bounds");
       const tsl_expr *lo = ps_int_expr(ps, it->a, "slice start");
       const tsl_expr *hi = ps_int_expr(ps, it->b, "slice stop");
@@ -58,13 +46,13 @@ const tsl_buffer *ps_access(pstate *ps, const anode *sub, const tsl_expr ***idx,
       const tsl_expr *e = ps_extent(ps, lo, hi);
       if (!tsl_expr_is_const_int(e, &ext) || ext <= 0 ||
           !tsl_expr_is_const_int(stride, &st) || st <= 0)
-        fail(ps, it, "use a constant positive length such as A[i:i + 4]",
+        ps_fail(ps, it, "use a constant positive length such as A[i:i + 4]",
              "a vector index needs a constant length");
       int64_t n = ext / st + (ext % st != 0);
       if (n > 65535)
-        fail(ps, it, "vectors have at most 65535 lanes", "vector index too long");
+        ps_fail(ps, it, "vectors have at most 65535 lanes", "vector index too long");
       if (*lanes > 1 && n > 1)
-        fail(ps, it, "use one vector index per access", "more than one vector index");
+        ps_fail(ps, it, "use one vector index per access", "more than one vector index");
       if (n == 1) {
         out[d] = lo;
       } else {
@@ -80,7 +68,7 @@ const tsl_buffer *ps_access(pstate *ps, const anode *sub, const tsl_expr ***idx,
       ps->has_hint = hint;
       if (!v.weak && tsl_dtype_is_int(v.e->dtype) && v.e->dtype.lanes > 1) {
         if (*lanes > 1)
-          fail(ps, it, "use one vector index per access", "more than one vector index");
+          ps_fail(ps, it, "use one vector index per access", "more than one vector index");
         *lanes = v.e->dtype.lanes;
         out[d] = v.e;
         continue;
@@ -96,8 +84,8 @@ PS_NOINLINE pval ps_load_expr(pstate *ps, const anode *n) {
   char buf[256];
   if (n->a->kind != AX_NAME) {
     if (ps_dotted(ps, n->a, buf, sizeof buf))
-      fail(ps, n, "only buffers can be indexed", "'%s' cannot be indexed", buf);
-    fail(ps, n, "index a buffer by name, as in A[i, j]", "only buffers can be indexed");
+      ps_fail(ps, n, "only buffers can be indexed", "'%s' cannot be indexed", buf);
+    ps_fail(ps, n, "index a buffer by name, as in A[i, j]", "only buffers can be indexed");
   }
   const tsl_expr **idx;
   uint16_t lanes;
@@ -139,7 +127,7 @@ tsl_buffer_region ps_region(pstate *ps, const anode *n) {
     return r;
   }
   if (!n || n->kind != AX_SUBSCRIPT)
-    fail(ps, n, "write a buffer region such as A[vi, 0:16]", "expected a buffer region");
+    ps_fail(ps, n, "write a buffer region such as A[vi, 0:16]", "expected a buffer region");
   const tsl_buffer *b = ps_buffer_ref(ps, n->a);
   check_ndim(ps, n, b, n->n);
   tsl_range *rs = TSL_NEW_ARRAY(ps->arena, tsl_range, n->n ? n->n : 1);
@@ -147,7 +135,7 @@ tsl_buffer_region ps_region(pstate *ps, const anode *n) {
     const anode *it = n->items[d];
     if (it->kind == AX_SLICE) {
       if (it->c)
-        fail(ps, it->c, "regions are contiguous: write A[lo:hi]",
+        ps_fail(ps, it->c, "regions are contiguous: write A[lo:hi]",
              "a region cannot have a step");
       const tsl_expr *hi = it->b ? ps_int_expr(ps, it->b, "region stop") : b->shape[d];
       const tsl_expr *lo =
@@ -175,7 +163,7 @@ static tsl_attr_value attr_value(pstate *ps, const anode *n);
 
 tsl_attrs ps_attrs(pstate *ps, const anode *dict) {
   if (!dict || dict->kind != AX_DICT)
-    fail(ps, dict, "write a dictionary such as {\"key\": value}", "expected a dictionary");
+    ps_fail(ps, dict, "write a dictionary such as {\"key\": value}", "expected a dictionary");
   uint32_t m = dict->n / 2;
   tsl_attr *items = TSL_NEW_ARRAY(ps->scratch, tsl_attr, m ? m : 1);
   for (uint32_t i = 0; i < m; i++) {
@@ -183,7 +171,7 @@ tsl_attrs ps_attrs(pstate *ps, const anode *dict) {
     tsl_str key = ps_str_arg(ps, k, "an annotation key");
     for (uint32_t j = 0; j < i; j++)
       if (items[j].key == key)
-        fail(ps, k, "give each key once", "duplicate key \"%s\"", key);
+        ps_fail(ps, k, "give each key once", "duplicate key \"%s\"", key);
     items[i].key = key;
     items[i].value = attr_value(ps, dict->items[2 * i + 1]);
   }
@@ -213,7 +201,7 @@ static tsl_attr_value attr_value(pstate *ps, const anode *n) {
     v.u.dict = ps_attrs(ps, n);
     return v;
   case AX_NONE:
-    fail(ps, n, "annotation values are numbers, strings, bools, lists or dictionaries",
+    ps_fail(ps, n, "annotation values are numbers, strings, bools, lists or dictionaries",
          "None is not a valid annotation value");
   default:
     break;

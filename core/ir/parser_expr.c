@@ -30,19 +30,6 @@ static tsl_str node_str(pstate *ps, const anode *n) {
 
 static const char *dtname(tsl_dtype t, char *buf) { return tsl_dtype_str(t, buf); }
 
-static _Noreturn void fail(pstate *ps, const anode *n, const char *note,
-                           const char *fmt, ...) TSL_PRINTF(4, 5);
-
-static _Noreturn void fail(pstate *ps, const anode *n, const char *note,
-                           const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  ps_note(ps, "%s", note ? note : "");
-  ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, n), "%s", msg);
-}
 
 int ps_dotted(pstate *ps, const anode *n, char *buf, size_t cap) {
   const anode *parts[16];
@@ -234,7 +221,7 @@ static const tsl_expr *lit_to(pstate *ps, pval v, tsl_dtype t, const char *what)
   const tsl_expr *e = NULL;
   if (tsl_dtype_is_bool(s)) {
     if (v.weak != PV_BOOL)
-      fail(ps, v.node, "write True or False, or compare the value, e.g. x != 0",
+      ps_fail(ps, v.node, "write True or False, or compare the value, e.g. x != 0",
            "%s must be a bool, found the number %s", what, lit);
     e = tsl_expr_bool(ps->arena, (int)v.i);
   } else if (tsl_dtype_is_int(s)) {
@@ -251,11 +238,11 @@ static const tsl_expr *lit_to(pstate *ps, pval v, tsl_dtype t, const char *what)
     e = tsl_expr_int(ps->arena, s, v.i);
   } else if (tsl_dtype_is_float(s)) {
     if (v.weak == PV_BOOL)
-      fail(ps, v.node, "write a number, or convert with T.Cast",
+      ps_fail(ps, v.node, "write a number, or convert with T.Cast",
            "%s must be %s, found a bool", what, dn);
     e = tsl_expr_float(ps->arena, s, v.weak == PV_FLOAT ? v.f : (double)v.i);
   } else {
-    fail(ps, v.node, "pass a variable of that type instead",
+    ps_fail(ps, v.node, "pass a variable of that type instead",
          "a literal cannot be used as %s (%s)", what, dn);
   }
   if (t.lanes > 1)
@@ -326,13 +313,13 @@ const tsl_expr *ps_int_expr(pstate *ps, const anode *n, const char *what) {
   if (v.weak) {
     char lit[64];
     weak_text(v, lit, sizeof lit);
-    fail(ps, n, "write an integer expression", "%s must be an integer, found %s", what,
+    ps_fail(ps, n, "write an integer expression", "%s must be an integer, found %s", what,
          lit);
   }
   if (!tsl_dtype_is_int(v.e->dtype) || v.e->dtype.lanes != 1) {
     char a[32];
     dtname(v.e->dtype, a);
-    fail(ps, n, "use an integer expression, or convert with T.Cast(\"int32\", ...)",
+    ps_fail(ps, n, "use an integer expression, or convert with T.Cast(\"int32\", ...)",
          "%s must be an integer expression, found %s", what, a);
   }
   return v.e;
@@ -352,7 +339,7 @@ const tsl_expr *ps_bool_expr(pstate *ps, const anode *n, const char *what) {
     weak_text(v, a, sizeof a);
   else
     dtname(v.e->dtype, a);
-  fail(ps, n, "compare the value to get a bool, e.g. x != 0",
+  ps_fail(ps, n, "compare the value to get a bool, e.g. x != 0",
        "%s must be a bool expression, found %s", what, a);
 }
 
@@ -384,7 +371,7 @@ tsl_dtype ps_dtype_arg(pstate *ps, const anode *n) {
       if (tsl_dtype_parse(buf + 2, strlen(buf + 2), &t))
         return t;
     }
-    fail(ps, n, "write the dtype as a string, e.g. \"float32\"",
+    ps_fail(ps, n, "write the dtype as a string, e.g. \"float32\"",
          "expected a dtype string");
   }
   tsl_dtype t;
@@ -398,7 +385,7 @@ tsl_dtype ps_dtype_arg(pstate *ps, const anode *n) {
 
 tsl_str ps_str_arg(pstate *ps, const anode *n, const char *what) {
   if (!n || n->kind != AX_STR)
-    fail(ps, n, "write it as a string in quotes", "%s must be a string", what);
+    ps_fail(ps, n, "write it as a string in quotes", "%s must be a string", what);
   return ps_intern(ps, n->s, n->slen);
 }
 
@@ -409,7 +396,7 @@ int64_t ps_int_literal(pstate *ps, const anode *n, const char *what) {
     return v.i;
   if (!v.weak && tsl_expr_is_const_int(v.e, &x))
     return x;
-  fail(ps, n, "write a plain integer such as 4", "%s must be an integer constant", what);
+  ps_fail(ps, n, "write a plain integer such as 4", "%s must be an integer constant", what);
 }
 
 /* ---- structural helpers ---- */
@@ -499,7 +486,7 @@ static int64_t ipow(pstate *ps, const anode *where, int64_t b, int64_t e) {
   int64_t r = 1;
   while (e > 0) {
     if (__builtin_mul_overflow(r, b, &r))
-      fail(ps, where, "use smaller constants", "integer overflow in constant expression");
+      ps_fail(ps, where, "use smaller constants", "integer overflow in constant expression");
     e--;
   }
   return r;
@@ -518,7 +505,7 @@ static pval fold(pstate *ps, sop op, pval a, pval b, const anode *where) {
     double r = 0;
     if ((op == S_TRUEDIV || op == S_FLOORDIV || op == S_FLOORMOD || op == S_TRUNCDIV ||
          op == S_TRUNCMOD) && y == 0)
-      fail(ps, where, "divide by a nonzero value", "division by zero in constant expression");
+      ps_fail(ps, where, "divide by a nonzero value", "division by zero in constant expression");
     switch (op) {
     case S_ADD: r = x + y; break;
     case S_SUB: r = x - y; break;
@@ -545,7 +532,7 @@ static pval fold(pstate *ps, sop op, pval a, pval b, const anode *where) {
   int ovf = 0;
   if ((op == S_FLOORDIV || op == S_FLOORMOD || op == S_TRUNCDIV || op == S_TRUNCMOD) &&
       y == 0)
-    fail(ps, where, "divide by a nonzero value", "division by zero in constant expression");
+    ps_fail(ps, where, "divide by a nonzero value", "division by zero in constant expression");
   if ((op == S_FLOORDIV || op == S_TRUNCDIV) && x == INT64_MIN && y == -1)
     ovf = 1;
   switch (op) {
@@ -585,7 +572,7 @@ static pval fold(pstate *ps, sop op, pval a, pval b, const anode *where) {
   default: break;
   }
   if (ovf)
-    fail(ps, where, "use smaller constants", "integer overflow in constant expression");
+    ps_fail(ps, where, "use smaller constants", "integer overflow in constant expression");
   return weak_int(where, r);
 }
 
@@ -645,25 +632,25 @@ static pval binop(pstate *ps, sop op, pval a, pval b, const anode *where) {
   dtname(t, dn);
   if (op == S_AND || op == S_OR) {
     if (!tsl_dtype_is_bool(s))
-      fail(ps, where, "compare the values first, e.g. x != 0",
+      ps_fail(ps, where, "compare the values first, e.g. x != 0",
            "'%s' needs bool operands, found %s", opt, dn);
   } else if (!is_cmp(op)) {
     if (tsl_dtype_is_bool(s) || s.code == TSL_DT_HANDLE)
-      fail(ps, where,
+      ps_fail(ps, where,
            "use 'and' / 'or' / 'not' for bools, or convert with T.Cast(\"int32\", ...)",
            "arithmetic '%s' on %s values", opt, dn);
     if ((op == S_TRUNCDIV || op == S_TRUNCMOD) && !tsl_dtype_is_int(s))
-      fail(ps, where, "use '/' or T.fmod for floats", "%s needs integer operands, found %s",
+      ps_fail(ps, where, "use '/' or T.fmod for floats", "%s needs integer operands, found %s",
            opt, dn);
     if (op == S_POW) {
       if (!tsl_dtype_is_float(s))
-        fail(ps, where, "multiply it out, or convert with T.Cast(\"float32\", ...)",
+        ps_fail(ps, where, "multiply it out, or convert with T.Cast(\"float32\", ...)",
              "'**' needs float operands, found %s", dn);
       const tsl_expr *args[2] = {a.e, b.e};
       return typed(where, tsl_expr_call(ps->arena, TSL_INTRIN_POW, t, 2, args));
     }
   } else if (s.code == TSL_DT_HANDLE) {
-    fail(ps, where, "compare numbers", "cannot compare handle values");
+    ps_fail(ps, where, "compare numbers", "cannot compare handle values");
   }
   return typed(where, tsl_expr_binary(ps->arena, sop_kind[op], a.e, b.e));
 }
@@ -727,7 +714,7 @@ static PS_NOINLINE pval name_expr(pstate *ps, const anode *n) {
 
 PS_NOINLINE const tsl_buffer *ps_buffer_ref(pstate *ps, const anode *n) {
   if (!n || n->kind != AX_NAME)
-    fail(ps, n, "name a buffer, as in A[i, j]", "expected a buffer");
+    ps_fail(ps, n, "name a buffer, as in A[i, j]", "expected a buffer");
   tsl_str name = node_str(ps, n);
   psym *s = ps_lookup(ps, name);
   if (s && s->kind == SYM_BUFFER)
@@ -823,10 +810,10 @@ static pval dtype_ctor(pstate *ps, const anode *call, const char *fname, tsl_dty
     else if (a->slen == 3 && memcmp(a->s, "nan", 3) == 0)
       v = NAN;
     else
-      fail(ps, a, "the strings accepted are \"inf\", \"-inf\" and \"nan\"",
+      ps_fail(ps, a, "the strings accepted are \"inf\", \"-inf\" and \"nan\"",
            "invalid float constant \"%.*s\"", (int)(a->slen > 32 ? 32 : a->slen), a->s);
     if (!tsl_dtype_is_float(t))
-      fail(ps, a, "use a float dtype such as T.float32(\"inf\")",
+      ps_fail(ps, a, "use a float dtype such as T.float32(\"inf\")",
            "%s cannot hold \"%.*s\"", fname, (int)a->slen, a->s);
     const tsl_expr *e = tsl_expr_float(ps->arena, tsl_dtype_scalar(t), v);
     if (t.lanes > 1)
@@ -841,7 +828,7 @@ static pval dtype_ctor(pstate *ps, const anode *call, const char *fname, tsl_dty
   if (v.weak) {
     if (tsl_dtype_is_int(t) && v.weak == PV_FLOAT) {
       if (v.f != floor(v.f) || !(fabs(v.f) < 9.2e18))
-        fail(ps, a, "write an integer value", "%s needs an integer value", fname);
+        ps_fail(ps, a, "write an integer value", "%s needs an integer value", fname);
       v = weak_int(a, (int64_t)v.f);
     }
     if (tsl_dtype_is_bool(t) && v.weak == PV_INT && (v.i == 0 || v.i == 1))
@@ -880,7 +867,7 @@ static pval min_max_value(pstate *ps, const anode *call, const char *fname, int 
   const tsl_expr *e = NULL;
   if (which == 2) { /* infinity */
     if (!tsl_dtype_is_float(s))
-      fail(ps, call->items[0], "use a float dtype", "T.infinity needs a float dtype");
+      ps_fail(ps, call->items[0], "use a float dtype", "T.infinity needs a float dtype");
     e = tsl_expr_float(ps->arena, s, INFINITY);
   } else if (tsl_dtype_is_float(s)) {
     double m = s.bits == 16 && s.code == TSL_DT_FLOAT ? 65504.0
@@ -899,7 +886,7 @@ static pval min_max_value(pstate *ps, const anode *call, const char *fname, int 
                 : (s.bits >= 64 ? INT64_MIN : -((int64_t)1 << (s.bits - 1)));
     e = tsl_expr_int(ps->arena, s, v);
   } else {
-    fail(ps, call->items[0], "use a numeric dtype", "%s needs a numeric dtype", fname);
+    ps_fail(ps, call->items[0], "use a numeric dtype", "%s needs a numeric dtype", fname);
   }
   if (t.lanes > 1)
     e = tsl_expr_broadcast(ps->arena, e, t.lanes);
@@ -929,7 +916,7 @@ static pval intrinsic(pstate *ps, const anode *call, const char *fname, tsl_intr
   tsl_dtype t = a.e->dtype, s = tsl_dtype_scalar(t);
   char dn[32];
   if (!(tsl_dtype_is_float(s) || (op == TSL_INTRIN_ABS && tsl_dtype_is_int(s))))
-    fail(ps, call->items[0], "convert the argument with T.Cast(\"float32\", ...)",
+    ps_fail(ps, call->items[0], "convert the argument with T.Cast(\"float32\", ...)",
          "%s needs a float argument, found %s", fname, dtname(t, dn));
   const tsl_expr *args[2] = {a.e, b.e};
   tsl_dtype rt = t;
@@ -982,7 +969,7 @@ static pval call_expr_inner(pstate *ps, const anode *n) {
     if (n->a->kind == AX_NAME) {
       tsl_str name = node_str(ps, n->a);
       if (ps_lookup(ps, name))
-        fail(ps, n, "only T.* functions can be called", "'%s' is not callable", name);
+        ps_fail(ps, n, "only T.* functions can be called", "'%s' is not callable", name);
       const char *hint = strcmp(name, "max") == 0   ? "use T.max(a, b)"
                          : strcmp(name, "min") == 0 ? "use T.min(a, b)"
                          : strcmp(name, "abs") == 0 ? "use T.abs(x)"
@@ -993,7 +980,7 @@ static pval call_expr_inner(pstate *ps, const anode *n) {
       ps_note(ps, "%s", hint);
       ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, n), "unknown function '%s'", name);
     }
-    fail(ps, n, "call T.* functions, e.g. T.exp(x)", "this call is not supported");
+    ps_fail(ps, n, "call T.* functions, e.g. T.exp(x)", "this call is not supported");
   }
   if (strncmp(path, "T.", 2) != 0) {
     ps_note(ps, "expression functions live in the T namespace (from tvm.script import tir as T)");
@@ -1092,7 +1079,7 @@ static pval call_expr_inner(pstate *ps, const anode *n) {
     const tsl_expr *stride = ps_coerce(ps, sv, base->dtype, "the Ramp stride");
     int64_t lanes = ps_int_literal(ps, n->items[2], "the lane count");
     if (lanes < 1 || lanes > 65535)
-      fail(ps, n->items[2], "use 1 to 65535 lanes", "invalid lane count %lld",
+      ps_fail(ps, n->items[2], "use 1 to 65535 lanes", "invalid lane count %lld",
            (long long)lanes);
     return typed(n, tsl_expr_ramp(ps->arena, base, stride, (uint16_t)lanes));
   }
@@ -1102,7 +1089,7 @@ static pval call_expr_inner(pstate *ps, const anode *n) {
     const tsl_expr *v = ps_typed(ps, arg(ps, n, 0));
     int64_t lanes = ps_int_literal(ps, n->items[1], "the lane count");
     if (lanes < 1 || lanes > 65535 || v->dtype.lanes != 1)
-      fail(ps, n->items[1], "broadcast a scalar to 1 to 65535 lanes",
+      ps_fail(ps, n->items[1], "broadcast a scalar to 1 to 65535 lanes",
            "invalid broadcast");
     return typed(n, tsl_expr_broadcast(ps->arena, v, (uint16_t)lanes));
   }
@@ -1170,7 +1157,7 @@ static pval expr_inner(pstate *ps, const anode *n) {
   switch ((anode_kind)n->kind) {
   case AX_INT:
     if (n->bad_int)
-      fail(ps, n, "integer constants must fit in int64 (uint64 constants: T.uint64(value))",
+      ps_fail(ps, n, "integer constants must fit in int64 (uint64 constants: T.uint64(value))",
            "integer literal too large");
     return weak_int(n, n->ival);
   case AX_FLOAT:
@@ -1180,9 +1167,9 @@ static pval expr_inner(pstate *ps, const anode *n) {
   case AX_FALSE:
     return weak_bool(n, 0);
   case AX_NONE:
-    fail(ps, n, "write a number, a variable or an expression", "None is not a value here");
+    ps_fail(ps, n, "write a number, a variable or an expression", "None is not a value here");
   case AX_STR:
-    fail(ps, n, "strings are only valid as names, dtypes and annotation values",
+    ps_fail(ps, n, "strings are only valid as names, dtypes and annotation values",
          "a string is not a value here");
   case AX_NAME:
     return name_expr(ps, n);
@@ -1207,7 +1194,7 @@ static pval expr_inner(pstate *ps, const anode *n) {
       if (!ps_lookup(ps, root))
         name_expr(ps, n->a); /* reports the unknown name */
     }
-    fail(ps, n, "attributes of variables and buffers are not supported",
+    ps_fail(ps, n, "attributes of variables and buffers are not supported",
          "unsupported attribute '%.*s'", (int)n->slen, n->s);
   case AX_BINOP: {
     sop op;
@@ -1248,14 +1235,14 @@ static pval expr_inner(pstate *ps, const anode *n) {
       if (a.weak == PV_BOOL || (!a.weak && tsl_dtype_is_bool(a.e->dtype)))
         return a.weak ? weak_bool(n, !a.i)
                       : typed(n, tsl_expr_unary(ps->arena, TSL_EXPR_NOT, a.e));
-      fail(ps, n, "bitwise operators are not supported; use 'not' for bools",
+      ps_fail(ps, n, "bitwise operators are not supported; use 'not' for bools",
            "operator '~' is not supported");
     }
     switch (a.weak) {
     case PV_INT:
     case PV_BOOL:
       if (a.i == INT64_MIN)
-        fail(ps, n, "use smaller constants", "integer overflow in constant expression");
+        ps_fail(ps, n, "use smaller constants", "integer overflow in constant expression");
       return weak_int(n, -a.i);
     case PV_FLOAT:
       return weak_float(n, -a.f);
@@ -1264,7 +1251,7 @@ static pval expr_inner(pstate *ps, const anode *n) {
     }
     const tsl_expr *e = a.e;
     if (tsl_dtype_is_bool(e->dtype) || e->dtype.code == TSL_DT_HANDLE)
-      fail(ps, n, "negate numbers only", "cannot negate a %s value",
+      ps_fail(ps, n, "negate numbers only", "cannot negate a %s value",
            tsl_dtype_is_bool(e->dtype) ? "bool" : "handle");
     if (e->kind == TSL_EXPR_INT_IMM && e->u.int_value != INT64_MIN &&
         ps_int_fits(e->dtype, -e->u.int_value))
@@ -1279,7 +1266,7 @@ static pval expr_inner(pstate *ps, const anode *n) {
       return weak_bool(n, a.weak == PV_FLOAT ? a.f == 0 : a.i == 0);
     if (!tsl_dtype_is_bool(a.e->dtype)) {
       char dn[32];
-      fail(ps, n->a, "compare the value first, e.g. not (x != 0)",
+      ps_fail(ps, n->a, "compare the value first, e.g. not (x != 0)",
            "'not' needs a bool operand, found %s", dtname(a.e->dtype, dn));
     }
     return typed(n, tsl_expr_unary(ps->arena, TSL_EXPR_NOT, a.e));
@@ -1308,16 +1295,16 @@ static pval expr_inner(pstate *ps, const anode *n) {
   case AX_SUBSCRIPT:
     return ps_load_expr(ps, n);
   case AX_SLICE:
-    fail(ps, n, "slices are only valid inside buffer indices and regions",
+    ps_fail(ps, n, "slices are only valid inside buffer indices and regions",
          "a slice is not a value here");
   case AX_TUPLE:
   case AX_LIST:
-    fail(ps, n, "write a single value here", "a %s is not a value here",
+    ps_fail(ps, n, "write a single value here", "a %s is not a value here",
          n->kind == AX_TUPLE ? "tuple" : "list");
   case AX_DICT:
-    fail(ps, n, "dictionaries are only valid as annotations", "a dictionary is not a value here");
+    ps_fail(ps, n, "dictionaries are only valid as annotations", "a dictionary is not a value here");
   case AX_STARRED:
-    fail(ps, n, "pass each value explicitly", "'*' unpacking is not supported");
+    ps_fail(ps, n, "pass each value explicitly", "'*' unpacking is not supported");
   }
-  fail(ps, n, "write a valid expression", "unsupported expression");
+  ps_fail(ps, n, "write a valid expression", "unsupported expression");
 }

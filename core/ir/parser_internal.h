@@ -361,6 +361,10 @@ typedef struct pstate {
  * offset `off`, and `note: <ps->note>` (when set), then longjmp out. */
 _Noreturn void ps_error_at(pstate *ps, int status, uint32_t off,
                            const char *fmt, ...) TSL_PRINTF(4, 5);
+/* Semantic error at AST node `n`: sets the note (NULL: none) and reports
+ * `fmt` as TSL_EINVALID at the node's offset, then longjmp out. */
+_Noreturn void ps_fail(pstate *ps, const anode *n, const char *note,
+                       const char *fmt, ...) TSL_PRINTF(4, 5);
 /* Set the note for the next error (printf-style). */
 void ps_note(pstate *ps, const char *fmt, ...) TSL_PRINTF(2, 3);
 /* Offset of token `t` / of the end of token `t`. */

@@ -15,18 +15,6 @@
 
 #include "tessel/visit.h"
 
-static _Noreturn void fail(pstate *ps, const anode *n, const char *note,
-                           const char *fmt, ...) TSL_PRINTF(4, 5);
-static _Noreturn void fail(pstate *ps, const anode *n, const char *note,
-                           const char *fmt, ...) {
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  ps_note(ps, "%s", note ? note : "");
-  ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, n), "%s", msg);
-}
 
 void ps_enter(pstate *ps, uint32_t off) {
   if (++ps->stmt_depth > PS_MAX_DEPTH) {
@@ -55,7 +43,7 @@ static const tsl_stmt *seq_of(pstate *ps, stvec *v) {
 
 static tsl_str name_of(pstate *ps, const anode *n) {
   if (!n || n->kind != AX_NAME)
-    fail(ps, n, "write a plain name here", "expected a name");
+    ps_fail(ps, n, "write a plain name here", "expected a name");
   return ps_intern(ps, n->s, n->slen);
 }
 
@@ -168,7 +156,7 @@ static PS_NOINLINE void axis_def(pstate *ps, pblock *direct, const anode *target
   const tsl_expr *lo = NULL, *ext;
   if (dom->kind == AX_TUPLE || dom->kind == AX_LIST) {
     if (dom->n != 2)
-      fail(ps, dom, "write the domain as an extent or as (min, max)",
+      ps_fail(ps, dom, "write the domain as an extent or as (min, max)",
            "a domain tuple has 2 entries, got %u", dom->n);
     lo = ps_int_expr(ps, dom->items[0], "the domain start");
     const tsl_expr *hi = ps_int_expr(ps, dom->items[1], "the domain end");
@@ -182,7 +170,7 @@ static PS_NOINLINE void axis_def(pstate *ps, pblock *direct, const anode *target
   pval bv = ps_expr(ps, bind);
   if (!bv.weak && !tsl_dtype_is_int(bv.e->dtype)) {
     char a[32];
-    fail(ps, bind, "bind block variables to integer expressions",
+    ps_fail(ps, bind, "bind block variables to integer expressions",
          "the binding of '%s' must be an integer expression, found %s", name,
          tsl_dtype_str(bv.e->dtype, a));
   }
@@ -190,7 +178,7 @@ static PS_NOINLINE void axis_def(pstate *ps, pblock *direct, const anode *target
    * domain and the binding */
   tsl_dtype t = dtn ? ps_dtype_arg(ps, dtn) : TSL_INT32;
   if (!tsl_dtype_is_int(t) || t.lanes != 1)
-    fail(ps, dtn, "block variables are integers, e.g. dtype=\"int64\"",
+    ps_fail(ps, dtn, "block variables are integers, e.g. dtype=\"int64\"",
          "invalid block variable dtype");
   if (ext->dtype.bits > t.bits)
     t.bits = ext->dtype.bits;
@@ -227,7 +215,7 @@ static PS_NOINLINE void axis_remap(pstate *ps, pblock *direct, const anode *targ
                 call->n + call->nkw);
   }
   if (kinds->kind != AX_STR)
-    fail(ps, kinds, "write the kinds as a string of S and R letters, e.g. \"SSR\"",
+    ps_fail(ps, kinds, "write the kinds as a string of S and R letters, e.g. \"SSR\"",
          "T.axis.remap kinds must be a string");
   const anode *const *vals = (const anode *const *)&binds;
   uint32_t nv = 1;
@@ -269,7 +257,7 @@ static PS_NOINLINE void axis_remap(pstate *ps, pblock *direct, const anode *targ
     if (!ls || ls->kind != SYM_VAR || ls->var_kind != VAR_LOOP) {
       if (vn->kind == AX_NAME && !ls)
         (void)ps_expr(ps, vn); /* unknown name */
-      fail(ps, vn, "use T.axis.spatial(extent, expr) or T.axis.reduce(...) for other bindings",
+      ps_fail(ps, vn, "use T.axis.spatial(extent, expr) or T.axis.reduce(...) for other bindings",
            "T.axis.remap values must be loop variables");
     }
     tsl_str name = name_of(ps, tg[i]);
@@ -394,7 +382,7 @@ static PS_NOINLINE void match_buffer(pstate *ps, pblock *direct, const anode *ta
       ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, src), "unknown handle '%.*s'",
                   (int)src->slen, src->s);
     }
-    fail(ps, src, "match a handle parameter (x: T.handle) or a buffer region A[0:16, 0:16]",
+    ps_fail(ps, src, "match a handle parameter (x: T.handle) or a buffer region A[0:16, 0:16]",
          "cannot match a buffer to '%s'", hs->name);
   }
   /* block-level: a view of a buffer region */
@@ -484,7 +472,7 @@ static int size_var_call(pstate *ps, const anode *v, tsl_dtype *t) {
     ps_check_arity(ps, v, path, 0, 1, "T.var(\"int32\")");
     const anode *dt = ps_arg(ps, v, 0, "dtype");
     if (!dt)
-      fail(ps, v, "write n = T.var(\"int32\") or n = T.int32()", "T.var needs a dtype");
+      ps_fail(ps, v, "write n = T.var(\"int32\") or n = T.int32()", "T.var needs a dtype");
     *t = ps_dtype_arg(ps, dt);
     return 1;
   }
@@ -501,7 +489,7 @@ static int size_var_call(pstate *ps, const anode *v, tsl_dtype *t) {
 static void define_size_var(pstate *ps, const anode *target, tsl_dtype t) {
   tsl_str name = name_of(ps, target);
   if (!tsl_dtype_is_int(t) && !tsl_dtype_is_float(t) && !tsl_dtype_is_bool(t))
-    fail(ps, target, "declare size variables as n = T.int32() or n = T.int64()",
+    ps_fail(ps, target, "declare size variables as n = T.int32() or n = T.int64()",
          "invalid variable dtype");
   psym *s = ps_define(ps, name, target->tok, SYM_VAR);
   s->var_kind = VAR_SIZE;
@@ -540,7 +528,7 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
     return 0;
   }
   if (tg->kind == AX_ATTR)
-    fail(ps, tg, "assign to names and buffer elements", "cannot assign to an attribute");
+    ps_fail(ps, tg, "assign to names and buffer elements", "cannot assign to an attribute");
   int dotted = val->kind == AX_CALL && ps_dotted(ps, val->a, path, sizeof path);
   if (tg->kind == AX_TUPLE || tg->kind == AX_LIST) {
     for (uint32_t i = 0; i < tg->n; i++)
@@ -553,7 +541,7 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
       tsl_dtype t;
       for (uint32_t i = 0; i < val->n; i++)
         if (!size_var_call(ps, val->items[i], &t))
-          fail(ps, val->items[i], "declare size variables as m, n = T.int64(), T.int64()",
+          ps_fail(ps, val->items[i], "declare size variables as m, n = T.int64(), T.int64()",
                "tuple assignment is only supported for size variables and T.axis.remap");
       for (uint32_t i = 0; i < val->n; i++) {
         size_var_call(ps, val->items[i], &t);
@@ -566,7 +554,7 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
       ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, val), "%u names but %u values", tg->n,
                   val->n);
     }
-    fail(ps, val, "unpack only T.axis.remap(...) or size variables (m, n = T.int64(), T.int64())",
+    ps_fail(ps, val, "unpack only T.axis.remap(...) or size variables (m, n = T.int64(), T.int64())",
          "cannot unpack this value");
   }
   tsl_str name = name_of(ps, tg);
@@ -597,7 +585,7 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
     }
     if (strcmp(path, "T.decl_buffer") == 0 || strcmp(path, "T.Buffer") == 0 ||
         strcmp(path, "T.buffer_decl") == 0)
-      fail(ps, val, "use T.alloc_buffer or T.match_buffer", "%s is not supported", path);
+      ps_fail(ps, val, "use T.alloc_buffer or T.match_buffer", "%s is not supported", path);
     tsl_dtype t;
     if (size_var_call(ps, val, &t)) {
       define_size_var(ps, tg, t);
@@ -607,7 +595,7 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
   /* x = expr: a let binding over the rest of the statement list */
   const tsl_expr *e = ps_typed(ps, ps_expr(ps, val));
   if (tsl_dtype_is_void(e->dtype))
-    fail(ps, val, "bind only expressions with a value", "cannot bind a void value");
+    ps_fail(ps, val, "bind only expressions with a value", "cannot bind a void value");
   const tsl_var *v = tsl_var_new(ps->arena, name, e->dtype);
   psym *sym = ps_define(ps, name, tg->tok, SYM_VAR);
   sym->var_kind = VAR_LET;
@@ -628,14 +616,14 @@ static PS_NOINLINE int annassign(pstate *ps, const astmt *s, plet *let) {
       !tsl_dtype_parse(path + 2, strlen(path + 2), &t) || tsl_dtype_is_void(t)) {
     if ((ann->kind == AX_CALL || ann->kind == AX_SUBSCRIPT) && ps_dotted(ps, ann->a, path, sizeof path) &&
         strcmp(path, "T.Buffer") == 0)
-      fail(ps, s->ann, "allocate buffers with X = T.alloc_buffer(shape, dtype)",
+      ps_fail(ps, s->ann, "allocate buffers with X = T.alloc_buffer(shape, dtype)",
            "buffer declarations in the body are not supported");
     ps_note(ps, "annotate with a dtype, e.g. %s: T.int32 = ...; valid dtypes: %s", name,
             tsl_dtype_valid_names());
     ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, s->ann), "unsupported annotation");
   }
   if (!s->value)
-    fail(ps, s->target, "give the variable a value: x: T.int32 = 0",
+    ps_fail(ps, s->target, "give the variable a value: x: T.int32 = 0",
          "variable '%s' declared without a value", name);
   char what[128];
   snprintf(what, sizeof what, "the value of '%s'", name);
@@ -756,7 +744,7 @@ static PS_NOINLINE const tsl_stmt *for_stmt(pstate *ps, const astmt *s) {
       "loops iterate over range(...), T.serial, T.parallel, T.vectorized, T.unroll, "
       "T.thread_binding or T.grid";
   if (it->kind != AX_CALL)
-    fail(ps, it, valid, "unsupported loop iterator");
+    ps_fail(ps, it, valid, "unsupported loop iterator");
   if (ps_is_name(it->a, "range") && !ps_lookup(ps, ps_intern(ps, "range", 5))) {
     is_range = 1;
     strcpy(path, "range");
@@ -980,7 +968,7 @@ static PS_NOINLINE const tsl_stmt *with_stmt(pstate *ps, const astmt *s, pblock 
   static const char *const valid =
       "with-statements are: with T.block(\"name\"):, with T.init():, with T.LetStmt(value) as x:";
   if (v->kind != AX_CALL || !ps_dotted(ps, v->a, path, sizeof path))
-    fail(ps, v, valid, "unsupported with-statement");
+    ps_fail(ps, v, valid, "unsupported with-statement");
   if (strcmp(path, "T.block") == 0)
     return ps_block_stmt(ps, s, 0);
   if (strcmp(path, "T.init") == 0) {
@@ -1006,7 +994,7 @@ static PS_NOINLINE const tsl_stmt *with_stmt(pstate *ps, const astmt *s, pblock 
     if (!val || v->n > 1)
       ps_check_arity(ps, v, path, 1, 1, "with T.LetStmt(value) as x:");
     if (!s->target || s->target->kind != AX_NAME)
-      fail(ps, v, "write with T.LetStmt(value) as x:", "T.LetStmt needs 'as name'");
+      ps_fail(ps, v, "write with T.LetStmt(value) as x:", "T.LetStmt needs 'as name'");
     const tsl_expr *e = ps_typed(ps, ps_expr(ps, val));
     tsl_str name = ps_intern(ps, s->target->s, s->target->slen);
     const tsl_var *var = tsl_var_new(ps->arena, name, e->dtype);

@@ -27,26 +27,6 @@ static int step(tsl_analyzer *an) {
 #define S (an->scratch)
 #define O (&an->order)
 
-static const tsl_expr *from(tsl_analyzer *an, const tsla_poly *p) {
-  return tsla_poly_to_expr(an->out, p);
-}
-
-static const tsl_expr *cint(tsl_analyzer *an, tsl_dtype t, int64_t v) {
-  return tsl_expr_int(an->out, t, tsla_wrap(t, v));
-}
-
-static int is_const(const tsl_expr *e, int64_t *v) {
-  if (e->kind != TSL_EXPR_INT_IMM || e->dtype.lanes != 1)
-    return 0;
-  *v = e->u.int_value;
-  return 1;
-}
-
-static const tsl_expr *bin(tsl_analyzer *an, tsl_expr_kind k, const tsl_expr *a,
-                           const tsl_expr *b) {
-  return tsl_expr_binary(an->out, k, a, b);
-}
-
 static const tsla_poly *psub(tsl_analyzer *an, const tsla_poly *a,
                              const tsla_poly *b) {
   return tsla_poly_add(S, O, a, b, -1);
@@ -116,7 +96,7 @@ static const tsla_poly *div_poly(tsl_analyzer *an, const tsl_expr *e,
     if (c > 0 && !trunc)
       return is_div ? tsla_floordiv_c(an, pa, c) : tsla_floormod_c(an, pa, c);
   }
-  const tsl_expr *atom = bin(an, k, from(an, pa), from(an, pb));
+  const tsl_expr *atom = tsla_bin(an, k, tsla_from(an, pa), tsla_from(an, pb));
   return tsla_poly_atom(S, dt, atom);
 }
 
@@ -130,24 +110,24 @@ static const tsla_poly *minmax_poly(tsl_analyzer *an, const tsl_expr *e,
     return is_min ? pa : pb;
   if (d.lo >= 0)
     return is_min ? pb : pa;
-  const tsl_expr *a = from(an, pa), *b = from(an, pb);
+  const tsl_expr *a = tsla_from(an, pa), *b = tsla_from(an, pb);
   if (tsla_cmp_expr(O, a, b) > 0) {
     const tsl_expr *t = a;
     a = b;
     b = t;
   }
-  return tsla_poly_atom(S, dt, bin(an, (tsl_expr_kind)e->kind, a, b));
+  return tsla_poly_atom(S, dt, tsla_bin(an, (tsl_expr_kind)e->kind, a, b));
 }
 
 static const tsl_expr *fold_cast(tsl_analyzer *an, tsl_dtype t,
                                  const tsl_expr *x) {
   int64_t v;
-  if (t.lanes == 1 && is_const(x, &v) &&
+  if (t.lanes == 1 && tsla_is_const(x, &v) &&
       (tsl_dtype_is_int(x->dtype) || tsl_dtype_is_bool(x->dtype))) {
     if (tsl_dtype_is_bool(t))
       return tsl_expr_bool(an->out, v != 0);
     if (tsl_dtype_is_int(t))
-      return cint(an, t, v);
+      return tsla_cint(an, t, v);
   }
   if (tsl_dtype_eq(x->dtype, t))
     return x;
@@ -158,7 +138,7 @@ static const tsla_poly *to_poly_inner(tsl_analyzer *an, const tsl_expr *e,
                                       tsl_dtype dt) {
   int64_t v;
   if (!tsl_dtype_eq(e->dtype, dt)) {
-    if (is_const(e, &v))
+    if (tsla_is_const(e, &v))
       return tsla_poly_const(S, dt, v);
     const tsl_expr *x = tsla_simp(an, e);
     const tsl_expr *f = fold_cast(an, dt, x);
@@ -185,13 +165,13 @@ static const tsla_poly *to_poly_inner(tsl_analyzer *an, const tsl_expr *e,
     const tsla_poly *p = tsla_poly_mul(S, O, a, b);
     if (p)
       return p;
-    const tsl_expr *x = from(an, a), *y = from(an, b);
+    const tsl_expr *x = tsla_from(an, a), *y = tsla_from(an, b);
     if (tsla_cmp_expr(O, x, y) > 0) {
       const tsl_expr *t = x;
       x = y;
       y = t;
     }
-    return tsla_poly_atom(S, dt, bin(an, TSL_EXPR_MUL, x, y));
+    return tsla_poly_atom(S, dt, tsla_bin(an, TSL_EXPR_MUL, x, y));
   }
   case TSL_EXPR_NEG:
     return tsla_poly_scale(S, O, tsla_to_poly(an, e->args[0], dt), -1);
@@ -206,13 +186,13 @@ static const tsla_poly *to_poly_inner(tsl_analyzer *an, const tsl_expr *e,
   case TSL_EXPR_SELECT:
   case TSL_EXPR_IF_THEN_ELSE: {
     const tsl_expr *c = tsla_simp(an, e->args[0]);
-    if (is_const(c, &v))
+    if (tsla_is_const(c, &v))
       return tsla_to_poly(an, e->args[v ? 1 : 2], dt);
     const tsla_poly *t = tsla_to_poly(an, e->args[1], dt);
     const tsla_poly *f = tsla_to_poly(an, e->args[2], dt);
     if (poly_same(t, f))
       return t;
-    const tsl_expr *args[3] = {c, from(an, t), from(an, f)};
+    const tsl_expr *args[3] = {c, tsla_from(an, t), tsla_from(an, f)};
     return tsla_poly_atom(S, dt, tsl_expr_with_args(an->out, e, 3, args));
   }
   case TSL_EXPR_CAST: {
@@ -232,7 +212,7 @@ static const tsla_poly *to_poly_inner(tsl_analyzer *an, const tsl_expr *e,
         return a;
       if (b.hi <= 0)
         return tsla_poly_scale(S, O, a, -1);
-      const tsl_expr *arg = from(an, a);
+      const tsl_expr *arg = tsla_from(an, a);
       return tsla_poly_atom(S, dt, tsl_expr_with_args(an->out, e, 1, &arg));
     }
     return tsla_poly_atom(S, dt, simp_args(an, e));
@@ -341,7 +321,7 @@ static const tsl_expr *simp_cmp(tsl_analyzer *an, const tsl_expr *e) {
     lhs = tsla_poly_make(S, O, dt, 0, np, pt);
     rhs = tsla_poly_make(S, O, dt, nk, nn, nt);
   }
-  return bin(an, op, from(an, lhs), from(an, rhs));
+  return tsla_bin(an, op, tsla_from(an, lhs), tsla_from(an, rhs));
 }
 
 static tsl_expr_kind negate_cmp(tsl_expr_kind k) {
@@ -361,37 +341,37 @@ static const tsl_expr *simp_logic(tsl_analyzer *an, const tsl_expr *e) {
     return simp_args(an, e);
   if (e->kind == TSL_EXPR_NOT) {
     const tsl_expr *x = tsla_simp(an, e->args[0]);
-    if (is_const(x, &v))
+    if (tsla_is_const(x, &v))
       return tsl_expr_bool(an->out, !v);
     if (x->kind == TSL_EXPR_NOT)
       return x->args[0];
     if (is_cmp((tsl_expr_kind)x->kind) && tsla_is_sint(x->args[0]->dtype))
-      return tsla_simp(an, bin(an, negate_cmp((tsl_expr_kind)x->kind),
+      return tsla_simp(an, tsla_bin(an, negate_cmp((tsl_expr_kind)x->kind),
                                x->args[0], x->args[1]));
     return x == e->args[0] ? e : tsl_expr_unary(an->out, TSL_EXPR_NOT, x);
   }
   int is_and = e->kind == TSL_EXPR_AND;
   const tsl_expr *a = tsla_simp(an, e->args[0]);
-  if (is_const(a, &v) && tsl_dtype_is_bool(a->dtype)) {
+  if (tsla_is_const(a, &v) && tsl_dtype_is_bool(a->dtype)) {
     if (is_and ? !v : v)
       return tsl_expr_bool(an->out, v != 0);
     return tsla_simp(an, e->args[1]);
   }
   const tsl_expr *b = tsla_simp(an, e->args[1]);
-  if (is_const(b, &v) && tsl_dtype_is_bool(b->dtype))
+  if (tsla_is_const(b, &v) && tsl_dtype_is_bool(b->dtype))
     return (is_and ? !v : v) ? tsl_expr_bool(an->out, v != 0) : a;
   if (tsla_expr_same(a, b))
     return a;
   if (a == e->args[0] && b == e->args[1])
     return e;
-  return bin(an, (tsl_expr_kind)e->kind, a, b);
+  return tsla_bin(an, (tsl_expr_kind)e->kind, a, b);
 }
 
 /* Constant folding for unsigned integer arithmetic (no canonical form). */
 static const tsl_expr *simp_uint(tsl_analyzer *an, const tsl_expr *e) {
   const tsl_expr *x = simp_args(an, e);
   int64_t a, b;
-  if (x->n_args != 2 || !is_const(x->args[0], &a) || !is_const(x->args[1], &b))
+  if (x->n_args != 2 || !tsla_is_const(x->args[0], &a) || !tsla_is_const(x->args[1], &b))
     return x;
   uint64_t ua = (uint64_t)a, ub = (uint64_t)b, r;
   switch ((tsl_expr_kind)x->kind) {
@@ -415,7 +395,7 @@ static const tsl_expr *simp_uint(tsl_analyzer *an, const tsl_expr *e) {
   default:
     return x;
   }
-  return cint(an, x->dtype, (int64_t)r);
+  return tsla_cint(an, x->dtype, (int64_t)r);
 }
 
 static const tsl_expr *simp_inner(tsl_analyzer *an, const tsl_expr *e) {
@@ -426,7 +406,7 @@ static const tsl_expr *simp_inner(tsl_analyzer *an, const tsl_expr *e) {
       return e;
     if (k == TSL_EXPR_VAR && !tsla_analyzer_var_value(an, e->u.var))
       return e;
-    const tsl_expr *r = from(an, tsla_to_poly(an, e, e->dtype));
+    const tsl_expr *r = tsla_from(an, tsla_to_poly(an, e, e->dtype));
     return tsla_expr_same(r, e) ? e : r; /* share what did not change */
   }
   switch (k) {
@@ -452,7 +432,7 @@ static const tsl_expr *simp_inner(tsl_analyzer *an, const tsl_expr *e) {
   case TSL_EXPR_SELECT:
   case TSL_EXPR_IF_THEN_ELSE: {
     const tsl_expr *c = tsla_simp(an, e->args[0]);
-    if (is_const(c, &v) && e->dtype.lanes == 1)
+    if (tsla_is_const(c, &v) && e->dtype.lanes == 1)
       return tsla_simp(an, e->args[v ? 1 : 2]);
     const tsl_expr *args[3] = {c, tsla_simp(an, e->args[1]),
                                tsla_simp(an, e->args[2])};
@@ -537,7 +517,7 @@ int tsl_analyzer_can_prove(tsl_analyzer *an, const tsl_expr *cond) {
   tsla_enter(an, NULL);
   const tsl_expr *r = tsla_simp(an, cond);
   int64_t v;
-  int ok = !an->failed && is_const(r, &v) && v != 0;
+  int ok = !an->failed && tsla_is_const(r, &v) && v != 0;
   tsla_leave(an);
   return ok;
 }
@@ -557,7 +537,7 @@ int tsl_analyzer_equal(tsl_analyzer *an, const tsl_expr *a, const tsl_expr *b) {
   } else if (tsla_is_sint(a->dtype) && tsla_is_sint(b->dtype)) {
     int64_t x, y;
     const tsl_expr *sa = tsla_simp(an, a), *sb = tsla_simp(an, b);
-    eq = !an->failed && is_const(sa, &x) && is_const(sb, &y) && x == y;
+    eq = !an->failed && tsla_is_const(sa, &x) && tsla_is_const(sb, &y) && x == y;
   } else {
     const tsl_expr *sa = tsla_simp(an, a), *sb = tsla_simp(an, b);
     eq = !an->failed && tsla_expr_same(sa, sb);
