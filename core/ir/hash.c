@@ -415,7 +415,8 @@ uint64_t tsl_module_hash(const tsl_module *m) {
   memcpy(fs, m->funcs, sizeof *fs * m->n_funcs);
   qsort(fs, m->n_funcs, sizeof *fs, name_cmp);
   for (uint32_t i = 0; i < m->n_funcs; i++) {
-    h = hstr(h, fs[i]->name);
+    if (m->n_funcs > 1) /* a lone function is compared whatever its name */
+      h = hstr(h, fs[i]->name);
     h = h_func(&hc, h, fs[i]);
   }
   h_free(&hc);

@@ -23,6 +23,8 @@ check "eq on two spellings of one program exits 0" test "$(status "$exe" eq "$da
 check "eq on different programs exits 1" test "$(status "$exe" eq "$data/mm.py" "$data/mm_k16.py")" = 1
 check "eq names the first difference with its path" grep -q "extent" "$tmp/out"
 check "eq --json reports equal=false and the difference" bash -c "'$exe' eq '$data/mm.py' '$data/mm_k16.py' --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"equal\"] is False and d[\"difference\"]'"
+sed 's/^def main(/def renamed(/' "$data/mm.py" > "$tmp/renamed.py"
+check "eq compares lone functions whatever their names" test "$(status "$exe" eq "$data/mm.py" "$tmp/renamed.py")" = 0
 check "eq with one file is a usage error (2)" test "$(status "$exe" eq "$data/mm.py")" = 2
 check "eval exits 0" test "$(status "$exe" eval "$data/mm.py" --seed 7)" = 0
 cp "$tmp/out" "$tmp/eval1"
