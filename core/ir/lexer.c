@@ -315,6 +315,12 @@ static void lex_string(lexer *lx, size_t start, int raw) {
     }
   }
   out[n] = '\0';
+  if (memchr(out, '\0', n)) {
+    /* names, keys and scopes are C strings: a NUL would silently cut them */
+    lex_fail(lx, start, "remove the NUL character (a raw 0 byte or \\0, \\x00, \\u0000)",
+             "string literal contains a NUL character");
+    return;
+  }
   ptok *t = push_tok(lx, TK_STRING, start, lx->i - start);
   t->sval = out;
   t->slen = (uint32_t)n;
