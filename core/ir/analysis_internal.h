@@ -176,8 +176,7 @@ const tsl_expr *tsla_analyzer_var_value(tsl_analyzer *an, const tsl_var *v);
 
 /* ---- diagnostics formatter -------------------------------------------- */
 
-/* Append a one-line Python-like rendering of `e` (`i * 4 + j`,
- * `T.min(a, b)`, `A[i, j]`, `T.int64(3)`). Depth-capped. */
+/* Append the one-line TVMScript of `e` (tsl_print_expr), "None" for NULL. */
 void tsla_fmt_expr(tsl_strbuf *sb, const tsl_expr *e);
 
 /* Small builders shared by the simplifier files: results go to an->out. */

@@ -10,6 +10,9 @@
  * its path. hash.c mirrors the traversal order exactly.
  */
 #include "analysis_internal.h"
+#include "tessel/script.h"
+
+#include <stdlib.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -141,6 +144,16 @@ static int str_eq(const char *a, const char *b) {
   if (!a || !b)
     return 0;
   return strcmp(a, b) == 0;
+}
+
+void tsla_fmt_expr(tsl_strbuf *sb, const tsl_expr *e) {
+  if (!e) {
+    tsl_strbuf_append(sb, "None");
+    return;
+  }
+  char *text = tsl_print_expr(e);
+  tsl_strbuf_append(sb, text);
+  free(text);
 }
 
 static void fmt_e(tsl_strbuf *sb, const tsl_expr *e) { tsla_fmt_expr(sb, e); }
