@@ -30,8 +30,7 @@ int cli_help_requested(int argc, char **argv, const char *usage);
 int cli_error(const char *verb, const char *fmt, ...) TSL_PRINTF(2, 3);
 /* Parses a program file ("-" = stdin) into `arena`; prints the diagnostic
  * and returns CLI_USAGE on error. */
-int cli_load(const char *verb, tsl_arena *arena, const char *path,
-             const tsl_module **out);
+int cli_load(tsl_arena *arena, const char *path, const tsl_module **out);
 
 extern const cli_verb cli_verbs[];
 

@@ -41,9 +41,9 @@ int cli_eq(int argc, char **argv) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   const tsl_module *a = NULL, *b = NULL;
-  int rc = cli_load("eq", arena, paths[0], &a);
+  int rc = cli_load(arena, paths[0], &a);
   if (rc == CLI_OK)
-    rc = cli_load("eq", arena, paths[1], &b);
+    rc = cli_load(arena, paths[1], &b);
   if (rc == CLI_OK) {
     char why[4096] = "";
     int equal = tsl_module_equal(a, b, why, sizeof why);

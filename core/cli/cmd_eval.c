@@ -122,7 +122,7 @@ int cli_eval(int argc, char **argv) {
   tsl_arg *args = NULL;
   const tsl_func *f = NULL;
   tsl_diag diag = {0};
-  int rc = cli_load("eval", arena, path, &m);
+  int rc = cli_load(arena, path, &m);
   if (rc == CLI_OK && !(f = pick_func(m, func_name, path)))
     rc = CLI_USAGE;
   if (rc == CLI_OK) {

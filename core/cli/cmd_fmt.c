@@ -38,7 +38,7 @@ int cli_fmt(int argc, char **argv) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   const tsl_module *m = NULL;
-  int rc = cli_load("fmt", arena, path, &m);
+  int rc = cli_load(arena, path, &m);
   if (rc == CLI_OK) {
     char *text = tsl_print_module(m);
     if (json) {

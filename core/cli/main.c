@@ -49,8 +49,7 @@ int cli_error(const char *verb, const char *fmt, ...) {
   return CLI_USAGE;
 }
 
-int cli_load(const char *verb, tsl_arena *arena, const char *path,
-             const tsl_module **out) {
+int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
   tsl_diag diag = {0};
   char *src = NULL;
   size_t len = 0;
@@ -67,7 +66,6 @@ int cli_load(const char *verb, tsl_arena *arena, const char *path,
     path = "<stdin>";
   } else if ((rc = tsl_read_file(path, &src, &len, &diag)) != TSL_OK) {
     fprintf(stderr, "%s\n", diag.text);
-    (void)verb;
     return CLI_USAGE;
   }
   rc = tsl_parse(arena, path, src, len, out, &diag);
