@@ -21,6 +21,7 @@ typedef struct cli_verb {
 int cli_fmt(int argc, char **argv);
 int cli_eq(int argc, char **argv);
 int cli_eval(int argc, char **argv);
+int cli_schedule(int argc, char **argv);
 
 /* Prints `usage` and returns CLI_OK when argv holds -h/--help. Returns -1
  * otherwise. */
@@ -31,6 +32,11 @@ int cli_error(const char *verb, const char *fmt, ...) TSL_PRINTF(2, 3);
 /* Parses a program file ("-" = stdin) into `arena`; prints the diagnostic
  * and returns CLI_USAGE on error. */
 int cli_load(tsl_arena *arena, const char *path, const tsl_module **out);
+
+/* The function NAME of `m`, or (NAME NULL) its only function or "main";
+ * prints an error naming the functions and returns NULL otherwise. */
+const tsl_func *cli_pick_func(const char *verb, const tsl_module *m,
+                              const char *name, const char *path);
 
 extern const cli_verb cli_verbs[];
 

@@ -40,30 +40,6 @@ static int parse_i64(const char *s, int64_t *out) {
   return 1;
 }
 
-static const tsl_func *pick_func(const tsl_module *m, const char *name,
-                                 const char *path) {
-  if (name) {
-    const tsl_func *f = tsl_module_find(m, name);
-    if (!f) {
-      fprintf(stderr, "tessel eval: error: %s has no function '%s'\nnote: functions:", path, name);
-      for (uint32_t i = 0; i < m->n_funcs; i++)
-        fprintf(stderr, " %s", m->funcs[i]->name);
-      fputc('\n', stderr);
-    }
-    return f;
-  }
-  if (m->n_funcs == 1)
-    return m->funcs[0];
-  const tsl_func *f = tsl_module_find(m, "main");
-  if (!f) {
-    fprintf(stderr, "tessel eval: error: %s has %u functions and none is 'main'\nnote: choose one with --func; functions:", path, m->n_funcs);
-    for (uint32_t i = 0; i < m->n_funcs; i++)
-      fprintf(stderr, " %s", m->funcs[i]->name);
-    fputc('\n', stderr);
-  }
-  return f;
-}
-
 static void shape_text(const tsl_tensor *t, char *buf, size_t cap) {
   size_t n = 0;
   n += (size_t)snprintf(buf + n, cap - n, "[");
@@ -123,7 +99,7 @@ int cli_eval(int argc, char **argv) {
   const tsl_func *f = NULL;
   tsl_diag diag = {0};
   int rc = cli_load(arena, path, &m);
-  if (rc == CLI_OK && !(f = pick_func(m, func_name, path)))
+  if (rc == CLI_OK && !(f = cli_pick_func("eval", m, func_name, path)))
     rc = CLI_USAGE;
   if (rc == CLI_OK) {
     args = calloc(f->n_params ? f->n_params : 1, sizeof *args);

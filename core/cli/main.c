@@ -9,20 +9,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[];
+extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[],
+    cli_schedule_usage[];
 
 const cli_verb cli_verbs[] = {
     {"fmt", "print a TVMScript program in canonical form", cli_fmt_usage, cli_fmt},
     {"eq", "compare two programs structurally", cli_eq_usage, cli_eq},
     {"eval", "run a program on seeded random inputs in the interpreter",
      cli_eval_usage, cli_eval},
+    {"schedule", "apply a schedule script to a program", cli_schedule_usage,
+     cli_schedule},
     {NULL, NULL, NULL, NULL},
 };
 
 static void print_main_usage(FILE *out) {
   fprintf(out, "usage: tessel VERB [ARGS...]\n\nverbs:\n");
   for (const cli_verb *v = cli_verbs; v->name; v++)
-    fprintf(out, "  %-6s %s\n", v->name, v->summary);
+    fprintf(out, "  %-9s %s\n", v->name, v->summary);
   fprintf(out, "\n`tessel VERB --help` describes a verb. `./tessel test` (the "
                "repository bootstrap) runs the test suite.\n");
 }
@@ -75,6 +78,30 @@ int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
     return CLI_USAGE;
   }
   return CLI_OK;
+}
+
+const tsl_func *cli_pick_func(const char *verb, const tsl_module *m,
+                              const char *name, const char *path) {
+  if (name) {
+    const tsl_func *f = tsl_module_find(m, name);
+    if (!f) {
+      fprintf(stderr, "tessel %s: error: %s has no function '%s'\nnote: functions:", verb, path, name);
+      for (uint32_t i = 0; i < m->n_funcs; i++)
+        fprintf(stderr, " %s", m->funcs[i]->name);
+      fputc('\n', stderr);
+    }
+    return f;
+  }
+  if (m->n_funcs == 1)
+    return m->funcs[0];
+  const tsl_func *f = tsl_module_find(m, "main");
+  if (!f) {
+    fprintf(stderr, "tessel %s: error: %s has %u functions and none is 'main'\nnote: choose one with --func; functions:", verb, path, m->n_funcs);
+    for (uint32_t i = 0; i < m->n_funcs; i++)
+      fprintf(stderr, " %s", m->funcs[i]->name);
+    fputc('\n', stderr);
+  }
+  return f;
 }
 
 int main(int argc, char **argv) {

@@ -97,6 +97,28 @@ TSL_API void tsl_args_free(tsl_arg *args, uint32_t n);
 TSL_API int tsl_interp_run(const tsl_func *f, tsl_arg *args, uint32_t n_args,
                            tsl_diag *diag);
 
+/* Result of tsl_interp_check_equivalent. */
+typedef struct tsl_equiv_report {
+  int64_t n_checked;    /* elements compared */
+  int64_t n_mismatched; /* elements outside the tolerance */
+  double max_abs_err;   /* largest |ref - got| seen */
+} tsl_equiv_report;
+
+/* Run `ref` and `got` (same parameter list: e.g. a program before and after
+ * scheduling) on identical seeded random arguments (see tsl_func_make_args)
+ * and compare every buffer parameter afterwards. Integers must match
+ * exactly; floats within |ref - got| <= tol * max(1, |ref|), tol = 1e-4 for
+ * float32, 1e-2 for 16-bit floats, 1e-9 for float64. Returns TSL_OK when
+ * everything matches; TSL_EINVALID on a mismatch with the first differing
+ * element in the diag ("buffer C differs at [3, 4]: expected .., got .."),
+ * or the error of either run. `report` (may be NULL) gets the counts. */
+TSL_API int tsl_interp_check_equivalent(const tsl_func *ref,
+                                        const tsl_func *got,
+                                        const tsl_binding *binds,
+                                        uint32_t n_binds, uint64_t seed,
+                                        tsl_equiv_report *report,
+                                        tsl_diag *diag);
+
 /* 1 when parameter `k` of `f` is written somewhere in the body (an output). */
 TSL_API int tsl_func_param_is_output(const tsl_func *f, uint32_t k);
 

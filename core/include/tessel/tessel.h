@@ -11,6 +11,7 @@
 #include "tessel/script.h"
 #include "tessel/analysis.h"
 #include "tessel/interp.h"
+#include "tessel/schedule.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1

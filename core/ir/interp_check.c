@@ -1,0 +1,99 @@
+/*
+ * Equivalence check: run two functions with the same parameter list on the
+ * same seeded random arguments and compare every buffer afterwards, with a
+ * dtype-aware tolerance. The oracle behind schedule checks.
+ */
+#include "tessel/interp.h"
+#include "tessel/script.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double tolerance(tsl_dtype t) {
+  if (!tsl_dtype_is_float(t))
+    return 0;
+  if (t.bits <= 16)
+    return 1e-2;
+  if (t.bits == 32)
+    return 1e-4;
+  return 1e-9;
+}
+
+static void index_text(const tsl_tensor *t, int64_t k, char *buf, size_t cap) {
+  int64_t idx[TSL_MAX_NDIM];
+  for (int32_t d = t->ndim; d-- > 0;) {
+    idx[d] = t->shape[d] ? k % t->shape[d] : 0;
+    k = t->shape[d] ? k / t->shape[d] : 0;
+  }
+  size_t n = (size_t)snprintf(buf, cap, "[");
+  for (int32_t d = 0; d < t->ndim && n < cap; d++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)idx[d]);
+  if (n < cap)
+    snprintf(buf + n, cap - n, "]");
+}
+
+int tsl_interp_check_equivalent(const tsl_func *ref, const tsl_func *got,
+                                const tsl_binding *binds, uint32_t n_binds,
+                                uint64_t seed, tsl_equiv_report *report,
+                                tsl_diag *diag) {
+  tsl_equiv_report rep = {0};
+  if (ref->n_params != got->n_params)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "the functions have %u and %u parameters", ref->n_params,
+                        got->n_params);
+  uint32_t n = ref->n_params;
+  tsl_arg *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
+  int rc = (!a || !b) ? tsl_diag_set(diag, TSL_ENOMEM, "out of memory") : TSL_OK;
+  if (!rc)
+    rc = tsl_func_make_args(ref, binds, n_binds, seed, a, diag);
+  if (!rc && (rc = tsl_func_make_args(got, binds, n_binds, seed, b, diag)))
+    tsl_args_free(a, n);
+  if (rc) {
+    free(a);
+    free(b);
+    return rc;
+  }
+  tsl_diag sub = {0};
+  if ((rc = tsl_interp_run(ref, a, n, &sub)))
+    tsl_diag_set(diag, rc, "original program: %s", sub.text);
+  else if ((rc = tsl_interp_run(got, b, n, &sub)))
+    tsl_diag_set(diag, rc, "transformed program: %s", sub.text);
+  for (uint32_t p = 0; p < n && !rc; p++) {
+    if (a[p].is_scalar)
+      continue;
+    const tsl_tensor *x = &a[p].tensor, *y = &b[p].tensor;
+    int64_t numel = tsl_tensor_numel(x);
+    if (numel != tsl_tensor_numel(y)) {
+      rc = tsl_diag_set(diag, TSL_EINVALID, "buffer %s has %lld vs %lld elements",
+                        ref->params[p].buffer->name, (long long)numel,
+                        (long long)tsl_tensor_numel(y));
+      break;
+    }
+    double tol = tolerance(x->dtype);
+    for (int64_t k = 0; k < numel; k++) {
+      double u = tsl_tensor_get(x, k), v = tsl_tensor_get(y, k);
+      double err = fabs(u - v);
+      int bad = isnan(u) != isnan(v) || (!isnan(u) && err > tol * fmax(1.0, fabs(u)));
+      if (!isnan(err) && err > rep.max_abs_err)
+        rep.max_abs_err = err;
+      rep.n_checked++;
+      if (bad && !rep.n_mismatched++) {
+        char idx[256];
+        index_text(x, k, idx, sizeof idx);
+        tsl_diag_set(diag, TSL_OK, "buffer %s differs at %s: expected %.9g, got %.9g",
+                     ref->params[p].buffer->name, idx, u, v);
+      }
+    }
+  }
+  tsl_args_free(a, n);
+  tsl_args_free(b, n);
+  free(a);
+  free(b);
+  if (report)
+    *report = rep;
+  if (rc)
+    return rc;
+  return rep.n_mismatched ? TSL_EINVALID : TSL_OK;
+}

@@ -1,0 +1,131 @@
+/*
+ * Query primitives: get_block, get_loops, get_child_blocks, get_producers,
+ * get_consumers. They change nothing and only hand out handles.
+ */
+#include "sch_internal.h"
+
+#include <string.h>
+
+static void list_blocks(const tsl_stmt *s, tsl_strbuf *sb, int *count) {
+  if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+    if (*count < 20)
+      tsl_strbuf_printf(sb, "%s %s", *count ? "," : "", s->u.realize.block->name);
+    ++*count;
+    if (s->u.realize.block->init)
+      list_blocks(s->u.realize.block->init, sb, count);
+    list_blocks(s->u.realize.block->body, sb, count);
+    return;
+  }
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR: list_blocks(s->u.loop.body, sb, count); break;
+  case TSL_STMT_LET: list_blocks(s->u.let.body, sb, count); break;
+  case TSL_STMT_IF:
+    list_blocks(s->u.branch.then_case, sb, count);
+    if (s->u.branch.else_case)
+      list_blocks(s->u.branch.else_case, sb, count);
+    break;
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      list_blocks(s->u.seq.stmts[i], sb, count);
+    break;
+  default: break;
+  }
+}
+
+int sch_apply_get_block(sch_call *c) {
+  tsl_schedule *sch = c->sch;
+  tsl_str name = c->args[0].u.s;
+  tsl_str fname = c->args[1].kind == TSL_SV_STR ? c->args[1].u.s : sch->func_name;
+  const tsl_func *f = sch_func(sch, fname);
+  if (!f) {
+    sch_fail(c, TSL_ENOTFOUND, "the module has no function '%s'; functions:", fname);
+    for (uint32_t i = 0; i < sch->mod->n_funcs; i++)
+      tsl_diag_append(c->diag, "%s %s", i ? "," : "", sch->mod->funcs[i]->name);
+    return TSL_ENOTFOUND;
+  }
+  c->args[1] = tsl_sv_str(fname);
+  sch_path p;
+  uint32_t n = sch_find_block(f, name, &p);
+  if (n == 1) {
+    sch_out_block(c, fname, name);
+    return TSL_OK;
+  }
+  if (n > 1)
+    return sch_fail(c, TSL_EINVALID,
+                    "%u blocks in '%s' are named '%s'; block names must be unique",
+                    n, fname, name);
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  int count = 0;
+  list_blocks(f->body, &sb, &count);
+  sch_fail(c, TSL_ENOTFOUND, "no block named '%s' in '%s'; blocks:%s%s", name,
+           fname, sb.data ? sb.data : " none", count > 20 ? ", ..." : "");
+  tsl_strbuf_free(&sb);
+  return TSL_ENOTFOUND;
+}
+
+int sch_apply_get_loops(sch_call *c) {
+  sch_path p;
+  int rc = sch_block_path(c, c->args[0].u.rv, &p);
+  if (rc)
+    return rc;
+  uint32_t first = p.depth - 1;
+  while (first > 0 && p.stmts[first - 1]->kind != TSL_STMT_BLOCK_REALIZE)
+    first--;
+  for (uint32_t k = first; k + 1 < p.depth; k++)
+    if (p.stmts[k]->kind == TSL_STMT_FOR)
+      sch_out_loop(c, p.func->name, p.stmts[k]->u.loop.loop_var);
+  return TSL_OK;
+}
+
+int sch_apply_get_child_blocks(sch_call *c) {
+  sch_path p;
+  tsl_sch_rv rv = c->args[0].u.rv;
+  int rc = tsl_schedule_rv_kind(c->sch, rv) == TSL_RV_LOOP
+               ? sch_loop_path(c, rv, &p)
+               : sch_block_path(c, rv, &p);
+  if (rc)
+    return rc;
+  sch_path *kids;
+  uint32_t n = sch_child_blocks(c, &p, &kids);
+  for (uint32_t i = 0; i < n; i++)
+    sch_out_block(c, p.func->name, sch_path_block(&kids[i])->name);
+  return TSL_OK;
+}
+
+/* Blocks of the same scope that write what `b` reads (producers) or read
+ * what it writes (consumers), in program order. */
+static int deps(sch_call *c, int producers) {
+  sch_path p;
+  int rc = sch_block_path(c, c->args[0].u.rv, &p);
+  if (rc)
+    return rc;
+  const tsl_block *b = sch_path_block(&p);
+  uint32_t scope = sch_path_scope_level(&p, p.depth - 1);
+  sch_path sp = p;
+  sp.depth = scope + 1;
+  sch_path *kids;
+  uint32_t n = sch_child_blocks(c, &sp, &kids), self = n;
+  for (uint32_t i = 0; i < n; i++)
+    if (sch_path_block(&kids[i]) == b)
+      self = i;
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_block *o = sch_path_block(&kids[i]);
+    if (i == self)
+      continue;
+    int hit = 0;
+    if (producers && i < self) {
+      for (uint32_t r = 0; r < b->n_reads && !hit; r++)
+        hit = sch_regions_have(o->writes, o->n_writes, b->reads[r].buffer);
+    } else if (!producers && i > self) {
+      for (uint32_t w = 0; w < b->n_writes && !hit; w++)
+        hit = sch_regions_have(o->reads, o->n_reads, b->writes[w].buffer);
+    }
+    if (hit)
+      sch_out_block(c, p.func->name, o->name);
+  }
+  return TSL_OK;
+}
+
+int sch_apply_get_producers(sch_call *c) { return deps(c, 1); }
+int sch_apply_get_consumers(sch_call *c) { return deps(c, 0); }

@@ -1,0 +1,47 @@
+/*
+ * Helpers shared by decompose_reduction and rfactor (prim_reduction.c):
+ * the reduction-block check, variable maps for substitution, and small
+ * expression utilities.
+ */
+#ifndef TESSEL_PRIM_REDUCTION_H
+#define TESSEL_PRIM_REDUCTION_H
+
+#include "sch_internal.h"
+
+/* A variable -> expression map for tsl_*_substitute (arena arrays). */
+typedef struct red_map {
+  uint32_t n, cap;
+  const tsl_var **from;
+  const tsl_expr **to;
+} red_map;
+
+void red_map_put(tsl_arena *a, red_map *m, const tsl_var *v,
+                 const tsl_expr *e);
+const tsl_expr *red_map_get(const red_map *m, const tsl_var *v);
+const tsl_expr *red_subst_expr(tsl_arena *a, const tsl_expr *e,
+                               const red_map *m);
+const tsl_stmt *red_subst_stmt(tsl_arena *a, const tsl_stmt *s,
+                               const red_map *m);
+/* Regions with `m` applied to every range. */
+tsl_buffer_region *red_subst_regions(tsl_arena *a, const tsl_buffer_region *r,
+                                     uint32_t n, const red_map *m);
+
+/* Distinct variables of `e` in pre-order (left to right). Returns the
+ * count; *out is arena-allocated. */
+uint32_t red_expr_vars(tsl_arena *a, const tsl_expr *e, const tsl_var ***out);
+
+/* Checks that the block at the end of `bp` is a reduction block, as TVM's
+ * CheckReductionBlock: it has a T.init(), every iterator is spatial or
+ * reduce, no reduce iterator indexes a written buffer, and no other block
+ * of its scope writes its output buffers. Fails through sch_fail. */
+int red_check_block(sch_call *c, const sch_path *bp);
+
+/* The conjuncts of `pred` (a && b && ...) that use none of `vars`, joined
+ * with &&; constant true when none is left. */
+const tsl_expr *red_keep_conjuncts(tsl_arena *a, const tsl_expr *pred,
+                                   uint32_t n, const tsl_var *const *vars);
+
+/* 1 when `e` is the constant true. */
+int red_is_true(const tsl_expr *e);
+
+#endif

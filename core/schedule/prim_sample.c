@@ -1,0 +1,152 @@
+/*
+ * Sampling primitives: sample_perfect_tile and sample_categorical, plus the
+ * enter_postproc marker. A given decision is checked and used; otherwise
+ * one is drawn from the schedule's generator and recorded.
+ */
+#include "sch_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void print_ints(char *buf, size_t cap, const tsl_sch_value *v) {
+  size_t n = (size_t)snprintf(buf, cap, "[");
+  for (uint32_t i = 0; i < v->n && n < cap; i++)
+    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "",
+                          (long long)v->u.items[i].u.i);
+  if (n < cap)
+    snprintf(buf + n, cap - n, "]");
+}
+
+/* Draw n factors of `extent` (product == extent) with the innermost at most
+ * `max_inner` (<= 0: no limit): the innermost uniformly among the allowed
+ * divisors, then each remaining prime factor to a uniform position. */
+static void draw_tile(tsl_schedule *sch, int64_t extent, int64_t n,
+                      int64_t max_inner, int64_t *out) {
+  int64_t divs[4096];
+  uint32_t nd = 0;
+  for (int64_t d = 1; d * d <= extent && nd < 4094; d++)
+    if (extent % d == 0) {
+      if (max_inner <= 0 || d <= max_inner)
+        divs[nd++] = d;
+      if (d != extent / d && (max_inner <= 0 || extent / d <= max_inner))
+        divs[nd++] = extent / d;
+    }
+  int64_t inner = n == 1 ? extent : divs[sch_rand_below(sch, nd)];
+  for (int64_t i = 0; i < n; i++)
+    out[i] = 1;
+  out[n - 1] = inner;
+  int64_t rest = extent / inner;
+  for (int64_t p = 2; rest > 1; p++) {
+    if (p * p > rest)
+      p = rest;
+    while (rest % p == 0) {
+      out[sch_rand_below(sch, (uint64_t)(n - 1))] *= p;
+      rest /= p;
+    }
+  }
+}
+
+int sch_apply_sample_perfect_tile(sch_call *c) {
+  sch_path p;
+  int rc = sch_loop_path(c, c->args[0].u.rv, &p);
+  if (rc)
+    return rc;
+  const tsl_stmt *loop = sch_path_target(&p);
+  const char *lname = loop->u.loop.loop_var->name;
+  int64_t n = c->args[1].u.i, max_inner = c->args[2].u.i, extent;
+  if (!tsl_expr_is_const_int(sch_simplify(c, loop->u.loop.extent), &extent))
+    return sch_fail(c, TSL_EINVALID,
+                    "loop '%s' has a non-constant extent; perfect tiling needs "
+                    "a constant one",
+                    lname);
+  if (n < 1 || n > 16)
+    return sch_fail(c, TSL_EINVALID, "n = %lld; n must be in 1..16",
+                    (long long)n);
+  if (extent < 1)
+    return sch_fail(c, TSL_EINVALID, "loop '%s' has extent %lld", lname,
+                    (long long)extent);
+  int64_t f[16];
+  if (c->decision.kind != TSL_SV_NONE) {
+    const tsl_sch_value *d = &c->decision;
+    char txt[256];
+    if (d->kind != TSL_SV_LIST || d->n != (uint32_t)n)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision must be a list of %lld ints (one per tile)",
+                      (long long)n);
+    print_ints(txt, sizeof txt, d);
+    int64_t prod = 1;
+    for (int64_t i = 0; i < n; i++) {
+      f[i] = d->u.items[i].u.i;
+      if (f[i] < 1)
+        return sch_fail(c, TSL_EINVALID,
+                        "decision %s has a factor below 1", txt);
+      prod = prod > extent ? prod : prod * f[i];
+    }
+    if (prod != extent)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision %s does not multiply to the extent %lld of "
+                      "loop '%s'",
+                      txt, (long long)extent, lname);
+    if (max_inner > 0 && f[n - 1] > max_inner)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision %s: innermost factor %lld exceeds "
+                      "max_innermost_factor=%lld",
+                      txt, (long long)f[n - 1], (long long)max_inner);
+  } else {
+    draw_tile(c->sch, extent, n, max_inner, f);
+  }
+  tsl_sch_value *items = TSL_NEW_ARRAY(c->arena, tsl_sch_value, (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    items[i] = tsl_sv_int(f[i]);
+    sch_out_int(c, f[i]);
+  }
+  c->decision = tsl_sv_list((uint32_t)n, items);
+  return TSL_OK;
+}
+
+int sch_apply_sample_categorical(sch_call *c) {
+  const tsl_sch_value *cand = &c->args[0], *probs = &c->args[1];
+  if (cand->n == 0)
+    return sch_fail(c, TSL_EINVALID, "candidates is empty");
+  if (cand->n != probs->n)
+    return sch_fail(c, TSL_EINVALID,
+                    "%u candidates but %u probabilities; give one per candidate",
+                    cand->n, probs->n);
+  double total = 0;
+  for (uint32_t i = 0; i < probs->n; i++) {
+    double pr = probs->u.items[i].u.f;
+    if (!(pr >= 0))
+      return sch_fail(c, TSL_EINVALID,
+                      "probability %u is %g; probabilities must be >= 0", i, pr);
+    total += pr;
+  }
+  if (!(total > 0))
+    return sch_fail(c, TSL_EINVALID, "the probabilities sum to 0");
+  int64_t k;
+  if (c->decision.kind != TSL_SV_NONE) {
+    if (c->decision.kind != TSL_SV_INT)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision must be an int (an index into candidates)");
+    k = c->decision.u.i;
+    if (k < 0 || k >= (int64_t)cand->n)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision %lld is out of range; valid: 0..%u",
+                      (long long)k, cand->n - 1);
+  } else {
+    double u = (double)(sch_rand_u64(c->sch) >> 11) * 0x1.0p-53 * total;
+    k = 0;
+    while (k + 1 < (int64_t)cand->n && (u >= probs->u.items[k].u.f ||
+                                        probs->u.items[k].u.f == 0)) {
+      u -= probs->u.items[k].u.f;
+      k++;
+    }
+  }
+  c->decision = tsl_sv_int(k);
+  sch_out_int(c, cand->u.items[k].u.i);
+  return TSL_OK;
+}
+
+int sch_apply_enter_postproc(sch_call *c) {
+  c->sch->in_postproc = 1;
+  return TSL_OK;
+}

@@ -1,0 +1,91 @@
+/*
+ * Replaying a trace on a module: each instruction is applied again with
+ * its arguments' handles renumbered, using the recorded decisions or fresh
+ * ones.
+ */
+#include "sch_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int map_value(tsl_arena *a, const tsl_sch_value *v, const uint32_t *map,
+                     uint32_t n_map, tsl_sch_value *out) {
+  *out = *v;
+  if (v->kind == TSL_SV_RV) {
+    if (v->u.rv >= n_map || map[v->u.rv] == UINT32_MAX)
+      return 0;
+    out->u.rv = map[v->u.rv];
+  } else if (v->kind == TSL_SV_LIST) {
+    tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v->n + 1);
+    for (uint32_t i = 0; i < v->n; i++)
+      if (!map_value(a, &v->u.items[i], map, n_map, &items[i]))
+        return 0;
+    out->u.items = items;
+  }
+  return 1;
+}
+
+int tsl_trace_replay(tsl_ctx *ctx, const tsl_trace *trace,
+                     const tsl_module *mod, const tsl_replay_opts *opts,
+                     tsl_schedule **out, tsl_diag *diag) {
+  tsl_schedule_opts so = {sizeof so, opts ? opts->func_name : NULL,
+                          opts ? opts->seed : 0, opts ? opts->intrins : NULL};
+  tsl_schedule *sch;
+  int rc = tsl_schedule_new(ctx, mod, &so, &sch, diag);
+  if (rc)
+    return rc;
+  int fresh = opts && opts->fresh_decisions;
+  uint32_t n_map = trace->n_rvs;
+  uint32_t *map = malloc(sizeof *map * (n_map + 1));
+  if (!map) {
+    tsl_schedule_free(sch);
+    return tsl_diag_set(diag, TSL_ENOMEM, "replay: out of memory");
+  }
+  memset(map, 0xff, sizeof *map * (n_map + 1));
+  for (uint32_t i = 0; i < trace->n && rc == TSL_OK; i++) {
+    const tsl_trace_inst *in = &trace->insts[i];
+    const tsl_sch_inst_kind *k = in->kind;
+    tsl_sch_value *bound = TSL_NEW_ARRAY(sch->arena, tsl_sch_value, k->n_params + 1);
+    for (uint32_t p = 0; p < k->n_params; p++)
+      if (!map_value(sch->arena, &in->args[p], map, n_map, &bound[p])) {
+        rc = tsl_diag_set(diag, TSL_EINVALID,
+                          "instruction %u (%s): argument '%s' uses a handle "
+                          "no earlier instruction produced",
+                          i, k->name, k->params[p].name);
+        break;
+      }
+    if (rc)
+      break;
+    const tsl_sch_rv *outs;
+    uint32_t n_outs;
+    rc = sch_invoke(sch, (const sch_inst *)k, bound,
+                    fresh || !k->is_sample ? NULL : &in->decision, &outs,
+                    &n_outs, diag);
+    if (rc) {
+      char reason[sizeof diag->text];
+      if (diag) {
+        memcpy(reason, diag->text, sizeof reason);
+        reason[sizeof reason - 1] = 0;
+        tsl_diag_set(diag, rc, "instruction %u (%s): %s", i, k->name, reason);
+      }
+      break;
+    }
+    if (n_outs != in->n_outs) {
+      rc = tsl_diag_set(diag, TSL_EINVALID,
+                        "instruction %u (%s) returned %u handles on replay but "
+                        "%u when recorded",
+                        i, k->name, n_outs, in->n_outs);
+      break;
+    }
+    for (uint32_t j = 0; j < n_outs; j++)
+      if (in->outs[j] < n_map)
+        map[in->outs[j]] = outs[j];
+  }
+  free(map);
+  if (rc) {
+    tsl_schedule_free(sch);
+    return rc;
+  }
+  *out = sch;
+  return TSL_OK;
+}

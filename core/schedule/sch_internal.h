@@ -1,0 +1,241 @@
+/*
+ * Internal interface of core/schedule: the schedule state, the RV table,
+ * locating blocks and loops, rebuilding the tree after a change, and the
+ * signature every primitive implements.
+ *
+ * How a primitive works
+ *   tsl_sch_call binds the user's arguments against the instruction's
+ *   parameter list (tsl_sch_param), turns block names into block RVs, and
+ *   calls the primitive's apply function with an sch_call. The apply
+ *   function:
+ *     1. locates its operands (sch_block_path / sch_loop_path),
+ *     2. checks every precondition, failing with sch_fail(c, ...) — the
+ *        reason only; the caller prefixes "<primitive>: ",
+ *     3. builds the new statements in c->arena (IR is immutable: build new
+ *        nodes, share unchanged subtrees),
+ *     4. installs the result with sch_commit(c, path->func, new_body)
+ *        (usually through sch_path_rebuild),
+ *     5. hands out new handles with sch_out_block / sch_out_loop /
+ *        sch_out_int.
+ *   If the apply function fails, the caller restores the module and the
+ *   RV table, so a failing primitive may commit or create RVs before it
+ *   fails. A primitive may call another primitive's apply function on the
+ *   same sch_call (e.g. trial runs), saving/restoring with sch_snapshot.
+ */
+#ifndef TESSEL_SCH_INTERNAL_H
+#define TESSEL_SCH_INTERNAL_H
+
+#include "tessel/analysis.h"
+#include "tessel/schedule.h"
+#include "tessel/visit.h"
+
+#define SCH_MAX_DEPTH 256
+
+typedef struct sch_rv {
+  uint32_t kind; /* TSL_RV_* */
+  tsl_str func;  /* BLOCK, LOOP: the function it lives in */
+  union {
+    tsl_str block;       /* BLOCK: block name */
+    const tsl_var *loop; /* LOOP: loop variable */
+    int64_t value;       /* EXPR */
+  } u;
+} sch_rv;
+
+struct tsl_trace {
+  tsl_ctx *ctx;
+  tsl_arena *arena; /* owns args/outs arrays of the instructions */
+  uint32_t n, cap;
+  tsl_trace_inst *insts; /* heap array */
+  uint32_t n_rvs, rv_cap;
+  uint8_t *rv_kinds; /* heap array, by RV number */
+  int owns_arena;
+};
+
+struct tsl_schedule {
+  tsl_ctx *ctx;
+  tsl_arena *arena;
+  const tsl_module *orig;
+  const tsl_module *mod;
+  tsl_str func_name; /* default function */
+  tsl_analyzer *an;
+  uint64_t rng[4];
+  const tsl_intrin_registry *intrins;
+  tsl_intrin_registry *own_intrins; /* created lazily when intrins NULL */
+  uint32_t n_rvs, rv_cap;
+  sch_rv *rvs; /* heap array */
+  tsl_trace trace;
+  int in_postproc;
+};
+
+/* A path from a function's root realize down to one statement:
+ * stmts[0] is func->body, stmts[k] is child number index[k] of stmts[k-1]
+ * (index[0] unused). Child numbers: FOR body 0; BLOCK_REALIZE block body 0,
+ * block init 1; SEQ item i; IF then 0, else 1; LET body 0. */
+typedef struct sch_path {
+  const tsl_func *func;
+  uint32_t depth; /* number of statements; the target is stmts[depth-1] */
+  const tsl_stmt *stmts[SCH_MAX_DEPTH];
+  uint32_t index[SCH_MAX_DEPTH];
+} sch_path;
+
+/* The arguments of one primitive call. */
+typedef struct sch_call {
+  tsl_schedule *sch;
+  tsl_arena *arena;          /* == sch->arena */
+  const tsl_sch_inst_kind *kind;
+  tsl_sch_value *args; /* kind->n_params entries, defaults filled, block
+                          names already turned into RVs; an apply function
+                          may normalize them (what the trace records) */
+  /* sample_*: on entry the requested decision (NONE: draw one); the apply
+   * function stores the decision it used. */
+  tsl_sch_value decision;
+  uint32_t n_outs, outs_cap;
+  tsl_sch_rv *outs; /* arena */
+  tsl_diag *diag;
+} sch_call;
+
+typedef int (*sch_apply_fn)(sch_call *c);
+
+/* An instruction kind with its implementation. `pub` comes first so a
+ * tsl_sch_inst_kind pointer converts back. */
+typedef struct sch_inst {
+  tsl_sch_inst_kind pub;
+  sch_apply_fn apply;
+} sch_inst;
+
+/* ---- failing --------------------------------------------------------- */
+
+/* Writes the reason into c->diag and returns `status`. */
+int sch_fail(sch_call *c, int status, const char *fmt, ...) TSL_PRINTF(3, 4);
+
+/* ---- handles ---------------------------------------------------------- */
+
+/* Locate the block / loop an RV argument refers to. Fails (with a message
+ * naming the handle) for a wrong kind or a stale handle. */
+int sch_block_path(sch_call *c, tsl_sch_rv rv, sch_path *out);
+int sch_loop_path(sch_call *c, tsl_sch_rv rv, sch_path *out);
+/* The block / the FOR a path ends at. */
+const tsl_block *sch_path_block(const sch_path *p);
+const tsl_stmt *sch_path_target(const sch_path *p);
+/* Level (index into stmts) of the nearest BLOCK_REALIZE strictly above
+ * `level`: the scope block. */
+uint32_t sch_path_scope_level(const sch_path *p, uint32_t level);
+
+/* Find the block called `name` in `f`. Returns the number of blocks with
+ * that name (path filled for the first) — 0 when missing. */
+uint32_t sch_find_block(const tsl_func *f, tsl_str name, sch_path *out);
+/* Find the FOR whose loop variable is `v` in `f`; 1 found, 0 not. */
+int sch_find_loop(const tsl_func *f, const tsl_var *v, sch_path *out);
+/* The function an RV lives in (current version), or NULL. */
+const tsl_func *sch_func(const tsl_schedule *sch, tsl_str name);
+
+/* Append new handles to the call's outputs. */
+tsl_sch_rv sch_out_block(sch_call *c, tsl_str func, tsl_str name);
+tsl_sch_rv sch_out_loop(sch_call *c, tsl_str func, const tsl_var *v);
+tsl_sch_rv sch_out_int(sch_call *c, int64_t value);
+
+/* Name for messages: "block 'C'" / "loop 'i'" / "v4 = 16". Arena string. */
+const char *sch_rv_describe(const tsl_schedule *sch, tsl_sch_rv rv);
+
+/* ---- rebuilding -------------------------------------------------------- */
+
+/* `parent` with child number `index` replaced by `child`. A NULL child
+ * removes a SEQ item (a SEQ left with one item collapses to it) or an
+ * init; elsewhere NULL is not allowed. */
+const tsl_stmt *sch_with_child(tsl_arena *a, const tsl_stmt *parent,
+                               uint32_t index, const tsl_stmt *child);
+/* A realize whose block is `block`, values/predicate from `realize`. */
+const tsl_stmt *sch_with_block(tsl_arena *a, const tsl_stmt *realize,
+                               const tsl_block *block);
+/* The function body with p->stmts[level] replaced by `stmt` (NULL: removed
+ * as above) and every ancestor rebuilt. */
+const tsl_stmt *sch_path_rebuild(tsl_arena *a, const sch_path *p,
+                                 uint32_t level, const tsl_stmt *stmt);
+/* Install `body` as the new body of `func` (found by name in the current
+ * module). */
+void sch_commit(sch_call *c, const tsl_func *func, const tsl_stmt *body);
+
+/* Saving and restoring the state around trial applications. */
+typedef struct sch_snapshot {
+  const tsl_module *mod;
+  uint32_t n_rvs;
+  uint32_t n_outs;
+} sch_snapshot;
+sch_snapshot sch_snapshot_take(const sch_call *c);
+void sch_snapshot_restore(sch_call *c, sch_snapshot s);
+
+/* ---- names, variables, blocks ------------------------------------------ */
+
+/* `base` if no block of `f` has that name, else base_1, base_2, ... */
+tsl_str sch_fresh_block_name(sch_call *c, const tsl_func *f, const char *base);
+/* A new variable (loop or iter var). */
+const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype);
+/* Blocks directly under `s` (not inside other blocks), in program order,
+ * as paths extending `base` (base->stmts[base->depth-1] must be `s`).
+ * Returns the count; *out is arena-allocated. */
+uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out);
+/* 1 when the region list has an entry for buffer `b`. */
+int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
+                     const tsl_buffer *b);
+
+/* Simplify with the schedule's analyzer. */
+const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e);
+
+/* ---- sampling ---------------------------------------------------------- */
+
+uint64_t sch_rand_u64(tsl_schedule *sch);
+/* Uniform in [0, n). */
+uint64_t sch_rand_below(tsl_schedule *sch, uint64_t n);
+void sch_rng_seed(tsl_schedule *sch, uint64_t seed);
+
+/* ---- the instruction table ---------------------------------------------- */
+
+const sch_inst *sch_inst_find(const char *name);
+
+/* Apply functions, one per primitive (files named in meson.build). */
+#define SCH_APPLY_FNS(X)                                                      \
+  X(get_block) X(get_loops) X(get_child_blocks) X(get_producers)              \
+  X(get_consumers)                                                            \
+  X(split) X(fuse) X(reorder) X(parallel) X(vectorize) X(unroll) X(bind)      \
+  X(annotate) X(unannotate)                                                   \
+  X(compute_at) X(reverse_compute_at) X(compute_inline)                       \
+  X(reverse_compute_inline) X(sample_compute_location)                        \
+  X(cache_read) X(cache_write) X(set_scope) X(storage_align)                  \
+  X(decompose_reduction) X(rfactor)                                           \
+  X(blockize) X(tensorize)                                                    \
+  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)
+
+#define SCH_DECLARE_APPLY_(name) int sch_apply_##name(sch_call *c);
+SCH_APPLY_FNS(SCH_DECLARE_APPLY_)
+#undef SCH_DECLARE_APPLY_
+
+/* ---- the trace ---------------------------------------------------------- */
+
+void sch_trace_init(tsl_trace *t, tsl_ctx *ctx, tsl_arena *arena);
+void sch_trace_release(tsl_trace *t);
+/* Record one instruction (copies args/outs into the trace's arena). */
+void sch_trace_append(tsl_trace *t, const tsl_sch_inst_kind *kind,
+                      const tsl_sch_value *args, const tsl_sch_rv *outs,
+                      uint32_t n_outs, const uint32_t *out_kinds,
+                      const tsl_sch_value *decision);
+/* Copy a value's lists into `a`. */
+tsl_sch_value sch_value_copy(tsl_arena *a, const tsl_sch_value *v);
+/* Append the Python spelling of a value to `sb`. */
+void sch_value_print(tsl_strbuf *sb, const tsl_sch_value *v,
+                     const uint8_t *rv_kinds, uint32_t n_rvs);
+char sch_rv_prefix(uint32_t kind);
+
+/* Bind arguments against the kind's parameters (Python rules) into
+ * `bound` (n_params entries). Diag names the parameter on error. */
+int sch_bind_args(const tsl_sch_inst_kind *k, uint32_t n_args,
+                  const tsl_sch_arg *args, tsl_arena *a, tsl_sch_value *bound,
+                  tsl_diag *diag);
+/* 1 when `v` is acceptable for a parameter of type `type` (TSL_SP_*). */
+int sch_type_ok(uint32_t type, const tsl_sch_value *v);
+/* Apply an instruction with bound arguments (RVs of this schedule) and a
+ * requested decision; records it in the trace. */
+int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
+               const tsl_sch_value *bound, const tsl_sch_value *decision,
+               const tsl_sch_rv **outs, uint32_t *n_outs, tsl_diag *diag);
+
+#endif

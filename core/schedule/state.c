@@ -1,0 +1,617 @@
+/*
+ * Schedule state: creation, the RV table, the random generator, and the
+ * call path every primitive goes through (binding, block names, rollback on
+ * failure, recording in the trace).
+ */
+#include "sch_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- values ----------------------------------------------------------- */
+
+tsl_sch_value tsl_sv_none(void) { return (tsl_sch_value){TSL_SV_NONE, 0, {0}}; }
+tsl_sch_value tsl_sv_int(int64_t v) {
+  return (tsl_sch_value){TSL_SV_INT, 0, {.i = v}};
+}
+tsl_sch_value tsl_sv_float(double v) {
+  return (tsl_sch_value){TSL_SV_FLOAT, 0, {.f = v}};
+}
+tsl_sch_value tsl_sv_bool(int v) {
+  return (tsl_sch_value){TSL_SV_BOOL, 0, {.i = v != 0}};
+}
+tsl_sch_value tsl_sv_str(tsl_str s) {
+  return (tsl_sch_value){TSL_SV_STR, 0, {.s = s}};
+}
+tsl_sch_value tsl_sv_rv(tsl_sch_rv rv) {
+  return (tsl_sch_value){TSL_SV_RV, 0, {.rv = rv}};
+}
+tsl_sch_value tsl_sv_list(uint32_t n, const tsl_sch_value *items) {
+  return (tsl_sch_value){TSL_SV_LIST, n, {.items = items}};
+}
+
+int tsl_sv_equal(const tsl_sch_value *a, const tsl_sch_value *b) {
+  if (a->kind != b->kind)
+    return 0;
+  switch (a->kind) {
+  case TSL_SV_NONE:
+    return 1;
+  case TSL_SV_INT:
+  case TSL_SV_BOOL:
+    return a->u.i == b->u.i;
+  case TSL_SV_FLOAT:
+    return a->u.f == b->u.f;
+  case TSL_SV_STR:
+    return strcmp(a->u.s, b->u.s) == 0;
+  case TSL_SV_RV:
+    return a->u.rv == b->u.rv;
+  case TSL_SV_LIST:
+    if (a->n != b->n)
+      return 0;
+    for (uint32_t i = 0; i < a->n; i++)
+      if (!tsl_sv_equal(&a->u.items[i], &b->u.items[i]))
+        return 0;
+    return 1;
+  }
+  return 0;
+}
+
+tsl_sch_value sch_value_copy(tsl_arena *a, const tsl_sch_value *v) {
+  tsl_sch_value r = *v;
+  if (v->kind == TSL_SV_LIST && v->n) {
+    tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v->n);
+    for (uint32_t i = 0; i < v->n; i++)
+      items[i] = sch_value_copy(a, &v->u.items[i]);
+    r.u.items = items;
+  }
+  return r;
+}
+
+/* ---- random generator (xoshiro256**, seeded by splitmix64) ------------- */
+
+static uint64_t splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void sch_rng_seed(tsl_schedule *sch, uint64_t seed) {
+  uint64_t x = seed;
+  for (int i = 0; i < 4; i++)
+    sch->rng[i] = splitmix64(&x);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t sch_rand_u64(tsl_schedule *sch) {
+  uint64_t *s = sch->rng;
+  uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return r;
+}
+
+uint64_t sch_rand_below(tsl_schedule *sch, uint64_t n) {
+  if (n <= 1)
+    return 0;
+  uint64_t limit = UINT64_MAX - UINT64_MAX % n, r;
+  do
+    r = sch_rand_u64(sch);
+  while (r >= limit);
+  return r % n;
+}
+
+uint64_t tsl_schedule_fork_seed(tsl_schedule *sch) { return sch_rand_u64(sch); }
+
+/* ---- lifecycle --------------------------------------------------------- */
+
+static tsl_str default_func(const tsl_module *mod, tsl_ctx *ctx,
+                            const char *want) {
+  if (want)
+    return tsl_module_find(mod, want) ? tsl_intern(ctx, want) : NULL;
+  if (mod->n_funcs == 1)
+    return mod->funcs[0]->name;
+  return tsl_module_find(mod, "main") ? tsl_intern(ctx, "main") : NULL;
+}
+
+int tsl_schedule_new(tsl_ctx *ctx, const tsl_module *mod,
+                     const tsl_schedule_opts *opts, tsl_schedule **out,
+                     tsl_diag *diag) {
+  *out = NULL;
+  tsl_str fn = default_func(mod, ctx, opts ? opts->func_name : NULL);
+  if (!fn) {
+    tsl_diag_set(diag, TSL_ENOTFOUND, "schedule: the module has no function %s%s%s; functions:",
+                 opts && opts->func_name ? "'" : "",
+                 opts && opts->func_name ? opts->func_name : "called 'main' and more than one",
+                 opts && opts->func_name ? "'" : "");
+    for (uint32_t i = 0; i < mod->n_funcs; i++)
+      tsl_diag_append(diag, " %s", mod->funcs[i]->name);
+    return TSL_ENOTFOUND;
+  }
+  tsl_schedule *sch = calloc(1, sizeof *sch);
+  if (!sch)
+    return tsl_diag_set(diag, TSL_ENOMEM, "schedule: out of memory");
+  sch->ctx = ctx;
+  sch->arena = tsl_arena_new(ctx);
+  sch->an = tsl_analyzer_new(ctx);
+  sch->orig = sch->mod = mod;
+  sch->func_name = fn;
+  sch->intrins = opts ? opts->intrins : NULL;
+  sch_rng_seed(sch, opts ? opts->seed : 0);
+  sch_trace_init(&sch->trace, ctx, sch->arena);
+  *out = sch;
+  return TSL_OK;
+}
+
+void tsl_schedule_free(tsl_schedule *sch) {
+  if (!sch)
+    return;
+  sch_trace_release(&sch->trace);
+  tsl_intrin_registry_free(sch->own_intrins);
+  tsl_analyzer_free(sch->an);
+  tsl_arena_free(sch->arena);
+  free(sch->rvs);
+  free(sch);
+}
+
+const tsl_module *tsl_schedule_module(const tsl_schedule *sch) {
+  return sch->mod;
+}
+const tsl_module *tsl_schedule_original(const tsl_schedule *sch) {
+  return sch->orig;
+}
+const tsl_func *tsl_schedule_func(const tsl_schedule *sch) {
+  return tsl_module_find(sch->mod, sch->func_name);
+}
+const tsl_trace *tsl_schedule_trace(const tsl_schedule *sch) {
+  return &sch->trace;
+}
+tsl_ctx *tsl_schedule_ctx(const tsl_schedule *sch) { return sch->ctx; }
+
+const tsl_func *sch_func(const tsl_schedule *sch, tsl_str name) {
+  return tsl_module_find(sch->mod, name);
+}
+
+/* ---- RVs -------------------------------------------------------------- */
+
+int tsl_schedule_rv_kind(const tsl_schedule *sch, tsl_sch_rv rv) {
+  return rv < sch->n_rvs ? (int)sch->rvs[rv].kind : 0;
+}
+int64_t tsl_schedule_rv_value(const tsl_schedule *sch, tsl_sch_rv rv) {
+  return rv < sch->n_rvs && sch->rvs[rv].kind == TSL_RV_EXPR
+             ? sch->rvs[rv].u.value
+             : 0;
+}
+const char *tsl_schedule_rv_name(const tsl_schedule *sch, tsl_sch_rv rv) {
+  if (rv >= sch->n_rvs)
+    return NULL;
+  if (sch->rvs[rv].kind == TSL_RV_BLOCK)
+    return sch->rvs[rv].u.block;
+  if (sch->rvs[rv].kind == TSL_RV_LOOP)
+    return sch->rvs[rv].u.loop->name;
+  return NULL;
+}
+
+char sch_rv_prefix(uint32_t kind) {
+  return kind == TSL_RV_BLOCK ? 'b' : kind == TSL_RV_LOOP ? 'l' : 'v';
+}
+
+const char *sch_rv_describe(const tsl_schedule *sch, tsl_sch_rv rv) {
+  char buf[256];
+  if (rv >= sch->n_rvs)
+    snprintf(buf, sizeof buf, "handle %u (unknown)", rv);
+  else if (sch->rvs[rv].kind == TSL_RV_BLOCK)
+    snprintf(buf, sizeof buf, "block '%s'", sch->rvs[rv].u.block);
+  else if (sch->rvs[rv].kind == TSL_RV_LOOP)
+    snprintf(buf, sizeof buf, "loop '%s'", sch->rvs[rv].u.loop->name);
+  else
+    snprintf(buf, sizeof buf, "v%u = %lld", rv,
+             (long long)sch->rvs[rv].u.value);
+  return tsl_arena_strdup(sch->arena, buf);
+}
+
+static tsl_sch_rv rv_push(sch_call *c, sch_rv r) {
+  tsl_schedule *sch = c->sch;
+  if (sch->n_rvs == sch->rv_cap) {
+    sch->rv_cap = sch->rv_cap ? sch->rv_cap * 2 : 64;
+    sch->rvs = realloc(sch->rvs, sizeof *sch->rvs * sch->rv_cap);
+    if (!sch->rvs)
+      abort();
+  }
+  sch->rvs[sch->n_rvs] = r;
+  if (c->n_outs == c->outs_cap) {
+    uint32_t cap = c->outs_cap ? c->outs_cap * 2 : 8;
+    tsl_sch_rv *o = TSL_NEW_ARRAY(c->arena, tsl_sch_rv, cap);
+    if (c->n_outs)
+      memcpy(o, c->outs, sizeof *o * c->n_outs);
+    c->outs = o;
+    c->outs_cap = cap;
+  }
+  c->outs[c->n_outs++] = sch->n_rvs;
+  return sch->n_rvs++;
+}
+
+tsl_sch_rv sch_out_block(sch_call *c, tsl_str func, tsl_str name) {
+  return rv_push(c, (sch_rv){TSL_RV_BLOCK, func, {.block = name}});
+}
+tsl_sch_rv sch_out_loop(sch_call *c, tsl_str func, const tsl_var *v) {
+  return rv_push(c, (sch_rv){TSL_RV_LOOP, func, {.loop = v}});
+}
+tsl_sch_rv sch_out_int(sch_call *c, int64_t value) {
+  return rv_push(c, (sch_rv){TSL_RV_EXPR, NULL, {.value = value}});
+}
+
+sch_snapshot sch_snapshot_take(const sch_call *c) {
+  return (sch_snapshot){c->sch->mod, c->sch->n_rvs, c->n_outs};
+}
+void sch_snapshot_restore(sch_call *c, sch_snapshot s) {
+  c->sch->mod = s.mod;
+  c->sch->n_rvs = s.n_rvs;
+  c->n_outs = s.n_outs;
+}
+
+int sch_fail(sch_call *c, int status, const char *fmt, ...) {
+  if (c->diag) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->diag->text, sizeof c->diag->text, fmt, ap);
+    va_end(ap);
+    c->diag->len = (uint32_t)strlen(c->diag->text);
+  }
+  return status;
+}
+
+const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e) {
+  return tsl_simplify(c->sch->an, c->arena, e);
+}
+
+/* ---- binding arguments -------------------------------------------------- */
+
+static const char *type_text(uint32_t type) {
+  switch (type) {
+  case TSL_SP_BLOCK: return "a block (handle or name)";
+  case TSL_SP_LOOP: return "a loop handle";
+  case TSL_SP_BLOCK_OR_LOOP: return "a block or loop handle";
+  case TSL_SP_INT: return "an int";
+  case TSL_SP_FLOAT: return "a float";
+  case TSL_SP_STR: return "a string";
+  case TSL_SP_BOOL: return "True or False";
+  case TSL_SP_INT_OR_NONE: return "an int or None";
+  case TSL_SP_FACTORS: return "a list of ints, sampled values or None";
+  case TSL_SP_INTS: return "a list of ints";
+  case TSL_SP_FLOATS: return "a list of floats";
+  case TSL_SP_BLOCKS: return "a list of blocks";
+  case TSL_SP_LOOPS: return "loop handles";
+  case TSL_SP_ANY: return "an int, float, string, bool or sampled value";
+  case TSL_SP_DECISION: return "an int, a list of ints or None";
+  case TSL_SP_BLOCK_OR_LOOPS: return "a loop handle or a list of blocks";
+  }
+  return "?";
+}
+
+static const char *value_kind_text(const tsl_sch_value *v) {
+  static const char *names[] = {"None", "an int", "a float", "a string",
+                                "a bool", "a handle", "a list"};
+  return v->kind <= TSL_SV_LIST ? names[v->kind] : "?";
+}
+
+static int list_all(const tsl_sch_value *v, int (*ok)(const tsl_sch_value *)) {
+  if (v->kind != TSL_SV_LIST)
+    return 0;
+  for (uint32_t i = 0; i < v->n; i++)
+    if (!ok(&v->u.items[i]))
+      return 0;
+  return 1;
+}
+static int is_int(const tsl_sch_value *v) { return v->kind == TSL_SV_INT; }
+static int is_num(const tsl_sch_value *v) {
+  return v->kind == TSL_SV_INT || v->kind == TSL_SV_FLOAT;
+}
+static int is_rv(const tsl_sch_value *v) { return v->kind == TSL_SV_RV; }
+static int is_block_like(const tsl_sch_value *v) {
+  return v->kind == TSL_SV_RV || v->kind == TSL_SV_STR;
+}
+static int is_factor(const tsl_sch_value *v) {
+  return v->kind == TSL_SV_INT || v->kind == TSL_SV_RV ||
+         v->kind == TSL_SV_NONE;
+}
+static int is_scalar_any(const tsl_sch_value *v) {
+  return v->kind == TSL_SV_INT || v->kind == TSL_SV_FLOAT ||
+         v->kind == TSL_SV_STR || v->kind == TSL_SV_BOOL ||
+         v->kind == TSL_SV_RV;
+}
+
+int sch_type_ok(uint32_t type, const tsl_sch_value *v) {
+  switch (type) {
+  case TSL_SP_BLOCK:
+  case TSL_SP_BLOCK_OR_LOOP: return is_block_like(v);
+  case TSL_SP_LOOP: return is_rv(v);
+  case TSL_SP_INT: return is_int(v);
+  case TSL_SP_FLOAT: return is_num(v);
+  case TSL_SP_STR: return v->kind == TSL_SV_STR;
+  case TSL_SP_BOOL: return v->kind == TSL_SV_BOOL;
+  case TSL_SP_INT_OR_NONE: return is_int(v) || v->kind == TSL_SV_NONE;
+  case TSL_SP_FACTORS: return list_all(v, is_factor) && v->n > 0;
+  case TSL_SP_INTS: return list_all(v, is_int);
+  case TSL_SP_FLOATS: return list_all(v, is_num);
+  case TSL_SP_BLOCKS: return list_all(v, is_block_like);
+  case TSL_SP_LOOPS: return list_all(v, is_rv);
+  case TSL_SP_ANY: return is_scalar_any(v) || list_all(v, is_scalar_any);
+  case TSL_SP_DECISION: return is_int(v) || list_all(v, is_int);
+  case TSL_SP_BLOCK_OR_LOOPS: return is_rv(v) || list_all(v, is_block_like);
+  }
+  return 0;
+}
+
+int sch_bind_args(const tsl_sch_inst_kind *k, uint32_t n_args,
+                  const tsl_sch_arg *args, tsl_arena *a, tsl_sch_value *bound,
+                  tsl_diag *diag) {
+  uint8_t set[32] = {0};
+  uint32_t np = k->n_params, pos = 0;
+  int varargs = -1;
+  for (uint32_t p = 0; p < np; p++)
+    if (k->params[p].flags & TSL_SPF_VARARGS)
+      varargs = (int)p;
+  /* varargs collect positionals */
+  uint32_t n_var = 0;
+  tsl_sch_value *var_items = NULL;
+  if (varargs >= 0)
+    var_items = TSL_NEW_ARRAY(a, tsl_sch_value, n_args + 1);
+  for (uint32_t i = 0; i < n_args; i++) {
+    const tsl_sch_arg *arg = &args[i];
+    int p = -1;
+    if (!arg->name) {
+      if (varargs >= 0 && pos >= (uint32_t)varargs) {
+        var_items[n_var++] = arg->value;
+        set[varargs] = 1;
+        continue;
+      }
+      if (pos >= np)
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "takes %u positional argument%s but more were given",
+                            np, np == 1 ? "" : "s");
+      p = (int)pos++;
+    } else {
+      for (uint32_t q = 0; q < np; q++)
+        if (strcmp(k->params[q].name, arg->name) == 0 &&
+            !(k->params[q].flags & TSL_SPF_VARARGS))
+          p = (int)q;
+      if (p < 0) {
+        tsl_diag_set(diag, TSL_EINVALID,
+                     "unexpected keyword argument '%s'; valid:", arg->name);
+        int any = 0;
+        for (uint32_t q = 0; q < np; q++)
+          if (!(k->params[q].flags & TSL_SPF_VARARGS)) {
+            tsl_diag_append(diag, "%s %s", any ? "," : "", k->params[q].name);
+            any = 1;
+          }
+        if (!any)
+          tsl_diag_append(diag, " none");
+        return TSL_EINVALID;
+      }
+      if (set[p])
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "got multiple values for argument '%s'",
+                            arg->name);
+    }
+    const tsl_sch_param *par = &k->params[p];
+    tsl_sch_value v = arg->value;
+    int none_ok = !(par->flags & TSL_SPF_REQUIRED) &&
+                  par->default_value.kind == TSL_SV_NONE &&
+                  v.kind == TSL_SV_NONE;
+    if (!none_ok && !sch_type_ok(par->type, &v))
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "argument '%s' must be %s, not %s", par->name,
+                          type_text(par->type), value_kind_text(&v));
+    if (par->type == TSL_SP_FLOAT && v.kind == TSL_SV_INT)
+      v = tsl_sv_float((double)v.u.i);
+    if (par->type == TSL_SP_FLOATS) {
+      tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v.n + 1);
+      for (uint32_t j = 0; j < v.n; j++)
+        items[j] = v.u.items[j].kind == TSL_SV_INT
+                       ? tsl_sv_float((double)v.u.items[j].u.i)
+                       : v.u.items[j];
+      v = tsl_sv_list(v.n, items);
+    }
+    bound[p] = v;
+    set[p] = 1;
+  }
+  for (uint32_t p = 0; p < np; p++) {
+    if ((int)p == varargs) {
+      for (uint32_t j = 0; j < n_var; j++)
+        if (!sch_type_ok(TSL_SP_LOOPS == k->params[p].type ? TSL_SP_LOOP
+                                                        : k->params[p].type,
+                     &var_items[j]))
+          return tsl_diag_set(diag, TSL_EINVALID,
+                              "argument %u of '*%s' must be %s, not %s", j + 1,
+                              k->params[p].name, "a loop handle",
+                              value_kind_text(&var_items[j]));
+      bound[p] = tsl_sv_list(n_var, var_items);
+      if (!n_var && (k->params[p].flags & TSL_SPF_REQUIRED))
+        return tsl_diag_set(diag, TSL_EINVALID, "needs at least one loop");
+      continue;
+    }
+    if (set[p])
+      continue;
+    if (k->params[p].flags & TSL_SPF_REQUIRED)
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "missing required argument '%s' (%s)",
+                          k->params[p].name, type_text(k->params[p].type));
+    bound[p] = k->params[p].default_value;
+  }
+  return TSL_OK;
+}
+
+/* ---- invoking ------------------------------------------------------------ */
+
+static int decision_index(const tsl_sch_inst_kind *k) {
+  for (uint32_t p = 0; p < k->n_params; p++)
+    if (k->params[p].type == TSL_SP_DECISION)
+      return (int)p;
+  return -1;
+}
+
+/* RV arguments must be live handles of the right kind. */
+static int check_rv(tsl_schedule *sch, const tsl_sch_param *par,
+                    const tsl_sch_value *v, tsl_diag *diag) {
+  if (v->kind == TSL_SV_LIST) {
+    for (uint32_t i = 0; i < v->n; i++)
+      if (check_rv(sch, par, &v->u.items[i], diag))
+        return TSL_EINVALID;
+    return TSL_OK;
+  }
+  if (v->kind != TSL_SV_RV)
+    return TSL_OK;
+  if (v->u.rv >= sch->n_rvs)
+    return tsl_diag_set(diag, TSL_EINVALID, "argument '%s': unknown handle %u",
+                        par->name, v->u.rv);
+  uint32_t kind = sch->rvs[v->u.rv].kind;
+  int ok;
+  switch (par->type) {
+  case TSL_SP_BLOCK:
+  case TSL_SP_BLOCKS: ok = kind == TSL_RV_BLOCK; break;
+  case TSL_SP_LOOP:
+  case TSL_SP_LOOPS: ok = kind == TSL_RV_LOOP; break;
+  case TSL_SP_BLOCK_OR_LOOP:
+  case TSL_SP_BLOCK_OR_LOOPS: ok = kind != TSL_RV_EXPR; break;
+  case TSL_SP_FACTORS:
+  case TSL_SP_ANY: ok = kind == TSL_RV_EXPR; break;
+  default: ok = 0;
+  }
+  if (!ok)
+    return tsl_diag_set(diag, TSL_EINVALID, "argument '%s' must be %s, not %s",
+                        par->name, type_text(par->type),
+                        sch_rv_describe(sch, v->u.rv));
+  return TSL_OK;
+}
+
+int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
+               const tsl_sch_value *bound, const tsl_sch_value *decision,
+               const tsl_sch_rv **outs, uint32_t *n_outs, tsl_diag *diag) {
+  const tsl_sch_inst_kind *k = &inst->pub;
+  tsl_sch_value *args = TSL_NEW_ARRAY(sch->arena, tsl_sch_value, k->n_params + 1);
+  memcpy(args, bound, sizeof *args * k->n_params);
+  sch_call c = {.sch = sch, .arena = sch->arena, .kind = k, .args = args,
+                .decision = tsl_sv_none(), .diag = diag};
+  int di = decision_index(k);
+  if (di >= 0) {
+    c.decision = args[di];
+    args[di] = tsl_sv_none();
+  }
+  if (decision && decision->kind != TSL_SV_NONE)
+    c.decision = *decision;
+  int rc = TSL_OK;
+  for (uint32_t p = 0; p < k->n_params && rc == TSL_OK; p++)
+    rc = check_rv(sch, &k->params[p], &args[p], diag);
+  sch_snapshot snap = sch_snapshot_take(&c);
+  if (rc == TSL_OK)
+    rc = inst->apply(&c);
+  if (rc != TSL_OK) {
+    sch_snapshot_restore(&c, snap);
+    if (diag) {
+      char reason[sizeof diag->text];
+      memcpy(reason, diag->text, sizeof reason);
+      reason[sizeof reason - 1] = 0;
+      tsl_diag_set(diag, rc, "%s: %s", k->name, reason);
+    }
+    return rc;
+  }
+  uint32_t kinds_buf[64];
+  uint32_t *kinds = c.n_outs <= 64 ? kinds_buf
+                                   : TSL_NEW_ARRAY(sch->arena, uint32_t, c.n_outs);
+  for (uint32_t i = 0; i < c.n_outs; i++)
+    kinds[i] = sch->rvs[c.outs[i]].kind;
+  sch_trace_append(&sch->trace, k, args, c.outs, c.n_outs, kinds,
+                   k->is_sample ? &c.decision : NULL);
+  if (outs)
+    *outs = c.outs;
+  if (n_outs)
+    *n_outs = c.n_outs;
+  return TSL_OK;
+}
+
+/* Strings given where a block is expected become get_block calls. */
+static int resolve_block_names(tsl_schedule *sch, const tsl_sch_param *par,
+                               tsl_sch_value *v, tsl_diag *diag) {
+  int wants = par->type == TSL_SP_BLOCK || par->type == TSL_SP_BLOCKS ||
+              par->type == TSL_SP_BLOCK_OR_LOOP ||
+              par->type == TSL_SP_BLOCK_OR_LOOPS;
+  if (!wants)
+    return TSL_OK;
+  if (v->kind == TSL_SV_LIST) {
+    tsl_sch_value *items = TSL_NEW_ARRAY(sch->arena, tsl_sch_value, v->n + 1);
+    for (uint32_t i = 0; i < v->n; i++) {
+      items[i] = v->u.items[i];
+      int rc = resolve_block_names(sch, par, &items[i], diag);
+      if (rc)
+        return rc;
+    }
+    v->u.items = items;
+    return TSL_OK;
+  }
+  if (v->kind != TSL_SV_STR)
+    return TSL_OK;
+  tsl_sch_rv rv;
+  int rc = tsl_sch_get_block(sch, v->u.s, &rv, diag);
+  if (rc)
+    return rc;
+  *v = tsl_sv_rv(rv);
+  return TSL_OK;
+}
+
+int tsl_sch_call(tsl_schedule *sch, const char *name, uint32_t n_args,
+                 const tsl_sch_arg *args, const tsl_sch_rv **outs,
+                 uint32_t *n_outs, tsl_diag *diag) {
+  const sch_inst *inst = sch_inst_find(name);
+  if (!inst) {
+    tsl_diag_set(diag, TSL_ENOTFOUND, "unknown schedule primitive '%s'; valid:",
+                 name);
+    uint32_t n;
+    const tsl_sch_inst_kind *const *all = tsl_sch_inst_kinds(&n);
+    for (uint32_t i = 0; i < n; i++)
+      tsl_diag_append(diag, "%s %s", i ? "," : "", all[i]->name);
+    return TSL_ENOTFOUND;
+  }
+  const tsl_sch_inst_kind *k = &inst->pub;
+  tsl_sch_value *bound = TSL_NEW_ARRAY(sch->arena, tsl_sch_value, k->n_params + 1);
+  int rc = sch_bind_args(k, n_args, args, sch->arena, bound, diag);
+  if (rc) {
+    char reason[sizeof diag->text];
+    if (diag) {
+      memcpy(reason, diag->text, sizeof reason);
+      reason[sizeof reason - 1] = 0;
+      tsl_diag_set(diag, rc, "%s: %s", name, reason);
+    }
+    return rc;
+  }
+  for (uint32_t p = 0; p < k->n_params; p++)
+    if ((rc = resolve_block_names(sch, &k->params[p], &bound[p], diag)))
+      return rc;
+  return sch_invoke(sch, inst, bound, NULL, outs, n_outs, diag);
+}
+
+int tsl_sch_get_block(tsl_schedule *sch, const char *name, tsl_sch_rv *out,
+                      tsl_diag *diag) {
+  tsl_sch_value bound[2] = {tsl_sv_str(tsl_intern(sch->ctx, name)),
+                            tsl_sv_none()};
+  const tsl_sch_rv *o;
+  uint32_t n;
+  int rc = sch_invoke(sch, sch_inst_find("get_block"), bound, NULL, &o, &n, diag);
+  if (rc == TSL_OK)
+    *out = o[0];
+  return rc;
+}
+
+int tsl_sch_get_loops(tsl_schedule *sch, tsl_sch_rv block,
+                      const tsl_sch_rv **loops, uint32_t *n, tsl_diag *diag) {
+  tsl_sch_value bound[1] = {tsl_sv_rv(block)};
+  return sch_invoke(sch, sch_inst_find("get_loops"), bound, NULL, loops, n,
+                    diag);
+}

@@ -1,0 +1,275 @@
+/*
+ * Traces: recording instructions, copying, replacing decisions, dropping
+ * dead instructions, and printing as a schedule script.
+ */
+#include "sch_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sch_trace_init(tsl_trace *t, tsl_ctx *ctx, tsl_arena *arena) {
+  memset(t, 0, sizeof *t);
+  t->ctx = ctx;
+  t->arena = arena;
+}
+
+void sch_trace_release(tsl_trace *t) {
+  free(t->insts);
+  free(t->rv_kinds);
+  if (t->owns_arena)
+    tsl_arena_free(t->arena);
+  t->insts = NULL;
+  t->rv_kinds = NULL;
+}
+
+static void grow_rvs(tsl_trace *t, uint32_t need) {
+  if (need <= t->rv_cap)
+    return;
+  uint32_t cap = t->rv_cap ? t->rv_cap : 64;
+  while (cap < need)
+    cap *= 2;
+  t->rv_kinds = realloc(t->rv_kinds, cap);
+  if (!t->rv_kinds)
+    abort();
+  memset(t->rv_kinds + t->rv_cap, 0, cap - t->rv_cap);
+  t->rv_cap = cap;
+}
+
+void sch_trace_append(tsl_trace *t, const tsl_sch_inst_kind *kind,
+                      const tsl_sch_value *args, const tsl_sch_rv *outs,
+                      uint32_t n_outs, const uint32_t *out_kinds,
+                      const tsl_sch_value *decision) {
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 32;
+    t->insts = realloc(t->insts, sizeof *t->insts * t->cap);
+    if (!t->insts)
+      abort();
+  }
+  tsl_trace_inst *in = &t->insts[t->n++];
+  in->kind = kind;
+  in->n_args = kind->n_params;
+  tsl_sch_value *a = TSL_NEW_ARRAY(t->arena, tsl_sch_value, kind->n_params + 1);
+  for (uint32_t i = 0; i < kind->n_params; i++)
+    a[i] = sch_value_copy(t->arena, &args[i]);
+  in->args = a;
+  in->n_outs = n_outs;
+  in->outs = n_outs ? tsl_arena_dup(t->arena, outs, sizeof *outs * n_outs) : NULL;
+  in->decision = decision ? sch_value_copy(t->arena, decision) : tsl_sv_none();
+  for (uint32_t i = 0; i < n_outs; i++) {
+    grow_rvs(t, outs[i] + 1);
+    t->rv_kinds[outs[i]] = (uint8_t)out_kinds[i];
+    if (outs[i] + 1 > t->n_rvs)
+      t->n_rvs = outs[i] + 1;
+  }
+}
+
+uint32_t tsl_trace_len(const tsl_trace *t) { return t->n; }
+const tsl_trace_inst *tsl_trace_get(const tsl_trace *t, uint32_t i) {
+  return i < t->n ? &t->insts[i] : NULL;
+}
+int tsl_trace_rv_kind(const tsl_trace *t, tsl_sch_rv rv) {
+  return rv < t->n_rvs ? t->rv_kinds[rv] : 0;
+}
+
+static tsl_trace *trace_new_owned(tsl_ctx *ctx) {
+  tsl_trace *t = malloc(sizeof *t);
+  if (!t)
+    return NULL;
+  sch_trace_init(t, ctx, tsl_arena_new(ctx));
+  t->owns_arena = 1;
+  return t;
+}
+
+static tsl_trace *copy_filtered(const tsl_trace *t, const uint8_t *keep) {
+  tsl_trace *r = trace_new_owned(t->ctx);
+  if (!r)
+    return NULL;
+  for (uint32_t i = 0; i < t->n; i++) {
+    const tsl_trace_inst *in = &t->insts[i];
+    if (keep && !keep[i])
+      continue;
+    uint32_t kinds[256], *k = in->n_outs <= 256 ? kinds
+                                                : TSL_NEW_ARRAY(r->arena, uint32_t, in->n_outs);
+    for (uint32_t j = 0; j < in->n_outs; j++)
+      k[j] = t->rv_kinds[in->outs[j]];
+    sch_trace_append(r, in->kind, in->args, in->outs, in->n_outs, k,
+                     in->kind->is_sample ? &in->decision : NULL);
+  }
+  return r;
+}
+
+tsl_trace *tsl_trace_copy(const tsl_trace *t) { return copy_filtered(t, NULL); }
+
+void tsl_trace_free(tsl_trace *t) {
+  if (!t)
+    return;
+  sch_trace_release(t);
+  free(t);
+}
+
+static void mark_used(const tsl_sch_value *v, uint8_t *used, uint32_t n_rvs) {
+  if (v->kind == TSL_SV_RV && v->u.rv < n_rvs)
+    used[v->u.rv] = 1;
+  else if (v->kind == TSL_SV_LIST)
+    for (uint32_t i = 0; i < v->n; i++)
+      mark_used(&v->u.items[i], used, n_rvs);
+}
+
+tsl_trace *tsl_trace_simplified(const tsl_trace *t) {
+  uint8_t *used = calloc(t->n_rvs + 1, 1), *keep = calloc(t->n + 1, 1);
+  if (!used || !keep) {
+    free(used);
+    free(keep);
+    return NULL;
+  }
+  for (uint32_t i = t->n; i-- > 0;) {
+    const tsl_trace_inst *in = &t->insts[i];
+    int live = !in->kind->is_pure;
+    for (uint32_t j = 0; j < in->n_outs && !live; j++)
+      live = used[in->outs[j]];
+    if (!live)
+      continue;
+    keep[i] = 1;
+    for (uint32_t a = 0; a < in->n_args; a++)
+      mark_used(&in->args[a], used, t->n_rvs);
+  }
+  tsl_trace *r = copy_filtered(t, keep);
+  free(used);
+  free(keep);
+  return r;
+}
+
+int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
+                           const tsl_sch_value *decision, tsl_diag *diag) {
+  if (i >= t->n)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "instruction %u does not exist (the trace has %u)", i,
+                        t->n);
+  tsl_trace_inst *in = &t->insts[i];
+  if (!in->kind->is_sample)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "instruction %u (%s) has no decision", i,
+                        in->kind->name);
+  int want_list = strcmp(in->kind->name, "sample_perfect_tile") == 0;
+  int ok = want_list ? decision->kind == TSL_SV_LIST
+                     : decision->kind == TSL_SV_INT;
+  for (uint32_t k = 0; ok && want_list && k < decision->n; k++)
+    ok = decision->u.items[k].kind == TSL_SV_INT;
+  if (!ok)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "instruction %u (%s): the decision must be %s", i,
+                        in->kind->name, want_list ? "a list of ints" : "an int");
+  in->decision = sch_value_copy(t->arena, decision);
+  return TSL_OK;
+}
+
+/* ---- printing ------------------------------------------------------------- */
+
+static void print_str(tsl_strbuf *sb, const char *s) {
+  tsl_strbuf_append(sb, "\"");
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      tsl_strbuf_printf(sb, "\\%c", *p);
+    else if (*p == '\n')
+      tsl_strbuf_append(sb, "\\n");
+    else if (*p == '\t')
+      tsl_strbuf_append(sb, "\\t");
+    else if (*p < 0x20 || *p == 0x7f)
+      tsl_strbuf_printf(sb, "\\x%02x", *p);
+    else
+      tsl_strbuf_append_n(sb, (const char *)p, 1);
+  }
+  tsl_strbuf_append(sb, "\"");
+}
+
+static void print_float(tsl_strbuf *sb, double f) {
+  if (isnan(f)) {
+    tsl_strbuf_append(sb, "float(\"nan\")");
+    return;
+  }
+  if (isinf(f)) {
+    tsl_strbuf_append(sb, f > 0 ? "float(\"inf\")" : "float(\"-inf\")");
+    return;
+  }
+  char buf[64];
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, f);
+    if (strtod(buf, NULL) == f)
+      break;
+  }
+  if (!strpbrk(buf, ".eEn"))
+    strcat(buf, ".0");
+  tsl_strbuf_append(sb, buf);
+}
+
+void sch_value_print(tsl_strbuf *sb, const tsl_sch_value *v,
+                     const uint8_t *rv_kinds, uint32_t n_rvs) {
+  switch (v->kind) {
+  case TSL_SV_NONE: tsl_strbuf_append(sb, "None"); break;
+  case TSL_SV_INT: tsl_strbuf_printf(sb, "%lld", (long long)v->u.i); break;
+  case TSL_SV_FLOAT: print_float(sb, v->u.f); break;
+  case TSL_SV_STR: print_str(sb, v->u.s); break;
+  case TSL_SV_BOOL: tsl_strbuf_append(sb, v->u.i ? "True" : "False"); break;
+  case TSL_SV_RV:
+    tsl_strbuf_printf(sb, "%c%u",
+                      sch_rv_prefix(v->u.rv < n_rvs ? rv_kinds[v->u.rv] : 0),
+                      v->u.rv);
+    break;
+  case TSL_SV_LIST:
+    tsl_strbuf_append(sb, "[");
+    for (uint32_t i = 0; i < v->n; i++) {
+      if (i)
+        tsl_strbuf_append(sb, ", ");
+      sch_value_print(sb, &v->u.items[i], rv_kinds, n_rvs);
+    }
+    tsl_strbuf_append(sb, "]");
+    break;
+  }
+}
+
+static void print_inst(tsl_strbuf *sb, const tsl_trace *t,
+                       const tsl_trace_inst *in, int with_decisions) {
+  const tsl_sch_inst_kind *k = in->kind;
+  if (in->n_outs) {
+    for (uint32_t j = 0; j < in->n_outs; j++)
+      tsl_strbuf_printf(sb, "%s%c%u", j ? ", " : "",
+                        sch_rv_prefix(t->rv_kinds[in->outs[j]]), in->outs[j]);
+    tsl_strbuf_append(sb, k->returns_list && in->n_outs == 1 ? ", = " : " = ");
+  }
+  tsl_strbuf_printf(sb, "sch.%s(", k->name);
+  int first = 1;
+  for (uint32_t p = 0; p < k->n_params; p++) {
+    const tsl_sch_param *par = &k->params[p];
+    const tsl_sch_value *v = &in->args[p];
+    if (par->flags & TSL_SPF_VARARGS) {
+      for (uint32_t j = 0; j < v->n; j++) {
+        tsl_strbuf_append(sb, first ? "" : ", ");
+        sch_value_print(sb, &v->u.items[j], t->rv_kinds, t->n_rvs);
+        first = 0;
+      }
+      continue;
+    }
+    if (par->type == TSL_SP_DECISION) {
+      if (!with_decisions || in->decision.kind == TSL_SV_NONE)
+        continue;
+      v = &in->decision;
+    } else if (v->kind == TSL_SV_NONE && !(par->flags & TSL_SPF_REQUIRED)) {
+      continue;
+    }
+    tsl_strbuf_printf(sb, "%s%s=", first ? "" : ", ", par->name);
+    sch_value_print(sb, v, t->rv_kinds, t->n_rvs);
+    first = 0;
+  }
+  tsl_strbuf_append(sb, ")\n");
+}
+
+char *tsl_trace_to_script(const tsl_trace *t, int with_decisions) {
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  tsl_strbuf_append(&sb, "");
+  for (uint32_t i = 0; i < t->n; i++)
+    print_inst(&sb, t, &t->insts[i], with_decisions);
+  return tsl_strbuf_take(&sb);
+}

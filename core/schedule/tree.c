@@ -1,0 +1,284 @@
+/*
+ * Locating blocks and loops in a function (as paths from the root), and
+ * rebuilding the immutable tree after one statement on a path changed.
+ */
+#include "sch_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- children ------------------------------------------------------------ */
+
+static uint32_t n_children(const tsl_stmt *s) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR:
+  case TSL_STMT_LET: return 1;
+  case TSL_STMT_BLOCK_REALIZE: return 2;
+  case TSL_STMT_IF: return 2;
+  case TSL_STMT_SEQ: return s->u.seq.n;
+  default: return 0;
+  }
+}
+
+static const tsl_stmt *child(const tsl_stmt *s, uint32_t i) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR: return s->u.loop.body;
+  case TSL_STMT_LET: return s->u.let.body;
+  case TSL_STMT_BLOCK_REALIZE:
+    return i == 0 ? s->u.realize.block->body : s->u.realize.block->init;
+  case TSL_STMT_IF: return i == 0 ? s->u.branch.then_case : s->u.branch.else_case;
+  case TSL_STMT_SEQ: return s->u.seq.stmts[i];
+  default: return NULL;
+  }
+}
+
+typedef int (*match_fn)(const tsl_stmt *s, const void *key);
+
+static int search(const tsl_stmt *s, match_fn match, const void *key,
+                  sch_path *p, uint32_t *count) {
+  if (p->depth >= SCH_MAX_DEPTH)
+    return 0;
+  uint32_t d = p->depth;
+  p->stmts[d] = s;
+  p->depth = d + 1;
+  if (match(s, key)) {
+    if (++*count == 1)
+      return 1;
+  }
+  uint32_t n = n_children(s);
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_stmt *ch = child(s, i);
+    if (!ch)
+      continue;
+    p->index[d + 1] = i;
+    if (search(ch, match, key, p, count))
+      return 1;
+  }
+  p->depth = d;
+  return 0;
+}
+
+static int match_block(const tsl_stmt *s, const void *key) {
+  return s->kind == TSL_STMT_BLOCK_REALIZE &&
+         s->u.realize.block->name == (tsl_str)key;
+}
+static int match_loop(const tsl_stmt *s, const void *key) {
+  return s->kind == TSL_STMT_FOR && s->u.loop.loop_var == key;
+}
+
+/* Counting every match needs a full walk; a separate counter avoids
+ * disturbing the first path. */
+static void count_blocks(const tsl_stmt *s, tsl_str name, uint32_t *count) {
+  if (match_block(s, name))
+    ++*count;
+  uint32_t n = n_children(s);
+  for (uint32_t i = 0; i < n; i++)
+    if (child(s, i))
+      count_blocks(child(s, i), name, count);
+}
+
+uint32_t sch_find_block(const tsl_func *f, tsl_str name, sch_path *out) {
+  uint32_t count = 0;
+  out->func = f;
+  out->depth = 0;
+  out->index[0] = 0;
+  if (!search(f->body, match_block, name, out, &count))
+    return 0;
+  count = 0;
+  count_blocks(f->body, name, &count);
+  return count;
+}
+
+int sch_find_loop(const tsl_func *f, const tsl_var *v, sch_path *out) {
+  uint32_t count = 0;
+  out->func = f;
+  out->depth = 0;
+  out->index[0] = 0;
+  return search(f->body, match_loop, v, out, &count);
+}
+
+/* ---- handles -------------------------------------------------------------- */
+
+int sch_block_path(sch_call *c, tsl_sch_rv rv, sch_path *out) {
+  tsl_schedule *sch = c->sch;
+  if (rv >= sch->n_rvs || sch->rvs[rv].kind != TSL_RV_BLOCK)
+    return sch_fail(c, TSL_EINVALID, "expected a block, got %s",
+                    sch_rv_describe(sch, rv));
+  const sch_rv *r = &sch->rvs[rv];
+  const tsl_func *f = sch_func(sch, r->func);
+  if (!f || !sch_find_block(f, r->u.block, out))
+    return sch_fail(c, TSL_ENOTFOUND,
+                    "block '%s' no longer exists in '%s' (a previous primitive "
+                    "removed it)",
+                    r->u.block, r->func);
+  return TSL_OK;
+}
+
+int sch_loop_path(sch_call *c, tsl_sch_rv rv, sch_path *out) {
+  tsl_schedule *sch = c->sch;
+  if (rv >= sch->n_rvs || sch->rvs[rv].kind != TSL_RV_LOOP)
+    return sch_fail(c, TSL_EINVALID, "expected a loop, got %s",
+                    sch_rv_describe(sch, rv));
+  const sch_rv *r = &sch->rvs[rv];
+  const tsl_func *f = sch_func(sch, r->func);
+  if (!f || !sch_find_loop(f, r->u.loop, out))
+    return sch_fail(c, TSL_ENOTFOUND,
+                    "loop '%s' no longer exists in '%s' (a previous primitive "
+                    "replaced or removed it)",
+                    r->u.loop->name, r->func);
+  return TSL_OK;
+}
+
+const tsl_stmt *sch_path_target(const sch_path *p) {
+  return p->stmts[p->depth - 1];
+}
+const tsl_block *sch_path_block(const sch_path *p) {
+  const tsl_stmt *s = sch_path_target(p);
+  return s->kind == TSL_STMT_BLOCK_REALIZE ? s->u.realize.block : NULL;
+}
+
+uint32_t sch_path_scope_level(const sch_path *p, uint32_t level) {
+  for (uint32_t k = level; k-- > 0;)
+    if (p->stmts[k]->kind == TSL_STMT_BLOCK_REALIZE)
+      return k;
+  return 0;
+}
+
+/* ---- rebuilding ------------------------------------------------------------ */
+
+const tsl_stmt *sch_with_block(tsl_arena *a, const tsl_stmt *realize,
+                               const tsl_block *block) {
+  return tsl_stmt_block_realize(a, realize->u.realize.n_iter_values,
+                                realize->u.realize.iter_values,
+                                realize->u.realize.predicate, block);
+}
+
+const tsl_stmt *sch_with_child(tsl_arena *a, const tsl_stmt *s, uint32_t i,
+                               const tsl_stmt *ch) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR:
+    return tsl_stmt_for(a, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent,
+                        (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
+                        s->u.loop.annotations, ch);
+  case TSL_STMT_LET:
+    return tsl_stmt_let(a, s->u.let.var, s->u.let.value, ch);
+  case TSL_STMT_BLOCK_REALIZE: {
+    tsl_block *b = tsl_block_clone(a, s->u.realize.block);
+    if (i == 0)
+      b->body = ch;
+    else
+      b->init = ch;
+    return sch_with_block(a, s, b);
+  }
+  case TSL_STMT_IF:
+    return tsl_stmt_if(a, s->u.branch.cond, i == 0 ? ch : s->u.branch.then_case,
+                       i == 1 ? ch : s->u.branch.else_case);
+  case TSL_STMT_SEQ: {
+    uint32_t n = s->u.seq.n, k = 0;
+    const tsl_stmt **items = TSL_NEW_ARRAY(a, const tsl_stmt *, n);
+    for (uint32_t j = 0; j < n; j++) {
+      if (j != i)
+        items[k++] = s->u.seq.stmts[j];
+      else if (ch)
+        items[k++] = ch;
+    }
+    return tsl_stmt_seq(a, k, items);
+  }
+  default:
+    return s;
+  }
+}
+
+const tsl_stmt *sch_path_rebuild(tsl_arena *a, const sch_path *p,
+                                 uint32_t level, const tsl_stmt *stmt) {
+  const tsl_stmt *cur = stmt;
+  for (uint32_t k = level; k > 0; k--)
+    cur = sch_with_child(a, p->stmts[k - 1], p->index[k], cur);
+  return cur;
+}
+
+void sch_commit(sch_call *c, const tsl_func *func, const tsl_stmt *body) {
+  tsl_schedule *sch = c->sch;
+  const tsl_module *m = sch->mod;
+  tsl_func *nf = TSL_NEW(c->arena, tsl_func);
+  *nf = *func;
+  nf->body = body;
+  tsl_module *nm = TSL_NEW(c->arena, tsl_module);
+  *nm = *m;
+  const tsl_func **funcs = TSL_NEW_ARRAY(c->arena, const tsl_func *, m->n_funcs);
+  for (uint32_t i = 0; i < m->n_funcs; i++)
+    funcs[i] = m->funcs[i]->name == func->name ? nf : m->funcs[i];
+  nm->funcs = funcs;
+  sch->mod = nm;
+}
+
+/* ---- names and blocks ------------------------------------------------------- */
+
+tsl_str sch_fresh_block_name(sch_call *c, const tsl_func *f, const char *base) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", base);
+  for (uint32_t k = 1;; k++) {
+    tsl_str s = tsl_intern(c->sch->ctx, buf);
+    uint32_t count = 0;
+    count_blocks(f->body, s, &count);
+    if (!count)
+      return s;
+    snprintf(buf, sizeof buf, "%s_%u", base, k);
+  }
+}
+
+const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype) {
+  return tsl_var_new(c->arena, name, dtype);
+}
+
+static void collect(sch_call *c, sch_path *p, sch_path **out, uint32_t *n,
+                    uint32_t *cap) {
+  const tsl_stmt *s = sch_path_target(p);
+  if (s->kind == TSL_STMT_BLOCK_REALIZE && p->depth > 0) {
+    if (*n == *cap) {
+      uint32_t nc = *cap ? *cap * 2 : 8;
+      sch_path *np = TSL_NEW_ARRAY(c->arena, sch_path, nc);
+      if (*n)
+        memcpy(np, *out, sizeof *np * *n);
+      *out = np;
+      *cap = nc;
+    }
+    (*out)[(*n)++] = *p;
+    return;
+  }
+  uint32_t nch = n_children(s);
+  for (uint32_t i = 0; i < nch; i++) {
+    const tsl_stmt *ch = child(s, i);
+    if (!ch || p->depth >= SCH_MAX_DEPTH)
+      continue;
+    p->stmts[p->depth] = ch;
+    p->index[p->depth] = i;
+    p->depth++;
+    collect(c, p, out, n, cap);
+    p->depth--;
+  }
+}
+
+uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out) {
+  sch_path *p = TSL_NEW(c->arena, sch_path);
+  *p = *base;
+  uint32_t n = 0, cap = 0;
+  *out = NULL;
+  const tsl_stmt *s = sch_path_target(p);
+  if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+    /* children of a block: walk its body only (not the init) */
+    p->stmts[p->depth] = s->u.realize.block->body;
+    p->index[p->depth] = 0;
+    p->depth++;
+  }
+  collect(c, p, out, &n, &cap);
+  return n;
+}
+
+int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
+                     const tsl_buffer *b) {
+  for (uint32_t i = 0; i < n; i++)
+    if (r[i].buffer == b)
+      return 1;
+  return 0;
+}

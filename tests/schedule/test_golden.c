@@ -1,0 +1,223 @@
+/*
+ * Golden schedule cases: tests/schedule/cases/<primitive>/NAME.{py,sch,
+ * expected}. The script runs on the program; its printed result (or its
+ * error message) must equal NAME.expected. A successful case is also
+ * checked for meaning and round trips:
+ *   interp   the interpreter gives the same buffers before and after
+ *   reparse  the printed result parses back to an equal module
+ *   replay   the recorded trace replays to an equal module
+ *   script   the trace printed as a script, run on the original, is equal
+ *   json     the trace through JSON, replayed, is equal
+ * TESSEL_UPDATE_GOLDEN=1 rewrites the .expected files (review them by eye);
+ * TESSEL_CASES=split,fuse restricts the run to some primitives.
+ */
+#include "tap.h"
+#include "tessel/tessel.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static char *slurp(const char *path) {
+  char *s = NULL;
+  size_t n;
+  tsl_diag d = {0};
+  return tsl_read_file(path, &s, &n, &d) == TSL_OK ? s : NULL;
+}
+
+static int list_dir(const char *dir, const char *suffix, int want_dirs,
+                    char **names, int cap) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < cap) {
+    if (e->d_name[0] == '.')
+      continue;
+    char p[4200];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    if (stat(p, &st))
+      continue;
+    size_t l = strlen(e->d_name), ls = strlen(suffix);
+    if (want_dirs ? S_ISDIR(st.st_mode)
+                  : (l > ls && strcmp(e->d_name + l - ls, suffix) == 0))
+      names[n++] = want_dirs ? strdup(e->d_name) : strndup(e->d_name, l - ls);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof *names, cmp_names);
+  return n;
+}
+
+static int selected(const char *prim) {
+  const char *sel = getenv("TESSEL_CASES");
+  if (!sel || !*sel)
+    return 1;
+  size_t l = strlen(prim);
+  for (const char *p = sel; *p;) {
+    const char *c = strchr(p, ',');
+    size_t n = c ? (size_t)(c - p) : strlen(p);
+    if (n == l && !strncmp(p, prim, l))
+      return 1;
+    p += n + (c ? 1 : 0);
+  }
+  return 0;
+}
+
+static int equal_to(const tsl_module *want, const tsl_schedule *sch,
+                    const char *what, const char *id) {
+  char why[1024] = "";
+  int eq = sch && tsl_module_equal(want, tsl_schedule_module(sch), why, sizeof why);
+  ok(eq, "%s: %s", id, what);
+  if (!eq && sch)
+    tap_diag("difference: %s", why);
+  return eq;
+}
+
+static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
+                     const char *name, int update, int *n_ok_cases) {
+  char path[8800], id[512];
+  snprintf(id, sizeof id, "%s/%s", prim, name);
+  snprintf(path, sizeof path, "%s/%s.py", dir, name);
+  char *prog = slurp(path);
+  snprintf(path, sizeof path, "%s/%s.sch", dir, name);
+  char *script = slurp(path);
+  snprintf(path, sizeof path, "%s/%s.expected", dir, name);
+  char *expected = slurp(path);
+  tsl_arena *arena = tsl_arena_new(ctx);
+  tsl_diag diag = {0};
+  const tsl_module *m = NULL;
+  tsl_schedule *sch = NULL;
+  char sch_name[600];
+  snprintf(sch_name, sizeof sch_name, "%s.sch", name);
+  if (!prog || !script) {
+    ok(0, "%s: has .py and .sch", id);
+    goto out;
+  }
+  if (tsl_parse(arena, name, prog, strlen(prog), &m, &diag)) {
+    ok(0, "%s: program parses", id);
+    tap_diag("%s", diag.text);
+    goto out;
+  }
+  int rc = tsl_schedule_new(ctx, m, NULL, &sch, &diag);
+  if (!rc)
+    rc = tsl_script_run(sch, sch_name, script, strlen(script), &diag);
+  char *got = rc ? strdup(diag.text) : tsl_print_module(tsl_schedule_module(sch));
+  if (rc && got[0] && got[strlen(got) - 1] != '\n') {
+    got = realloc(got, strlen(got) + 2);
+    strcat(got, "\n");
+  }
+  if (update) {
+    FILE *f = fopen(path, "wb");
+    if (f) {
+      fputs(got, f);
+      fclose(f);
+    }
+    ok(f != NULL, "%s: wrote %s", id, path);
+    free(got);
+    goto out;
+  }
+  int same = expected && strcmp(got, expected) == 0;
+  ok(same, "%s: %s", id, rc ? "fails with the expected message" : "result is the golden program");
+  if (!same)
+    tap_diag("got:\n%s", got);
+  free(got);
+  if (rc)
+    goto out;
+  ++*n_ok_cases;
+  const tsl_func *before = tsl_module_find(m, tsl_schedule_func(sch)->name);
+  tsl_equiv_report rep;
+  int st = tsl_interp_check_equivalent(before, tsl_schedule_func(sch), NULL, 0, 1,
+                                       &rep, &diag);
+  ok(st == TSL_OK, "%s: interpreter agrees before and after (%lld values, max err %.2g)",
+     id, (long long)rep.n_checked, rep.max_abs_err);
+  if (st)
+    tap_diag("%s", diag.text);
+
+  /* reparse */
+  char *text = tsl_print_module(tsl_schedule_module(sch));
+  const tsl_module *re = NULL;
+  char why[1024] = "";
+  int eq = !tsl_parse(arena, "printed", text, strlen(text), &re, &diag) &&
+           tsl_module_equal(tsl_schedule_module(sch), re, why, sizeof why);
+  ok(eq, "%s: printed result reparses equal", id);
+  if (!eq)
+    tap_diag("%s %s", diag.text, why);
+  free(text);
+
+  const tsl_module *want = tsl_schedule_module(sch);
+  const tsl_trace *tr = tsl_schedule_trace(sch);
+  tsl_schedule *r = NULL;
+  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+  if (tsl_trace_replay(ctx, tr, m, &ro, &r, &diag))
+    tap_diag("replay: %s", diag.text);
+  equal_to(want, r, "trace replays equal", id);
+  tsl_schedule_free(r);
+  r = NULL;
+
+  char *ts = tsl_trace_to_script(tr, 1);
+  if (tsl_schedule_new(ctx, m, NULL, &r, &diag) ||
+      tsl_script_run(r, "trace", ts, strlen(ts), &diag)) {
+    tap_diag("trace script:\n%s\n%s", ts, diag.text);
+    tsl_schedule_free(r);
+    r = NULL;
+  }
+  equal_to(want, r, "trace -> script -> run equal", id);
+  tsl_schedule_free(r);
+  r = NULL;
+  free(ts);
+
+  char *js = tsl_trace_to_json(tr);
+  tsl_trace *jt = NULL;
+  if (tsl_trace_from_json(ctx, js, &jt, &diag) ||
+      tsl_trace_replay(ctx, jt, m, &ro, &r, &diag))
+    tap_diag("json: %s\n%s", js, diag.text);
+  equal_to(want, r, "trace -> JSON -> replay equal", id);
+  tsl_schedule_free(r);
+  tsl_trace_free(jt);
+  free(js);
+out:
+  tsl_schedule_free(sch);
+  tsl_arena_free(arena);
+  free(prog);
+  free(script);
+  free(expected);
+}
+
+int main(void) {
+  const char *root = getenv("TESSEL_SOURCE_ROOT");
+  char cases[4096];
+  snprintf(cases, sizeof cases, "%s/tests/schedule/cases", root ? root : ".");
+  int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
+  char *prims[128];
+  int np = list_dir(cases, "", 1, prims, 128);
+  tsl_ctx *ctx = tsl_ctx_new();
+  int total = 0, n_ok_cases = 0;
+  for (int p = 0; p < np; p++) {
+    if (!selected(prims[p])) {
+      free(prims[p]);
+      continue;
+    }
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/%s", cases, prims[p]);
+    char *names[512];
+    int n = list_dir(dir, ".sch", 0, names, 512);
+    for (int i = 0; i < n; i++) {
+      run_case(ctx, dir, prims[p], names[i], update, &n_ok_cases);
+      free(names[i]);
+      total++;
+    }
+    free(prims[p]);
+  }
+  ok(total > 0, "found %d golden cases (%d succeed, %d are expected failures)",
+     total, n_ok_cases, total - n_ok_cases);
+  tsl_ctx_free(ctx);
+  return tap_done();
+}
