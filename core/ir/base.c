@@ -74,7 +74,13 @@ struct tsl_arena {
   size_t bytes;
 };
 
-enum { ARENA_CHUNK = 64 * 1024 };
+enum { ARENA_CHUNK = 64 * 1024, MAX_SPARE_CHUNKS = 64 };
+
+/* Standard-size chunks of freed arenas wait in the context for the next
+ * arena: a search builds and frees thousands of short-lived schedules, and
+ * handing the memory back to the system each time costs page faults. */
+static arena_chunk *ctx_take_chunk(tsl_ctx *ctx);
+static int ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *c);
 
 tsl_arena *tsl_arena_new(tsl_ctx *ctx) {
   tsl_arena *a = xmalloc(sizeof *a);
@@ -89,7 +95,8 @@ void tsl_arena_free(tsl_arena *a) {
     return;
   for (arena_chunk *c = a->head, *n; c; c = n) {
     n = c->next;
-    free(c);
+    if (c->cap != ARENA_CHUNK || !ctx_keep_chunk(a->ctx, c))
+      free(c);
   }
   free(a);
 }
@@ -101,7 +108,9 @@ void *tsl_arena_alloc(tsl_arena *a, size_t size) {
   arena_chunk *c = a->head;
   if (!c || c->cap - c->used < size) {
     size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
-    arena_chunk *n = xmalloc(sizeof *n + cap);
+    arena_chunk *n = cap == ARENA_CHUNK ? ctx_take_chunk(a->ctx) : NULL;
+    if (!n)
+      n = xmalloc(sizeof *n + cap);
     n->used = 0;
     n->cap = cap;
     if (c && size > ARENA_CHUNK / 4) {
@@ -137,6 +146,8 @@ size_t tsl_arena_bytes(const tsl_arena *a) { return a->bytes; }
 /* ---- context and interning ---- */
 
 struct tsl_ctx {
+  arena_chunk *spare; /* chunk cache, see ctx_take_chunk */
+  uint32_t n_spare;
   tsl_arena *strings;
   const char **slots;
   size_t n_slots, n_used;
@@ -147,6 +158,8 @@ tsl_ctx *tsl_ctx_new(void) {
   tsl_ctx *c = malloc(sizeof *c);
   if (!c)
     return NULL;
+  c->spare = NULL;
+  c->n_spare = 0;
   c->strings = tsl_arena_new(c);
   c->n_slots = 1024;
   c->n_used = 0;
@@ -164,8 +177,30 @@ void tsl_ctx_free(tsl_ctx *c) {
   if (!c)
     return;
   tsl_arena_free(c->strings);
+  for (arena_chunk *k = c->spare, *n; k; k = n) {
+    n = k->next;
+    free(k);
+  }
   free(c->slots);
   free(c);
+}
+
+static arena_chunk *ctx_take_chunk(tsl_ctx *ctx) {
+  arena_chunk *k = ctx ? ctx->spare : NULL;
+  if (k) {
+    ctx->spare = k->next;
+    ctx->n_spare--;
+  }
+  return k;
+}
+
+static int ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *k) {
+  if (!ctx || ctx->n_spare >= MAX_SPARE_CHUNKS)
+    return 0;
+  k->next = ctx->spare;
+  ctx->spare = k;
+  ctx->n_spare++;
+  return 1;
 }
 
 uint32_t tsl_ctx_next_id(tsl_ctx *c) { return c->next_id++; }

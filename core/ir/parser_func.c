@@ -234,9 +234,24 @@ static int buffer_binds(const tsl_buffer *b, const tsl_var *v) {
   return b->elem_offset && tsl_expr_uses_var(b->elem_offset, v);
 }
 
+typedef struct match_bind {
+  const tsl_var *var;
+  int bound;
+} match_bind;
+
+static int block_match_binds(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  (void)realize;
+  match_bind *m = ud;
+  for (uint32_t i = 0; i < b->n_match_buffers && !m->bound; i++)
+    m->bound = buffer_binds(b->match_buffers[i].buffer, m->var);
+  return m->bound;
+}
+
 /* A size variable used in the body must be bound by a parameter buffer's
- * shape (TVM's buffer_map), else nothing defines its value. */
-static void check_size_vars(pstate *ps, const pfunc *f) {
+ * shape (TVM's buffer_map) or by a block's T.match_buffer (strides and
+ * elem_offset of a region view, as tensor intrinsics use), else nothing
+ * defines its value. */
+static void check_size_vars(pstate *ps, const pfunc *f, const tsl_stmt *body) {
   for (uint32_t i = 0; i < f->n_size; i++) {
     const psize *z = &f->sizes[i];
     if (!z->used)
@@ -244,6 +259,12 @@ static void check_size_vars(pstate *ps, const pfunc *f) {
     int bound = 0;
     for (uint32_t p = 0; p < f->n_params && !bound; p++)
       bound = f->params[p].buffer && buffer_binds(f->params[p].buffer, z->var);
+    if (!bound && body) {
+      match_bind m = {z->var, 0};
+      tsl_stmt_visitor v = {.block = block_match_binds, .user_data = &m};
+      tsl_stmt_visit(body, &v);
+      bound = m.bound;
+    }
     if (!bound) {
       ps_note(ps, "use '%s' in the shape of a parameter buffer, as in "
                   "A = T.match_buffer(a, (%s,)), or make it a scalar parameter (%s: T.%s)",
@@ -273,7 +294,7 @@ static const tsl_func *build_func(pstate *ps, const astmt *def) {
   }
   const tsl_stmt *body = func_body(ps, def);
   ps_scope_pop(ps, NULL);
-  check_size_vars(ps, &f);
+  check_size_vars(ps, &f, body);
   tsl_func *fn = TSL_NEW(ps->arena, tsl_func);
   fn->name = ps_intern(ps, def->name, def->namelen);
   fn->n_params = f.n_params;

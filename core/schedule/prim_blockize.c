@@ -1,7 +1,532 @@
-/* prim_blockize.c: placeholder until the primitive lands. */
-#include "sch_internal.h"
+/*
+ * prim_blockize.c: blockize(target, preserve_unit_iters).
+ *
+ * The loops from `target` down to the one block beneath it become the body
+ * of a new outer block `<name>_o`. Each binding of the inner block is
+ * divided into a part that depends on loops outside `target` and a part
+ * that depends only on loops inside it (binding = outer * c + inner, with
+ * 0 <= inner < c); the outer block iterates over the outer parts, the inner
+ * block over the inner parts, and the inner block's iter variables are
+ * rewritten to outer_iter * c + inner_iter. An init of the inner block
+ * moves into the outer block as a loop nest around a block `<name>_init`.
+ * Semantics follow TVM's Schedule.blockize; see README.md for the limits.
+ */
+#include "bz_internal.h"
 
-int sch_apply_blockize(sch_call *c) {
-  return sch_fail(c, TSL_EUNSUPPORTED, "not implemented yet");
+#include "tessel/script.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bz_ctx {
+  sch_call *c;
+  tsl_arena *a;
+  tsl_analyzer *an;
+  const tsl_func *f;
+  const tsl_var *target; /* loop var of the target loop */
+  uint32_t n_loops;      /* loops from the target down to the block */
+  const tsl_stmt **loops;
+  bz_map sub; /* old iter var -> rewritten expression */
+} bz_ctx;
+
+/* An expression as text, for messages (arena copy). */
+static const char *ex_str(tsl_arena *a, const tsl_expr *e) {
+  char *s = tsl_print_expr(e);
+  const char *r = tsl_arena_strdup(a, s ? s : "?");
+  free(s);
+  return r;
 }
 
+static int is_inner(const bz_ctx *x, const tsl_var *v) {
+  for (uint32_t k = 0; k < x->n_loops; k++)
+    if (x->loops[k]->u.loop.loop_var == v)
+      return 1;
+  return 0;
+}
+
+typedef struct var_use {
+  const bz_ctx *x;
+  int inner, outer;
+} var_use;
+
+static int var_use_fn(const tsl_expr *e, void *ud) {
+  var_use *u = ud;
+  if (e->kind == TSL_EXPR_VAR) {
+    if (is_inner(u->x, e->u.var))
+      u->inner = 1;
+    else
+      u->outer = 1;
+  }
+  return 0;
+}
+
+static void uses(const bz_ctx *x, const tsl_expr *e, int *inner, int *outer) {
+  var_use u = {x, 0, 0};
+  tsl_expr_visit(e, var_use_fn, &u);
+  *inner = u.inner;
+  *outer = u.outer;
+}
+
+/* ---- subspace division ---------------------------------------------------- */
+
+typedef struct terms {
+  const tsl_expr *outer, *inner;
+  int mixed;
+} terms;
+
+static void add_term(tsl_arena *a, const tsl_expr **sum, const tsl_expr *t,
+                     int64_t coef) {
+  if (coef != 1)
+    t = tsl_expr_binary(a, TSL_EXPR_MUL, t, tsl_expr_int(a, t->dtype, coef));
+  *sum = *sum ? tsl_expr_binary(a, TSL_EXPR_ADD, *sum, t) : t;
+}
+
+/* Splits a sum into terms that use loops inside the target and the rest. */
+static void split_terms(const bz_ctx *x, const tsl_expr *e, int64_t coef,
+                        terms *t) {
+  int64_t k;
+  switch ((tsl_expr_kind)e->kind) {
+  case TSL_EXPR_ADD:
+    split_terms(x, e->args[0], coef, t);
+    split_terms(x, e->args[1], coef, t);
+    return;
+  case TSL_EXPR_SUB:
+    split_terms(x, e->args[0], coef, t);
+    split_terms(x, e->args[1], -coef, t);
+    return;
+  case TSL_EXPR_NEG:
+    split_terms(x, e->args[0], -coef, t);
+    return;
+  case TSL_EXPR_MUL:
+    if (tsl_expr_is_const_int(e->args[1], &k)) {
+      split_terms(x, e->args[0], coef * k, t);
+      return;
+    }
+    if (tsl_expr_is_const_int(e->args[0], &k)) {
+      split_terms(x, e->args[1], coef * k, t);
+      return;
+    }
+    break;
+  default:
+    break;
+  }
+  int in, out;
+  uses(x, e, &in, &out);
+  if (in && out)
+    t->mixed = 1;
+  else if (in)
+    add_term(x->a, &t->inner, e, coef);
+  else
+    add_term(x->a, &t->outer, e, coef);
+}
+
+/* The division of one binding: binding == outer * inner_ext + inner. */
+typedef struct division {
+  const tsl_expr *outer, *outer_ext;
+  const tsl_expr *inner, *inner_ext;
+} division;
+
+static int is_const(const tsl_expr *e, int64_t v) {
+  int64_t k;
+  return tsl_expr_is_const_int(e, &k) && k == v;
+}
+
+static int divide(bz_ctx *x, const tsl_block *b, uint32_t i,
+                  const tsl_expr *e, division *d) {
+  sch_call *c = x->c;
+  const tsl_iter_var *iv = &b->iter_vars[i];
+  tsl_dtype dt = iv->var->dtype;
+  const tsl_expr *zero = tsl_expr_int(x->a, dt, 0), *one = tsl_expr_int(x->a, dt, 1);
+  int in, out;
+  uses(x, e, &in, &out);
+  if (!in) {
+    int64_t k;
+    int zero_const = tsl_expr_is_const_int(e, &k) && k == 0;
+    *d = (division){e, zero_const ? one : iv->dom.extent, zero, one};
+    return TSL_OK;
+  }
+  terms t = {0};
+  split_terms(x, e, 1, &t);
+  if (t.mixed)
+    return sch_fail(c, TSL_EINVALID,
+                    "the binding of block '%s' iter '%s' (%s) has a term that "
+                    "mixes loops inside and outside loop '%s'; blockize needs "
+                    "bindings of the form outer * c + inner",
+                    b->name, iv->var->name, ex_str(x->a, e), x->target->name);
+  const tsl_expr *inner = tsl_simplify(x->an, x->a, t.inner);
+  const tsl_expr *outer = t.outer ? tsl_simplify(x->an, x->a, t.outer) : zero;
+  if (is_const(outer, 0)) {
+    *d = (division){zero, one, inner, iv->dom.extent};
+    return TSL_OK;
+  }
+  int64_t lo, hi, dom;
+  if (!tsl_analyzer_const_bound(x->an, inner, &lo, &hi) || lo != 0)
+    return sch_fail(c, TSL_EINVALID,
+                    "the part of block '%s' iter '%s' that loops inside loop "
+                    "'%s' cover (%s) does not range over [0, c) for a constant "
+                    "c",
+                    b->name, iv->var->name, x->target->name,
+                    ex_str(x->a, inner));
+  int64_t cc = hi + 1;
+  if (!tsl_expr_is_const_int(iv->dom.extent, &dom))
+    return sch_fail(c, TSL_EUNSUPPORTED,
+                    "block '%s' iter '%s' has a symbolic extent %s; blockize "
+                    "splits only iters of constant extent between loops "
+                    "inside and outside loop '%s'",
+                    b->name, iv->var->name, ex_str(x->a, iv->dom.extent),
+                    x->target->name);
+  const tsl_expr *ce = tsl_expr_int(x->a, dt, cc);
+  const tsl_expr *rem = tsl_simplify(
+      x->an, x->a, tsl_expr_binary(x->a, TSL_EXPR_FLOORMOD, outer, ce));
+  if (!is_const(rem, 0))
+    return sch_fail(c, TSL_EINVALID,
+                    "the part of block '%s' iter '%s' that depends on loops "
+                    "outside loop '%s' (%s) is not a multiple of %lld, the "
+                    "number of values the inner loops cover",
+                    b->name, iv->var->name, x->target->name,
+                    ex_str(x->a, outer), (long long)cc);
+  /* the outer iter covers its binding, also where a predicate cuts the
+   * last tile short */
+  const tsl_expr *q = tsl_simplify(
+      x->an, x->a, tsl_expr_binary(x->a, TSL_EXPR_FLOORDIV, outer, ce));
+  int64_t ext = (dom + cc - 1) / cc, qlo, qhi;
+  if (tsl_analyzer_const_bound(x->an, q, &qlo, &qhi) && qhi + 1 > ext)
+    ext = qhi + 1;
+  *d = (division){q, tsl_expr_int(x->a, dt, ext), inner, ce};
+  return TSL_OK;
+}
+
+/* ---- rewriting -------------------------------------------------------------- */
+
+static const tsl_expr *rw_sub(bz_rw *rw, const tsl_expr *e) {
+  bz_ctx *x = rw->ud;
+  const tsl_expr *n = tsl_expr_substitute(rw->a, e, bz_map_subst, &x->sub);
+  return n == e ? e : tsl_simplify(x->an, rw->a, n);
+}
+
+static const char *suffixed(tsl_arena *a, const char *name, const char *suf) {
+  size_t n = strlen(name), m = strlen(suf);
+  char *s = tsl_arena_alloc(a, n + m + 1);
+  memcpy(s, name, n);
+  memcpy(s + n, suf, m + 1);
+  return s;
+}
+
+/* The region relaxed over the inner iter vars. */
+static tsl_buffer_region relax_region(bz_ctx *x, const tsl_buffer_region *r,
+                                      uint32_t n, const tsl_var *const *vars,
+                                      const tsl_range *doms) {
+  tsl_buffer_region out = *r;
+  tsl_range *rs = TSL_NEW_ARRAY(x->a, tsl_range, r->ndim + 1);
+  for (uint32_t d = 0; d < r->ndim; d++) {
+    const tsl_range *g = &r->ranges[d];
+    const tsl_expr *last = tsl_expr_binary(
+        x->a, TSL_EXPR_SUB, tsl_expr_binary(x->a, TSL_EXPR_ADD, g->min, g->extent),
+        tsl_expr_int(x->a, g->extent->dtype, 1));
+    tsl_range lo, hi;
+    if (tsl_analyzer_relax(x->an, x->a, g->min, n, vars, doms, &lo) ||
+        tsl_analyzer_relax(x->an, x->a, last, n, vars, doms, &hi)) {
+      rs[d].min = tsl_expr_int(x->a, g->min->dtype, 0);
+      rs[d].extent = r->buffer->shape[d];
+      continue;
+    }
+    rs[d].min = lo.min;
+    rs[d].extent = tsl_simplify(
+        x->an, x->a,
+        tsl_expr_binary(x->a, TSL_EXPR_SUB,
+                        tsl_expr_binary(x->a, TSL_EXPR_ADD, hi.min, hi.extent),
+                        lo.min));
+  }
+  out.ranges = rs;
+  return out;
+}
+
+static int uses_any_vals(const tsl_expr *const *vals, uint32_t n,
+                         const tsl_var *v) {
+  for (uint32_t i = 0; i < n; i++)
+    if (tsl_expr_uses_var(vals[i], v))
+      return 1;
+  return 0;
+}
+
+
+static int stmt_var_fn(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  return tsl_expr_uses_var(e, (const tsl_var *)ud);
+}
+
+static int stmt_uses_var(const tsl_stmt *s, const tsl_var *v) {
+  tsl_stmt_visitor vis = {.expr = stmt_var_fn, .user_data = (void *)v};
+  return tsl_stmt_visit(s, &vis) != 0;
+}
+
+/* The outer block's init: the inner init inside a block `<name>_init`
+ * over the inner spatial iters it uses, under copies of the loops that
+ * those iters' bindings use. */
+static const tsl_stmt *outer_init(bz_ctx *x, const tsl_stmt *init,
+                                  const tsl_stmt *inner_realize,
+                                  tsl_str base_name) {
+  sch_call *c = x->c;
+  tsl_arena *a = x->a;
+  const tsl_block *ib = inner_realize->u.realize.block;
+  uint32_t n = ib->n_iter_vars, k = 0;
+  tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
+  const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  bz_map m;
+  bz_map_init(&m, a);
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_iter_var *iv = &ib->iter_vars[i];
+    if (iv->iter_type != TSL_ITER_SPATIAL || !stmt_uses_var(init, iv->var))
+      continue;
+    ivs[k] = *iv;
+    ivs[k].var =
+        sch_new_var(c, suffixed(a, iv->var->name, "_init"), iv->var->dtype);
+    bz_map_set(&m, iv->var, tsl_expr_var(ivs[k].var));
+    vals[k++] = inner_realize->u.realize.iter_values[i];
+  }
+  tsl_block *nb = TSL_NEW(a, tsl_block);
+  nb->name = sch_fresh_block_name(c, x->f, suffixed(a, base_name, "_init"));
+  nb->n_iter_vars = k;
+  nb->iter_vars = ivs;
+  nb->n_writes = ib->n_writes;
+  nb->writes = ib->writes;
+  nb->body = init;
+  /* loops the init does not iterate read as their start in the predicate:
+   * the init runs for the first instance of the reduction */
+  bz_map first;
+  bz_map_init(&first, a);
+  for (uint32_t l = 0; l < x->n_loops; l++)
+    if (!uses_any_vals(vals, k, x->loops[l]->u.loop.loop_var))
+      bz_map_set(&first, x->loops[l]->u.loop.loop_var, x->loops[l]->u.loop.min);
+  const tsl_expr *pred = inner_realize->u.realize.predicate;
+  const tsl_expr *np = tsl_expr_substitute(a, pred, bz_map_subst, &first);
+  if (np != pred)
+    pred = tsl_simplify(x->an, a, np);
+  const tsl_stmt *s = tsl_stmt_block_realize(a, k, vals, pred, nb);
+  for (uint32_t l = x->n_loops; l-- > 0;) {
+    const tsl_stmt *loop = x->loops[l];
+    if (bz_map_get(&first, loop->u.loop.loop_var))
+      continue;
+    const tsl_var *nv = sch_new_var(c, loop->u.loop.loop_var->name,
+                                    loop->u.loop.loop_var->dtype);
+    bz_map_set(&m, loop->u.loop.loop_var, tsl_expr_var(nv));
+    s = tsl_stmt_for(a, nv, loop->u.loop.min, loop->u.loop.extent,
+                     (tsl_for_kind)loop->u.loop.for_kind, loop->u.loop.thread_tag,
+                     loop->u.loop.annotations, s);
+  }
+  return tsl_stmt_substitute(a, s, bz_map_subst, &m);
+}
+
+/* Checks that the subtree under the target loop is a chain of loops ending
+ * in one block; fills x->loops. */
+static int collect_chain(bz_ctx *x, const tsl_stmt *target,
+                         const tsl_stmt **realize) {
+  const tsl_stmt *s = target;
+  x->n_loops = 0;
+  x->loops = TSL_NEW_ARRAY(x->a, const tsl_stmt *, SCH_MAX_DEPTH);
+  while (s->kind == TSL_STMT_FOR) {
+    if (x->n_loops == SCH_MAX_DEPTH)
+      return sch_fail(x->c, TSL_EUNSUPPORTED, "loop nest too deep");
+    x->loops[x->n_loops++] = s;
+    s = s->u.loop.body;
+  }
+  if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+    *realize = s;
+    return TSL_OK;
+  }
+  const char *what = s->kind == TSL_STMT_SEQ  ? "a sequence of statements"
+                     : s->kind == TSL_STMT_IF ? "an if statement"
+                     : s->kind == TSL_STMT_LET ? "a let binding"
+                                               : "a statement outside any block";
+  return sch_fail(x->c, TSL_EINVALID,
+                  "the subtree under loop '%s' must be a chain of loops "
+                  "ending in exactly one block, but loop '%s' contains %s",
+                  x->target->name,
+                  x->loops[x->n_loops - 1]->u.loop.loop_var->name, what);
+}
+
+static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
+                         const tsl_stmt **out) {
+  sch_call *c = x->c;
+  tsl_arena *a = x->a;
+  const tsl_stmt *target = sch_path_target(p);
+  const tsl_stmt *realize = NULL;
+  int rc = collect_chain(x, target, &realize);
+  if (rc)
+    return rc;
+  const tsl_block *b = realize->u.realize.block;
+
+  /* loop domains; unit loops read as their min unless preserved */
+  bz_map unit;
+  bz_map_init(&unit, a);
+  uint32_t scope = sch_path_scope_level(p, p->depth - 1);
+  for (uint32_t k = scope + 1; k < p->depth + x->n_loops - 1; k++) {
+    const tsl_stmt *l = k < p->depth ? p->stmts[k] : x->loops[k - p->depth + 1];
+    if (l->kind != TSL_STMT_FOR)
+      continue;
+    tsl_analyzer_bind(x->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
+    if (!preserve && is_const(l->u.loop.extent, 1))
+      bz_map_set(&unit, l->u.loop.loop_var, l->u.loop.min);
+  }
+
+  /* divide the bindings */
+  uint32_t n = b->n_iter_vars, n_in = 0;
+  tsl_iter_var *oivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
+  tsl_iter_var *iivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
+  const tsl_expr **ovals = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  const tsl_expr **ivals = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  const tsl_var **ivars = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
+  tsl_range *idoms = TSL_NEW_ARRAY(a, tsl_range, n + 1);
+  bz_map_init(&x->sub, a);
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_iter_var *iv = &b->iter_vars[i];
+    if (!is_const(iv->dom.min, 0))
+      return sch_fail(c, TSL_EUNSUPPORTED,
+                      "block '%s' iter '%s' has a domain starting at %s; "
+                      "blockize supports domains starting at 0",
+                      b->name, iv->var->name, ex_str(a, iv->dom.min));
+    const tsl_expr *e = tsl_expr_substitute(a, realize->u.realize.iter_values[i],
+                                            bz_map_subst, &unit);
+    e = tsl_simplify(x->an, a, e);
+    division d = {0};
+    if ((rc = divide(x, b, i, e, &d)))
+      return rc;
+    tsl_dtype dt = iv->var->dtype;
+    oivs[i] = *iv;
+    oivs[i].var = sch_new_var(c, suffixed(a, iv->var->name, "_o"), dt);
+    oivs[i].dom.min = tsl_expr_int(a, dt, 0);
+    oivs[i].dom.extent = d.outer_ext;
+    ovals[i] = d.outer;
+    const tsl_expr *ov = tsl_expr_var(oivs[i].var), *sub;
+    if (is_const(d.inner_ext, 1)) {
+      sub = is_const(d.outer_ext, 1) && !preserve ? tsl_expr_int(a, dt, 0) : ov;
+    } else {
+      tsl_iter_var *ii = &iivs[n_in];
+      *ii = *iv;
+      ii->var = sch_new_var(c, suffixed(a, iv->var->name, "_i"), dt);
+      ii->dom.min = tsl_expr_int(a, dt, 0);
+      ii->dom.extent = d.inner_ext;
+      ivals[n_in] = d.inner;
+      ivars[n_in] = ii->var;
+      idoms[n_in] = ii->dom;
+      n_in++;
+      const tsl_expr *iexp = tsl_expr_var(ii->var);
+      sub = is_const(d.outer_ext, 1)
+                ? iexp
+                : tsl_expr_binary(a, TSL_EXPR_ADD,
+                                  tsl_expr_binary(a, TSL_EXPR_MUL, ov, d.inner_ext),
+                                  iexp);
+      tsl_analyzer_bind(x->an, ii->var, ii->dom.min, ii->dom.extent);
+    }
+    bz_map_set(&x->sub, iv->var, sub);
+  }
+
+  /* The predicate stays inside or moves out whole; outer loops that an
+   * outer iter is bound to read as that iter inside. */
+  const tsl_expr *pred = realize->u.realize.predicate;
+  const tsl_expr *tru = tsl_expr_bool(a, 1);
+  const tsl_expr *inner_pred = tru, *outer_pred = tru;
+  if (!(pred->kind == TSL_EXPR_INT_IMM && pred->u.int_value)) {
+    int in, o;
+    uses(x, pred, &in, &o);
+    if (in && o) {
+      bz_map lv;
+      bz_map_init(&lv, a);
+      for (uint32_t i = 0; i < n; i++)
+        if (ovals[i]->kind == TSL_EXPR_VAR && !bz_map_get(&lv, ovals[i]->u.var))
+          bz_map_set(&lv, ovals[i]->u.var, tsl_expr_var(oivs[i].var));
+      const tsl_expr *np = tsl_expr_substitute(a, pred, bz_map_subst, &lv);
+      for (uint32_t k = scope + 1; k + 1 < p->depth; k++)
+        if (p->stmts[k]->kind == TSL_STMT_FOR &&
+            tsl_expr_uses_var(np, p->stmts[k]->u.loop.loop_var))
+          return sch_fail(c, TSL_EINVALID,
+                          "the predicate of block '%s' (%s) depends on loops "
+                          "both inside and outside loop '%s', and outer loop "
+                          "'%s' is not the binding of an outer iter",
+                          b->name, ex_str(a, pred), x->target->name,
+                          p->stmts[k]->u.loop.loop_var->name);
+      inner_pred = np;
+    } else if (in) {
+      inner_pred = pred;
+    } else {
+      outer_pred = pred;
+    }
+  }
+
+  /* the inner block, rewritten over the new iter vars */
+  tsl_block *nb = tsl_block_clone(a, b);
+  nb->n_iter_vars = n_in;
+  nb->iter_vars = iivs;
+  bz_rw rw = {.a = a, .expr = rw_sub, .ud = x};
+  const tsl_stmt *sr =
+      bz_rw_stmt(&rw, tsl_stmt_block_realize(a, n_in, ivals, inner_pred, nb));
+  const tsl_block *bs = sr->u.realize.block;
+  int outer_reduce = 0;
+  for (uint32_t i = 0; i < n && bs->init; i++)
+    outer_reduce |= oivs[i].iter_type == TSL_ITER_REDUCE;
+  tsl_block *ib = tsl_block_clone(a, bs);
+  ib->init = NULL;
+  if (outer_reduce) {
+    tsl_buffer_region *rd =
+        TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_reads + bs->n_writes + 1);
+    memcpy(rd, bs->writes, sizeof *rd * bs->n_writes);
+    if (bs->n_reads)
+      memcpy(rd + bs->n_writes, bs->reads, sizeof *rd * bs->n_reads);
+    ib->reads = rd;
+    ib->n_reads = bs->n_reads + bs->n_writes;
+  }
+  const tsl_stmt *inner = sch_with_block(a, sr, ib);
+
+  /* the outer block */
+  tsl_block *ob = TSL_NEW(a, tsl_block);
+  ob->name = sch_fresh_block_name(c, x->f, suffixed(a, b->name, "_o"));
+  ob->n_iter_vars = n;
+  ob->iter_vars = oivs;
+  tsl_buffer_region *rr = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_reads + 1);
+  for (uint32_t i = 0; i < bs->n_reads; i++)
+    rr[i] = relax_region(x, &bs->reads[i], n_in, ivars, idoms);
+  tsl_buffer_region *wr = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_writes + 1);
+  for (uint32_t i = 0; i < bs->n_writes; i++)
+    wr[i] = relax_region(x, &bs->writes[i], n_in, ivars, idoms);
+  ob->n_reads = bs->n_reads;
+  ob->reads = rr;
+  ob->n_writes = bs->n_writes;
+  ob->writes = wr;
+  const tsl_stmt *body = inner;
+  for (uint32_t l = x->n_loops; l-- > 0;)
+    body = sch_with_child(a, x->loops[l], 0, body);
+  ob->body = body;
+  if (bs->init)
+    ob->init = outer_init(x, bs->init, inner, b->name);
+  *out = tsl_stmt_block_realize(a, n, ovals, outer_pred, ob);
+  return TSL_OK;
+}
+
+int bz_blockize_loop(sch_call *c, const sch_path *p, int preserve_unit_iters,
+                     const tsl_stmt **out) {
+  bz_ctx x = {.c = c, .a = c->arena, .an = tsl_analyzer_new(c->sch->ctx),
+              .f = p->func};
+  x.target = sch_path_target(p)->u.loop.loop_var;
+  int rc = blockize_impl(&x, p, preserve_unit_iters, out);
+  tsl_analyzer_free(x.an);
+  return rc;
+}
+
+int sch_apply_blockize(sch_call *c) {
+  const tsl_sch_value *target = &c->args[0];
+  if (target->kind == TSL_SV_LIST)
+    return sch_fail(c, TSL_EUNSUPPORTED,
+                    "blockize of a list of blocks is not supported; blockize "
+                    "the loop above them instead");
+  sch_path p;
+  int rc = sch_loop_path(c, target->u.rv, &p);
+  if (rc)
+    return rc;
+  const tsl_stmt *outer;
+  if ((rc = bz_blockize_loop(c, &p, (int)c->args[1].u.i, &outer)))
+    return rc;
+  sch_commit(c, p.func, sch_path_rebuild(c->arena, &p, p.depth - 1, outer));
+  sch_out_block(c, p.func->name, outer->u.realize.block->name);
+  return TSL_OK;
+}

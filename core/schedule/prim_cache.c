@@ -1,11 +1,658 @@
-/* prim_cache.c: placeholder until the primitive lands. */
-#include "sch_internal.h"
+/*
+ * cache_read and cache_write (TVM tir.Schedule semantics).
+ *
+ * Both allocate "<buffer>_<scope>" in the scope block (the block around
+ * the target), add a copy stage named like it, and redirect accesses:
+ * cache_read makes the consumers read the cache, which the stage fills
+ * from the buffer; cache_write makes the writer (and consumer_blocks)
+ * use the cache, and the stage copies it back. The stage goes where TVM's
+ * CacheLocDetector puts it: in the innermost SEQ holding the producer and
+ * the first related block, right before that block (top of the scope for
+ * a function input; end of the scope when nothing reads the result).
+ * The copied region is the producer's write region relaxed over the loops
+ * under that point (tightened by split-style T.where conjuncts). When the stage lands directly in the scope (no loop
+ * around it), the cache is compact: its shape is the region's extent and
+ * accesses are shifted by the region's minimum, as TVM does.
+ */
+#include "storage_util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct cache_op {
+  sch_call *c;
+  int is_write;
+  sch_path p; /* the target block */
+  const tsl_block *blk;
+  const tsl_buffer *buf;
+  tsl_str scope_name;
+  uint32_t scope;    /* level of the scope realize in p */
+  sch_path *kids;    /* child blocks of the scope */
+  uint32_t n_kids;
+  const tsl_block **cons; /* consumer_blocks given */
+  uint32_t n_cons;
+  const tsl_block **related;
+  uint32_t n_related;
+  int writer; /* index in kids of the producer, -1: none */
+  /* insertion point */
+  const tsl_stmt *loc_seq; /* NULL: the scope body itself (not a SEQ) */
+  uint32_t loc_pos;
+  int in_loop;
+  int loose; /* the region may hold points the producer does not write */
+} cache_op;
+
+static int has_block(const tsl_block *const *xs, uint32_t n,
+                     const tsl_block *b) {
+  for (uint32_t i = 0; i < n; i++)
+    if (xs[i] == b)
+      return 1;
+  return 0;
+}
+
+static const tsl_block *kid(const cache_op *op, uint32_t i) {
+  return sch_path_block(&op->kids[i]);
+}
+
+/* ---- operands -------------------------------------------------------------- */
+
+static int load_operands(cache_op *op, int is_write) {
+  sch_call *c = op->c;
+  const char *scope = c->args[2].u.s;
+  op->is_write = is_write;
+  op->scope_name = scope;
+  if (!sto_scope_valid(scope))
+    return sch_fail(c, TSL_EINVALID,
+                    "storage scope \"%s\" is invalid; valid scopes: %s", scope,
+                    sto_scope_list());
+  int rc = sch_block_path(c, c->args[0].u.rv, &op->p);
+  if (rc)
+    return rc;
+  op->blk = sch_path_block(&op->p);
+  rc = sto_check_index(c, op->blk, c->args[1].u.i, is_write,
+                       is_write ? "write_buffer_index" : "read_buffer_index");
+  if (rc)
+    return rc;
+  op->buf = is_write ? op->blk->writes[c->args[1].u.i].buffer
+                     : op->blk->reads[c->args[1].u.i].buffer;
+  if (op->p.depth < 2)
+    return sch_fail(c, TSL_EINVALID, "block '%s' is the root block",
+                    op->blk->name);
+  op->scope = sch_path_scope_level(&op->p, op->p.depth - 1);
+  sch_path sp = op->p;
+  sp.depth = op->scope + 1;
+  op->n_kids = sch_child_blocks(c, &sp, &op->kids);
+
+  const tsl_sch_value *cb = &c->args[3];
+  if (cb->kind == TSL_SV_LIST && cb->n) {
+    op->cons = TSL_NEW_ARRAY(c->arena, const tsl_block *, cb->n);
+    for (uint32_t i = 0; i < cb->n; i++) {
+      sch_path cp;
+      rc = sch_block_path(c, cb->u.items[i].u.rv, &cp);
+      if (rc)
+        return rc;
+      const tsl_block *b = sch_path_block(&cp);
+      int found = 0;
+      for (uint32_t k = 0; k < op->n_kids && !found; k++)
+        found = kid(op, k) == b;
+      if (!found)
+        return sch_fail(c, TSL_EINVALID,
+                        "consumer block '%s' is not a child block of '%s', "
+                        "the scope block of '%s'",
+                        b->name, sch_path_block(&sp)->name, op->blk->name);
+      if (b == op->blk && is_write)
+        return sch_fail(c, TSL_EINVALID,
+                        "consumer block '%s' is the block being cached",
+                        b->name);
+      op->cons[op->n_cons++] = b;
+    }
+  }
+  return TSL_OK;
+}
+
+/* The only child block of the scope writing the buffer (index in kids),
+ * -1 when none; fails when several do. */
+static int find_writer(cache_op *op, int *out) {
+  *out = -1;
+  uint32_t n = 0;
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  for (uint32_t i = 0; i < op->n_kids; i++) {
+    const tsl_block *b = kid(op, i);
+    if (!sch_regions_have(b->writes, b->n_writes, op->buf))
+      continue;
+    tsl_strbuf_printf(&sb, "%s'%s'", n ? ", " : "", b->name);
+    if (n++ == 0)
+      *out = (int)i;
+  }
+  if (n > 1) {
+    sch_fail(op->c, TSL_EINVALID,
+             "buffer '%s' is written by %u blocks (%s); %s needs a single "
+             "writer block in the scope",
+             op->buf->name, n, sb.data,
+             op->is_write ? "cache_write" : "cache_read");
+    tsl_strbuf_free(&sb);
+    return TSL_EINVALID;
+  }
+  tsl_strbuf_free(&sb);
+  return TSL_OK;
+}
+
+/* ---- where the stage goes ------------------------------------------------------ */
+
+typedef struct det {
+  const tsl_block *writer;
+  const tsl_block *const *related;
+  uint32_t n_related;
+  int vb, vr, loops, in_loop;
+  const tsl_stmt *loc_seq;
+  int loc_pos;
+} det;
+
+static void det_visit(det *d, const tsl_stmt *s) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR:
+    d->loops++;
+    det_visit(d, s->u.loop.body);
+    d->loops--;
+    break;
+  case TSL_STMT_LET: det_visit(d, s->u.let.body); break;
+  case TSL_STMT_IF:
+    det_visit(d, s->u.branch.then_case);
+    if (s->u.branch.else_case)
+      det_visit(d, s->u.branch.else_case);
+    break;
+  case TSL_STMT_SEQ: {
+    int prev = d->vb;
+    d->vb = 0;
+    for (uint32_t i = 0; i < s->u.seq.n && d->loc_pos == -1; i++) {
+      det_visit(d, s->u.seq.stmts[i]);
+      if (d->loc_pos != -1)
+        break; /* set by a nested SEQ */
+      if (d->vb && d->vr) {
+        d->loc_pos = (int)i;
+        d->loc_seq = s;
+        d->in_loop = d->loops > 0;
+        break;
+      }
+      if (d->vr)
+        break;
+    }
+    d->vb = d->vb || prev;
+    break;
+  }
+  case TSL_STMT_BLOCK_REALIZE: {
+    const tsl_block *b = s->u.realize.block;
+    if (b == d->writer)
+      d->vb = 1;
+    else if (has_block(d->related, d->n_related, b))
+      d->vr = 1;
+    break;
+  }
+  default: break;
+  }
+}
+
+static int locate(cache_op *op) {
+  const tsl_stmt *body = op->p.stmts[op->scope]->u.realize.block->body;
+  if (op->n_related == 0) {
+    /* nothing reads the result: the end of the scope */
+    op->loc_seq = body->kind == TSL_STMT_SEQ ? body : NULL;
+    op->loc_pos = body->kind == TSL_STMT_SEQ ? body->u.seq.n : 1;
+    return TSL_OK;
+  }
+  det d = {0};
+  d.writer = op->writer >= 0 ? kid(op, (uint32_t)op->writer) : NULL;
+  d.related = op->related;
+  d.n_related = op->n_related;
+  d.loc_pos = -1;
+  det_visit(&d, body);
+  if (d.loc_seq) {
+    op->loc_seq = d.loc_seq;
+    op->loc_pos = (uint32_t)d.loc_pos;
+    op->in_loop = d.in_loop;
+    return TSL_OK;
+  }
+  if (!d.vr)
+    return sch_fail(op->c, TSL_EINVALID,
+                    "no consumer block of '%s' was found in the scope",
+                    op->buf->name);
+  if (d.vb)
+    return sch_fail(op->c, TSL_EINVALID,
+                    "a consumer of '%s' comes before its producer '%s'; cannot "
+                    "place the cache stage",
+                    op->buf->name, d.writer->name);
+  op->loc_seq = body->kind == TSL_STMT_SEQ ? body : NULL;
+  op->loc_pos = 0;
+  return TSL_OK;
+}
+
+/* ---- the copied region -------------------------------------------------------------- */
+
+typedef struct bind_map {
+  uint32_t n;
+  const tsl_iter_var *ivs;
+  const tsl_expr *const *vals;
+} bind_map;
+
+static const tsl_expr *bind_fn(const tsl_var *v, void *ud) {
+  const bind_map *m = ud;
+  for (uint32_t i = 0; i < m->n; i++)
+    if (m->ivs[i].var == v)
+      return m->vals[i];
+  return NULL;
+}
+
+static const tsl_expr *add(sch_call *c, const tsl_expr *x, const tsl_expr *y) {
+  if (y->dtype.bits != x->dtype.bits)
+    y = tsl_expr_cast(c->arena, x->dtype, y);
+  return sch_simplify(c, tsl_expr_binary(c->arena, TSL_EXPR_ADD, x, y));
+}
+static const tsl_expr *sub(sch_call *c, const tsl_expr *x, const tsl_expr *y) {
+  if (y->dtype.bits != x->dtype.bits)
+    y = tsl_expr_cast(c->arena, x->dtype, y);
+  return sch_simplify(c, tsl_expr_binary(c->arena, TSL_EXPR_SUB, x, y));
+}
+
+/* e with every subexpression structurally equal to `pat` replaced. */
+static const tsl_expr *replace_sub(sch_call *c, const tsl_expr *e,
+                                   const tsl_expr *pat, const tsl_expr *with) {
+  if (tsl_expr_equal(e, pat))
+    return with;
+  if (e->n_args == 0)
+    return e;
+  const tsl_expr **args = TSL_NEW_ARRAY(c->arena, const tsl_expr *, e->n_args);
+  int ch = 0;
+  for (uint32_t i = 0; i < e->n_args; i++) {
+    args[i] = replace_sub(c, e->args[i], pat, with);
+    ch |= args[i] != e->args[i];
+  }
+  return ch ? tsl_expr_with_args(c->arena, e, e->n_args, args) : e;
+}
+
+static int uses_any(const tsl_expr *e, const tsl_var *const *vars, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (tsl_expr_uses_var(e, vars[i]))
+      return 1;
+  return 0;
+}
+
+static uint32_t conjuncts(const tsl_expr *p, const tsl_expr **out,
+                          uint32_t n, uint32_t cap) {
+  if (p->kind == TSL_EXPR_AND) {
+    n = conjuncts(p->args[0], out, n, cap);
+    return conjuncts(p->args[1], out, n, cap);
+  }
+  if (n < cap)
+    out[n++] = p;
+  return n;
+}
+
+/* Region of the producer's writes to the buffer, relaxed over the loops
+ * between the producer and the insertion point, clipped to the shape when
+ * constant. A T.where conjunct `L < c` (L over relaxed loops, as split
+ * makes) tightens the region where L occurs in an index. Sets op->loose
+ * when the region may cover points the producer does not write. */
+static void relax_region(cache_op *op, tsl_range *out) {
+  sch_call *c = op->c;
+  const sch_path *wp = &op->kids[op->writer];
+  const tsl_stmt *real = sch_path_target(wp);
+  const tsl_block *w = real->u.realize.block;
+  const tsl_buffer_region *reg = NULL;
+  for (uint32_t i = 0; i < w->n_writes && !reg; i++)
+    if (w->writes[i].buffer == op->buf)
+      reg = &w->writes[i];
+
+  uint32_t keep = op->scope;
+  for (uint32_t k = op->scope + 1; k < wp->depth && op->loc_seq; k++)
+    if (wp->stmts[k] == op->loc_seq)
+      keep = k;
+  uint32_t nv = 0, cap = wp->depth + 16;
+  const tsl_var **vars = TSL_NEW_ARRAY(c->arena, const tsl_var *, cap);
+  tsl_range *doms = TSL_NEW_ARRAY(c->arena, tsl_range, cap);
+  for (uint32_t k = 0; k + 1 < wp->depth; k++) {
+    const tsl_stmt *s = wp->stmts[k];
+    if (s->kind == TSL_STMT_FOR) {
+      tsl_analyzer_bind(c->sch->an, s->u.loop.loop_var, s->u.loop.min,
+                        s->u.loop.extent);
+      if (k > keep) {
+        vars[nv] = s->u.loop.loop_var;
+        doms[nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+      }
+    } else if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+      const tsl_block *b = s->u.realize.block;
+      for (uint32_t i = 0; i < b->n_iter_vars; i++)
+        tsl_analyzer_bind(c->sch->an, b->iter_vars[i].var,
+                          b->iter_vars[i].dom.min, b->iter_vars[i].dom.extent);
+    }
+  }
+  uint32_t n_loops = nv;
+  bind_map bm = {w->n_iter_vars, w->iter_vars, real->u.realize.iter_values};
+  uint32_t nd = reg->ndim;
+  const tsl_expr **mn = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+  const tsl_expr **last = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+  for (uint32_t d = 0; d < nd; d++) {
+    mn[d] = tsl_expr_substitute(c->arena, reg->ranges[d].min, bind_fn, &bm);
+    const tsl_expr *ext =
+        tsl_expr_substitute(c->arena, reg->ranges[d].extent, bind_fn, &bm);
+    int64_t e1;
+    last[d] = tsl_expr_is_const_int(ext, &e1) && e1 == 1
+                  ? mn[d]
+                  : sub(c, add(c, mn[d], ext), tsl_expr_int(c->arena, mn[d]->dtype, 1));
+  }
+
+  /* the predicate: bounded subexpressions become fresh variables */
+  const tsl_expr *conj[16];
+  uint32_t nc = conjuncts(real->u.realize.predicate, conj, 0, 16);
+  int pred_vars = 0;
+  for (uint32_t i = 0; i < nc; i++) {
+    const tsl_expr *p = conj[i];
+    if (!uses_any(p, vars, n_loops))
+      continue;
+    pred_vars = 1;
+    int64_t bound, lo_c, ext_c;
+    tsl_range r;
+    if (p->kind != TSL_EXPR_LT || !tsl_expr_is_const_int(p->args[1], &bound) ||
+        nv >= cap ||
+        tsl_analyzer_relax(c->sch->an, c->arena, p->args[0], n_loops, vars,
+                           doms, &r) ||
+        !tsl_expr_is_const_int(r.min, &lo_c) ||
+        !tsl_expr_is_const_int(r.extent, &ext_c))
+      continue;
+    int64_t hi = lo_c + ext_c < bound ? lo_c + ext_c : bound;
+    if (hi <= lo_c)
+      continue;
+    const tsl_var *t = sch_new_var(c, "t", p->args[0]->dtype);
+    vars[nv] = t;
+    doms[nv++] = (tsl_range){tsl_expr_int(c->arena, t->dtype, lo_c),
+                             tsl_expr_int(c->arena, t->dtype, hi - lo_c)};
+    for (uint32_t d = 0; d < nd; d++) {
+      mn[d] = replace_sub(c, mn[d], p->args[0], tsl_expr_var(t));
+      last[d] = replace_sub(c, last[d], p->args[0], tsl_expr_var(t));
+    }
+  }
+  op->loose = 0;
+  for (uint32_t d = 0; d < nd; d++) {
+    const tsl_expr *shape = op->buf->shape[d];
+    const tsl_expr *zero = tsl_expr_int(c->arena, shape->dtype, 0);
+    if (pred_vars && (uses_any(mn[d], vars, n_loops) ||
+                      uses_any(last[d], vars, n_loops)))
+      op->loose = 1;
+    tsl_range r1, r2;
+    if (tsl_analyzer_relax(c->sch->an, c->arena, mn[d], nv, vars, doms, &r1) ||
+        tsl_analyzer_relax(c->sch->an, c->arena, last[d], nv, vars, doms, &r2)) {
+      out[d] = (tsl_range){zero, shape};
+      op->loose = 1;
+      continue;
+    }
+    const tsl_expr *lo = r1.min;
+    const tsl_expr *hi = add(c, r2.min, r2.extent); /* exclusive */
+    int64_t l, h, s;
+    if (tsl_expr_is_const_int(lo, &l) && l < 0)
+      lo = zero;
+    if (tsl_expr_is_const_int(hi, &h) && tsl_expr_is_const_int(shape, &s) &&
+        h > s)
+      hi = shape;
+    out[d] = (tsl_range){sch_simplify(c, lo), sub(c, hi, lo)};
+  }
+}
+
+/* Dimensions whose region may leave the buffer (symbolic bounds). */
+static int out_of_bounds(cache_op *op, const tsl_range *region, int *guard) {
+  sch_call *c = op->c;
+  int any = 0;
+  for (uint32_t d = 0; d < op->buf->ndim; d++) {
+    const tsl_expr *end = add(c, region[d].min, region[d].extent);
+    const tsl_expr *shape = op->buf->shape[d];
+    if (shape->dtype.bits != end->dtype.bits)
+      shape = tsl_expr_cast(c->arena, end->dtype, shape);
+    const tsl_expr *ok = tsl_expr_binary(
+        c->arena, TSL_EXPR_AND,
+        tsl_expr_binary(c->arena, TSL_EXPR_LE, end, shape),
+        tsl_expr_binary(c->arena, TSL_EXPR_GE, region[d].min,
+                        tsl_expr_int(c->arena, end->dtype, 0)));
+    guard[d] = !tsl_analyzer_can_prove(c->sch->an, ok);
+    any |= guard[d];
+  }
+  return any;
+}
+
+/* ---- the stage ------------------------------------------------------------------------ */
+
+/* min + v as TVM builds it: folded only when min is 0. */
+static const tsl_expr *offset_var(sch_call *c, const tsl_expr *min,
+                                  const tsl_expr *v) {
+  int64_t k;
+  if (tsl_expr_is_const_int(min, &k) && k == 0)
+    return v;
+  if (min->dtype.bits != v->dtype.bits)
+    min = tsl_expr_cast(c->arena, v->dtype, min);
+  return tsl_expr_binary(c->arena, TSL_EXPR_ADD, min, v);
+}
+
+static const tsl_stmt *make_stage(cache_op *op, tsl_str name,
+                                  const tsl_buffer *cache,
+                                  const tsl_range *region, int compact,
+                                  const int *guard) {
+  sch_call *c = op->c;
+  tsl_arena *a = c->arena;
+  uint32_t nd = op->buf->ndim;
+  const tsl_var **loops = TSL_NEW_ARRAY(a, const tsl_var *, nd);
+  const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, nd);
+  tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, nd);
+  const tsl_expr **orig_idx = TSL_NEW_ARRAY(a, const tsl_expr *, nd);
+  const tsl_expr **cache_idx = TSL_NEW_ARRAY(a, const tsl_expr *, nd);
+  tsl_range *orig_rg = TSL_NEW_ARRAY(a, tsl_range, nd);
+  tsl_range *cache_rg = TSL_NEW_ARRAY(a, tsl_range, nd);
+  char nm[32];
+  for (uint32_t d = 0; d < nd; d++) {
+    tsl_dtype dt = region[d].extent->dtype;
+    snprintf(nm, sizeof nm, "ax%u", d);
+    loops[d] = sch_new_var(c, nm, dt);
+    snprintf(nm, sizeof nm, "v%u", d);
+    const tsl_var *v = sch_new_var(c, nm, dt);
+    const tsl_expr *zero = tsl_expr_int(a, dt, 0);
+    const tsl_expr *one = tsl_expr_int(a, dt, 1);
+    ivs[d].var = v;
+    ivs[d].iter_type = TSL_ITER_SPATIAL;
+    ivs[d].dom = (tsl_range){zero, compact ? region[d].extent : op->buf->shape[d]};
+    vals[d] = compact ? tsl_expr_var(loops[d])
+                      : offset_var(c, region[d].min, tsl_expr_var(loops[d]));
+    cache_idx[d] = tsl_expr_var(v);
+    orig_idx[d] =
+        compact ? offset_var(c, region[d].min, tsl_expr_var(v)) : tsl_expr_var(v);
+    cache_rg[d] = (tsl_range){cache_idx[d], one};
+    orig_rg[d] = (tsl_range){orig_idx[d], one};
+  }
+  const tsl_buffer *src = op->is_write ? cache : op->buf;
+  const tsl_buffer *dst = op->is_write ? op->buf : cache;
+  const tsl_expr *const *src_idx = op->is_write ? cache_idx : orig_idx;
+  const tsl_expr *const *dst_idx = op->is_write ? orig_idx : cache_idx;
+  tsl_buffer_region rd = {src, nd, op->is_write ? cache_rg : orig_rg};
+  tsl_buffer_region wr = {dst, nd, op->is_write ? orig_rg : cache_rg};
+  tsl_block *b = TSL_NEW(a, tsl_block);
+  b->name = name;
+  b->n_iter_vars = nd;
+  b->iter_vars = ivs;
+  b->n_reads = 1;
+  b->reads = tsl_arena_dup(a, &rd, sizeof rd);
+  b->n_writes = 1;
+  b->writes = tsl_arena_dup(a, &wr, sizeof wr);
+  b->body = tsl_stmt_store(a, dst, tsl_expr_load(a, src, nd, src_idx), nd,
+                           dst_idx);
+  /* guard: original index = min + ax stays inside the buffer */
+  const tsl_expr *pred = NULL;
+  for (uint32_t d = 0; d < nd; d++) {
+    if (!guard[d])
+      continue;
+    const tsl_expr *idx = offset_var(c, region[d].min, tsl_expr_var(loops[d]));
+    const tsl_expr *shape = op->buf->shape[d];
+    if (shape->dtype.bits != idx->dtype.bits)
+      shape = tsl_expr_cast(a, idx->dtype, shape);
+    const tsl_expr *ok = tsl_expr_binary(a, TSL_EXPR_LT, idx, shape);
+    pred = pred ? tsl_expr_binary(a, TSL_EXPR_AND, pred, ok) : ok;
+  }
+  const tsl_stmt *s = tsl_stmt_block_realize(a, nd, vals,
+                                             pred ? pred : tsl_expr_bool(a, 1), b);
+  for (uint32_t d = nd; d-- > 0;)
+    s = tsl_stmt_for(a, loops[d], tsl_expr_int(a, region[d].extent->dtype, 0),
+                     region[d].extent, TSL_FOR_SERIAL, NULL, (tsl_attrs){0},
+                     s);
+  return s;
+}
+
+/* ---- rewriting ----------------------------------------------------------------------- */
+
+static int read_mode(const tsl_block *b, void *ud) {
+  const cache_op *op = ud;
+  if (sch_regions_have(b->writes, b->n_writes, op->buf))
+    return STO_SKIP;
+  if (op->n_cons == 0 || has_block(op->cons, op->n_cons, b))
+    return STO_REWRITE;
+  return STO_RECURSE;
+}
+
+static int write_mode(const tsl_block *b, void *ud) {
+  const cache_op *op = ud;
+  if (b == op->blk || has_block(op->cons, op->n_cons, b))
+    return STO_REWRITE;
+  return STO_SKIP;
+}
+
+static int apply(cache_op *op) {
+  sch_call *c = op->c;
+  const tsl_buffer *buf = op->buf;
+  const tsl_stmt *scope_real = op->p.stmts[op->scope];
+  const tsl_block *scope_blk = scope_real->u.realize.block;
+  tsl_range *region = TSL_NEW_ARRAY(c->arena, tsl_range, buf->ndim);
+
+  if (op->writer < 0) {
+    /* a function input: the top of the scope, the region the scope reads */
+    const tsl_buffer_region *r = NULL;
+    for (uint32_t i = 0; i < scope_blk->n_reads && !r; i++)
+      if (scope_blk->reads[i].buffer == buf)
+        r = &scope_blk->reads[i];
+    for (uint32_t d = 0; d < buf->ndim; d++)
+      region[d] = r ? r->ranges[d]
+                    : (tsl_range){tsl_expr_int(c->arena, buf->shape[d]->dtype, 0),
+                                  buf->shape[d]};
+    op->loc_seq = scope_blk->body->kind == TSL_STMT_SEQ ? scope_blk->body : NULL;
+    op->loc_pos = 0;
+    op->in_loop = 0;
+  } else {
+    int rc = locate(op);
+    if (rc)
+      return rc;
+    relax_region(op, region);
+  }
+  int *guard = TSL_NEW_ARRAY(c->arena, int, buf->ndim);
+  if (out_of_bounds(op, region, guard) && op->is_write)
+    return sch_fail(c, TSL_EUNSUPPORTED,
+                    "cannot bound the region of '%s' that block '%s' writes "
+                    "(its T.where predicate or indices make the copied region "
+                    "leave the buffer); apply cache_write before splitting",
+                    buf->name, op->blk->name);
+  if (op->loose && op->is_write)
+    return sch_fail(c, TSL_EUNSUPPORTED,
+                    "cannot bound the region of '%s' that block '%s' writes "
+                    "under its T.where predicate; the copy-back would "
+                    "overwrite elements it does not produce (apply "
+                    "cache_write before splitting)",
+                    buf->name, op->blk->name);
+  int compact = !op->in_loop;
+  const tsl_expr **shape = NULL;
+  const tsl_expr **offset = NULL;
+  if (compact) {
+    shape = TSL_NEW_ARRAY(c->arena, const tsl_expr *, buf->ndim);
+    offset = TSL_NEW_ARRAY(c->arena, const tsl_expr *, buf->ndim);
+    for (uint32_t d = 0; d < buf->ndim; d++) {
+      shape[d] = region[d].extent;
+      offset[d] = region[d].min;
+    }
+  }
+  const tsl_buffer *cache =
+      sto_buffer_with_scope(c, buf, op->scope_name, compact ? shape : NULL);
+  char base[512];
+  snprintf(base, sizeof base, "%s_%s", buf->name, op->scope_name);
+  tsl_str name = sch_fresh_block_name(c, op->p.func, base);
+  const tsl_stmt *stage = make_stage(op, name, cache, region, compact, guard);
+
+  sto_rw rw;
+  sto_rw_init(&rw, c, buf, cache);
+  rw.offset = offset;
+  rw.block_mode = op->is_write ? write_mode : read_mode;
+  rw.ud = op;
+  rw.loc_seq = op->loc_seq;
+  rw.loc_pos = op->loc_pos;
+  rw.stage = stage;
+  const tsl_stmt *body = sto_rw_stmt(&rw, scope_blk->body, 0);
+  if (!op->loc_seq)
+    body = sto_insert(c->arena, body, op->loc_pos, stage);
+  else if (!rw.inserted)
+    return sch_fail(c, TSL_EINVALID, "cache stage insertion point lost");
+
+  tsl_block *nb = tsl_block_clone(c->arena, scope_blk);
+  nb->body = body;
+  const tsl_buffer **al =
+      TSL_NEW_ARRAY(c->arena, const tsl_buffer *, scope_blk->n_alloc_buffers + 1);
+  if (scope_blk->n_alloc_buffers)
+    memcpy(al, scope_blk->alloc_buffers,
+           sizeof *al * scope_blk->n_alloc_buffers);
+  al[scope_blk->n_alloc_buffers] = cache;
+  nb->alloc_buffers = al;
+  nb->n_alloc_buffers = scope_blk->n_alloc_buffers + 1;
+  const tsl_stmt *nr = sch_with_block(c->arena, scope_real, nb);
+  sch_commit(c, op->p.func, sch_path_rebuild(c->arena, &op->p, op->scope, nr));
+  sch_out_block(c, op->p.func->name, name);
+  return TSL_OK;
+}
 
 int sch_apply_cache_read(sch_call *c) {
-  return sch_fail(c, TSL_EUNSUPPORTED, "not implemented yet");
+  cache_op op;
+  memset(&op, 0, sizeof op);
+  op.c = c;
+  int rc = load_operands(&op, 0);
+  if (rc)
+    return rc;
+  rc = find_writer(&op, &op.writer);
+  if (rc)
+    return rc;
+  if (op.n_cons) {
+    op.related = op.cons;
+    op.n_related = op.n_cons;
+  } else if (op.writer >= 0) {
+    op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids);
+    for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++)
+      if (sch_regions_have(kid(&op, i)->reads, kid(&op, i)->n_reads, op.buf))
+        op.related[op.n_related++] = kid(&op, i);
+  }
+  return apply(&op);
 }
 
 int sch_apply_cache_write(sch_call *c) {
-  return sch_fail(c, TSL_EUNSUPPORTED, "not implemented yet");
+  cache_op op;
+  memset(&op, 0, sizeof op);
+  op.c = c;
+  int rc = load_operands(&op, 1);
+  if (rc)
+    return rc;
+  rc = find_writer(&op, &op.writer);
+  if (rc)
+    return rc;
+  if (op.writer < 0 || kid(&op, (uint32_t)op.writer) != op.blk)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is not the writer of '%s' in its scope",
+                    op.blk->name, op.buf->name);
+  if (!op.blk->init && sch_regions_have(op.blk->reads, op.blk->n_reads, op.buf))
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' reads '%s' before writing it (an update "
+                    "without T.init()); the cache would start uninitialized",
+                    op.blk->name, op.buf->name);
+  op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids);
+  for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++) {
+    const tsl_block *b = kid(&op, i);
+    if (sch_regions_have(b->reads, b->n_reads, op.buf) &&
+        !has_block(op.cons, op.n_cons, b))
+      op.related[op.n_related++] = b;
+  }
+  return apply(&op);
 }
-

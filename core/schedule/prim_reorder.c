@@ -1,7 +1,137 @@
-/* prim_reorder.c: placeholder until the primitive lands. */
-#include "sch_internal.h"
+/*
+ * reorder: the given loops, which must lie on one chain of directly nested
+ * loops in one block scope, take the listed order; unlisted loops between
+ * them keep their positions.
+ */
+#include "loops_internal.h"
 
-int sch_apply_reorder(sch_call *c) {
-  return sch_fail(c, TSL_EUNSUPPORTED, "not implemented yet");
+#include <string.h>
+
+static const char *loop_name(const tsl_stmt *s) {
+  return s->u.loop.loop_var->name;
 }
 
+/* Why loops x (path px) and y (path py, the deepest) are not on one chain. */
+static int not_a_chain(sch_call *c, const sch_path *px, const sch_path *py) {
+  const char *xn = loop_name(sch_path_target(px));
+  const char *yn = loop_name(sch_path_target(py));
+  uint32_t k = 0;
+  while (k + 1 < px->depth && k + 1 < py->depth &&
+         px->stmts[k + 1] == py->stmts[k + 1])
+    k++;
+  for (uint32_t j = k + 1; j-- > 0;) {
+    const tsl_stmt *s = py->stmts[j];
+    if (s->kind == TSL_STMT_FOR)
+      return sch_fail(c, TSL_EINVALID,
+                      "loops '%s' and '%s' are not in one chain: they are in "
+                      "different branches under loop '%s'; reorder needs "
+                      "loops nested one inside the other",
+                      xn, yn, loop_name(s));
+    if (s->kind == TSL_STMT_BLOCK_REALIZE)
+      return sch_fail(c, TSL_EINVALID,
+                      "loops '%s' and '%s' are not in one chain: they are in "
+                      "different branches under block '%s'; reorder needs "
+                      "loops nested one inside the other",
+                      xn, yn, s->u.realize.block->name);
+  }
+  return sch_fail(c, TSL_EINVALID, "loops '%s' and '%s' are not in one chain",
+                  xn, yn);
+}
+
+int sch_apply_reorder(sch_call *c) {
+  tsl_arena *a = c->arena;
+  const tsl_sch_value *list = &c->args[0];
+  uint32_t n = list->n;
+  sch_path *paths = TSL_NEW_ARRAY(a, sch_path, n ? n : 1);
+  uint32_t deep = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    int rc = sch_loop_path(c, list->u.items[i].u.rv, &paths[i]);
+    if (rc)
+      return rc;
+    for (uint32_t j = 0; j < i; j++)
+      if (sch_path_target(&paths[j]) == sch_path_target(&paths[i]))
+        return sch_fail(c, TSL_EINVALID,
+                        "loop '%s' appears more than once; each loop may be "
+                        "listed once",
+                        loop_name(sch_path_target(&paths[i])));
+    if (paths[i].func != paths[0].func)
+      return sch_fail(c, TSL_EINVALID,
+                      "loops '%s' and '%s' are in different functions",
+                      loop_name(sch_path_target(&paths[0])),
+                      loop_name(sch_path_target(&paths[i])));
+    if (paths[i].depth > paths[deep].depth)
+      deep = i;
+  }
+  if (n <= 1)
+    return TSL_OK;
+  const sch_path *dp = &paths[deep];
+  uint32_t *level = TSL_NEW_ARRAY(a, uint32_t, n);
+  uint32_t top = dp->depth, bottom = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_stmt *l = sch_path_target(&paths[i]);
+    level[i] = dp->depth;
+    for (uint32_t k = 0; k < dp->depth; k++)
+      if (dp->stmts[k] == l)
+        level[i] = k;
+    if (level[i] == dp->depth)
+      return not_a_chain(c, &paths[i], dp);
+    top = level[i] < top ? level[i] : top;
+    bottom = level[i] > bottom ? level[i] : bottom;
+  }
+  const char *tn = loop_name(dp->stmts[top]), *bn = loop_name(dp->stmts[bottom]);
+  for (uint32_t k = top; k < bottom; k++) {
+    const tsl_stmt *s = dp->stmts[k], *ch = dp->stmts[k + 1];
+    if (ch->kind == TSL_STMT_FOR)
+      continue;
+    if (ch->kind == TSL_STMT_BLOCK_REALIZE)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' lies between loop '%s' and loop '%s'; "
+                      "reorder needs loops of one block scope",
+                      ch->u.realize.block->name, tn, bn);
+    return sch_fail(c, TSL_EINVALID,
+                    "loop '%s' has %s as its body, not a single loop; the "
+                    "loops from '%s' to '%s' must form a chain where each "
+                    "loop is the only child of the previous one",
+                    loop_name(s),
+                    ch->kind == TSL_STMT_SEQ ? "several statements"
+                    : ch->kind == TSL_STMT_IF ? "an if statement"
+                                              : "a let statement",
+                    tn, bn);
+  }
+  const char *why = NULL;
+  const char *bad = loops_find_bad_block(dp->stmts[bottom]->u.loop.body, &why);
+  if (bad)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' under the loops %s; reorder needs blocks with "
+                    "spatial/reduce iters and affine bindings",
+                    bad, why);
+  /* listed loops fill the listed positions, top to bottom, in list order */
+  uint32_t span = bottom - top + 1;
+  const tsl_stmt **chain = TSL_NEW_ARRAY(a, const tsl_stmt *, span);
+  for (uint32_t k = 0; k < span; k++)
+    chain[k] = dp->stmts[top + k];
+  uint32_t next = 0;
+  for (uint32_t k = 0; k < span; k++) {
+    int listed = 0;
+    for (uint32_t i = 0; i < n; i++)
+      listed |= level[i] == top + k;
+    if (listed)
+      chain[k] = sch_path_target(&paths[next++]);
+  }
+  const tsl_stmt *body = dp->stmts[bottom]->u.loop.body;
+  for (uint32_t k = span; k-- > 0;) {
+    const tsl_stmt *l = chain[k];
+    for (uint32_t j = k + 1; j < span; j++) {
+      const tsl_var *iv = chain[j]->u.loop.loop_var;
+      if (tsl_expr_uses_var(l->u.loop.min, iv) ||
+          tsl_expr_uses_var(l->u.loop.extent, iv))
+        return sch_fail(c, TSL_EINVALID,
+                        "the range of loop '%s' depends on loop '%s', which "
+                        "would be inside it in the new order",
+                        loop_name(l), iv->name);
+    }
+    body = loops_with_body(a, l, body);
+  }
+  sch_commit(c, dp->func, sch_path_rebuild(a, dp, top, body));
+  return TSL_OK;
+}

@@ -1,7 +1,550 @@
-/* prim_rfactor.c: placeholder until the primitive lands. */
-#include "sch_internal.h"
+/*
+ * rfactor(loop, factor_axis): factorize the reduction of the only block
+ * under `loop` over that loop. An rfactor block "<name>_rf" computes partial
+ * results into a new buffer "<buffer>_rf" (the output shape with the loop's
+ * extent inserted at factor_axis, allocated in the scope block) under fresh
+ * copies of all the block's loops; the original block becomes the write-back
+ * block that reduces the partial results over the factored axis. Returns
+ * the rfactor block. Semantics follow TVM's RFactor; recognized reducers:
+ * +, *, min, max with their identities.
+ */
+#include "prim_reduction.h"
 
-int sch_apply_rfactor(sch_call *c) {
-  return sch_fail(c, TSL_EUNSUPPORTED, "not implemented yet");
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct reduction {
+  const tsl_stmt *init, *update; /* the two stores */
+  tsl_expr_kind op;              /* ADD, MUL, MIN, MAX */
+  const tsl_expr *identity;
+  const tsl_expr *lhs, *rhs; /* update value = op(lhs, rhs), lhs the load */
+} reduction;
+
+static const char *op_name(tsl_expr_kind op) {
+  switch (op) {
+  case TSL_EXPR_ADD: return "+";
+  case TSL_EXPR_MUL: return "*";
+  case TSL_EXPR_MIN: return "min";
+  default: return "max";
+  }
 }
 
+/* 1 when `e` is the identity of `op` for its dtype. Floats accept the
+ * largest finite value and infinity for min/max. */
+static int is_identity(tsl_expr_kind op, const tsl_expr *e) {
+  tsl_dtype t = e->dtype;
+  if (e->kind == TSL_EXPR_FLOAT_IMM) {
+    double v = e->u.float_value;
+    double big = t.code == TSL_DT_BFLOAT ? 3.38953138925153547590e+38
+                 : t.bits == 16          ? 65504.0
+                 : t.bits == 32          ? (double)FLT_MAX
+                                         : DBL_MAX;
+    switch (op) {
+    case TSL_EXPR_ADD: return v == 0.0;
+    case TSL_EXPR_MUL: return v == 1.0;
+    case TSL_EXPR_MIN: return v == big || v == INFINITY;
+    default: return v == -big || v == -INFINITY;
+    }
+  }
+  if (e->kind != TSL_EXPR_INT_IMM || !tsl_dtype_is_int(t))
+    return 0;
+  int64_t v = e->u.int_value, hi, lo;
+  if (t.code == TSL_DT_UINT) {
+    lo = 0;
+    hi = t.bits >= 64 ? -1 : (int64_t)(((uint64_t)1 << t.bits) - 1);
+  } else {
+    hi = t.bits >= 64 ? INT64_MAX : ((int64_t)1 << (t.bits - 1)) - 1;
+    lo = t.bits >= 64 ? INT64_MIN : -((int64_t)1 << (t.bits - 1));
+  }
+  switch (op) {
+  case TSL_EXPR_ADD: return v == 0;
+  case TSL_EXPR_MUL: return v == 1;
+  case TSL_EXPR_MIN: return v == hi || (t.code == TSL_DT_UINT && v == INT64_MAX);
+  default: return v == lo;
+  }
+}
+
+static int is_self_load(const tsl_expr *e, const tsl_stmt *st) {
+  if (e->kind != TSL_EXPR_LOAD || e->u.buffer != st->u.store.buffer ||
+      e->n_args != st->u.store.n_indices)
+    return 0;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (!tsl_expr_equal(e->args[i], st->u.store.indices[i]))
+      return 0;
+  return 1;
+}
+
+typedef struct load_find {
+  const tsl_buffer *buf;
+} load_find;
+
+static int finds_load(const tsl_expr *e, void *ud) {
+  return e->kind == TSL_EXPR_LOAD && e->u.buffer == ((load_find *)ud)->buf;
+}
+
+static int match_reduction(sch_call *c, const tsl_block *b, reduction *r) {
+  const tsl_stmt *in = b->init, *up = b->body;
+  if (in->kind != TSL_STMT_STORE || up->kind != TSL_STMT_STORE)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is not a recognizable reduction: its init and "
+                    "its body must each be a single buffer store",
+                    b->name);
+  int same = in->u.store.buffer == up->u.store.buffer &&
+             in->u.store.n_indices == up->u.store.n_indices;
+  for (uint32_t i = 0; same && i < in->u.store.n_indices; i++)
+    same = tsl_expr_equal(in->u.store.indices[i], up->u.store.indices[i]);
+  if (!same)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is not a recognizable reduction: its init and "
+                    "its body store to different elements",
+                    b->name);
+  const tsl_expr *v = up->u.store.value;
+  tsl_expr_kind k = (tsl_expr_kind)v->kind;
+  r->init = in;
+  r->update = up;
+  r->op = k;
+  r->identity = in->u.store.value;
+  if (k == TSL_EXPR_ADD || k == TSL_EXPR_MUL || k == TSL_EXPR_MIN ||
+      k == TSL_EXPR_MAX) {
+    if (is_self_load(v->args[0], up)) {
+      r->lhs = v->args[0];
+      r->rhs = v->args[1];
+    } else if (is_self_load(v->args[1], up)) {
+      r->lhs = v->args[1];
+      r->rhs = v->args[0];
+    } else {
+      k = TSL_EXPR_KIND_COUNT;
+    }
+  } else {
+    k = TSL_EXPR_KIND_COUNT;
+  }
+  const char *bn = up->u.store.buffer->name;
+  if (k == TSL_EXPR_KIND_COUNT)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is not a recognizable reduction: its body must "
+                    "read '%s' at the stored element and combine it with "
+                    "+, *, T.min or T.max (e.g. %s[...] = %s[...] + x)",
+                    b->name, bn, bn, bn);
+  load_find lf = {up->u.store.buffer};
+  if (tsl_expr_visit(r->rhs, finds_load, &lf))
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is not a recognizable reduction: the value "
+                    "combined into '%s' reads '%s' itself",
+                    b->name, bn, bn);
+  if (!is_identity(k, r->identity))
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is not a recognizable reduction: its init "
+                    "value is not the identity of '%s' (0 for +, 1 for *, "
+                    "the largest value for min, the lowest for max)",
+                    b->name, op_name(k));
+  return TSL_OK;
+}
+
+static const tsl_expr *combine(tsl_arena *a, tsl_expr_kind op,
+                               const tsl_expr *x, const tsl_expr *y) {
+  return tsl_expr_binary(a, op, x, y);
+}
+
+static const char *prefixed(sch_call *c, const char *pre, const char *name,
+                            const char *suf) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s%s%s", pre, name, suf);
+  return tsl_arena_strdup(c->arena, buf);
+}
+
+static int buffer_name_taken(const tsl_func *f, const tsl_block *scope,
+                             const char *name) {
+  for (uint32_t i = 0; i < f->n_params; i++)
+    if (f->params[i].buffer && !strcmp(f->params[i].buffer->name, name))
+      return 1;
+  for (uint32_t i = 0; i < scope->n_alloc_buffers; i++)
+    if (!strcmp(scope->alloc_buffers[i]->name, name))
+      return 1;
+  return 0;
+}
+
+static tsl_iter_var iter_from_loop(sch_call *c, const tsl_stmt *loop,
+                                   uint32_t type) {
+  tsl_iter_var iv;
+  const tsl_var *lv = loop->u.loop.loop_var;
+  iv.var = sch_new_var(c, prefixed(c, "v", lv->name, ""), lv->dtype);
+  iv.dom.min = loop->u.loop.min;
+  iv.dom.extent = loop->u.loop.extent;
+  iv.iter_type = type;
+  return iv;
+}
+
+static const tsl_expr **insert_at(tsl_arena *a, const tsl_expr *const *xs,
+                                  uint32_t n, uint32_t at, const tsl_expr *x) {
+  const tsl_expr **out = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  for (uint32_t i = 0, j = 0; i <= n; i++)
+    out[i] = i == at ? x : xs[j++];
+  return out;
+}
+
+/* Regions with `m` applied; regions of `out` become regions of `rf` with
+ * [var, var + 1) inserted at `axis`. */
+static tsl_buffer_region *rf_regions(tsl_arena *a, const tsl_buffer_region *r,
+                                     uint32_t n, const red_map *m,
+                                     const tsl_buffer *out,
+                                     const tsl_buffer *rf, uint32_t axis,
+                                     const tsl_var *var) {
+  tsl_buffer_region *res = red_subst_regions(a, r, n, m);
+  for (uint32_t i = 0; i < n; i++) {
+    if (res[i].buffer != out)
+      continue;
+    tsl_range *rg = TSL_NEW_ARRAY(a, tsl_range, res[i].ndim + 1);
+    for (uint32_t d = 0, j = 0; d <= res[i].ndim; d++) {
+      if (d == axis) {
+        rg[d].min = tsl_expr_var(var);
+        rg[d].extent = tsl_expr_int(a, var->dtype, 1);
+      } else {
+        rg[d] = res[i].ranges[j++];
+      }
+    }
+    res[i].buffer = rf;
+    res[i].ndim++;
+    res[i].ranges = rg;
+  }
+  return res;
+}
+
+static tsl_buffer_region *point_region(tsl_arena *a, const tsl_expr *load) {
+  tsl_buffer_region *r = TSL_NEW(a, tsl_buffer_region);
+  tsl_range *rg = TSL_NEW_ARRAY(a, tsl_range, load->n_args ? load->n_args : 1);
+  for (uint32_t d = 0; d < load->n_args; d++) {
+    rg[d].min = load->args[d];
+    rg[d].extent = tsl_expr_int(a, load->args[d]->dtype, 1);
+  }
+  r->buffer = load->u.buffer;
+  r->ndim = load->n_args;
+  r->ranges = rg;
+  return r;
+}
+
+static int in_list(const tsl_var *v, const tsl_var *const *vs, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (vs[i] == v)
+      return 1;
+  return 0;
+}
+
+int sch_apply_rfactor(sch_call *c) {
+  sch_path lp;
+  int rc = sch_loop_path(c, c->args[0].u.rv, &lp);
+  if (rc)
+    return rc;
+  tsl_arena *a = c->arena;
+  const tsl_stmt *rf_loop = sch_path_target(&lp);
+  const char *lname = rf_loop->u.loop.loop_var->name;
+  int64_t factor_axis = c->args[1].u.i;
+
+  /* ---- checks and information --------------------------------------- */
+  sch_path *kids;
+  uint32_t nk = sch_child_blocks(c, &lp, &kids);
+  if (nk != 1) {
+    tsl_strbuf sb;
+    tsl_strbuf_init(&sb);
+    for (uint32_t i = 0; i < nk && i < 8; i++)
+      tsl_strbuf_printf(&sb, "%s'%s'", i ? ", " : " (", sch_path_block(&kids[i])->name);
+    if (nk)
+      tsl_strbuf_append(&sb, nk > 8 ? ", ...)" : ")");
+    sch_fail(c, TSL_EINVALID,
+             "loop '%s' must have exactly one block under it, found %u%s",
+             lname, nk, sb.len ? sb.data : "");
+    tsl_strbuf_free(&sb);
+    return TSL_EINVALID;
+  }
+  sch_path bp = kids[0];
+  const tsl_block *b = sch_path_block(&bp);
+  const tsl_stmt *realize = sch_path_target(&bp);
+  rc = red_check_block(c, &bp);
+  if (rc)
+    return rc;
+  if (rf_loop->u.loop.for_kind != TSL_FOR_SERIAL)
+    return sch_fail(c, TSL_EINVALID, "loop '%s' is %s; rfactor needs a serial loop",
+                    lname,
+                    tsl_for_kind_name((tsl_for_kind)rf_loop->u.loop.for_kind));
+
+  /* loop vars used by spatial / reduce iterators */
+  uint32_t ndp = 0, nrd = 0;
+  const tsl_var **dp = TSL_NEW_ARRAY(a, const tsl_var *, 64);
+  const tsl_var **rd = TSL_NEW_ARRAY(a, const tsl_var *, 64);
+  uint32_t dcap = 64, rcap = 64;
+  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
+    const tsl_var **vs;
+    uint32_t nv = red_expr_vars(a, realize->u.realize.iter_values[i], &vs);
+    int sp = b->iter_vars[i].iter_type == TSL_ITER_SPATIAL;
+    for (uint32_t q = 0; q < nv; q++) {
+      const tsl_var ***set = sp ? &dp : &rd;
+      uint32_t *n = sp ? &ndp : &nrd, *cap = sp ? &dcap : &rcap;
+      if (in_list(vs[q], *set, *n))
+        continue;
+      if (*n == *cap) {
+        const tsl_var **nn = TSL_NEW_ARRAY(a, const tsl_var *, *cap * 2);
+        memcpy(nn, *set, sizeof *nn * *n);
+        *set = nn;
+        *cap *= 2;
+      }
+      (*set)[(*n)++] = vs[q];
+    }
+  }
+
+  /* the block's loops (outermost first) and the statements in between */
+  uint32_t scope = sch_path_scope_level(&bp, bp.depth - 1);
+  uint32_t nl = 0;
+  uint32_t *lv_level = TSL_NEW_ARRAY(a, uint32_t, bp.depth);
+  for (uint32_t k = scope + 1; k + 1 < bp.depth; k++) {
+    const tsl_stmt *s = bp.stmts[k];
+    if (s->kind == TSL_STMT_FOR)
+      lv_level[nl++] = k;
+    else if (s->kind != TSL_STMT_SEQ)
+      return sch_fail(c, TSL_EUNSUPPORTED,
+                      "block '%s' is under a %s statement inside its loops; "
+                      "rfactor supports loop nests (and sequences) only",
+                      b->name, tsl_stmt_kind_name((tsl_stmt_kind)s->kind));
+  }
+  const tsl_var **loop_vars = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
+  for (uint32_t q = 0; q < nl; q++)
+    loop_vars[q] = bp.stmts[lv_level[q]]->u.loop.loop_var;
+  if (!in_list(rf_loop->u.loop.loop_var, rd, nrd) &&
+      !in_list(rf_loop->u.loop.loop_var, dp, ndp))
+    return sch_fail(c, TSL_EINVALID,
+                    "loop '%s' is not used by any reduce iterator of block "
+                    "'%s'; rfactor needs a loop bound to reduce iterators only",
+                    lname, b->name);
+
+  /* TVM's loop properties */
+  {
+    sch_path op = bp;
+    op.depth = lv_level[0] + 1;
+    sch_path *ok;
+    uint32_t no = sch_child_blocks(c, &op, &ok);
+    if (!no || sch_path_block(&ok[0]) != b)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' must be the first block under its outermost "
+                      "loop '%s', but '%s' comes first",
+                      b->name, loop_vars[0]->name,
+                      no ? sch_path_block(&ok[0])->name : "nothing");
+  }
+  int met_reduce = 0;
+  for (uint32_t q = 0; q < nl; q++) {
+    const tsl_stmt *l = bp.stmts[lv_level[q]];
+    const tsl_var *v = loop_vars[q];
+    int d = in_list(v, dp, ndp), r = in_list(v, rd, nrd);
+    if (d && r)
+      return sch_fail(c, TSL_EINVALID,
+                      "loop '%s' is used by both spatial and reduce iterators "
+                      "of block '%s'; rfactor needs every loop used by one "
+                      "kind only",
+                      v->name, b->name);
+    if (d) {
+      if (l == rf_loop)
+        return sch_fail(c, TSL_EINVALID,
+                        "loop '%s' is used by a spatial iterator of block "
+                        "'%s'; rfactor needs a loop bound to reduce iterators "
+                        "only",
+                        lname, b->name);
+      continue;
+    }
+    if (r) {
+      if (!met_reduce) {
+        sch_path rp = bp;
+        rp.depth = lv_level[q] + 1;
+        sch_path *rk;
+        uint32_t nr = sch_child_blocks(c, &rp, &rk);
+        if (nr != 1)
+          return sch_fail(c, TSL_EINVALID,
+                          "loop '%s', the outermost loop used by a reduce "
+                          "iterator of block '%s', has %u blocks under it; "
+                          "it must have only '%s'",
+                          v->name, b->name, nr, b->name);
+      }
+      met_reduce = 1;
+      continue;
+    }
+    int64_t ext;
+    if (met_reduce && !(tsl_expr_is_const_int(l->u.loop.extent, &ext) && ext == 1))
+      return sch_fail(c, TSL_EINVALID,
+                      "loop '%s' is used by no iterator of block '%s' but lies "
+                      "under a reduction loop; only loops of extent 1 may",
+                      v->name, b->name);
+  }
+
+  reduction red = {0};
+  rc = match_reduction(c, b, &red);
+  if (rc)
+    return rc;
+  const tsl_buffer *out = red.update->u.store.buffer;
+  int64_t ndim = out->ndim;
+  if (factor_axis < -(ndim + 1) || factor_axis > ndim)
+    return sch_fail(c, TSL_EINVALID,
+                    "factor_axis %lld is out of range: the written buffer '%s' "
+                    "has %lld dimension(s), so factor_axis must be in [%lld, "
+                    "%lld]",
+                    (long long)factor_axis, out->name, (long long)ndim,
+                    (long long)-(ndim + 1), (long long)ndim);
+  uint32_t axis = (uint32_t)(factor_axis < 0 ? factor_axis + ndim + 1
+                                             : factor_axis);
+
+  /* ---- the rfactor buffer ----------------------------------------------- */
+  const tsl_stmt *scope_realize = bp.stmts[scope];
+  const tsl_block *scope_b = scope_realize->u.realize.block;
+  char nbuf[512];
+  snprintf(nbuf, sizeof nbuf, "%s_rf", out->name);
+  for (uint32_t k = 1; buffer_name_taken(bp.func, scope_b, nbuf); k++)
+    snprintf(nbuf, sizeof nbuf, "%s_rf_%u", out->name, k);
+  const tsl_expr **shape =
+      insert_at(a, out->shape, out->ndim, axis, rf_loop->u.loop.extent);
+  const tsl_buffer *rf =
+      tsl_buffer_new(a, nbuf, out->dtype, out->ndim + 1, shape, NULL, NULL,
+                     out->scope, out->align, out->offset_factor);
+
+  /* ---- the rfactor block ------------------------------------------------- */
+  uint32_t cap = b->n_iter_vars + nl + 1, nrf = 0;
+  tsl_iter_var *rf_ivs = TSL_NEW_ARRAY(a, tsl_iter_var, cap);
+  const tsl_expr **rf_vals = TSL_NEW_ARRAY(a, const tsl_expr *, cap);
+  red_map l2b = {0}, vmap = {0};
+  tsl_iter_var extra = iter_from_loop(c, rf_loop, TSL_ITER_SPATIAL);
+  rf_ivs[nrf] = extra;
+  rf_vals[nrf++] = tsl_expr_var(rf_loop->u.loop.loop_var);
+  red_map_put(a, &l2b, rf_loop->u.loop.loop_var, tsl_expr_var(extra.var));
+  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
+    const tsl_iter_var *iv = &b->iter_vars[i];
+    const tsl_expr *bind = realize->u.realize.iter_values[i];
+    if (iv->iter_type == TSL_ITER_SPATIAL ||
+        !tsl_expr_uses_var(bind, rf_loop->u.loop.loop_var)) {
+      rf_ivs[nrf] = *iv;
+      rf_vals[nrf++] = bind;
+      continue;
+    }
+    const tsl_var **vs;
+    uint32_t nv = red_expr_vars(a, bind, &vs);
+    for (uint32_t q = 0; q < nv; q++) {
+      uint32_t li = nl;
+      for (uint32_t t = 0; t < nl; t++)
+        if (loop_vars[t] == vs[q])
+          li = t;
+      if (li == nl || red_map_get(&l2b, vs[q]))
+        continue;
+      tsl_iter_var niv =
+          iter_from_loop(c, bp.stmts[lv_level[li]], TSL_ITER_REDUCE);
+      red_map_put(a, &l2b, vs[q], tsl_expr_var(niv.var));
+      rf_ivs[nrf] = niv;
+      rf_vals[nrf++] = tsl_expr_var(vs[q]);
+    }
+    red_map_put(a, &vmap, iv->var, red_subst_expr(a, bind, &l2b));
+  }
+  const tsl_expr **rf_idx =
+      insert_at(a, red.update->u.store.indices, red.update->u.store.n_indices,
+                axis, tsl_expr_var(extra.var));
+  uint32_t nidx = red.update->u.store.n_indices + 1;
+  const tsl_expr *rf_load = tsl_expr_load(a, rf, nidx, rf_idx);
+  tsl_block *rb = TSL_NEW(a, tsl_block);
+  rb->name = sch_fresh_block_name(c, bp.func, prefixed(c, "", b->name, "_rf"));
+  rb->n_iter_vars = nrf;
+  rb->iter_vars = rf_ivs;
+  rb->body = red_subst_stmt(
+      a,
+      tsl_stmt_store(a, rf, combine(a, red.op, rf_load, red.rhs), nidx, rf_idx),
+      &vmap);
+  rb->init = tsl_stmt_store(a, rf, red.identity, nidx, rf_idx);
+  rb->n_reads = b->n_reads;
+  rb->reads = rf_regions(a, b->reads, b->n_reads, &vmap, out, rf, axis, extra.var);
+  rb->n_writes = b->n_writes;
+  rb->writes =
+      rf_regions(a, b->writes, b->n_writes, &vmap, out, rf, axis, extra.var);
+  rb->annotations = b->annotations;
+
+  /* its loops: fresh copies of all the block's loops */
+  red_map lmap = {0};
+  const tsl_var **new_lv = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
+  for (uint32_t q = 0; q < nl; q++) {
+    new_lv[q] = sch_new_var(c, loop_vars[q]->name, loop_vars[q]->dtype);
+    red_map_put(a, &lmap, loop_vars[q], tsl_expr_var(new_lv[q]));
+  }
+  for (uint32_t i = 0; i < nrf; i++)
+    rf_vals[i] = red_subst_expr(a, rf_vals[i], &lmap);
+  const tsl_stmt *rf_body = tsl_stmt_block_realize(
+      a, nrf, rf_vals, red_subst_expr(a, realize->u.realize.predicate, &lmap),
+      rb);
+  for (uint32_t q = nl; q-- > 0;) {
+    const tsl_stmt *l = bp.stmts[lv_level[q]];
+    rf_body = tsl_stmt_for(a, new_lv[q], red_subst_expr(a, l->u.loop.min, &lmap),
+                           red_subst_expr(a, l->u.loop.extent, &lmap),
+                           (tsl_for_kind)l->u.loop.for_kind, l->u.loop.thread_tag,
+                           l->u.loop.annotations, rf_body);
+  }
+
+  /* ---- the write-back block ------------------------------------------------ */
+  uint32_t nwb = 0;
+  tsl_iter_var *wb_ivs = TSL_NEW_ARRAY(a, tsl_iter_var, b->n_iter_vars + 1);
+  const tsl_expr **wb_vals =
+      TSL_NEW_ARRAY(a, const tsl_expr *, b->n_iter_vars + 1);
+  red_map wmap = {0};
+  wb_ivs[nwb] = iter_from_loop(c, rf_loop, TSL_ITER_REDUCE);
+  wb_vals[nwb] = tsl_expr_var(rf_loop->u.loop.loop_var);
+  red_map_put(a, &wmap, extra.var, tsl_expr_var(wb_ivs[nwb++].var));
+  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
+    const tsl_iter_var *iv = &b->iter_vars[i];
+    if (iv->iter_type != TSL_ITER_SPATIAL)
+      continue;
+    wb_ivs[nwb] = *iv;
+    wb_ivs[nwb].var = sch_new_var(c, iv->var->name, iv->var->dtype);
+    wb_vals[nwb] = realize->u.realize.iter_values[i];
+    red_map_put(a, &wmap, iv->var, tsl_expr_var(wb_ivs[nwb++].var));
+  }
+  const tsl_expr *wb_lhs = red_subst_expr(a, red.lhs, &wmap);
+  const tsl_expr *wb_rhs = red_subst_expr(a, rf_load, &wmap);
+  tsl_block *wb = tsl_block_clone(a, b);
+  wb->n_iter_vars = nwb;
+  wb->iter_vars = wb_ivs;
+  wb->body = tsl_stmt_store(a, out, combine(a, red.op, wb_lhs, wb_rhs),
+                            wb_lhs->n_args, wb_lhs->args);
+  wb->init = tsl_stmt_store(a, out, red.identity, wb_lhs->n_args, wb_lhs->args);
+  wb->n_reads = 1;
+  wb->reads = point_region(a, wb_rhs);
+  wb->n_writes = 1;
+  wb->writes = point_region(a, wb_lhs);
+  wb->n_alloc_buffers = 0;
+  wb->alloc_buffers = NULL;
+  /* keep the predicate's conjuncts over the loops the write-back keeps */
+  const tsl_var **gone = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
+  uint32_t ngone = 0;
+  for (uint32_t q = 0; q < nl; q++)
+    if (in_list(loop_vars[q], rd, nrd) &&
+        loop_vars[q] != rf_loop->u.loop.loop_var)
+      gone[ngone++] = loop_vars[q];
+  const tsl_expr *wb_pred =
+      red_keep_conjuncts(a, realize->u.realize.predicate, ngone, gone);
+  const tsl_stmt *cur = tsl_stmt_block_realize(a, nwb, wb_vals, wb_pred, wb);
+
+  /* ---- rebuild: drop reduce loops except rf_loop, put the rf nest first -- */
+  uint32_t outer = lv_level[0];
+  for (uint32_t k = bp.depth - 1; k > outer; k--) {
+    const tsl_stmt *s = bp.stmts[k - 1];
+    if (s->kind == TSL_STMT_FOR && s != rf_loop &&
+        in_list(s->u.loop.loop_var, rd, nrd))
+      continue; /* the loop disappears; its rebuilt body replaces it */
+    cur = sch_with_child(a, s, bp.index[k], cur);
+  }
+  const tsl_stmt *items[2] = {rf_body, cur};
+  cur = tsl_stmt_seq(a, 2, items);
+  for (uint32_t k = outer; k > scope + 1; k--)
+    cur = sch_with_child(a, bp.stmts[k - 1], bp.index[k], cur);
+  tsl_block *nsb = tsl_block_clone(a, scope_b);
+  nsb->body = cur;
+  const tsl_buffer **allocs =
+      TSL_NEW_ARRAY(a, const tsl_buffer *, scope_b->n_alloc_buffers + 1);
+  for (uint32_t i = 0; i < scope_b->n_alloc_buffers; i++)
+    allocs[i] = scope_b->alloc_buffers[i];
+  allocs[scope_b->n_alloc_buffers] = rf;
+  nsb->alloc_buffers = allocs;
+  nsb->n_alloc_buffers = scope_b->n_alloc_buffers + 1;
+  sch_commit(c, bp.func,
+             sch_path_rebuild(a, &bp, scope, sch_with_block(a, scope_realize, nsb)));
+  sch_out_block(c, bp.func->name, rb->name);
+  return TSL_OK;
+}

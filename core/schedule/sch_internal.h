@@ -92,6 +92,11 @@ typedef struct sch_call {
   uint32_t n_outs, outs_cap;
   tsl_sch_rv *outs; /* arena */
   tsl_diag *diag;
+  /* Blocks the primitive renamed (see sch_rename_block). */
+  uint32_t n_renames;
+  struct {
+    tsl_str func, from, to;
+  } renames[4];
 } sch_call;
 
 typedef int (*sch_apply_fn)(sch_call *c);
@@ -134,6 +139,11 @@ tsl_sch_rv sch_out_block(sch_call *c, tsl_str func, tsl_str name);
 tsl_sch_rv sch_out_loop(sch_call *c, tsl_str func, const tsl_var *v);
 tsl_sch_rv sch_out_int(sch_call *c, int64_t value);
 
+/* Record that block `from` of `func` is now called `to` (e.g. C ->
+ * C_update): when the call succeeds, every handle to `from` follows, as a
+ * TVM block RV follows its block. */
+void sch_rename_block(sch_call *c, tsl_str func, tsl_str from, tsl_str to);
+
 /* Name for messages: "block 'C'" / "loop 'i'" / "v4 = 16". Arena string. */
 const char *sch_rv_describe(const tsl_schedule *sch, tsl_sch_rv rv);
 
@@ -160,6 +170,7 @@ typedef struct sch_snapshot {
   const tsl_module *mod;
   uint32_t n_rvs;
   uint32_t n_outs;
+  uint32_t n_renames;
 } sch_snapshot;
 sch_snapshot sch_snapshot_take(const sch_call *c);
 void sch_snapshot_restore(sch_call *c, sch_snapshot s);

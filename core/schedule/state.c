@@ -248,13 +248,32 @@ tsl_sch_rv sch_out_int(sch_call *c, int64_t value) {
   return rv_push(c, (sch_rv){TSL_RV_EXPR, NULL, {.value = value}});
 }
 
+void sch_rename_block(sch_call *c, tsl_str func, tsl_str from, tsl_str to) {
+  if (c->n_renames < sizeof c->renames / sizeof c->renames[0]) {
+    c->renames[c->n_renames].func = func;
+    c->renames[c->n_renames].from = from;
+    c->renames[c->n_renames].to = to;
+    c->n_renames++;
+  }
+}
+
+static void apply_renames(const sch_call *c) {
+  tsl_schedule *sch = c->sch;
+  for (uint32_t r = 0; r < c->n_renames; r++)
+    for (uint32_t i = 0; i < sch->n_rvs; i++)
+      if (sch->rvs[i].kind == TSL_RV_BLOCK && sch->rvs[i].func == c->renames[r].func &&
+          sch->rvs[i].u.block == c->renames[r].from)
+        sch->rvs[i].u.block = c->renames[r].to;
+}
+
 sch_snapshot sch_snapshot_take(const sch_call *c) {
-  return (sch_snapshot){c->sch->mod, c->sch->n_rvs, c->n_outs};
+  return (sch_snapshot){c->sch->mod, c->sch->n_rvs, c->n_outs, c->n_renames};
 }
 void sch_snapshot_restore(sch_call *c, sch_snapshot s) {
   c->sch->mod = s.mod;
   c->sch->n_rvs = s.n_rvs;
   c->n_outs = s.n_outs;
+  c->n_renames = s.n_renames;
 }
 
 int sch_fail(sch_call *c, int status, const char *fmt, ...) {
@@ -523,6 +542,7 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
     }
     return rc;
   }
+  apply_renames(&c);
   uint32_t kinds_buf[64];
   uint32_t *kinds = c.n_outs <= 64 ? kinds_buf
                                    : TSL_NEW_ARRAY(sch->arena, uint32_t, c.n_outs);

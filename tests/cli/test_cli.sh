@@ -41,12 +41,25 @@ check "eval --seed rejects non-numbers" test "$(status "$exe" eval "$data/mm.py"
 check "a syntax error exits 2" test "$(status "$exe" fmt "$data/bad.py")" = 2
 check "  ... with file:line:col: error:" grep -q "bad.py:3:[0-9]*: error:" "$tmp/err"
 check "a missing file exits 2 with the OS reason" bash -c "'$exe' fmt /nonexistent.py 2>&1 >/dev/null | grep -q 'No such file'"
-for verb in fmt eq eval; do
+printf 'b = sch.get_block("C")\ni, j, k = sch.get_loops(b)\nv = sch.sample_perfect_tile(j, n=2, max_innermost_factor=8)\nj0, j1 = sch.split(j, v)\nsch.reorder(i, j0, k, j1)\n' > "$tmp/s.sch"
+check "schedule exits 0" test "$(status "$exe" schedule "$data/mm.py" "$tmp/s.sch")" = 0
+check "  ... and prints the scheduled program" bash -c "grep -q 'for i, j_0, k, j_1 in T.grid' '$tmp/out' && '$exe' fmt '$tmp/out' >/dev/null 2>&1 || '$exe' fmt - < '$tmp/out' >/dev/null"
+check "schedule --check reports ok on stderr" bash -c "'$exe' schedule '$data/mm.py' '$tmp/s.sch' --check 2>&1 >/dev/null | grep -q '^check: ok (3072 values compared'"
+"$exe" schedule "$data/mm.py" "$tmp/s.sch" --print trace --seed 5 > "$tmp/trace.sch"
+check "schedule --print trace prints a script with decisions" grep -q "sample_perfect_tile(loop=l2, n=2, max_innermost_factor=8, decision=\[" "$tmp/trace.sch"
+check "  ... which replays to the same program whatever the seed" bash -c "cmp -s <('$exe' schedule '$data/mm.py' '$tmp/s.sch' --seed 5) <('$exe' schedule '$data/mm.py' '$tmp/trace.sch' --seed 99)"
+check "schedule --print json is one JSON object with insts and decisions" bash -c "'$exe' schedule '$data/mm.py' '$tmp/s.sch' --print json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d[\"insts\"])==5 and d[\"decisions\"][0][0]==2'"
+printf 'b = sch.get_block("C")\n\ni, j, k = sch.get_loops(b)\nsch.split(j, [None, None])\n' > "$tmp/bad.sch"
+check "a failing primitive exits 2" test "$(status "$exe" schedule "$data/mm.py" "$tmp/bad.sch")" = 2
+check "  ... with SCRIPT:LINE: error: <primitive>: <reason>" grep -q "bad.sch:4: error: split: " "$tmp/err"
+check "schedule without SCRIPT is a usage error" test "$(status "$exe" schedule "$data/mm.py")" = 2
+check "schedule --print rejects other values" test "$(status "$exe" schedule "$data/mm.py" "$tmp/s.sch" --print nope)" = 2
+for verb in fmt eq eval schedule; do
   check "$verb --help exits 0 and shows usage" bash -c "'$exe' $verb --help | grep -q '^usage: tessel $verb'"
   check "$verb rejects an unknown option with exit 2" test "$(status "$exe" $verb --bogus)" = 2
 done
 check "an unknown verb exits 2" test "$(status "$exe" frob)" = 2
-check "  ... and lists the verbs" grep -q "valid verbs are: fmt eq eval" "$tmp/err"
+check "  ... and lists the verbs" grep -q "valid verbs are: fmt eq eval schedule" "$tmp/err"
 check "--version prints the version" bash -c "'$exe' --version | grep -q '^tessel [0-9]'"
 echo "1..$n"
 exit $((failed > 0))

@@ -308,6 +308,43 @@ static void test_api(void) {
   tsl_schedule_free(sch);
 }
 
+/* The oracle behind --check and the golden harness must see differences. */
+static void test_equivalence_oracle(void) {
+  const char *fmt =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((8, 8), \"%s\"), B: T.Buffer((8, 8), \"%s\")):\n"
+      "    for i, j in T.grid(8, 8):\n"
+      "        with T.block(\"B\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+      "            B[vi, vj] = A[vi, vj] * %s\n";
+  struct { const char *dt, *k1, *k2; int same; } cases[] = {
+      {"float32", "T.float32(2)", "T.float32(2)", 1},
+      {"float32", "T.float32(2)", "T.float32(2.00001)", 1},  /* within 1e-4 */
+      {"float32", "T.float32(2)", "T.float32(2.01)", 0},
+      {"int32", "2", "2", 1},
+      {"int32", "2", "3", 0},
+  };
+  tsl_arena *ar = tsl_arena_new(ctx);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char s1[1024], s2[1024];
+    snprintf(s1, sizeof s1, fmt, cases[c].dt, cases[c].dt, cases[c].k1);
+    snprintf(s2, sizeof s2, fmt, cases[c].dt, cases[c].dt, cases[c].k2);
+    const tsl_module *m1, *m2;
+    tsl_diag d = {0};
+    if (tsl_parse(ar, "a", s1, strlen(s1), &m1, &d) || tsl_parse(ar, "b", s2, strlen(s2), &m2, &d)) {
+      ok(0, "oracle case %zu parses: %s", c, d.text);
+      continue;
+    }
+    tsl_equiv_report rep;
+    int rc = tsl_interp_check_equivalent(m1->funcs[0], m2->funcs[0], NULL, 0, 3, &rep, &d);
+    ok(cases[c].same ? rc == TSL_OK && rep.n_mismatched == 0
+                     : rc == TSL_EINVALID && rep.n_mismatched > 0 && strstr(d.text, "buffer B differs at ["),
+       "oracle: %s %s vs %s is %s (%lld mismatched)", cases[c].dt, cases[c].k1, cases[c].k2,
+       cases[c].same ? "equal" : "different", (long long)rep.n_mismatched);
+  }
+  tsl_arena_free(ar);
+}
+
 int main(void) {
   ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
@@ -321,6 +358,7 @@ int main(void) {
   test_printing();
   test_json_and_replay();
   test_api();
+  test_equivalence_oracle();
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return tap_done();

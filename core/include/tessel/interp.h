@@ -108,7 +108,9 @@ typedef struct tsl_equiv_report {
  * scheduling) on identical seeded random arguments (see tsl_func_make_args)
  * and compare every buffer parameter afterwards. Integers must match
  * exactly; floats within |ref - got| <= tol * max(1, |ref|), tol = 1e-4 for
- * float32, 1e-2 for 16-bit floats, 1e-9 for float64. Returns TSL_OK when
+ * float32, 5e-2 for float16, 2.5e-1 for bfloat16, 1e-9 for float64: a
+ * schedule may reorder a reduction, and 16-bit accumulators round at every
+ * step, so their sums drift by many ulps. Returns TSL_OK when
  * everything matches; TSL_EINVALID on a mismatch with the first differing
  * element in the diag ("buffer C differs at [3, 4]: expected .., got .."),
  * or the error of either run. `report` (may be NULL) gets the counts. */

@@ -1,0 +1,250 @@
+/*
+ * Helpers shared by the compute-location primitives: a block's scope and
+ * its producer/consumer relations, TVM's block kind checks (complete,
+ * reduction, stage pipeline, output block), removing a leaf block with its
+ * now-empty loops, loop iteration types, and the root/inline marks.
+ */
+#include "compute_internal.h"
+#include "tessel/script.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cmp_scope_of(sch_call *c, const sch_path *p, cmp_scope *s) {
+  uint32_t lvl = sch_path_scope_level(p, p->depth - 1);
+  s->path = *p;
+  s->path.depth = lvl + 1;
+  s->level = lvl;
+  s->block = s->path.stmts[lvl]->u.realize.block;
+  s->n = sch_child_blocks(c, &s->path, &s->kids);
+  s->self = s->n;
+  const tsl_stmt *me = sch_path_target(p);
+  for (uint32_t i = 0; i < s->n; i++)
+    if (sch_path_target(&s->kids[i]) == me)
+      s->self = i;
+}
+
+const tsl_block *cmp_kid(const cmp_scope *s, uint32_t i) {
+  return sch_path_block(&s->kids[i]);
+}
+
+int cmp_feeds(const tsl_block *a, const tsl_block *b) {
+  for (uint32_t w = 0; w < a->n_writes; w++)
+    if (sch_regions_have(b->reads, b->n_reads, a->writes[w].buffer) ||
+        sch_regions_have(b->writes, b->n_writes, a->writes[w].buffer))
+      return 1;
+  return 0;
+}
+
+static uint32_t *idx_array(sch_call *c, uint32_t n) {
+  return TSL_NEW_ARRAY(c->arena, uint32_t, n ? n : 1);
+}
+
+uint32_t cmp_producers(sch_call *c, const cmp_scope *s, uint32_t i,
+                       uint32_t **out) {
+  uint32_t n = 0;
+  *out = idx_array(c, s->n);
+  for (uint32_t k = 0; k < i; k++)
+    if (cmp_feeds(cmp_kid(s, k), cmp_kid(s, i)))
+      (*out)[n++] = k;
+  return n;
+}
+
+uint32_t cmp_consumers(sch_call *c, const cmp_scope *s, uint32_t i,
+                       uint32_t **out) {
+  uint32_t n = 0;
+  *out = idx_array(c, s->n);
+  for (uint32_t k = i + 1; k < s->n; k++)
+    if (cmp_feeds(cmp_kid(s, i), cmp_kid(s, k)))
+      (*out)[n++] = k;
+  return n;
+}
+
+uint32_t cmp_writers(const cmp_scope *s, const tsl_buffer *b) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < s->n; k++)
+    if (sch_regions_have(cmp_kid(s, k)->writes, cmp_kid(s, k)->n_writes, b))
+      n++;
+  return n;
+}
+
+/* TVM's stage-pipeline property: no block of the scope overwrites a buffer
+ * an earlier block read (no write-after-read between blocks). */
+int cmp_check_stage_pipeline(sch_call *c, const cmp_scope *s) {
+  for (uint32_t j = 0; j < s->n; j++) {
+    const tsl_block *bj = cmp_kid(s, j);
+    for (uint32_t i = 0; i < j; i++) {
+      const tsl_block *bi = cmp_kid(s, i);
+      for (uint32_t w = 0; w < bj->n_writes; w++) {
+        const tsl_buffer *buf = bj->writes[w].buffer;
+        if (sch_regions_have(bi->reads, bi->n_reads, buf) &&
+            !sch_regions_have(bi->writes, bi->n_writes, buf))
+          return sch_fail(c, TSL_EINVALID,
+                          "the scope of the block (block '%s') is not a stage "
+                          "pipeline: block '%s' writes '%s' after block '%s' "
+                          "read it",
+                          s->block->name, bj->name, buf->name, bi->name);
+      }
+    }
+  }
+  return TSL_OK;
+}
+
+static int check_dominant(sch_call *c, const cmp_scope *s, const tsl_block *b) {
+  for (uint32_t w = 0; w < b->n_writes; w++)
+    if (cmp_writers(s, b->writes[w].buffer) > 1)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' is not the only writer of '%s' in its scope",
+                      b->name, b->writes[w].buffer->name);
+  return TSL_OK;
+}
+
+int cmp_check_complete(sch_call *c, const cmp_scope *s, uint32_t i) {
+  const tsl_block *b = cmp_kid(s, i);
+  for (uint32_t k = 0; k < b->n_iter_vars; k++)
+    if (b->iter_vars[k].iter_type != TSL_ITER_SPATIAL)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' is not a complete block: iter var '%s' is "
+                      "not spatial",
+                      b->name, b->iter_vars[k].var->name);
+  int rc = check_dominant(c, s, b);
+  if (rc)
+    return rc;
+  for (uint32_t w = 0; w < b->n_writes; w++)
+    if (sch_regions_have(b->reads, b->n_reads, b->writes[w].buffer))
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' is not a complete block: it reads '%s', "
+                      "which it writes",
+                      b->name, b->writes[w].buffer->name);
+  return TSL_OK;
+}
+
+static int uses_any_reduce(const tsl_block *b, const tsl_expr *e) {
+  for (uint32_t k = 0; k < b->n_iter_vars; k++)
+    if (b->iter_vars[k].iter_type == TSL_ITER_REDUCE &&
+        tsl_expr_uses_var(e, b->iter_vars[k].var))
+      return 1;
+  return 0;
+}
+
+int cmp_check_complete_or_reduction(sch_call *c, const cmp_scope *s,
+                                    uint32_t i) {
+  const tsl_block *b = cmp_kid(s, i);
+  tsl_diag *saved = c->diag;
+  c->diag = NULL;
+  int rc = cmp_check_complete(c, s, i);
+  c->diag = saved;
+  if (!rc)
+    return TSL_OK;
+  const char *why = NULL;
+  if (!b->init)
+    why = "it has no T.init()";
+  for (uint32_t k = 0; k < b->n_iter_vars && !why; k++)
+    if (b->iter_vars[k].iter_type != TSL_ITER_SPATIAL &&
+        b->iter_vars[k].iter_type != TSL_ITER_REDUCE)
+      why = "an iter var is neither spatial nor reduce";
+  for (uint32_t w = 0; w < b->n_writes && !why; w++)
+    for (uint32_t d = 0; d < b->writes[w].ndim; d++)
+      if (uses_any_reduce(b, b->writes[w].ranges[d].min) ||
+          uses_any_reduce(b, b->writes[w].ranges[d].extent))
+        why = "a reduce iter var indexes the written buffer";
+  if (why)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is neither a complete block nor a reduction "
+                    "block (%s)",
+                    b->name, why);
+  return check_dominant(c, s, b);
+}
+
+int cmp_buffer_allocated(const tsl_block *scope, const tsl_buffer *b) {
+  for (uint32_t k = 0; k < scope->n_alloc_buffers; k++)
+    if (scope->alloc_buffers[k] == b)
+      return 1;
+  return 0;
+}
+
+int cmp_is_output(const cmp_scope *s, const tsl_block *b) {
+  for (uint32_t w = 0; w < b->n_writes; w++)
+    if (!cmp_buffer_allocated(s->block, b->writes[w].buffer))
+      return 1;
+  return 0;
+}
+
+int cmp_remove_leaf(sch_call *c, const sch_path *p, uint32_t scope_level,
+                    const tsl_stmt **body) {
+  uint32_t k = p->depth - 1;
+  while (k - 1 > scope_level && p->stmts[k - 1]->kind == TSL_STMT_FOR)
+    k--;
+  const tsl_stmt *parent = p->stmts[k - 1];
+  const char *name = sch_path_block(p)->name;
+  if (parent->kind == TSL_STMT_SEQ) {
+    *body = sch_path_rebuild(c->arena, p, k, NULL);
+    return TSL_OK;
+  }
+  if (k - 1 == scope_level)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is the only statement of its scope (block "
+                    "'%s'); removing it would leave the scope empty",
+                    name, parent->u.realize.block->name);
+  return sch_fail(c, TSL_EUNSUPPORTED,
+                  "block '%s' sits under an if/let statement; only blocks "
+                  "under plain loops can be moved or removed",
+                  name);
+}
+
+static void count_loop_uses(const tsl_stmt *s, const tsl_var *v, int *n) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_BLOCK_REALIZE: {
+    const tsl_block *b = s->u.realize.block;
+    for (uint32_t i = 0; i < s->u.realize.n_iter_values; i++) {
+      if (!tsl_expr_uses_var(s->u.realize.iter_values[i], v))
+        continue;
+      uint32_t t = b->iter_vars[i].iter_type;
+      n[t == TSL_ITER_SPATIAL ? 0 : t == TSL_ITER_REDUCE ? 1 : 2]++;
+    }
+    return;
+  }
+  case TSL_STMT_FOR: count_loop_uses(s->u.loop.body, v, n); return;
+  case TSL_STMT_LET: count_loop_uses(s->u.let.body, v, n); return;
+  case TSL_STMT_IF:
+    count_loop_uses(s->u.branch.then_case, v, n);
+    if (s->u.branch.else_case)
+      count_loop_uses(s->u.branch.else_case, v, n);
+    return;
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      count_loop_uses(s->u.seq.stmts[i], v, n);
+    return;
+  default: return;
+  }
+}
+
+uint32_t cmp_loop_iter_type(const tsl_stmt *loop) {
+  int n[3] = {0, 0, 0};
+  count_loop_uses(loop->u.loop.body, loop->u.loop.loop_var, n);
+  if (n[2] || (n[0] && n[1]))
+    return TSL_ITER_OPAQUE;
+  return n[1] ? TSL_ITER_REDUCE : TSL_ITER_SPATIAL;
+}
+
+int cmp_loop_mark(sch_call *c, tsl_sch_rv rv) {
+  tsl_schedule *sch = c->sch;
+  if (rv >= sch->n_rvs || sch->rvs[rv].kind != TSL_RV_LOOP)
+    return 0;
+  const tsl_var *v = sch->rvs[rv].u.loop;
+  int mark = strcmp(v->name, CMP_ROOT_MARK) == 0     ? -1
+             : strcmp(v->name, CMP_INLINE_MARK) == 0 ? -2
+                                                      : 0;
+  if (!mark)
+    return 0;
+  const tsl_func *f = sch_func(sch, sch->rvs[rv].func);
+  sch_path p;
+  return f && sch_find_loop(f, v, &p) ? 0 : mark;
+}
+
+const char *cmp_expr_str(sch_call *c, const tsl_expr *e) {
+  char *s = tsl_print_expr(e);
+  const char *r = tsl_arena_strdup(c->arena, s ? s : "?");
+  free(s);
+  return r;
+}

@@ -1,0 +1,185 @@
+/*
+ * Shared helpers of the reduction primitives (decompose_reduction, rfactor):
+ * variable maps, variable collection, predicate conjunct filtering and the
+ * reduction-block precondition check.
+ */
+#include "prim_reduction.h"
+
+#include <string.h>
+
+void red_map_put(tsl_arena *a, red_map *m, const tsl_var *v,
+                 const tsl_expr *e) {
+  for (uint32_t i = 0; i < m->n; i++)
+    if (m->from[i] == v) {
+      m->to[i] = e;
+      return;
+    }
+  if (m->n == m->cap) {
+    uint32_t nc = m->cap ? m->cap * 2 : 8;
+    const tsl_var **nf = TSL_NEW_ARRAY(a, const tsl_var *, nc);
+    const tsl_expr **nt = TSL_NEW_ARRAY(a, const tsl_expr *, nc);
+    if (m->n) {
+      memcpy(nf, m->from, sizeof *nf * m->n);
+      memcpy(nt, m->to, sizeof *nt * m->n);
+    }
+    m->from = nf;
+    m->to = nt;
+    m->cap = nc;
+  }
+  m->from[m->n] = v;
+  m->to[m->n++] = e;
+}
+
+const tsl_expr *red_map_get(const red_map *m, const tsl_var *v) {
+  for (uint32_t i = 0; i < m->n; i++)
+    if (m->from[i] == v)
+      return m->to[i];
+  return NULL;
+}
+
+static const tsl_expr *map_fn(const tsl_var *v, void *ud) {
+  return red_map_get((const red_map *)ud, v);
+}
+
+const tsl_expr *red_subst_expr(tsl_arena *a, const tsl_expr *e,
+                               const red_map *m) {
+  return m->n ? tsl_expr_substitute(a, e, map_fn, (void *)m) : e;
+}
+
+const tsl_stmt *red_subst_stmt(tsl_arena *a, const tsl_stmt *s,
+                               const red_map *m) {
+  return m->n ? tsl_stmt_substitute(a, s, map_fn, (void *)m) : s;
+}
+
+tsl_buffer_region *red_subst_regions(tsl_arena *a, const tsl_buffer_region *r,
+                                     uint32_t n, const red_map *m) {
+  tsl_buffer_region *out = TSL_NEW_ARRAY(a, tsl_buffer_region, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    tsl_range *rg = TSL_NEW_ARRAY(a, tsl_range, r[i].ndim ? r[i].ndim : 1);
+    for (uint32_t d = 0; d < r[i].ndim; d++) {
+      rg[d].min = red_subst_expr(a, r[i].ranges[d].min, m);
+      rg[d].extent = red_subst_expr(a, r[i].ranges[d].extent, m);
+    }
+    out[i].buffer = r[i].buffer;
+    out[i].ndim = r[i].ndim;
+    out[i].ranges = rg;
+  }
+  return out;
+}
+
+typedef struct var_acc {
+  tsl_arena *a;
+  uint32_t n, cap;
+  const tsl_var **vars;
+} var_acc;
+
+static int collect_var(const tsl_expr *e, void *ud) {
+  var_acc *acc = ud;
+  if (e->kind != TSL_EXPR_VAR)
+    return 0;
+  for (uint32_t i = 0; i < acc->n; i++)
+    if (acc->vars[i] == e->u.var)
+      return 0;
+  if (acc->n == acc->cap) {
+    uint32_t nc = acc->cap ? acc->cap * 2 : 8;
+    const tsl_var **nv = TSL_NEW_ARRAY(acc->a, const tsl_var *, nc);
+    if (acc->n)
+      memcpy(nv, acc->vars, sizeof *nv * acc->n);
+    acc->vars = nv;
+    acc->cap = nc;
+  }
+  acc->vars[acc->n++] = e->u.var;
+  return 0;
+}
+
+uint32_t red_expr_vars(tsl_arena *a, const tsl_expr *e, const tsl_var ***out) {
+  var_acc acc = {a, 0, 0, NULL};
+  tsl_expr_visit(e, collect_var, &acc);
+  *out = acc.vars;
+  return acc.n;
+}
+
+int red_is_true(const tsl_expr *e) {
+  return e->kind == TSL_EXPR_INT_IMM && e->u.int_value != 0 &&
+         tsl_dtype_is_bool(e->dtype);
+}
+
+static int uses_any(const tsl_expr *e, uint32_t n, const tsl_var *const *vars) {
+  for (uint32_t i = 0; i < n; i++)
+    if (tsl_expr_uses_var(e, vars[i]))
+      return 1;
+  return 0;
+}
+
+static const tsl_expr *keep(tsl_arena *a, const tsl_expr *e, uint32_t n,
+                            const tsl_var *const *vars) {
+  if (e->kind == TSL_EXPR_AND) {
+    const tsl_expr *l = keep(a, e->args[0], n, vars);
+    const tsl_expr *r = keep(a, e->args[1], n, vars);
+    if (!l)
+      return r;
+    if (!r)
+      return l;
+    return tsl_expr_binary(a, TSL_EXPR_AND, l, r);
+  }
+  return uses_any(e, n, vars) || red_is_true(e) ? NULL : e;
+}
+
+const tsl_expr *red_keep_conjuncts(tsl_arena *a, const tsl_expr *pred,
+                                   uint32_t n, const tsl_var *const *vars) {
+  const tsl_expr *k = keep(a, pred, n, vars);
+  return k ? k : tsl_expr_bool(a, 1);
+}
+
+/* ---- the reduction-block check ------------------------------------------- */
+
+int red_check_block(sch_call *c, const sch_path *bp) {
+  const tsl_block *b = sch_path_block(bp);
+  if (!b->init)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' is not a reduction block: it has no T.init() "
+                    "(a reduction block initializes its output in T.init() and "
+                    "has spatial and reduce iterators only)",
+                    b->name);
+  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
+    uint32_t t = b->iter_vars[i].iter_type;
+    if (t != TSL_ITER_SPATIAL && t != TSL_ITER_REDUCE)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' is not a reduction block: iterator '%s' is "
+                      "%s; only spatial and reduce iterators are allowed",
+                      b->name, b->iter_vars[i].var->name,
+                      tsl_iter_type_name((tsl_iter_type)t));
+  }
+  for (uint32_t w = 0; w < b->n_writes; w++)
+    for (uint32_t d = 0; d < b->writes[w].ndim; d++)
+      for (uint32_t i = 0; i < b->n_iter_vars; i++) {
+        const tsl_iter_var *iv = &b->iter_vars[i];
+        const tsl_range *r = &b->writes[w].ranges[d];
+        if (iv->iter_type == TSL_ITER_REDUCE &&
+            (tsl_expr_uses_var(r->min, iv->var) ||
+             tsl_expr_uses_var(r->extent, iv->var)))
+          return sch_fail(c, TSL_EINVALID,
+                          "block '%s' is not a reduction block: reduce "
+                          "iterator '%s' indexes the written buffer '%s'",
+                          b->name, iv->var->name, b->writes[w].buffer->name);
+      }
+  /* dominance: no sibling block of the scope writes the same buffers */
+  uint32_t s = sch_path_scope_level(bp, bp->depth - 1);
+  sch_path sp = *bp;
+  sp.depth = s + 1;
+  sch_path *kids;
+  uint32_t n = sch_child_blocks(c, &sp, &kids);
+  for (uint32_t k = 0; k < n; k++) {
+    const tsl_block *o = sch_path_block(&kids[k]);
+    if (o == b)
+      continue;
+    for (uint32_t w = 0; w < b->n_writes; w++)
+      if (sch_regions_have(o->writes, o->n_writes, b->writes[w].buffer))
+        return sch_fail(c, TSL_EINVALID,
+                        "block '%s' is not a reduction block: block '%s' of "
+                        "the same scope also writes '%s' (a reduction block "
+                        "must be the only writer of its output)",
+                        b->name, o->name, b->writes[w].buffer->name);
+  }
+  return TSL_OK;
+}

@@ -1,0 +1,67 @@
+/*
+ * Helpers shared by the storage primitives (cache_read, cache_write,
+ * set_scope, storage_align): storage-scope names, buffers with a new
+ * scope, and a rewriter that replaces buffers throughout a statement tree.
+ */
+#ifndef TESSEL_SCH_STORAGE_UTIL_H
+#define TESSEL_SCH_STORAGE_UTIL_H
+
+#include "sch_internal.h"
+
+/* 1 when `scope` is a storage scope TVM accepts (global, shared,
+ * shared.dyn, local, warp, wmma.*, ... with optional tags). */
+int sto_scope_valid(const char *scope);
+/* The list of valid scopes, for messages. */
+const char *sto_scope_list(void);
+
+/* Copy of `b` named "<name>_<scope>" in `scope`; shape replaced when
+ * `shape` is non-NULL (strides and elem_offset dropped then). */
+const tsl_buffer *sto_buffer_with_scope(sch_call *c, const tsl_buffer *b,
+                                        const char *scope,
+                                        const tsl_expr *const *shape);
+
+/* Checks 0 <= index < n for a read/write buffer index of block `b`. */
+int sto_check_index(sch_call *c, const tsl_block *b, int64_t index,
+                    int is_write, const char *param);
+
+/* How the rewriter treats a block it meets (outside a rewritten block). */
+enum { STO_SKIP = 0, STO_RECURSE = 1, STO_REWRITE = 2 };
+
+typedef struct sto_rw {
+  sch_call *c;
+  /* Buffer pairs: uses of from[k] become to[k]. Entry 0 is the primary
+   * pair; offsets (when set) are subtracted from its indices and region
+   * minimums (compact cache buffers). */
+  uint32_t n, cap;
+  const tsl_buffer **from, **to;
+  const tsl_expr *const *offset;
+  /* set_scope: match buffers viewing a replaced buffer get this scope. */
+  const char *rescope_matches;
+  /* Mode of a block met outside any rewritten block. */
+  int (*block_mode)(const tsl_block *b, void *ud);
+  void *ud;
+  /* Insert `stage` into the SEQ `loc_seq` at `loc_pos` (NULL: none). */
+  const tsl_stmt *loc_seq;
+  uint32_t loc_pos;
+  const tsl_stmt *stage;
+  int inserted;
+} sto_rw;
+
+void sto_rw_init(sto_rw *rw, sch_call *c, const tsl_buffer *from,
+                 const tsl_buffer *to);
+/* Rewrite a statement; `active`: inside a rewritten block. */
+const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s, int active);
+/* A rewritten block (regions, match buffers, alloc buffers, init, body). */
+const tsl_block *sto_rw_block(sto_rw *rw, const tsl_block *b);
+/* `stage` inserted into `body` at `pos` (SEQ item index, or 0 = before /
+ * otherwise after a single statement). */
+const tsl_stmt *sto_insert(tsl_arena *a, const tsl_stmt *body, uint32_t pos,
+                           const tsl_stmt *stage);
+
+/* The block realize at path level `level` whose alloc_buffers hold `b`,
+ * searching from the target up; returns the level or -1. */
+int sto_alloc_site(const sch_path *p, const tsl_buffer *b);
+/* 1 when `b` is a buffer parameter of `f`. */
+int sto_is_param(const tsl_func *f, const tsl_buffer *b);
+
+#endif

@@ -1,0 +1,14 @@
+# C[i] = B[i + 1]: the consumer reads its producer at a shifted index.
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((17,), "float32"), C: T.Buffer((16,), "float32")):
+    B = T.alloc_buffer((17,))
+    for i in range(17):
+        with T.block("B"):
+            vi = T.axis.spatial(17, i)
+            B[vi] = A[vi] + T.float32(1)
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = B[vi + 1] * T.float32(2)

@@ -1,0 +1,13 @@
+# Row sum of a 32x64 float32 matrix.
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((32, 64), "float32"), B: T.Buffer((32,), "float32")):
+    for i, k in T.grid(32, 64):
+        with T.block("B"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            T.reads(A[vi, vk])
+            T.writes(B[vi])
+            with T.init():
+                B[vi] = T.float32(0)
+            B[vi] = B[vi] + A[vi, vk]

@@ -1,0 +1,9 @@
+# 16x16x16 matmul accumulating into C.
+@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            T.reads(C[vi, vj], A[vi, vk], B[vk, vj])
+            T.writes(C[vi, vj])
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
