@@ -38,6 +38,33 @@ static int not_a_chain(sch_call *c, const sch_path *px, const sch_path *py) {
                   xn, yn);
 }
 
+/* A loop feeding both a spatial and a reduce iterator of one block (e.g.
+ * after fusing i, j and k) cannot move: another order could reach a
+ * reduction's first iteration after later ones, so its init would run late
+ * (TVM calls such loops opaque). */
+typedef struct mixed_check {
+  const tsl_var *var;
+  const char *block;
+} mixed_check;
+
+static int block_mixes(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  mixed_check *m = ud;
+  int spatial = 0, reduce = 0;
+  for (uint32_t i = 0; i < b->n_iter_vars && i < realize->u.realize.n_iter_values; i++) {
+    if (!tsl_expr_uses_var(realize->u.realize.iter_values[i], m->var))
+      continue;
+    if (b->iter_vars[i].iter_type == TSL_ITER_REDUCE)
+      reduce = 1;
+    else
+      spatial = 1;
+  }
+  if (spatial && reduce) {
+    m->block = b->name;
+    return 1;
+  }
+  return 0;
+}
+
 int sch_apply_reorder(sch_call *c) {
   tsl_arena *a = c->arena;
   const tsl_sch_value *list = &c->args[0];
@@ -105,6 +132,17 @@ int sch_apply_reorder(sch_call *c) {
                     "block '%s' under the loops %s; reorder needs blocks with "
                     "spatial/reduce iters and affine bindings",
                     bad, why);
+  for (uint32_t i = 0; i < n; i++) {
+    mixed_check m = {sch_path_target(&paths[i])->u.loop.loop_var, NULL};
+    tsl_stmt_visitor v = {.block = block_mixes, .user_data = &m};
+    if (tsl_stmt_visit(dp->stmts[bottom], &v))
+      return sch_fail(c, TSL_EINVALID,
+                      "loop '%s' feeds both spatial and reduction iterators of "
+                      "block '%s' (it was fused from both kinds); reordering it "
+                      "could run the reduction's init after its updates, so "
+                      "only loops of one kind can be reordered",
+                      m.var->name, m.block);
+  }
   /* listed loops fill the listed positions, top to bottom, in list order */
   uint32_t span = bottom - top + 1;
   const tsl_stmt **chain = TSL_NEW_ARRAY(a, const tsl_stmt *, span);
