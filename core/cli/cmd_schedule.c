@@ -29,7 +29,8 @@ const char cli_schedule_usage[] =
     "                  json: the trace as JSON\n"
     "  --set NAME=V    value of a symbolic shape variable for --check\n"
     "\n"
-    "exit status: 0 ok, 1 --check found a mismatch, 2 on error (a script error\n"
+    "exit status: 0 ok, 1 --check found a mismatch (different values, or the\n"
+    "scheduled program fails in the interpreter), 2 on error (a script error\n"
     "reads SCRIPT:LINE: error: <primitive>: <reason>)\n";
 
 enum { MAX_BINDS = 64 };
@@ -126,8 +127,9 @@ int cli_schedule(int argc, char **argv) {
                 : !strcmp(what, "trace") ? tsl_trace_to_script(tsl_schedule_trace(sch), 1)
                                          : tsl_trace_to_json(tsl_schedule_trace(sch));
     fputs(out, stdout);
-    if (!strcmp(what, "json"))
+    if (!out[0] || out[strlen(out) - 1] != '\n')
       fputc('\n', stdout);
+    fflush(stdout);
     free(out);
   }
   if (rc == CLI_OK && check) {
@@ -137,6 +139,9 @@ int cli_schedule(int argc, char **argv) {
     if (st == TSL_OK) {
       fprintf(stderr, "check: ok (%lld values compared, max abs error %.3g)\n",
               (long long)rep.n_checked, rep.max_abs_err);
+    } else if (rep.got_failed) {
+      fprintf(stderr, "check: mismatch: %s\n", diag.text);
+      rc = CLI_NO;
     } else if (rep.n_mismatched) {
       fprintf(stderr, "check: mismatch: %s (%lld of %lld values differ, max abs error %.3g)\n",
               diag.text, (long long)rep.n_mismatched, (long long)rep.n_checked,

@@ -62,8 +62,10 @@ int tsl_interp_check_equivalent(const tsl_func *ref, const tsl_func *got,
   tsl_diag sub = {0};
   if ((rc = tsl_interp_run(ref, a, n, &sub)))
     tsl_diag_set(diag, rc, "original program: %s", sub.text);
-  else if ((rc = tsl_interp_run(got, b, n, &sub)))
+  else if ((rc = tsl_interp_run(got, b, n, &sub))) {
     tsl_diag_set(diag, rc, "transformed program: %s", sub.text);
+    rep.got_failed = 1;
+  }
   for (uint32_t p = 0; p < n && !rc; p++) {
     if (a[p].is_scalar)
       continue;
@@ -97,6 +99,8 @@ int tsl_interp_check_equivalent(const tsl_func *ref, const tsl_func *got,
   free(b);
   if (report)
     *report = rep;
+  if (rep.got_failed)
+    return TSL_EINVALID;
   if (rc)
     return rc;
   return rep.n_mismatched ? TSL_EINVALID : TSL_OK;

@@ -166,7 +166,19 @@ static void pr_load(pr_t *p, const tsl_expr *e) {
   pr_puts(p, "]");
 }
 
+static void pr_expr_inner(pr_t *p, const tsl_expr *e);
+
 void pr_expr(pr_t *p, const tsl_expr *e) {
+  if (p->expr_depth >= PR_MAX_EXPR_DEPTH) {
+    pr_puts(p, "...");
+    return;
+  }
+  p->expr_depth++;
+  pr_expr_inner(p, e);
+  p->expr_depth--;
+}
+
+static void pr_expr_inner(pr_t *p, const tsl_expr *e) {
   char dt[32];
   if (!e) {
     pr_puts(p, "None");

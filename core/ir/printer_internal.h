@@ -27,7 +27,12 @@ typedef struct pr_t {
   size_t n_names, cap_names;
   const tsl_stmt **loops; /* enclosing FOR statements, innermost last */
   size_t n_loops, cap_loops;
+  int expr_depth; /* nesting of pr_expr; deeper than PR_MAX_EXPR_DEPTH prints "..." */
 } pr_t;
+
+/* Parsed IR nests at most 256 levels; IR built in code may nest deeper, and
+ * printing it (e.g. in a message) must not overflow the stack. */
+#define PR_MAX_EXPR_DEPTH 1000
 
 /* ---- printer_util.c ---- */
 void pr_init(pr_t *p, int rename);

@@ -125,6 +125,8 @@ static void split_terms(const bz_ctx *x, const tsl_expr *e, int64_t coef,
 typedef struct division {
   const tsl_expr *outer, *outer_ext;
   const tsl_expr *inner, *inner_ext;
+  int64_t cover; /* outer values the loops reach, ignoring any predicate;
+                    0: unknown */
 } division;
 
 static int is_const(const tsl_expr *e, int64_t v) {
@@ -143,7 +145,10 @@ static int divide(bz_ctx *x, const tsl_block *b, uint32_t i,
   if (!in) {
     int64_t k;
     int zero_const = tsl_expr_is_const_int(e, &k) && k == 0;
-    *d = (division){e, zero_const ? one : iv->dom.extent, zero, one};
+    *d = (division){e, zero_const ? one : iv->dom.extent, zero, one, 0};
+    int64_t lo, hi;
+    if (!zero_const && tsl_analyzer_const_bound(x->an, e, &lo, &hi))
+      d->cover = hi + 1;
     return TSL_OK;
   }
   terms t = {0};
@@ -157,7 +162,7 @@ static int divide(bz_ctx *x, const tsl_block *b, uint32_t i,
   const tsl_expr *inner = tsl_simplify(x->an, x->a, t.inner);
   const tsl_expr *outer = t.outer ? tsl_simplify(x->an, x->a, t.outer) : zero;
   if (is_const(outer, 0)) {
-    *d = (division){zero, one, inner, iv->dom.extent};
+    *d = (division){zero, one, inner, iv->dom.extent, 0};
     return TSL_OK;
   }
   int64_t lo, hi, dom;
@@ -186,14 +191,14 @@ static int divide(bz_ctx *x, const tsl_block *b, uint32_t i,
                     "number of values the inner loops cover",
                     b->name, iv->var->name, x->target->name,
                     ex_str(x->a, outer), (long long)cc);
-  /* the outer iter covers its binding, also where a predicate cuts the
-   * last tile short */
+  /* ceildiv covers every tile the predicate lets through; `cover` is what
+   * the loops reach when the predicate stays inside */
   const tsl_expr *q = tsl_simplify(
       x->an, x->a, tsl_expr_binary(x->a, TSL_EXPR_FLOORDIV, outer, ce));
   int64_t ext = (dom + cc - 1) / cc, qlo, qhi;
-  if (tsl_analyzer_const_bound(x->an, q, &qlo, &qhi) && qhi + 1 > ext)
-    ext = qhi + 1;
-  *d = (division){q, tsl_expr_int(x->a, dt, ext), inner, ce};
+  *d = (division){q, tsl_expr_int(x->a, dt, ext), inner, ce, 0};
+  if (tsl_analyzer_const_bound(x->an, q, &qlo, &qhi))
+    d->cover = qhi + 1;
   return TSL_OK;
 }
 
@@ -378,6 +383,7 @@ static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
   const tsl_expr **ivals = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
   const tsl_var **ivars = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
   tsl_range *idoms = TSL_NEW_ARRAY(a, tsl_range, n + 1);
+  int64_t *cover = TSL_NEW_ARRAY(a, int64_t, n + 1);
   bz_map_init(&x->sub, a);
   for (uint32_t i = 0; i < n; i++) {
     const tsl_iter_var *iv = &b->iter_vars[i];
@@ -392,6 +398,7 @@ static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
     division d = {0};
     if ((rc = divide(x, b, i, e, &d)))
       return rc;
+    cover[i] = d.cover;
     tsl_dtype dt = iv->var->dtype;
     oivs[i] = *iv;
     oivs[i].var = sch_new_var(c, suffixed(a, iv->var->name, "_o"), dt);
@@ -425,6 +432,18 @@ static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
   /* The predicate stays inside or moves out whole; outer loops that an
    * outer iter is bound to read as that iter inside. */
   const tsl_expr *pred = realize->u.realize.predicate;
+  {
+    /* inner unit loops are constants: a predicate that uses only them and
+     * outer loops moves out */
+    bz_map iu;
+    bz_map_init(&iu, a);
+    for (uint32_t l = 0; l < x->n_loops; l++)
+      if (is_const(x->loops[l]->u.loop.extent, 1))
+        bz_map_set(&iu, x->loops[l]->u.loop.loop_var, x->loops[l]->u.loop.min);
+    const tsl_expr *np = tsl_expr_substitute(a, pred, bz_map_subst, &iu);
+    if (np != pred)
+      pred = tsl_simplify(x->an, a, np);
+  }
   const tsl_expr *tru = tsl_expr_bool(a, 1);
   const tsl_expr *inner_pred = tru, *outer_pred = tru;
   if (!(pred->kind == TSL_EXPR_INT_IMM && pred->u.int_value)) {
@@ -453,6 +472,17 @@ static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
       outer_pred = pred;
     }
   }
+
+  /* unguarded by a predicate, the outer block runs for every value the
+   * loops give its bindings: the outer domains must cover them */
+  if (outer_pred == tru)
+    for (uint32_t i = 0; i < n; i++) {
+      int64_t ext;
+      if (cover[i] > 0 && tsl_expr_is_const_int(oivs[i].dom.extent, &ext) &&
+          cover[i] > ext)
+        oivs[i].dom.extent =
+            tsl_expr_int(a, oivs[i].var->dtype, cover[i]);
+    }
 
   /* the inner block, rewritten over the new iter vars */
   tsl_block *nb = tsl_block_clone(a, b);

@@ -396,7 +396,10 @@ static void relax_region(cache_op *op, tsl_range *out) {
   }
 }
 
-/* Dimensions whose region may leave the buffer (symbolic bounds). */
+/* Bits of guard[d]: the region may start below 0 (GUARD_LO) or end past
+ * the shape (GUARD_HI) in dimension d (symbolic bounds). */
+enum { GUARD_LO = 1, GUARD_HI = 2 };
+
 static int out_of_bounds(cache_op *op, const tsl_range *region, int *guard) {
   sch_call *c = op->c;
   int any = 0;
@@ -405,15 +408,32 @@ static int out_of_bounds(cache_op *op, const tsl_range *region, int *guard) {
     const tsl_expr *shape = op->buf->shape[d];
     if (shape->dtype.bits != end->dtype.bits)
       shape = tsl_expr_cast(c->arena, end->dtype, shape);
-    const tsl_expr *ok = tsl_expr_binary(
-        c->arena, TSL_EXPR_AND,
-        tsl_expr_binary(c->arena, TSL_EXPR_LE, end, shape),
+    const tsl_expr *hi_ok = tsl_expr_binary(c->arena, TSL_EXPR_LE, end, shape);
+    const tsl_expr *lo_ok =
         tsl_expr_binary(c->arena, TSL_EXPR_GE, region[d].min,
-                        tsl_expr_int(c->arena, end->dtype, 0)));
-    guard[d] = !tsl_analyzer_can_prove(c->sch->an, ok);
+                        tsl_expr_int(c->arena, region[d].min->dtype, 0));
+    guard[d] = (tsl_analyzer_can_prove(c->sch->an, lo_ok) ? 0 : GUARD_LO) |
+               (tsl_analyzer_can_prove(c->sch->an, hi_ok) ? 0 : GUARD_HI);
     any |= guard[d];
   }
   return any;
+}
+
+/* Binds the loops and block iterators around the scope (and the scope's
+ * own iterators) so bounds of the region can be proved. */
+static void bind_scope(cache_op *op) {
+  tsl_analyzer *an = op->c->sch->an;
+  for (uint32_t k = 0; k <= op->scope; k++) {
+    const tsl_stmt *s = op->p.stmts[k];
+    if (s->kind == TSL_STMT_FOR) {
+      tsl_analyzer_bind(an, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent);
+    } else if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+      const tsl_block *b = s->u.realize.block;
+      for (uint32_t i = 0; i < b->n_iter_vars; i++)
+        tsl_analyzer_bind(an, b->iter_vars[i].var, b->iter_vars[i].dom.min,
+                          b->iter_vars[i].dom.extent);
+    }
+  }
 }
 
 /* ---- the stage ------------------------------------------------------------------------ */
@@ -479,17 +499,24 @@ static const tsl_stmt *make_stage(cache_op *op, tsl_str name,
   b->writes = tsl_arena_dup(a, &wr, sizeof wr);
   b->body = tsl_stmt_store(a, dst, tsl_expr_load(a, src, nd, src_idx), nd,
                            dst_idx);
-  /* guard: original index = min + ax stays inside the buffer */
+  /* guard: original index = min + ax stays inside [0, shape) */
   const tsl_expr *pred = NULL;
   for (uint32_t d = 0; d < nd; d++) {
     if (!guard[d])
       continue;
     const tsl_expr *idx = offset_var(c, region[d].min, tsl_expr_var(loops[d]));
-    const tsl_expr *shape = op->buf->shape[d];
-    if (shape->dtype.bits != idx->dtype.bits)
-      shape = tsl_expr_cast(a, idx->dtype, shape);
-    const tsl_expr *ok = tsl_expr_binary(a, TSL_EXPR_LT, idx, shape);
-    pred = pred ? tsl_expr_binary(a, TSL_EXPR_AND, pred, ok) : ok;
+    if (guard[d] & GUARD_LO) {
+      const tsl_expr *ok = tsl_expr_binary(
+          a, TSL_EXPR_LE, tsl_expr_int(a, idx->dtype, 0), idx);
+      pred = pred ? tsl_expr_binary(a, TSL_EXPR_AND, pred, ok) : ok;
+    }
+    if (guard[d] & GUARD_HI) {
+      const tsl_expr *shape = op->buf->shape[d];
+      if (shape->dtype.bits != idx->dtype.bits)
+        shape = tsl_expr_cast(a, idx->dtype, shape);
+      const tsl_expr *ok = tsl_expr_binary(a, TSL_EXPR_LT, idx, shape);
+      pred = pred ? tsl_expr_binary(a, TSL_EXPR_AND, pred, ok) : ok;
+    }
   }
   const tsl_stmt *s = tsl_stmt_block_realize(a, nd, vals,
                                              pred ? pred : tsl_expr_bool(a, 1), b);
@@ -544,6 +571,29 @@ static int apply(cache_op *op) {
       return rc;
     relax_region(op, region);
   }
+  /* A region past the buffer (a guarded padding read such as
+   * data[v - 1] under T.if_then_else) is clamped to the buffer where the
+   * bounds are constants: nothing outside it can be copied. */
+  for (uint32_t d = 0; d < buf->ndim; d++) {
+    int64_t lo, ext, size;
+    if (tsl_expr_is_const_int(region[d].min, &lo) &&
+        tsl_expr_is_const_int(region[d].extent, &ext) &&
+        tsl_expr_is_const_int(buf->shape[d], &size) && (lo < 0 || lo + ext > size)) {
+      int64_t nlo = lo < 0 ? 0 : lo, nhi = lo + ext > size ? size : lo + ext;
+      if (nhi <= nlo)
+        return sch_fail(c, TSL_EINVALID,
+                        "block '%s' reads '%s' only outside its bounds in "
+                        "dimension %u", op->blk->name, buf->name, d);
+      tsl_dtype dt = region[d].min->dtype;
+      region[d] = (tsl_range){tsl_expr_int(c->arena, dt, nlo),
+                              tsl_expr_int(c->arena, region[d].extent->dtype, nhi - nlo)};
+    }
+  }
+  /* A symbolic region past the buffer (the same read inside a loop) is
+   * kept and the copy is guarded by a T.where keeping each index in
+   * [0, shape); the consumer reads the missing points only under its own
+   * guard. */
+  bind_scope(op);
   int *guard = TSL_NEW_ARRAY(c->arena, int, buf->ndim);
   if (out_of_bounds(op, region, guard) && op->is_write)
     return sch_fail(c, TSL_EUNSUPPORTED,

@@ -121,8 +121,8 @@ int sch_apply_decompose_reduction(sch_call *c) {
     else
       disc[ndisc++] = lv;
   }
-  const tsl_expr *pred = red_keep_conjuncts(a, realize->u.realize.predicate,
-                                            ndisc, disc);
+  const tsl_expr *pred = red_project_predicate(
+      c, &bp, realize->u.realize.predicate, ndisc, disc);
   const tsl_stmt *body =
       tsl_stmt_block_realize(a, ni, vals, pred, ib);
   red_map lmap = {0};

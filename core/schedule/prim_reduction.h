@@ -36,10 +36,17 @@ uint32_t red_expr_vars(tsl_arena *a, const tsl_expr *e, const tsl_var ***out);
  * of its scope writes its output buffers. Fails through sch_fail. */
 int red_check_block(sch_call *c, const sch_path *bp);
 
-/* The conjuncts of `pred` (a && b && ...) that use none of `vars`, joined
- * with &&; constant true when none is left. */
-const tsl_expr *red_keep_conjuncts(tsl_arena *a, const tsl_expr *pred,
-                                   uint32_t n, const tsl_var *const *vars);
+/* The predicate for a copy of the block realize at the end of `bp` that
+ * loses the loops `vars` (loops of `bp`): conjuncts that use none of them
+ * are kept; a conjunct `lhs < rhs` whose lhs uses some becomes
+ * `min(lhs) < rhs`, the minimum taken over those loops' domains (it holds
+ * iff some iteration of them satisfies the original), and is dropped when
+ * provably true; any other conjunct that uses them is dropped (TVM's
+ * RemakePredicate drops them all, which can leave spatial iterators of
+ * the copy unbounded). Constant true when none is left. */
+const tsl_expr *red_project_predicate(sch_call *c, const sch_path *bp,
+                                      const tsl_expr *pred, uint32_t n,
+                                      const tsl_var *const *vars);
 
 /* 1 when `e` is the constant true. */
 int red_is_true(const tsl_expr *e);

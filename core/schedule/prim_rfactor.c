@@ -518,7 +518,7 @@ int sch_apply_rfactor(sch_call *c) {
         loop_vars[q] != rf_loop->u.loop.loop_var)
       gone[ngone++] = loop_vars[q];
   const tsl_expr *wb_pred =
-      red_keep_conjuncts(a, realize->u.realize.predicate, ngone, gone);
+      red_project_predicate(c, &bp, realize->u.realize.predicate, ngone, gone);
   const tsl_stmt *cur = tsl_stmt_block_realize(a, nwb, wb_vals, wb_pred, wb);
 
   /* ---- rebuild: drop reduce loops except rf_loop, put the rf nest first -- */

@@ -177,6 +177,14 @@ int main(void) {
   ok(rc == TSL_OK && rep.n_checked == 512,
      "strided implementation computes the same (%lld values): %s",
      (long long)rep.n_checked, rc ? d.text : "ok");
+  char *text = tsl_print_module(tsl_schedule_module(sch));
+  const tsl_module *back = NULL;
+  char why[512] = "";
+  rc = tsl_parse(a, "printed", text, strlen(text), &back, &d);
+  ok(rc == TSL_OK && tsl_module_equal(back, tsl_schedule_module(sch), why, sizeof why),
+     "the strided (match_buffer strides/elem_offset) result reparses equal: %s %s",
+     rc ? d.text : "", why);
+  free(text);
   static const char bad[] = "sch.tensorize(\"C_o\", \"x\")\n";
   rc = tsl_script_run(sch, "t.sch", bad, strlen(bad), &d);
   ok(rc == TSL_ENOTFOUND && strstr(d.text, "registered: mma_4x4x4_f32") &&

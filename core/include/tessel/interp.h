@@ -102,6 +102,8 @@ typedef struct tsl_equiv_report {
   int64_t n_checked;    /* elements compared */
   int64_t n_mismatched; /* elements outside the tolerance */
   double max_abs_err;   /* largest |ref - got| seen */
+  int32_t got_failed;   /* 1: `got` failed at run time (e.g. an access out
+                           of bounds), which is a mismatch too */
 } tsl_equiv_report;
 
 /* Run `ref` and `got` (same parameter list: e.g. a program before and after
@@ -113,7 +115,8 @@ typedef struct tsl_equiv_report {
  * step, so their sums drift by many ulps. Returns TSL_OK when
  * everything matches; TSL_EINVALID on a mismatch with the first differing
  * element in the diag ("buffer C differs at [3, 4]: expected .., got .."),
- * or the error of either run. `report` (may be NULL) gets the counts. */
+ * or when `got` fails at run time (report->got_failed, the diag says why);
+ * any other status is an error of the setup or of `ref`'s run. `report` (may be NULL) gets the counts. */
 TSL_API int tsl_interp_check_equivalent(const tsl_func *ref,
                                         const tsl_func *got,
                                         const tsl_binding *binds,
