@@ -68,6 +68,27 @@ int sch_apply_decompose_reduction(sch_call *c) {
                         loop->u.loop.loop_var->name, lv->name,
                         b->iter_vars[i].var->name, b->name);
   }
+  /* a loop at or below `loop` that no iterator uses repeats the whole
+   * reduction (T.init runs again each time); hoisting the init above it
+   * would accumulate across its iterations (TVM does not check this) */
+  for (uint32_t k = L; k + 1 < bp.depth; k++) {
+    const tsl_stmt *s = bp.stmts[k];
+    if (s->kind != TSL_STMT_FOR || (s->u.loop.extent->kind == TSL_EXPR_INT_IMM &&
+                                    s->u.loop.extent->u.int_value == 1))
+      continue;
+    int used = 0;
+    for (uint32_t i = 0; i < b->n_iter_vars && !used; i++)
+      used = tsl_expr_uses_var(realize->u.realize.iter_values[i],
+                               s->u.loop.loop_var);
+    if (!used)
+      return sch_fail(c, TSL_EINVALID,
+                      "loop '%s' binds no iterator of block '%s', so each of "
+                      "its iterations repeats the whole reduction with its "
+                      "T.init(); an init block before loop '%s' would run "
+                      "once for all of them. Decompose at a loop below '%s'",
+                      s->u.loop.loop_var->name, b->name,
+                      loop->u.loop.loop_var->name, s->u.loop.loop_var->name);
+  }
   for (uint32_t k = L + 1; k + 1 < bp.depth; k++)
     if (bp.stmts[k]->kind != TSL_STMT_FOR && bp.stmts[k]->kind != TSL_STMT_SEQ)
       return sch_fail(c, TSL_EUNSUPPORTED,
