@@ -106,10 +106,74 @@ static int insertion_point(sch_call *c, const cmp_scope *s, const sch_path *lp,
   return TSL_OK;
 }
 
+/* The block's own T.where (e.g. from an uneven split that rfactor turned
+ * into iterators) moves with it when every loop variable it uses is bound
+ * directly to an iterator (it then reads as that iterator's new value) or
+ * stays in scope at the new place (a loop on the path to `lp`'s loop).
+ * Otherwise it is dropped as before: it then only restates the iterators'
+ * domains (vi = i_0 * 4 + i_1 < 10), which the new loops and the bound
+ * predicate already respect. Found by the random-script test. */
+typedef struct pred_map {
+  const tsl_stmt *realize;
+  const tsl_expr *const *vals;
+} pred_map;
+
+static const tsl_expr *pred_subst(const tsl_var *v, void *ud) {
+  const pred_map *m = ud;
+  const tsl_stmt *r = m->realize;
+  for (uint32_t k = 0; k < r->u.realize.n_iter_values; k++) {
+    const tsl_expr *e = r->u.realize.iter_values[k];
+    if (e->kind == TSL_EXPR_VAR && e->u.var == v)
+      return m->vals[k];
+  }
+  return NULL;
+}
+
+typedef struct pred_scope {
+  const sch_path *lp;
+  const tsl_var *const *fresh;
+  uint32_t n_fresh;
+  const tsl_var *bad;
+} pred_scope;
+
+static int pred_var_ok(const tsl_expr *e, void *ud) {
+  pred_scope *ps = ud;
+  if (e->kind != TSL_EXPR_VAR)
+    return 0;
+  for (uint32_t i = 0; i < ps->n_fresh; i++)
+    if (ps->fresh[i] == e->u.var)
+      return 0;
+  for (uint32_t k = 0; k < ps->lp->depth; k++)
+    if (ps->lp->stmts[k]->kind == TSL_STMT_FOR &&
+        ps->lp->stmts[k]->u.loop.loop_var == e->u.var)
+      return 0;
+  ps->bad = e->u.var;
+  return 1;
+}
+
+static const tsl_expr *moved_predicate(sch_call *c, const tsl_stmt *realize,
+                                       const tsl_expr *const *vals,
+                                       const tsl_var *const *fresh,
+                                       uint32_t n_fresh, const sch_path *lp,
+                                       const tsl_var **bad) {
+  const tsl_expr *p = realize->u.realize.predicate;
+  if (p->kind == TSL_EXPR_INT_IMM && p->u.int_value)
+    return p;
+  pred_map m = {realize, vals};
+  const tsl_expr *np = tsl_expr_substitute(c->arena, p, pred_subst, &m);
+  pred_scope ps = {lp, fresh, n_fresh, NULL};
+  if (tsl_expr_visit(np, pred_var_ok, &ps)) {
+    *bad = ps.bad;
+    return tsl_expr_bool(c->arena, 1);
+  }
+  return np;
+}
+
 /* The block under its new loops, TVM's MakeNewLoop. */
 static const tsl_stmt *new_nest(sch_call *c, const tsl_stmt *realize,
                                 const cmp_iv *dom, const cmp_iv *bound,
-                                int preserve) {
+                                int preserve, const sch_path *lp,
+                                const tsl_var **bad) {
   const tsl_block *b = realize->u.realize.block;
   uint32_t n = b->n_iter_vars, nl = 0;
   const tsl_expr **vals = TSL_NEW_ARRAY(c->arena, const tsl_expr *, n ? n : 1);
@@ -148,6 +212,9 @@ static const tsl_stmt *new_nest(sch_call *c, const tsl_stmt *realize,
     if (!tsl_analyzer_can_prove(c->sch->an, lt))
       pred = pred ? bin(c, TSL_EXPR_AND, pred, lt) : lt;
   }
+  const tsl_expr *own = moved_predicate(c, realize, vals, vars, nl, lp, bad);
+  if (!(own->kind == TSL_EXPR_INT_IMM && own->u.int_value))
+    pred = pred ? bin(c, TSL_EXPR_AND, own, pred) : own;
   pred = pred ? sch_simplify(c, pred) : tsl_expr_bool(c->arena, 1);
   const tsl_stmt *s = tsl_stmt_block_realize(c->arena, n, vals, pred, b);
   for (uint32_t i = nl; i-- > 0;)
@@ -204,7 +271,9 @@ int cmp_compute_at(sch_call *c, const sch_path *bp, const sch_path *lp,
                              reverse ? np : nc, reverse, dom, bound);
   if (rc)
     return rc;
-  const tsl_stmt *nest = new_nest(c, sch_path_target(bp), dom, bound, preserve);
+  const tsl_var *bad = NULL;
+  const tsl_stmt *nest =
+      new_nest(c, sch_path_target(bp), dom, bound, preserve, lp, &bad);
 
   const tsl_stmt *body;
   rc = cmp_remove_leaf(c, bp, s.level, &body);
