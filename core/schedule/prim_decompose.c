@@ -105,8 +105,12 @@ int sch_apply_decompose_reduction(sch_call *c) {
   const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, b->n_iter_vars + 1);
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     const tsl_iter_var *iv = &b->iter_vars[i];
-    if (iv->iter_type != TSL_ITER_SPATIAL)
+    if (iv->iter_type != TSL_ITER_SPATIAL) {
+      /* T.init runs where every reduce iterator is at its start, so an init
+       * that reads one (a blockized init's T.where) reads that start */
+      red_map_put(a, &bmap, iv->var, iv->dom.min);
       continue;
+    }
     const tsl_var *nv = sch_new_var(c, iv->var->name, iv->var->dtype);
     ivs[ni] = *iv;
     ivs[ni].var = nv;
