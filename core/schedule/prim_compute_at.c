@@ -256,6 +256,30 @@ int cmp_compute_at(sch_call *c, const sch_path *bp, const sch_path *lp,
   uint32_t *prod, *cons;
   uint32_t np = cmp_producers(c, &s, s.self, &prod);
   uint32_t nc = cmp_consumers(c, &s, s.self, &cons);
+  /* A consumer placed under a loop that drives a producer's reduction
+   * would read the producer's partial results. */
+  for (uint32_t i = 0; reverse && i < np; i++) {
+    const sch_path *pp = &s.kids[prod[i]];
+    const tsl_stmt *pr = sch_path_target(pp);
+    const tsl_block *pb = pr->u.realize.block;
+    for (uint32_t k = s.level + 1; k <= L && k < pp->depth; k++) {
+      if (pp->stmts[k] != lp->stmts[k])
+        break;
+      if (lp->stmts[k]->kind != TSL_STMT_FOR)
+        continue;
+      const tsl_var *lv = lp->stmts[k]->u.loop.loop_var;
+      for (uint32_t j = 0; j < pb->n_iter_vars; j++)
+        if (pb->iter_vars[j].iter_type == TSL_ITER_REDUCE &&
+            tsl_expr_uses_var(pr->u.realize.iter_values[j], lv))
+          return sch_fail(c, TSL_EINVALID,
+                          "loop '%s' (at or above loop '%s') drives reduce "
+                          "iterator '%s' of producer '%s': under it '%s' has "
+                          "not finished its reduction, so '%s' would read "
+                          "partial results",
+                          lv->name, lname, pb->iter_vars[j].var->name,
+                          pb->name, pb->name, b->name);
+    }
+  }
   uint32_t pos = 0;
   rc = insertion_point(c, &s, lp, prod, np, cons, nc, reverse, index, &pos);
   if (rc)
