@@ -62,12 +62,7 @@ int tsl_trace_replay(tsl_ctx *ctx, const tsl_trace *trace,
                     fresh || !k->is_sample ? NULL : &in->decision, &outs,
                     &n_outs, diag);
     if (rc) {
-      char reason[sizeof diag->text];
-      if (diag) {
-        memcpy(reason, diag->text, sizeof reason);
-        reason[sizeof reason - 1] = 0;
-        tsl_diag_set(diag, rc, "instruction %u (%s): %s", i, k->name, reason);
-      }
+      sch_diag_prefix(diag, "instruction %u (%s): ", i, k->name);
       break;
     }
     if (n_outs != in->n_outs) {

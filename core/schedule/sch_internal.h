@@ -113,6 +113,10 @@ typedef struct sch_inst {
 /* Writes the reason into c->diag and returns `status`. */
 int sch_fail(sch_call *c, int status, const char *fmt, ...) TSL_PRINTF(3, 4);
 
+/* Put "<prefix>" (printf-style) in front of the diag's text, keeping it
+ * (e.g. "split: " before a primitive's reason). NULL diag is ignored. */
+void sch_diag_prefix(tsl_diag *diag, const char *fmt, ...) TSL_PRINTF(2, 3);
+
 /* ---- handles ---------------------------------------------------------- */
 
 /* Locate the block / loop an RV argument refers to. Fails (with a message

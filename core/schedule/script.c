@@ -327,12 +327,7 @@ static int call_method(sp *s, tsl_sch_value *out) {
   uint32_t n_outs;
   rc = tsl_sch_call(s->sch, mname, n, args, &outs, &n_outs, s->diag);
   if (rc) {
-    char reason[sizeof s->diag->text];
-    if (s->diag) {
-      memcpy(reason, s->diag->text, sizeof reason);
-      reason[sizeof reason - 1] = 0;
-      tsl_diag_set(s->diag, rc, "%s:%u: error: %s", s->file, name.line, reason);
-    }
+    sch_diag_prefix(s->diag, "%s:%u: error: ", s->file, name.line);
     return rc;
   }
   const tsl_sch_inst_kind *k = tsl_sch_inst_kind_find(mname);

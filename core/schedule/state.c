@@ -287,6 +287,27 @@ int sch_fail(sch_call *c, int status, const char *fmt, ...) {
   return status;
 }
 
+void sch_diag_prefix(tsl_diag *diag, const char *fmt, ...) {
+  if (!diag)
+    return;
+  char prefix[512], reason[sizeof diag->text];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(prefix, sizeof prefix, fmt, ap);
+  va_end(ap);
+  memcpy(reason, diag->text, sizeof reason);
+  reason[sizeof reason - 1] = 0;
+  size_t np = strlen(prefix), nr = strlen(reason), cap = sizeof diag->text - 1;
+  if (np > cap)
+    np = cap;
+  if (nr > cap - np)
+    nr = cap - np; /* truncated, as tsl_diag_set truncates */
+  memcpy(diag->text, prefix, np);
+  memcpy(diag->text + np, reason, nr);
+  diag->text[np + nr] = 0;
+  diag->len = (uint32_t)(np + nr);
+}
+
 const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e) {
   return tsl_simplify(c->sch->an, c->arena, e);
 }
@@ -534,12 +555,7 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
     rc = inst->apply(&c);
   if (rc != TSL_OK) {
     sch_snapshot_restore(&c, snap);
-    if (diag) {
-      char reason[sizeof diag->text];
-      memcpy(reason, diag->text, sizeof reason);
-      reason[sizeof reason - 1] = 0;
-      tsl_diag_set(diag, rc, "%s: %s", k->name, reason);
-    }
+    sch_diag_prefix(diag, "%s: ", k->name);
     return rc;
   }
   apply_renames(&c);
@@ -603,12 +619,7 @@ int tsl_sch_call(tsl_schedule *sch, const char *name, uint32_t n_args,
   tsl_sch_value *bound = TSL_NEW_ARRAY(sch->arena, tsl_sch_value, k->n_params + 1);
   int rc = sch_bind_args(k, n_args, args, sch->arena, bound, diag);
   if (rc) {
-    char reason[sizeof diag->text];
-    if (diag) {
-      memcpy(reason, diag->text, sizeof reason);
-      reason[sizeof reason - 1] = 0;
-      tsl_diag_set(diag, rc, "%s: %s", name, reason);
-    }
+    sch_diag_prefix(diag, "%s: ", name);
     return rc;
   }
   for (uint32_t p = 0; p < k->n_params; p++)

@@ -242,11 +242,9 @@ int tsl_trace_from_json(tsl_ctx *ctx, const char *text, tsl_trace **out,
                         i, (long long)idx, t->n);
       break;
     }
-    char sub[sizeof diag->text];
-    tsl_diag d2 = {0};
-    if ((rc = tsl_trace_set_decision(t, (uint32_t)idx, &v, &d2))) {
-      snprintf(sub, sizeof sub, "%s", d2.text);
-      rc = tsl_diag_set(diag, TSL_EPARSE, "trace JSON: %s", sub);
+    if (tsl_trace_set_decision(t, (uint32_t)idx, &v, diag)) {
+      sch_diag_prefix(diag, "trace JSON: ");
+      rc = TSL_EPARSE;
     }
   }
   json_decref(root);
