@@ -796,6 +796,7 @@ static int stmt_inner(eq_ctx *eq, const tsl_stmt *a, const tsl_stmt *b) {
     }
     return 1;
   }
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -985,6 +985,7 @@ static tsli_s *cstmt_inner(comp *c, const tsl_stmt *s) {
       if (!(r->list[i] = cstmt(c, s->u.seq.stmts[i])))
         return NULL;
     return r;
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -371,6 +371,14 @@ const tsl_stmt *tsl_stmt_evaluate(tsl_arena *a, const tsl_expr *v) {
   return s;
 }
 
+const tsl_stmt *tsl_stmt_allocate(tsl_arena *a, const tsl_buffer *buf,
+                                  const tsl_stmt *body) {
+  tsl_stmt *s = new_stmt(a, TSL_STMT_ALLOCATE);
+  s->u.alloc.buffer = buf;
+  s->u.alloc.body = body;
+  return s;
+}
+
 const tsl_stmt *tsl_stmt_seq(tsl_arena *a, uint32_t n,
                              const tsl_stmt *const *stmts) {
   if (n == 1)

@@ -412,6 +412,7 @@ static void visit_stmt(rctx *c, const tsl_stmt *s) {
     for (uint32_t i = 0; i < s->u.seq.n; i++)
       visit_stmt(c, s->u.seq.stmts[i]);
     break;
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -93,6 +93,7 @@ int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
       if ((r = tsl_stmt_visit(s->u.seq.stmts[i], v)))
         return r;
     break;
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }
@@ -238,6 +239,7 @@ const tsl_stmt *tsl_stmt_substitute(tsl_arena *a, const tsl_stmt *s,
     }
     return changed ? tsl_stmt_seq(a, s->u.seq.n, xs) : s;
   }
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -162,6 +162,7 @@ const tsl_stmt *bz_rw_stmt(bz_rw *rw, const tsl_stmt *s) {
       xs[i] = bz_rw_stmt(rw, s->u.seq.stmts[i]);
     return tsl_stmt_seq(a, s->u.seq.n, xs);
   }
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }

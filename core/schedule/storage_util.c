@@ -351,6 +351,7 @@ const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s, int active) {
     }
     return out;
   }
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -351,6 +351,7 @@ static int cmp_stmt(tz_ctx *m, const tsl_stmt *l, const tsl_stmt *r) {
       if (!cmp_stmt(m, l->u.seq.stmts[i], r->u.seq.stmts[i]))
         return 0;
     return 1;
+  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -307,7 +307,8 @@ TSL_API int64_t tsl_buffer_const_size(const tsl_buffer *b);
   X(IF, "if_then_else")                                                        \
   X(LET, "let")                                                                \
   X(EVALUATE, "evaluate")                                                      \
-  X(SEQ, "seq")
+  X(SEQ, "seq")                                                                \
+  X(ALLOCATE, "allocate") /* lowered programs only (lower.h) */
 
 typedef enum tsl_stmt_kind {
 #define TSL_X_(k, name) TSL_STMT_##k,
@@ -416,6 +417,10 @@ struct tsl_stmt {
       uint32_t n;
       const tsl_stmt *const *stmts;
     } seq;
+    struct {
+      const tsl_buffer *buffer; /* flat (ndim 1), with its scope */
+      const tsl_stmt *body;     /* the statements that may use it */
+    } alloc;
   } u;
 };
 
@@ -442,6 +447,10 @@ TSL_API const tsl_stmt *tsl_stmt_evaluate(tsl_arena *a, const tsl_expr *v);
 /* A sequence; n == 1 returns stmts[0] itself. Nested SEQs are flattened. */
 TSL_API const tsl_stmt *tsl_stmt_seq(tsl_arena *a, uint32_t n,
                                      const tsl_stmt *const *stmts);
+/* Allocate `buffer` for the duration of `body` (lowered programs only; the
+ * parser never produces it). */
+TSL_API const tsl_stmt *tsl_stmt_allocate(tsl_arena *a, const tsl_buffer *buf,
+                                          const tsl_stmt *body);
 /* A copy of `block` allocated in `a` (shallow: arrays shared), for
  * rewriters that change a few fields. */
 TSL_API tsl_block *tsl_block_clone(tsl_arena *a, const tsl_block *block);

@@ -12,6 +12,10 @@
 #include "tessel/analysis.h"
 #include "tessel/interp.h"
 #include "tessel/schedule.h"
+#include "tessel/lower.h"
+#include "tessel/target.h"
+#include "tessel/runner.h"
+#include "tessel/plugin.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1

@@ -1,0 +1,108 @@
+/*
+ * tessel/lower.h — lowering scheduled TensorIR to the low-level loop program
+ * that every target compiles.
+ *
+ * A lowered function uses the ordinary IR nodes of ir.h with these rules
+ * (targets may rely on them):
+ *  - no BLOCK_REALIZE: block iteration variables are replaced by their
+ *    bindings, predicates (T.where) became IF statements, a block's init
+ *    became a statement guarded by "first iteration of every reduce loop"
+ *    (or stayed where decompose_reduction placed it), match_buffer views
+ *    were replaced by accesses to the buffer they alias;
+ *  - every buffer is flat: each LOAD and STORE has exactly one index, and
+ *    the buffer it names has ndim 1 (shape = number of elements; strides and
+ *    elem_offset folded into the index). Parameter buffers are flat views of
+ *    the caller's tensors (the same memory, row-major);
+ *  - buffers allocated inside the function (T.alloc_buffer of any block,
+ *    cache_read/cache_write stages) appear as TSL_STMT_ALLOCATE statements
+ *    placed at the innermost loop level that encloses every use, sized by the
+ *    region actually used there (compacted); `buffer->scope` keeps the
+ *    storage scope ("global", "local", "shared", ...). An allocation inside a
+ *    parallel loop is private to each iteration;
+ *  - loops keep their kind: PARALLEL loops for the target's thread pool,
+ *    UNROLLED loops (also loops under pragma_auto_unroll_max_step, see
+ *    below), THREAD_BINDING loops with their thread tag for GPU targets,
+ *    VECTORIZED loops either kept as loops (opts.vectorize == 0) or turned
+ *    into vector expressions (RAMP / BROADCAST, dtype lanes > 1; a LOAD or
+ *    STORE with a vector index reads/writes lanes elements) when the body
+ *    allows it, else kept as a VECTORIZED loop that the target may treat as
+ *    a hint;
+ *  - loop annotations are kept; a block's "pragma_auto_unroll_max_step" and
+ *    "pragma_unroll_explicit" annotations move to the loop nest they
+ *    covered. Other block annotations are dropped.
+ */
+#ifndef TESSEL_LOWER_H
+#define TESSEL_LOWER_H
+
+#include "tessel/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One lowered prim_func. Allocated in the arena given to tsl_lower. */
+typedef struct tsl_lowered_func {
+  uint32_t struct_size;
+  tsl_str name;            /* the prim_func's name */
+  const tsl_func *source;  /* the scheduled prim_func it came from (shapes,
+                              dtypes and names of the parameters) */
+  /* Parameters in source order: buffer params carry their flat buffer
+   * (ndim 1), scalar params their var (buffer NULL). */
+  uint32_t n_params;
+  const tsl_param *params;
+  /* Symbolic shape variables that are not parameters, in order of first
+   * appearance in the parameters' shapes. Callers pass them as int64 after
+   * the parameters. */
+  uint32_t n_size_vars;
+  const tsl_var *const *size_vars;
+  const tsl_stmt *body;
+  /* Floating-point operations of one call, counted from the source
+   * (multiply-add = 2; -1 when a symbolic extent makes it unknown). */
+  double flops;
+} tsl_lowered_func;
+
+typedef struct tsl_lowered_module {
+  uint32_t struct_size;
+  uint32_t n_funcs;
+  const tsl_lowered_func *const *funcs;
+} tsl_lowered_module;
+
+typedef struct tsl_lower_opts {
+  uint32_t struct_size;
+  int32_t vectorize; /* 1: VECTORIZED loops become vector expressions where
+                        possible; 0: keep them as loops (the interpreter
+                        runs such programs) */
+} tsl_lower_opts;
+
+/* Lower one prim_func into `arena`. `opts` NULL = {vectorize 1}. Errors
+ * (TSL_EUNSUPPORTED / TSL_EINVALID) name the block or buffer: e.g. an
+ * opaque block without iteration variables that cannot be flattened. */
+TSL_API int tsl_lower_func(tsl_arena *arena, const tsl_func *f,
+                           const tsl_lower_opts *opts,
+                           const tsl_lowered_func **out, tsl_diag *diag);
+/* Lower every prim_func of a module. */
+TSL_API int tsl_lower_module(tsl_arena *arena, const tsl_module *m,
+                             const tsl_lower_opts *opts,
+                             const tsl_lowered_module **out, tsl_diag *diag);
+
+/* Print a lowered function as TVMScript-like text (T.decl_buffer for
+ * allocations, flat indices). For reading and golden tests; the parser does
+ * not read it back. */
+TSL_API char *tsl_lowered_print(const tsl_lowered_func *lf);
+
+/* Run a lowered function (lowered with vectorize 0) in the reference
+ * interpreter on arguments made for its source (tsl_func_make_args on
+ * lf->source): the flat parameter buffers view the tensors' memory.
+ * Errors as tsl_interp_run. */
+struct tsl_arg;
+TSL_API int tsl_interp_run_lowered(const tsl_lowered_func *lf,
+                                   struct tsl_arg *args, uint32_t n_args,
+                                   tsl_diag *diag);
+
+/* FLOPs of one call of `f` (see tsl_lowered_func.flops). */
+TSL_API double tsl_func_flops(const tsl_func *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_LOWER_H */

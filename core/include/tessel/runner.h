@@ -1,0 +1,122 @@
+/*
+ * tessel/runner.h — measuring built functions: timing like TVM's
+ * time_evaluator, isolation in a forked worker with a timeout, and checking
+ * outputs against a reference.
+ *
+ * A measurement runs in a child process (fork): a segfault, an abort, a
+ * hang past the timeout or a nonzero return becomes a failed result, never
+ * a dead caller. The parent allocates the arguments (seeded random inputs,
+ * 64-byte aligned) and the reference outputs before forking; the child
+ * times the calls, compares the outputs and writes the result back through
+ * a pipe.
+ *
+ * Timing: `warmup` untimed calls, then `repeat` repeats of `number` calls
+ * each; a repeat's time is its mean per call. When a repeat takes less than
+ * `min_repeat_ms`, `number` grows (as TVM does) until it does not. With
+ * `flush_cache`, a buffer larger than the last-level cache is written
+ * before every timed call (and that call is timed alone). The median of the
+ * repeats is reported.
+ */
+#ifndef TESSEL_RUNNER_H
+#define TESSEL_RUNNER_H
+
+#include <stdint.h>
+
+#include "tessel/interp.h"
+#include "tessel/lower.h"
+#include "tessel/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsl_run_opts {
+  uint32_t struct_size;
+  int32_t warmup;        /* untimed calls first (default 1) */
+  int32_t number;        /* calls per repeat (default 3) */
+  int32_t repeat;        /* repeats (default 3) */
+  double min_repeat_ms;  /* default 0 */
+  int32_t flush_cache;   /* 1: flush caches before each timed call */
+  double timeout_s;      /* whole measurement, default 10; <= 0: none */
+  uint64_t seed;         /* random inputs (default 1) */
+  /* Values of symbolic sizes and scalar parameters, by name. */
+  uint32_t n_binds;
+  const tsl_binding *binds;
+} tsl_run_opts;
+
+/* Fills `o` with the defaults above. */
+TSL_API void tsl_run_opts_default(tsl_run_opts *o);
+
+enum {
+  TSL_RUN_OK = 0,
+  TSL_RUN_MISMATCH = 1,      /* ran, outputs differ from the reference */
+  TSL_RUN_ERROR = 2,         /* the function returned nonzero */
+  TSL_RUN_CRASH = 3,         /* the worker died on a signal */
+  TSL_RUN_TIMEOUT = 4,       /* killed after timeout_s */
+  TSL_RUN_BUILD_ERROR = 5,   /* lowering or compilation failed */
+  TSL_RUN_SETUP_ERROR = 6    /* arguments / reference could not be made */
+};
+/* "ok", "mismatch", "error", "crash", "timeout", "build error",
+ * "setup error". */
+TSL_API const char *tsl_run_status_name(int32_t status);
+
+enum {
+  TSL_CHECK_SKIPPED = 0,
+  TSL_CHECK_OK = 1,
+  TSL_CHECK_MISMATCH = 2
+};
+/* "skipped", "ok", "mismatch". */
+TSL_API const char *tsl_check_name(int32_t check);
+
+#define TSL_RUN_MAX_REPEAT 64
+
+typedef struct tsl_run_result {
+  uint32_t struct_size;
+  int32_t status;          /* TSL_RUN_* */
+  int32_t check;           /* TSL_CHECK_* */
+  double median_s;         /* median seconds per call (status OK/MISMATCH) */
+  int32_t n_times;         /* repeats measured */
+  double times_s[TSL_RUN_MAX_REPEAT]; /* seconds per call of each repeat */
+  int32_t number;          /* calls per repeat actually used */
+  double max_abs_err;      /* largest |ref - got| over the outputs */
+  int64_t n_mismatched;    /* elements outside the tolerance */
+  char error[512];         /* why it failed, for the user */
+} tsl_run_result;
+
+/* Where reference outputs come from. */
+typedef struct tsl_reference {
+  uint32_t struct_size;
+  /* One of: */
+  const tsl_func *interp_func;   /* run in the interpreter */
+  tsl_packed_fn compiled_fn;     /* a compiled reference (same parameters) */
+  /* Neither: no check (result.check = TSL_CHECK_SKIPPED). */
+} tsl_reference;
+
+/* Measure `fn`, a packed function for `lf` (target.h's convention), in a
+ * forked worker. `ref` may be NULL. The outputs compared are the buffer
+ * parameters the source function writes (tsl_func_param_is_output), with
+ * the tolerance of tsl_interp_check_equivalent. Returns TSL_OK when a
+ * result was produced (look at result->status), or an error status when
+ * even the setup failed (message in diag, result->status SETUP_ERROR). */
+TSL_API int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn,
+                           const tsl_reference *ref, const tsl_run_opts *opts,
+                           tsl_run_result *result, tsl_diag *diag);
+
+/* The same for a function inside a shared library (as written by a
+ * target's export_library): the worker dlopens `so_path` and calls
+ * "<symbol>". Used to measure builds made in other processes. */
+TSL_API int tsl_run_library(const tsl_lowered_func *lf, const char *so_path,
+                            const char *symbol, const tsl_reference *ref,
+                            const tsl_run_opts *opts, tsl_run_result *result,
+                            tsl_diag *diag);
+
+/* The C header of an exported library: one declaration per function
+ * ("int32_t <prefix>_<name>(float *A, ..., int64_t n)"), with each
+ * parameter's shape and dtype in comments. Returns a malloc'ed string. */
+TSL_API char *tsl_export_header(const tsl_lowered_module *m,
+                                const char *prefix);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_RUNNER_H */

@@ -1,0 +1,94 @@
+/*
+ * tessel/target.h — the target vtable (component kind TSL_COMPONENT_TARGET):
+ * code generation for lowered programs, in-process builds for measurement,
+ * and library export for deployment.
+ *
+ * A target plugin registers a tsl_component whose vtable is a
+ * tsl_target_vtable. The core creates target instances from options
+ * (config or command line), hands them lowered modules (lower.h), and calls
+ * the built functions through the packed calling convention below. The
+ * runner (runner.h) does the timing and checking; a target only compiles
+ * and, optionally, times on its device.
+ *
+ * Packed calling convention (every built function):
+ *     int32_t fn(void *const *args);
+ * args[k] for the k-th parameter of the lowered function: a buffer
+ * parameter passes its data pointer (row-major, the buffer's dtype); a
+ * scalar parameter passes a pointer to an int64_t (integer and bool scalars)
+ * or a double (float scalars). After the parameters come the lowered
+ * function's size_vars, each a pointer to an int64_t. Returns 0, or nonzero
+ * when the call failed (e.g. a shape check).
+ *
+ * Ownership: instances and kernels belong to the plugin and are freed
+ * through the vtable. Threading: one instance is used by one thread at a
+ * time; kernels of one instance may be called concurrently.
+ */
+#ifndef TESSEL_TARGET_H
+#define TESSEL_TARGET_H
+
+#include <stdint.h>
+
+#include "tessel/base.h"
+#include "tessel/lower.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsl_target tsl_target; /* a plugin-defined instance */
+typedef struct tsl_kernel tsl_kernel; /* plugin-defined compiled code */
+
+typedef int32_t (*tsl_packed_fn)(void *const *args);
+
+/* One target option: "threads" = "2", "mcpu" = "skylake-avx512", ... */
+typedef struct tsl_kv {
+  const char *key;
+  const char *value;
+} tsl_kv;
+
+/* Timings a target may report about a build (seconds; -1 when unknown). */
+typedef struct tsl_build_stats {
+  uint32_t struct_size;
+  double codegen_s;  /* IR construction */
+  double optimize_s; /* optimization pipeline */
+  double jit_s;      /* machine code + linking */
+} tsl_build_stats;
+
+typedef struct tsl_target_vtable {
+  uint32_t struct_size;
+  /* Create an instance. Options the target does not know are an error that
+   * names the option and lists the valid keys; a bad value names what would
+   * be valid. */
+  int (*create)(void *user_data, uint32_t n_opts, const tsl_kv *opts,
+                tsl_target **out, tsl_diag *diag);
+  void (*destroy)(tsl_target *t);
+  /* One line describing the instance with every option resolved (CPU name,
+   * features, threads), e.g. "llvm -mcpu=skylake-avx512 -threads=2". Used as
+   * the target key of database records. Owned by the instance. */
+  const char *(*describe)(tsl_target *t);
+  /* Compile a lowered module for in-process calls. `stats` may be NULL. */
+  int (*build)(tsl_target *t, const tsl_lowered_module *m, tsl_kernel **out,
+               tsl_build_stats *stats, tsl_diag *diag);
+  /* The packed entry of the built function `name`, or NULL. */
+  tsl_packed_fn (*lookup)(tsl_kernel *k, const char *name);
+  void (*kernel_free)(tsl_kernel *k);
+  /* Write a deployable library: `path` ending in ".o" gets an object file,
+   * ".so" a shared library; `header_path` (may be NULL) a C header. Symbols
+   * are "<prefix>_<function name>" with the natural signature: one pointer
+   * per buffer parameter, scalars by value, size_vars as int64_t, int
+   * status returned; packed entries are "<prefix>_<name>_packed". */
+  int (*export_library)(tsl_target *t, const tsl_lowered_module *m,
+                        const char *prefix, const char *path,
+                        const char *header_path, tsl_diag *diag);
+  /* Optional (NULL: the core times calls with the host clock). For devices
+   * with their own timers: run `fn` `number` times and store the mean
+   * seconds per call. */
+  int (*time_calls)(tsl_target *t, tsl_kernel *k, tsl_packed_fn fn,
+                    void *const *args, int32_t number, double *mean_s,
+                    tsl_diag *diag);
+} tsl_target_vtable;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_TARGET_H */
