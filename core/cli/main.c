@@ -10,7 +10,8 @@
 #include <string.h>
 
 extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[],
-    cli_schedule_usage[];
+    cli_schedule_usage[], cli_run_usage[], cli_build_usage[],
+    cli_plugins_usage[];
 
 const cli_verb cli_verbs[] = {
     {"fmt", "print a TVMScript program in canonical form", cli_fmt_usage, cli_fmt},
@@ -19,6 +20,12 @@ const cli_verb cli_verbs[] = {
      cli_eval_usage, cli_eval},
     {"schedule", "apply a schedule script to a program", cli_schedule_usage,
      cli_schedule},
+    {"run", "compile a program for a target, time it and check its outputs",
+     cli_run_usage, cli_run},
+    {"build", "export a program as a library (.so or .o) with a C header",
+     cli_build_usage, cli_build},
+    {"plugins", "list the registered targets, strategies, cost models, ...",
+     cli_plugins_usage, cli_plugins},
     {NULL, NULL, NULL, NULL},
 };
 
