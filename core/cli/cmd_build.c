@@ -1,9 +1,197 @@
-/* tessel build (placeholder until it lands). */
-#include "cli.h"
+/*
+ * `tessel build PROGRAM -o libNAME.so|NAME.o`: schedule (optional), lower
+ * and export through the target's export_library: the library and a C
+ * header next to it (libNAME.h / NAME.h) whose symbols are prefixed NAME_.
+ */
+#include "cli_target.h"
 
-const char cli_build_usage[] = "usage: tessel build ... (not implemented yet)\n";
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char cli_build_usage[] =
+    "usage: tessel build PROGRAM [--schedule SCRIPT] [--func NAME] [--target NAME]\n"
+    "                    [--threads N] -o libNAME.so|NAME.o\n"
+    "\n"
+    "Export the prim_funcs of PROGRAM (after the schedule script SCRIPT, if given)\n"
+    "as a shared library or an object file, with a C header next to it: libNAME.h\n"
+    "for libNAME.so, NAME.h for NAME.o. Every function F becomes NAME_F (one\n"
+    "pointer per buffer parameter in order, symbolic sizes as int64_t, an int32_t\n"
+    "status returned) plus NAME_F_packed; e.g. the prim_func main in libmm.so is\n"
+    "mm_main. Link with -L<dir> -lNAME (and -Wl,-rpath,<dir> to run in place).\n"
+    "\n"
+    "  -o, --output FILE   libNAME.so or NAME.o; NAME must be a C identifier\n"
+    "  --schedule SCRIPT   apply this schedule script first (see tessel schedule)\n"
+    "  --func NAME         export only this function (and schedule it; default:\n"
+    "                      the script applies to \"main\" or the only function,\n"
+    "                      and every function is exported)\n"
+    "  --target NAME       target plugin (default: llvm; see tessel plugins)\n"
+    "  --threads N         threads for parallel loops (target default: all cores)\n"
+    "\n"
+    "exit status: 0 ok, 2 on a usage error or a failed stage (parse, schedule,\n"
+    "lower, plugins, target, export: the message names the stage)\n";
+
+static int is_ident(const char *s, size_t n) {
+  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+    return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+      return 0;
+  return 1;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* prefix and header path from -o; 0 when the name is not valid. */
+static int output_names(const char *out, char *prefix, size_t pcap, char *header,
+                        size_t hcap) {
+  const char *slash = strrchr(out, '/');
+  const char *base = slash ? slash + 1 : out;
+  size_t dir_len = (size_t)(base - out);
+  const char *name;
+  size_t n;
+  if (ends_with(base, ".so") && strncmp(base, "lib", 3) == 0) {
+    name = base + 3;
+    n = strlen(name) - 3;
+  } else if (ends_with(base, ".o")) {
+    name = base;
+    n = strlen(name) - 2;
+  } else {
+    return 0;
+  }
+  if (!is_ident(name, n) || n + 1 > pcap)
+    return 0;
+  memcpy(prefix, name, n);
+  prefix[n] = '\0';
+  int w = snprintf(header, hcap, "%.*s%.*s.h", (int)dir_len, out,
+                   (int)(strlen(base) - (ends_with(base, ".so") ? 3 : 2)), base);
+  return w > 0 && (size_t)w < hcap;
+}
+
+static int file_exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
 
 int cli_build(int argc, char **argv) {
-  (void)argc; (void)argv;
-  return cli_error("build", "not implemented yet");
+  const char *path = NULL, *script = NULL, *func = NULL, *target = "llvm", *out = NULL;
+  int threads = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    if (o[0] != '-' || !o[1]) {
+      if (path)
+        return cli_error("build", "more than one PROGRAM given ('%s' and '%s')", path, o);
+      path = o;
+      continue;
+    }
+    int known = !strcmp(o, "-o") || !strcmp(o, "--output") || !strcmp(o, "--schedule") ||
+                !strcmp(o, "--func") || !strcmp(o, "--target") || !strcmp(o, "--threads");
+    if (!known)
+      return cli_error("build", "unknown option '%s'\nnote: valid options: -o/--output, "
+                                "--schedule, --func, --target, --threads, --help", o);
+    if (i + 1 >= argc)
+      return cli_error("build", "option %s needs a value\nnote: see tessel build --help", o);
+    const char *v = argv[++i];
+    long long iv;
+    if (!strcmp(o, "-o") || !strcmp(o, "--output"))
+      out = v;
+    else if (!strcmp(o, "--schedule"))
+      script = v;
+    else if (!strcmp(o, "--func"))
+      func = v;
+    else if (!strcmp(o, "--target"))
+      target = v;
+    else if (!cli_parse_int(v, 1, 1024, &iv))
+      return cli_error("build", "--threads expects an integer from 1 to 1024, got '%s'", v);
+    else
+      threads = (int)iv;
+  }
+  if (!path)
+    return cli_error("build", "missing PROGRAM\nnote: usage: tessel build PROGRAM -o libNAME.so");
+  if (!out)
+    return cli_error("build", "missing -o OUTPUT\nnote: e.g. -o libmm.so (a shared library) "
+                              "or -o mm.o (an object file)");
+  char prefix[256], header[4096];
+  if (!output_names(out, prefix, sizeof prefix, header, sizeof header))
+    return cli_error("build", "-o expects libNAME.so or NAME.o with NAME a C identifier "
+                              "(letters, digits, '_'; not starting with a digit), got '%s'\n"
+                              "note: the symbols are named NAME_<function>, e.g. -o libmm.so "
+                              "gives mm_main", out);
+
+  {
+    /* A missing or read-only folder is reported before any work. */
+    char dir[4096];
+    const char *slash = strrchr(out, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) + 1 : 1, slash ? out : ".");
+    if (access(dir, W_OK) != 0)
+      return cli_error("build", "cannot write into the folder of '%s': %s", out, strerror(errno));
+  }
+  cli_program p;
+  cli_target t = {0};
+  int rc = cli_program_load("build", path, script, func, &p);
+  const tsl_lowered_module *lm = NULL;
+  tsl_diag d = {0};
+  if (rc == CLI_OK) {
+    tsl_lower_opts lo = {sizeof lo, 1};
+    if (func) {
+      const tsl_lowered_func *lf = NULL;
+      if (tsl_lower_func(p.arena, p.func, &lo, &lf, &d) != TSL_OK) {
+        rc = cli_stage_error("build", "lower", d.text);
+      } else {
+        const tsl_lowered_func **fs = TSL_NEW_ARRAY(p.arena, const tsl_lowered_func *, 1);
+        fs[0] = lf;
+        tsl_lowered_module *m = TSL_NEW(p.arena, tsl_lowered_module);
+        m->struct_size = sizeof *m;
+        m->n_funcs = 1;
+        m->funcs = fs;
+        lm = m;
+      }
+    } else if (tsl_lower_module(p.arena, p.module, &lo, &lm, &d) != TSL_OK) {
+      rc = cli_stage_error("build", "lower", d.text);
+    }
+  }
+  if (rc == CLI_OK)
+    rc = cli_target_open("build", p.ctx, target, threads, &t);
+  if (rc == CLI_OK) {
+    if (!t.vt->export_library) {
+      rc = cli_stage_error("build", "export", "this target cannot export libraries");
+    } else {
+      remove(header); /* so that a stale header is never taken for a new one */
+      if (t.vt->export_library(t.t, lm, prefix, out, header, &d) != TSL_OK)
+        rc = cli_stage_error("build", "export", d.text);
+    }
+  }
+  if (rc == CLI_OK && !file_exists(header)) {
+    /* A target that writes no header: the core's generator does. */
+    char *text = tsl_export_header(lm, prefix);
+    FILE *f = text ? fopen(header, "w") : NULL;
+    int bad = !f;
+    if (f) {
+      bad |= fputs(text, f) < 0;
+      bad |= fclose(f) != 0;
+    }
+    if (bad) {
+      char why[4200];
+      snprintf(why, sizeof why, "cannot write %s: %s", header,
+               text ? strerror(errno) : "no header for these functions");
+      rc = cli_stage_error("build", "export", why);
+    }
+    free(text);
+  }
+  if (rc == CLI_OK) {
+    printf("wrote %s and %s:", out, header);
+    for (uint32_t i = 0; i < lm->n_funcs; i++)
+      printf(" %s_%s", prefix, lm->funcs[i]->name);
+    printf("\n");
+  }
+  cli_target_close(&t);
+  cli_program_free(&p);
+  return rc;
 }

@@ -796,7 +796,15 @@ static int stmt_inner(eq_ctx *eq, const tsl_stmt *a, const tsl_stmt *b) {
     }
     return 1;
   }
-  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
+  case TSL_STMT_ALLOCATE: {
+    m = push(eq, ".allocate[%s]", nm(a->u.alloc.buffer->name));
+    size_t k = push(eq, ".buffer");
+    int ok = def_buffer(eq, a->u.alloc.buffer, b->u.alloc.buffer);
+    pop(eq, k);
+    ok = ok && stmt_field_eq(eq, ".body", a->u.alloc.body, b->u.alloc.body);
+    pop(eq, m);
+    return ok;
+  }
   case TSL_STMT_KIND_COUNT:
     break;
   }

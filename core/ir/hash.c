@@ -360,7 +360,10 @@ static uint64_t h_stmt(hctx *hc, uint64_t h, const tsl_stmt *s) {
     for (uint32_t i = 0; i < s->u.seq.n; i++)
       h = h_stmt(hc, h, s->u.seq.stmts[i]);
     break;
-  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
+  case TSL_STMT_ALLOCATE:
+    h = h_def_buffer(hc, h, s->u.alloc.buffer);
+    h = h_opt_stmt(hc, h, s->u.alloc.body);
+    break;
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -985,7 +985,19 @@ static tsli_s *cstmt_inner(comp *c, const tsl_stmt *s) {
       if (!(r->list[i] = cstmt(c, s->u.seq.stmts[i])))
         return NULL;
     return r;
-  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
+  case TSL_STMT_ALLOCATE: {
+    if (!s->u.alloc.buffer)
+      return cfail(c, TSL_EINVALID, "allocate statement without a buffer");
+    r = new_s(c, TSLI_S_ALLOC, s);
+    r->alloc = tsli_pool_alloc(&c->prog->pool, sizeof *r->alloc);
+    uint32_t bmark = c->bufs.n_undo;
+    if (!calloc_buffer(c, s->u.alloc.buffer, r->alloc))
+      return NULL;
+    r->alloc->poison = 1;
+    r->s0 = cstmt(c, s->u.alloc.body);
+    smap_pop_to(&c->bufs, bmark);
+    return r->s0 ? r : NULL;
+  }
   case TSL_STMT_KIND_COUNT:
     break;
   }

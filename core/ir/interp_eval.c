@@ -674,7 +674,13 @@ static int enter_alloc(tsli_state *st, const tsli_alloc *a) {
                        b->name, bytes);
     rb->owned_bytes = bytes;
   }
-  memset(rb->owned, 0, bytes);
+  if (!a->poison)
+    memset(rb->owned, 0, bytes);
+  else if (tsli_is_float(rb->kind))
+    for (int64_t i = 0; i < cap; i++)
+      tsli_write_f(rb->owned, i, rb->kind, NAN);
+  else
+    memset(rb->owned, 0xA5, bytes);
   rb->data = rb->owned;
   rb->cap = cap;
   rb->off = off;
@@ -912,6 +918,10 @@ void tsli_exec(tsli_state *st, const tsli_s *s) {
   case TSLI_S_SEQ:
     for (uint32_t i = 0; i < s->n && !st->status; i++)
       tsli_exec(st, s->list[i]);
+    return;
+  case TSLI_S_ALLOC:
+    if (enter_alloc(st, s->alloc))
+      tsli_exec(st, s->s0);
     return;
   default:
     tsli_fail(st, TSL_ERUNTIME, "internal error: statement op %d", s->op);

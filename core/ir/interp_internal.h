@@ -280,7 +280,8 @@ enum {
   TSLI_S_IF,
   TSLI_S_LET,
   TSLI_S_EVAL,
-  TSLI_S_SEQ
+  TSLI_S_SEQ,
+  TSLI_S_ALLOC /* lowered programs' ALLOCATE: alloc + body s0 */
 };
 
 /* How one declared shape/stride/offset entry of a buffer is matched with
@@ -299,6 +300,8 @@ typedef struct tsli_alloc {
   tsli_x **shape;     /* ndim */
   tsli_bind *strides; /* ndim, or NULL: compact */
   tsli_bind offset;   /* NONE: 0 */
+  uint8_t poison;     /* 1: fill with NaN / 0xA5 bytes instead of zeros
+                         (ALLOCATE: reading before writing shows up) */
 } tsli_alloc;
 
 typedef struct tsli_match {
@@ -345,6 +348,7 @@ struct tsli_s {
   tsli_s *s0, *s1;       /* FOR/LET body; IF then/else */
   tsli_s **list;         /* SEQ */
   tsli_block *block;     /* BLOCK */
+  tsli_alloc *alloc;     /* ALLOC */
   const tsl_stmt *src;
 };
 

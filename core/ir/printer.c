@@ -191,6 +191,10 @@ static void fv_stmt(fv_walk *w, const tsl_stmt *s) {
     for (uint32_t i = 0; i < s->u.seq.n; i++)
       fv_stmt(w, s->u.seq.stmts[i]);
     return;
+  case TSL_STMT_ALLOCATE:
+    fv_buffer(w, s->u.alloc.buffer);
+    fv_stmt(w, s->u.alloc.body);
+    return;
   default:
     return;
   }

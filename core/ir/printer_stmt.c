@@ -413,6 +413,37 @@ static void pr_let(pr_t *p, const tsl_stmt *s, int is_last) {
   pr_scope_pop(p, mark);
 }
 
+/* Lowered programs: `B = T.decl_buffer((n,), "float32", scope="local")`
+ * with the body after it when the allocation ends its statement list, else
+ * `with T.decl_buffer(...) as B:`. */
+static void pr_allocate(pr_t *p, const tsl_stmt *s, int is_last) {
+  const tsl_buffer *b = s->u.alloc.buffer;
+  size_t mark = pr_scope_mark(p);
+  tsl_strbuf saved = p->out;
+  tsl_strbuf_init(&p->out);
+  pr_puts(p, "T.decl_buffer(");
+  pr_expr_tuple(p, b->ndim, b->shape);
+  pr_buffer_tail(p, b, 1);
+  pr_puts(p, ")");
+  char *decl = tsl_strbuf_take(&p->out);
+  p->out = saved;
+  const char *name = pr_define(p, b, NULL, b->name, "buf");
+  pr_line(p);
+  if (is_last) {
+    pr_printf(p, "%s = %s", name, decl);
+    pr_newline(p);
+    pr_body(p, s->u.alloc.body);
+  } else {
+    pr_printf(p, "with %s as %s:", decl, name);
+    pr_newline(p);
+    p->indent += 4;
+    pr_body(p, s->u.alloc.body);
+    p->indent -= 4;
+  }
+  free(decl);
+  pr_scope_pop(p, mark);
+}
+
 static void pr_stmt_in(pr_t *p, const tsl_stmt *s, int is_last) {
   if (!s) {
     pr_line(p);
@@ -442,6 +473,9 @@ static void pr_stmt_in(pr_t *p, const tsl_stmt *s, int is_last) {
     pr_expr(p, s->u.evaluate.value);
     pr_puts(p, ")");
     pr_newline(p);
+    return;
+  case TSL_STMT_ALLOCATE:
+    pr_allocate(p, s, is_last);
     return;
   case TSL_STMT_SEQ:
     if (s->u.seq.n == 0) {

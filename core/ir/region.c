@@ -412,7 +412,15 @@ static void visit_stmt(rctx *c, const tsl_stmt *s) {
     for (uint32_t i = 0; i < s->u.seq.n; i++)
       visit_stmt(c, s->u.seq.stmts[i]);
     break;
-  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
+  case TSL_STMT_ALLOCATE: {
+    /* a buffer allocated inside is local: no region of the block */
+    uint32_t saved = c->nexcl;
+    c->excluded = grow(c, c->excluded, &c->capexcl, c->nexcl + 1, sizeof *c->excluded);
+    c->excluded[c->nexcl++] = s->u.alloc.buffer;
+    visit_stmt(c, s->u.alloc.body);
+    c->nexcl = saved;
+    break;
+  }
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -93,7 +93,10 @@ int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
       if ((r = tsl_stmt_visit(s->u.seq.stmts[i], v)))
         return r;
     break;
-  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
+  case TSL_STMT_ALLOCATE:
+    if ((r = tsl_stmt_visit(s->u.alloc.body, v)))
+      return r;
+    break;
   case TSL_STMT_KIND_COUNT:
     break;
   }
@@ -239,7 +242,11 @@ const tsl_stmt *tsl_stmt_substitute(tsl_arena *a, const tsl_stmt *s,
     }
     return changed ? tsl_stmt_seq(a, s->u.seq.n, xs) : s;
   }
-  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
+  case TSL_STMT_ALLOCATE: {
+    const tsl_stmt *body = tsl_stmt_substitute(a, s->u.alloc.body, fn, ud);
+    return body == s->u.alloc.body ? s
+                                   : tsl_stmt_allocate(a, s->u.alloc.buffer, body);
+  }
   case TSL_STMT_KIND_COUNT:
     break;
   }

@@ -15,13 +15,18 @@
  *    the caller's tensors (the same memory, row-major);
  *  - buffers allocated inside the function (T.alloc_buffer of any block,
  *    cache_read/cache_write stages) appear as TSL_STMT_ALLOCATE statements
- *    placed at the innermost loop level that encloses every use, sized by the
+ *    placed at the innermost loop level that encloses every use (but outside
+ *    the loops a reduction writing the buffer iterates over, and for
+ *    "shared*" scopes outside threadIdx loops), sized by the
  *    region actually used there (compacted); `buffer->scope` keeps the
  *    storage scope ("global", "local", "shared", ...). An allocation inside a
  *    parallel loop is private to each iteration;
  *  - loops keep their kind: PARALLEL loops for the target's thread pool,
- *    UNROLLED loops (also loops under pragma_auto_unroll_max_step, see
- *    below), THREAD_BINDING loops with their thread tag for GPU targets,
+ *    UNROLLED loops (also SERIAL loops under pragma_auto_unroll_max_step N
+ *    whose nest runs at most N iterations; with pragma_unroll_explicit = 0
+ *    those stay SERIAL and carry the annotation "pragma_unroll" = 1, a hint
+ *    for the target; exact rule in core/lower/README.md),
+ *    THREAD_BINDING loops with their thread tag for GPU targets,
  *    VECTORIZED loops either kept as loops (opts.vectorize == 0) or turned
  *    into vector expressions (RAMP / BROADCAST, dtype lanes > 1; a LOAD or
  *    STORE with a vector index reads/writes lanes elements) when the body

@@ -1,0 +1,113 @@
+/*
+ * Shared by `tessel run` and `tessel build`: program loading with an
+ * optional schedule script, target instances from the plugin registry, and
+ * option parsing helpers.
+ */
+#include "cli_target.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_stage_error(const char *verb, const char *stage, const char *text) {
+  fprintf(stderr, "tessel %s: error: %s: %s\n", verb, stage, text);
+  return CLI_USAGE;
+}
+
+int cli_parse_int(const char *s, long long lo, long long hi, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi)
+    return 0;
+  *out = v;
+  return 1;
+}
+
+int cli_parse_num(const char *s, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+    return 0;
+  *out = v;
+  return 1;
+}
+
+int cli_program_load(const char *verb, const char *path, const char *script,
+                     const char *func_name, cli_program *p) {
+  memset(p, 0, sizeof *p);
+  p->ctx = tsl_ctx_new();
+  p->arena = tsl_arena_new(p->ctx);
+  if (cli_load(p->arena, path, &p->orig) != CLI_OK)
+    return CLI_USAGE;
+  p->orig_func = cli_pick_func(verb, p->orig, func_name, path);
+  if (!p->orig_func)
+    return CLI_USAGE;
+  p->module = p->orig;
+  p->func = p->orig_func;
+  if (!script)
+    return CLI_OK;
+  char *src = NULL;
+  size_t len = 0;
+  tsl_diag d = {0};
+  if (tsl_read_file(script, &src, &len, &d) != TSL_OK)
+    return cli_stage_error(verb, "schedule", d.text);
+  tsl_schedule_opts so = {sizeof so, p->orig_func->name, 0, NULL};
+  int rc = tsl_schedule_new(p->ctx, p->orig, &so, &p->sch, &d);
+  if (rc == TSL_OK)
+    rc = tsl_script_run(p->sch, script, src, len, &d);
+  free(src);
+  if (rc != TSL_OK)
+    return cli_stage_error(verb, "schedule", d.text);
+  p->module = tsl_schedule_module(p->sch);
+  p->func = tsl_module_find(p->module, p->orig_func->name);
+  if (!p->func)
+    return cli_stage_error(verb, "schedule", "the script removed the function");
+  return CLI_OK;
+}
+
+void cli_program_free(cli_program *p) {
+  tsl_schedule_free(p->sch);
+  tsl_arena_free(p->arena);
+  tsl_ctx_free(p->ctx);
+  memset(p, 0, sizeof *p);
+}
+
+int cli_target_open(const char *verb, tsl_ctx *ctx, const char *name, int threads,
+                    cli_target *out) {
+  memset(out, 0, sizeof *out);
+  tsl_diag d = {0};
+  if (tsl_registry_new(ctx, &out->reg, &d) != TSL_OK ||
+      tsl_registry_load_default(out->reg, 0, NULL, &d) != TSL_OK)
+    return cli_stage_error(verb, "plugins", d.text);
+  const tsl_component *c = NULL;
+  if (tsl_registry_require(out->reg, TSL_COMPONENT_TARGET, name, &c, &d) != TSL_OK)
+    return cli_stage_error(verb, "target", d.text);
+  out->vt = c->vtable;
+  char tv[32];
+  tsl_kv kv[1];
+  uint32_t n = 0;
+  if (threads > 0) {
+    snprintf(tv, sizeof tv, "%d", threads);
+    kv[n].key = "threads";
+    kv[n].value = tv;
+    n++;
+  }
+  if (out->vt->create(c->user_data, n, kv, &out->t, &d) != TSL_OK) {
+    out->t = NULL;
+    char what[128];
+    snprintf(what, sizeof what, "target %s", name);
+    return cli_stage_error(verb, what, d.text);
+  }
+  return CLI_OK;
+}
+
+void cli_target_close(cli_target *t) {
+  if (t->t && t->vt && t->vt->destroy)
+    t->vt->destroy(t->t);
+  tsl_registry_free(t->reg);
+  memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,102 @@
+/*
+ * lower_internal.h — shared between the lowering passes (the .c files of core/lower);
+ * not installed. Names use the lw_ prefix.
+ *
+ * Pass order (lower.c drives it):
+ *   unblock.c      blocks -> plain statements (bindings, init guard,
+ *                  predicates, match_buffer views), allocation records
+ *   alloc_place.c  ALLOCATE at the innermost common loop + compaction
+ *   flatten.c      one flat buffer per buffer, 1-index accesses, simplify
+ *   unroll.c       pragma_auto_unroll_max_step / pragma_unroll_explicit
+ *   vectorize.c    VECTORIZED loops -> RAMP / BROADCAST (opts.vectorize)
+ * flops.c counts the source's floating-point operations.
+ */
+#ifndef TESSEL_LOWER_INTERNAL_H
+#define TESSEL_LOWER_INTERNAL_H
+
+#include "tessel/analysis.h"
+#include "tessel/lower.h"
+#include "tessel/visit.h"
+
+#include <stdint.h>
+
+/* ---- pointer-keyed map (open addressing; heap) ------------------------ */
+
+typedef struct lw_map {
+  const void **keys;
+  const void **vals;
+  uint32_t cap, n;
+} lw_map;
+
+void lw_map_free(lw_map *m);
+/* Insert or replace; returns the previous value (NULL if none). */
+const void *lw_map_put(lw_map *m, const void *key, const void *val);
+const void *lw_map_get(const lw_map *m, const void *key);
+
+/* ---- growable pointer array (heap) ------------------------------------- */
+
+typedef struct lw_vec {
+  const void **items;
+  uint32_t n, cap;
+} lw_vec;
+
+void lw_vec_push(lw_vec *v, const void *p);
+void lw_vec_free(lw_vec *v);
+
+/* ---- allocations found in blocks --------------------------------------- */
+
+typedef struct lw_alloc {
+  const tsl_buffer *buffer; /* the original (multi-dimensional) buffer */
+  /* Loop variables the allocation must stay outside of: the loops that
+   * drive a reduce iterator of a block accessing the buffer (its values
+   * are carried from one iteration of such a loop to the next). */
+  lw_vec pinned_loops; /* const tsl_var * */
+  /* storage_align entries (the writing block's "buffer_dim_align"): the
+   * stride of dimension axis[k] is padded to offset[k] modulo factor[k] */
+  uint32_t n_align;
+  int64_t align_axis[8], align_factor[8], align_offset[8];
+} lw_alloc;
+
+/* ---- the lowering context ----------------------------------------------- */
+
+typedef struct lw_ctx {
+  tsl_arena *arena;
+  tsl_ctx *tctx;
+  tsl_diag *diag;
+  const tsl_func *func;
+  int status;
+  /* unblock: allocations in first-seen order */
+  lw_alloc *allocs;
+  uint32_t n_allocs, cap_allocs;
+} lw_ctx;
+
+/* Record a failure (first one wins); returns NULL for convenience. */
+void *lw_fail(lw_ctx *c, int status, const char *fmt, ...) TSL_PRINTF(3, 4);
+
+/* Index of the allocation record of `b`, or -1. */
+int lw_alloc_find(const lw_ctx *c, const tsl_buffer *b);
+
+/* Casts `e` to the integer dtype `t` when it differs. */
+const tsl_expr *lw_cast(tsl_arena *a, const tsl_expr *e, tsl_dtype t);
+/* The wider of two integer dtypes (int64 wins). */
+tsl_dtype lw_wider(tsl_dtype a, tsl_dtype b);
+
+/* unblock.c: the function body without blocks; fills c->allocs. */
+const tsl_stmt *lw_unblock(lw_ctx *c, const tsl_stmt *body);
+/* alloc_place.c: wraps each recorded allocation around the statements
+ * that use it, with a compacted (still multi-dimensional) buffer. */
+const tsl_stmt *lw_place_allocs(lw_ctx *c, const tsl_stmt *body);
+/* flatten.c: every access gets one index into a flat buffer; `params`
+ * (n entries, source order) receive the flat parameter buffers. */
+const tsl_stmt *lw_flatten(lw_ctx *c, const tsl_stmt *body,
+                           tsl_param *params);
+/* unroll.c: apply unroll pragmas of loops (block pragmas were moved onto
+ * loops by unblock). */
+const tsl_stmt *lw_unroll(lw_ctx *c, const tsl_stmt *body);
+/* The annotations a block's unroll pragmas leave on the loops they cover
+ * (empty when it has none). */
+tsl_attrs lw_unroll_attrs(lw_ctx *c, tsl_attrs block_annotations);
+/* vectorize.c */
+const tsl_stmt *lw_vectorize(lw_ctx *c, const tsl_stmt *body);
+
+#endif /* TESSEL_LOWER_INTERNAL_H */

@@ -1,0 +1,336 @@
+/*
+ * registry.c: the component registry — kinds, validation and staging of
+ * registrations, lookups, listing, plugin options, creation and teardown
+ * (plugins are dlclose'd last, after everything that may point into them).
+ */
+#include "plugin_internal.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  uint32_t kind;
+  const char *name;
+} kinds[] = {
+#define TSL_X_(id, v, name) {v, name},
+    TSL_COMPONENT_KINDS(TSL_X_)
+#undef TSL_X_
+};
+enum { N_KINDS = sizeof kinds / sizeof kinds[0] };
+
+const char *tsl_component_kind_name(uint32_t kind) {
+  for (uint32_t i = 0; i < N_KINDS; i++)
+    if (kinds[i].kind == kind)
+      return kinds[i].name;
+  return NULL;
+}
+
+uint32_t tsl_component_kind_lookup(const char *name) {
+  for (uint32_t i = 0; name && i < N_KINDS; i++)
+    if (strcmp(kinds[i].name, name) == 0)
+      return kinds[i].kind;
+  return 0;
+}
+
+void plg_diag_prefix(tsl_diag *diag, const char *prefix) {
+  if (!diag)
+    return;
+  char *old = malloc(diag->len + 1);
+  if (!old)
+    return;
+  memcpy(old, diag->text, diag->len + 1);
+  tsl_diag_set(diag, TSL_OK, "%s: %s", prefix, old);
+  free(old);
+}
+
+/* ---- validation and staging ----------------------------------------------- */
+
+static int name_ok(const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    char ch = s[n];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+          (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-'))
+      return 0;
+    if (n >= PLG_NAME_MAX)
+      return 0;
+  }
+  return n > 0;
+}
+
+static const plg_entry *entries_find(const plg_entries *e, uint32_t kind,
+                                     const char *name) {
+  for (uint32_t i = 0; i < e->n; i++)
+    if (e->items[i].c.kind == kind && strcmp(e->items[i].c.name, name) == 0)
+      return &e->items[i];
+  return NULL;
+}
+
+static int entries_push(plg_entries *e, const plg_entry *x) {
+  if (e->n == e->cap) {
+    uint32_t cap = e->cap ? e->cap * 2 : 16;
+    plg_entry *items = realloc(e->items, sizeof *items * cap);
+    if (!items)
+      return TSL_ENOMEM;
+    e->items = items;
+    e->cap = cap;
+  }
+  e->items[e->n++] = *x;
+  return TSL_OK;
+}
+
+void plg_entries_free(plg_entries *e) {
+  free(e->items);
+  *e = (plg_entries){0};
+}
+
+static int validate(const tsl_component *c, tsl_diag *diag) {
+  if (!c)
+    return tsl_diag_set(diag, TSL_EINVALID, "register_component: NULL component");
+  if (c->struct_size < PLG_COMPONENT_MIN_SIZE)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "register_component: tsl_component.struct_size is %u; "
+                        "it must be at least %zu (every field up to vtable) "
+                        "and is normally sizeof(tsl_component) = %zu",
+                        c->struct_size, (size_t)PLG_COMPONENT_MIN_SIZE,
+                        sizeof(tsl_component));
+  const char *kind = tsl_component_kind_name(c->kind);
+  if (!kind) {
+    tsl_strbuf sb;
+    tsl_strbuf_init(&sb);
+    for (uint32_t i = 0; i < N_KINDS; i++)
+      tsl_strbuf_printf(&sb, "%s%u (%s)", i ? ", " : "", kinds[i].kind,
+                        kinds[i].name);
+    tsl_diag_set(diag, TSL_EINVALID,
+                 "register_component: component '%s' has unknown kind %u; "
+                 "valid kinds: %s",
+                 c->name ? c->name : "(null)", c->kind, sb.data);
+    tsl_strbuf_free(&sb);
+    return TSL_EINVALID;
+  }
+  if (!c->name || !name_ok(c->name))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "register_component: %s name '%.*s' is not valid; a "
+                        "name is 1 to %d characters of A-Z a-z 0-9 _ . -",
+                        kind, PLG_NAME_MAX + 8, c->name ? c->name : "(null)",
+                        PLG_NAME_MAX);
+  if (!c->vtable)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "register_component: %s '%s' has a NULL vtable",
+                        kind, c->name);
+  if (*(const uint32_t *)c->vtable == 0)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "register_component: %s '%s': the vtable's "
+                        "struct_size is 0; set it to sizeof of the vtable "
+                        "struct",
+                        kind, c->name);
+  return TSL_OK;
+}
+
+int plg_stage(tsl_plugin_session *s, const tsl_component *c, uint32_t abi,
+              tsl_diag *diag) {
+  int rc = validate(c, diag);
+  if (rc)
+    return rc;
+  const char *kind = tsl_component_kind_name(c->kind);
+  const plg_entry *old = entries_find(&s->reg->entries, c->kind, c->name);
+  if (old)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "register_component: duplicate %s '%s': already "
+                        "registered by %s",
+                        kind, c->name, old->path);
+  if (entries_find(&s->staged, c->kind, c->name))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "register_component: duplicate %s '%s': registered "
+                        "twice by %s",
+                        kind, c->name, s->path);
+  plg_entry e = {.path = s->path, .abi = abi};
+  size_t n = c->struct_size < sizeof e.c ? c->struct_size : sizeof e.c;
+  memcpy(&e.c, c, n);
+  e.c.struct_size = (uint32_t)sizeof e.c;
+  if (!e.c.version)
+    e.c.version = "";
+  if (entries_push(&s->staged, &e))
+    return tsl_diag_set(diag, TSL_ENOMEM, "register_component: out of memory");
+  return TSL_OK;
+}
+
+int plg_commit(tsl_plugin_session *s, tsl_diag *diag) {
+  plg_entries *e = &s->reg->entries;
+  if (e->n + s->staged.n > e->cap) {
+    uint32_t cap = e->cap ? e->cap : 16;
+    while (cap < e->n + s->staged.n)
+      cap *= 2;
+    plg_entry *items = realloc(e->items, sizeof *items * cap);
+    if (!items)
+      return tsl_diag_set(diag, TSL_ENOMEM, "registry: out of memory");
+    e->items = items;
+    e->cap = cap;
+  }
+  for (uint32_t i = 0; i < s->staged.n; i++)
+    e->items[e->n++] = s->staged.items[i];
+  plg_entries_free(&s->staged);
+  return TSL_OK;
+}
+
+/* ---- the public API ---------------------------------------------------------- */
+
+int tsl_registry_new(tsl_ctx *ctx, tsl_registry **out, tsl_diag *diag) {
+  *out = NULL;
+  tsl_registry *reg = calloc(1, sizeof *reg);
+  if (!reg)
+    return tsl_diag_set(diag, TSL_ENOMEM, "registry: out of memory");
+  reg->ctx = ctx;
+  int rc = plg_register_builtins(reg, diag);
+  if (rc) {
+    tsl_registry_free(reg);
+    return rc;
+  }
+  *out = reg;
+  return TSL_OK;
+}
+
+void tsl_registry_free(tsl_registry *reg) {
+  if (!reg)
+    return;
+  plg_entries_free(&reg->entries);
+  for (uint32_t i = 0; i < reg->n_options; i++) {
+    free(reg->options[i].key);
+    free(reg->options[i].value);
+  }
+  free(reg->options);
+  plg_free_builtins(reg);
+  /* Last: unload in reverse load order. */
+  for (uint32_t i = reg->n_plugins; i-- > 0;) {
+    plg_plugin *p = &reg->plugins[i];
+    if (p->handle)
+      dlclose(p->handle);
+    free(p->path);
+    free(p->real);
+    if (p->session)
+      plg_entries_free(&p->session->staged);
+    free(p->session);
+  }
+  free(reg->plugins);
+  free(reg);
+}
+
+int tsl_registry_add(tsl_registry *reg, const tsl_component *c,
+                     tsl_diag *diag) {
+  if (!reg)
+    return tsl_diag_set(diag, TSL_EINVALID, "registry_add: NULL registry");
+  tsl_plugin_session s = {.reg = reg, .path = "built-in", .open = 1};
+  int rc = plg_stage(&s, c, TSL_ABI_VERSION, diag);
+  if (!rc)
+    rc = plg_commit(&s, diag);
+  plg_entries_free(&s.staged);
+  return rc;
+}
+
+const tsl_component *tsl_registry_find(const tsl_registry *reg, uint32_t kind,
+                                       const char *name) {
+  if (!reg || !name)
+    return NULL;
+  const plg_entry *e = entries_find(&reg->entries, kind, name);
+  return e ? &e->c : NULL;
+}
+
+int tsl_registry_require(const tsl_registry *reg, uint32_t kind,
+                         const char *name, const tsl_component **out,
+                         tsl_diag *diag) {
+  *out = NULL;
+  const char *kname = tsl_component_kind_name(kind);
+  if (!kname)
+    return tsl_diag_set(diag, TSL_EINVALID, "unknown component kind %u", kind);
+  *out = tsl_registry_find(reg, kind, name);
+  if (*out)
+    return TSL_OK;
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  uint32_t n = 0;
+  for (uint32_t i = 0; reg && i < reg->entries.n; i++)
+    if (reg->entries.items[i].c.kind == kind)
+      tsl_strbuf_printf(&sb, "%s%s", n++ ? ", " : "",
+                        reg->entries.items[i].c.name);
+  if (n)
+    tsl_diag_set(diag, TSL_ENOTFOUND, "no %s named '%s'\nnote: valid %s names: %s",
+                 kname, name ? name : "(null)", kname, sb.data);
+  else
+    tsl_diag_set(diag, TSL_ENOTFOUND,
+                 "no %s named '%s'\nnote: no %s is registered; plugins are "
+                 "searched in the build tree, <libdir>/tessel/plugins and "
+                 "TESSEL_PLUGIN_PATH (see `tessel plugins`)",
+                 kname, name ? name : "(null)", kname);
+  tsl_strbuf_free(&sb);
+  return TSL_ENOTFOUND;
+}
+
+uint32_t tsl_registry_count(const tsl_registry *reg) {
+  return reg ? reg->entries.n : 0;
+}
+
+const tsl_component *tsl_registry_get(const tsl_registry *reg, uint32_t k) {
+  return reg && k < reg->entries.n ? &reg->entries.items[k].c : NULL;
+}
+
+const char *tsl_registry_path(const tsl_registry *reg, uint32_t k) {
+  return reg && k < reg->entries.n ? reg->entries.items[k].path : NULL;
+}
+
+uint32_t tsl_registry_abi(const tsl_registry *reg, uint32_t k) {
+  return reg && k < reg->entries.n ? reg->entries.items[k].abi : 0;
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+const char *plg_option_get(const tsl_registry *reg, const char *key) {
+  for (uint32_t i = 0; reg && key && i < reg->n_options; i++)
+    if (strcmp(reg->options[i].key, key) == 0)
+      return reg->options[i].value;
+  return NULL;
+}
+
+char *plg_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}
+
+int tsl_registry_set_option(tsl_registry *reg, const char *key,
+                            const char *value, tsl_diag *diag) {
+  if (!reg)
+    return tsl_diag_set(diag, TSL_EINVALID, "plugin option: NULL registry");
+  if (!key || !*key || !value)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "plugin option: a non-empty key and a value are "
+                        "required");
+  char *v = plg_strdup(value);
+  if (!v)
+    return tsl_diag_set(diag, TSL_ENOMEM, "plugin option: out of memory");
+  for (uint32_t i = 0; i < reg->n_options; i++)
+    if (strcmp(reg->options[i].key, key) == 0) {
+      free(reg->options[i].value);
+      reg->options[i].value = v;
+      return TSL_OK;
+    }
+  if (reg->n_options == reg->cap_options) {
+    uint32_t cap = reg->cap_options ? reg->cap_options * 2 : 8;
+    plg_option *o = realloc(reg->options, sizeof *o * cap);
+    if (!o) {
+      free(v);
+      return tsl_diag_set(diag, TSL_ENOMEM, "plugin option: out of memory");
+    }
+    reg->options = o;
+    reg->cap_options = cap;
+  }
+  char *k = plg_strdup(key);
+  if (!k) {
+    free(v);
+    return tsl_diag_set(diag, TSL_ENOMEM, "plugin option: out of memory");
+  }
+  reg->options[reg->n_options++] = (plg_option){k, v};
+  return TSL_OK;
+}

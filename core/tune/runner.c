@@ -1,0 +1,270 @@
+/*
+ * The runner (runner.h): one measurement of a packed function or of a
+ * function in a shared library. The parent makes the arguments and the
+ * reference outputs (the interpreter in-process; a compiled reference in
+ * its own forked worker, since it is native code too), then forks the
+ * measuring worker: a first call on pristine inputs whose outputs are
+ * checked, inputs restored, warm-up and timing, the result sent back
+ * through a pipe. Every way the worker can fail becomes a result status.
+ */
+#include "tune_internal.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void tsl_run_opts_default(tsl_run_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->struct_size = sizeof *o;
+  o->warmup = 1;
+  o->number = 3;
+  o->repeat = 3;
+  o->min_repeat_ms = 0;
+  o->flush_cache = 0;
+  o->timeout_s = 10;
+  o->seed = 1;
+}
+
+const char *tsl_run_status_name(int32_t s) {
+  static const char *const names[] = {"ok",      "mismatch",    "error",      "crash",
+                                      "timeout", "build error", "setup error"};
+  return s >= 0 && s <= TSL_RUN_SETUP_ERROR ? names[s] : "unknown";
+}
+
+const char *tsl_check_name(int32_t c) {
+  switch (c) {
+  case TSL_CHECK_SKIPPED:
+    return "skipped";
+  case TSL_CHECK_OK:
+    return "ok";
+  case TSL_CHECK_MISMATCH:
+    return "mismatch";
+  }
+  return "unknown";
+}
+
+/* Defaults, overwritten by the fields the caller's struct has. */
+static void opts_from(const tsl_run_opts *in, tsl_run_opts *o) {
+  tsl_run_opts_default(o);
+  if (!in)
+    return;
+  size_t n = in->struct_size && in->struct_size < sizeof *o ? in->struct_size : sizeof *o;
+  memcpy(o, in, n);
+  o->struct_size = sizeof *o;
+}
+
+typedef struct measure_job {
+  const tsl_lowered_func *lf;
+  tune_args *args;
+  tsl_packed_fn fn;
+  const char *so_path, *symbol;
+  int have_ref;
+  const tsl_run_opts *opts;
+} measure_job;
+
+static tsl_packed_fn open_library(const char *path, const char *symbol, char *err,
+                                  size_t cap) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(err, cap, "cannot load %s: %s", path, e ? e : "unknown reason");
+    return NULL;
+  }
+  dlerror();
+  void *sym = dlsym(h, symbol);
+  if (!sym) {
+    snprintf(err, cap, "%s has no symbol '%s'", path, symbol);
+    return NULL;
+  }
+  tsl_packed_fn fn;
+  memcpy(&fn, &sym, sizeof fn);
+  return fn;
+}
+
+static void measure_body(void *user_data, void *out) {
+  measure_job *j = user_data;
+  tsl_run_result *r = out;
+  tsl_packed_fn fn = j->fn;
+  if (!fn) {
+    fn = open_library(j->so_path, j->symbol, r->error, sizeof r->error);
+    if (!fn) {
+      r->status = TSL_RUN_BUILD_ERROR;
+      return;
+    }
+  }
+  /* The checked call runs on pristine inputs (work == pristine at fork). */
+  int32_t rc = fn(j->args->slots);
+  if (rc) {
+    r->status = TSL_RUN_ERROR;
+    snprintf(r->error, sizeof r->error, "the function returned %d", (int)rc);
+    return;
+  }
+  if (j->have_ref)
+    tune_compare(j->args, j->lf->source, r);
+  else
+    r->check = TSL_CHECK_SKIPPED;
+  /* Fresh inputs for the timing, in case the function writes in place. */
+  tune_args_reset_work(j->args);
+  tune_flush fl = {NULL, 0}, *flp = NULL;
+  if (j->opts->flush_cache) {
+    fl.size = tune_flush_size();
+    fl.buf = calloc(fl.size, 1);
+    flp = fl.buf ? &fl : NULL;
+  }
+  rc = tune_time_calls(fn, j->args->slots, j->opts, flp, r);
+  free(fl.buf);
+  if (rc) {
+    r->status = TSL_RUN_ERROR;
+    snprintf(r->error, sizeof r->error, "the function returned %d in a timed call", (int)rc);
+    return;
+  }
+  r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
+}
+
+typedef struct ref_job {
+  tsl_packed_fn fn;
+  tune_args *args;
+} ref_job;
+
+static void ref_body(void *user_data, void *out) {
+  ref_job *j = user_data;
+  *(int32_t *)out = j->fn(j->args->ref_slots);
+}
+
+/* dst = a + b, truncated to cap (no format: the parts may be long). */
+static void join_text(char *dst, size_t cap, const char *a, const char *b) {
+  size_t n = 0;
+  for (const char *s = a; *s && n + 1 < cap; s++)
+    dst[n++] = *s;
+  for (const char *s = b; *s && n + 1 < cap; s++)
+    dst[n++] = *s;
+  dst[n] = '\0';
+}
+
+static int setup_fail(tsl_run_result *r, tsl_diag *diag, int status, const char *what,
+                      const char *why) {
+  r->status = TSL_RUN_SETUP_ERROR;
+  join_text(r->error, sizeof r->error, what, why);
+  return tsl_diag_set(diag, status, "%s%s", what, why);
+}
+
+/* Reference outputs into a->ref. */
+static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
+                          tune_args *a, const tsl_run_opts *o, tsl_run_result *r,
+                          tsl_diag *diag) {
+  if (ref->interp_func) {
+    const tsl_func *g = ref->interp_func;
+    if (g->n_params != lf->source->n_params) {
+      char why[160];
+      snprintf(why, sizeof why, "it has %u parameters, the measured function %u",
+               g->n_params, lf->source->n_params);
+      return setup_fail(r, diag, TSL_EINVALID, "reference function: ", why);
+    }
+    tsl_arg *view = tune_args_ref_view(a);
+    if (!view)
+      return setup_fail(r, diag, TSL_ENOMEM, "reference: ", "out of memory");
+    tsl_diag sub = {0};
+    int rc = tsl_interp_run(g, view, g->n_params, &sub);
+    free(view);
+    if (rc)
+      return setup_fail(r, diag, rc, "reference (interpreter): ", sub.text);
+    return TSL_OK;
+  }
+  ref_job j = {ref->compiled_fn, a};
+  int32_t rc = 0;
+  tune_outcome oc;
+  tune_worker_run(o->timeout_s, ref_body, &j, &rc, sizeof rc, &oc);
+  if (oc.kind != TUNE_WORKER_DONE)
+    return setup_fail(r, diag, TSL_ERUNTIME, "reference (compiled): ", oc.message);
+  if (rc) {
+    char why[64];
+    snprintf(why, sizeof why, "it returned %d", (int)rc);
+    return setup_fail(r, diag, TSL_ERUNTIME, "reference (compiled): ", why);
+  }
+  return TSL_OK;
+}
+
+static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *so_path,
+                      const char *symbol, const tsl_reference *ref,
+                      const tsl_run_opts *opts_in, tsl_run_result *r, tsl_diag *diag) {
+  if (!r)
+    return tsl_diag_set(diag, TSL_EINVALID, "tsl_run: NULL result");
+  memset(r, 0, sizeof *r);
+  r->struct_size = sizeof *r;
+  r->status = TSL_RUN_SETUP_ERROR;
+  if (!lf || !lf->source)
+    return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "NULL lowered function or source");
+  if (!fn && (!so_path || !symbol))
+    return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "no function to run");
+  if (so_path && access(so_path, R_OK) != 0) {
+    char why[600];
+    snprintf(why, sizeof why, "%s: %s", so_path, strerror(errno));
+    return setup_fail(r, diag, TSL_EIO, "cannot read the library ", why);
+  }
+  tsl_run_opts o;
+  opts_from(opts_in, &o);
+  tune_args a;
+  tsl_diag sub = {0};
+  int rc = tune_args_make(lf, &o, &a, &sub);
+  if (rc)
+    return setup_fail(r, diag, rc, "arguments: ", sub.text);
+  int have_ref = ref && (ref->interp_func || ref->compiled_fn);
+  if (have_ref && (rc = make_reference(lf, ref, &a, &o, r, diag))) {
+    tune_args_free(&a);
+    return rc;
+  }
+  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o};
+  tsl_run_result out = *r;
+  out.status = TSL_RUN_CRASH; /* overwritten by a worker that finishes */
+  tune_outcome oc;
+  tune_worker_run(o.timeout_s, measure_body, &j, &out, sizeof out, &oc);
+  tune_args_free(&a);
+  switch (oc.kind) {
+  case TUNE_WORKER_DONE:
+    *r = out;
+    r->struct_size = sizeof *r;
+    return TSL_OK;
+  case TUNE_WORKER_TIMEOUT:
+    r->status = TSL_RUN_TIMEOUT;
+    break;
+  case TUNE_WORKER_NOFORK:
+    return setup_fail(r, diag, TSL_ERUNTIME, "", oc.message);
+  default:
+    r->status = TSL_RUN_CRASH;
+    break;
+  }
+  join_text(r->error, sizeof r->error, oc.message, "");
+  return TSL_OK;
+}
+
+int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn, const tsl_reference *ref,
+                   const tsl_run_opts *opts, tsl_run_result *result, tsl_diag *diag) {
+  if (!fn) {
+    if (result) {
+      memset(result, 0, sizeof *result);
+      result->struct_size = sizeof *result;
+      result->status = TSL_RUN_SETUP_ERROR;
+      snprintf(result->error, sizeof result->error, "tsl_run_packed: NULL function");
+    }
+    return tsl_diag_set(diag, TSL_EINVALID, "tsl_run_packed: NULL function");
+  }
+  return run_common(lf, fn, NULL, NULL, ref, opts, result, diag);
+}
+
+int tsl_run_library(const tsl_lowered_func *lf, const char *so_path, const char *symbol,
+                    const tsl_reference *ref, const tsl_run_opts *opts,
+                    tsl_run_result *result, tsl_diag *diag) {
+  if (!so_path || !symbol) {
+    if (result) {
+      memset(result, 0, sizeof *result);
+      result->struct_size = sizeof *result;
+      result->status = TSL_RUN_SETUP_ERROR;
+      snprintf(result->error, sizeof result->error, "tsl_run_library: NULL path or symbol");
+    }
+    return tsl_diag_set(diag, TSL_EINVALID, "tsl_run_library: NULL path or symbol");
+  }
+  return run_common(lf, NULL, so_path, symbol, ref, opts, result, diag);
+}

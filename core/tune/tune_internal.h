@@ -1,0 +1,103 @@
+/*
+ * core/tune internal declarations: the measurement's argument sets, the
+ * forked worker, the timing loop and the output comparison. Only files of
+ * core/tune include this header.
+ */
+#ifndef TESSEL_TUNE_INTERNAL_H
+#define TESSEL_TUNE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessel/runner.h"
+
+/* ---- arguments (args.c) ---------------------------------------------------
+ * Three copies of every buffer parameter: `pristine` (the seeded random
+ * inputs, never passed to code), `work` (what the measured function gets)
+ * and `ref` (what the reference gets; shared memory, so that a reference run
+ * in a forked worker writes where the parent reads). Scalars and size
+ * variables are stored once and pointed to from both slot arrays. */
+typedef struct tune_args {
+  uint32_t n_params;
+  uint32_t n_size_vars;
+  tsl_arg *meta;      /* n_params: dtype/shape of buffers (data NULL) and
+                         scalar values, as tsl_func_make_args made them */
+  size_t *bytes;      /* n_params: bytes of each buffer (0: scalar) */
+  void **pristine;    /* n_params: 64-byte aligned (NULL: scalar) */
+  void **work;        /* n_params: 64-byte aligned */
+  void **ref;         /* n_params: MAP_SHARED pages */
+  int64_t *ints;      /* n_params + n_size_vars */
+  double *floats;     /* n_params */
+  void **slots;       /* packed arguments over `work` */
+  void **ref_slots;   /* packed arguments over `ref` */
+  uint8_t *is_output; /* n_params */
+} tune_args;
+
+/* Make the arguments of `lf` from the binds and seed of `opts`. */
+int tune_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
+                   tune_args *a, tsl_diag *diag);
+void tune_args_free(tune_args *a);
+/* Copy pristine into work (every buffer) / into ref. */
+void tune_args_reset_work(tune_args *a);
+void tune_args_reset_ref(tune_args *a);
+/* tsl_arg views over the ref buffers, for the interpreter (n_params
+ * entries, caller frees the array with free()). */
+tsl_arg *tune_args_ref_view(const tune_args *a);
+
+/* ---- forked worker (worker.c) ---------------------------------------------
+ * Runs `body(user_data, out)` in a child process; the child sends `out`
+ * (out_size bytes, at most a few KiB) back through a pipe and exits. */
+typedef void (*tune_worker_body)(void *user_data, void *out);
+
+enum {
+  TUNE_WORKER_DONE = 0,     /* the child sent its result and exited 0 */
+  TUNE_WORKER_SIGNAL = 1,   /* killed by a signal (sig) */
+  TUNE_WORKER_EXIT = 2,     /* exited (exit_code) without a full result */
+  TUNE_WORKER_TIMEOUT = 3,  /* still running after timeout_s: killed */
+  TUNE_WORKER_NOFORK = 4    /* fork or pipe failed (message) */
+};
+
+typedef struct tune_outcome {
+  int kind;      /* TUNE_WORKER_* */
+  int sig;
+  int exit_code;
+  double wall_s; /* from fork to reaping */
+  char message[256];
+} tune_outcome;
+
+/* Never leaves a zombie: the child is always reaped. timeout_s <= 0 waits
+ * forever. */
+void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
+                     void *out, size_t out_size, tune_outcome *outcome);
+/* "worker died: Segmentation fault", "timed out after 2 s", ... */
+void tune_outcome_text(const tune_outcome *o, char *buf, size_t cap);
+
+/* ---- timing (timing.c) ----------------------------------------------------- */
+
+typedef struct tune_flush {
+  unsigned char *buf;
+  size_t size;
+} tune_flush;
+
+/* Bytes to write for a cache flush: 1.5x the last-level cache (sysfs, then
+ * sysconf), clamped to [8 MiB, 256 MiB]; 48 MiB when unknown. */
+size_t tune_flush_size(void);
+/* Time `fn(slots)` per `opts` into `r` (times_s, n_times, number,
+ * median_s). Returns the first nonzero return code of a call (timing stops
+ * there), else 0. `flush` NULL: no flushing. */
+int32_t tune_time_calls(tsl_packed_fn fn, void *const *slots,
+                        const tsl_run_opts *opts, tune_flush *flush,
+                        tsl_run_result *r);
+double tune_now(void);
+double tune_median(const double *v, int32_t n);
+
+/* ---- comparison (compare.c) ------------------------------------------------ */
+
+/* Tolerance of tsl_interp_check_equivalent for a dtype: 0 for integers. */
+double tune_tolerance(tsl_dtype t);
+/* Compare a->work outputs with a->ref outputs: fills r->check,
+ * r->max_abs_err, r->n_mismatched and, on a mismatch, r->error with the
+ * first differing element. `names` are the parameters' buffer names. */
+void tune_compare(const tune_args *a, const tsl_func *src, tsl_run_result *r);
+
+#endif /* TESSEL_TUNE_INTERNAL_H */

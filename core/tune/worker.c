@@ -1,0 +1,141 @@
+/*
+ * The forked worker: run a body in a child process, get its fixed-size
+ * result back through a pipe, and turn every way the child can end (result
+ * sent, signal, exit without a result, timeout) into an outcome. The parent
+ * polls the pipe against a deadline on CLOCK_MONOTONIC, kills the child
+ * with SIGKILL when it passes, and always reaps it (no zombies). EINTR is
+ * retried everywhere.
+ */
+#include "tune_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void child_main(int fd, tune_worker_body body, void *user_data, void *out,
+                       size_t out_size) {
+  /* A crashing candidate must not write core files. */
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(SIGPIPE, SIG_DFL);
+  body(user_data, out);
+  const unsigned char *p = out;
+  size_t done = 0;
+  while (done < out_size) {
+    ssize_t w = write(fd, p + done, out_size - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      _exit(3);
+    done += (size_t)w;
+  }
+  close(fd);
+  /* _exit: no atexit handlers or stdio flushes of the parent's state. */
+  _exit(0);
+}
+
+static int reap(pid_t pid, int *status) {
+  for (;;) {
+    pid_t r = waitpid(pid, status, 0);
+    if (r == pid)
+      return 0;
+    if (r < 0 && errno != EINTR)
+      return -1;
+  }
+}
+
+void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
+                     void *out, size_t out_size, tune_outcome *o) {
+  memset(o, 0, sizeof *o);
+  int fds[2];
+  if (pipe(fds) != 0) {
+    o->kind = TUNE_WORKER_NOFORK;
+    snprintf(o->message, sizeof o->message, "cannot create a pipe: %s", strerror(errno));
+    return;
+  }
+  double t0 = tune_now();
+  fflush(NULL); /* nothing buffered is written twice */
+  pid_t pid = fork();
+  if (pid < 0) {
+    o->kind = TUNE_WORKER_NOFORK;
+    snprintf(o->message, sizeof o->message, "cannot fork a worker: %s", strerror(errno));
+    close(fds[0]);
+    close(fds[1]);
+    return;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child_main(fds[1], body, user_data, out, out_size);
+  }
+  close(fds[1]);
+  unsigned char *p = out;
+  size_t got = 0;
+  int timed_out = 0, eof = 0;
+  double deadline = timeout_s > 0 ? t0 + timeout_s : 0;
+  while (!eof) {
+    int wait_ms = -1;
+    if (deadline > 0) {
+      double left = deadline - tune_now();
+      if (left <= 0) {
+        timed_out = 1;
+        break;
+      }
+      wait_ms = (int)(left * 1e3) + 1;
+    }
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    int pr = poll(&pfd, 1, wait_ms);
+    if (pr < 0) {
+      if (errno == EINTR)
+        continue;
+      break; /* unexpected: treat as the end of the result */
+    }
+    if (pr == 0)
+      continue; /* the deadline check above decides */
+    unsigned char scratch[256];
+    unsigned char *dst = got < out_size ? p + got : scratch;
+    size_t cap = got < out_size ? out_size - got : sizeof scratch;
+    ssize_t r = read(fds[0], dst, cap);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      eof = 1;
+    else if (got < out_size)
+      got += (size_t)r;
+  }
+  close(fds[0]);
+  if (timed_out)
+    kill(pid, SIGKILL);
+  int status = 0;
+  if (reap(pid, &status) != 0) {
+    o->kind = TUNE_WORKER_NOFORK;
+    snprintf(o->message, sizeof o->message, "cannot wait for the worker: %s", strerror(errno));
+    return;
+  }
+  o->wall_s = tune_now() - t0;
+  if (timed_out) {
+    o->kind = TUNE_WORKER_TIMEOUT;
+    snprintf(o->message, sizeof o->message, "timed out after %g s", timeout_s);
+  } else if (WIFSIGNALED(status)) {
+    o->kind = TUNE_WORKER_SIGNAL;
+    o->sig = WTERMSIG(status);
+    snprintf(o->message, sizeof o->message, "worker died: %s", strsignal(o->sig));
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got < out_size) {
+    o->kind = TUNE_WORKER_EXIT;
+    o->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    snprintf(o->message, sizeof o->message,
+             "worker exited with status %d before sending its result "
+             "(the code called exit, or a sanitizer stopped it)",
+             o->exit_code);
+  } else {
+    o->kind = TUNE_WORKER_DONE;
+  }
+}
+
+void tune_outcome_text(const tune_outcome *o, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s", o->message[0] ? o->message : "ok");
+}

@@ -1,0 +1,209 @@
+/*
+ * targets/llvm/codegen_parallel.c — PARALLEL loops on libgomp.
+ *
+ * A parallel loop becomes three pieces:
+ *   parent:  stores every name in scope (values and buffer pointers) and
+ *            the loop range into a closure on its stack, then calls
+ *            GOMP_parallel(<sym>_parN, &closure, threads, 0) and returns 1
+ *            if a worker reported a failure;
+ *   <sym>_parN(ptr closure): runs on each thread of the team; reads its
+ *            static chunk of the range from omp_get_thread_num() /
+ *            omp_get_num_threads() and calls
+ *   <sym>_parN_body(lo, hi, err, captures...): the loop over [lo, hi),
+ *            buffer pointers passed as `noalias` parameters so that the
+ *            alias facts of the parent survive outlining (and inlining).
+ * Parallel loops nested inside run serially; threads = 1 never gets here.
+ */
+#include "llvm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct par_saved {
+  LLVMValueRef fn, err_flag;
+  LLVMBasicBlockRef entry, fail_bb, at;
+  int32_t in_parallel;
+  uint32_t n_binds;
+  const char *sym;
+} par_saved;
+
+static void save(tll_cg *cg, par_saved *s) {
+  s->fn = cg->fn;
+  s->err_flag = cg->err_flag;
+  s->entry = cg->entry;
+  s->fail_bb = cg->fail_bb;
+  s->at = LLVMGetInsertBlock(cg->b);
+  s->in_parallel = cg->in_parallel;
+  s->n_binds = cg->n_binds;
+  s->sym = cg->sym;
+}
+
+static void restore(tll_cg *cg, const par_saved *s) {
+  cg->fn = s->fn;
+  cg->err_flag = s->err_flag;
+  cg->entry = s->entry;
+  cg->fail_bb = s->fail_bb;
+  cg->in_parallel = s->in_parallel;
+  cg->n_binds = s->n_binds;
+  cg->sym = s->sym;
+  LLVMPositionBuilderAtEnd(cg->b, s->at);
+}
+
+static void add_attr(tll_cg *cg, LLVMValueRef fn, unsigned idx,
+                     const char *name) {
+  unsigned k = LLVMGetEnumAttributeKindForName(name, strlen(name));
+  LLVMAddAttributeAtIndex(fn, idx, LLVMCreateEnumAttribute(cg->ctx, k, 0));
+}
+
+static int body_stmt(tll_cg *cg, const void *ctx) {
+  return tll_stmt(cg, (const tsl_stmt *)ctx);
+}
+
+/* <sym>_parN_body(lo, hi, err, captures...) */
+static LLVMValueRef emit_body(tll_cg *cg, const tsl_stmt *s, const char *name,
+                              LLVMTypeRef ivt, uint32_t n_cap,
+                              const tll_bind *cap) {
+  LLVMTypeRef *pt = malloc((3 + n_cap) * sizeof *pt);
+  if (!pt) {
+    tll_fail(cg, TSL_ENOMEM, "out of memory");
+    return NULL;
+  }
+  pt[0] = pt[1] = ivt;
+  pt[2] = cg->t_ptr;
+  for (uint32_t i = 0; i < n_cap; i++)
+    pt[3 + i] = LLVMTypeOf(cap[i].value);
+  LLVMTypeRef ft = LLVMFunctionType(cg->t_void, pt, 3 + n_cap, 0);
+  free(pt);
+  LLVMValueRef fn = LLVMAddFunction(cg->mod, name, ft);
+  LLVMSetLinkage(fn, LLVMInternalLinkage);
+  tll_fn_attrs(cg, fn);
+  for (uint32_t i = 0; i < n_cap; i++)
+    if (cap[i].is_buffer)
+      add_attr(cg, fn, 4 + i, "noalias");
+  cg->fn = fn;
+  cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry");
+  cg->fail_bb = NULL;
+  cg->err_flag = LLVMGetParam(fn, 2);
+  cg->in_parallel = 1;
+  LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+  for (uint32_t i = 0; i < n_cap; i++)
+    tll_bind_push(cg, cap[i].key, LLVMGetParam(fn, 3 + i), cap[i].is_buffer);
+  if (tll_emit_loop(cg, s->u.loop.loop_var, LLVMGetParam(fn, 0),
+                    LLVMGetParam(fn, 1), NULL, body_stmt, s->u.loop.body))
+    return NULL;
+  LLVMBuildRetVoid(cg->b);
+  return fn;
+}
+
+int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
+  const tsl_var *v = s->u.loop.loop_var;
+  LLVMValueRef lo = tll_expr_as(cg, s->u.loop.min, v->dtype);
+  LLVMValueRef ext = lo ? tll_expr_as(cg, s->u.loop.extent, v->dtype) : NULL;
+  if (!ext)
+    return cg->status;
+  LLVMTypeRef ivt = LLVMTypeOf(lo);
+  int64_t cext;
+  int32_t threads = cg->opts->threads;
+  if (tsl_expr_is_const_int(s->u.loop.extent, &cext) && cext < threads)
+    threads = cext < 1 ? 1 : (int32_t)cext;
+
+  /* captures: every name in scope, in order */
+  uint32_t n_cap = cg->n_binds;
+  tll_bind *cap = malloc((n_cap ? n_cap : 1) * sizeof *cap);
+  LLVMTypeRef *ft = malloc((3 + n_cap) * sizeof *ft);
+  if (!cap || !ft) {
+    free(cap);
+    free(ft);
+    return tll_fail(cg, TSL_ENOMEM, "out of memory");
+  }
+  for (uint32_t i = 0; i < n_cap; i++)
+    cap[i] = cg->binds[i];
+  ft[0] = ft[1] = ivt;
+  ft[2] = cg->t_ptr;
+  for (uint32_t i = 0; i < n_cap; i++)
+    ft[3 + i] = LLVMTypeOf(cap[i].value);
+  LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, ft, 3 + n_cap, 0);
+  free(ft);
+
+  char name[512];
+  unsigned id = cg->n_workers++;
+  snprintf(name, sizeof name, "%s_par%u", cg->sym, id);
+
+  /* parent side */
+  LLVMValueRef clo = tll_entry_alloca(cg, st, 16, "closure");
+  LLVMValueRef err = tll_entry_alloca(cg, cg->t_i32, 4, "par.err");
+  LLVMBuildStore(cg->b, LLVMConstInt(cg->t_i32, 0, 0), err);
+  LLVMValueRef fields[3] = {lo, ext, err};
+  for (uint32_t i = 0; i < 3 + n_cap; i++) {
+    LLVMValueRef p = LLVMBuildStructGEP2(cg->b, st, clo, i, "");
+    LLVMBuildStore(cg->b, i < 3 ? fields[i] : cap[i - 3].value, p);
+  }
+  LLVMTypeRef wt = LLVMFunctionType(cg->t_void, &cg->t_ptr, 1, 0);
+  LLVMValueRef worker = LLVMAddFunction(cg->mod, name, wt);
+  LLVMSetLinkage(worker, LLVMInternalLinkage);
+  tll_fn_attrs(cg, worker);
+  LLVMValueRef gargs[4] = {worker, clo, LLVMConstInt(cg->t_i32, (unsigned)threads, 0),
+                           LLVMConstInt(cg->t_i32, 0, 0)};
+  if (!tll_call_extern(cg, "GOMP_parallel", cg->t_void, gargs, 4)) {
+    free(cap);
+    return cg->status;
+  }
+  LLVMValueRef failed = LLVMBuildICmp(
+      cg->b, LLVMIntNE, LLVMBuildLoad2(cg->b, cg->t_i32, err, ""),
+      LLVMConstInt(cg->t_i32, 0, 0), "");
+  LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "par.done");
+  LLVMBuildCondBr(cg->b, failed, tll_fail_block(cg), cont);
+  LLVMPositionBuilderAtEnd(cg->b, cont);
+
+  par_saved saved;
+  save(cg, &saved);
+  char bname[530];
+  snprintf(bname, sizeof bname, "%s_body", name);
+  LLVMValueRef body = emit_body(cg, s, bname, ivt, n_cap, cap);
+  restore(cg, &saved);
+  if (!body) {
+    free(cap);
+    return cg->status;
+  }
+
+  /* worker: load the closure, take this thread's chunk, call the body */
+  save(cg, &saved);
+  cg->fn = worker;
+  cg->entry = LLVMAppendBasicBlockInContext(cg->ctx, worker, "entry");
+  LLVMPositionBuilderAtEnd(cg->b, cg->entry);
+  LLVMValueRef data = LLVMGetParam(worker, 0);
+  uint32_t n_args = 3 + n_cap;
+  LLVMValueRef *args = malloc(n_args * sizeof *args);
+  if (!args) {
+    free(cap);
+    restore(cg, &saved);
+    return tll_fail(cg, TSL_ENOMEM, "out of memory");
+  }
+  for (uint32_t i = 0; i < n_args; i++) {
+    LLVMValueRef p = LLVMBuildStructGEP2(cg->b, st, data, i, "");
+    LLVMTypeRef t = i < 2 ? ivt : i == 2 ? cg->t_ptr : LLVMTypeOf(cap[i - 3].value);
+    args[i] = LLVMBuildLoad2(cg->b, t, p, "");
+  }
+  int uns = v->dtype.code == TSL_DT_UINT;
+  LLVMValueRef tid = tll_call_extern(cg, "omp_get_thread_num", cg->t_i32, NULL, 0);
+  LLVMValueRef nt = tll_call_extern(cg, "omp_get_num_threads", cg->t_i32, NULL, 0);
+  tid = LLVMBuildIntCast2(cg->b, tid, ivt, 0, "");
+  nt = LLVMBuildIntCast2(cg->b, nt, ivt, 0, "");
+  LLVMValueRef one = LLVMConstInt(ivt, 1, 0);
+  LLVMValueRef chunk = LLVMBuildAdd(cg->b, args[1], LLVMBuildSub(cg->b, nt, one, ""), "");
+  chunk = uns ? LLVMBuildUDiv(cg->b, chunk, nt, "") : LLVMBuildSDiv(cg->b, chunk, nt, "");
+  LLVMValueRef begin = LLVMBuildAdd(cg->b, args[0], LLVMBuildMul(cg->b, tid, chunk, ""), "");
+  LLVMValueRef stop = LLVMBuildAdd(cg->b, args[0], args[1], "");
+  LLVMValueRef end = LLVMBuildAdd(cg->b, begin, chunk, "");
+  LLVMValueRef less = LLVMBuildICmp(cg->b, uns ? LLVMIntULT : LLVMIntSLT, end, stop, "");
+  end = LLVMBuildSelect(cg->b, less, end, stop, "");
+  args[0] = begin;
+  args[1] = end;
+  LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(body), body, args, n_args, "");
+  LLVMBuildRetVoid(cg->b);
+  free(args);
+  free(cap);
+  restore(cg, &saved);
+  return cg->status;
+}

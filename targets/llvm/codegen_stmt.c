@@ -1,0 +1,213 @@
+/*
+ * targets/llvm/codegen_stmt.c — statements: loops of every kind (serial,
+ * unrolled with llvm.loop.unroll.full, vectorized loops left by lowering
+ * with llvm.loop.vectorize.enable, parallel through codegen_parallel.c,
+ * thread bindings run serially), IF, LET, SEQ, EVALUATE, STORE, ALLOCATE.
+ *
+ * ALLOCATE: a constant size up to TLL_STACK_MAX bytes is an alloca in the
+ * function's entry block (64-byte aligned, reused by every iteration of
+ * enclosing loops); anything else is aligned_alloc(64, ..) / free around
+ * the body, and a failed allocation makes the call return 1. Allocations
+ * are not zero-filled (as in TVM).
+ */
+#include "llvm_internal.h"
+
+#include <llvm-c/DebugInfo.h>
+#include <string.h>
+
+#define TLL_STACK_MAX 65536
+
+/* A distinct loop ID !{self, !{"name"}, ...}; `flag` adds i1 true to each
+ * property. */
+static LLVMMetadataRef loop_md(tll_cg *cg, const char *prop, int flag) {
+  LLVMMetadataRef tmp = LLVMTemporaryMDNode(cg->ctx, NULL, 0);
+  LLVMMetadataRef pops[2];
+  pops[0] = LLVMMDStringInContext2(cg->ctx, prop, strlen(prop));
+  pops[1] = LLVMValueAsMetadata(LLVMConstInt(cg->t_i1, 1, 0));
+  LLVMMetadataRef ops[2];
+  ops[0] = tmp;
+  ops[1] = LLVMMDNodeInContext2(cg->ctx, pops, flag ? 2 : 1);
+  LLVMMetadataRef node = LLVMMDNodeInContext2(cg->ctx, ops, 2);
+  LLVMMetadataReplaceAllUsesWith(tmp, node);
+  return node;
+}
+
+int tll_emit_loop(tll_cg *cg, const tsl_var *var, LLVMValueRef lo,
+                  LLVMValueRef hi, LLVMMetadataRef md, tll_body_fn body,
+                  const void *ctx) {
+  LLVMBuilderRef b = cg->b;
+  LLVMTypeRef ty = LLVMTypeOf(lo);
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "loop");
+  LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "body");
+  LLVMBasicBlockRef latch = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "latch");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "exit");
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef i = LLVMBuildPhi(b, ty, var->name ? var->name : "i");
+  int uns = var->dtype.code == TSL_DT_UINT;
+  LLVMValueRef c = LLVMBuildICmp(b, uns ? LLVMIntULT : LLVMIntSLT, i, hi, "");
+  LLVMBuildCondBr(b, c, bb, exit);
+  LLVMPositionBuilderAtEnd(b, bb);
+  uint32_t mark = cg->n_binds;
+  tll_bind_push(cg, var, i, 0);
+  int st = cg->status ? cg->status : body(cg, ctx);
+  cg->n_binds = mark;
+  if (st)
+    return st;
+  LLVMBuildBr(b, latch);
+  LLVMPositionBuilderAtEnd(b, latch);
+  LLVMValueRef one = LLVMConstInt(ty, 1, 0);
+  LLVMValueRef next = uns ? LLVMBuildNUWAdd(b, i, one, "")
+                          : LLVMBuildNSWAdd(b, i, one, "");
+  LLVMValueRef br = LLVMBuildBr(b, head);
+  if (md)
+    LLVMSetMetadata(br, cg->md_loop, LLVMMetadataAsValue(cg->ctx, md));
+  LLVMValueRef vals[2] = {lo, next};
+  LLVMBasicBlockRef bbs[2] = {pre, latch};
+  LLVMAddIncoming(i, vals, bbs, 2);
+  LLVMPositionBuilderAtEnd(b, exit);
+  return TSL_OK;
+}
+
+static int body_stmt(tll_cg *cg, const void *ctx) {
+  return tll_stmt(cg, (const tsl_stmt *)ctx);
+}
+
+static int for_loop(tll_cg *cg, const tsl_stmt *s) {
+  const tsl_var *v = s->u.loop.loop_var;
+  uint32_t kind = s->u.loop.for_kind;
+  if (!tsl_dtype_is_int(v->dtype) || v->dtype.lanes != 1)
+    return tll_fail(cg, TSL_EINVALID, "loop variable '%s' is not a scalar "
+                                      "integer",
+                    v->name);
+  if (kind == TSL_FOR_PARALLEL && cg->opts->threads > 1 && !cg->in_parallel)
+    return tll_parallel_for(cg, s);
+  LLVMValueRef lo = tll_expr_as(cg, s->u.loop.min, v->dtype);
+  LLVMValueRef ext = lo ? tll_expr_as(cg, s->u.loop.extent, v->dtype) : NULL;
+  if (!ext)
+    return cg->status;
+  LLVMValueRef hi = LLVMBuildAdd(cg->b, lo, ext, "");
+  LLVMMetadataRef md = NULL;
+  if (kind == TSL_FOR_UNROLLED)
+    md = loop_md(cg, "llvm.loop.unroll.full", 0);
+  else if (kind == TSL_FOR_VECTORIZED)
+    md = loop_md(cg, "llvm.loop.vectorize.enable", 1);
+  return tll_emit_loop(cg, v, lo, hi, md, body_stmt, s->u.loop.body);
+}
+
+static int if_stmt(tll_cg *cg, const tsl_stmt *s) {
+  LLVMValueRef c = tll_cond(cg, s->u.branch.cond, 1);
+  if (!c)
+    return cg->status;
+  LLVMBasicBlockRef tb = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "then");
+  LLVMBasicBlockRef eb = s->u.branch.else_case
+                             ? LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "else")
+                             : NULL;
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "endif");
+  LLVMBuildCondBr(cg->b, c, tb, eb ? eb : done);
+  LLVMPositionBuilderAtEnd(cg->b, tb);
+  if (tll_stmt(cg, s->u.branch.then_case))
+    return cg->status;
+  LLVMBuildBr(cg->b, done);
+  if (eb) {
+    LLVMPositionBuilderAtEnd(cg->b, eb);
+    if (tll_stmt(cg, s->u.branch.else_case))
+      return cg->status;
+    LLVMBuildBr(cg->b, done);
+  }
+  LLVMPositionBuilderAtEnd(cg->b, done);
+  return TSL_OK;
+}
+
+static int allocate(tll_cg *cg, const tsl_stmt *s) {
+  const tsl_buffer *buf = s->u.alloc.buffer;
+  tsl_dtype st = tsl_dtype_scalar(buf->dtype);
+  LLVMTypeRef elem = tll_storage_type(cg, st);
+  if (!elem) {
+    char dn[32];
+    return tll_fail(cg, TSL_EUNSUPPORTED, "allocation '%s' has dtype %s",
+                    buf->name, tsl_dtype_str(buf->dtype, dn));
+  }
+  uint64_t esize = tsl_dtype_bytes(st);
+  int64_t n = tsl_buffer_const_size(buf);
+  LLVMValueRef p, heap = NULL;
+  if (n >= 0 && (uint64_t)n * esize <= TLL_STACK_MAX) {
+    p = tll_entry_alloca(cg, LLVMArrayType2(elem, (uint64_t)(n ? n : 1)), 64,
+                         buf->name);
+  } else {
+    LLVMValueRef cnt = LLVMConstInt(cg->t_i64, 1, 0);
+    for (uint32_t d = 0; d < buf->ndim; d++) {
+      LLVMValueRef x = tll_expr_as(cg, buf->shape[d], TSL_INT64);
+      if (!x)
+        return cg->status;
+      cnt = LLVMBuildMul(cg->b, cnt, x, "");
+    }
+    LLVMValueRef bytes = LLVMBuildMul(cg->b, cnt, LLVMConstInt(cg->t_i64, esize, 0), "");
+    bytes = LLVMBuildAnd(cg->b,
+                         LLVMBuildAdd(cg->b, bytes, LLVMConstInt(cg->t_i64, 127, 0), ""),
+                         LLVMConstInt(cg->t_i64, ~(uint64_t)63, 0), "");
+    LLVMValueRef args[2] = {LLVMConstInt(cg->t_i64, 64, 0), bytes};
+    heap = tll_call_extern(cg, "aligned_alloc", cg->t_ptr, args, 2);
+    if (!heap)
+      return cg->status;
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(cg->ctx, cg->fn, "alloc.ok");
+    LLVMBuildCondBr(cg->b, LLVMBuildIsNull(cg->b, heap, ""), tll_fail_block(cg), ok);
+    LLVMPositionBuilderAtEnd(cg->b, ok);
+    p = heap;
+  }
+  uint32_t mark = cg->n_binds;
+  tll_bind_push(cg, buf, p, 1);
+  int rc = tll_stmt(cg, s->u.alloc.body);
+  cg->n_binds = mark;
+  if (rc)
+    return rc;
+  if (heap)
+    tll_call_extern(cg, "free", cg->t_void, &heap, 1);
+  return cg->status;
+}
+
+int tll_stmt(tll_cg *cg, const tsl_stmt *s) {
+  if (cg->status)
+    return cg->status;
+  if (!s)
+    return tll_fail(cg, TSL_EINVALID, "missing statement");
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR:
+    return for_loop(cg, s);
+  case TSL_STMT_STORE:
+    return tll_store(cg, s);
+  case TSL_STMT_IF:
+    return if_stmt(cg, s);
+  case TSL_STMT_LET: {
+    const tsl_var *v = s->u.let.var;
+    LLVMValueRef x = tll_expr_as(cg, s->u.let.value, v->dtype);
+    if (!x)
+      return cg->status;
+    uint32_t mark = cg->n_binds;
+    tll_bind_push(cg, v, x, 0);
+    int rc = tll_stmt(cg, s->u.let.body);
+    cg->n_binds = mark;
+    return rc;
+  }
+  case TSL_STMT_EVALUATE:
+    tll_expr(cg, s->u.evaluate.value);
+    return cg->status;
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      if (tll_stmt(cg, s->u.seq.stmts[i]))
+        return cg->status;
+    return TSL_OK;
+  case TSL_STMT_ALLOCATE:
+    return allocate(cg, s);
+  case TSL_STMT_BLOCK_REALIZE:
+    return tll_fail(cg, TSL_EINVALID,
+                    "block '%s' is still in the program: the LLVM target "
+                    "compiles lowered programs only (tsl_lower_func)",
+                    s->u.realize.block ? s->u.realize.block->name : "?");
+  case TSL_STMT_KIND_COUNT:
+    break;
+  }
+  return tll_fail(cg, TSL_EINVALID, "unknown statement kind %u",
+                  (unsigned)s->kind);
+}

@@ -1,0 +1,262 @@
+/*
+ * targets/llvm/cpu.c — target options: parsing and validation, host CPU
+ * detection, the describe() line, and target machines.
+ *
+ * Options: mcpu (default: the host CPU; "native" = host), mattr (default:
+ * the host's features when the CPU is the host's, else the CPU's own),
+ * threads (default: online cores), opt-level (0..3, default 3),
+ * vector-width (128/256/512; default 512 when AVX-512F is on, else LLVM's
+ * choice), fast-math (0/1, default 0).
+ */
+#include "llvm_internal.h"
+
+#include <llvm-c/Target.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const valid_keys =
+    "mcpu, mattr, threads, opt-level, vector-width, fast-math";
+
+/* CPUs whose own feature set includes AVX-512F. */
+static const char *const avx512_cpus[] = {
+    "knl", "knm", "mic_avx512", "skylake-avx512", "skylake_avx512", "skx",
+    "cascadelake", "cooperlake", "cannonlake", "icelake-client",
+    "icelake_client", "icelake-server", "icelake_server", "tigerlake",
+    "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids",
+    "graniterapids-d", "graniterapids_d", "znver4", "znver5", "x86-64-v4",
+    NULL};
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void init_native(void) {
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+}
+
+void tll_llvm_init(void) { pthread_once(&init_once, init_native); }
+
+static int in_list(const char *const *list, const char *s, size_t n) {
+  for (; *list; list++)
+    if (strlen(*list) == n && strncmp(*list, s, n) == 0)
+      return 1;
+  return 0;
+}
+
+int tll_has_feature(const char *features, const char *name) {
+  size_t n = strlen(name);
+  int on = 0;
+  for (const char *p = features; p && *p;) {
+    const char *c = strchr(p, ',');
+    size_t len = c ? (size_t)(c - p) : strlen(p);
+    if (len == n + 1 && (p[0] == '+' || p[0] == '-') &&
+        strncmp(p + 1, name, n) == 0)
+      on = p[0] == '+';
+    p += len + (c ? 1 : 0);
+  }
+  return on;
+}
+
+static int feature_disabled(const char *features, const char *name) {
+  char minus[64];
+  snprintf(minus, sizeof minus, "-%s", name);
+  size_t n = strlen(minus);
+  for (const char *p = features; p && (p = strstr(p, minus)); p += n)
+    if ((p == features || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+      return 1;
+  return 0;
+}
+
+static void append_list(tsl_diag *diag, const char *const *list) {
+  for (int i = 0; list[i]; i++)
+    tsl_diag_append(diag, "%s%s", i ? ", " : "", list[i]);
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out) {
+  char *end = NULL;
+  if (!s || !*s)
+    return 0;
+  long v = strtol(s, &end, 10);
+  if (*end || v < lo || v > hi)
+    return 0;
+  *out = v;
+  return 1;
+}
+
+static int check_features(const char *s, tsl_diag *diag) {
+  for (const char *p = s; *p;) {
+    const char *c = strchr(p, ',');
+    size_t len = c ? (size_t)(c - p) : strlen(p);
+    if (len < 2 || (p[0] != '+' && p[0] != '-') ||
+        !in_list(tll_feature_names, p + 1, len - 1)) {
+      tsl_diag_set(diag, TSL_EINVALID,
+                   "llvm target: option mattr: bad feature '%.*s' in '%s'; "
+                   "write a comma-separated list of +name or -name (e.g. "
+                   "+avx512f,-avx512vl) with names from: ",
+                   (int)len, p, s);
+      append_list(diag, tll_feature_names);
+      return TSL_EINVALID;
+    }
+    p += len + (c ? 1 : 0);
+  }
+  return TSL_OK;
+}
+
+int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
+                   tsl_diag *diag) {
+  const char *cpu = NULL, *attr = NULL;
+  long threads = sysconf(_SC_NPROCESSORS_ONLN), level = 3, width = -1,
+       fast = 0;
+  if (threads < 1)
+    threads = 1;
+  memset(out, 0, sizeof *out);
+  for (uint32_t i = 0; i < n; i++) {
+    const char *k = kv[i].key ? kv[i].key : "", *v = kv[i].value;
+    if (!v)
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "llvm target: option '%s' has no value", k);
+    if (!strcmp(k, "mcpu")) {
+      if (strcmp(v, "native") && !in_list(tll_cpu_names, v, strlen(v))) {
+        tsl_diag_set(diag, TSL_EINVALID,
+                     "llvm target: option mcpu: unknown CPU '%s'; valid: "
+                     "native, ",
+                     v);
+        append_list(diag, tll_cpu_names);
+        return TSL_EINVALID;
+      }
+      cpu = v;
+    } else if (!strcmp(k, "mattr")) {
+      if (check_features(v, diag))
+        return TSL_EINVALID;
+      attr = v;
+    } else if (!strcmp(k, "threads")) {
+      if (!parse_int(v, 1, 1024, &threads))
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "llvm target: option threads: '%s' is not an "
+                            "integer from 1 to 1024",
+                            v);
+    } else if (!strcmp(k, "opt-level")) {
+      if (!parse_int(v, 0, 3, &level))
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "llvm target: option opt-level: '%s' is not one "
+                            "of 0, 1, 2, 3",
+                            v);
+    } else if (!strcmp(k, "vector-width")) {
+      if (!parse_int(v, 0, 512, &width) ||
+          (width != 0 && width != 128 && width != 256 && width != 512))
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "llvm target: option vector-width: '%s' is not "
+                            "one of 128, 256, 512 (bits), or 0 for LLVM's "
+                            "choice",
+                            v);
+    } else if (!strcmp(k, "fast-math")) {
+      if (!parse_int(v, 0, 1, &fast))
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "llvm target: option fast-math: '%s' is not 0 "
+                            "or 1",
+                            v);
+    } else {
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "llvm target: unknown option '%s'; valid options: "
+                          "%s",
+                          k, valid_keys);
+    }
+  }
+  int host = !cpu || !strcmp(cpu, "native");
+  if (host) {
+    char *name = LLVMGetHostCPUName();
+    out->cpu = strdup(name && *name ? name : "generic");
+    LLVMDisposeMessage(name);
+  } else {
+    out->cpu = strdup(cpu);
+  }
+  if (attr) {
+    out->features = strdup(attr);
+  } else if (host) {
+    char *f = LLVMGetHostCPUFeatures();
+    out->features = strdup(f ? f : "");
+    LLVMDisposeMessage(f);
+  } else {
+    out->features = strdup("");
+  }
+  out->cpu_is_host = host && !attr;
+  out->threads = (int32_t)threads;
+  out->opt_level = (int32_t)level;
+  out->fast_math = (int32_t)fast;
+  if (width < 0) {
+    int has512 =
+        tll_has_feature(out->features, "avx512f") ||
+        (!feature_disabled(out->features, "avx512f") &&
+         in_list(avx512_cpus, out->cpu, strlen(out->cpu)));
+    width = has512 ? 512 : 0;
+  }
+  out->vector_width = (int32_t)width;
+  if (!out->cpu || !out->features) {
+    tll_opts_free(out);
+    return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
+  }
+  return TSL_OK;
+}
+
+void tll_opts_free(tll_opts *o) {
+  free(o->cpu);
+  free(o->features);
+  o->cpu = o->features = NULL;
+}
+
+char *tll_opts_describe(const tll_opts *o) {
+  char attr[128] = "";
+  size_t n = strlen(o->features);
+  if (n > 0 && n <= 48) {
+    snprintf(attr, sizeof attr, " -mattr=%s", o->features);
+  } else if (n > 48) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+      h = (h ^ (unsigned char)o->features[i]) * 1099511628211ull;
+    snprintf(attr, sizeof attr, " -mattr=%s#%016llx",
+             o->cpu_is_host ? "host" : "", (unsigned long long)h);
+  }
+  char width[32] = "", fast[32] = "";
+  if (o->vector_width)
+    snprintf(width, sizeof width, " -vector-width=%d", (int)o->vector_width);
+  if (o->fast_math)
+    snprintf(fast, sizeof fast, " -fast-math=1");
+  size_t cap = strlen(o->cpu) + sizeof attr + 128;
+  char *s = malloc(cap);
+  if (s)
+    snprintf(s, cap, "llvm -mcpu=%s%s -threads=%d -opt-level=%d%s%s", o->cpu,
+             attr, (int)o->threads, (int)o->opt_level, width, fast);
+  return s;
+}
+
+int tll_target_machine(const tll_opts *o, int pic, LLVMTargetMachineRef *out,
+                       tsl_diag *diag) {
+  tll_llvm_init();
+  char *triple = LLVMGetDefaultTargetTriple();
+  char *err = NULL;
+  LLVMTargetRef target = NULL;
+  if (LLVMGetTargetFromTriple(triple, &target, &err)) {
+    int st = tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                          "llvm target: no LLVM target for triple '%s': %s",
+                          triple, err ? err : "?");
+    LLVMDisposeMessage(err);
+    LLVMDisposeMessage(triple);
+    return st;
+  }
+  static const LLVMCodeGenOptLevel levels[] = {
+      LLVMCodeGenLevelNone, LLVMCodeGenLevelLess, LLVMCodeGenLevelDefault,
+      LLVMCodeGenLevelAggressive};
+  *out = LLVMCreateTargetMachine(
+      target, triple, o->cpu, o->features, levels[o->opt_level & 3],
+      pic ? LLVMRelocPIC : LLVMRelocDefault,
+      pic ? LLVMCodeModelDefault : LLVMCodeModelJITDefault);
+  LLVMDisposeMessage(triple);
+  if (!*out)
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                        "llvm target: cannot create a target machine for "
+                        "-mcpu=%s",
+                        o->cpu);
+  return TSL_OK;
+}

@@ -1,0 +1,93 @@
+/*
+ * targets/llvm/vtable.c — the tsl_target_vtable of the LLVM CPU target:
+ * instances (options, describe line, the libgomp handle) and the calls that
+ * forward to jit.c and export.c.
+ *
+ * libgomp is opened with RTLD_NODELETE: its thread pool outlives every
+ * parallel region, and unloading the library under idle pool threads would
+ * crash them.
+ */
+#include "llvm_internal.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
+                    tsl_target **out, tsl_diag *diag) {
+  (void)user_data;
+  *out = NULL;
+  tsl_target *t = calloc(1, sizeof *t);
+  if (!t)
+    return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
+  int rc = tll_opts_parse(n_opts, opts, &t->opts, diag);
+  if (rc) {
+    free(t);
+    return rc;
+  }
+  if (t->opts.threads > 1) {
+    t->gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!t->gomp) {
+      const char *why = dlerror();
+      rc = tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                        "llvm target: threads=%d needs the OpenMP runtime "
+                        "libgomp.so.1, which cannot be loaded (%s); install "
+                        "libgomp1 or set threads=1",
+                        (int)t->opts.threads, why ? why : "?");
+      tll_opts_free(&t->opts);
+      free(t);
+      return rc;
+    }
+  }
+  t->describe = tll_opts_describe(&t->opts);
+  if (!t->describe) {
+    if (t->gomp)
+      dlclose(t->gomp);
+    tll_opts_free(&t->opts);
+    free(t);
+    return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
+  }
+  tll_llvm_init();
+  *out = t;
+  return TSL_OK;
+}
+
+static void t_destroy(tsl_target *t) {
+  if (!t)
+    return;
+  if (t->gomp)
+    dlclose(t->gomp);
+  tll_opts_free(&t->opts);
+  free(t->describe);
+  free(t);
+}
+
+static const char *t_describe(tsl_target *t) { return t ? t->describe : ""; }
+
+static int t_build(tsl_target *t, const tsl_lowered_module *m,
+                   tsl_kernel **out, tsl_build_stats *stats, tsl_diag *diag) {
+  if (!t || !m || !out)
+    return tsl_diag_set(diag, TSL_EINVALID, "llvm target: build: NULL "
+                                            "argument");
+  return tll_jit_build(t, m, out, stats, diag);
+}
+
+static int t_export(tsl_target *t, const tsl_lowered_module *m,
+                    const char *prefix, const char *path,
+                    const char *header_path, tsl_diag *diag) {
+  if (!t || !m)
+    return tsl_diag_set(diag, TSL_EINVALID, "llvm target: export: NULL "
+                                            "argument");
+  return tll_export(t, m, prefix, path, header_path, diag);
+}
+
+const tsl_target_vtable tll_vtable = {
+    .struct_size = sizeof(tsl_target_vtable),
+    .create = t_create,
+    .destroy = t_destroy,
+    .describe = t_describe,
+    .build = t_build,
+    .lookup = tll_jit_lookup,
+    .kernel_free = tll_jit_free,
+    .export_library = t_export,
+    .time_calls = NULL,
+};

@@ -1,0 +1,13 @@
+# A producer computed at the consumer's row loop: its full-size buffer is
+# allocated inside that loop with the one row it uses, accesses rebased.
+@T.prim_func
+def main(A: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    B = T.alloc_buffer((16, 16))
+    for i, j in T.grid(16, 16):
+        with T.block("B"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            B[vi, vj] = A[vi, vj] * T.float32(2)
+    for i, j in T.grid(16, 16):
+        with T.block("C"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            C[vi, vj] = B[vi, vj] + T.float32(1)

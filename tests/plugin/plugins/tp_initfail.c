@@ -1,0 +1,19 @@
+/* Test plugin: registers a component, then its init fails with a message;
+ * the host must keep nothing of it. */
+#include "tessel/plugin.h"
+
+static const uint32_t vt[2] = {sizeof vt, 0};
+
+TSL_PLUGIN_ENTRY(host, session, diag) {
+  tsl_component c = {.struct_size = sizeof c,
+                     .kind = TSL_COMPONENT_SCHEDULE_RULE,
+                     .name = "tp_initfail_rule",
+                     .version = "0.1",
+                     .vtable = vt};
+  int rc = host->register_component(session, &c, diag);
+  if (rc)
+    return rc;
+  return tsl_diag_set(diag, TSL_ERUNTIME,
+                      "tp_initfail: no device /dev/tp0 (set the "
+                      "tp_initfail.device option)");
+}

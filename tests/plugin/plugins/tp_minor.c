@@ -1,0 +1,29 @@
+/* Test plugin: built for a newer minor version of ABI 1 (1.7) whose
+ * tsl_component has a field appended; the host serves it and ignores what it
+ * does not know. */
+#include "tessel/plugin.h"
+
+typedef struct tp_future_component {
+  tsl_component base;     /* the 1.0 fields */
+  uint32_t future_flags;  /* appended "in 1.7" */
+} tp_future_component;
+
+static const uint32_t vt[2] = {sizeof vt, 7};
+
+__attribute__((visibility("default"))) int tessel_plugin_init(
+    const tsl_host_api *host, tsl_plugin_session *session,
+    uint32_t *plugin_abi, tsl_diag *diag) {
+  *plugin_abi = TSL_ABI_MAKE(1, 7);
+  if (host->struct_size < offsetof(tsl_host_api, log) + sizeof host->log)
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "host table too small");
+  tp_future_component c = {
+      .base = {.struct_size = sizeof c,
+               .kind = TSL_COMPONENT_COST_MODEL,
+               .name = "tp_minor_cost",
+               .version = "1.7.0",
+               .summary = "cost model from a newer minor ABI",
+               .vtable = vt,
+               .user_data = NULL},
+      .future_flags = 0xffffffffu};
+  return host->register_component(session, &c.base, diag);
+}

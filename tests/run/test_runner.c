@@ -1,0 +1,451 @@
+/*
+ * The runner (tessel/runner.h) with hand-written packed functions and
+ * hand-made lowered functions (source = a parsed program): correct and
+ * wrong results, crashes, aborts, hangs, nonzero returns, number growth
+ * under min_repeat_ms, cache flushing, symbolic sizes, compiled references
+ * and functions in shared libraries.
+ */
+#include "tap.h"
+
+#include "tessel/tessel.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+#ifndef UNDER_ASAN
+#define UNDER_ASAN 0
+#endif
+
+#define N 32
+
+static const char mm_src[] =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((32, 32), \"float32\"), B: T.Buffer((32, 32), \"float32\"),\n"
+    "         C: T.Buffer((32, 32), \"float32\")):\n"
+    "    for i, j, k in T.grid(32, 32, 32):\n"
+    "        with T.block(\"C\"):\n"
+    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = T.float32(0)\n"
+    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+
+/* In-place accumulation without an init: only the first call on pristine
+ * inputs gives the reference's answer. */
+static const char acc_src[] =
+    "@T.prim_func\n"
+    "def acc(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "    for i in range(64):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi = T.axis.spatial(64, i)\n"
+    "            B[vi] = B[vi] + A[vi]\n";
+
+static const char sym_src[] =
+    "@T.prim_func\n"
+    "def rowsum(x: T.handle, S: T.Buffer((4,), \"float32\")):\n"
+    "    m = T.int64()\n"
+    "    X = T.match_buffer(x, (4, m), \"float32\")\n"
+    "    for i, j in T.grid(4, m):\n"
+    "        with T.block(\"S\"):\n"
+    "            vi, vj = T.axis.remap(\"SR\", [i, j])\n"
+    "            with T.init():\n"
+    "                S[vi] = T.float32(0)\n"
+    "            S[vi] = S[vi] + X[vi, vj]\n";
+
+static const char int_src[] =
+    "@T.prim_func\n"
+    "def iadd(A: T.Buffer((16,), \"int32\"), B: T.Buffer((16,), \"int32\"),\n"
+    "         n: T.int32):\n"
+    "    for i in range(16):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi = T.axis.spatial(16, i)\n"
+    "            B[vi] = A[vi] + n\n";
+
+/* ---- packed functions ---------------------------------------------------- */
+
+static void matmul(const float *A, const float *B, float *C) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+      float s = 0;
+      for (int k = 0; k < N; k++)
+        s += A[i * N + k] * B[k * N + j];
+      C[i * N + j] = s;
+    }
+}
+
+static int32_t mm_ok(void *const *args) {
+  matmul(args[0], args[1], args[2]);
+  return 0;
+}
+
+static int32_t mm_wrong(void *const *args) {
+  matmul(args[0], args[1], args[2]);
+  ((float *)args[2])[3 * N + 4] += 0.5f;
+  return 0;
+}
+
+static int32_t mm_segv(void *const *args) {
+  (void)args;
+  volatile int *p = NULL;
+  *p = 1;
+  return 0;
+}
+
+static int32_t mm_abort(void *const *args) {
+  (void)args;
+  abort();
+}
+
+static int32_t mm_hang(void *const *args) {
+  (void)args;
+  volatile int x = 1;
+  while (x)
+    ;
+  return 0;
+}
+
+static int32_t mm_ret7(void *const *args) {
+  (void)args;
+  return 7;
+}
+
+/* Fails only from the second call on (the timed calls). */
+static int32_t mm_fail_later(void *const *args) {
+  static int calls = 0; /* per worker process */
+  matmul(args[0], args[1], args[2]);
+  return ++calls > 1 ? 9 : 0;
+}
+
+static int32_t acc_kernel(void *const *args) {
+  const float *A = args[0];
+  float *B = args[1];
+  for (int i = 0; i < 64; i++)
+    B[i] += A[i];
+  return 0;
+}
+
+static int32_t rowsum(void *const *args) {
+  const float *X = args[0];
+  float *S = args[1];
+  int64_t m = *(const int64_t *)args[2];
+  for (int i = 0; i < 4; i++) {
+    float s = 0;
+    for (int64_t j = 0; j < m; j++)
+      s += X[i * m + j];
+    S[i] = s;
+  }
+  return 0;
+}
+
+static int32_t iadd(void *const *args) {
+  const int32_t *A = args[0];
+  int32_t *B = args[1];
+  int64_t n = *(const int64_t *)args[2];
+  for (int i = 0; i < 16; i++)
+    B[i] = A[i] + (int32_t)n;
+  return 0;
+}
+
+static int32_t iadd_off_by_one(void *const *args) {
+  iadd(args);
+  ((int32_t *)args[1])[15] += 1;
+  return 0;
+}
+
+static int32_t check_alignment(void *const *args) {
+  for (int k = 0; k < 3; k++)
+    if ((uintptr_t)args[k] % 64)
+      return 1;
+  return mm_ok(args);
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static tsl_lowered_func hand_lowered(const tsl_func *f) {
+  tsl_lowered_func lf;
+  memset(&lf, 0, sizeof lf);
+  lf.struct_size = sizeof lf;
+  lf.name = f->name;
+  lf.source = f;
+  lf.n_params = f->n_params;
+  lf.params = f->params;
+  lf.flops = -1;
+  return lf;
+}
+
+static const tsl_func *parse(tsl_arena *arena, const char *src) {
+  const tsl_module *m = NULL;
+  tsl_diag d = {0};
+  if (tsl_parse(arena, "test.py", src, strlen(src), &m, &d) != TSL_OK) {
+    tap_diag("parse failed: %s", d.text);
+    exit(1);
+  }
+  return m->funcs[0];
+}
+
+static int no_children(void) {
+  errno = 0;
+  return waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void test_names(void) {
+  is_str(tsl_run_status_name(TSL_RUN_OK), "ok", "status name ok");
+  is_str(tsl_run_status_name(TSL_RUN_TIMEOUT), "timeout", "status name timeout");
+  is_str(tsl_run_status_name(TSL_RUN_SETUP_ERROR), "setup error", "status name setup error");
+  is_str(tsl_check_name(TSL_CHECK_MISMATCH), "mismatch", "check name mismatch");
+  is_str(tsl_check_name(TSL_CHECK_SKIPPED), "skipped", "check name skipped");
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  ok(o.struct_size == sizeof o && o.warmup == 1 && o.number == 3 && o.repeat == 3 &&
+         o.timeout_s == 10 && o.seed == 1 && !o.flush_cache && o.min_repeat_ms == 0,
+     "defaults as documented");
+}
+
+static void test_matmul(const tsl_func *f) {
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.repeat = 5;
+  tsl_run_result r;
+  tsl_diag d = {0};
+
+  int rc = tsl_run_packed(&lf, mm_ok, &ref, &o, &r, &d);
+  is_int(rc, TSL_OK, "correct function: runner returns TSL_OK");
+  is_int(r.status, TSL_RUN_OK, "correct function: status ok");
+  is_int(r.check, TSL_CHECK_OK, "correct function: check ok");
+  ok(r.max_abs_err < 1e-4 && r.n_mismatched == 0, "correct function: tiny error (%g)",
+     r.max_abs_err);
+  is_int(r.n_times, 5, "five repeats measured");
+  int pos = 1;
+  double lo = INFINITY, hi = 0;
+  for (int i = 0; i < r.n_times; i++) {
+    pos &= r.times_s[i] > 0;
+    lo = fmin(lo, r.times_s[i]);
+    hi = fmax(hi, r.times_s[i]);
+  }
+  ok(pos, "every repeat's time is positive");
+  ok(r.median_s >= lo && r.median_s <= hi && r.median_s > 0,
+     "median within [min, max] of the repeats");
+  is_int(r.number, 3, "number as asked when min_repeat_ms is 0");
+  ok(no_children(), "no child left after a normal run");
+
+  rc = tsl_run_packed(&lf, check_alignment, &ref, &o, &r, &d);
+  ok(rc == TSL_OK && r.status == TSL_RUN_OK, "buffers are 64-byte aligned");
+
+  rc = tsl_run_packed(&lf, mm_wrong, &ref, &o, &r, &d);
+  is_int(r.status, TSL_RUN_MISMATCH, "wrong function: status mismatch");
+  is_int(r.check, TSL_CHECK_MISMATCH, "wrong function: check mismatch");
+  ok(fabs(r.max_abs_err - 0.5) < 1e-3, "wrong function: max_abs_err is the planted 0.5 (%g)",
+     r.max_abs_err);
+  is_int(r.n_mismatched, 1, "wrong function: one element differs");
+  ok(strstr(r.error, "buffer C differs at [3, 4]") != NULL,
+     "wrong function: message names buffer and index: %s", r.error);
+  ok(r.median_s > 0, "wrong function is still timed");
+
+  rc = tsl_run_packed(&lf, mm_wrong, NULL, &o, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_SKIPPED,
+     "without a reference the check is skipped");
+
+  rc = tsl_run_packed(&lf, mm_segv, &ref, &o, &r, &d);
+  is_int(rc, TSL_OK, "segfault: the caller survives");
+  is_int(r.status, TSL_RUN_CRASH, "segfault: status crash");
+  if (UNDER_ASAN)
+    ok(r.error[0] != '\0', "segfault: a message (%s)", r.error);
+  else
+    ok(strstr(r.error, "worker died: Segmentation fault") != NULL,
+       "segfault: message names the signal (%s)", r.error);
+
+  rc = tsl_run_packed(&lf, mm_abort, &ref, &o, &r, &d);
+  is_int(r.status, TSL_RUN_CRASH, "abort: status crash");
+  ok(strstr(r.error, "Abort") != NULL, "abort: message names the signal (%s)", r.error);
+
+  rc = tsl_run_packed(&lf, mm_ret7, &ref, &o, &r, &d);
+  is_int(r.status, TSL_RUN_ERROR, "nonzero return: status error");
+  ok(strstr(r.error, "returned 7") != NULL, "nonzero return: message has the code (%s)",
+     r.error);
+
+  rc = tsl_run_packed(&lf, mm_fail_later, &ref, &o, &r, &d);
+  is_int(r.status, TSL_RUN_ERROR, "nonzero return in a timed call: status error");
+
+  tsl_run_opts ot = o;
+  ot.timeout_s = 0.5;
+  double t0 = now();
+  rc = tsl_run_packed(&lf, mm_hang, &ref, &ot, &r, &d);
+  double el = now() - t0;
+  is_int(r.status, TSL_RUN_TIMEOUT, "infinite loop: status timeout");
+  ok(el >= 0.45 && el < 2.0, "infinite loop: stopped after the timeout (%.2f s)", el);
+  ok(strstr(r.error, "timed out after 0.5 s") != NULL, "timeout message (%s)", r.error);
+  ok(no_children(), "infinite loop: the worker was reaped (no zombie)");
+
+  /* min_repeat_ms: a ~10 us function with a 30 ms floor needs far more
+   * than 3 calls per repeat. */
+  tsl_run_opts om = o;
+  om.repeat = 2;
+  om.min_repeat_ms = 30;
+  rc = tsl_run_packed(&lf, mm_ok, &ref, &om, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.number > 3, "min_repeat_ms raises number (%d)", r.number);
+  ok(r.number * r.times_s[r.n_times - 1] >= 0.029,
+     "the last repeat lasts at least min_repeat_ms (%d x %.3g s)", r.number,
+     r.times_s[r.n_times - 1]);
+
+  tsl_run_opts of = o;
+  of.flush_cache = 1;
+  of.number = 2;
+  rc = tsl_run_packed(&lf, mm_ok, &ref, &of, &r, &d);
+  ok(rc == TSL_OK && r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.median_s > 0,
+     "flush_cache: ok, timed");
+
+  tsl_run_opts o70 = o;
+  o70.repeat = 70;
+  o70.number = 1;
+  rc = tsl_run_packed(&lf, mm_ok, NULL, &o70, &r, &d);
+  is_int(r.n_times, TSL_RUN_MAX_REPEAT, "repeat capped at TSL_RUN_MAX_REPEAT");
+
+  /* compiled reference: a packed function with the same parameters */
+  tsl_reference cref = {sizeof cref, NULL, mm_ok};
+  rc = tsl_run_packed(&lf, mm_ok, &cref, &o, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK, "compiled reference: ok");
+  rc = tsl_run_packed(&lf, mm_wrong, &cref, &o, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH && fabs(r.max_abs_err - 0.5) < 1e-6,
+     "compiled reference: mismatch found (%g)", r.max_abs_err);
+  tsl_reference bad_ref = {sizeof bad_ref, NULL, mm_abort};
+  memset(&d, 0, sizeof d);
+  rc = tsl_run_packed(&lf, mm_ok, &bad_ref, &o, &r, &d);
+  ok(rc != TSL_OK && r.status == TSL_RUN_SETUP_ERROR && strstr(d.text, "reference"),
+     "a crashing reference is a setup error (%s)", d.text);
+  ok(no_children(), "no child left after the reference runs");
+
+  /* seeds change the inputs, not the verdict */
+  tsl_run_opts os = o;
+  os.seed = 12345;
+  rc = tsl_run_packed(&lf, mm_ok, &ref, &os, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK, "another seed: ok");
+
+  /* a shorter opts struct (an older caller) gets defaults for the rest */
+  tsl_run_opts old;
+  tsl_run_opts_default(&old);
+  old.struct_size = (uint32_t)offsetof(tsl_run_opts, min_repeat_ms);
+  old.repeat = 2;
+  old.min_repeat_ms = 1e9; /* beyond struct_size: ignored */
+  rc = tsl_run_packed(&lf, mm_ok, &ref, &old, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.n_times == 2 && r.number == 3,
+     "fields beyond struct_size take their defaults");
+
+  rc = tsl_run_packed(&lf, NULL, &ref, &o, &r, &d);
+  ok(rc == TSL_EINVALID && r.status == TSL_RUN_SETUP_ERROR, "NULL function: setup error");
+}
+
+static void test_accumulate(const tsl_func *f) {
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.warmup = 3;
+  o.number = 5;
+  tsl_run_result r;
+  tsl_diag d = {0};
+  tsl_run_packed(&lf, acc_kernel, &ref, &o, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+     "in-place accumulation: checked on the first call (%s)", r.error);
+}
+
+static void test_symbolic(const tsl_func *f) {
+  tsl_lowered_func lf = hand_lowered(f);
+  const tsl_var *m = f->params[0].buffer->shape[1]->u.var;
+  const tsl_var *vars[1] = {m};
+  lf.n_size_vars = 1;
+  lf.size_vars = vars;
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_binding b = {"m", 37};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.n_binds = 1;
+  o.binds = &b;
+  tsl_run_result r;
+  tsl_diag d = {0};
+  int rc = tsl_run_packed(&lf, rowsum, &ref, &o, &r, &d);
+  ok(rc == TSL_OK && r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+     "symbolic size bound to 37: ok (%s)", r.error);
+  o.n_binds = 0;
+  memset(&d, 0, sizeof d);
+  rc = tsl_run_packed(&lf, rowsum, &ref, &o, &r, &d);
+  ok(rc == TSL_EINVALID && r.status == TSL_RUN_SETUP_ERROR && strstr(d.text, "'m'") &&
+         strstr(d.text, "m=64"),
+     "missing binding: setup error naming the variable and how to bind it (%s)", d.text);
+}
+
+static void test_int_scalar(const tsl_func *f) {
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_binding b = {"n", 5};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.n_binds = 1;
+  o.binds = &b;
+  tsl_run_result r;
+  tsl_diag d = {0};
+  tsl_run_packed(&lf, iadd, &ref, &o, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.max_abs_err == 0,
+     "int32 with a scalar parameter: exact match");
+  tsl_run_packed(&lf, iadd_off_by_one, &ref, &o, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH && r.max_abs_err == 1 && r.n_mismatched == 1,
+     "integers must match exactly (off by one is a mismatch)");
+}
+
+static void test_library(const tsl_func *f) {
+#ifdef RUN_TESTLIB
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  tsl_run_result r;
+  tsl_diag d = {0};
+  int rc = tsl_run_library(&lf, RUN_TESTLIB, "testlib_mm_packed", &ref, &o, &r, &d);
+  ok(rc == TSL_OK && r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+     "library function: ok (%s)", r.error);
+  rc = tsl_run_library(&lf, RUN_TESTLIB, "nope", &ref, &o, &r, &d);
+  ok(rc == TSL_OK && r.status == TSL_RUN_BUILD_ERROR && strstr(r.error, "nope"),
+     "missing symbol: build error naming it (%s)", r.error);
+  memset(&d, 0, sizeof d);
+  rc = tsl_run_library(&lf, "/nonexistent/lib.so", "x", &ref, &o, &r, &d);
+  ok(rc == TSL_EIO && r.status == TSL_RUN_SETUP_ERROR && strstr(d.text, "/nonexistent/lib.so"),
+     "missing library: setup error naming the path (%s)", d.text);
+#else
+  (void)f;
+  tap_skip("no test library", "library function");
+#endif
+}
+
+int main(void) {
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *arena = tsl_arena_new(ctx);
+  test_names();
+  const tsl_func *mm = parse(arena, mm_src);
+  test_matmul(mm);
+  test_accumulate(parse(arena, acc_src));
+  test_symbolic(parse(arena, sym_src));
+  test_int_scalar(parse(arena, int_src));
+  test_library(mm);
+  tsl_arena_free(arena);
+  tsl_ctx_free(ctx);
+  return tap_done();
+}

@@ -1,0 +1,16 @@
+/* A shared library with a packed 32x32 float32 matmul, for
+ * tsl_run_library (the worker dlopens it). */
+#include <stdint.h>
+
+__attribute__((visibility("default"))) int32_t testlib_mm_packed(void *const *args) {
+  const float *A = args[0], *B = args[1];
+  float *C = args[2];
+  for (int i = 0; i < 32; i++)
+    for (int j = 0; j < 32; j++) {
+      float s = 0;
+      for (int k = 0; k < 32; k++)
+        s += A[i * 32 + k] * B[k * 32 + j];
+      C[i * 32 + j] = s;
+    }
+  return 0;
+}
