@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double tolerance(tsl_dtype t) {
+double tsl_equiv_tolerance(tsl_dtype t) {
   if (!tsl_dtype_is_float(t))
     return 0;
   if (t.code == TSL_DT_BFLOAT)
@@ -23,7 +23,8 @@ static double tolerance(tsl_dtype t) {
   return 1e-9;
 }
 
-static void index_text(const tsl_tensor *t, int64_t k, char *buf, size_t cap) {
+void tsl_tensor_index_text(const tsl_tensor *t, int64_t k, char *buf,
+                           size_t cap) {
   int64_t idx[TSL_MAX_NDIM];
   for (int32_t d = t->ndim; d-- > 0;) {
     idx[d] = t->shape[d] ? k % t->shape[d] : 0;
@@ -77,7 +78,7 @@ int tsl_interp_check_equivalent(const tsl_func *ref, const tsl_func *got,
                         (long long)tsl_tensor_numel(y));
       break;
     }
-    double tol = tolerance(x->dtype);
+    double tol = tsl_equiv_tolerance(x->dtype);
     for (int64_t k = 0; k < numel; k++) {
       double u = tsl_tensor_get(x, k), v = tsl_tensor_get(y, k);
       double err = fabs(u - v);
@@ -87,7 +88,7 @@ int tsl_interp_check_equivalent(const tsl_func *ref, const tsl_func *got,
       rep.n_checked++;
       if (bad && !rep.n_mismatched++) {
         char idx[256];
-        index_text(x, k, idx, sizeof idx);
+        tsl_tensor_index_text(x, k, idx, sizeof idx);
         tsl_diag_set(diag, TSL_OK, "buffer %s differs at %s: expected %.9g, got %.9g",
                      ref->params[p].buffer->name, idx, u, v);
       }

@@ -11,31 +11,6 @@
 #include <stdio.h>
 #include <string.h>
 
-double tune_tolerance(tsl_dtype t) {
-  if (!tsl_dtype_is_float(t))
-    return 0;
-  if (t.code == TSL_DT_BFLOAT)
-    return 2.5e-1;
-  if (t.bits <= 16)
-    return 5e-2;
-  if (t.bits == 32)
-    return 1e-4;
-  return 1e-9;
-}
-
-static void index_text(const tsl_tensor *t, int64_t k, char *buf, size_t cap) {
-  int64_t idx[TSL_MAX_NDIM];
-  for (int32_t d = t->ndim; d-- > 0;) {
-    idx[d] = t->shape[d] ? k % t->shape[d] : 0;
-    k = t->shape[d] ? k / t->shape[d] : 0;
-  }
-  size_t n = (size_t)snprintf(buf, cap, "[");
-  for (int32_t d = 0; d < t->ndim && n < cap; d++)
-    n += (size_t)snprintf(buf + n, cap - n, "%s%lld", d ? ", " : "", (long long)idx[d]);
-  if (n < cap)
-    snprintf(buf + n, cap - n, "]");
-}
-
 void tune_compare(const tune_args *a, const tsl_func *src, tsl_run_result *r) {
   int64_t checked = 0, bad = 0;
   double max_err = 0;
@@ -46,7 +21,7 @@ void tune_compare(const tune_args *a, const tsl_func *src, tsl_run_result *r) {
     tsl_tensor got = a->meta[p].tensor, ref = a->meta[p].tensor;
     got.data = a->work[p];
     ref.data = a->ref[p];
-    double tol = tune_tolerance(got.dtype);
+    double tol = tsl_equiv_tolerance(got.dtype);
     int64_t n = tsl_tensor_numel(&got);
     for (int64_t k = 0; k < n; k++) {
       double u = tsl_tensor_get(&ref, k), v = tsl_tensor_get(&got, k);
@@ -60,7 +35,7 @@ void tune_compare(const tune_args *a, const tsl_func *src, tsl_run_result *r) {
       checked++;
       if (wrong && !bad++) {
         char idx[256];
-        index_text(&got, k, idx, sizeof idx);
+        tsl_tensor_index_text(&got, k, idx, sizeof idx);
         snprintf(first, sizeof first, "buffer %s differs at %s: expected %.9g, got %.9g",
                  src->params[p].buffer->name, idx, u, v);
       }

@@ -93,8 +93,6 @@ double tune_median(const double *v, int32_t n);
 
 /* ---- comparison (compare.c) ------------------------------------------------ */
 
-/* Tolerance of tsl_interp_check_equivalent for a dtype: 0 for integers. */
-double tune_tolerance(tsl_dtype t);
 /* Compare a->work outputs with a->ref outputs: fills r->check,
  * r->max_abs_err, r->n_mismatched and, on a mismatch, r->error with the
  * first differing element. `names` are the parameters' buffer names. */

@@ -9,58 +9,13 @@
  */
 #include "llvm_util.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
-
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static int list_dir(const char *dir, const char *suffix, int want_dirs,
-                    char **names, int cap) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < cap) {
-    if (e->d_name[0] == '.')
-      continue;
-    char p[4600];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (stat(p, &st))
-      continue;
-    size_t l = strlen(e->d_name), ls = strlen(suffix);
-    if (want_dirs ? S_ISDIR(st.st_mode)
-                  : (l > ls && strcmp(e->d_name + l - ls, suffix) == 0))
-      names[n++] = want_dirs ? strdup(e->d_name) : strndup(e->d_name, l - ls);
-  }
-  closedir(d);
-  qsort(names, (size_t)n, sizeof *names, cmp_names);
-  return n;
-}
-
-static int selected(const char *prim) {
-  const char *sel = getenv("TESSEL_CASES");
-  if (!sel || !*sel)
-    return 1;
-  size_t l = strlen(prim);
-  for (const char *p = sel; *p;) {
-    const char *c = strchr(p, ',');
-    size_t n = c ? (size_t)(c - p) : strlen(p);
-    if (n == l && !strncmp(p, prim, l))
-      return 1;
-    p += n + (c ? 1 : 0);
-  }
-  return 0;
-}
+#include "test_files.h"
 
 int main(void) {
   char cases[4096];
   snprintf(cases, sizeof cases, "%s/tests/schedule/cases", lt_root());
   char *prims[128];
-  int np = list_dir(cases, "", 1, prims, 128);
+  int np = tf_list(cases, "", 1, prims, 128);
   tsl_diag d = {0};
   tsl_target *t = lt_target("threads=2", &d);
   ok(t != NULL, "target created: %s", t ? tll_vtable.describe(t) : d.text);
@@ -73,7 +28,7 @@ int main(void) {
     char dir[4300];
     snprintf(dir, sizeof dir, "%s/%s", cases, prims[p]);
     char *names[512];
-    int n = selected(prims[p]) ? list_dir(dir, ".sch", 0, names, 512) : 0;
+    int n = tf_selected(prims[p]) ? tf_list(dir, ".sch", 0, names, 512) : 0;
     for (int i = 0; i < n; i++) {
       char path[8800], id[600];
       snprintf(id, sizeof id, "%s/%s", prims[p], names[i]);

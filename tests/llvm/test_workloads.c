@@ -8,24 +8,16 @@
  */
 #include "llvm_util.h"
 
-#include <dirent.h>
+#include "test_files.h"
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
+/* The .py files of `dir`, sorted, with their suffix. */
 static int list_py(const char *dir, char **names, int cap) {
-  DIR *dd = opendir(dir);
-  int n = 0;
-  struct dirent *e;
-  while (dd && (e = readdir(dd)) && n < cap) {
-    size_t l = strlen(e->d_name);
-    if (l > 3 && !strcmp(e->d_name + l - 3, ".py"))
-      names[n++] = strdup(e->d_name);
+  int n = tf_list(dir, ".py", 0, names, cap);
+  for (int k = 0; k < n; k++) {
+    size_t l = strlen(names[k]);
+    names[k] = realloc(names[k], l + 4);
+    memcpy(names[k] + l, ".py", 4);
   }
-  if (dd)
-    closedir(dd);
-  qsort(names, (size_t)n, sizeof *names, cmp_names);
   return n;
 }
 

@@ -11,48 +11,19 @@
 #include "tessel/tessel.h"
 #include "tessel/lower.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "test_files.h"
+
 static inline char *lu_slurp(const char *path) {
   char *s = NULL;
   size_t n;
   tsl_diag d = {0};
   return tsl_read_file(path, &s, &n, &d) == TSL_OK ? s : NULL;
-}
-
-static inline int lu_cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Sorted names in `dir` ending with `suffix` (suffix stripped), or its
- * subdirectories when want_dirs. */
-static inline int lu_list(const char *dir, const char *suffix, int want_dirs, char **names, int cap) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < cap) {
-    if (e->d_name[0] == '.')
-      continue;
-    char p[4400];
-    struct stat st;
-    snprintf(p, sizeof p, "%.4000s/%s", dir, e->d_name);
-    if (stat(p, &st))
-      continue;
-    size_t l = strlen(e->d_name), ls = strlen(suffix);
-    if (want_dirs ? S_ISDIR(st.st_mode)
-                  : (l > ls && strcmp(e->d_name + l - ls, suffix) == 0))
-      names[n++] = want_dirs ? strdup(e->d_name) : strndup(e->d_name, l - ls);
-  }
-  closedir(d);
-  qsort(names, (size_t)n, sizeof *names, lu_cmp_names);
-  return n;
 }
 
 /* ---- structural rules --------------------------------------------------- */

@@ -107,7 +107,7 @@ int main(void) {
   snprintf(dir, sizeof dir, "%s/tests/lower/cases", root ? root : ".");
   int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
   char *names[256];
-  int n = lu_list(dir, ".py", 0, names, 256);
+  int n = tf_list(dir, ".py", 0, names, 256);
   tsl_ctx *ctx = tsl_ctx_new();
   for (int i = 0; i < n; i++) {
     run_case(ctx, dir, names[i], update);

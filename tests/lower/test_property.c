@@ -15,21 +15,6 @@
  */
 #include "lower_util.h"
 
-static int selected(const char *prim) {
-  const char *sel = getenv("TESSEL_CASES");
-  if (!sel || !*sel)
-    return 1;
-  size_t l = strlen(prim);
-  for (const char *p = sel; *p;) {
-    const char *c = strchr(p, ',');
-    size_t n = c ? (size_t)(c - p) : strlen(p);
-    if (n == l && !strncmp(p, prim, l))
-      return 1;
-    p += n + (c ? 1 : 0);
-  }
-  return 0;
-}
-
 typedef struct counts {
   int funcs, rules_ok, interp_ok, skipped, vector;
 } counts;
@@ -118,7 +103,7 @@ int main(void) {
   /* workloads */
   snprintf(dir, sizeof dir, "%s/workloads", root);
   char *names[512];
-  int n = lu_list(dir, ".py", 0, names, 512);
+  int n = tf_list(dir, ".py", 0, names, 512);
   for (int i = 0; i < n; i++) {
     tsl_arena *arena = tsl_arena_new(ctx);
     tsl_diag d = {0};
@@ -140,15 +125,15 @@ int main(void) {
   char cases[4200];
   snprintf(cases, sizeof cases, "%s/tests/schedule/cases", root);
   char *prims[128];
-  int np = lu_list(cases, "", 1, prims, 128);
+  int np = tf_list(cases, "", 1, prims, 128);
   int n_cases = 0;
   for (int p = 0; p < np; p++) {
-    if (!selected(prims[p])) {
+    if (!tf_selected(prims[p])) {
       free(prims[p]);
       continue;
     }
     snprintf(dir, sizeof dir, "%s/%s", cases, prims[p]);
-    int nc = lu_list(dir, ".sch", 0, names, 512);
+    int nc = tf_list(dir, ".sch", 0, names, 512);
     for (int i = 0; i < nc; i++) {
       tsl_arena *arena = tsl_arena_new(ctx);
       tsl_diag d = {0};

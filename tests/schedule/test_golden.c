@@ -20,55 +20,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+#include "test_files.h"
 
 static char *slurp(const char *path) {
   char *s = NULL;
   size_t n;
   tsl_diag d = {0};
   return tsl_read_file(path, &s, &n, &d) == TSL_OK ? s : NULL;
-}
-
-static int list_dir(const char *dir, const char *suffix, int want_dirs,
-                    char **names, int cap) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return 0;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < cap) {
-    if (e->d_name[0] == '.')
-      continue;
-    char p[4200];
-    struct stat st;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    if (stat(p, &st))
-      continue;
-    size_t l = strlen(e->d_name), ls = strlen(suffix);
-    if (want_dirs ? S_ISDIR(st.st_mode)
-                  : (l > ls && strcmp(e->d_name + l - ls, suffix) == 0))
-      names[n++] = want_dirs ? strdup(e->d_name) : strndup(e->d_name, l - ls);
-  }
-  closedir(d);
-  qsort(names, (size_t)n, sizeof *names, cmp_names);
-  return n;
-}
-
-static int selected(const char *prim) {
-  const char *sel = getenv("TESSEL_CASES");
-  if (!sel || !*sel)
-    return 1;
-  size_t l = strlen(prim);
-  for (const char *p = sel; *p;) {
-    const char *c = strchr(p, ',');
-    size_t n = c ? (size_t)(c - p) : strlen(p);
-    if (n == l && !strncmp(p, prim, l))
-      return 1;
-    p += n + (c ? 1 : 0);
-  }
-  return 0;
 }
 
 static int equal_to(const tsl_module *want, const tsl_schedule *sch,
@@ -197,18 +155,18 @@ int main(void) {
   snprintf(cases, sizeof cases, "%s/tests/schedule/cases", root ? root : ".");
   int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
   char *prims[128];
-  int np = list_dir(cases, "", 1, prims, 128);
+  int np = tf_list(cases, "", 1, prims, 128);
   tsl_ctx *ctx = tsl_ctx_new();
   int total = 0, n_ok_cases = 0;
   for (int p = 0; p < np; p++) {
-    if (!selected(prims[p])) {
+    if (!tf_selected(prims[p])) {
       free(prims[p]);
       continue;
     }
     char dir[4400];
     snprintf(dir, sizeof dir, "%s/%s", cases, prims[p]);
     char *names[512];
-    int n = list_dir(dir, ".sch", 0, names, 512);
+    int n = tf_list(dir, ".sch", 0, names, 512);
     for (int i = 0; i < n; i++) {
       run_case(ctx, dir, prims[p], names[i], update, &n_ok_cases);
       free(names[i]);

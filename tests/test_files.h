@@ -1,0 +1,63 @@
+/*
+ * Small file helpers shared by the test programs that walk case folders
+ * (tests/schedule/cases, workloads/, ...): sorted directory listings and the
+ * TESSEL_CASES filter. Header-only; include after the system headers.
+ */
+#ifndef TESSEL_TEST_FILES_H
+#define TESSEL_TEST_FILES_H
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static inline int tf_cmp_names(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted names in `dir` ending with `suffix` (suffix stripped; malloc'ed),
+ * or its subdirectories when want_dirs. At most `cap` names. */
+static inline int tf_list(const char *dir, const char *suffix, int want_dirs,
+                          char **names, int cap) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < cap) {
+    if (e->d_name[0] == '.')
+      continue;
+    char p[4400];
+    struct stat st;
+    snprintf(p, sizeof p, "%.4000s/%s", dir, e->d_name);
+    if (stat(p, &st))
+      continue;
+    size_t l = strlen(e->d_name), ls = strlen(suffix);
+    if (want_dirs ? S_ISDIR(st.st_mode)
+                  : (l > ls && strcmp(e->d_name + l - ls, suffix) == 0))
+      names[n++] = want_dirs ? strdup(e->d_name) : strndup(e->d_name, l - ls);
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof *names, tf_cmp_names);
+  return n;
+}
+
+/* 1 when `name` is in the comma-separated TESSEL_CASES list, or the list
+ * is unset/empty. */
+static inline int tf_selected(const char *name) {
+  const char *sel = getenv("TESSEL_CASES");
+  if (!sel || !*sel)
+    return 1;
+  size_t l = strlen(name);
+  for (const char *p = sel; *p;) {
+    const char *c = strchr(p, ',');
+    size_t n = c ? (size_t)(c - p) : strlen(p);
+    if (n == l && !strncmp(p, name, l))
+      return 1;
+    p += n + (c ? 1 : 0);
+  }
+  return 0;
+}
+
+#endif
