@@ -319,8 +319,9 @@ int main(int argc, char **argv) {
     }
   }
 
-  printf("\nfloat32 matmul, GFLOPS (median of %d interleaved rounds) and "
-         "ratio to OpenBLAS at the same size and threads\n", rounds);
+  printf("\nfloat32 matmul, GFLOPS (median of %d interleaved rounds; cells "
+         "slower than 1 s a call: %d) and ratio to OpenBLAS at the same size "
+         "and threads\n", rounds, rounds < 3 ? rounds : 3);
   printf("%6s %7s", "N", "threads");
   for (int v = 0; v < N_VARIANTS; v++)
     printf(" %20s", variant_names[v]);

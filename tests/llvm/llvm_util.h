@@ -51,14 +51,6 @@ static inline const char *lt_root(void) {
   return r ? r : ".";
 }
 
-static inline double lt_tol(tsl_dtype t) {
-  if (t.code == TSL_DT_BFLOAT)
-    return 2.5e-1;
-  if (t.code == TSL_DT_FLOAT)
-    return t.bits == 16 ? 5e-2 : t.bits == 32 ? 1e-4 : 1e-9;
-  return 0;
-}
-
 static inline int64_t lt_bind(const tsl_binding *b, uint32_t n,
                               const char *name) {
   for (uint32_t i = 0; i < n; i++)
@@ -106,7 +98,7 @@ static inline int64_t lt_compare(const tsl_func *f, tsl_arg *ref, tsl_arg *got,
     if (ref[k].is_scalar)
       continue;
     const tsl_tensor *a = &ref[k].tensor, *b = &got[k].tensor;
-    double tol = lt_tol(a->dtype);
+    double tol = tsl_equiv_tolerance(a->dtype);
     int64_t n = tsl_tensor_numel(a);
     for (int64_t i = 0; i < n; i++) {
       double x = tsl_tensor_get(a, i), y = tsl_tensor_get(b, i);
