@@ -11,7 +11,8 @@
  *            omp_get_num_threads() and calls
  *   <sym>_parN_body(lo, hi, err, captures...): the loop over [lo, hi),
  *            buffer pointers passed as `noalias` parameters so that the
- *            alias facts of the parent survive outlining (and inlining).
+ *            alias facts of the parent survive outlining; `alwaysinline`,
+ *            so it is optimized once, inside <sym>_parN.
  * Parallel loops nested inside run serially; threads = 1 never gets here.
  */
 #include "llvm_internal.h"
@@ -77,6 +78,10 @@ static LLVMValueRef emit_body(tll_cg *cg, const tsl_stmt *s, const char *name,
   free(pt);
   LLVMValueRef fn = LLVMAddFunction(cg->mod, name, ft);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
+  /* Inlined into the worker before the simplification passes run, so the
+   * body is optimized once (the noalias parameters become scoped alias
+   * metadata); a plain inline candidate was optimized twice. */
+  add_attr(cg, fn, (unsigned)LLVMAttributeFunctionIndex, "alwaysinline");
   tll_fn_attrs(cg, fn);
   for (uint32_t i = 0; i < n_cap; i++)
     if (cap[i].is_buffer)
