@@ -196,6 +196,38 @@ static void test_unrolled(void) {
   tsl_arena_free(a);
 }
 
+/* pragma_unroll_explicit = 0: lowering keeps the loops SERIAL with the
+ * "pragma_unroll" hint, which becomes llvm.loop.unroll.enable. */
+static const char *unroll_hint_src =
+    "@T.prim_func\n"
+    "def scale(A: T.Buffer((4, 8), \"float32\"), B: T.Buffer((4, 8), "
+    "\"float32\")):\n"
+    "    for i in T.serial(4, annotations={\"pragma_auto_unroll_max_step\": 64, "
+    "\"pragma_unroll_explicit\": 0}):\n"
+    "        for j in range(8):\n"
+    "            with T.block(\"B\"):\n"
+    "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "                B[vi, vj] = A[vi, vj] * T.float32(3)\n";
+
+static void test_unroll_hint(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, unroll_hint_src);
+  char *raw = m ? ir_of("threads=1 opt-level=3", m->funcs[0], 0, 0) : NULL;
+  ok(raw && strstr(raw, "llvm.loop.unroll.enable") &&
+         !strstr(raw, "llvm.loop.unroll.full"),
+     "a loop with lowering's pragma_unroll hint carries "
+     "llvm.loop.unroll.enable");
+  if (raw && !strstr(raw, "llvm.loop.unroll.enable"))
+    tap_diag("%s", raw);
+  free(raw);
+  tsl_diag d = {0};
+  tsl_target *t = lt_target("threads=1", &d);
+  if (m && t)
+    lt_check(t, ctx, m->funcs[0], m->funcs[0], NULL, 0, 1, "unroll hint");
+  tll_vtable.destroy(t);
+  tsl_arena_free(a);
+}
+
 /* ---- parallel loops -------------------------------------------------------- */
 
 static const char *mm_src =
@@ -361,6 +393,7 @@ int main(void) {
   test_options();
   test_vector_width();
   test_unrolled();
+  test_unroll_hint();
   test_parallel();
   test_nested_parallel();
   test_opt_levels();
