@@ -240,31 +240,15 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
   return TSL_OK;
 }
 
+/* run_common refuses a missing function, library or symbol as a setup
+ * error. */
 int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn, const tsl_reference *ref,
                    const tsl_run_opts *opts, tsl_run_result *result, tsl_diag *diag) {
-  if (!fn) {
-    if (result) {
-      memset(result, 0, sizeof *result);
-      result->struct_size = sizeof *result;
-      result->status = TSL_RUN_SETUP_ERROR;
-      snprintf(result->error, sizeof result->error, "tsl_run_packed: NULL function");
-    }
-    return tsl_diag_set(diag, TSL_EINVALID, "tsl_run_packed: NULL function");
-  }
   return run_common(lf, fn, NULL, NULL, ref, opts, result, diag);
 }
 
 int tsl_run_library(const tsl_lowered_func *lf, const char *so_path, const char *symbol,
                     const tsl_reference *ref, const tsl_run_opts *opts,
                     tsl_run_result *result, tsl_diag *diag) {
-  if (!so_path || !symbol) {
-    if (result) {
-      memset(result, 0, sizeof *result);
-      result->struct_size = sizeof *result;
-      result->status = TSL_RUN_SETUP_ERROR;
-      snprintf(result->error, sizeof result->error, "tsl_run_library: NULL path or symbol");
-    }
-    return tsl_diag_set(diag, TSL_EINVALID, "tsl_run_library: NULL path or symbol");
-  }
   return run_common(lf, NULL, so_path, symbol, ref, opts, result, diag);
 }

@@ -141,14 +141,20 @@ static int64_t sat_f2i(double v, tsl_dtype t) {
   return (int64_t)x;
 }
 
-LLVMValueRef tll_const_int(tll_cg *cg, tsl_dtype t, int64_t v) {
+static LLVMTypeRef scalar_type_or_fail(tll_cg *cg, tsl_dtype t) {
   LLVMTypeRef s = tll_scalar_type(cg, t);
   if (!s) {
     char dn[32];
     tll_fail(cg, TSL_EUNSUPPORTED, "no LLVM type for dtype %s",
              tsl_dtype_str(t, dn));
-    return NULL;
   }
+  return s;
+}
+
+LLVMValueRef tll_const_int(tll_cg *cg, tsl_dtype t, int64_t v) {
+  LLVMTypeRef s = scalar_type_or_fail(cg, t);
+  if (!s)
+    return NULL;
   if (tsl_dtype_is_float(t))
     return tll_const_float(cg, t, (double)v);
   if (t.code == TSL_DT_HANDLE)
@@ -159,13 +165,9 @@ LLVMValueRef tll_const_int(tll_cg *cg, tsl_dtype t, int64_t v) {
 }
 
 LLVMValueRef tll_const_float(tll_cg *cg, tsl_dtype t, double v) {
-  LLVMTypeRef s = tll_scalar_type(cg, t);
-  if (!s) {
-    char dn[32];
-    tll_fail(cg, TSL_EUNSUPPORTED, "no LLVM type for dtype %s",
-             tsl_dtype_str(t, dn));
+  LLVMTypeRef s = scalar_type_or_fail(cg, t);
+  if (!s)
     return NULL;
-  }
   if (!tsl_dtype_is_float(t))
     return tll_const_int(cg, t, sat_f2i(v, t));
   if (t.code == TSL_DT_BFLOAT)

@@ -56,10 +56,9 @@ static int log2i(int64_t v) {
   return k;
 }
 
-/* Floor division / modulo of signed ints. */
-static LLVMValueRef floor_divmod(tll_cg *cg, const tsl_expr *divisor,
-                                 LLVMValueRef a, LLVMValueRef b, int mod,
-                                 tsl_dtype t) {
+LLVMValueRef tll_floor_divmod(tll_cg *cg, const tsl_expr *divisor,
+                              LLVMValueRef a, LLVMValueRef b, int mod,
+                              tsl_dtype t) {
   LLVMBuilderRef bd = cg->b;
   int64_t c;
   if (tsl_expr_is_const_int(divisor, &c) && pow2(c)) {
@@ -153,10 +152,10 @@ static LLVMValueRef binary(tll_cg *cg, const tsl_expr *e) {
   case TSL_EXPR_MOD:
     return sgn ? LLVMBuildSRem(bd, a, b, "") : LLVMBuildURem(bd, a, b, "");
   case TSL_EXPR_FLOORDIV:
-    return sgn ? floor_divmod(cg, e->args[1], a, b, 0, t)
+    return sgn ? tll_floor_divmod(cg, e->args[1], a, b, 0, t)
                : LLVMBuildUDiv(bd, a, b, "");
   case TSL_EXPR_FLOORMOD:
-    return sgn ? floor_divmod(cg, e->args[1], a, b, 1, t)
+    return sgn ? tll_floor_divmod(cg, e->args[1], a, b, 1, t)
                : LLVMBuildURem(bd, a, b, "");
   case TSL_EXPR_MIN:
     return LLVMBuildSelect(

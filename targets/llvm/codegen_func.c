@@ -90,32 +90,18 @@ static LLVMTypeRef param_type(tll_cg *cg, const tsl_param *p) {
   return tll_scalar_type(cg, t);
 }
 
-/* ABI parameter -> value of dtype t */
+/* ABI parameter <-> value of dtype t: the memory representation, except
+ * float16, which crosses as its uint16_t bits. */
 static LLVMValueRef from_abi(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
-  if (tsl_dtype_is_bool(t))
-    return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstInt(cg->t_i8, 0, 0), "");
   if (t.code == TSL_DT_FLOAT && t.bits == 16)
     return LLVMBuildBitCast(cg->b, v, cg->t_f16, "");
-  if (t.code == TSL_DT_BFLOAT) {
-    LLVMValueRef w = LLVMBuildZExt(cg->b, v, cg->t_i32, "");
-    w = LLVMBuildShl(cg->b, w, LLVMConstInt(cg->t_i32, 16, 0), "");
-    return LLVMBuildBitCast(cg->b, w, cg->t_f32, "");
-  }
-  return v;
+  return tll_from_storage(cg, v, t);
 }
 
-/* value of dtype t -> ABI parameter */
 static LLVMValueRef to_abi(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
-  if (tsl_dtype_is_bool(t))
-    return LLVMBuildZExt(cg->b, v, cg->t_i8, "");
   if (t.code == TSL_DT_FLOAT && t.bits == 16)
     return LLVMBuildBitCast(cg->b, v, cg->t_i16, "");
-  if (t.code == TSL_DT_BFLOAT) {
-    LLVMValueRef w = LLVMBuildBitCast(cg->b, v, cg->t_i32, "");
-    w = LLVMBuildLShr(cg->b, w, LLVMConstInt(cg->t_i32, 16, 0), "");
-    return LLVMBuildTrunc(cg->b, w, cg->t_i16, "");
-  }
-  return v;
+  return tll_to_storage(cg, v, t);
 }
 
 static int natural(tll_cg *cg, const tsl_lowered_func *lf, const char *sym,

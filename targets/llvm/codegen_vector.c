@@ -122,22 +122,9 @@ static LLVMValueRef index64(tll_cg *cg, const tsl_expr *e) {
     LLVMValueRef x = index64(cg, e->args[0]);
     if (!x)
       return NULL;
-    LLVMValueRef d = LLVMConstInt(cg->t_i64, (unsigned long long)c, 0);
-    LLVMValueRef zero = LLVMConstInt(cg->t_i64, 0, 0);
-    if ((c & (c - 1)) == 0) {
-      int k = 0;
-      while ((1ll << k) < c)
-        k++;
-      return e->kind == TSL_EXPR_FLOORDIV
-                 ? LLVMBuildAShr(b, x, LLVMConstInt(cg->t_i64, (unsigned)k, 0), "")
-                 : LLVMBuildAnd(b, x, LLVMConstInt(cg->t_i64, (unsigned long long)(c - 1), 0), "");
-    }
-    LLVMValueRef r = LLVMBuildSRem(b, x, d, "");
-    LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, r, zero, "");
-    if (e->kind == TSL_EXPR_FLOORMOD)
-      return LLVMBuildAdd(b, r, LLVMBuildSelect(b, neg, d, zero, ""), "");
-    return LLVMBuildSub(b, LLVMBuildSDiv(b, x, d, ""),
-                        LLVMBuildZExt(b, neg, cg->t_i64, ""), "");
+    return tll_floor_divmod(cg, e->args[1], x,
+                            LLVMConstInt(cg->t_i64, (unsigned long long)c, 0),
+                            e->kind == TSL_EXPR_FLOORMOD, i64);
   }
   case TSL_EXPR_MIN:
   case TSL_EXPR_MAX: {
@@ -258,8 +245,7 @@ static LLVMValueRef all_true(tll_cg *cg, unsigned lanes) {
   return LLVMConstAllOnes(LLVMVectorType(cg->t_i1, lanes));
 }
 
-/* memory representation -> value */
-static LLVMValueRef from_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
+LLVMValueRef tll_from_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
   if (tsl_dtype_is_bool(t))
     return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
   if (t.code == TSL_DT_BFLOAT) {
@@ -271,7 +257,7 @@ static LLVMValueRef from_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
   return v;
 }
 
-static LLVMValueRef to_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
+LLVMValueRef tll_to_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
   if (tsl_dtype_is_bool(t))
     return LLVMBuildZExt(cg->b, v, tll_storage_type(cg, t), "");
   if (t.code == TSL_DT_BFLOAT) {
@@ -317,7 +303,7 @@ LLVMValueRef tll_load(tll_cg *cg, const tsl_expr *e) {
   }
   if (!v)
     return NULL;
-  v = from_storage(cg, v, mt);
+  v = tll_from_storage(cg, v, mt);
   return tll_convert(cg, v, mt, e->dtype.lanes == lanes ? e->dtype : mt);
 }
 
@@ -339,7 +325,7 @@ int tll_store(tll_cg *cg, const tsl_stmt *s) {
   access a;
   if (address(cg, buf, idx, lanes, &a))
     return cg->status;
-  v = to_storage(cg, v, mt);
+  v = tll_to_storage(cg, v, mt);
   if (a.ptr) {
     LLVMValueRef st = LLVMBuildStore(cg->b, v, a.ptr);
     LLVMSetAlignment(st, a.align);

@@ -105,9 +105,19 @@ int tll_fail(tll_cg *cg, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tll_bind_push(tll_cg *cg, const void *key, LLVMValueRef v, int is_buf);
 LLVMValueRef tll_bind_find(tll_cg *cg, const void *key);
+/* Floor division (mod 0) or modulo (mod 1) of signed ints a, b of dtype t;
+ * `divisor` is b's expression (a positive constant, a power of two above
+ * all, gets cheaper code). codegen_expr.c. */
+LLVMValueRef tll_floor_divmod(tll_cg *cg, const tsl_expr *divisor,
+                              LLVMValueRef a, LLVMValueRef b, int mod,
+                              tsl_dtype t);
 LLVMTypeRef tll_scalar_type(tll_cg *cg, tsl_dtype t);  /* compute type */
 LLVMTypeRef tll_type(tll_cg *cg, tsl_dtype t);         /* with lanes */
 LLVMTypeRef tll_storage_type(tll_cg *cg, tsl_dtype t); /* in memory */
+/* Memory representation <-> computed value (bool as i8, bfloat16 as its
+ * 16 bits); codegen_vector.c. */
+LLVMValueRef tll_from_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t);
+LLVMValueRef tll_to_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t);
 LLVMValueRef tll_const_int(tll_cg *cg, tsl_dtype t, int64_t v);
 LLVMValueRef tll_const_float(tll_cg *cg, tsl_dtype t, double v);
 LLVMValueRef tll_convert(tll_cg *cg, LLVMValueRef v, tsl_dtype from,
