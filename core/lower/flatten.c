@@ -77,18 +77,13 @@ static const tsl_buffer *flat_of(fl *f, const tsl_buffer *b) {
       tsl_dtype t = lw_wider(size->dtype, eo->dtype);
       size = tsl_expr_binary(a, TSL_EXPR_ADD, lw_cast(a, size, t), lw_cast(a, eo, t));
     }
+  } else if (b->ndim == 0) {
+    size = tsl_expr_i32(a, 1);
   } else {
-    for (uint32_t d = 0; d < b->ndim; d++) {
-      const tsl_expr *sh = pre(f, b->shape[d]);
-      if (!size)
-        size = sh;
-      else {
-        tsl_dtype t = lw_wider(size->dtype, sh->dtype);
-        size = tsl_expr_binary(a, TSL_EXPR_MUL, lw_cast(a, size, t), lw_cast(a, sh, t));
-      }
-    }
-    if (!size)
-      size = tsl_expr_i32(a, 1);
+    /* compact row-major: shape[0] times the stride of dimension 0 */
+    const tsl_expr *sh = pre(f, b->shape[0]), *st = stride_of(f, b, 0);
+    tsl_dtype t = lw_wider(sh->dtype, st->dtype);
+    size = tsl_expr_binary(a, TSL_EXPR_MUL, lw_cast(a, sh, t), lw_cast(a, st, t));
   }
   size = simp(f, size);
   r = tsl_buffer_new(a, b->name, b->dtype, 1, &size, NULL, NULL, b->scope, b->align,

@@ -61,21 +61,12 @@ static int body_stmt(tll_cg *cg, const void *ctx) {
   return tll_stmt(cg, (const tsl_stmt *)ctx);
 }
 
-/* <sym>_parN_body(lo, hi, err, captures...) */
+/* <sym>_parN_body(lo, hi, err, captures...); `pt` holds those 3 + n_cap
+ * parameter types (the closure's field types). */
 static LLVMValueRef emit_body(tll_cg *cg, const tsl_stmt *s, const char *name,
-                              LLVMTypeRef ivt, uint32_t n_cap,
+                              LLVMTypeRef *pt, uint32_t n_cap,
                               const tll_bind *cap) {
-  LLVMTypeRef *pt = malloc((3 + n_cap) * sizeof *pt);
-  if (!pt) {
-    tll_fail(cg, TSL_ENOMEM, "out of memory");
-    return NULL;
-  }
-  pt[0] = pt[1] = ivt;
-  pt[2] = cg->t_ptr;
-  for (uint32_t i = 0; i < n_cap; i++)
-    pt[3 + i] = LLVMTypeOf(cap[i].value);
   LLVMTypeRef ft = LLVMFunctionType(cg->t_void, pt, 3 + n_cap, 0);
-  free(pt);
   LLVMValueRef fn = LLVMAddFunction(cg->mod, name, ft);
   LLVMSetLinkage(fn, LLVMInternalLinkage);
   /* Inlined into the worker before the simplification passes run, so the
@@ -129,7 +120,6 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
   for (uint32_t i = 0; i < n_cap; i++)
     ft[3 + i] = LLVMTypeOf(cap[i].value);
   LLVMTypeRef st = LLVMStructTypeInContext(cg->ctx, ft, 3 + n_cap, 0);
-  free(ft);
 
   char name[512];
   unsigned id = cg->n_workers++;
@@ -152,6 +142,7 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
                            LLVMConstInt(cg->t_i32, 0, 0)};
   if (!tll_call_extern(cg, "GOMP_parallel", cg->t_void, gargs, 4)) {
     free(cap);
+    free(ft);
     return cg->status;
   }
   LLVMValueRef failed = LLVMBuildICmp(
@@ -165,7 +156,8 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
   save(cg, &saved);
   char bname[530];
   snprintf(bname, sizeof bname, "%s_body", name);
-  LLVMValueRef body = emit_body(cg, s, bname, ivt, n_cap, cap);
+  LLVMValueRef body = emit_body(cg, s, bname, ft, n_cap, cap);
+  free(ft);
   restore(cg, &saved);
   if (!body) {
     free(cap);
@@ -187,8 +179,7 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
   }
   for (uint32_t i = 0; i < n_args; i++) {
     LLVMValueRef p = LLVMBuildStructGEP2(cg->b, st, data, i, "");
-    LLVMTypeRef t = i < 2 ? ivt : i == 2 ? cg->t_ptr : LLVMTypeOf(cap[i - 3].value);
-    args[i] = LLVMBuildLoad2(cg->b, t, p, "");
+    args[i] = LLVMBuildLoad2(cg->b, LLVMStructGetTypeAtIndex(st, i), p, "");
   }
   int uns = v->dtype.code == TSL_DT_UINT;
   LLVMValueRef tid = tll_call_extern(cg, "omp_get_thread_num", cg->t_i32, NULL, 0);
