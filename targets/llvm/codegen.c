@@ -40,14 +40,19 @@ void tll_bind_push(tll_cg *cg, const void *key, LLVMValueRef v, int is_buf) {
     cg->binds = nb;
     cg->cap_binds = cap;
   }
-  cg->binds[cg->n_binds++] = (tll_bind){key, v, is_buf};
+  cg->binds[cg->n_binds++] = (tll_bind){key, v, is_buf, 0};
+}
+
+const tll_bind *tll_bind_get(tll_cg *cg, const void *key) {
+  for (uint32_t i = cg->n_binds; i-- > 0;)
+    if (cg->binds[i].key == key)
+      return &cg->binds[i];
+  return NULL;
 }
 
 LLVMValueRef tll_bind_find(tll_cg *cg, const void *key) {
-  for (uint32_t i = cg->n_binds; i-- > 0;)
-    if (cg->binds[i].key == key)
-      return cg->binds[i].value;
-  return NULL;
+  const tll_bind *b = tll_bind_get(cg, key);
+  return b ? b->value : NULL;
 }
 
 /* ---- types ---------------------------------------------------------------- */

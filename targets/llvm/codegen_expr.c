@@ -312,13 +312,16 @@ LLVMValueRef tll_expr(tll_cg *cg, const tsl_expr *e) {
              e->u.str_value ? e->u.str_value : "");
     return NULL;
   case TSL_EXPR_VAR: {
-    LLVMValueRef v = tll_bind_find(cg, e->u.var);
-    if (!v) {
+    const tll_bind *bv = tll_bind_get(cg, e->u.var);
+    if (!bv) {
       tll_fail(cg, TSL_EINVALID, "variable '%s' is used where it has no value",
                e->u.var->name);
       return NULL;
     }
-    return tll_convert(cg, v, e->u.var->dtype, t);
+    tsl_dtype vt = e->u.var->dtype;
+    if (bv->is_wide)
+      vt.bits = 64;
+    return tll_convert(cg, bv->value, vt, t);
   }
   case TSL_EXPR_LOAD:
     return tll_load(cg, e);

@@ -83,8 +83,10 @@ static LLVMValueRef emit_body(tll_cg *cg, const tsl_stmt *s, const char *name,
   cg->err_flag = LLVMGetParam(fn, 2);
   cg->in_parallel = 1;
   LLVMPositionBuilderAtEnd(cg->b, cg->entry);
-  for (uint32_t i = 0; i < n_cap; i++)
+  for (uint32_t i = 0; i < n_cap && !cg->status; i++) {
     tll_bind_push(cg, cap[i].key, LLVMGetParam(fn, 3 + i), cap[i].is_buffer);
+    cg->binds[cg->n_binds - 1].is_wide = cap[i].is_wide;
+  }
   if (tll_emit_loop(cg, s->u.loop.loop_var, LLVMGetParam(fn, 0),
                     LLVMGetParam(fn, 1), NULL, body_stmt, s->u.loop.body))
     return NULL;

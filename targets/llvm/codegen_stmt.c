@@ -52,6 +52,8 @@ int tll_emit_loop(tll_cg *cg, const tsl_var *var, LLVMValueRef lo,
   LLVMPositionBuilderAtEnd(b, bb);
   uint32_t mark = cg->n_binds;
   tll_bind_push(cg, var, i, 0);
+  if (!cg->status && ty == cg->t_i64 && var->dtype.bits == 32)
+    cg->binds[cg->n_binds - 1].is_wide = 1;
   int st = cg->status ? cg->status : body(cg, ctx);
   cg->n_binds = mark;
   if (st)
@@ -84,8 +86,13 @@ static int for_loop(tll_cg *cg, const tsl_stmt *s) {
                     v->name);
   if (kind == TSL_FOR_PARALLEL && cg->opts->threads > 1 && !cg->in_parallel)
     return tll_parallel_for(cg, s);
-  LLVMValueRef lo = tll_expr_as(cg, s->u.loop.min, v->dtype);
-  LLVMValueRef ext = lo ? tll_expr_as(cg, s->u.loop.extent, v->dtype) : NULL;
+  /* A signed int32 variable counts in an i64: indices are computed in
+   * int64 anyway, and LLVM then need not widen the induction variable. */
+  tsl_dtype ct = v->dtype;
+  if (ct.code == TSL_DT_INT && ct.bits == 32)
+    ct.bits = 64;
+  LLVMValueRef lo = tll_expr_as(cg, s->u.loop.min, ct);
+  LLVMValueRef ext = lo ? tll_expr_as(cg, s->u.loop.extent, ct) : NULL;
   if (!ext)
     return cg->status;
   LLVMValueRef hi = LLVMBuildAdd(cg->b, lo, ext, "");
@@ -97,6 +104,9 @@ static int for_loop(tll_cg *cg, const tsl_stmt *s) {
   else if (tsl_attrs_get(s->u.loop.annotations, "pragma_unroll"))
     /* lowering's hint (pragma_unroll_explicit = 0): LLVM may unroll */
     md = loop_md(cg, "llvm.loop.unroll.enable", 0);
+  else if (!cg->opts->llvm_unroll)
+    /* the schedule left it rolled */
+    md = loop_md(cg, "llvm.loop.unroll.disable", 0);
   return tll_emit_loop(cg, v, lo, hi, md, body_stmt, s->u.loop.body);
 }
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 static const char *const valid_keys =
-    "mcpu, mattr, threads, opt-level, vector-width, fast-math";
+    "mcpu, mattr, threads, opt-level, vector-width, fast-math, llvm-unroll";
 
 /* CPUs whose own feature set includes AVX-512F. */
 static const char *const avx512_cpus[] = {
@@ -108,7 +108,7 @@ int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
                    tsl_diag *diag) {
   const char *cpu = NULL, *attr = NULL;
   long threads = sysconf(_SC_NPROCESSORS_ONLN), level = 3, width = -1,
-       fast = 0;
+       fast = 0, llvm_unroll = 0;
   if (threads < 1)
     threads = 1;
   memset(out, 0, sizeof *out);
@@ -157,6 +157,12 @@ int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
                             "llvm target: option fast-math: '%s' is not 0 "
                             "or 1",
                             v);
+    } else if (!strcmp(k, "llvm-unroll")) {
+      if (!parse_int(v, 0, 1, &llvm_unroll))
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "llvm target: option llvm-unroll: '%s' is not 0 "
+                            "or 1",
+                            v);
     } else {
       return tsl_diag_set(diag, TSL_EINVALID,
                           "llvm target: unknown option '%s'; valid options: "
@@ -185,6 +191,7 @@ int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
   out->threads = (int32_t)threads;
   out->opt_level = (int32_t)level;
   out->fast_math = (int32_t)fast;
+  out->llvm_unroll = (int32_t)llvm_unroll;
   if (width < 0) {
     int has512 =
         tll_has_feature(out->features, "avx512f") ||
@@ -218,16 +225,19 @@ char *tll_opts_describe(const tll_opts *o) {
     snprintf(attr, sizeof attr, " -mattr=%s#%016llx",
              o->cpu_is_host ? "host" : "", (unsigned long long)h);
   }
-  char width[32] = "", fast[32] = "";
+  char width[32] = "", fast[32] = "", unroll[32] = "";
   if (o->vector_width)
     snprintf(width, sizeof width, " -vector-width=%d", (int)o->vector_width);
   if (o->fast_math)
     snprintf(fast, sizeof fast, " -fast-math=1");
+  if (o->llvm_unroll)
+    snprintf(unroll, sizeof unroll, " -llvm-unroll=1");
   size_t cap = strlen(o->cpu) + sizeof attr + 128;
   char *s = malloc(cap);
   if (s)
-    snprintf(s, cap, "llvm -mcpu=%s%s -threads=%d -opt-level=%d%s%s", o->cpu,
-             attr, (int)o->threads, (int)o->opt_level, width, fast);
+    snprintf(s, cap, "llvm -mcpu=%s%s -threads=%d -opt-level=%d%s%s%s",
+             o->cpu, attr, (int)o->threads, (int)o->opt_level, width, fast,
+             unroll);
   return s;
 }
 

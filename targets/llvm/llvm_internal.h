@@ -27,6 +27,7 @@ typedef struct tll_opts {
   int32_t opt_level;    /* 0..3 */
   int32_t vector_width; /* 0: LLVM's choice, else 128 / 256 / 512 */
   int32_t fast_math;    /* 1: every fast-math flag on float operations */
+  int32_t llvm_unroll;  /* 1: LLVM may unroll loops the schedule left serial */
   int32_t cpu_is_host;  /* cpu and features are the host's */
 } tll_opts;
 
@@ -66,6 +67,7 @@ typedef struct tll_bind {
   const void *key; /* tsl_var * or tsl_buffer * */
   LLVMValueRef value;
   int32_t is_buffer;
+  int32_t is_wide; /* an int32 loop variable counted in an i64 */
 } tll_bind;
 
 typedef struct tll_cg {
@@ -104,6 +106,8 @@ void tll_fn_attrs(tll_cg *cg, LLVMValueRef fn);
 int tll_fail(tll_cg *cg, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tll_bind_push(tll_cg *cg, const void *key, LLVMValueRef v, int is_buf);
+/* The innermost binding of `key`, or NULL. */
+const tll_bind *tll_bind_get(tll_cg *cg, const void *key);
 LLVMValueRef tll_bind_find(tll_cg *cg, const void *key);
 /* Floor division (mod 0) or modulo (mod 1) of signed ints a, b of dtype t;
  * `divisor` is b's expression (a positive constant, a power of two above

@@ -95,6 +95,7 @@ static void test_options(void) {
   expect_error("opt-level=4", "0, 1, 2, 3");
   expect_error("vector-width=300", "128, 256, 512");
   expect_error("fast-math=yes", "0 or 1");
+  expect_error("llvm-unroll=2", "0 or 1");
   expect_error("mcpu=pentium9", "skylake-avx512");
   expect_error("mattr=avx2", "+name or -name");
   expect_error("mattr=+avx2,+nosuchfeature", "nosuchfeature");
@@ -224,6 +225,46 @@ static void test_unroll_hint(void) {
   tsl_target *t = lt_target("threads=1", &d);
   if (m && t)
     lt_check(t, ctx, m->funcs[0], m->funcs[0], NULL, 0, 1, "unroll hint");
+  tll_vtable.destroy(t);
+  tsl_arena_free(a);
+}
+
+/* A serial loop the schedule did not unroll stays rolled by default
+ * (llvm.loop.unroll.disable); llvm-unroll=1 hands it to LLVM's unroller. */
+static const char *rolled_src =
+    "@T.prim_func\n"
+    "def scale(A: T.Buffer((4, 8), \"float32\"), B: T.Buffer((4, 8), "
+    "\"float32\")):\n"
+    "    for i, j in T.grid(4, 8):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            B[vi, vj] = A[vi, vj] * T.float32(3)\n";
+
+static void test_llvm_unroll_option(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, rolled_src);
+  const tsl_func *f = m ? m->funcs[0] : NULL;
+  char *def = f ? ir_of("threads=1", f, 0, 0) : NULL;
+  char *on = f ? ir_of("threads=1 llvm-unroll=1", f, 0, 0) : NULL;
+  ok(def && strstr(def, "llvm.loop.unroll.disable"),
+     "by default serial loops carry llvm.loop.unroll.disable");
+  ok(on && !strstr(on, "llvm.loop"),
+     "llvm-unroll=1: serial loops carry no loop metadata");
+  char *opt_def = f ? ir_of("threads=1", f, 0, 1) : NULL;
+  char *opt_on = f ? ir_of("threads=1 llvm-unroll=1", f, 0, 1) : NULL;
+  ok(opt_def && strstr(opt_def, "phi"),
+     "after O3 the 4-iteration loop is still a loop");
+  ok(opt_on && !strstr(opt_on, "phi"),
+     "llvm-unroll=1: after O3 LLVM has unrolled it");
+  free(opt_on);
+  free(def);
+  free(on);
+  free(opt_def);
+  tsl_diag d = {0};
+  tsl_target *t = lt_target("threads=1 llvm-unroll=1", &d);
+  ok(t != NULL, "llvm-unroll=1 is accepted");
+  if (f && t)
+    lt_check(t, ctx, f, f, NULL, 0, 1, "llvm-unroll=1");
   tll_vtable.destroy(t);
   tsl_arena_free(a);
 }
@@ -394,6 +435,7 @@ int main(void) {
   test_vector_width();
   test_unrolled();
   test_unroll_hint();
+  test_llvm_unroll_option();
   test_parallel();
   test_nested_parallel();
   test_opt_levels();
