@@ -25,6 +25,10 @@ int cli_schedule(int argc, char **argv);
 int cli_run(int argc, char **argv);     /* cmd_run.c */
 int cli_build(int argc, char **argv);   /* cmd_build.c */
 int cli_plugins(int argc, char **argv); /* cmd_plugins.c */
+int cli_tune(int argc, char **argv);    /* cmd_tune.c */
+int cli_db(int argc, char **argv);      /* cmd_db.c */
+int cli_best(int argc, char **argv);    /* cmd_best.c */
+int cli_report(int argc, char **argv);  /* cmd_report.c */
 
 /* Prints `usage` and returns CLI_OK when argv holds -h/--help. Returns -1
  * otherwise. */

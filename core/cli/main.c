@@ -11,7 +11,8 @@
 
 extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[],
     cli_schedule_usage[], cli_run_usage[], cli_build_usage[],
-    cli_plugins_usage[];
+    cli_plugins_usage[], cli_tune_usage[], cli_db_usage[], cli_best_usage[],
+    cli_report_usage[];
 
 const cli_verb cli_verbs[] = {
     {"fmt", "print a TVMScript program in canonical form", cli_fmt_usage, cli_fmt},
@@ -26,6 +27,14 @@ const cli_verb cli_verbs[] = {
      cli_build_usage, cli_build},
     {"plugins", "list the registered targets, strategies, cost models, ...",
      cli_plugins_usage, cli_plugins},
+    {"tune", "search a schedule space as a YAML config says, into a database",
+     cli_tune_usage, cli_tune},
+    {"db", "tuning database: stats, export and import of records", cli_db_usage,
+     cli_db},
+    {"best", "the best trace in a tuning database and its program",
+     cli_best_usage, cli_best},
+    {"report", "an HTML page with the tuning curve and every measurement",
+     cli_report_usage, cli_report},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -240,6 +240,91 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
   return TSL_OK;
 }
 
+/* ---- sessions: arguments and reference made once ---------------------------- */
+
+struct tsl_measure_session {
+  const tsl_lowered_func *lf;
+  tsl_run_opts opts;
+  tune_args args;
+  int have_ref;
+};
+
+int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref,
+                            const tsl_run_opts *opts, tsl_measure_session **out,
+                            tsl_diag *diag) {
+  *out = NULL;
+  if (!lf || !lf->source)
+    return tsl_diag_set(diag, TSL_EINVALID, "measure session: NULL lowered function");
+  tsl_measure_session *s = calloc(1, sizeof *s);
+  if (!s)
+    return tsl_diag_set(diag, TSL_ENOMEM, "measure session: out of memory");
+  s->lf = lf;
+  opts_from(opts, &s->opts);
+  tsl_diag sub = {0};
+  int rc = tune_args_make(lf, &s->opts, &s->args, &sub);
+  if (rc) {
+    free(s);
+    return tsl_diag_set(diag, rc, "arguments: %s", sub.text);
+  }
+  s->have_ref = ref && (ref->interp_func || ref->compiled_fn);
+  tsl_run_result r;
+  memset(&r, 0, sizeof r);
+  if (s->have_ref && (rc = make_reference(lf, ref, &s->args, &s->opts, &r, diag))) {
+    tsl_measure_session_free(s);
+    return rc;
+  }
+  *out = s;
+  return TSL_OK;
+}
+
+void tsl_measure_session_free(tsl_measure_session *s) {
+  if (!s)
+    return;
+  tune_args_free(&s->args);
+  free(s);
+}
+
+int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
+                            const char *so_path, const char *symbol,
+                            tsl_packed_fn fn, tsl_run_result *r, tsl_diag *diag) {
+  if (!r)
+    return tsl_diag_set(diag, TSL_EINVALID, "measure session: NULL result");
+  memset(r, 0, sizeof *r);
+  r->struct_size = sizeof *r;
+  r->status = TSL_RUN_SETUP_ERROR;
+  if (!fn && (!so_path || !symbol))
+    return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "no function to run");
+  if (so_path && access(so_path, R_OK) != 0) {
+    char why[600];
+    snprintf(why, sizeof why, "%s: %s", so_path, strerror(errno));
+    return setup_fail(r, diag, TSL_EIO, "cannot read the library ", why);
+  }
+  /* The worker is a fork: its writes to the arguments stay in the child,
+   * so the session's buffers are pristine for the next candidate. */
+  measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
+                   s->have_ref, &s->opts};
+  tsl_run_result out = *r;
+  out.status = TSL_RUN_CRASH;
+  tune_outcome oc;
+  tune_worker_run(s->opts.timeout_s, measure_body, &j, &out, sizeof out, &oc);
+  switch (oc.kind) {
+  case TUNE_WORKER_DONE:
+    *r = out;
+    r->struct_size = sizeof *r;
+    return TSL_OK;
+  case TUNE_WORKER_TIMEOUT:
+    r->status = TSL_RUN_TIMEOUT;
+    break;
+  case TUNE_WORKER_NOFORK:
+    return setup_fail(r, diag, TSL_ERUNTIME, "", oc.message);
+  default:
+    r->status = TSL_RUN_CRASH;
+    break;
+  }
+  join_text(r->error, sizeof r->error, oc.message, "");
+  return TSL_OK;
+}
+
 /* run_common refuses a missing function, library or symbol as a setup
  * error. */
 int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn, const tsl_reference *ref,

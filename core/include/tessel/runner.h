@@ -110,6 +110,27 @@ TSL_API int tsl_run_library(const tsl_lowered_func *lf, const char *so_path,
                             const tsl_run_opts *opts, tsl_run_result *result,
                             tsl_diag *diag);
 
+/* A measurement session: the arguments (seeded random inputs) and the
+ * reference outputs are made once, from `lf` (the unscheduled program,
+ * lowered) and `ref`, and every candidate measured in the session reuses
+ * them. Candidates must have the same parameters as `lf`. `lf` must outlive
+ * the session. Used by the tuner, where a reference run per candidate
+ * would cost more than the candidate. */
+typedef struct tsl_measure_session tsl_measure_session;
+TSL_API int tsl_measure_session_new(const tsl_lowered_func *lf,
+                                    const tsl_reference *ref,
+                                    const tsl_run_opts *opts,
+                                    tsl_measure_session **out, tsl_diag *diag);
+TSL_API void tsl_measure_session_free(tsl_measure_session *s);
+/* Measure one candidate: `fn` in-process code, or `symbol` in the shared
+ * library `so_path`; as tsl_run_packed / tsl_run_library otherwise. `lf` is
+ * the candidate's lowered function (NULL: the session's). */
+TSL_API int tsl_measure_session_run(tsl_measure_session *s,
+                                    const tsl_lowered_func *lf,
+                                    const char *so_path, const char *symbol,
+                                    tsl_packed_fn fn, tsl_run_result *result,
+                                    tsl_diag *diag);
+
 /* The C header of an exported library: one declaration per function
  * ("int32_t <prefix>_<name>(float *A, ..., int64_t n)"), with each
  * parameter's shape and dtype in comments. Returns a malloc'ed string. */

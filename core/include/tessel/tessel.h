@@ -16,6 +16,10 @@
 #include "tessel/target.h"
 #include "tessel/runner.h"
 #include "tessel/plugin.h"
+#include "tessel/search.h"
+#include "tessel/db.h"
+#include "tessel/config.h"
+#include "tessel/tune.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1

@@ -1,0 +1,238 @@
+/*
+ * `tessel tune CONFIG [--set KEY=VALUE ...] [--json]`: one tuning run as
+ * the YAML config says (tune.h). Progress: a table per batch in the form
+ * TVM's task scheduler prints, a progress bar with elapsed time and ETA on
+ * a terminal, and the same lines in WORK_DIR/tune.log. At the end: the best
+ * trace (a schedule script with its decisions) and the scheduled program;
+ * --json ends stdout with one JSON object.
+ */
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cli_tune_usage[] =
+    "usage: tessel tune CONFIG [--set KEY=VALUE ...] [--json]\n"
+    "\n"
+    "Search the schedule space a YAML config describes (configs/README.md):\n"
+    "candidates are proposed by the strategy, built in parallel, measured\n"
+    "one at a time in an isolated worker and recorded in the database.\n"
+    "Re-running a config resumes: `trials` counts the records already in\n"
+    "the database for the workload and target.\n"
+    "\n"
+    "  --set KEY=VALUE   override a config key, e.g. strategy.trials=8\n"
+    "  --json            end stdout with one JSON object: trials, total,\n"
+    "                    best_seconds, best_gflops, best_trace, errors, ...\n";
+
+typedef struct tune_ui {
+  const char *log_path;
+  FILE *log; /* opened at the first candidate: the work folder exists then */
+  int log_tried;
+  FILE *table; /* stdout, or stderr under --json */
+  int tty;
+  int bar_shown;
+} tune_ui;
+
+static void print_table(FILE *out, const tsl_tune_progress *p) {
+  double gflops = p->best_s > 0 && p->flops > 0 ? p->flops / p->best_s * 1e-9 : 0;
+  fprintf(out, "%3s | %-12s | %12s | %6s | %14s | %12s | %21s | %6s | %4s\n", "ID",
+          "Name", "FLOP", "Weight", "Speed (GFLOPS)", "Latency (us)",
+          "Weighted Latency (us)", "Trials", "Done");
+  fprintf(out, "-------------------------------------------------------------"
+               "-----------------------------------------------------------\n");
+  char speed[32] = "N/A", lat[32] = "N/A";
+  if (p->best_s > 0) {
+    snprintf(speed, sizeof speed, "%.4f", gflops);
+    snprintf(lat, sizeof lat, "%.4f", p->best_s * 1e6);
+  }
+  fprintf(out, "%3d | %-12.12s | %12.0f | %6d | %14s | %12s | %21s | %6lld | %4s\n", 0,
+          p->func_name, p->flops, 1, speed, lat, lat, (long long)p->done,
+          p->done >= p->budget ? "Y" : "");
+  fprintf(out, "-------------------------------------------------------------"
+               "-----------------------------------------------------------\n");
+  fprintf(out, "measured by this run: %lld (%lld failed), elapsed %.1f s\n\n",
+          (long long)p->measured, (long long)p->errors, p->elapsed_s);
+  fflush(out);
+}
+
+static void open_log(tune_ui *ui) {
+  if (ui->log_tried)
+    return;
+  ui->log_tried = 1;
+  ui->log = fopen(ui->log_path, "a");
+}
+
+static void progress(void *user_data, const tsl_tune_progress *p) {
+  tune_ui *ui = user_data;
+  open_log(ui);
+  if (ui->tty) {
+    int width = 30;
+    double frac = p->budget > 0 ? (double)p->done / (double)p->budget : 1;
+    if (frac > 1)
+      frac = 1;
+    int filled = (int)(frac * width + 0.5);
+    double eta = p->measured > 0 && p->done < p->budget
+                     ? p->elapsed_s / (double)p->measured * (double)(p->budget - p->done)
+                     : 0;
+    fprintf(stderr, "\r[%.*s%*s] %lld/%lld  elapsed %.1f s  ETA %.1f s ", filled,
+            "##############################", width - filled, "", (long long)p->done,
+            (long long)p->budget, p->elapsed_s, eta);
+    fflush(stderr);
+    ui->bar_shown = 1;
+  }
+  if (ui->log)
+    fprintf(ui->log, "candidate %lld/%lld: %lld failed so far, best %.9g s, %.2f s\n",
+            (long long)p->done, (long long)p->budget, (long long)p->errors, p->best_s,
+            p->elapsed_s);
+  if (p->batch_end) {
+    if (ui->bar_shown) {
+      fputc('\n', stderr);
+      ui->bar_shown = 0;
+    }
+    print_table(ui->table, p);
+    if (ui->log)
+      print_table(ui->log, p);
+  }
+}
+
+static void print_json(const tsl_tune_result *r) {
+  json_t *o = json_object();
+  json_object_set_new(o, "trials", json_integer(r->trials));
+  json_object_set_new(o, "total", json_integer(r->total));
+  json_object_set_new(o, "errors", json_integer(r->errors));
+  json_object_set_new(o, "best_seconds",
+                      r->best_seconds > 0 ? json_real(r->best_seconds) : json_null());
+  json_object_set_new(o, "best_gflops",
+                      r->best_seconds > 0 ? json_real(r->best_gflops) : json_null());
+  json_object_set_new(o, "best_record", r->best_record >= 0 ? json_integer(r->best_record)
+                                                            : json_null());
+  json_object_set_new(o, "best_trace",
+                      r->best_trace ? json_string(r->best_trace) : json_null());
+  json_object_set_new(o, "best_program",
+                      r->best_program ? json_string(r->best_program) : json_null());
+  json_object_set_new(o, "flops", json_real(r->flops));
+  json_object_set_new(o, "target", r->target ? json_string(r->target) : json_null());
+  json_object_set_new(o, "export", r->export_path ? json_string(r->export_path)
+                                                  : json_null());
+  json_object_set_new(o, "search_s", json_real(r->search_s));
+  json_object_set_new(o, "build_s", json_real(r->build_s));
+  json_object_set_new(o, "measure_s", json_real(r->measure_s));
+  json_object_set_new(o, "total_s", json_real(r->total_s));
+  json_object_set_new(o, "stop", json_string(r->stop_reason ? "exhausted" : "budget"));
+  char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
+  if (s)
+    printf("%s\n", s);
+  free(s);
+  json_decref(o);
+}
+
+static void print_text(const tsl_tune_result *r) {
+  printf("tuned: %lld candidates measured by this run (%lld failed); %lld in the "
+         "database for this workload and target%s\n",
+         (long long)r->trials, (long long)r->errors, (long long)r->total,
+         r->stop_reason ? " (the strategy found no new candidate)" : "");
+  printf("time: %.2f s (search %.2f s, builds %.2f s, measurements %.2f s)\n",
+         r->total_s, r->search_s, r->build_s, r->measure_s);
+  if (r->best_seconds <= 0) {
+    printf("no candidate ran successfully\n");
+    return;
+  }
+  printf("best: %.3f us, %.3f GFLOPS (record %lld)\n\n", r->best_seconds * 1e6,
+         r->best_gflops, (long long)r->best_record);
+  printf("# best trace (run it with `tessel schedule PROGRAM SCRIPT`)\n%s\n",
+         r->best_trace ? r->best_trace : "");
+  printf("# optimized program\n%s", r->best_program ? r->best_program : "");
+  if (r->export_path)
+    printf("\nexported: %s\n", r->export_path);
+}
+
+int cli_tune(int argc, char **argv) {
+  int h = cli_help_requested(argc, argv, cli_tune_usage);
+  if (h >= 0)
+    return h;
+  const char *path = NULL;
+  int json = 0;
+  const char **sets = calloc((size_t)argc, sizeof *sets);
+  uint32_t n_sets = 0;
+  if (!sets)
+    return cli_error("tune", "out of memory");
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) {
+      json = 1;
+    } else if (!strcmp(argv[i], "--set")) {
+      if (i + 1 >= argc) {
+        free(sets);
+        return cli_error("tune", "--set needs KEY=VALUE");
+      }
+      sets[n_sets++] = argv[++i];
+    } else if (!strncmp(argv[i], "--set=", 6)) {
+      sets[n_sets++] = argv[i] + 6;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      free(sets);
+      return cli_error("tune", "unknown option '%s'; see tessel tune --help", argv[i]);
+    } else if (!path) {
+      path = argv[i];
+    } else {
+      free(sets);
+      return cli_error("tune", "one CONFIG expected, got '%s' too", argv[i]);
+    }
+  }
+  if (!path) {
+    free(sets);
+    return cli_error("tune", "missing CONFIG; see tessel tune --help");
+  }
+  tsl_diag d = {0};
+  tsl_run_config *cfg = NULL;
+  int rc = tsl_run_config_load(path, n_sets, sets, &cfg, &d);
+  free(sets);
+  if (rc) {
+    fprintf(stderr, "%s\n", d.text);
+    return CLI_USAGE;
+  }
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_registry *reg = NULL;
+  rc = tsl_registry_new(ctx, &reg, &d);
+  if (!rc)
+    rc = tsl_registry_load_default(reg, cfg->n_plugin_paths, cfg->plugin_paths, &d);
+  if (!rc)
+    rc = tsl_run_config_check_plugins(cfg, reg, &d);
+  int status = CLI_OK;
+  if (rc) {
+    fprintf(stderr, "%s\n", d.text);
+    status = CLI_USAGE;
+  } else {
+    char log_path[1200];
+    snprintf(log_path, sizeof log_path, "%s/tune.log", cfg->work_dir);
+    tune_ui ui = {log_path, NULL, 0, json ? stderr : stdout, isatty(2), 0};
+    tsl_tune_result r;
+    memset(&r, 0, sizeof r);
+    rc = tsl_tune(cfg, reg, progress, &ui, &r, &d);
+    if (ui.bar_shown)
+      fputc('\n', stderr);
+    open_log(&ui);
+    if (rc) {
+      fprintf(stderr, "%s\n", d.text);
+      if (ui.log)
+        fprintf(ui.log, "error: %s\n", d.text);
+      status = CLI_USAGE;
+    } else {
+      if (json)
+        print_json(&r);
+      else
+        print_text(&r);
+      if (ui.log)
+        fprintf(ui.log, "done: %lld measured, %lld failed, best %.9g s\n",
+                (long long)r.trials, (long long)r.errors, r.best_seconds);
+    }
+    if (ui.log)
+      fclose(ui.log);
+    tsl_tune_result_free(&r);
+  }
+  tsl_registry_free(reg);
+  tsl_ctx_free(ctx);
+  tsl_run_config_free(cfg);
+  return status;
+}

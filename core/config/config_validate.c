@@ -1,0 +1,522 @@
+/*
+ * core/config/config_validate.c — the parsed YAML tree to a tsl_run_config:
+ * known keys only, types and ranges, required keys, files that must exist,
+ * path resolution and defaults. Stops at the first error, located at the
+ * offending key or value ("FILE:LINE:COL" or "--set KEY=VALUE").
+ */
+#include "config_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct vstate {
+  cfg_config *c;
+  tsl_arena *a;
+  tsl_diag *diag;
+} vstate;
+
+static int verr(vstate *v, int status, const cfg_node *at, const char *fmt, ...)
+    TSL_PRINTF(4, 5);
+static int verr(vstate *v, int status, const cfg_node *at, const char *fmt,
+                ...) {
+  char msg[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return tsl_diag_set(v->diag, status, "%s: error: %s",
+                      cfg_loc(v->a, v->c->pub.path, at), msg);
+}
+
+static const char *join(vstate *v, const char *a, const char *b) {
+  size_t n = strlen(a) + strlen(b) + 2;
+  char *s = tsl_arena_alloc(v->a, n);
+  snprintf(s, n, "%s%s%s", a, *a ? "." : "", b);
+  return s;
+}
+
+/* Unknown-key check: every key of `map` must be in `valid` (NULL-ended). */
+static int check_keys(vstate *v, const cfg_node *map, const char *section,
+                      const char *const *valid) {
+  for (uint32_t i = 0; i < map->n; i++) {
+    int known = 0;
+    for (const char *const *k = valid; *k && !known; k++)
+      known = strcmp(*k, map->entries[i].key) == 0;
+    if (known)
+      continue;
+    char list[1024] = "";
+    for (const char *const *k = valid; *k; k++) {
+      if (k != valid)
+        strncat(list, ", ", sizeof list - strlen(list) - 1);
+      strncat(list, *k, sizeof list - strlen(list) - 1);
+    }
+    if (!*section)
+      return verr(v, TSL_EINVALID, map->entries[i].key_node,
+                  "%s: unknown top-level key; valid: %s",
+                  map->entries[i].key, list);
+    return verr(v, TSL_EINVALID, map->entries[i].key_node,
+                "%s.%s: unknown key in %s; valid: %s", section,
+                map->entries[i].key, section, list);
+  }
+  return TSL_OK;
+}
+
+static int want_map(vstate *v, const cfg_node *n, const char *key,
+                    const char *valid) {
+  if (n->kind == CFG_MAP)
+    return TSL_OK;
+  return verr(v, TSL_EINVALID, n, "%s: expected a mapping, got %s; valid: %s",
+              key, cfg_got(v->a, n), valid);
+}
+
+static int missing(vstate *v, const cfg_node *map, const char *key,
+                   const char *valid) {
+  return verr(v, TSL_EINVALID, map, "%s: missing required key; valid: %s", key,
+              valid);
+}
+
+static int want_string(vstate *v, const cfg_node *n, const char *key,
+                       const char *valid, const char **out) {
+  if (n->kind != CFG_SCALAR || n->is_null)
+    return verr(v, TSL_EINVALID, n, "%s: expected a string, got %s; valid: %s",
+                key, cfg_got(v->a, n), valid);
+  if (!*n->text)
+    return verr(v, TSL_EINVALID, n, "%s: empty string, got ''; valid: %s", key,
+                valid);
+  *out = n->text;
+  return TSL_OK;
+}
+
+static int want_int(vstate *v, const cfg_node *n, const char *key, int64_t lo,
+                    int64_t hi, const char *valid, int64_t *out) {
+  if (n->kind != CFG_SCALAR || n->is_null)
+    return verr(v, TSL_EINVALID, n,
+                "%s: expected an integer, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  const char *s = n->text;
+  char *end = NULL;
+  errno = 0;
+  long long x = strtoll(s, &end, 10);
+  if (!*s || *end || isspace((unsigned char)s[0]))
+    return verr(v, TSL_EINVALID, n,
+                "%s: expected an integer, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  if (errno == ERANGE || x < lo || x > hi)
+    return verr(v, TSL_EINVALID, n, "%s: out of range, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  *out = (int64_t)x;
+  return TSL_OK;
+}
+
+static int want_u64(vstate *v, const cfg_node *n, const char *key,
+                    uint64_t *out) {
+  const char *valid = "an integer in 0..18446744073709551615";
+  if (n->kind != CFG_SCALAR || n->is_null)
+    return verr(v, TSL_EINVALID, n,
+                "%s: expected an integer, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  const char *s = n->text;
+  char *end = NULL;
+  errno = 0;
+  if (s[0] == '-' && s[1] >= '0' && s[1] <= '9')
+    return verr(v, TSL_EINVALID, n, "%s: out of range, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  unsigned long long x = strtoull(s, &end, 10);
+  if (!*s || *end || !(s[0] >= '0' && s[0] <= '9'))
+    return verr(v, TSL_EINVALID, n,
+                "%s: expected an integer, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  if (errno == ERANGE)
+    return verr(v, TSL_EINVALID, n, "%s: out of range, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  *out = (uint64_t)x;
+  return TSL_OK;
+}
+
+/* A finite number; `lo_open`: must be > lo, else >= lo. */
+static int want_double(vstate *v, const cfg_node *n, const char *key,
+                       double lo, int lo_open, const char *valid,
+                       double *out) {
+  if (n->kind != CFG_SCALAR || n->is_null)
+    return verr(v, TSL_EINVALID, n, "%s: expected a number, got %s; valid: %s",
+                key, cfg_got(v->a, n), valid);
+  const char *s = n->text;
+  char *end = NULL;
+  double x = strtod(s, &end);
+  if (!*s || *end || isspace((unsigned char)s[0]) || !isfinite(x))
+    return verr(v, TSL_EINVALID, n, "%s: expected a number, got %s; valid: %s",
+                key, cfg_got(v->a, n), valid);
+  if (lo_open ? !(x > lo) : !(x >= lo))
+    return verr(v, TSL_EINVALID, n, "%s: out of range, got %s; valid: %s", key,
+                cfg_got(v->a, n), valid);
+  *out = x;
+  return TSL_OK;
+}
+
+static int want_bool(vstate *v, const cfg_node *n, const char *key,
+                     int32_t *out) {
+  if (n->kind == CFG_SCALAR && !n->is_null) {
+    const char *t = n->text;
+    if (!strcmp(t, "true") || !strcmp(t, "True") || !strcmp(t, "TRUE")) {
+      *out = 1;
+      return TSL_OK;
+    }
+    if (!strcmp(t, "false") || !strcmp(t, "False") || !strcmp(t, "FALSE")) {
+      *out = 0;
+      return TSL_OK;
+    }
+  }
+  return verr(v, TSL_EINVALID, n, "%s: expected a boolean, got %s; valid: true, false",
+              key, cfg_got(v->a, n));
+}
+
+/* Paths from the file are relative to the config's folder; paths given by
+ * --set are relative to the current directory. */
+static const char *resolve(vstate *v, const cfg_node *n, const char *p) {
+  if (n->set || p[0] == '/' || strcmp(v->c->pub.dir, ".") == 0)
+    return tsl_arena_strdup(v->a, p);
+  size_t len = strlen(v->c->pub.dir) + strlen(p) + 2;
+  char *s = tsl_arena_alloc(v->a, len);
+  snprintf(s, len, "%s/%s", v->c->pub.dir, p);
+  return s;
+}
+
+static int want_file(vstate *v, const cfg_node *n, const char *key,
+                     const char *valid, const char **out) {
+  const char *p = NULL;
+  int rc = want_string(v, n, key, valid, &p);
+  if (rc)
+    return rc;
+  const char *r = resolve(v, n, p);
+  struct stat st;
+  if (stat(r, &st) != 0)
+    return verr(v, TSL_ENOTFOUND, n,
+                "%s: file '%s' not found (%s), got %s; valid: %s", key, r,
+                strerror(errno), cfg_got(v->a, n), valid);
+  if (!S_ISREG(st.st_mode))
+    return verr(v, TSL_EINVALID, n, "%s: '%s' is not a regular file, got %s; valid: %s",
+                key, r, cfg_got(v->a, n), valid);
+  *out = r;
+  return TSL_OK;
+}
+
+static int want_path(vstate *v, const cfg_node *n, const char *key,
+                     const char *valid, const char **out) {
+  const char *p = NULL;
+  int rc = want_string(v, n, key, valid, &p);
+  if (rc)
+    return rc;
+  *out = resolve(v, n, p);
+  return TSL_OK;
+}
+
+static const cfg_node *get(const cfg_node *map, const char *key) {
+  cfg_entry *e = cfg_map_find(map, key);
+  return e ? e->value : NULL;
+}
+
+static int is_core_key(const char *key, const char *const *core) {
+  for (; *core; core++)
+    if (strcmp(*core, key) == 0)
+      return 1;
+  return 0;
+}
+
+/* target / strategy / cost_model: kind plus plugin options. */
+static int plugin_section(vstate *v, const cfg_node *n, const char *section,
+                          const char *const *core, const char *kind_valid,
+                          tsl_config_plugin *out) {
+  char valid[256];
+  snprintf(valid, sizeof valid, "{kind: %s, <plugin option>: <value>, ...}",
+           kind_valid);
+  int rc = want_map(v, n, section, valid);
+  if (rc)
+    return rc;
+  const cfg_node *kind = get(n, "kind");
+  const char *kpath = join(v, section, "kind");
+  if (!kind)
+    return missing(v, n, kpath, kind_valid);
+  rc = want_string(v, kind, kpath, kind_valid, &out->kind);
+  if (rc)
+    return rc;
+  uint32_t n_opts = 0;
+  tsl_kv *opts = TSL_NEW_ARRAY(v->a, tsl_kv, n->n ? n->n : 1);
+  for (uint32_t i = 0; i < n->n; i++) {
+    const cfg_entry *e = &n->entries[i];
+    if (strcmp(e->key, "kind") == 0 || is_core_key(e->key, core))
+      continue;
+    if (e->value->kind != CFG_SCALAR || e->value->is_null)
+      return verr(v, TSL_EINVALID, e->value,
+                  "%s.%s: expected a scalar plugin option, got %s; valid: a "
+                  "string, number or boolean",
+                  section, e->key, cfg_got(v->a, e->value));
+    opts[n_opts].key = e->key;
+    opts[n_opts].value = e->value->text;
+    n_opts++;
+  }
+  out->n_opts = n_opts;
+  out->opts = opts;
+  return TSL_OK;
+}
+
+static const char *const k_top[] = {
+    "workload", "target",   "space",  "strategy",     "cost_model", "runner",
+    "builder",  "database", "work_dir", "export", "plugin_paths", "seed", NULL};
+static const char *const k_workload[] = {"file", "func", NULL};
+static const char *const k_space[] = {"schedule", NULL};
+static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_ms",
+                                       "timeout_s", "warmup",      "flush_cache",
+                                       "check",     NULL};
+static const char *const k_builder[] = {"workers", NULL};
+static const char *const k_strategy_core[] = {"trials", "batch", NULL};
+static const char *const k_none[] = {NULL};
+
+static int v_workload(vstate *v, const cfg_node *root) {
+  const char *valid = "{file: PROGRAM.py, func: NAME}";
+  const cfg_node *n = get(root, "workload");
+  if (!n)
+    return missing(v, root, "workload", valid);
+  int rc = want_map(v, n, "workload", valid);
+  if (!rc)
+    rc = check_keys(v, n, "workload", k_workload);
+  if (rc)
+    return rc;
+  const cfg_node *f = get(n, "file");
+  const char *fvalid = "an existing TVMScript file, relative to the config's folder";
+  if (!f)
+    return missing(v, n, "workload.file", fvalid);
+  rc = want_file(v, f, "workload.file", fvalid, &v->c->pub.workload_file);
+  if (rc)
+    return rc;
+  const cfg_node *fn = get(n, "func");
+  if (fn)
+    rc = want_string(v, fn, "workload.func", "the name of a prim_func in the file",
+                     &v->c->pub.workload_func);
+  return rc;
+}
+
+static int v_space(vstate *v, const cfg_node *root) {
+  const char *valid = "{schedule: SCRIPT.sch}";
+  const cfg_node *n = get(root, "space");
+  if (!n)
+    return missing(v, root, "space", valid);
+  int rc = want_map(v, n, "space", valid);
+  if (!rc)
+    rc = check_keys(v, n, "space", k_space);
+  if (rc)
+    return rc;
+  const char *svalid = "an existing schedule script, relative to the config's folder";
+  const cfg_node *s = get(n, "schedule");
+  if (!s)
+    return missing(v, n, "space.schedule", svalid);
+  return want_file(v, s, "space.schedule", svalid, &v->c->pub.space_schedule);
+}
+
+static int v_strategy(vstate *v, const cfg_node *root) {
+  tsl_run_config *c = &v->c->pub;
+  const cfg_node *n = get(root, "strategy");
+  if (!n)
+    return missing(v, root, "strategy", "{kind: random, trials: N, batch: N}");
+  int rc = plugin_section(v, n, "strategy", k_strategy_core,
+                          "a strategy plugin name, e.g. random", &c->strategy);
+  if (rc)
+    return rc;
+  int64_t x = 0;
+  const cfg_node *t = get(n, "trials");
+  const char *tvalid = "an integer >= 1";
+  if (!t)
+    return missing(v, n, "strategy.trials", tvalid);
+  rc = want_int(v, t, "strategy.trials", 1, INT64_MAX, tvalid, &x);
+  if (rc)
+    return rc;
+  c->trials = x;
+  const cfg_node *b = get(n, "batch");
+  if (b) {
+    rc = want_int(v, b, "strategy.batch", 1, 4096, "an integer in 1..4096", &x);
+    if (rc)
+      return rc;
+    c->batch = (int32_t)x;
+  }
+  return TSL_OK;
+}
+
+static int v_runner(vstate *v, const cfg_node *root) {
+  tsl_run_config *c = &v->c->pub;
+  const cfg_node *n = get(root, "runner");
+  if (!n)
+    return TSL_OK;
+  int rc = want_map(v, n, "runner",
+                    "{number: N, repeat: N, min_repeat_ms: MS, timeout_s: S, "
+                    "warmup: N, flush_cache: BOOL, check: BOOL}");
+  if (!rc)
+    rc = check_keys(v, n, "runner", k_runner);
+  if (rc)
+    return rc;
+  const cfg_node *x;
+  int64_t i = 0;
+  if ((x = get(n, "number"))) {
+    if ((rc = want_int(v, x, "runner.number", 1, INT32_MAX,
+                       "an integer in 1..2147483647", &i)))
+      return rc;
+    c->runner.number = (int32_t)i;
+  }
+  if ((x = get(n, "repeat"))) {
+    if ((rc = want_int(v, x, "runner.repeat", 1, TSL_RUN_MAX_REPEAT,
+                       "an integer in 1..64", &i)))
+      return rc;
+    c->runner.repeat = (int32_t)i;
+  }
+  if ((x = get(n, "warmup"))) {
+    if ((rc = want_int(v, x, "runner.warmup", 0, INT32_MAX,
+                       "an integer in 0..2147483647", &i)))
+      return rc;
+    c->runner.warmup = (int32_t)i;
+  }
+  if ((x = get(n, "min_repeat_ms")) &&
+      (rc = want_double(v, x, "runner.min_repeat_ms", 0, 0,
+                        "a number of milliseconds >= 0",
+                        &c->runner.min_repeat_ms)))
+    return rc;
+  if ((x = get(n, "timeout_s")) &&
+      (rc = want_double(v, x, "runner.timeout_s", 0, 1,
+                        "a number of seconds > 0", &c->runner.timeout_s)))
+    return rc;
+  if ((x = get(n, "flush_cache")) &&
+      (rc = want_bool(v, x, "runner.flush_cache", &c->runner.flush_cache)))
+    return rc;
+  if ((x = get(n, "check")) && (rc = want_bool(v, x, "runner.check", &c->check)))
+    return rc;
+  return TSL_OK;
+}
+
+static int v_builder(vstate *v, const cfg_node *root) {
+  const cfg_node *n = get(root, "builder");
+  if (!n)
+    return TSL_OK;
+  int rc = want_map(v, n, "builder", "{workers: N}");
+  if (!rc)
+    rc = check_keys(v, n, "builder", k_builder);
+  if (rc)
+    return rc;
+  const cfg_node *w = get(n, "workers");
+  int64_t i = 0;
+  if (w) {
+    if ((rc = want_int(v, w, "builder.workers", 1, 256, "an integer in 1..256", &i)))
+      return rc;
+    v->c->pub.build_workers = (int32_t)i;
+  }
+  return TSL_OK;
+}
+
+static int v_plugin_paths(vstate *v, const cfg_node *root) {
+  const cfg_node *n = get(root, "plugin_paths");
+  if (!n)
+    return TSL_OK;
+  const char *valid = "a folder or plugin file, or a list of them";
+  tsl_run_config *c = &v->c->pub;
+  if (n->kind == CFG_SCALAR) {
+    const char **paths = TSL_NEW_ARRAY(v->a, const char *, 1);
+    int rc = want_path(v, n, "plugin_paths", valid, &paths[0]);
+    if (rc)
+      return rc;
+    c->n_plugin_paths = 1;
+    c->plugin_paths = paths;
+    return TSL_OK;
+  }
+  if (n->kind != CFG_SEQ)
+    return verr(v, TSL_EINVALID, n, "plugin_paths: expected a list of paths, got %s; valid: %s",
+                cfg_got(v->a, n), valid);
+  const char **paths = TSL_NEW_ARRAY(v->a, const char *, n->n ? n->n : 1);
+  for (uint32_t i = 0; i < n->n; i++) {
+    char key[64];
+    snprintf(key, sizeof key, "plugin_paths[%u]", i);
+    int rc = want_path(v, n->items[i], key, valid, &paths[i]);
+    if (rc)
+      return rc;
+  }
+  c->n_plugin_paths = n->n;
+  c->plugin_paths = paths;
+  return TSL_OK;
+}
+
+static const char *dirname_of(vstate *v, const char *p) {
+  const char *slash = strrchr(p, '/');
+  if (!slash)
+    return ".";
+  if (slash == p)
+    return "/";
+  char *d = tsl_arena_dup(v->a, p, (size_t)(slash - p) + 1);
+  d[slash - p] = '\0';
+  return d;
+}
+
+int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
+  vstate v = {cc, cc->arena, diag};
+  tsl_run_config *c = &cc->pub;
+  /* defaults */
+  c->batch = 16;
+  tsl_run_opts_default(&c->runner);
+  c->check = 1;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  c->build_workers = (int32_t)(ncpu < 1 ? 1 : ncpu > 256 ? 256 : ncpu);
+  c->seed = 1;
+
+  int rc = check_keys(&v, root, "", k_top);
+  if (!rc)
+    rc = v_workload(&v, root);
+  if (!rc) {
+    const cfg_node *t = get(root, "target");
+    rc = t ? plugin_section(&v, t, "target", k_none, "a target plugin name, e.g. llvm",
+                            &c->target)
+           : missing(&v, root, "target", "{kind: llvm, <target option>: <value>}");
+  }
+  if (!rc)
+    rc = v_space(&v, root);
+  if (!rc)
+    rc = v_strategy(&v, root);
+  if (!rc) {
+    const cfg_node *m = get(root, "cost_model");
+    if (m)
+      rc = plugin_section(&v, m, "cost_model", k_none,
+                          "a cost-model plugin name, e.g. random", &c->cost_model);
+  }
+  if (!rc)
+    rc = v_runner(&v, root);
+  if (!rc)
+    rc = v_builder(&v, root);
+  if (!rc) {
+    const cfg_node *d = get(root, "database");
+    const char *valid = "the path of the tuning database, e.g. tune_tmp/tuning.db";
+    rc = d ? want_path(&v, d, "database", valid, &c->database)
+           : missing(&v, root, "database", valid);
+  }
+  if (!rc) {
+    const cfg_node *w = get(root, "work_dir");
+    if (w)
+      rc = want_path(&v, w, "work_dir", "a folder for logs and builds", &c->work_dir);
+    else
+      c->work_dir = dirname_of(&v, c->database);
+  }
+  if (!rc) {
+    const cfg_node *e = get(root, "export");
+    if (e)
+      rc = want_path(&v, e, "export", "the path of the library to write, e.g. libmm.so",
+                     &c->export_path);
+  }
+  if (!rc)
+    rc = v_plugin_paths(&v, root);
+  if (!rc) {
+    const cfg_node *s = get(root, "seed");
+    if (s)
+      rc = want_u64(&v, s, "seed", &c->seed);
+  }
+  return rc;
+}

@@ -1,0 +1,246 @@
+/*
+ * core/db/db_open.c — opening a tuning database: create the folder and the
+ * file, recognise a tessel database (PRAGMA application_id + user_version)
+ * before writing anything, create the schema in one transaction, and set
+ * the connection up (WAL, synchronous=NORMAL, busy timeout, foreign keys).
+ */
+#include "db_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const schema_sql =
+    "CREATE TABLE workloads ("
+    "  id INTEGER PRIMARY KEY,"
+    "  hash TEXT NOT NULL,"   /* 16 hex digits of tsl_func_hash */
+    "  name TEXT NOT NULL,"
+    "  script TEXT NOT NULL," /* canonical TVMScript */
+    "  flops REAL NOT NULL DEFAULT 0);"
+    "CREATE INDEX workloads_hash ON workloads(hash);"
+    "CREATE TABLE records ("
+    "  id INTEGER PRIMARY KEY,"
+    "  workload_id INTEGER NOT NULL REFERENCES workloads(id),"
+    "  target TEXT NOT NULL,"
+    "  trace_json TEXT NOT NULL,"
+    "  decisions TEXT NOT NULL,"
+    "  status INTEGER NOT NULL,"
+    "  error TEXT,"
+    "  latency_s REAL NOT NULL,"
+    "  times_json TEXT NOT NULL,"
+    "  build_s REAL NOT NULL,"
+    "  version TEXT NOT NULL,"
+    "  timestamp INTEGER NOT NULL);"
+    "CREATE INDEX records_lookup ON records(workload_id, target, decisions);"
+    "CREATE INDEX records_best ON records(workload_id, status, latency_s, id);";
+
+int db_fail(tsl_db *db, tsl_diag *diag, int status, const char *what) {
+  return tsl_diag_set(diag, status, "%s: %s: %s", db->path, what,
+                      db->h ? sqlite3_errmsg(db->h) : "out of memory");
+}
+
+int db_prepare(tsl_db *db, const char *sql, sqlite3_stmt **st, tsl_diag *diag) {
+  if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK) {
+    *st = NULL;
+    return db_fail(db, diag, TSL_EIO, "cannot prepare a statement");
+  }
+  return TSL_OK;
+}
+
+int db_exec(tsl_db *db, const char *sql, tsl_diag *diag) {
+  if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
+    return db_fail(db, diag, TSL_EIO, sql);
+  return TSL_OK;
+}
+
+const char *db_text(sqlite3_stmt *st, int col) {
+  const unsigned char *s = sqlite3_column_text(st, col);
+  return s ? (const char *)s : "";
+}
+
+/* mkdir -p of the folder holding `path`. */
+static int make_parent(const char *path, tsl_diag *diag) {
+  char *dir = strdup(path);
+  if (!dir)
+    return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", path);
+  char *slash = strrchr(dir, '/');
+  int rc = TSL_OK;
+  if (slash && slash != dir) {
+    *slash = '\0';
+    for (char *p = dir + 1; ; p++) {
+      if (*p != '/' && *p != '\0')
+        continue;
+      char c = *p;
+      *p = '\0';
+      if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        rc = tsl_diag_set(diag, TSL_EIO, "%s: cannot create the folder %s: %s",
+                          path, dir, strerror(errno));
+        break;
+      }
+      *p = c;
+      if (!c)
+        break;
+    }
+  }
+  free(dir);
+  return rc;
+}
+
+/* One integer from a PRAGMA or SELECT without parameters. */
+static int query_int(tsl_db *db, const char *sql, int64_t *out, tsl_diag *diag) {
+  sqlite3_stmt *st;
+  int rc = db_prepare(db, sql, &st, diag);
+  if (rc == TSL_OK) {
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW)
+      *out = sqlite3_column_int64(st, 0);
+    else
+      rc = db_fail(db, diag, TSL_EIO, "cannot read the database header");
+  }
+  if (rc != TSL_OK && sqlite3_errcode(db->h) == SQLITE_NOTADB)
+    rc = tsl_diag_set(diag, TSL_EINVALID,
+                      "%s: not a tessel database (not an SQLite file: %s); "
+                      "nothing was written to it",
+                      db->path, sqlite3_errmsg(db->h));
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* 1: a tessel database of a known schema; 0: an empty file or database
+ * (no tables); negative: an error naming what the file is. */
+static int classify(tsl_db *db, tsl_diag *diag) {
+  int64_t app = 0, ver = 0, objs = 0;
+  int rc = query_int(db, "PRAGMA application_id", &app, diag);
+  if (rc == TSL_OK)
+    rc = query_int(db, "PRAGMA user_version", &ver, diag);
+  if (rc == TSL_OK)
+    rc = query_int(db, "SELECT count(*) FROM sqlite_master", &objs, diag);
+  if (rc != TSL_OK)
+    return rc;
+  if (app == DB_APPLICATION_ID) {
+    if (ver > DB_SCHEMA_VERSION)
+      return tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                          "%s: the database has schema version %lld, newer than "
+                          "version %d that this tessel reads; open it with the "
+                          "tessel that wrote it",
+                          db->path, (long long)ver, DB_SCHEMA_VERSION);
+    if (ver >= 1)
+      return 1;
+  }
+  if (app == 0 && objs == 0)
+    return 0;
+  return tsl_diag_set(diag, TSL_EINVALID,
+                      "%s: not a tessel database (an SQLite file without the "
+                      "tessel schema: application_id 0x%llx, user_version %lld, "
+                      "%lld schema objects); nothing was written to it",
+                      db->path, (unsigned long long)app, (long long)ver,
+                      (long long)objs);
+}
+
+static int create_schema(tsl_db *db, tsl_diag *diag) {
+  int rc = db_exec(db, "BEGIN IMMEDIATE", diag);
+  if (rc != TSL_OK)
+    return rc;
+  /* another process may have created it since classify() */
+  int kind = classify(db, diag);
+  if (kind == 0) {
+    rc = db_exec(db, schema_sql, diag);
+    if (rc == TSL_OK)
+      rc = db_exec(db, "PRAGMA application_id = 1414745156", diag);
+    if (rc == TSL_OK)
+      rc = db_exec(db, "PRAGMA user_version = 1", diag);
+  } else if (kind < 0) {
+    rc = kind;
+  }
+  if (rc == TSL_OK)
+    return db_exec(db, "COMMIT", diag);
+  sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
+static int setup(tsl_db *db, uint32_t mode, tsl_diag *diag) {
+  sqlite3_busy_timeout(db->h, 5000);
+  int kind = classify(db, diag);
+  if (kind < 0)
+    return kind;
+  if (mode == TSL_DB_READONLY) {
+    if (kind == 0)
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "%s: not a tessel database (the file is empty); "
+                          "open it for writing to create one",
+                          db->path);
+    return db_exec(db, "PRAGMA query_only = 1", diag);
+  }
+  sqlite3_stmt *st;
+  int rc = db_prepare(db, "PRAGMA journal_mode = WAL", &st, diag);
+  if (rc != TSL_OK)
+    return rc;
+  if (sqlite3_step(st) != SQLITE_ROW)
+    rc = db_fail(db, diag, TSL_EIO, "cannot switch to the WAL journal");
+  else if (strcmp(db_text(st, 0), "wal") != 0)
+    rc = tsl_diag_set(diag, TSL_EIO, "%s: cannot switch to the WAL journal "
+                      "(journal mode stays '%s')", db->path, db_text(st, 0));
+  sqlite3_finalize(st);
+  if (rc == TSL_OK)
+    rc = db_exec(db, "PRAGMA synchronous = NORMAL", diag);
+  if (rc == TSL_OK)
+    rc = db_exec(db, "PRAGMA foreign_keys = ON", diag);
+  if (rc == TSL_OK && kind == 0)
+    rc = create_schema(db, diag);
+  return rc;
+}
+
+int tsl_db_open(const char *path, uint32_t mode, tsl_db **out, tsl_diag *diag) {
+  *out = NULL;
+  if (!path || !*path)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "database path is empty; give a file name such as "
+                        "tune/tuning.db");
+  if (mode != TSL_DB_READONLY && mode != TSL_DB_CREATE)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "%s: unknown open mode %u (valid: TSL_DB_READONLY, "
+                        "TSL_DB_CREATE)", path, mode);
+  struct stat sb;
+  if (stat(path, &sb) == 0) {
+    if (S_ISDIR(sb.st_mode))
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "%s: is a folder; a database is a file", path);
+  } else if (mode == TSL_DB_READONLY) {
+    return tsl_diag_set(diag, TSL_ENOTFOUND, "%s: no such database: %s", path,
+                        strerror(errno));
+  } else {
+    int rc = make_parent(path, diag);
+    if (rc != TSL_OK)
+      return rc;
+  }
+  tsl_db *db = calloc(1, sizeof *db);
+  if (!db || !(db->path = strdup(path))) {
+    free(db);
+    return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", path);
+  }
+  db->readonly = mode == TSL_DB_READONLY;
+  int flags = db->readonly ? SQLITE_OPEN_READONLY
+                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  int rc;
+  if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK)
+    rc = db_fail(db, diag, TSL_EIO, "cannot open the database");
+  else
+    rc = setup(db, mode, diag);
+  if (rc != TSL_OK) {
+    tsl_db_close(db);
+    return rc;
+  }
+  *out = db;
+  return TSL_OK;
+}
+
+void tsl_db_close(tsl_db *db) {
+  if (!db)
+    return;
+  sqlite3_close_v2(db->h);
+  free(db->path);
+  free(db);
+}
+
+const char *tsl_db_path(const tsl_db *db) { return db ? db->path : NULL; }

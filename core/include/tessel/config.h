@@ -1,0 +1,103 @@
+/*
+ * tessel/config.h — tuning-run configurations: YAML files (libyaml),
+ * validated key by key, with command-line overrides.
+ *
+ * A run config (documented in configs/README.md):
+ *
+ *   workload:   {file: ../workloads/matmul_128.py, func: main}  # func optional
+ *   target:     {kind: llvm, threads: 1}           # plugin name + its options
+ *   space:      {schedule: ../workloads/matmul_stochastic.sch}
+ *   strategy:   {kind: random, trials: 64, batch: 16}   # + strategy options
+ *   cost_model: {kind: random}                          # optional, + options
+ *   runner:     {number: 3, repeat: 1, min_repeat_ms: 50, timeout_s: 10}
+ *   builder:    {workers: 2}                            # optional
+ *   database:   tune_tmp/tuning.db
+ *   work_dir:   tune_tmp                                # optional
+ *   export:     tune_tmp/libmm.so                       # optional
+ *   plugin_paths: [../build/plugins]                    # optional
+ *   seed: 1
+ *
+ * Paths are relative to the config file's folder. Every key is validated:
+ * an unknown key, a value of the wrong type or out of range, a missing file
+ * is an error "FILE:LINE:COL: error: KEY: what; valid: ..." quoting the
+ * offending value. Plugin kinds are checked against a registry with
+ * tsl_run_config_check_plugins (unknown kind: the valid names listed).
+ * Options inside target / strategy / cost_model other than the core's own
+ * keys go to the plugin unchecked; the plugin validates them when the run
+ * creates it (tsl_run_config_where gives the location to prefix).
+ *
+ * Overrides: each "--set KEY.SUB=VALUE" string replaces (or adds) one
+ * scalar before validation, e.g. "strategy.trials=8", "target.threads=2",
+ * "seed=3". Its errors are located as `--set strategy.trials=abc`.
+ */
+#ifndef TESSEL_CONFIG_H
+#define TESSEL_CONFIG_H
+
+#include <stdint.h>
+
+#include "tessel/base.h"
+#include "tessel/plugin.h"
+#include "tessel/runner.h"
+#include "tessel/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One plugin section: its kind and the options passed to the plugin
+ * (values as written, scalars only). */
+typedef struct tsl_config_plugin {
+  const char *kind; /* NULL for an absent optional section */
+  uint32_t n_opts;
+  const tsl_kv *opts;
+} tsl_config_plugin;
+
+typedef struct tsl_run_config {
+  uint32_t struct_size;
+  const char *path;          /* the config file as given */
+  const char *dir;           /* its folder */
+  const char *workload_file; /* resolved path (exists) */
+  const char *workload_func; /* NULL: the file's only function, or main */
+  tsl_config_plugin target;  /* kind required */
+  const char *space_schedule; /* resolved path of the schedule script */
+  tsl_config_plugin strategy; /* kind required; opts exclude trials, batch */
+  int64_t trials;             /* strategy.trials, >= 1 (required) */
+  int32_t batch;              /* strategy.batch, >= 1 (default 16) */
+  tsl_config_plugin cost_model; /* optional */
+  tsl_run_opts runner;          /* defaults of tsl_run_opts_default, then
+                                   runner: number, repeat, min_repeat_ms,
+                                   timeout_s, warmup, flush_cache */
+  int32_t check;                /* runner.check: 1 compare outputs (default) */
+  int32_t build_workers;        /* builder.workers; default online cores */
+  const char *database;         /* resolved path (required) */
+  const char *work_dir;         /* resolved; default: database's folder */
+  const char *export_path;      /* resolved, NULL when absent */
+  uint32_t n_plugin_paths;
+  const char *const *plugin_paths; /* resolved */
+  uint64_t seed;                /* default 1 */
+} tsl_run_config;
+
+/* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.
+ * On error *out is NULL and `diag` holds the located message. */
+TSL_API int tsl_run_config_load(const char *path, uint32_t n_sets,
+                                const char *const *sets,
+                                tsl_run_config **out, tsl_diag *diag);
+TSL_API void tsl_run_config_free(tsl_run_config *c);
+
+/* Where KEY ("target", "strategy.trials", ...) was written:
+ * "FILE:LINE:COL", or "--set KEY=VALUE" for an override; NULL when the key
+ * is absent. Owned by `c`. */
+TSL_API const char *tsl_run_config_where(const tsl_run_config *c,
+                                         const char *key);
+
+/* Check target, strategy and cost_model kinds against `reg`: an unknown
+ * kind is an error at its location listing the registered names of that
+ * kind. */
+TSL_API int tsl_run_config_check_plugins(const tsl_run_config *c,
+                                         const tsl_registry *reg,
+                                         tsl_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_CONFIG_H */

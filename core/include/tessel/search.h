@@ -1,0 +1,146 @@
+/*
+ * tessel/search.h — the search-strategy vtable (component kind
+ * TSL_COMPONENT_STRATEGY) and the cost-model vtable (TSL_COMPONENT_COST_MODEL).
+ *
+ * One tuning run of one task (a prim_func on a target) goes:
+ *
+ *   core: builds a tsl_search_space (design space, budget, seed, dedup
+ *         callback, the cost model if the config names one)
+ *   strategy->pre_tuning(space)
+ *   loop:
+ *     strategy->generate(max = batch) -> candidate traces (decisions filled)
+ *     core: replay, lower, build in parallel, measure one at a time
+ *     core: cost_model->update(candidates, results)   (when there is one)
+ *     strategy->notify(results)
+ *   until generate returns no candidate or the budget is spent
+ *   strategy->post_tuning()
+ *
+ * A strategy proposes; the core measures, records and enforces the budget.
+ * A strategy may call the cost model (space->cost_model) to rank candidates
+ * before returning them (the evolutionary strategy does; random does not).
+ *
+ * Ownership: instances belong to the plugin and are freed through the
+ * vtable. Candidate traces returned by generate are owned by the caller
+ * (freed with tsl_trace_free). Everything in a tsl_search_space is owned by
+ * the core and stays valid from pre_tuning until post_tuning returns.
+ * Threading: one instance is used by one thread at a time.
+ */
+#ifndef TESSEL_SEARCH_H
+#define TESSEL_SEARCH_H
+
+#include <stdint.h>
+
+#include "tessel/base.h"
+#include "tessel/lower.h"
+#include "tessel/schedule.h"
+#include "tessel/target.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tsl_strategy tsl_strategy;     /* a plugin-defined instance */
+typedef struct tsl_cost_model tsl_cost_model; /* a plugin-defined instance */
+typedef struct tsl_cost_model_vtable tsl_cost_model_vtable;
+
+/* One measured candidate, as the core reports it to strategies and cost
+ * models. */
+typedef struct tsl_measured {
+  uint32_t struct_size;
+  const tsl_trace *trace; /* the candidate (decisions filled) */
+  int32_t status;         /* TSL_RUN_* of runner.h; TSL_RUN_OK = usable */
+  double latency_s;       /* median seconds per call; < 0 when not measured */
+  double gflops;          /* FLOPs / latency / 1e9; 0 when not measured */
+} tsl_measured;
+
+/* A candidate as a cost model sees it. `scheduled` and `lowered` may be NULL
+ * when the core did not produce them (a model then uses the trace only). */
+typedef struct tsl_candidate {
+  uint32_t struct_size;
+  const tsl_trace *trace;
+  const tsl_module *scheduled;       /* the module after replay */
+  const tsl_lowered_module *lowered; /* after lowering */
+} tsl_candidate;
+
+/* The task being tuned and the run's settings. */
+typedef struct tsl_search_space {
+  uint32_t struct_size;
+  tsl_ctx *ctx;
+  const tsl_module *mod;  /* the workload module */
+  const char *func_name;  /* the prim_func tuned in it */
+  /* The design space: traces whose sample_* instructions are the points
+   * to choose (for a schedule script, the trace of one run of it). A
+   * strategy replays them with fresh decisions (tsl_trace_replay with
+   * fresh_decisions = 1), or edits decisions (tsl_trace_set_decision). */
+  uint32_t n_space;
+  const tsl_trace *const *space;
+  const tsl_intrin_registry *intrins; /* for replaying tensorize; may be NULL */
+  int64_t trials;   /* candidates this run may still measure (> 0) */
+  int32_t batch;    /* candidates asked for per generate call (> 0) */
+  uint64_t seed;    /* the run's seed; equal seeds give equal candidates */
+  const char *target; /* the target's description */
+  /* 1 when a candidate with the same decisions as `trace` was measured
+   * already (in this run, or in the database for this workload and
+   * target) or is already proposed in this run, 0 if not. */
+  int32_t (*is_measured)(void *core_data, const tsl_trace *trace);
+  void *core_data;
+  /* The run's cost model, or NULL when the config names none. */
+  const tsl_cost_model_vtable *cost_vtable;
+  tsl_cost_model *cost_model;
+} tsl_search_space;
+
+typedef struct tsl_strategy_vtable {
+  uint32_t struct_size;
+  /* Create an instance from the config's strategy options (every key but
+   * kind, trials and batch). Unknown keys are an error naming the key and
+   * the valid ones; bad values name what would be valid. */
+  int (*create)(void *user_data, uint32_t n_opts, const tsl_kv *opts,
+                tsl_strategy **out, tsl_diag *diag);
+  void (*destroy)(tsl_strategy *s);
+  /* Start a run on `space` (kept by the strategy until post_tuning). */
+  int (*pre_tuning)(tsl_strategy *s, const tsl_search_space *space,
+                    tsl_diag *diag);
+  /* Up to `max` new candidates, stored in out[0..*n_out). Each has its
+   * decisions filled in and is not is_measured. *n_out == 0 means the
+   * strategy has nothing more to propose (space exhausted, or its bound on
+   * failed samples reached): the run ends. An error status ends the run
+   * with the message. */
+  int (*generate)(tsl_strategy *s, uint32_t max, tsl_trace **out,
+                  uint32_t *n_out, tsl_diag *diag);
+  /* The results of the last generated batch, in its order (failed builds
+   * and runs included). */
+  int (*notify)(tsl_strategy *s, uint32_t n, const tsl_measured *results,
+                tsl_diag *diag);
+  /* End of run; the space may be freed after this returns. */
+  void (*post_tuning)(tsl_strategy *s);
+} tsl_strategy_vtable;
+
+struct tsl_cost_model_vtable {
+  uint32_t struct_size;
+  /* Create an instance from the config's cost_model options (every key
+   * but kind). `seed` is the run's seed. */
+  int (*create)(void *user_data, uint32_t n_opts, const tsl_kv *opts,
+                uint64_t seed, tsl_cost_model **out, tsl_diag *diag);
+  void (*destroy)(tsl_cost_model *m);
+  /* Learn from measured candidates (results[i] belongs to cands[i]). */
+  int (*update)(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
+                const tsl_measured *results, tsl_diag *diag);
+  /* Scores for candidates, higher = predicted faster; scores[0..n). */
+  int (*predict)(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
+                 double *scores, tsl_diag *diag);
+  /* Persist / restore the model (a file the model defines). */
+  int (*save)(tsl_cost_model *m, const char *path, tsl_diag *diag);
+  int (*load)(tsl_cost_model *m, const char *path, tsl_diag *diag);
+};
+
+/* The decisions of `t` as a canonical JSON text, e.g.
+ * "[[3,[16,8]],[7,2]]" (instruction index, decision), the key under which
+ * the database and is_measured recognize candidates measured before. Two
+ * traces of one design space with equal decisions give equal texts. Heap
+ * string (free()); NULL when out of memory. */
+TSL_API char *tsl_trace_decisions_key(const tsl_trace *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_SEARCH_H */

@@ -1,0 +1,80 @@
+/*
+ * tessel/tune.h — one tuning run as a config describes it (`tessel tune`).
+ *
+ * tsl_tune loads the workload and the design space (a stochastic schedule
+ * script run once gives the space's trace), opens the target, the strategy,
+ * the cost model (if any) and the database, then loops: the strategy
+ * proposes a batch; every candidate is replayed and lowered; the batch is
+ * built in parallel worker processes (shared libraries in the work folder);
+ * each library is measured alone in an isolated worker with a timeout
+ * against reference outputs made once for the run; each result is committed
+ * to the database as it finishes, then given to the cost model and the
+ * strategy. A failed replay, lowering, build or run, a crash, a hang or a
+ * wrong output is an error record, and the run goes on.
+ *
+ * Budget: `trials` counts this workload's records for this target in the
+ * database, so a second run of one config measures only what is missing,
+ * and a decision set measured before is never measured again.
+ */
+#ifndef TESSEL_TUNE_H
+#define TESSEL_TUNE_H
+
+#include <stdint.h>
+
+#include "tessel/base.h"
+#include "tessel/config.h"
+#include "tessel/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Progress after each measured candidate. Valid during the call only. */
+typedef struct tsl_tune_progress {
+  uint32_t struct_size;
+  const char *func_name;
+  double flops;          /* of the workload, from the IR */
+  int64_t done;          /* records of this workload and target so far */
+  int64_t budget;        /* trials */
+  int64_t measured;      /* candidates measured by this run */
+  int64_t errors;        /* failed candidates of this run */
+  double best_s;         /* best latency so far (database included); < 0 none */
+  double elapsed_s;      /* since the run started */
+  int32_t batch_end;     /* 1 on the last candidate of a batch */
+} tsl_tune_progress;
+
+typedef void (*tsl_tune_progress_fn)(void *user_data,
+                                     const tsl_tune_progress *p);
+
+typedef struct tsl_tune_result {
+  uint32_t struct_size;
+  int64_t trials;       /* candidates measured by this run */
+  int64_t total;        /* records of workload and target in the database */
+  int64_t errors;       /* failed candidates of this run */
+  double best_seconds;  /* best latency in the database; < 0 when none */
+  double best_gflops;   /* 0 when none */
+  int64_t best_record;  /* its record id; -1 when none */
+  double flops;
+  char *target;         /* the target's description (heap) */
+  char *best_trace;     /* schedule script with decisions (heap, or NULL) */
+  char *best_program;   /* the scheduled TVMScript (heap, or NULL) */
+  char *export_path;    /* the library written (heap, or NULL) */
+  /* Where the time went (seconds, wall clock): proposing, replaying,
+   * lowering and recording (the search overhead), building, measuring. */
+  double search_s, build_s, measure_s, total_s;
+  int32_t stop_reason;  /* 0 budget reached, 1 strategy exhausted */
+} tsl_tune_result;
+
+/* Run `cfg` with the components of `reg` (plugins already loaded).
+ * `progress` may be NULL. Errors before the first candidate (config, files,
+ * plugins, database) return their status with a located message; once the
+ * loop runs, candidates' failures are records, not errors. */
+TSL_API int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg,
+                     tsl_tune_progress_fn progress, void *user_data,
+                     tsl_tune_result *out, tsl_diag *diag);
+TSL_API void tsl_tune_result_free(tsl_tune_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_TUNE_H */

@@ -1,0 +1,527 @@
+/*
+ * The tuner (tune.h): setup (workload, design space, target, strategy, cost
+ * model, database, reference outputs), then batches: propose, replay and
+ * lower, build in parallel, measure one at a time, record, learn, notify.
+ */
+#include "tuner_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Above this many operations or elements the reference is the unscheduled
+ * program compiled by the target, not the interpreter. */
+#define TUNE_INTERP_MAX_OPS 8388608.0
+
+typedef struct tuner {
+  const tsl_run_config *cfg;
+  tsl_registry *reg;
+  tsl_ctx *ctx;
+  tsl_arena *arena;
+  const tsl_module *mod;
+  const tsl_func *func;
+  const char *func_name;
+  tsl_trace *space;
+  const tsl_target_vtable *tvt;
+  tsl_target *target;
+  const char *desc;
+  const tsl_strategy_vtable *svt;
+  tsl_strategy *strategy;
+  const tsl_cost_model_vtable *cvt;
+  tsl_cost_model *cost;
+  tsl_db *db;
+  int64_t wid;
+  double flops;
+  char **keys; /* decisions proposed in this run */
+  uint32_t n_keys, cap_keys;
+  const tsl_lowered_func *ref_lf;
+  tsl_kernel *ref_kernel;
+  tsl_measure_session *session;
+  char builds_dir[960];
+  tsl_diag *diag;
+} tuner;
+
+static int located(tuner *tu, const char *key, int rc, const char *what) {
+  const char *w = tsl_run_config_where(tu->cfg, key);
+  return tsl_diag_set(tu->diag, rc, "%s: error: %s: %s", w ? w : tu->cfg->path,
+                      key, what);
+}
+
+static int mkdir_p(const char *path) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++)
+    if (*p == '/') {
+      *p = '\0';
+      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return -1;
+      *p = '/';
+    }
+  return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int key_seen(const tuner *tu, const char *key) {
+  for (uint32_t i = 0; i < tu->n_keys; i++)
+    if (!strcmp(tu->keys[i], key))
+      return 1;
+  return 0;
+}
+
+static int key_add(tuner *tu, char *key) {
+  if (tu->n_keys == tu->cap_keys) {
+    uint32_t cap = tu->cap_keys ? tu->cap_keys * 2 : 64;
+    char **k = realloc(tu->keys, cap * sizeof *k);
+    if (!k)
+      return TSL_ENOMEM;
+    tu->keys = k;
+    tu->cap_keys = cap;
+  }
+  tu->keys[tu->n_keys++] = key;
+  return TSL_OK;
+}
+
+/* 1 when measured (database) or proposed (this run). */
+static int32_t is_measured(void *core_data, const tsl_trace *trace) {
+  tuner *tu = core_data;
+  char *key = tsl_trace_decisions_key(trace);
+  if (!key)
+    return 1;
+  int seen = key_seen(tu, key);
+  if (!seen) {
+    tsl_diag d = {0};
+    seen = tsl_db_has(tu->db, tu->wid, tu->desc, key, &d) == 1;
+  }
+  free(key);
+  return seen;
+}
+
+/* ---- setup ------------------------------------------------------------------- */
+
+static int load_workload(tuner *tu) {
+  const tsl_run_config *c = tu->cfg;
+  tsl_diag d = {0};
+  int rc = tsl_parse_file(tu->arena, c->workload_file, &tu->mod, &d);
+  if (rc)
+    return tsl_diag_set(tu->diag, rc, "%s", d.text);
+  const tsl_module *m = tu->mod;
+  const tsl_func *f = NULL;
+  for (uint32_t i = 0; i < m->n_funcs; i++) {
+    const char *name = m->funcs[i]->name;
+    if (c->workload_func ? !strcmp(name, c->workload_func)
+                         : (m->n_funcs == 1 || !strcmp(name, "main")))
+      f = m->funcs[i];
+  }
+  if (!f)
+    return located(tu, c->workload_func ? "workload.func" : "workload", TSL_ENOTFOUND,
+                   c->workload_func ? "no such function in the workload file"
+                                    : "the workload has several functions and none "
+                                      "is main; name one with func");
+  tu->func = f;
+  tu->func_name = f->name;
+  tu->flops = tsl_func_flops(f);
+  return TSL_OK;
+}
+
+static int load_space(tuner *tu) {
+  char *src = NULL;
+  size_t len = 0;
+  tsl_diag d = {0};
+  int rc = tsl_read_file(tu->cfg->space_schedule, &src, &len, &d);
+  if (rc)
+    return tsl_diag_set(tu->diag, rc, "%s", d.text);
+  tsl_schedule_opts so = {sizeof so, tu->func_name, tu->cfg->seed, NULL};
+  tsl_schedule *sch = NULL;
+  rc = tsl_schedule_new(tu->ctx, tu->mod, &so, &sch, &d);
+  if (!rc)
+    rc = tsl_script_run(sch, tu->cfg->space_schedule, src, len, &d);
+  free(src);
+  if (rc) {
+    tsl_schedule_free(sch);
+    return tsl_diag_set(tu->diag, rc, "design space: %s", d.text);
+  }
+  tu->space = tsl_trace_copy(tsl_schedule_trace(sch));
+  tsl_schedule_free(sch);
+  return tu->space ? TSL_OK : tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
+}
+
+static int open_component(tuner *tu, uint32_t kind, const char *key,
+                          const tsl_config_plugin *p, const tsl_component **out) {
+  tsl_diag d = {0};
+  int rc = tsl_registry_require(tu->reg, kind, p->kind, out, &d);
+  return rc ? located(tu, key, rc, d.text) : TSL_OK;
+}
+
+static int open_plugins(tuner *tu) {
+  const tsl_run_config *c = tu->cfg;
+  const tsl_component *comp;
+  tsl_diag d = {0};
+  int rc = open_component(tu, TSL_COMPONENT_TARGET, "target.kind", &c->target, &comp);
+  if (rc)
+    return rc;
+  tu->tvt = comp->vtable;
+  if ((rc = tu->tvt->create(comp->user_data, c->target.n_opts, c->target.opts,
+                            &tu->target, &d)))
+    return located(tu, "target", rc, d.text);
+  tu->desc = tu->tvt->describe(tu->target);
+  if ((rc = open_component(tu, TSL_COMPONENT_STRATEGY, "strategy.kind", &c->strategy,
+                           &comp)))
+    return rc;
+  tu->svt = comp->vtable;
+  if ((rc = tu->svt->create(comp->user_data, c->strategy.n_opts, c->strategy.opts,
+                            &tu->strategy, &d)))
+    return located(tu, "strategy", rc, d.text);
+  if (c->cost_model.kind) {
+    if ((rc = open_component(tu, TSL_COMPONENT_COST_MODEL, "cost_model.kind",
+                             &c->cost_model, &comp)))
+      return rc;
+    tu->cvt = comp->vtable;
+    if ((rc = tu->cvt->create(comp->user_data, c->cost_model.n_opts,
+                              c->cost_model.opts, c->seed, &tu->cost, &d)))
+      return located(tu, "cost_model", rc, d.text);
+  }
+  return TSL_OK;
+}
+
+static double buffer_elems(const tsl_func *f) {
+  double total = 0;
+  for (uint32_t i = 0; i < f->n_params; i++) {
+    const tsl_buffer *b = f->params[i].buffer;
+    if (!b)
+      continue;
+    double n = 1;
+    for (uint32_t k = 0; k < b->ndim; k++) {
+      int64_t v;
+      if (!tsl_expr_is_const_int(b->shape[k], &v))
+        return -1;
+      n *= (double)v;
+    }
+    total += n;
+  }
+  return total;
+}
+
+/* Lower the unscheduled function (its parameters describe the arguments)
+ * and make the reference outputs once. */
+static int open_session(tuner *tu) {
+  tsl_diag d = {0};
+  int rc = tsl_lower_func(tu->arena, tu->func, NULL, &tu->ref_lf, &d);
+  if (rc)
+    return tsl_diag_set(tu->diag, rc, "lowering the workload: %s", d.text);
+  tsl_reference ref = {sizeof ref, NULL, NULL};
+  if (tu->cfg->check) {
+    double elems = buffer_elems(tu->func);
+    int small = tu->flops >= 0 && elems >= 0 &&
+                (tu->flops > elems ? tu->flops : elems) <= TUNE_INTERP_MAX_OPS;
+    if (small) {
+      ref.interp_func = tu->func;
+    } else {
+      const tsl_lowered_func *one[1] = {tu->ref_lf};
+      tsl_lowered_module lm = {sizeof lm, 1, one};
+      if ((rc = tu->tvt->build(tu->target, &lm, &tu->ref_kernel, NULL, &d)))
+        return tsl_diag_set(tu->diag, rc, "building the reference: %s", d.text);
+      ref.compiled_fn = tu->tvt->lookup(tu->ref_kernel, tu->func_name);
+      if (!ref.compiled_fn)
+        return tsl_diag_set(tu->diag, TSL_ENOTFOUND,
+                            "building the reference: no function '%s'", tu->func_name);
+    }
+  }
+  if ((rc = tsl_measure_session_new(tu->ref_lf, &ref, &tu->cfg->runner,
+                                    &tu->session, &d)))
+    return tsl_diag_set(tu->diag, rc, "reference outputs: %s", d.text);
+  return TSL_OK;
+}
+
+static int setup(tuner *tu) {
+  int rc;
+  if ((rc = load_workload(tu)) || (rc = load_space(tu)) || (rc = open_plugins(tu)))
+    return rc;
+  tsl_diag d = {0};
+  if ((rc = tsl_db_open(tu->cfg->database, TSL_DB_CREATE, &tu->db, &d)))
+    return located(tu, "database", rc, d.text);
+  if ((rc = tsl_db_workload(tu->db, tu->func, tu->flops, &tu->wid, &d)))
+    return tsl_diag_set(tu->diag, rc, "%s", d.text);
+  snprintf(tu->builds_dir, sizeof tu->builds_dir, "%s/builds", tu->cfg->work_dir);
+  if (mkdir_p(tu->builds_dir))
+    return located(tu, "work_dir", TSL_EIO, strerror(errno));
+  return open_session(tu);
+}
+
+static void teardown(tuner *tu) {
+  if (tu->session)
+    tsl_measure_session_free(tu->session);
+  if (tu->ref_kernel)
+    tu->tvt->kernel_free(tu->ref_kernel);
+  if (tu->strategy)
+    tu->svt->destroy(tu->strategy);
+  if (tu->cost)
+    tu->cvt->destroy(tu->cost);
+  if (tu->target)
+    tu->tvt->destroy(tu->target);
+  tsl_db_close(tu->db);
+  tsl_trace_free(tu->space);
+  for (uint32_t i = 0; i < tu->n_keys; i++)
+    free(tu->keys[i]);
+  free(tu->keys);
+}
+
+/* ---- one batch ------------------------------------------------------------------ */
+
+typedef struct cand {
+  tsl_trace *trace; /* owned */
+  char *key;        /* moved into tu->keys once recorded */
+  tsl_schedule *sch;
+  const tsl_lowered_func *lf;
+  const tsl_lowered_func *one[1];
+  tsl_lowered_module lm;
+  tune_build_job *job;
+  tsl_measured res;
+  tsl_candidate view;
+} cand;
+
+static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
+                   const char *error, double build_s) {
+  tsl_db_record rec;
+  memset(&rec, 0, sizeof rec);
+  rec.struct_size = sizeof rec;
+  rec.workload_id = tu->wid;
+  rec.target = tu->desc;
+  char *json = tsl_trace_to_json(c->trace);
+  rec.trace_json = json ? json : "{}";
+  rec.decisions = c->key;
+  rec.status = status;
+  rec.error = error && *error ? error : NULL;
+  rec.latency_s = -1;
+  if (r && (status == TSL_RUN_OK || status == TSL_RUN_MISMATCH)) {
+    rec.latency_s = status == TSL_RUN_OK ? r->median_s : -1;
+    rec.n_times = r->n_times > 0 ? (uint32_t)r->n_times : 0;
+    if (rec.n_times > TSL_DB_MAX_TIMES)
+      rec.n_times = TSL_DB_MAX_TIMES;
+    memcpy(rec.times_s, r->times_s, rec.n_times * sizeof(double));
+  }
+  rec.build_s = build_s;
+  rec.version = TSL_VERSION_STRING;
+  rec.timestamp = (int64_t)time(NULL);
+  tsl_diag d = {0};
+  if (tsl_db_add(tu->db, &rec, &d))
+    fprintf(stderr, "tessel tune: warning: %s\n", d.text);
+  free(json);
+  c->res.struct_size = sizeof c->res;
+  c->res.trace = c->trace;
+  c->res.status = status;
+  c->res.latency_s = rec.latency_s;
+  c->res.gflops = rec.latency_s > 0 && tu->flops > 0 ? tu->flops / rec.latency_s * 1e-9 : 0;
+}
+
+typedef struct run_state {
+  int64_t measured, errors, done;
+  double best_s, t0, build_s, measure_s;
+  tsl_tune_progress_fn progress;
+  void *user_data;
+} run_state;
+
+static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
+                     uint32_t batch_no) {
+  tsl_trace **traces = calloc(max, sizeof *traces);
+  cand *cs = calloc(max, sizeof *cs);
+  tune_build_job *jobs = calloc(max, sizeof *jobs);
+  if (!traces || !cs || !jobs) {
+    free(traces);
+    free(cs);
+    free(jobs);
+    return tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
+  }
+  uint32_t n = 0;
+  tsl_diag d = {0};
+  int rc = tu->svt->generate(tu->strategy, max, traces, &n, &d);
+  if (rc) {
+    free(traces);
+    free(cs);
+    free(jobs);
+    return tsl_diag_set(tu->diag, rc, "strategy: %s", d.text);
+  }
+  if (n > max) /* a misbehaving strategy: keep the budget */
+    n = max;
+  tsl_arena *arena = tsl_arena_new(tu->ctx);
+  uint32_t kept = 0, n_jobs = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    char *key = traces[i] ? tsl_trace_decisions_key(traces[i]) : NULL;
+    if (!key || is_measured(tu, traces[i])) { /* never measure twice */
+      free(key);
+      tsl_trace_free(traces[i]);
+      continue;
+    }
+    cand *c = &cs[kept++];
+    c->trace = traces[i];
+    c->key = key;
+    key_add(tu, strdup(key));
+    tsl_replay_opts ro = {sizeof ro, 0, tu->cfg->seed, tu->func_name, NULL};
+    tsl_diag rd = {0};
+    if (tsl_trace_replay(tu->ctx, c->trace, tu->mod, &ro, &c->sch, &rd)) {
+      c->sch = NULL;
+      record(tu, c, NULL, TSL_RUN_BUILD_ERROR, rd.text, -1);
+      continue;
+    }
+    if (tsl_lower_func(arena, tsl_schedule_func(c->sch), NULL, &c->lf, &rd)) {
+      char text[600];
+      snprintf(text, sizeof text, "lowering: %.580s", rd.text);
+      record(tu, c, NULL, TSL_RUN_BUILD_ERROR, text, -1);
+      continue;
+    }
+    c->one[0] = c->lf;
+    c->lm = (tsl_lowered_module){sizeof c->lm, 1, c->one};
+    c->job = &jobs[n_jobs++];
+    c->job->lm = &c->lm;
+    snprintf(c->job->so_path, sizeof c->job->so_path, "%.900s/cand_%u_%u.so",
+             tu->builds_dir, batch_no, (unsigned)(c - cs));
+  }
+  /* nothing new (or only duplicates a strategy should not send): stop */
+  *exhausted = kept == 0;
+  double t0 = tune_now();
+  if (n_jobs)
+    tune_build_batch(tu->tvt, tu->target, jobs, n_jobs, tu->cfg->build_workers,
+                     60.0 + 30.0 * n_jobs);
+  st->build_s += tune_now() - t0;
+  char symbol[512];
+  snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->func_name);
+  for (uint32_t i = 0; i < kept; i++) {
+    cand *c = &cs[i];
+    if (c->job) {
+      if (!c->job->ok) {
+        record(tu, c, NULL, TSL_RUN_BUILD_ERROR, c->job->error, c->job->build_s);
+      } else {
+        tsl_run_result r;
+        tsl_diag md = {0};
+        double m0 = tune_now();
+        int mrc = tsl_measure_session_run(tu->session, c->lf, c->job->so_path, symbol,
+                                          NULL, &r, &md);
+        st->measure_s += tune_now() - m0;
+        record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
+               mrc ? md.text : r.error, c->job->build_s);
+        unlink(c->job->so_path);
+      }
+    }
+    st->measured++;
+    st->done++;
+    if (c->res.status != TSL_RUN_OK)
+      st->errors++;
+    else if (st->best_s < 0 || c->res.latency_s < st->best_s)
+      st->best_s = c->res.latency_s;
+    if (st->progress) {
+      tsl_tune_progress p = {sizeof p, tu->func_name, tu->flops, st->done,
+                             tu->cfg->trials, st->measured, st->errors, st->best_s,
+                             tune_now() - st->t0, i + 1 == kept};
+      st->progress(st->user_data, &p);
+    }
+  }
+  tsl_measured *res = calloc(kept ? kept : 1, sizeof *res);
+  tsl_candidate *views = calloc(kept ? kept : 1, sizeof *views);
+  if (res && views) {
+    for (uint32_t i = 0; i < kept; i++) {
+      res[i] = cs[i].res;
+      views[i] = (tsl_candidate){sizeof views[i], cs[i].trace,
+                                 cs[i].sch ? tsl_schedule_module(cs[i].sch) : NULL,
+                                 cs[i].lf ? &cs[i].lm : NULL};
+    }
+    tsl_diag ud = {0};
+    if (kept && tu->cost && tu->cvt->update(tu->cost, kept, views, res, &ud))
+      fprintf(stderr, "tessel tune: warning: cost model update: %s\n", ud.text);
+    tsl_diag nd = {0};
+    int nrc = kept ? tu->svt->notify(tu->strategy, kept, res, &nd) : 0;
+    if (nrc)
+      rc = tsl_diag_set(tu->diag, nrc, "strategy: %s", nd.text);
+  }
+  free(res);
+  free(views);
+  for (uint32_t i = 0; i < kept; i++) {
+    tsl_schedule_free(cs[i].sch);
+    tsl_trace_free(cs[i].trace);
+    free(cs[i].key);
+  }
+  tsl_arena_free(arena);
+  free(traces);
+  free(cs);
+  free(jobs);
+  return rc;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn progress,
+             void *user_data, tsl_tune_result *out, tsl_diag *diag) {
+  memset(out, 0, sizeof *out);
+  out->struct_size = sizeof *out;
+  out->best_seconds = -1;
+  out->best_record = -1;
+  tuner tu;
+  memset(&tu, 0, sizeof tu);
+  tu.cfg = cfg;
+  tu.reg = reg;
+  tu.diag = diag;
+  tu.ctx = tsl_ctx_new();
+  tu.arena = tsl_arena_new(tu.ctx);
+  double t0 = tune_now();
+  int rc = setup(&tu);
+  run_state st = {0, 0, 0, -1, t0, 0, 0, progress, user_data};
+  if (!rc) {
+    out->flops = tu.flops;
+    out->target = strdup(tu.desc);
+    tsl_diag d = {0};
+    rc = tsl_db_count(tu.db, tu.wid, tu.desc, &st.done, &d);
+    if (rc)
+      tsl_diag_set(diag, rc, "%s", d.text);
+  }
+  if (!rc) {
+    const tsl_trace *spaces[1] = {tu.space};
+    tsl_search_space sp = {sizeof sp, tu.ctx, tu.mod, tu.func_name, 1, spaces, NULL,
+                           cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
+                           cfg->batch, cfg->seed, tu.desc, is_measured, &tu, tu.cvt,
+                           tu.cost};
+    tsl_diag d = {0};
+    int prc = sp.trials > 0 ? tu.svt->pre_tuning(tu.strategy, &sp, &d) : 0;
+    if (prc)
+      rc = tsl_diag_set(diag, prc, "strategy: %s", d.text);
+    uint32_t batch_no = 0;
+    while (!rc && st.done < cfg->trials) {
+      int64_t left = cfg->trials - st.done;
+      uint32_t max = (uint32_t)(left < cfg->batch ? left : cfg->batch);
+      int exhausted = 0;
+      rc = run_batch(&tu, &st, max, &exhausted, batch_no++);
+      if (exhausted) {
+        out->stop_reason = 1;
+        break;
+      }
+    }
+    if (sp.trials > 0)
+      tu.svt->post_tuning(tu.strategy);
+  }
+  if (!rc) {
+    tuner_best_ctx b = {cfg, tu.ctx, tu.arena, tu.mod, tu.func_name, tu.db, tu.wid,
+                        tu.desc, tu.tvt, tu.target, out, diag};
+    rc = tune_best(&b);
+  }
+  out->trials = st.measured;
+  out->errors = st.errors;
+  out->total = st.done;
+  out->build_s = st.build_s;
+  out->measure_s = st.measure_s;
+  out->total_s = tune_now() - t0;
+  out->search_s = out->total_s - st.build_s - st.measure_s;
+  teardown(&tu);
+  tsl_arena_free(tu.arena);
+  tsl_ctx_free(tu.ctx);
+  return rc;
+}
+
+void tsl_tune_result_free(tsl_tune_result *r) {
+  if (!r)
+    return;
+  free(r->target);
+  free(r->best_trace);
+  free(r->best_program);
+  free(r->export_path);
+  r->target = r->best_trace = r->best_program = r->export_path = NULL;
+}

@@ -1,0 +1,88 @@
+/*
+ * The end of a tuning run: the best record's trace as a schedule script
+ * with its decisions, the program it gives, and the exported library.
+ */
+#include "tuner_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct best_rec {
+  char *trace_json;
+  double latency_s;
+  int64_t id;
+} best_rec;
+
+static int take_best(void *user_data, const tsl_db_record *rec) {
+  best_rec *b = user_data;
+  b->trace_json = strdup(rec->trace_json);
+  b->latency_s = rec->latency_s;
+  b->id = rec->id;
+  return 0;
+}
+
+/* "dir/libmm.so" -> prefix "mm", header "dir/libmm.h". */
+static void export_names(const char *path, char *prefix, size_t pcap, char *header,
+                         size_t hcap) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (!strncmp(base, "lib", 3) && base[3])
+    base += 3;
+  snprintf(prefix, pcap, "%s", base);
+  char *dot = strchr(prefix, '.');
+  if (dot)
+    *dot = '\0';
+  for (char *p = prefix; *p; p++)
+    if (!(*p == '_' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+          (*p >= 'A' && *p <= 'Z')))
+      *p = '_';
+  snprintf(header, hcap, "%s", path);
+  char *hdot = strrchr(header, '.');
+  char *hslash = strrchr(header, '/');
+  if (hdot && (!hslash || hdot > hslash))
+    snprintf(hdot, hcap - (size_t)(hdot - header), ".h");
+}
+
+int tune_best(tuner_best_ctx *b) {
+  best_rec br = {NULL, -1, -1};
+  tsl_diag d = {0};
+  int rc = tsl_db_best(b->db, b->wid, b->target_desc, take_best, &br, &d);
+  if (rc == TSL_ENOTFOUND)
+    return TSL_OK; /* no successful candidate: nothing to report */
+  if (rc)
+    return tsl_diag_set(b->diag, rc, "%s", d.text);
+  tsl_tune_result *out = b->out;
+  out->best_seconds = br.latency_s;
+  out->best_record = br.id;
+  out->best_gflops = br.latency_s > 0 && out->flops > 0 ? out->flops / br.latency_s * 1e-9 : 0;
+  tsl_trace *t = NULL;
+  tsl_schedule *sch = NULL;
+  rc = tsl_trace_from_json(b->ctx, br.trace_json, &t, &d);
+  free(br.trace_json);
+  if (rc)
+    return tsl_diag_set(b->diag, rc, "the best record's trace: %s", d.text);
+  out->best_trace = tsl_trace_to_script(t, 1);
+  tsl_replay_opts ro = {sizeof ro, 0, 0, b->func_name, NULL};
+  rc = tsl_trace_replay(b->ctx, t, b->mod, &ro, &sch, &d);
+  tsl_trace_free(t);
+  if (rc)
+    return tsl_diag_set(b->diag, rc, "replaying the best trace: %s", d.text);
+  out->best_program = tsl_print_module(tsl_schedule_module(sch));
+  if (b->cfg->export_path) {
+    const tsl_lowered_module *lm = NULL;
+    char prefix[256], header[1100];
+    export_names(b->cfg->export_path, prefix, sizeof prefix, header, sizeof header);
+    rc = tsl_lower_module(b->arena, tsl_schedule_module(sch), NULL, &lm, &d);
+    if (!rc)
+      rc = b->tvt->export_library(b->target, lm, prefix, b->cfg->export_path, header, &d);
+    if (rc) {
+      const char *w = tsl_run_config_where(b->cfg, "export");
+      tsl_diag_set(b->diag, rc, "%s: error: export: %s", w ? w : b->cfg->path, d.text);
+    } else {
+      out->export_path = strdup(b->cfg->export_path);
+    }
+  }
+  tsl_schedule_free(sch);
+  return rc;
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# TAP test of `tessel tune`: a run, resume (nothing measured twice), a larger
+# budget measuring only what is missing, an exhausted space, kill -9 in the
+# middle of a run then resume, and `tessel db stats` / `tessel best` on the
+# result. The space: workloads/matmul_stochastic.sch on matmul_128 (25
+# points: two perfect tilings of 128 with inner factors 1..16).
+set -u
+exe="${TESSEL_EXE:?}"
+src="${TESSEL_SOURCE_ROOT:?}"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+n=0; failed=0
+check() { # check NAME COMMAND... : passes when the command succeeds
+  local name="$1"; shift
+  n=$((n + 1))
+  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1))
+    sed 's/^/# out: /' "$tmp/out" 2>/dev/null | tail -20; sed 's/^/# err: /' "$tmp/err" 2>/dev/null | tail -20; fi
+}
+status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
+# json EXPR: a Python expression over d = $tmp/out as JSON (or its last line)
+json() { python3 -c "
+import json,sys
+t=open('$tmp/out').read().strip()
+try: d=json.loads(t)
+except ValueError: d=json.loads(t.splitlines()[-1])
+sys.exit(0 if ($1) else 1)"; }
+# distinct EXPECTED: the database's records have EXPECTED distinct decision sets
+distinct() {
+  "$exe" db export "$tmp/db/t.db" --json "$tmp/all.jsonl" >/dev/null 2>&1 &&
+  python3 -c "
+import json,sys
+rows=[json.loads(l) for l in open('$tmp/all.jsonl') if l.strip()]
+keys=[r['decisions'] for r in rows]
+sys.exit(0 if len(keys)==len(set(keys))==$1 else 1)"
+}
+
+cat > "$tmp/run.yaml" <<YAML
+workload: {file: $src/workloads/matmul_128.py}
+target: {kind: llvm, threads: 1}
+space: {schedule: $src/workloads/matmul_stochastic.sch}
+strategy: {kind: random, trials: 6, batch: 3}
+cost_model: {kind: random}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 10}
+database: db/t.db
+seed: 7
+YAML
+
+check "tune exits 0" test "$(status "$exe" tune "$tmp/run.yaml" --json)" = 0
+check "  ... measured 6, none failed, a best with trace and program" \
+  json "d['trials'] == 6 and d['total'] == 6 and d['errors'] == 0 and d['best_seconds'] > 0 and d['best_gflops'] > 0 and 'decision=' in d['best_trace'] and '@T.prim_func' in d['best_program']"
+check "  ... GFLOPS = FLOPs / latency" \
+  json "abs(d['best_gflops'] - 2 * 128**3 / d['best_seconds'] * 1e-9) < 1e-6 * d['best_gflops']"
+check "  ... the time is split into search, builds and measurements" \
+  json "d['search_s'] >= 0 and d['build_s'] > 0 and d['measure_s'] > 0 and abs(d['search_s'] + d['build_s'] + d['measure_s'] - d['total_s']) < 1e-6"
+check "  ... a progress table with TVM's columns" grep -q "Speed (GFLOPS)" "$tmp/err"
+check "  ... a log in the work folder" grep -q "^done: 6 measured" "$tmp/db/tune.log"
+check "  ... the best trace is a runnable schedule script" bash -c "
+  python3 -c \"import json; print(json.loads(open('$tmp/out').read().strip().splitlines()[-1])['best_trace'])\" > '$tmp/best.sch' &&
+  '$exe' schedule '$src/workloads/matmul_128.py' '$tmp/best.sch' > '$tmp/sched.py' 2>'$tmp/err' &&
+  grep -q 'T.vectorized' '$tmp/sched.py'"
+
+check "a second run resumes and measures nothing" test "$(status "$exe" tune "$tmp/run.yaml" --json)" = 0
+check "  ... 0 measured, 6 in the database" json "d['trials'] == 0 and d['total'] == 6"
+check "--set strategy.trials=10 measures only the 4 missing" \
+  test "$(status "$exe" tune "$tmp/run.yaml" --set strategy.trials=10 --json)" = 0
+check "  ... 4 measured, 10 in the database" json "d['trials'] == 4 and d['total'] == 10"
+check "  ... no decision set measured twice" distinct 10
+
+check "a budget above the space's 25 points stops when the strategy is exhausted" \
+  test "$(status "$exe" tune "$tmp/run.yaml" --set strategy.trials=40 --set strategy.batch=8 --json)" = 0
+check "  ... 25 in the database, stop = exhausted" json "d['total'] == 25 and d['trials'] == 15 and d['stop'] == 'exhausted'"
+check "  ... every point once" distinct 25
+
+# kill -9 while a run measures, then resume
+sed -e "s|db/t.db|db2/k.db|" -e "s|trials: 6, batch: 3|trials: 24, batch: 2|" \
+    -e "s|min_repeat_ms: 5|min_repeat_ms: 60|" "$tmp/run.yaml" > "$tmp/kill.yaml"
+"$exe" tune "$tmp/kill.yaml" >"$tmp/kill.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do # until at least 2 records are in
+  c=$("$exe" db stats "$tmp/db2/k.db" --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['records'])" 2>/dev/null || echo 0)
+  [ "${c:-0}" -ge 2 ] && break
+  sleep 0.1
+done
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+check "after kill -9 the database opens" test "$(status "$exe" db stats "$tmp/db2/k.db" --json)" = 0
+check "  ... with some records and fewer than 24" json "2 <= d['records'] < 24"
+check "  ... and passes SQLite's integrity check" bash -c "python3 -c \"import sqlite3,sys; c=sqlite3.connect('$tmp/db2/k.db'); sys.exit(0 if c.execute('pragma integrity_check').fetchone()[0]=='ok' else 1)\""
+check "resuming after kill -9 completes the budget" test "$(status "$exe" tune "$tmp/kill.yaml" --json)" = 0
+check "  ... 24 in the database" json "d['total'] == 24 and d['trials'] + 2 <= 24"
+check "  ... no decision set measured twice" bash -c "'$exe' db export '$tmp/db2/k.db' --json '$tmp/k.jsonl' >/dev/null 2>&1 && python3 -c \"
+import json,sys
+k=[json.loads(l)['decisions'] for l in open('$tmp/k.jsonl') if l.strip()]
+sys.exit(0 if len(k)==len(set(k))==24 else 1)\""
+
+check "a config error is reported with its location" \
+  bash -c "! '$exe' tune '$tmp/run.yaml' --set strategy.trials=abc > '$tmp/out' 2>'$tmp/err' && grep -q 'strategy.trials' '$tmp/err'"
+
+echo "1..$n"
+exit $((failed > 0))
