@@ -187,6 +187,30 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
   return TSL_OK;
 }
 
+/* Run the measuring worker of `j`; every way it can end becomes r->status. */
+static int measure_forked(const measure_job *j, tsl_run_result *r, tsl_diag *diag) {
+  tsl_run_result out = *r;
+  out.status = TSL_RUN_CRASH; /* overwritten by a worker that finishes */
+  tune_outcome oc;
+  tune_worker_run(j->opts->timeout_s, measure_body, (void *)j, &out, sizeof out, &oc);
+  switch (oc.kind) {
+  case TUNE_WORKER_DONE:
+    *r = out;
+    r->struct_size = sizeof *r;
+    return TSL_OK;
+  case TUNE_WORKER_TIMEOUT:
+    r->status = TSL_RUN_TIMEOUT;
+    break;
+  case TUNE_WORKER_NOFORK:
+    return setup_fail(r, diag, TSL_ERUNTIME, "", oc.message);
+  default:
+    r->status = TSL_RUN_CRASH;
+    break;
+  }
+  join_text(r->error, sizeof r->error, oc.message, "");
+  return TSL_OK;
+}
+
 static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *so_path,
                       const char *symbol, const tsl_reference *ref,
                       const tsl_run_opts *opts_in, tsl_run_result *r, tsl_diag *diag) {
@@ -217,27 +241,9 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
     return rc;
   }
   measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o};
-  tsl_run_result out = *r;
-  out.status = TSL_RUN_CRASH; /* overwritten by a worker that finishes */
-  tune_outcome oc;
-  tune_worker_run(o.timeout_s, measure_body, &j, &out, sizeof out, &oc);
+  rc = measure_forked(&j, r, diag);
   tune_args_free(&a);
-  switch (oc.kind) {
-  case TUNE_WORKER_DONE:
-    *r = out;
-    r->struct_size = sizeof *r;
-    return TSL_OK;
-  case TUNE_WORKER_TIMEOUT:
-    r->status = TSL_RUN_TIMEOUT;
-    break;
-  case TUNE_WORKER_NOFORK:
-    return setup_fail(r, diag, TSL_ERUNTIME, "", oc.message);
-  default:
-    r->status = TSL_RUN_CRASH;
-    break;
-  }
-  join_text(r->error, sizeof r->error, oc.message, "");
-  return TSL_OK;
+  return rc;
 }
 
 /* ---- sessions: arguments and reference made once ---------------------------- */
@@ -303,26 +309,7 @@ int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
    * so the session's buffers are pristine for the next candidate. */
   measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
                    s->have_ref, &s->opts};
-  tsl_run_result out = *r;
-  out.status = TSL_RUN_CRASH;
-  tune_outcome oc;
-  tune_worker_run(s->opts.timeout_s, measure_body, &j, &out, sizeof out, &oc);
-  switch (oc.kind) {
-  case TUNE_WORKER_DONE:
-    *r = out;
-    r->struct_size = sizeof *r;
-    return TSL_OK;
-  case TUNE_WORKER_TIMEOUT:
-    r->status = TSL_RUN_TIMEOUT;
-    break;
-  case TUNE_WORKER_NOFORK:
-    return setup_fail(r, diag, TSL_ERUNTIME, "", oc.message);
-  default:
-    r->status = TSL_RUN_CRASH;
-    break;
-  }
-  join_text(r->error, sizeof r->error, oc.message, "");
-  return TSL_OK;
+  return measure_forked(&j, r, diag);
 }
 
 /* run_common refuses a missing function, library or symbol as a setup
