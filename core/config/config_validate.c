@@ -77,6 +77,13 @@ static int want_map(vstate *v, const cfg_node *n, const char *key,
               key, cfg_got(v->a, n), valid);
 }
 
+/* A section: a mapping whose keys are all in `keys`. */
+static int want_section(vstate *v, const cfg_node *n, const char *key,
+                        const char *valid, const char *const *keys) {
+  int rc = want_map(v, n, key, valid);
+  return rc ? rc : check_keys(v, n, key, keys);
+}
+
 static int missing(vstate *v, const cfg_node *map, const char *key,
                    const char *valid) {
   return verr(v, TSL_EINVALID, map, "%s: missing required key; valid: %s", key,
@@ -284,9 +291,7 @@ static int v_workload(vstate *v, const cfg_node *root) {
   const cfg_node *n = get(root, "workload");
   if (!n)
     return missing(v, root, "workload", valid);
-  int rc = want_map(v, n, "workload", valid);
-  if (!rc)
-    rc = check_keys(v, n, "workload", k_workload);
+  int rc = want_section(v, n, "workload", valid, k_workload);
   if (rc)
     return rc;
   const cfg_node *f = get(n, "file");
@@ -308,9 +313,7 @@ static int v_space(vstate *v, const cfg_node *root) {
   const cfg_node *n = get(root, "space");
   if (!n)
     return missing(v, root, "space", valid);
-  int rc = want_map(v, n, "space", valid);
-  if (!rc)
-    rc = check_keys(v, n, "space", k_space);
+  int rc = want_section(v, n, "space", valid, k_space);
   if (rc)
     return rc;
   const char *svalid = "an existing schedule script, relative to the config's folder";
@@ -353,11 +356,9 @@ static int v_runner(vstate *v, const cfg_node *root) {
   const cfg_node *n = get(root, "runner");
   if (!n)
     return TSL_OK;
-  int rc = want_map(v, n, "runner",
+  int rc = want_section(v, n, "runner",
                     "{number: N, repeat: N, min_repeat_ms: MS, timeout_s: S, "
-                    "warmup: N, flush_cache: BOOL, check: BOOL}");
-  if (!rc)
-    rc = check_keys(v, n, "runner", k_runner);
+                    "warmup: N, flush_cache: BOOL, check: BOOL}", k_runner);
   if (rc)
     return rc;
   const cfg_node *x;
@@ -401,9 +402,7 @@ static int v_builder(vstate *v, const cfg_node *root) {
   const cfg_node *n = get(root, "builder");
   if (!n)
     return TSL_OK;
-  int rc = want_map(v, n, "builder", "{workers: N}");
-  if (!rc)
-    rc = check_keys(v, n, "builder", k_builder);
+  int rc = want_section(v, n, "builder", "{workers: N}", k_builder);
   if (rc)
     return rc;
   const cfg_node *w = get(n, "workers");

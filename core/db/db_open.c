@@ -68,20 +68,9 @@ static int make_parent(const char *path, tsl_diag *diag) {
   int rc = TSL_OK;
   if (slash && slash != dir) {
     *slash = '\0';
-    for (char *p = dir + 1; ; p++) {
-      if (*p != '/' && *p != '\0')
-        continue;
-      char c = *p;
-      *p = '\0';
-      if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        rc = tsl_diag_set(diag, TSL_EIO, "%s: cannot create the folder %s: %s",
-                          path, dir, strerror(errno));
-        break;
-      }
-      *p = c;
-      if (!c)
-        break;
-    }
+    tsl_diag sub = {0};
+    if ((rc = tsl_mkdir_p(dir, &sub)))
+      tsl_diag_set(diag, rc, "%s: %s", path, sub.text);
   }
   free(dir);
   return rc;

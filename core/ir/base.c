@@ -5,6 +5,7 @@
 #include "tessel/base.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -345,4 +346,27 @@ int tsl_read_file(const char *path, char **out, size_t *out_len,
     *out_len = sb.len;
   *out = tsl_strbuf_take(&sb);
   return TSL_OK;
+}
+
+int tsl_mkdir_p(const char *path, tsl_diag *diag) {
+  char *dir = strdup(path);
+  if (!dir)
+    return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", path);
+  int rc = TSL_OK;
+  for (char *p = dir + 1;; p++) {
+    if (*p != '/' && *p != '\0')
+      continue;
+    char c = *p;
+    *p = '\0';
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+      rc = tsl_diag_set(diag, TSL_EIO, "cannot create the folder %s: %s", dir,
+                        strerror(errno));
+      break;
+    }
+    *p = c;
+    if (!c)
+      break;
+  }
+  free(dir);
+  return rc;
 }

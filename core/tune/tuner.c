@@ -5,11 +5,9 @@
  */
 #include "tuner_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,19 +49,6 @@ static int located(tuner *tu, const char *key, int rc, const char *what) {
                       key, what);
 }
 
-static int mkdir_p(const char *path) {
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; p++)
-    if (*p == '/') {
-      *p = '\0';
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return -1;
-      *p = '/';
-    }
-  return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int key_seen(const tuner *tu, const char *key) {
   for (uint32_t i = 0; i < tu->n_keys; i++)
     if (!strcmp(tu->keys[i], key))
@@ -84,19 +69,18 @@ static int key_add(tuner *tu, char *key) {
   return TSL_OK;
 }
 
-/* 1 when measured (database) or proposed (this run). */
+/* 1 when the decisions `key` were proposed in this run or measured
+ * before (database). */
+static int key_known(tuner *tu, const char *key) {
+  tsl_diag d = {0};
+  return key_seen(tu, key) || tsl_db_has(tu->db, tu->wid, tu->desc, key, &d) == 1;
+}
+
 static int32_t is_measured(void *core_data, const tsl_trace *trace) {
-  tuner *tu = core_data;
   char *key = tsl_trace_decisions_key(trace);
-  if (!key)
-    return 1;
-  int seen = key_seen(tu, key);
-  if (!seen) {
-    tsl_diag d = {0};
-    seen = tsl_db_has(tu->db, tu->wid, tu->desc, key, &d) == 1;
-  }
+  int known = !key || key_known(core_data, key);
   free(key);
-  return seen;
+  return known;
 }
 
 /* ---- setup ------------------------------------------------------------------- */
@@ -245,8 +229,8 @@ static int setup(tuner *tu) {
   if ((rc = tsl_db_workload(tu->db, tu->func, tu->flops, &tu->wid, &d)))
     return tsl_diag_set(tu->diag, rc, "%s", d.text);
   snprintf(tu->builds_dir, sizeof tu->builds_dir, "%s/builds", tu->cfg->work_dir);
-  if (mkdir_p(tu->builds_dir))
-    return located(tu, "work_dir", TSL_EIO, strerror(errno));
+  if ((rc = tsl_mkdir_p(tu->builds_dir, &d)))
+    return located(tu, "work_dir", rc, d.text);
   return open_session(tu);
 }
 
@@ -272,7 +256,7 @@ static void teardown(tuner *tu) {
 
 typedef struct cand {
   tsl_trace *trace; /* owned */
-  char *key;        /* moved into tu->keys once recorded */
+  const char *key;  /* owned by tu->keys */
   tsl_schedule *sch;
   const tsl_lowered_func *lf;
   const tsl_lowered_func *one[1];
@@ -349,7 +333,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   uint32_t kept = 0, n_jobs = 0;
   for (uint32_t i = 0; i < n; i++) {
     char *key = traces[i] ? tsl_trace_decisions_key(traces[i]) : NULL;
-    if (!key || is_measured(tu, traces[i])) { /* never measure twice */
+    /* never measure twice */
+    if (!key || key_known(tu, key) || key_add(tu, key)) {
       free(key);
       tsl_trace_free(traces[i]);
       continue;
@@ -357,7 +342,6 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     cand *c = &cs[kept++];
     c->trace = traces[i];
     c->key = key;
-    key_add(tu, strdup(key));
     tsl_replay_opts ro = {sizeof ro, 0, tu->cfg->seed, tu->func_name, NULL};
     tsl_diag rd = {0};
     if (tsl_trace_replay(tu->ctx, c->trace, tu->mod, &ro, &c->sch, &rd)) {
@@ -439,7 +423,6 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   for (uint32_t i = 0; i < kept; i++) {
     tsl_schedule_free(cs[i].sch);
     tsl_trace_free(cs[i].trace);
-    free(cs[i].key);
   }
   tsl_arena_free(arena);
   free(traces);

@@ -129,6 +129,11 @@ TSL_API char *tsl_strbuf_take(tsl_strbuf *sb);
 TSL_API int tsl_read_file(const char *path, char **out, size_t *out_len,
                           tsl_diag *diag);
 
+/* Create the folder `path` and its missing parents (mkdir -p). An existing
+ * folder is fine. On failure returns TSL_EIO naming the folder that could
+ * not be made and the OS reason. */
+TSL_API int tsl_mkdir_p(const char *path, tsl_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
