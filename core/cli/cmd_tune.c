@@ -118,6 +118,7 @@ static void print_json(const tsl_tune_result *r) {
   json_object_set_new(o, "export", r->export_path ? json_string(r->export_path)
                                                   : json_null());
   json_object_set_new(o, "search_s", json_real(r->search_s));
+  json_object_set_new(o, "fixed_s", json_real(r->fixed_s));
   json_object_set_new(o, "build_s", json_real(r->build_s));
   json_object_set_new(o, "measure_s", json_real(r->measure_s));
   json_object_set_new(o, "total_s", json_real(r->total_s));
@@ -134,8 +135,9 @@ static void print_text(const tsl_tune_result *r) {
          "database for this workload and target%s\n",
          (long long)r->trials, (long long)r->errors, (long long)r->total,
          r->stop_reason ? " (the strategy found no new candidate)" : "");
-  printf("time: %.2f s (search %.2f s, builds %.2f s, measurements %.2f s)\n",
-         r->total_s, r->search_s, r->build_s, r->measure_s);
+  printf("time: %.2f s (search %.2f s of which setup and the best program %.2f s, "
+         "builds %.2f s, measurements %.2f s)\n",
+         r->total_s, r->search_s, r->fixed_s, r->build_s, r->measure_s);
   if (r->best_seconds <= 0) {
     printf("no candidate ran successfully\n");
     return;

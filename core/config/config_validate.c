@@ -282,7 +282,7 @@ static const char *const k_space[] = {"schedule", NULL};
 static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_ms",
                                        "timeout_s", "warmup",      "flush_cache",
                                        "check",     NULL};
-static const char *const k_builder[] = {"workers", NULL};
+static const char *const k_builder[] = {"workers", "timeout_s", NULL};
 static const char *const k_strategy_core[] = {"trials", "batch", NULL};
 static const char *const k_none[] = {NULL};
 
@@ -402,16 +402,60 @@ static int v_builder(vstate *v, const cfg_node *root) {
   const cfg_node *n = get(root, "builder");
   if (!n)
     return TSL_OK;
-  int rc = want_section(v, n, "builder", "{workers: N}", k_builder);
+  int rc = want_section(v, n, "builder", "{workers: N, timeout_s: S}", k_builder);
   if (rc)
     return rc;
-  const cfg_node *w = get(n, "workers");
+  const cfg_node *x;
   int64_t i = 0;
-  if (w) {
-    if ((rc = want_int(v, w, "builder.workers", 1, 256, "an integer in 1..256", &i)))
+  if ((x = get(n, "workers"))) {
+    if ((rc = want_int(v, x, "builder.workers", 1, 256, "an integer in 1..256", &i)))
       return rc;
     v->c->pub.build_workers = (int32_t)i;
   }
+  if ((x = get(n, "timeout_s")) &&
+      (rc = want_double(v, x, "builder.timeout_s", 0, 1, "a number of seconds > 0",
+                        &v->c->pub.build_timeout_s)))
+    return rc;
+  return TSL_OK;
+}
+
+/* export: a .so or .o path whose file name gives a C symbol prefix. */
+static int v_export(vstate *v, const cfg_node *n) {
+  static const char valid[] =
+      "a path ending in .so (shared library) or .o (object file) whose name "
+      "gives the C prefix: libNAME.so or NAME.o -> functions NAME_<func>, "
+      "NAME starting with a letter or _";
+  tsl_run_config *c = &v->c->pub;
+  int rc = want_path(v, n, "export", valid, &c->export_path);
+  if (rc)
+    return rc;
+  const char *path = c->export_path;
+  size_t len = strlen(path);
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  int so = len > 3 && !strcmp(path + len - 3, ".so");
+  int obj = len > 2 && !strcmp(path + len - 2, ".o");
+  if (!so && !obj)
+    return verr(v, TSL_EINVALID, n, "export: unsupported file type, got %s; valid: %s",
+                cfg_got(v->a, n), valid);
+  const char *name = base;
+  if (!strncmp(name, "lib", 3) && name[3] && name[3] != '.')
+    name += 3;
+  size_t nlen = strcspn(name, ".");
+  char *prefix = tsl_arena_dup(v->a, name, nlen + 1);
+  prefix[nlen] = '\0';
+  for (char *p = prefix; *p; p++)
+    if (!(*p == '_' || isalnum((unsigned char)*p)))
+      *p = '_';
+  if (!prefix[0] || isdigit((unsigned char)prefix[0]))
+    return verr(v, TSL_EINVALID, n,
+                "export: the file name gives no C prefix ('%s'), got %s; valid: %s",
+                prefix, cfg_got(v->a, n), valid);
+  c->export_prefix = prefix;
+  size_t stem = len - (so ? 3 : 2);
+  char *header = tsl_arena_dup(v->a, path, stem + 3);
+  memcpy(header + stem, ".h", 3);
+  c->export_header = header;
   return TSL_OK;
 }
 
@@ -466,6 +510,7 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   c->check = 1;
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   c->build_workers = (int32_t)(ncpu < 1 ? 1 : ncpu > 256 ? 256 : ncpu);
+  c->build_timeout_s = 60;
   c->seed = 1;
 
   int rc = check_keys(&v, root, "", k_top);
@@ -507,8 +552,7 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   if (!rc) {
     const cfg_node *e = get(root, "export");
     if (e)
-      rc = want_path(&v, e, "export", "the path of the library to write, e.g. libmm.so",
-                     &c->export_path);
+      rc = v_export(&v, e);
   }
   if (!rc)
     rc = v_plugin_paths(&v, root);

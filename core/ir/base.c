@@ -358,9 +358,11 @@ int tsl_mkdir_p(const char *path, tsl_diag *diag) {
       continue;
     char c = *p;
     *p = '\0';
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 &&
+        (errno != EEXIST || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
       rc = tsl_diag_set(diag, TSL_EIO, "cannot create the folder %s: %s", dir,
-                        strerror(errno));
+                        errno == EEXIST ? "a file is in the way" : strerror(errno));
       break;
     }
     *p = c;

@@ -1,9 +1,11 @@
 /*
  * Parallel builds for the tuner: forked worker processes, one per core by
- * default, each exporting its share of a batch as shared libraries. A
- * worker sends one fixed-size message per job through its pipe; a worker
- * that crashes or outlives the deadline is killed, and its jobs without a
- * message become build errors naming why.
+ * default, each exporting candidates as shared libraries. The parent hands
+ * out one job at a time over a socket pair and reads back one fixed-size
+ * message per job, so a slow build does not hold up the others. A worker
+ * that crashes, or whose build outlives the timeout, is killed: only the
+ * job it was building becomes a build error naming why, and a fresh worker
+ * takes over the remaining jobs.
  */
 #include "tuner_internal.h"
 
@@ -13,8 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define NO_JOB UINT32_MAX /* the parent's "no more work" */
 
 typedef struct build_msg {
   uint32_t job;
@@ -23,10 +28,47 @@ typedef struct build_msg {
   char error[512];
 } build_msg;
 
+typedef struct worker {
+  pid_t pid;
+  int fd;        /* the parent's end of the socket pair; -1 when gone */
+  int64_t job;   /* the job being built, -1 when idle */
+  double started;
+  size_t got;
+  build_msg msg;
+} worker;
+
+static int write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static int read_all(int fd, void *buf, size_t n) {
+  char *p = buf;
+  while (n > 0) {
+    ssize_t r = read(fd, p, n);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return -1;
+    p += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
 static void worker_main(const tsl_target_vtable *vt, tsl_target *t,
-                        tune_build_job *jobs, uint32_t n, uint32_t first,
-                        uint32_t step, int fd) {
-  for (uint32_t i = first; i < n; i += step) {
+                        tune_build_job *jobs, uint32_t n, int fd) {
+  uint32_t i;
+  while (read_all(fd, &i, sizeof i) == 0 && i < n) {
     build_msg m;
     memset(&m, 0, sizeof m);
     m.job = i;
@@ -38,134 +80,182 @@ static void worker_main(const tsl_target_vtable *vt, tsl_target *t,
     m.ok = rc == TSL_OK;
     if (!m.ok)
       snprintf(m.error, sizeof m.error, "build: %.500s", d.text);
-    const char *p = (const char *)&m;
-    size_t left = sizeof m;
-    while (left > 0) {
-      ssize_t w = write(fd, p, left);
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        _exit(3);
-      p += w;
-      left -= (size_t)w;
-    }
+    if (write_all(fd, &m, sizeof m))
+      _exit(3);
   }
   _exit(0);
 }
 
+/* Fork worker `k`; 0 on success. The child closes every other worker's
+ * socket so that each one sees the end of its own. */
+static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable *vt,
+                 tsl_target *t, tune_build_job *jobs, uint32_t n) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+    return -1;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    for (uint32_t o = 0; o < n_ws; o++)
+      if (ws[o].fd >= 0)
+        close(ws[o].fd);
+    worker_main(vt, t, jobs, n, sv[1]);
+  }
+  close(sv[1]);
+  ws[k] = (worker){.pid = pid, .fd = sv[0], .job = -1};
+  return 0;
+}
+
+/* Kill (when `kill_it`) and reap worker k; the job it held fails with `why`
+ * followed by how the process ended. */
+static void retire(worker *w, tune_build_job *jobs, int kill_it, const char *why) {
+  if (kill_it)
+    kill(w->pid, SIGKILL);
+  close(w->fd);
+  w->fd = -1;
+  int st = 0;
+  while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  if (w->job >= 0) {
+    tune_build_job *j = &jobs[w->job];
+    j->done = 1;
+    j->ok = 0;
+    j->build_s = tune_now() - w->started;
+    if (why)
+      snprintf(j->error, sizeof j->error, "build: %s", why);
+    else if (WIFSIGNALED(st))
+      snprintf(j->error, sizeof j->error, "build: the build worker died: %s",
+               strsignal(WTERMSIG(st)));
+    else
+      snprintf(j->error, sizeof j->error,
+               "build: the build worker exited with status %d without a result",
+               WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+  }
+  w->job = -1;
+}
+
 void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
                       tune_build_job *jobs, uint32_t n, int32_t workers,
-                      double deadline_s) {
+                      double timeout_s) {
   for (uint32_t i = 0; i < n; i++) {
     jobs[i].done = 0;
     jobs[i].ok = 0;
     jobs[i].build_s = -1;
-    snprintf(jobs[i].error, sizeof jobs[i].error,
-             "build: the build worker ended without a result");
+    jobs[i].error[0] = '\0';
   }
-  uint32_t w = workers < 1 ? 1 : (uint32_t)workers;
-  if (w > n)
-    w = n;
-  pid_t pids[TUNE_MAX_WORKERS];
-  int fds[TUNE_MAX_WORKERS];
-  size_t got[TUNE_MAX_WORKERS];
-  build_msg partial[TUNE_MAX_WORKERS];
-  if (w > TUNE_MAX_WORKERS)
-    w = TUNE_MAX_WORKERS;
-  fflush(NULL);
-  uint32_t started = 0;
-  for (uint32_t k = 0; k < w; k++) {
-    int p[2];
-    if (pipe(p) != 0)
-      break;
-    pid_t pid = fork();
-    if (pid < 0) {
-      close(p[0]);
-      close(p[1]);
-      break;
-    }
-    if (pid == 0) {
-      close(p[0]);
-      worker_main(vt, t, jobs, n, k, w, p[1]);
-    }
-    close(p[1]);
-    pids[started] = pid;
-    fds[started] = p[0];
-    got[started] = 0;
-    started++;
-  }
-  if (started == 0) {
-    for (uint32_t i = 0; i < n; i++)
-      snprintf(jobs[i].error, sizeof jobs[i].error,
-               "build: cannot start a build worker: %s", strerror(errno));
-    return;
-  }
-  double end = tune_now() + deadline_s;
-  uint32_t open_fds = started;
-  while (open_fds > 0) {
-    struct pollfd pf[TUNE_MAX_WORKERS];
-    for (uint32_t k = 0; k < started; k++) {
-      pf[k].fd = fds[k];
-      pf[k].events = POLLIN;
-      pf[k].revents = 0;
-    }
-    double left = end - tune_now();
-    if (left <= 0)
-      break;
-    int r = poll(pf, started, (int)(left * 1000) + 1);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break;
-    for (uint32_t k = 0; k < started; k++) {
-      if (fds[k] < 0 || !(pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+  if (!(timeout_s > 0))
+    timeout_s = 1e9;
+  uint32_t n_ws = workers < 1 ? 1 : (uint32_t)workers;
+  if (n_ws > n)
+    n_ws = n;
+  if (n_ws > TUNE_MAX_WORKERS)
+    n_ws = TUNE_MAX_WORKERS;
+  worker ws[TUNE_MAX_WORKERS];
+  for (uint32_t k = 0; k < n_ws; k++)
+    ws[k] = (worker){.pid = -1, .fd = -1, .job = -1};
+  uint32_t next = 0, finished = 0;
+  char why[160];
+  while (finished < n) {
+    /* give every idle worker a job, starting workers where needed */
+    int spawn_errno = 0;
+    for (uint32_t k = 0; k < n_ws && next < n; k++) {
+      if (ws[k].fd >= 0 && ws[k].job >= 0)
         continue;
-      ssize_t rd = read(fds[k], (char *)&partial[k] + got[k],
-                        sizeof(build_msg) - got[k]);
+      if (ws[k].fd < 0 && spawn(ws, n_ws, k, vt, t, jobs, n) != 0) {
+        spawn_errno = errno;
+        continue;
+      }
+      uint32_t i = next++;
+      ws[k].job = i;
+      ws[k].started = tune_now();
+      ws[k].got = 0;
+      if (write_all(ws[k].fd, &i, sizeof i) != 0) {
+        retire(&ws[k], jobs, 1, NULL);
+        finished++;
+      }
+    }
+    struct pollfd pf[TUNE_MAX_WORKERS];
+    uint32_t map[TUNE_MAX_WORKERS], n_pf = 0;
+    double now = tune_now(), wait_s = -1;
+    for (uint32_t k = 0; k < n_ws; k++) {
+      if (ws[k].fd < 0 || ws[k].job < 0)
+        continue;
+      double left = ws[k].started + timeout_s - now;
+      if (left <= 0) {
+        snprintf(why, sizeof why, "timed out after %g s (builder.timeout_s)",
+                 timeout_s);
+        retire(&ws[k], jobs, 1, why);
+        finished++;
+        continue;
+      }
+      if (wait_s < 0 || left < wait_s)
+        wait_s = left;
+      pf[n_pf] = (struct pollfd){.fd = ws[k].fd, .events = POLLIN};
+      map[n_pf++] = k;
+    }
+    if (n_pf == 0) {
+      if (spawn_errno && next < n) {
+        /* no worker could be started: the rest is built by nobody */
+        snprintf(why, sizeof why, "cannot start a build worker: %s",
+                 strerror(spawn_errno));
+        for (; next < n; next++, finished++) {
+          jobs[next].done = 1;
+          snprintf(jobs[next].error, sizeof jobs[next].error, "build: %s", why);
+        }
+      }
+      continue;
+    }
+    int r = poll(pf, n_pf, (int)(wait_s * 1000) + 1);
+    if (r < 0 && errno != EINTR)
+      break;
+    for (uint32_t q = 0; r > 0 && q < n_pf; q++) {
+      if (!(pf[q].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      worker *w = &ws[map[q]];
+      ssize_t rd = read(w->fd, (char *)&w->msg + w->got, sizeof w->msg - w->got);
       if (rd < 0 && errno == EINTR)
         continue;
-      if (rd <= 0) {
-        close(fds[k]);
-        fds[k] = -1;
-        open_fds--;
+      if (rd <= 0) { /* the worker died while building */
+        retire(w, jobs, 1, NULL);
+        finished++;
         continue;
       }
-      got[k] += (size_t)rd;
-      if (got[k] == sizeof(build_msg)) {
-        build_msg *m = &partial[k];
-        if (m->job < n) {
-          tune_build_job *j = &jobs[m->job];
-          j->done = 1;
-          j->ok = m->ok;
-          j->build_s = m->build_s;
-          memcpy(j->error, m->error, sizeof j->error);
-          j->error[sizeof j->error - 1] = '\0';
-        }
-        got[k] = 0;
+      w->got += (size_t)rd;
+      if (w->got < sizeof w->msg)
+        continue;
+      w->got = 0;
+      if (w->msg.job != (uint32_t)w->job) { /* a confused worker */
+        retire(w, jobs, 1, "the build worker answered for another job");
+        finished++;
+        continue;
       }
+      tune_build_job *j = &jobs[w->job];
+      j->done = 1;
+      j->ok = w->msg.ok;
+      j->build_s = w->msg.build_s;
+      memcpy(j->error, w->msg.error, sizeof j->error);
+      j->error[sizeof j->error - 1] = '\0';
+      w->job = -1;
+      finished++;
     }
   }
-  for (uint32_t k = 0; k < started; k++) {
-    if (fds[k] >= 0) {
-      kill(pids[k], SIGKILL);
-      close(fds[k]);
-    }
-    int st = 0;
-    while (waitpid(pids[k], &st, 0) < 0 && errno == EINTR)
-      ;
-    char why[128] = "";
-    if (WIFSIGNALED(st))
-      snprintf(why, sizeof why, "build: the build worker died: %s",
-               strsignal(WTERMSIG(st)));
-    if (why[0])
-      for (uint32_t i = k; i < n; i += w)
-        if (!jobs[i].done)
-          snprintf(jobs[i].error, sizeof jobs[i].error, "%s%s", why,
-                   tune_now() >= end ? " (build deadline passed)" : "");
+  /* the rest (a poll failure) fails; workers get their "no more work" */
+  for (uint32_t k = 0; k < n_ws; k++) {
+    if (ws[k].fd < 0)
+      continue;
+    uint32_t stop = NO_JOB;
+    int busy = ws[k].job >= 0;
+    if (!busy)
+      (void)write_all(ws[k].fd, &stop, sizeof stop);
+    retire(&ws[k], jobs, busy, busy ? "the build was abandoned" : NULL);
   }
-  /* Workers that never started: their jobs are built by nobody. */
-  for (uint32_t k = started; k < w; k++)
-    for (uint32_t i = k; i < n; i += w)
-      snprintf(jobs[i].error, sizeof jobs[i].error,
-               "build: could not start a build worker");
+  for (uint32_t i = 0; i < n; i++)
+    if (!jobs[i].done)
+      snprintf(jobs[i].error, sizeof jobs[i].error, "build: never started");
 }

@@ -367,7 +367,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   double t0 = tune_now();
   if (n_jobs)
     tune_build_batch(tu->tvt, tu->target, jobs, n_jobs, tu->cfg->build_workers,
-                     60.0 + 30.0 * n_jobs);
+                     tu->cfg->build_timeout_s);
   st->build_s += tune_now() - t0;
   char symbol[512];
   snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->func_name);
@@ -448,6 +448,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   tu.arena = tsl_arena_new(tu.ctx);
   double t0 = tune_now();
   int rc = setup(&tu);
+  double fixed_s = tune_now() - t0;
   run_state st = {0, 0, 0, -1, t0, 0, 0, progress, user_data};
   if (!rc) {
     out->flops = tu.flops;
@@ -484,7 +485,9 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   if (!rc) {
     tuner_best_ctx b = {cfg, tu.ctx, tu.arena, tu.mod, tu.func_name, tu.db, tu.wid,
                         tu.desc, tu.tvt, tu.target, out, diag};
+    double b0 = tune_now();
     rc = tune_best(&b);
+    fixed_s += tune_now() - b0;
   }
   out->trials = st.measured;
   out->errors = st.errors;
@@ -493,6 +496,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->measure_s = st.measure_s;
   out->total_s = tune_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;
+  out->fixed_s = fixed_s;
   teardown(&tu);
   tsl_arena_free(tu.arena);
   tsl_ctx_free(tu.ctx);

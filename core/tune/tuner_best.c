@@ -22,28 +22,6 @@ static int take_best(void *user_data, const tsl_db_record *rec) {
   return 0;
 }
 
-/* "dir/libmm.so" -> prefix "mm", header "dir/libmm.h". */
-static void export_names(const char *path, char *prefix, size_t pcap, char *header,
-                         size_t hcap) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  if (!strncmp(base, "lib", 3) && base[3])
-    base += 3;
-  snprintf(prefix, pcap, "%s", base);
-  char *dot = strchr(prefix, '.');
-  if (dot)
-    *dot = '\0';
-  for (char *p = prefix; *p; p++)
-    if (!(*p == '_' || (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
-          (*p >= 'A' && *p <= 'Z')))
-      *p = '_';
-  snprintf(header, hcap, "%s", path);
-  char *hdot = strrchr(header, '.');
-  char *hslash = strrchr(header, '/');
-  if (hdot && (!hslash || hdot > hslash))
-    snprintf(hdot, hcap - (size_t)(hdot - header), ".h");
-}
-
 int tune_best(tuner_best_ctx *b) {
   best_rec br = {NULL, -1, -1};
   tsl_diag d = {0};
@@ -71,11 +49,18 @@ int tune_best(tuner_best_ctx *b) {
   out->best_program = tsl_print_module(tsl_schedule_module(sch));
   if (b->cfg->export_path) {
     const tsl_lowered_module *lm = NULL;
-    char prefix[256], header[1100];
-    export_names(b->cfg->export_path, prefix, sizeof prefix, header, sizeof header);
-    rc = tsl_lower_module(b->arena, tsl_schedule_module(sch), NULL, &lm, &d);
+    char dir[1100];
+    snprintf(dir, sizeof dir, "%s", b->cfg->export_path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) { /* the folder is made, like the database's */
+      *slash = '\0';
+      rc = tsl_mkdir_p(dir, &d);
+    }
     if (!rc)
-      rc = b->tvt->export_library(b->target, lm, prefix, b->cfg->export_path, header, &d);
+      rc = tsl_lower_module(b->arena, tsl_schedule_module(sch), NULL, &lm, &d);
+    if (!rc)
+      rc = b->tvt->export_library(b->target, lm, b->cfg->export_prefix,
+                                  b->cfg->export_path, b->cfg->export_header, &d);
     if (rc) {
       const char *w = tsl_run_config_where(b->cfg, "export");
       tsl_diag_set(b->diag, rc, "%s: error: export: %s", w ? w : b->cfg->path, d.text);

@@ -20,11 +20,12 @@ typedef struct tune_build_job {
   char error[512];
 } tune_build_job;
 
-/* Build every job with `workers` forked processes; every job ends with ok
- * or an error text. Workers still running after `deadline_s` are killed. */
+/* Build every job with up to `workers` forked processes; every job ends
+ * with ok or an error text. A build running longer than `timeout_s` is
+ * killed; a crash or a timeout costs only the job being built. */
 void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
                       tune_build_job *jobs, uint32_t n, int32_t workers,
-                      double deadline_s);
+                      double timeout_s);
 
 double tune_now(void);
 

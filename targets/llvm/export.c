@@ -75,6 +75,13 @@ static int run_linker(char *const *argv, tsl_diag *diag) {
       char out[2048] = "";
       ssize_t n = pread(fd, out, sizeof out - 1, 0);
       out[n > 0 ? n : 0] = '\0';
+      /* the linker's lines joined into one: diagnostics are one line */
+      size_t len = strlen(out);
+      while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
+        out[--len] = '\0';
+      for (char *p = out; *p; p++)
+        if (*p == '\n')
+          *p = '|';
       rc = tsl_diag_set(diag, TSL_EIO,
                         "llvm target: linking the shared library failed "
                         "(%s exited with status %d): %s",

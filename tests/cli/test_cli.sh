@@ -1,16 +1,8 @@
 #!/usr/bin/env bash
 # TAP test of the `tessel` executable: verbs, exit codes, --json, --help.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 data="${TESSEL_SOURCE_ROOT:?}/tests/cli/data"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-n=0; failed=0
-check() { # check NAME COMMAND... : passes when the command succeeds
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1)); fi
-}
-status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 
 check "fmt exits 0" test "$(status "$exe" fmt "$data/mm.py")" = 0
 cp "$tmp/out" "$tmp/mm_fmt.py"

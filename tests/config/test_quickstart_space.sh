@@ -4,20 +4,11 @@
 # different decisions, each scheduled program matches the original in the
 # interpreter, and a drawn trace (decisions fixed) compiles and runs with
 # the llvm target.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 src="${TESSEL_SOURCE_ROOT:?}"
 mm="$src/workloads/matmul_128.py"
 sch="$src/workloads/matmul_stochastic.sch"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-n=0; failed=0
-check() { # check NAME COMMAND... : passes when the command succeeds
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1))
-    sed 's/^/# out: /' "$tmp/out" 2>/dev/null | head -20; sed 's/^/# err: /' "$tmp/err" 2>/dev/null | head -20; fi
-}
-status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 
 for seed in 1 2 3 4 5 6; do
   check "seed $seed: schedule --check passes" test "$(status "$exe" schedule "$mm" "$sch" --seed "$seed" --check)" = 0

@@ -1,18 +1,9 @@
 #!/usr/bin/env bash
 # TAP test of `tessel db stats|export|import` and `tessel best` on a database
 # written through the C API (make_db, with real split traces).
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 mk="${1:?make_db}"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-n=0; failed=0
-check() {
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1))
-    sed 's/^/# out: /' "$tmp/out" 2>/dev/null | head -20; sed 's/^/# err: /' "$tmp/err" 2>/dev/null | head -20; fi
-}
-status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 json() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if ($1) else 1)"; }
 
 db="$tmp/t.db"

@@ -2,20 +2,12 @@
 # TAP test: `meson install` into a temporary DESTDIR, then build a plugin (and
 # a host program) out of tree with only the flags of the installed tessel.pc,
 # and load the plugin with `tessel plugins` and through the installed library.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 root="${TESSEL_BUILD_ROOT:?}"
 src="${TESSEL_SOURCE_ROOT:?}/tests/plugin/out_of_tree"
 exe="${TESSEL_EXE:?}"
 cc="${CC:-cc}"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 dest="$tmp/dest"
-n=0; failed=0
-check() { # check NAME COMMAND... : passes when the command succeeds
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1)); fi
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 finish() { echo "1..$n"; [ "$failed" = 0 ]; exit $?; }
 
 check "meson install --destdir succeeds" \

@@ -2,18 +2,10 @@
 # TAP test of `tessel plugins`: the table, --json, --path with files and
 # folders, each loader error as exit 2 with its message, and that the test
 # plugins export nothing but their entry.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 pd="${TESSEL_TEST_PLUGIN_DIR:?}"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 unset TESSEL_PLUGIN_PATH
-n=0; failed=0
-check() { # check NAME COMMAND... : passes when the command succeeds
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1)); fi
-}
-status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 # json_has PYTHON-EXPR: evaluates EXPR with d = the JSON array in $tmp/out
 json_has() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if ($1) else 1)"; }
 

@@ -1,20 +1,11 @@
 #!/usr/bin/env bash
 # TAP test of `tessel run` and `tessel build` with the llvm target, and of the
 # example program in examples/ linked against an exported library.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 src="${TESSEL_SOURCE_ROOT:?}"
 mm="$src/workloads/matmul_128.py"
 sch="$src/examples/matmul_128.sch"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-n=0; failed=0
-check() { # check NAME COMMAND... : passes when the command succeeds
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1))
-    sed 's/^/# out: /' "$tmp/out" 2>/dev/null | head -20; sed 's/^/# err: /' "$tmp/err" 2>/dev/null | head -20; fi
-}
-status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 # json EXPR: evaluates a Python expression over d = the JSON object in $tmp/out
 json() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if ($1) else 1)"; }
 

@@ -1,17 +1,10 @@
 #!/usr/bin/env bash
 # TAP test: `tessel plugins` lists the random strategy and cost model from
 # the build tree, with kind, name, version, ABI and path.
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 root="${TESSEL_BUILD_ROOT:?}"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 unset TESSEL_PLUGIN_PATH
-n=0; failed=0
-check() { # check NAME COMMAND... : passes when the command succeeds
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1)); fi
-}
 json_has() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 if ($1) else 1)"; }
 
 "$exe" plugins --json > "$tmp/out" 2> "$tmp/err"; rc=$?

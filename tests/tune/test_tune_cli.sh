@@ -4,18 +4,9 @@
 # middle of a run then resume, and `tessel db stats` / `tessel best` on the
 # result. The space: workloads/matmul_stochastic.sch on matmul_128 (25
 # points: two perfect tilings of 128 with inner factors 1..16).
-set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 src="${TESSEL_SOURCE_ROOT:?}"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-n=0; failed=0
-check() { # check NAME COMMAND... : passes when the command succeeds
-  local name="$1"; shift
-  n=$((n + 1))
-  if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; failed=$((failed + 1))
-    sed 's/^/# out: /' "$tmp/out" 2>/dev/null | tail -20; sed 's/^/# err: /' "$tmp/err" 2>/dev/null | tail -20; fi
-}
-status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 # json EXPR: a Python expression over d = $tmp/out as JSON (or its last line)
 json() { python3 -c "
 import json,sys
@@ -50,7 +41,7 @@ check "  ... measured 6, none failed, a best with trace and program" \
 check "  ... GFLOPS = FLOPs / latency" \
   json "abs(d['best_gflops'] - 2 * 128**3 / d['best_seconds'] * 1e-9) < 1e-6 * d['best_gflops']"
 check "  ... the time is split into search, builds and measurements" \
-  json "d['search_s'] >= 0 and d['build_s'] > 0 and d['measure_s'] > 0 and abs(d['search_s'] + d['build_s'] + d['measure_s'] - d['total_s']) < 1e-6"
+  json "d['search_s'] >= 0 and d['build_s'] > 0 and d['measure_s'] > 0 and abs(d['search_s'] + d['build_s'] + d['measure_s'] - d['total_s']) < 1e-6 and 0 < d['fixed_s'] <= d['search_s']"
 check "  ... a progress table with TVM's columns" grep -q "Speed (GFLOPS)" "$tmp/err"
 check "  ... a log in the work folder" grep -q "^done: 6 measured" "$tmp/db/tune.log"
 check "  ... the best trace is a runnable schedule script" bash -c "

@@ -71,10 +71,19 @@ typedef struct tsl_run_config {
   int32_t build_workers;        /* builder.workers; default online cores */
   const char *database;         /* resolved path (required) */
   const char *work_dir;         /* resolved; default: database's folder */
-  const char *export_path;      /* resolved, NULL when absent */
+  const char *export_path;      /* resolved, NULL when absent; ends in .so
+                                   (shared library) or .o (object file) */
   uint32_t n_plugin_paths;
   const char *const *plugin_paths; /* resolved */
   uint64_t seed;                /* default 1 */
+  double build_timeout_s;       /* builder.timeout_s: limit for building one
+                                   candidate, > 0 (default 60) */
+  /* From export_path "DIR/libNAME.so" (or NAME.o): symbol prefix "NAME"
+   * (the file name without "lib" and from its first dot on, other
+   * characters than [A-Za-z0-9_] as '_'), header "DIR/libNAME.h". NULL
+   * when export is absent. */
+  const char *export_prefix;
+  const char *export_header;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.

@@ -63,6 +63,10 @@ typedef struct tsl_tune_result {
    * lowering and recording (the search overhead), building, measuring. */
   double search_s, build_s, measure_s, total_s;
   int32_t stop_reason;  /* 0 budget reached, 1 strategy exhausted */
+  /* The one-time part of search_s: setup (workload, design space, plugins,
+   * database, reference outputs) and the best program at the end. The
+   * search overhead per candidate is (search_s - fixed_s) / trials. */
+  double fixed_s;
 } tsl_tune_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).

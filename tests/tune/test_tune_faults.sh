@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# TAP test of `tessel tune` against faulty candidates: the target "faulty"
+# (plugins/tp_faulty.c, llvm with injected faults) makes each candidate of
+# the 25-point matmul space either correct, a segfault, a hang, a wrong
+# result, a build error, a crashing build or a hanging build, chosen by a
+# hash of its lowered program, and logs the choice. The run must finish,
+# record every candidate once with the error its fault implies, never take
+# a wrong (and fastest) candidate as the best, leave a sound database and
+# nothing behind, and resume without building anything again.
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+exe="${TESSEL_EXE:?}"
+src="${TESSEL_SOURCE_ROOT:?}"
+plugins="${TESSEL_TEST_PLUGIN_DIR:?}"
+# under a sanitizer build the injected SIGSEGVs must stay signals (ASan
+# would catch them and exit with status 1)
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+json() { python3 -c "
+import json,sys
+d=json.loads(open('$tmp/out').read().strip().splitlines()[-1])
+r=($1)
+if not r: print('# want', dict(want), 'got', dict(got))
+sys.exit(0 if r else 1)"; }
+# py EXPR: EXPR over rows (the exported records) and log (outcome per build)
+py() { python3 -c "
+import json,sys,collections
+rows=[json.loads(l) for l in open('$tmp/all.jsonl') if l.strip()]
+log=[l.split()[1] for l in open('$tmp/faults.log') if l.strip()]
+hashes=[l.split()[0] for l in open('$tmp/faults.log') if l.strip()]
+def cls(r):
+    e=r['error'] or ''
+    if r['status']==0: return 'ok'
+    if e.startswith('build: faulty: injected build error'): return 'build_error'
+    if e.startswith('build: the build worker died: Segmentation fault'): return 'build_crash'
+    if e.startswith('build: timed out after 3 s'): return 'build_hang'
+    if e.startswith('worker died: Segmentation fault'): return 'segv'
+    if e.startswith('timed out after 1 s'): return 'hang'
+    if 'differs' in e: return 'wrong'
+    return 'other: '+e
+want=collections.Counter(log); got=collections.Counter(cls(r) for r in rows)
+ok_lat=[r['latency_s'] for r in rows if r['status']==0]
+d=json.loads(open('$tmp/tune.json').read().strip().splitlines()[-1])
+r=($1)
+if not r: print('# want', dict(want), 'got', dict(got))
+sys.exit(0 if r else 1)"; }
+
+cat > "$tmp/f.yaml" <<YAML
+workload: {file: $src/workloads/matmul_128.py}
+target:
+  kind: faulty
+  threads: 1
+  faults: "ok,segv,hang,wrong,build_error,build_crash,build_hang"
+  log: $tmp/faults.log
+space: {schedule: $src/workloads/matmul_stochastic.sch}
+strategy: {kind: random, trials: 25, batch: 8}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 1}
+builder: {timeout_s: 3}
+plugin_paths: $plugins
+database: db/f.db
+seed: 3
+YAML
+
+t0=$(date +%s)
+check "tune over 25 faulty candidates exits 0" test "$(status "$exe" tune "$tmp/f.yaml" --json)" = 0
+t1=$(date +%s)
+cp "$tmp/out" "$tmp/tune.json"
+echo "# run took $((t1 - t0)) s"
+"$exe" db export "$tmp/db/f.db" --json "$tmp/all.jsonl" >/dev/null 2>&1
+check "  ... --json: 25 measured, errors = the faulty ones, a best" \
+  py "d['trials'] == 25 and d['total'] == 25 and d['errors'] == 25 - want['ok'] and d['best_seconds'] > 0"
+check "  ... every candidate built once (25 distinct programs in the log)" \
+  py "len(log) == 25 and len(set(hashes)) == 25"
+check "  ... the space holds every outcome (the test is not vacuous)" \
+  py "all(want[k] >= 1 for k in ['ok','segv','hang','wrong','build_error','build_crash','build_hang'])"
+check "  ... 25 records, one per candidate" py "len(rows) == 25 and len(set(r['decisions'] for r in rows)) == 25"
+check "  ... each fault recorded as its error, each correct one as a success" py "want == got"
+check "  ... a failed record has no latency" \
+  py "all(r['latency_s'] is None or r['latency_s'] < 0 for r in rows if r['status'] != 0)"
+check "  ... the best is the fastest correct candidate (wrong ones are faster)" \
+  py "abs(d['best_seconds'] - min(ok_lat)) <= 1e-6 * min(ok_lat)"
+"$exe" db stats "$tmp/db/f.db" --json > "$tmp/stats.json" 2>"$tmp/err"
+check "  ... db stats: 25 records, errors = failed records" \
+  py "(lambda s: s['records'] == 25 and s['errors'] == 25 - want['ok'])(json.load(open('$tmp/stats.json')))"
+check "  ... SQLite integrity_check is ok" test "$(sqlite3 "$tmp/db/f.db" 'PRAGMA integrity_check;')" = ok
+check "  ... no build left in the work folder" test -z "$(ls -A "$tmp/db/builds")"
+check "  ... no worker left running" test -z "$(pgrep -f "tun[e] $tmp/f.yaml")"
+check "  ... the log of the run names the failures" grep -q "failed" "$tmp/db/tune.log"
+
+check "a second run exits 0" test "$(status "$exe" tune "$tmp/f.yaml" --json)" = 0
+cp "$tmp/out" "$tmp/tune.json"
+check "  ... measures nothing and builds nothing (failures count as measured)" \
+  py "d['trials'] == 0 and d['total'] == 25 and len(log) == 25"
+
+# one build worker: a crash or a hang must not cost the jobs queued behind it
+check "with builder.workers=1 the run exits 0" test "$(status "$exe" tune "$tmp/f.yaml" \
+  --set builder.workers=1 --set database="$tmp/db1/w.db" --set target.log="$tmp/faults1.log" --json)" = 0
+"$exe" db export "$tmp/db1/w.db" --json "$tmp/all.jsonl" >/dev/null 2>&1
+cp "$tmp/faults1.log" "$tmp/faults.log"
+check "  ... each fault recorded as its error, each correct one as a success" py "len(rows) == 25 and want == got"
+
+echo "1..$n"
+exit 0
