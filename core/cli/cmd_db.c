@@ -23,12 +23,17 @@ const char cli_db_usage[] =
     "                    per_workload\n"
     "  export DB --json OUT\n"
     "                    write every record as JSON lines to OUT (one object per\n"
-    "                    record, with its workload inline)\n"
+    "                    record, with its workload inline); OUT '-' is stdout\n"
     "  import DB IN      add the records of the JSON-lines file IN to DB (created\n"
     "                    if missing); records already in DB (same workload,\n"
-    "                    target, decisions and time stamp) are skipped; a bad\n"
-    "                    line adds nothing. Prints the added and skipped counts\n"
-    "                    (--json: one object with added, skipped)\n"
+    "                    target, decisions and time stamp) are skipped. IN is\n"
+    "                    checked first (fields, scripts, traces, decisions): a\n"
+    "                    bad line adds nothing and creates no database. Prints\n"
+    "                    the added and skipped counts (--json: one object with\n"
+    "                    added, skipped)\n"
+    "\n"
+    "stats, export and tessel best/report only read: they work on a database\n"
+    "the user cannot write.\n"
     "\n"
     "exit status: 0 ok, 2 on a usage error or a database error\n";
 
@@ -155,6 +160,9 @@ static int db_export(const char *path, const char *out) {
 static int db_import(const char *path, const char *in, int json) {
   tsl_diag d = {0};
   tsl_db *db;
+  /* a missing or bad input must not leave a new, empty database behind */
+  if (tsl_db_check_import(in, NULL, &d) != TSL_OK)
+    return cli_error("db", "import: %s", d.text);
   if (tsl_db_open(path, TSL_DB_CREATE, &db, &d) != TSL_OK)
     return cli_error("db", "%s", d.text);
   int64_t added = 0, skipped = 0;
@@ -194,7 +202,7 @@ int cli_db(int argc, char **argv) {
       } else {
         json = 1;
       }
-    } else if (o[0] == '-' && o[1]) {
+    } else if (o[0] == '-' && o[1]) { /* "-" alone is a file name */
       return cli_error("db", "%s: unknown option '%s'\nnote: valid options: "
                              "--json, --help", sub, o);
     } else if (npos < 2) {

@@ -9,9 +9,11 @@
 #include "cli.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 const char cli_tune_usage[] =
@@ -29,6 +31,7 @@ const char cli_tune_usage[] =
 
 typedef struct tune_ui {
   const char *log_path;
+  const char *config; /* named in the log's header line of each run */
   FILE *log; /* opened at the first candidate: the work folder exists then */
   int log_tried;
   FILE *table; /* stdout, or stderr under --json */
@@ -58,11 +61,28 @@ static void print_table(FILE *out, const tsl_tune_progress *p) {
   fflush(out);
 }
 
+/* Ctrl-C: say what is kept, then end as the signal would. */
+static void on_interrupt(int sig) {
+  static const char msg[] = "\ntessel tune: interrupted; the records measured so far "
+                            "are kept: run the same command again to resume\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 static void open_log(tune_ui *ui) {
   if (ui->log_tried)
     return;
   ui->log_tried = 1;
   ui->log = fopen(ui->log_path, "a");
+  if (ui->log) {
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime(&now));
+    fprintf(ui->log, "=== tessel tune %s: started %s (pid %ld)\n", ui->config, when,
+            (long)getpid());
+  }
 }
 
 static void progress(void *user_data, const tsl_tune_progress *p) {
@@ -208,10 +228,14 @@ int cli_tune(int argc, char **argv) {
   } else {
     char log_path[1200];
     snprintf(log_path, sizeof log_path, "%s/tune.log", cfg->work_dir);
-    tune_ui ui = {log_path, NULL, 0, json ? stderr : stdout, isatty(2), 0};
+    tune_ui ui = {log_path, cfg->path, NULL, 0, json ? stderr : stdout, isatty(2), 0};
     tsl_tune_result r;
     memset(&r, 0, sizeof r);
+    void (*old_int)(int) = signal(SIGINT, on_interrupt);
+    void (*old_term)(int) = signal(SIGTERM, on_interrupt);
     rc = tsl_tune(cfg, reg, progress, &ui, &r, &d);
+    signal(SIGINT, old_int);
+    signal(SIGTERM, old_term);
     if (ui.bar_shown)
       fputc('\n', stderr);
     open_log(&ui);

@@ -459,6 +459,17 @@ static int v_export(vstate *v, const cfg_node *n) {
   return TSL_OK;
 }
 
+/* A plugin path must exist (a folder or a file). */
+static int want_plugin_path(vstate *v, const cfg_node *n, const char *key,
+                            const char *valid, const char **out) {
+  int rc = want_path(v, n, key, valid, out);
+  struct stat st;
+  if (!rc && stat(*out, &st) != 0)
+    return verr(v, TSL_ENOTFOUND, n, "%s: '%s' not found (%s), got %s; valid: %s", key,
+                *out, strerror(errno), cfg_got(v->a, n), valid);
+  return rc;
+}
+
 static int v_plugin_paths(vstate *v, const cfg_node *root) {
   const cfg_node *n = get(root, "plugin_paths");
   if (!n)
@@ -467,7 +478,7 @@ static int v_plugin_paths(vstate *v, const cfg_node *root) {
   tsl_run_config *c = &v->c->pub;
   if (n->kind == CFG_SCALAR) {
     const char **paths = TSL_NEW_ARRAY(v->a, const char *, 1);
-    int rc = want_path(v, n, "plugin_paths", valid, &paths[0]);
+    int rc = want_plugin_path(v, n, "plugin_paths", valid, &paths[0]);
     if (rc)
       return rc;
     c->n_plugin_paths = 1;
@@ -481,7 +492,7 @@ static int v_plugin_paths(vstate *v, const cfg_node *root) {
   for (uint32_t i = 0; i < n->n; i++) {
     char key[64];
     snprintf(key, sizeof key, "plugin_paths[%u]", i);
-    int rc = want_path(v, n->items[i], key, valid, &paths[i]);
+    int rc = want_plugin_path(v, n->items[i], key, valid, &paths[i]);
     if (rc)
       return rc;
   }

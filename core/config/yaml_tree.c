@@ -12,8 +12,12 @@
 #include <yaml.h>
 
 #define CFG_MAX_DEPTH 64
+/* A real config has tens of entries; the cap keeps the duplicate-key
+ * checks (linear per key) cheap on hostile input. */
+#define CFG_MAX_NODES 10000
 
 typedef struct parse_state {
+  uint32_t n_nodes;
   yaml_parser_t parser;
   tsl_arena *arena;
   const char *path;
@@ -160,6 +164,11 @@ static int parse_node(parse_state *p, yaml_event_t *ev, int depth,
     yaml_event_delete(ev);
     return located(p, TSL_EINVALID, m,
                    "YAML nested too deeply; valid: at most 64 levels");
+  }
+  if (++p->n_nodes > CFG_MAX_NODES) {
+    yaml_event_delete(ev);
+    return located(p, TSL_EINVALID, m,
+                   "too many YAML nodes for a run config; valid: at most 10000");
   }
   switch (ev->type) {
   case YAML_SCALAR_EVENT: {

@@ -18,6 +18,7 @@ struct tsl_db {
   sqlite3 *h;
   char *path;
   int readonly;
+  int last_err; /* SQLite's primary error code at the last db_fail */
 };
 
 /* "PATH: WHAT: <sqlite3_errmsg>" into diag; returns `status`. */
@@ -26,6 +27,13 @@ int db_fail(tsl_db *db, tsl_diag *diag, int status, const char *what);
 int db_prepare(tsl_db *db, const char *sql, sqlite3_stmt **st, tsl_diag *diag);
 /* Run SQL without parameters (BEGIN, COMMIT, ...). */
 int db_exec(tsl_db *db, const char *sql, tsl_diag *diag);
+/* sqlite3_step, retried (short sleeps) while SQLite answers BUSY/LOCKED
+ * without waiting, for up to the busy timeout. */
+int db_step_retry(tsl_db *db, sqlite3_stmt *st);
+/* DELETE every claim of this process (tsl_db_close; errors ignored). */
+void db_drop_own_claims(tsl_db *db);
+/* DELETE this process's claim of rec's (workload, target, decisions). */
+int db_drop_claim(tsl_db *db, const tsl_db_record *rec, tsl_diag *diag);
 /* Text column as a C string ("" for NULL). */
 const char *db_text(sqlite3_stmt *st, int col);
 

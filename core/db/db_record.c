@@ -65,8 +65,8 @@ static int check_record(tsl_db *db, const tsl_db_record *rec, tsl_diag *diag) {
     bad = "the decisions key is missing (give tsl_trace_decisions_key's text)";
   else if (rec->n_times > TSL_DB_MAX_TIMES)
     bad = "more than TSL_DB_MAX_TIMES (64) measured times";
-  else if (rec->status < 0)
-    bad = "the status is negative (valid: TSL_RUN_* of runner.h)";
+  else if (rec->status < TSL_RUN_OK || rec->status > TSL_RUN_SETUP_ERROR)
+    bad = "the status is not a TSL_RUN_* code of runner.h (0 to 6)";
   else if (isnan(rec->latency_s) || isnan(rec->build_s))
     bad = "a time is NaN";
   if (!bad)
@@ -132,8 +132,23 @@ int tsl_db_add(tsl_db *db, tsl_db_record *rec, tsl_diag *diag) {
                         "%s: the database was opened read-only; records can "
                         "only be added to one opened with TSL_DB_CREATE",
                         db->path);
-  /* outside an explicit transaction the INSERT commits on its own */
-  return db_insert_record(db, rec, diag);
+  /* the record and the drop of our claim commit together */
+  int own_tx = sqlite3_get_autocommit(db->h);
+  int rc = own_tx ? db_exec(db, "BEGIN IMMEDIATE", diag) : TSL_OK;
+  if (rc != TSL_OK)
+    return rc;
+  rc = db_insert_record(db, rec, diag);
+  if (rc == TSL_OK)
+    rc = db_drop_claim(db, rec, diag);
+  if (own_tx) {
+    if (rc == TSL_OK)
+      rc = db_exec(db, "COMMIT", diag);
+    if (rc != TSL_OK)
+      sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  }
+  if (rc != TSL_OK)
+    rec->id = 0;
+  return rc;
 }
 
 int tsl_db_has(tsl_db *db, int64_t workload_id, const char *target,

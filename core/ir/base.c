@@ -330,6 +330,11 @@ int tsl_read_file(const char *path, char **out, size_t *out_len,
   if (!f)
     return tsl_diag_set(diag, TSL_EIO, "%s: error: cannot open file: %s", path,
                         strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    return tsl_diag_set(diag, TSL_EIO, "%s: error: is a folder; valid: a file", path);
+  }
   tsl_strbuf sb;
   tsl_strbuf_init(&sb);
   char buf[65536];

@@ -5,6 +5,7 @@
  */
 #include "tuner_internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@ typedef struct tuner {
   tsl_kernel *ref_kernel;
   tsl_measure_session *session;
   char builds_dir[960];
+  int db_rc; /* a record that could not be written stops the run */
   tsl_diag *diag;
 } tuner;
 
@@ -99,11 +101,22 @@ static int load_workload(tuner *tu) {
                          : (m->n_funcs == 1 || !strcmp(name, "main")))
       f = m->funcs[i];
   }
-  if (!f)
+  if (!f) {
+    char names[512] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < m->n_funcs && used + 4 < sizeof names; i++)
+      used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                               m->funcs[i]->name);
+    char what[800];
+    if (c->workload_func)
+      snprintf(what, sizeof what, "no such function in the workload file, got '%s'; "
+               "valid: %s", c->workload_func, names);
+    else
+      snprintf(what, sizeof what, "the workload has several functions and none is "
+               "main; name one with workload.func; valid: %s", names);
     return located(tu, c->workload_func ? "workload.func" : "workload", TSL_ENOTFOUND,
-                   c->workload_func ? "no such function in the workload file"
-                                    : "the workload has several functions and none "
-                                      "is main; name one with func");
+                   what);
+  }
   tu->func = f;
   tu->func_name = f->name;
   tu->flops = tsl_func_flops(f);
@@ -132,6 +145,26 @@ static int load_space(tuner *tu) {
   return tu->space ? TSL_OK : tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
 }
 
+/* A plugin's create error, located at the option it names (a whole word
+ * of the message) when there is one, else at the section. */
+static int located_option(tuner *tu, const char *section, const tsl_config_plugin *p,
+                          int rc, const char *what) {
+  for (uint32_t i = 0; i < p->n_opts; i++) {
+    const char *k = p->opts[i].key;
+    size_t n = strlen(k);
+    for (const char *at = strstr(what, k); at; at = strstr(at + 1, k)) {
+      int starts = at == what || !(isalnum((unsigned char)at[-1]) || at[-1] == '_');
+      int ends = !(isalnum((unsigned char)at[n]) || at[n] == '_' || at[n] == '-');
+      if (starts && ends) {
+        char key[256];
+        snprintf(key, sizeof key, "%s.%s", section, k);
+        return located(tu, key, rc, what);
+      }
+    }
+  }
+  return located(tu, section, rc, what);
+}
+
 static int open_component(tuner *tu, uint32_t kind, const char *key,
                           const tsl_config_plugin *p, const tsl_component **out) {
   tsl_diag d = {0};
@@ -149,7 +182,7 @@ static int open_plugins(tuner *tu) {
   tu->tvt = comp->vtable;
   if ((rc = tu->tvt->create(comp->user_data, c->target.n_opts, c->target.opts,
                             &tu->target, &d)))
-    return located(tu, "target", rc, d.text);
+    return located_option(tu, "target", &c->target, rc, d.text);
   tu->desc = tu->tvt->describe(tu->target);
   if ((rc = open_component(tu, TSL_COMPONENT_STRATEGY, "strategy.kind", &c->strategy,
                            &comp)))
@@ -157,7 +190,7 @@ static int open_plugins(tuner *tu) {
   tu->svt = comp->vtable;
   if ((rc = tu->svt->create(comp->user_data, c->strategy.n_opts, c->strategy.opts,
                             &tu->strategy, &d)))
-    return located(tu, "strategy", rc, d.text);
+    return located_option(tu, "strategy", &c->strategy, rc, d.text);
   if (c->cost_model.kind) {
     if ((rc = open_component(tu, TSL_COMPONENT_COST_MODEL, "cost_model.kind",
                              &c->cost_model, &comp)))
@@ -165,7 +198,7 @@ static int open_plugins(tuner *tu) {
     tu->cvt = comp->vtable;
     if ((rc = tu->cvt->create(comp->user_data, c->cost_model.n_opts,
                               c->cost_model.opts, c->seed, &tu->cost, &d)))
-      return located(tu, "cost_model", rc, d.text);
+      return located_option(tu, "cost_model", &c->cost_model, rc, d.text);
   }
   return TSL_OK;
 }
@@ -228,9 +261,16 @@ static int setup(tuner *tu) {
     return located(tu, "database", rc, d.text);
   if ((rc = tsl_db_workload(tu->db, tu->func, tu->flops, &tu->wid, &d)))
     return tsl_diag_set(tu->diag, rc, "%s", d.text);
+  /* builds of this run in a folder of its own: runs sharing a work folder
+   * never see each other's libraries */
   snprintf(tu->builds_dir, sizeof tu->builds_dir, "%s/builds", tu->cfg->work_dir);
+  tune_purge_builds(tu->builds_dir);
+  snprintf(tu->builds_dir, sizeof tu->builds_dir, "%s/builds/run-%ld", tu->cfg->work_dir,
+           (long)getpid());
   if ((rc = tsl_mkdir_p(tu->builds_dir, &d)))
     return located(tu, "work_dir", rc, d.text);
+  if (tu->cfg->export_path && (rc = tune_check_export(tu->cfg->export_path, &d)))
+    return located(tu, "export", rc, d.text);
   return open_session(tu);
 }
 
@@ -246,6 +286,8 @@ static void teardown(tuner *tu) {
   if (tu->target)
     tu->tvt->destroy(tu->target);
   tsl_db_close(tu->db);
+  if (tu->builds_dir[0])
+    tune_remove_builds(tu->builds_dir);
   tsl_trace_free(tu->space);
   for (uint32_t i = 0; i < tu->n_keys; i++)
     free(tu->keys[i]);
@@ -290,8 +332,11 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
   rec.version = TSL_VERSION_STRING;
   rec.timestamp = (int64_t)time(NULL);
   tsl_diag d = {0};
-  if (tsl_db_add(tu->db, &rec, &d))
-    fprintf(stderr, "tessel tune: warning: %s\n", d.text);
+  int rc = tsl_db_add(tu->db, &rec, &d);
+  if (rc && !tu->db_rc) {
+    tu->db_rc = rc;
+    located(tu, "database", rc, d.text);
+  }
   free(json);
   c->res.struct_size = sizeof c->res;
   c->res.trace = c->trace;
@@ -330,12 +375,24 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   if (n > max) /* a misbehaving strategy: keep the budget */
     n = max;
   tsl_arena *arena = tsl_arena_new(tu->ctx);
-  uint32_t kept = 0, n_jobs = 0;
+  uint32_t kept = 0, n_jobs = 0, taken = 0;
   for (uint32_t i = 0; i < n; i++) {
     char *key = traces[i] ? tsl_trace_decisions_key(traces[i]) : NULL;
     /* never measure twice */
     if (!key || key_known(tu, key) || key_add(tu, key)) {
       free(key);
+      tsl_trace_free(traces[i]);
+      continue;
+    }
+    /* nor measure what another run on this database is measuring */
+    int claimed = 0;
+    tsl_diag cd = {0};
+    if (!tu->db_rc && tsl_db_claim(tu->db, tu->wid, tu->desc, key, &claimed, &cd)) {
+      tu->db_rc = TSL_EIO;
+      located(tu, "database", TSL_EIO, cd.text);
+    }
+    if (!claimed) {
+      taken += !tu->db_rc;
       tsl_trace_free(traces[i]);
       continue;
     }
@@ -362,8 +419,9 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     snprintf(c->job->so_path, sizeof c->job->so_path, "%.900s/cand_%u_%u.so",
              tu->builds_dir, batch_no, (unsigned)(c - cs));
   }
-  /* nothing new (or only duplicates a strategy should not send): stop */
-  *exhausted = kept == 0;
+  /* nothing new (or only duplicates a strategy should not send): stop;
+   * candidates other runs hold are not the end of the space */
+  *exhausted = kept == 0 && taken == 0;
   double t0 = tune_now();
   if (n_jobs)
     tune_build_batch(tu->tvt, tu->target, jobs, n_jobs, tu->cfg->build_workers,
@@ -373,6 +431,14 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->func_name);
   for (uint32_t i = 0; i < kept; i++) {
     cand *c = &cs[i];
+    if (tu->db_rc) { /* the database failed: measure nothing more */
+      tsl_diag ud = {0};
+      tsl_db_unclaim(tu->db, tu->wid, tu->desc, c->key, &ud);
+      if (c->job)
+        unlink(c->job->so_path);
+      c->res = (tsl_measured){sizeof c->res, c->trace, TSL_RUN_SETUP_ERROR, -1, 0};
+      continue;
+    }
     if (c->job) {
       if (!c->job->ok) {
         record(tu, c, NULL, TSL_RUN_BUILD_ERROR, c->job->error, c->job->build_s);
@@ -428,10 +494,30 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   free(traces);
   free(cs);
   free(jobs);
-  return rc;
+  return rc ? rc : tu->db_rc;
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
+
+/* Records of workload and target (*done) and, when `used` is given, those
+ * plus the candidates other runs on the database hold: the budget spent. */
+static int budget_used(tuner *tu, int64_t *done, int64_t *used) {
+  tsl_diag d = {0};
+  int64_t claims = 0;
+  int rc = tsl_db_count(tu->db, tu->wid, tu->desc, done, &d);
+  if (!rc && used)
+    rc = tsl_db_count_claims(tu->db, tu->wid, tu->desc, &claims, &d);
+  if (rc)
+    return located(tu, "database", rc, d.text);
+  if (used)
+    *used = *done + claims;
+  return TSL_OK;
+}
+
+static int take_latency(void *user_data, const tsl_db_record *rec) {
+  *(double *)user_data = rec->latency_s;
+  return 0;
+}
 
 int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn progress,
              void *user_data, tsl_tune_result *out, tsl_diag *diag) {
@@ -453,10 +539,11 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   if (!rc) {
     out->flops = tu.flops;
     out->target = strdup(tu.desc);
+    rc = budget_used(&tu, &st.done, NULL);
+    /* the progress shows the database's best from the start (none: -1) */
     tsl_diag d = {0};
-    rc = tsl_db_count(tu.db, tu.wid, tu.desc, &st.done, &d);
-    if (rc)
-      tsl_diag_set(diag, rc, "%s", d.text);
+    if (!rc)
+      (void)tsl_db_best(tu.db, tu.wid, tu.desc, take_latency, &st.best_s, &d);
   }
   if (!rc) {
     const tsl_trace *spaces[1] = {tu.space};
@@ -470,7 +557,10 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
       rc = tsl_diag_set(diag, prc, "strategy: %s", d.text);
     uint32_t batch_no = 0;
     while (!rc && st.done < cfg->trials) {
-      int64_t left = cfg->trials - st.done;
+      int64_t used = 0;
+      if ((rc = budget_used(&tu, &st.done, &used)) || used >= cfg->trials)
+        break;
+      int64_t left = cfg->trials - used;
       uint32_t max = (uint32_t)(left < cfg->batch ? left : cfg->batch);
       int exhausted = 0;
       rc = run_batch(&tu, &st, max, &exhausted, batch_no++);

@@ -39,13 +39,15 @@ int tune_best(tuner_best_ctx *b) {
   rc = tsl_trace_from_json(b->ctx, br.trace_json, &t, &d);
   free(br.trace_json);
   if (rc)
-    return tsl_diag_set(b->diag, rc, "the best record's trace: %s", d.text);
+    return tsl_diag_set(b->diag, rc, "%s: record %lld (the best): its trace: %s",
+                        tsl_db_path(b->db), (long long)br.id, d.text);
   out->best_trace = tsl_trace_to_script(t, 1);
   tsl_replay_opts ro = {sizeof ro, 0, 0, b->func_name, NULL};
   rc = tsl_trace_replay(b->ctx, t, b->mod, &ro, &sch, &d);
   tsl_trace_free(t);
   if (rc)
-    return tsl_diag_set(b->diag, rc, "replaying the best trace: %s", d.text);
+    return tsl_diag_set(b->diag, rc, "%s: record %lld (the best): replaying its trace: %s",
+                        tsl_db_path(b->db), (long long)br.id, d.text);
   out->best_program = tsl_print_module(tsl_schedule_module(sch));
   if (b->cfg->export_path) {
     const tsl_lowered_module *lm = NULL;

@@ -29,6 +29,13 @@ void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
 
 double tune_now(void);
 
+/* tuner_files.c: remove a run's build folder (its files, then itself);
+ * remove the run-PID folders under `builds` whose process is gone; check
+ * that the export path's folder exists (made if missing) and is writable. */
+void tune_remove_builds(const char *dir);
+void tune_purge_builds(const char *builds);
+int tune_check_export(const char *path, tsl_diag *diag);
+
 /* The end of a run (tuner_best.c): the best record of workload and target,
  * its trace as a script, the scheduled program, and the library when the
  * config asks for one; fills the best_* and export_path fields. */

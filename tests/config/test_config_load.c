@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,6 +198,11 @@ static void test_defaults_and_paths(void) {
   snprintf(cfg, sizeof cfg, "%s/run.yaml", dir);
   snprintf(flow, sizeof flow, "%s/flow.yaml", dir);
   write_file(prog, "# not parsed by the config loader\n");
+  char plugins_dir[4300], extra_dir[4300];
+  snprintf(plugins_dir, sizeof plugins_dir, "%s/plugins", dir);
+  snprintf(extra_dir, sizeof extra_dir, "%s/extra", dir);
+  mkdir(plugins_dir, 0755); /* plugin paths must exist */
+  mkdir(extra_dir, 0755);
   write_file(sch, "# empty space\n");
   write_file(cfg,
              "workload: {file: prog.py}\n"
@@ -204,7 +210,7 @@ static void test_defaults_and_paths(void) {
              "space: {schedule: space.sch}\n"
              "strategy: {kind: random, trials: 4}\n"
              "database: out/tune.db\n"
-             "plugin_paths: [plugins, /abs/plugins]\n");
+             "plugin_paths: [plugins, /tmp]\n");
   tsl_run_config *c = NULL;
   tsl_diag d = {0};
   int rc = tsl_run_config_load(cfg, 0, NULL, &c, &d);
@@ -236,16 +242,16 @@ static void test_defaults_and_paths(void) {
     if (c->n_plugin_paths == 2) {
       snprintf(want, sizeof want, "%s/plugins", dir);
       is_str(c->plugin_paths[0], want, "relative plugin path resolved");
-      is_str(c->plugin_paths[1], "/abs/plugins", "absolute plugin path kept");
+      is_str(c->plugin_paths[1], "/tmp", "absolute plugin path kept");
     }
     snprintf(want, sizeof want, "%s:4:%d", cfg, (int)strlen("strategy: ") + 1);
     is_str(tsl_run_config_where(c, "strategy"), want, "where of a flow mapping");
     /* columns counted from the text written above */
     const char *l4 = "strategy: {kind: random, trials: 4}";
-    const char *l6 = "plugin_paths: [plugins, /abs/plugins]";
+    const char *l6 = "plugin_paths: [plugins, /tmp]";
     snprintf(want, sizeof want, "%s:4:%d", cfg, (int)(strstr(l4, "4}") - l4) + 1);
     is_str(tsl_run_config_where(c, "strategy.trials"), want, "where in a flow mapping");
-    snprintf(want, sizeof want, "%s:6:%d", cfg, (int)(strstr(l6, "/abs") - l6) + 1);
+    snprintf(want, sizeof want, "%s:6:%d", cfg, (int)(strstr(l6, "/tmp") - l6) + 1);
     is_str(tsl_run_config_where(c, "plugin_paths[1]"), want, "where of a list item");
     tsl_run_config_free(c);
   } else {
@@ -315,6 +321,8 @@ static void test_defaults_and_paths(void) {
   unlink(sch);
   unlink(cfg);
   unlink(flow);
+  rmdir(plugins_dir);
+  rmdir(extra_dir);
   rmdir(dir);
 }
 
@@ -379,6 +387,34 @@ static void test_plugins(void) {
   tsl_ctx_free(ctx);
 }
 
+/* A hostile config with 200k keys is refused quickly (the node cap), not
+ * after minutes of duplicate-key checks. */
+static void test_huge(void) {
+  char tmpl[] = "/tmp/tessel-config-huge-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  if (!ok(dir != NULL, "mkdtemp"))
+    return;
+  char cfg[256];
+  snprintf(cfg, sizeof cfg, "%s/huge.yaml", dir);
+  FILE *f = fopen(cfg, "w");
+  for (int i = 0; f && i < 200000; i++)
+    fprintf(f, "k%d: %d\n", i, i);
+  if (f)
+    fclose(f);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  tsl_run_config *c = NULL;
+  tsl_diag d = {0};
+  int rc = tsl_run_config_load(cfg, 0, NULL, &c, &d);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  ok(rc != 0 && c == NULL && strstr(d.text, "huge.yaml:10000:8: error: too many YAML nodes"),
+     "200k keys: refused at the 10001st node, the value of key 10000 (%s)", d.text);
+  ok(s < 2.0, "  ... in %.3f s (< 2 s)", s);
+  unlink(cfg);
+  rmdir(dir);
+}
+
 int main(void) {
   const char *root = getenv("TESSEL_SOURCE_ROOT");
   if (!root || chdir(root) != 0) {
@@ -389,5 +425,6 @@ int main(void) {
   test_overrides();
   test_defaults_and_paths();
   test_plugins();
+  test_huge();
   return tap_done();
 }

@@ -12,6 +12,18 @@
 
 #include "tessel/tessel.h"
 
+/* The test's scratch folder (the test fills it with mkdtemp) and paths in
+ * it; a path stays valid for the next 15 calls. */
+static char tmp[64];
+
+static inline char *tmp_path(const char *name) {
+  static char buf[16][256];
+  static int k;
+  char *b = buf[k++ % 16];
+  snprintf(b, 256, "%s/%s", tmp, name);
+  return b;
+}
+
 static const char fx_vadd[] =
     "@T.prim_func\n"
     "def vadd(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"

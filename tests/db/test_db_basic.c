@@ -11,15 +11,6 @@
 #include "db_fixture.h"
 #include "tap.h"
 
-static char tmp[64];
-
-static char *tmp_path(const char *name) {
-  static char buf[16][256];
-  static int k;
-  char *b = buf[k++ % 16];
-  snprintf(b, 256, "%s/%s", tmp, name);
-  return b;
-}
 
 static char *slurp(const char *path, size_t *n) {
   char *s = NULL;
@@ -247,7 +238,7 @@ int main(void) {
               "\"trace\": {\"insts\": [], \"decisions\": []}, \"decisions\": \"[]\", \"status\": 0, "
               "\"latency_s\": 1, \"timestamp\": 5}\n");
   is_int(tsl_db_import(db2, badjl, &added, &skipped, &d), TSL_EPARSE, "a workload script that does not parse fails");
-  ok(strstr(d.text, ":1: error: the workload's script") != NULL, "  ... on line 1");
+  ok(strstr(d.text, ":1: error: workload.script: not one prim_func") != NULL, "  ... on line 1");
   spit(badjl, "[1, 2]\n");
   is_int(tsl_db_import(db2, badjl, &added, &skipped, &d), TSL_EPARSE, "a line that is not an object fails");
   free(first);

@@ -56,6 +56,18 @@ check "  ... the copy has the same best" json "d['latency_s'] == 1e-6 and 'decis
 { head -1 "$tmp/out.jsonl"; echo '{"broken'; } > "$tmp/bad.jsonl"
 check "db import of a malformed file: exit 2" test "$(status "$exe" db import "$tmp/x.db" "$tmp/bad.jsonl")" = 2
 check "  ... FILE:LINE" grep -q "bad.jsonl:2: error" "$tmp/err"
+check "db import of a missing file: exit 2" test "$(status "$exe" db import "$tmp/none.db" "$tmp/missing.jsonl")" = 2
+check "  ... naming the file, no database created" \
+  bash -c "grep -q 'missing.jsonl: cannot read' '$tmp/err' && [ ! -e '$tmp/none.db' ]"
+echo garbage > "$tmp/garbage.jsonl"
+check "db import of garbage: exit 2" test "$(status "$exe" db import "$tmp/none.db" "$tmp/garbage.jsonl")" = 2
+check "  ... FILE:LINE, no database created" \
+  bash -c "grep -q 'garbage.jsonl:1: error' '$tmp/err' && [ ! -e '$tmp/none.db' ]"
+check "db import of a malformed file into a missing database: none created" test ! -e "$tmp/x.db"
+(cd "$tmp" && "$exe" db export "$db" --json - > "$tmp/stdout.jsonl" 2>"$tmp/err")
+check "db export --json - writes to stdout" cmp -s "$tmp/stdout.jsonl" "$tmp/out.jsonl"
+check "  ... and no file named -" test ! -e "$tmp/-"
+check "db --help documents -" bash -c "'$exe' db --help | grep -q \"OUT '-' is stdout\""
 check "db with an unknown sub-command: exit 2" test "$(status "$exe" db frob "$db")" = 2
 check "db --help" bash -c "'$exe' db --help | grep -q 'tessel db stats DB'"
 check "best --help" bash -c "'$exe' best --help | grep -q 'tessel best DB'"

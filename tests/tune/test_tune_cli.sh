@@ -49,11 +49,17 @@ check "  ... the best trace is a runnable schedule script" bash -c "
   '$exe' schedule '$src/workloads/matmul_128.py' '$tmp/best.sch' > '$tmp/sched.py' 2>'$tmp/err' &&
   grep -q 'T.vectorized' '$tmp/sched.py'"
 
+best6=$(python3 -c "import json; print(json.loads(open('$tmp/out').read().strip().splitlines()[-1])['best_seconds'])")
 check "a second run resumes and measures nothing" test "$(status "$exe" tune "$tmp/run.yaml" --json)" = 0
 check "  ... 0 measured, 6 in the database" json "d['trials'] == 0 and d['total'] == 6"
 check "--set strategy.trials=10 measures only the 4 missing" \
   test "$(status "$exe" tune "$tmp/run.yaml" --set strategy.trials=10 --json)" = 0
 check "  ... 4 measured, 10 in the database" json "d['trials'] == 4 and d['total'] == 10"
+check "  ... its first progress table starts from the database's best" python3 -c "
+import sys
+rows=[l for l in open('$tmp/err') if l.startswith('  0 | ')]
+lat=float(rows[0].split('|')[5])
+sys.exit(0 if rows and lat <= $best6 * 1e6 + 1e-3 else 1)"
 check "  ... no decision set measured twice" distinct 10
 
 check "a budget above the space's 25 points stops when the strategy is exhausted" \
@@ -81,6 +87,41 @@ check "  ... no decision set measured twice" bash -c "'$exe' db export '$tmp/db2
 import json,sys
 k=[json.loads(l)['decisions'] for l in open('$tmp/k.jsonl') if l.strip()]
 sys.exit(0 if len(k)==len(set(k))==24 else 1)\""
+
+check "  ... the killed run's build folder is gone" bash -c "! ls -d '$tmp'/db2/builds/run-* 2>/dev/null"
+
+# two identical runs on one database at once: claims keep them apart
+sed -e "s|db/t.db|db3/c.db|" -e "s|trials: 6, batch: 3|trials: 16, batch: 4|" "$tmp/run.yaml" > "$tmp/two.yaml"
+"$exe" tune "$tmp/two.yaml" >"$tmp/two1.out" 2>&1 & p1=$!
+"$exe" tune "$tmp/two.yaml" >"$tmp/two2.out" 2>&1 & p2=$!
+wait "$p1"; r1=$?; wait "$p2"; r2=$?
+check "two concurrent runs on one database both exit 0" test "$r1$r2" = 00
+check "  ... no decision set measured twice, no failure, the budget kept (16, + a batch in flight)" \
+  bash -c "'$exe' db export '$tmp/db3/c.db' --json '$tmp/c.jsonl' >/dev/null 2>&1 && python3 -c \"
+import json,sys
+r=[json.loads(l) for l in open('$tmp/c.jsonl') if l.strip()]
+k=[x['decisions'] for x in r]
+sys.exit(0 if len(k)==len(set(k)) and 16 <= len(k) <= 20 and all(x['status']==0 for x in r) else 1)\""
+check "  ... no claim left behind" test "$(sqlite3 "$tmp/db3/c.db" 'select count(*) from claims')" = 0
+
+# two runs on different databases sharing one work folder (one tunes
+# matmul_64, whose block is "C", with the same function name)
+sed 's/get_block("matmul")/get_block("C")/' "$src/workloads/matmul_stochastic.sch" > "$tmp/c64.sch"
+sed -e "s|db/t.db|db4/a.db|" -e "s|seed: 7|seed: 8|" "$tmp/run.yaml" > "$tmp/wa.yaml"
+sed -e "s|db/t.db|db4/b.db|" -e "s|seed: 7|seed: 9|" "$tmp/run.yaml" > "$tmp/wb.yaml"
+"$exe" tune "$tmp/wa.yaml" --set workload.file="$src/workloads/matmul_64.py" \
+  --set space.schedule="$tmp/c64.sch" >"$tmp/wa.out" 2>&1 & p1=$!
+"$exe" tune "$tmp/wb.yaml" >"$tmp/wb.out" 2>&1 & p2=$!
+wait "$p1"; r1=$?; wait "$p2"; r2=$?
+check "two runs sharing a work folder both exit 0 with no failed candidate" bash -c "
+  test '$r1$r2' = 00 && grep -q '(0 failed)' '$tmp/wa.out' && grep -q '(0 failed)' '$tmp/wb.out'"
+
+check "workload.func naming no function lists the functions" bash -c "
+  ! '$exe' tune '$tmp/run.yaml' --set workload.func=nosuch > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"^--set workload.func=nosuch: error: workload.func: no such function in the workload file, got 'nosuch'; valid: matmul\" '$tmp/err'"
+check "a bad target option is located at its --set" bash -c "
+  ! '$exe' tune '$tmp/run.yaml' --set target.threads=0 > '$tmp/out' 2>'$tmp/err' &&
+  grep -q '^--set target.threads=0: error: target.threads: ' '$tmp/err'"
 
 check "a config error is reported with its location" \
   bash -c "! '$exe' tune '$tmp/run.yaml' --set strategy.trials=abc > '$tmp/out' 2>'$tmp/err' && grep -q 'strategy.trials' '$tmp/err'"

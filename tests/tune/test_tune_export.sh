@@ -5,7 +5,7 @@
 # and linked with the library checks the function against a naive matmul
 # on random inputs; a resumed run (nothing to measure) exports again; a
 # missing folder is made; a folder that cannot be made is a located error
-# after measuring that keeps the records; an unsupported extension and a
+# before measuring; an unsupported extension and a
 # name that gives no C prefix are config errors before anything runs.
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
@@ -150,18 +150,24 @@ check "  ... and writes the .so and the .h there" \
 # located_err WHERE TEXT: stderr is one line, starts with WHERE, holds TEXT
 located_err() { [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q "^$1: error: export: .*$2" "$tmp/err"; }
 line=$(grep -n '^export:' "$tmp/run.yaml" | cut -d: -f1)
-# a folder that cannot be made (a file is in the way): found after measuring
+# a folder that cannot be made (a file is in the way): found before measuring
 : > "$tmp/afile"
 sed -e "s|^export: .*|export: afile/libmm.so|" -e "s|db/t.db|db3/t.db|" \
   "$tmp/run.yaml" > "$tmp/blocked.yaml"
 check "export under a file fails" test "$(status "$exe" tune "$tmp/blocked.yaml")" != 0
 check "  ... one line located at the export key, naming the path" \
   located_err "$tmp/blocked.yaml:$line:9" "afile"
-check "  ... the 4 measured records kept" test "$(records db3)" = 4
-check "  ... a re-run with a valid export measures nothing and exports" bash -c "
+check "  ... nothing measured" test "$(records db3)" = 0
+check "  ... a re-run with a valid export measures and exports" bash -c "
   '$exe' tune '$tmp/blocked.yaml' --set 'export=$tmp/out.d/libmm2.so' --json >'$tmp/out' 2>'$tmp/err' &&
-  python3 -c \"import json,sys; d=json.loads(open('$tmp/out').read().splitlines()[-1]); sys.exit(0 if d['trials']==0 and d['total']==4 else 1)\" &&
+  python3 -c \"import json,sys; d=json.loads(open('$tmp/out').read().splitlines()[-1]); sys.exit(0 if d['trials']==4 and d['total']==4 else 1)\" &&
   test -s '$tmp/out.d/libmm2.so' -a -s '$tmp/out.d/libmm2.h'"
+# a folder that cannot be written: found before anything is measured
+check "an export into /proc fails before measuring" \
+  test "$(status "$exe" tune "$tmp/blocked.yaml" --set strategy.trials=8 --set export=/proc/libx.so)" = 2
+check "  ... one line located at the --set, naming the folder" \
+  located_err "--set export=/proc/libx.so" "cannot write into the folder /proc"
+check "  ... nothing measured (still 4 records)" test "$(records db3)" = 4
 # checked when the config is loaded: nothing is measured
 check "an export ending in .txt is a config error (exit 2)" \
   test "$(status "$exe" tune "$tmp/run.yaml" --set strategy.trials=8 --set "export=$tmp/out.d/libbad.txt")" = 2

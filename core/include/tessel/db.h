@@ -99,6 +99,23 @@ TSL_API int tsl_db_add(tsl_db *db, tsl_db_record *rec, tsl_diag *diag);
 TSL_API int tsl_db_has(tsl_db *db, int64_t workload_id, const char *target,
                        const char *decisions, tsl_diag *diag);
 
+/* Claims: concurrent runs on one database (processes of one host) mark the
+ * decision sets they are building and measuring, so that no set is measured
+ * twice and the budget counts them.
+ * tsl_db_claim sets *claimed = 1 when this process now holds (workload,
+ * target, decisions): no record has them and no live process claims them
+ * (a claim of a process that is gone is taken over); else 0. It commits at
+ * once. tsl_db_add drops this process's claim of the record's decisions in
+ * the same transaction; tsl_db_unclaim drops one explicitly (a candidate
+ * given up), tsl_db_close every claim of this process. */
+TSL_API int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
+                         const char *decisions, int *claimed, tsl_diag *diag);
+TSL_API int tsl_db_unclaim(tsl_db *db, int64_t workload_id, const char *target,
+                           const char *decisions, tsl_diag *diag);
+/* Live claims of other processes for workload and target; *n set. */
+TSL_API int tsl_db_count_claims(tsl_db *db, int64_t workload_id, const char *target,
+                                int64_t *n, tsl_diag *diag);
+
 /* Records of workload and target (errors included); *n set. */
 TSL_API int tsl_db_count(tsl_db *db, int64_t workload_id, const char *target,
                          int64_t *n, tsl_diag *diag);
@@ -128,7 +145,8 @@ TSL_API int tsl_db_get_stats(tsl_db *db, tsl_db_stats *out, tsl_diag *diag);
 /* ---- moving records ------------------------------------------------------------ */
 
 /* Every record as JSON lines, one object per record holding its workload
- * (hash, name, script, flops) and every field above but the ids. */
+ * (hash, name, script, flops) and every field above but the ids.
+ * A jsonl_path of "-" writes to standard output. */
 TSL_API int tsl_db_export(tsl_db *db, const char *jsonl_path, tsl_diag *diag);
 /* Add the records of a JSON-lines file (workloads created as needed);
  * records already present (same workload, target and decisions, and same
@@ -137,6 +155,11 @@ TSL_API int tsl_db_export(tsl_db *db, const char *jsonl_path, tsl_diag *diag);
 TSL_API int tsl_db_import(tsl_db *db, const char *jsonl_path,
                           int64_t *n_added, int64_t *n_skipped,
                           tsl_diag *diag);
+/* The checks of tsl_db_import on a JSON-lines file, without a database
+ * (nothing is created or written): every line's fields, workload script,
+ * trace and decisions. *n_records (may be NULL) gets the record count. */
+TSL_API int tsl_db_check_import(const char *jsonl_path, int64_t *n_records,
+                                tsl_diag *diag);
 
 #ifdef __cplusplus
 }

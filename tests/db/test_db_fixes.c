@@ -1,0 +1,494 @@
+/*
+ * tests/db/test_db_fixes.c — claims across processes (one winner, dead
+ * holders taken over, add/unclaim/close dropping ours, counting others),
+ * concurrent creation of one new file, databases this process cannot write
+ * (as an unprivileged user when run as root), and the import checks (field
+ * types, status range, decisions recomputed from the trace).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "db_fixture.h"
+#include "tap.h"
+
+
+static void spit(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Rows of claims matching `where` read with a raw connection. */
+static int raw_count(const char *path, const char *where) {
+  sqlite3 *raw;
+  sqlite3_stmt *st;
+  char sql[256];
+  int n = -1;
+  snprintf(sql, sizeof sql, "SELECT count(*) FROM claims WHERE %s", where);
+  sqlite3_open(path, &raw);
+  if (sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW)
+    n = sqlite3_column_int(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return n;
+}
+
+static void raw_exec(const char *path, const char *sql) {
+  sqlite3 *raw;
+  sqlite3_open(path, &raw);
+  sqlite3_busy_timeout(raw, 5000);
+  if (sqlite3_exec(raw, sql, NULL, NULL, NULL) != SQLITE_OK)
+    fprintf(stderr, "raw_exec: %s\n", sqlite3_errmsg(raw));
+  sqlite3_close(raw);
+}
+
+/* A pid that surely does not run: a child that has exited and was reaped. */
+static pid_t dead_pid(void) {
+  pid_t p = fork();
+  if (p == 0)
+    _exit(0);
+  waitpid(p, NULL, 0);
+  return p;
+}
+
+/* ---- claims ------------------------------------------------------------------ */
+
+/* Two processes claim `key` at once; each sends '1' or '0' and holds its
+ * claim until `done` is closed. Returns the number of winners (-1 on error)
+ * and the live claims the parent counts meanwhile. */
+static int race(const char *path, int64_t wid, const char *key, int64_t *counted) {
+  int go[2], res[2], done[2];
+  if (pipe(go) || pipe(res) || pipe(done))
+    return -1;
+  pid_t kids[2];
+  for (int k = 0; k < 2; k++) {
+    kids[k] = fork();
+    if (kids[k] == 0) {
+      close(go[1]);
+      close(done[1]);
+      tsl_diag d = {0};
+      tsl_db *db;
+      char c = 'e';
+      int claimed = 0;
+      if (tsl_db_open(path, TSL_DB_CREATE, &db, &d) == TSL_OK) {
+        char x;
+        (void)!read(go[0], &x, 1); /* EOF when the parent releases all */
+        if (tsl_db_claim(db, wid, "llvm", key, &claimed, &d) == TSL_OK)
+          c = claimed ? '1' : '0';
+      }
+      if (c == 'e')
+        fprintf(stderr, "race child: %s\n", d.text);
+      (void)!write(res[1], &c, 1);
+      char x;
+      (void)!read(done[0], &x, 1);
+      if (c != 'e')
+        tsl_db_close(db);
+      _exit(0);
+    }
+  }
+  close(go[0]);
+  close(res[1]);
+  close(done[0]);
+  close(go[1]); /* go */
+  int winners = 0;
+  for (int k = 0; k < 2; k++) {
+    char c = 'e';
+    if (read(res[0], &c, 1) != 1 || c == 'e')
+      winners = -100;
+    winners += c == '1';
+  }
+  tsl_diag d = {0};
+  tsl_db *db;
+  *counted = -1;
+  if (tsl_db_open(path, TSL_DB_READONLY, &db, &d) == TSL_OK) {
+    tsl_db_count_claims(db, wid, "llvm", counted, &d);
+    tsl_db_close(db);
+  }
+  close(done[1]);
+  close(res[0]);
+  for (int k = 0; k < 2; k++)
+    waitpid(kids[k], NULL, 0);
+  return winners;
+}
+
+static void test_claims(const fx_prog *pa, char **tj, char **tk) {
+  tsl_diag d = {0};
+  const char *path = tmp_path("claims.db");
+  tsl_db *db;
+  int64_t wid = 0;
+  is_int(tsl_db_open(path, TSL_DB_CREATE, &db, &d), TSL_OK, "claims: open");
+  tsl_db_workload(db, pa->func, 128, &wid, &d);
+  tsl_db_close(db);
+
+  int all_one = 1, all_counted = 1;
+  for (int i = 0; i < 8; i++) {
+    char key[32];
+    snprintf(key, sizeof key, "[[race,%d]]", i);
+    int64_t counted = -1;
+    int w = race(path, wid, key, &counted);
+    if (w != 1) {
+      all_one = 0;
+      tap_diag("round %d: %d winners", i, w);
+    }
+    if (counted != 1)
+      all_counted = 0;
+  }
+  ok(all_one, "two processes claiming one key at once: exactly one wins (8 rounds)");
+  ok(all_counted, "  ... and another process counts exactly one live claim");
+  is_int(raw_count(path, "1"), 0, "  ... closing their databases dropped the claims");
+
+  is_int(tsl_db_open(path, TSL_DB_CREATE, &db, &d), TSL_OK, "reopen");
+  char sql[256];
+  snprintf(sql, sizeof sql, "INSERT INTO claims VALUES (%lld, 'llvm', '%s', %d, 1)",
+           (long long)wid, tk[0], (int)dead_pid());
+  raw_exec(path, sql);
+  int64_t n = -1;
+  is_int(tsl_db_count_claims(db, wid, "llvm", &n, &d), TSL_OK, "count_claims");
+  is_int(n, 0, "  ... a dead process's claim is not counted");
+  int claimed = -1;
+  is_int(tsl_db_claim(db, wid, "llvm", tk[0], &claimed, &d), TSL_OK, "claim a key a dead process held");
+  is_int(claimed, 1, "  ... taken over");
+  snprintf(sql, sizeof sql, "pid = %d AND decisions = '%s'", (int)getpid(), tk[0]);
+  is_int(raw_count(path, sql), 1, "  ... the row is ours now");
+  is_int(tsl_db_claim(db, wid, "llvm", tk[0], &claimed, &d), TSL_OK, "claim it again");
+  is_int(claimed, 1, "  ... still ours");
+  is_int(tsl_db_count_claims(db, wid, "llvm", &n, &d), TSL_OK, "count_claims");
+  is_int(n, 0, "  ... our own claims are not counted");
+
+  /* pid 1 always exists (EPERM counts as alive for non-root) */
+  snprintf(sql, sizeof sql, "INSERT INTO claims VALUES (%lld, 'llvm', '%s', 1, 1)",
+           (long long)wid, tk[1]);
+  raw_exec(path, sql);
+  is_int(tsl_db_claim(db, wid, "llvm", tk[1], &claimed, &d), TSL_OK, "claim a key a live process holds");
+  is_int(claimed, 0, "  ... not claimed");
+  is_int(tsl_db_count_claims(db, wid, "llvm", &n, &d), TSL_OK, "count_claims");
+  is_int(n, 1, "  ... counts the live process's claim");
+  is_int(tsl_db_count_claims(db, wid, "cuda", &n, &d), TSL_OK, "count_claims of another target");
+  is_int(n, 0, "  ... none");
+
+  tsl_db_record r = fx_record(wid, "llvm", tj[0], tk[0], 0, 1e-6, 100);
+  is_int(tsl_db_add(db, &r, &d), TSL_OK, "add the claimed candidate");
+  snprintf(sql, sizeof sql, "decisions = '%s'", tk[0]);
+  is_int(raw_count(path, sql), 0, "  ... the add dropped our claim");
+  is_int(tsl_db_claim(db, wid, "llvm", tk[0], &claimed, &d), TSL_OK, "claim a measured key");
+  is_int(claimed, 0, "  ... not claimed (a record has it)");
+  tsl_db_record r2 = fx_record(wid, "llvm", tj[1], tk[1], 0, 1e-6, 100);
+  is_int(tsl_db_add(db, &r2, &d), TSL_OK, "add a key another process claims");
+  snprintf(sql, sizeof sql, "decisions = '%s' AND pid = 1", tk[1]);
+  is_int(raw_count(path, sql), 1, "  ... its claim stays (only ours is dropped)");
+
+  is_int(tsl_db_claim(db, wid, "llvm", tk[2], &claimed, &d), TSL_OK, "claim");
+  is_int(claimed, 1, "  ... claimed");
+  is_int(tsl_db_unclaim(db, wid, "llvm", tk[2], &d), TSL_OK, "unclaim");
+  snprintf(sql, sizeof sql, "decisions = '%s'", tk[2]);
+  is_int(raw_count(path, sql), 0, "  ... the row is gone");
+  tsl_db_claim(db, wid, "llvm", tk[2], &claimed, &d);
+  tsl_db_claim(db, wid, "llvm", tk[3], &claimed, &d);
+  snprintf(sql, sizeof sql, "pid = %d", (int)getpid());
+  is_int(raw_count(path, sql), 2, "two claims held");
+  tsl_db_close(db);
+  is_int(raw_count(path, sql), 0, "  ... close dropped every claim of ours");
+  is_int(raw_count(path, "pid = 1"), 1, "  ... and left the others'");
+
+  is_int(tsl_db_open(path, TSL_DB_READONLY, &db, &d), TSL_OK, "read-only open");
+  claimed = -1;
+  is_int(tsl_db_claim(db, wid, "llvm", "[[9,1]]", &claimed, &d), TSL_EINVALID,
+         "read-only: claim is an error");
+  ok(claimed == 0 && strstr(d.text, "read-only"), "  ... saying read-only, not claimed");
+  is_int(tsl_db_unclaim(db, wid, "llvm", "[[9,1]]", &d), TSL_EINVALID, "read-only: unclaim is an error");
+  is_int(tsl_db_count_claims(db, wid, "llvm", &n, &d), TSL_OK, "read-only: count_claims works");
+  is_int(n, 1, "  ... one live claim");
+  tsl_db_close(db);
+
+  /* a database made before claims existed gets the table */
+  const char *old = tmp_path("old.db");
+  is_int(tsl_db_open(old, TSL_DB_CREATE, &db, &d), TSL_OK, "new database");
+  tsl_db_close(db);
+  raw_exec(old, "DROP TABLE claims");
+  is_int(tsl_db_open(old, TSL_DB_READONLY, &db, &d), TSL_OK, "an old database opens read-only");
+  is_int(tsl_db_count_claims(db, 1, "llvm", &n, &d), TSL_OK, "  ... count_claims works without the table");
+  tsl_db_close(db);
+  is_int(tsl_db_open(old, TSL_DB_CREATE, &db, &d), TSL_OK, "an old database opens for writing");
+  is_int(tsl_db_claim(db, 1, "llvm", "[]", &claimed, &d), TSL_OK, "  ... and claims work");
+  tsl_db_close(db);
+}
+
+/* ---- concurrent creation -------------------------------------------------------- */
+
+static void test_concurrent_create(void) {
+  int failures = 0;
+  for (int round = 0; round < 20; round++) {
+    char name[32];
+    snprintf(name, sizeof name, "par/new%d.db", round);
+    const char *path = tmp_path(name);
+    int go[2];
+    if (pipe(go))
+      return;
+    pid_t kids[4];
+    for (int k = 0; k < 4; k++) {
+      kids[k] = fork();
+      if (kids[k] == 0) {
+        close(go[1]);
+        char x;
+        (void)!read(go[0], &x, 1);
+        tsl_diag d = {0};
+        tsl_db *db;
+        if (tsl_db_open(path, TSL_DB_CREATE, &db, &d) != TSL_OK) {
+          printf("# round %d: %s\n", round, d.text);
+          fflush(stdout);
+          _exit(1);
+        }
+        tsl_db_close(db);
+        _exit(0);
+      }
+    }
+    close(go[0]);
+    close(go[1]);
+    for (int k = 0; k < 4; k++) {
+      int st = 0;
+      waitpid(kids[k], &st, 0);
+      failures += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    }
+  }
+  is_int(failures, 0, "4 processes opening one new database at once, 20 times: all succeed");
+}
+
+/* ---- databases this process cannot write ------------------------------------------ */
+
+/* Runs fn in a child as an unprivileged user (when root); its exit code. */
+static int as_user(int (*fn)(void)) {
+  pid_t p = fork();
+  if (p == 0) {
+    if (geteuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+      _exit(99);
+    _exit(fn());
+  }
+  int st = 0;
+  waitpid(p, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 98;
+}
+
+/* Bits: 1 write open failed with the read-only message, 2 read-only open
+ * works and counts 1 record. */
+static int child_readonly_file(void) {
+  tsl_diag d = {0};
+  tsl_db *db;
+  int bits = 0;
+  const char *path = tmp_path("ro/file.db");
+  if (tsl_db_open(path, TSL_DB_CREATE, &db, &d) != TSL_OK &&
+      strstr(d.text, path) && strstr(d.text, "read-only") &&
+      strstr(d.text, "tessel db stats"))
+    bits |= 1;
+  else
+    printf("# write open: %s\n", d.text);
+  tsl_db_stats s;
+  if (tsl_db_open(path, TSL_DB_READONLY, &db, &d) == TSL_OK) {
+    if (tsl_db_get_stats(db, &s, &d) == TSL_OK && s.records == 1)
+      bits |= 2;
+    tsl_db_close(db);
+  } else {
+    printf("# read-only open: %s\n", d.text);
+  }
+  fflush(stdout);
+  return bits;
+}
+
+static int child_readonly_folder(void) {
+  tsl_diag d = {0};
+  tsl_db *db;
+  int bits = 0;
+  const char *path = tmp_path("rodir/f.db");
+  if (tsl_db_open(path, TSL_DB_CREATE, &db, &d) != TSL_OK &&
+      strstr(d.text, "read-only"))
+    bits |= 1;
+  else
+    printf("# write open: %s\n", d.text);
+  tsl_db_stats s;
+  if (tsl_db_open(path, TSL_DB_READONLY, &db, &d) == TSL_OK) {
+    if (tsl_db_get_stats(db, &s, &d) == TSL_OK && s.records == 1)
+      bits |= 2;
+    else
+      printf("# stats: %s\n", d.text);
+    tsl_db_close(db);
+  } else {
+    printf("# read-only open: %s\n", d.text);
+  }
+  fflush(stdout);
+  return bits;
+}
+
+static void make_one_record_db(const char *path, const fx_prog *pa, char *tj,
+                               char *tk) {
+  tsl_diag d = {0};
+  tsl_db *db;
+  int64_t wid = 0;
+  tsl_db_open(path, TSL_DB_CREATE, &db, &d);
+  tsl_db_workload(db, pa->func, 128, &wid, &d);
+  tsl_db_record r = fx_record(wid, "llvm", tj, tk, 0, 1e-6, 100);
+  tsl_db_add(db, &r, &d);
+  tsl_db_close(db);
+}
+
+static void test_readonly(const fx_prog *pa, char **tj, char **tk) {
+  chmod(tmp, 0755);
+  mkdir(tmp_path("ro"), 0777);
+  chmod(tmp_path("ro"), 0777);
+  make_one_record_db(tmp_path("ro/file.db"), pa, tj[0], tk[0]);
+  chmod(tmp_path("ro/file.db"), 0444);
+  int bits = as_user(child_readonly_file);
+  if (bits >= 98) {
+    ok(1, "# SKIP cannot become an unprivileged user");
+    ok(1, "# SKIP cannot become an unprivileged user");
+  } else {
+    ok(bits & 1, "a read-only file opened for writing fails at once, naming "
+                 "the path and the commands that still work");
+    ok(bits & 2, "  ... and it opens read-only");
+  }
+
+  mkdir(tmp_path("rodir"), 0777);
+  make_one_record_db(tmp_path("rodir/f.db"), pa, tj[0], tk[0]);
+  chmod(tmp_path("rodir/f.db"), 0644);
+  chmod(tmp_path("rodir"), 0555);
+  bits = as_user(child_readonly_folder);
+  if (bits >= 98) {
+    ok(1, "# SKIP cannot become an unprivileged user");
+    ok(1, "# SKIP cannot become an unprivileged user");
+  } else {
+    ok(bits & 1, "a database in a read-only folder opened for writing fails");
+    ok(bits & 2, "  ... and it opens read-only (stats read it)");
+  }
+  chmod(tmp_path("rodir"), 0755);
+  chmod(tmp, 0700);
+}
+
+/* ---- import checks ----------------------------------------------------------------- */
+
+/* The first exported line of a one-record database, as an object. */
+static json_t *good_line(const fx_prog *pa, char *tj, char *tk) {
+  const char *path = tmp_path("src.db");
+  make_one_record_db(path, pa, tj, tk);
+  tsl_diag d = {0};
+  tsl_db *db;
+  tsl_db_open(path, TSL_DB_READONLY, &db, &d);
+  tsl_db_export(db, tmp_path("src.jsonl"), &d);
+  tsl_db_close(db);
+  json_error_t je;
+  return json_load_file(tmp_path("src.jsonl"), JSON_DISABLE_EOF_CHECK, &je);
+}
+
+/* Import a one-line file holding `o` (with key set to `v`, or removed when v
+ * is NULL and `remove`) into a fresh database; returns the status, message
+ * in d. Checks nothing was added. */
+static int import_one(json_t *o, const char *key, json_t *v, int remove,
+                      tsl_diag *d, int *added_any) {
+  json_t *c = json_deep_copy(o);
+  if (v)
+    json_object_set_new(c, key, v);
+  else if (remove)
+    json_object_del(c, key);
+  char *s = json_dumps(c, JSON_COMPACT);
+  json_decref(c);
+  char *text = malloc(strlen(s) + 2);
+  sprintf(text, "%s\n", s);
+  free(s);
+  const char *jl = tmp_path("one.jsonl");
+  spit(jl, text);
+  free(text);
+  static int k;
+  char name[32];
+  snprintf(name, sizeof name, "imp%d.db", k++);
+  tsl_db *db;
+  tsl_db_open(tmp_path(name), TSL_DB_CREATE, &db, d);
+  int64_t added = 0, skipped = 0;
+  int rc = tsl_db_import(db, jl, &added, &skipped, d);
+  tsl_db_stats st;
+  tsl_diag d2 = {0};
+  tsl_db_get_stats(db, &st, &d2);
+  *added_any = st.records > 0;
+  tsl_db_close(db);
+  return rc;
+}
+
+static void test_import(const fx_prog *pa, char **tj, char **tk) {
+  json_t *o = good_line(pa, tj[0], tk[0]);
+  ok(o != NULL, "an exported line");
+  if (!o)
+    return;
+  tsl_diag d = {0};
+  int any = 0;
+  is_int(import_one(o, "x", NULL, 0, &d, &any), TSL_OK, "the unchanged line imports");
+  ok(any, "  ... adding it");
+
+  is_int(import_one(o, "decisions", json_string(tk[1]), 0, &d, &any), TSL_EPARSE,
+         "decisions that differ from the trace are refused");
+  ok(strstr(d.text, "one.jsonl:1: error: decisions: do not match the trace") && !any,
+     "  ... saying so, nothing added");
+  tap_diag("%s", d.text);
+  is_int(import_one(o, "status", json_integer(7), 0, &d, &any), TSL_EPARSE,
+         "status 7 is refused");
+  ok(strstr(d.text, "status: 7 is not a TSL_RUN_* code") && !any, "  ... naming the field");
+  is_int(import_one(o, "status", json_integer(6), 0, &d, &any), TSL_OK,
+         "status 6 (setup error) imports");
+  is_int(import_one(o, "latency_s", json_string("fast"), 0, &d, &any), TSL_EPARSE,
+         "latency_s \"fast\" is refused");
+  ok(strstr(d.text, ":1: error: latency_s: expected a number, got \"fast\"") != NULL,
+     "  ... latency_s: expected a number, got \"fast\"");
+  is_int(import_one(o, "trace", json_integer(5), 0, &d, &any), TSL_EPARSE,
+         "\"trace\": 5 is refused");
+  ok(strstr(d.text, "trace: expected an object") && strstr(d.text, "got 5") &&
+         !strstr(d.text, "out of memory"),
+     "  ... trace: expected an object ..., got 5 (not out of memory)");
+  tap_diag("%s", d.text);
+  is_int(import_one(o, "timestamp", NULL, 1, &d, &any), TSL_EPARSE, "a missing timestamp");
+  ok(strstr(d.text, "timestamp: missing (expected an integer)") != NULL, "  ... named");
+  is_int(import_one(o, "target", json_true(), 0, &d, &any), TSL_EPARSE, "target true");
+  ok(strstr(d.text, "target: expected a string, got true") != NULL, "  ... named with its type");
+  json_t *w = json_deep_copy(json_object_get(o, "workload"));
+  json_object_set_new(w, "flops", json_string("many"));
+  is_int(import_one(o, "workload", w, 0, &d, &any), TSL_EPARSE, "workload.flops a string");
+  ok(strstr(d.text, "flops: expected a number") != NULL, "  ... named");
+
+  int64_t n = -1;
+  is_int(tsl_db_check_import(tmp_path("src.jsonl"), &n, &d), TSL_OK, "check_import of a good file");
+  is_int(n, 1, "  ... one record");
+  spit(tmp_path("garbage.jsonl"), "hello\n");
+  is_int(tsl_db_check_import(tmp_path("garbage.jsonl"), &n, &d), TSL_EPARSE, "check_import of garbage");
+  ok(strstr(d.text, "garbage.jsonl:1: error") != NULL, "  ... FILE:LINE");
+  is_int(tsl_db_check_import(tmp_path("nope.jsonl"), &n, &d), TSL_EIO, "check_import of a missing file");
+  json_decref(o);
+}
+
+int main(void) {
+  strcpy(tmp, "/tmp/tessel_dbfix_XXXXXX");
+  if (!mkdtemp(tmp))
+    return 1;
+  fx_prog pa;
+  if (fx_parse(fx_vadd, &pa))
+    return 1;
+  char *tj[4], *tk[4];
+  int outers[4] = {2, 4, 8, 16};
+  for (int i = 0; i < 4; i++)
+    if (fx_trace(&pa, outers[i], &tj[i], &tk[i]))
+      return 1;
+
+  test_claims(&pa, tj, tk);
+  test_concurrent_create();
+  test_readonly(&pa, tj, tk);
+  test_import(&pa, tj, tk);
+
+  for (int i = 0; i < 4; i++) {
+    free(tj[i]);
+    free(tk[i]);
+  }
+  fx_free(&pa);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s'", tmp, tmp);
+  if (system(cmd) != 0)
+    return 1;
+  return tap_done();
+}
