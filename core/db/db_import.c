@@ -43,6 +43,11 @@ static int line_error(import_state *s, tsl_diag *diag, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  /* a nested diagnostic (the parser's, with its source excerpt) keeps its
+   * first line: the error is one line, then the note */
+  char *nl = strchr(msg, '\n');
+  if (nl)
+    *nl = '\0';
   if (!s->db)
     return tsl_diag_set(diag, TSL_EPARSE, "%s:%ld: error: %s\nnote: nothing "
                         "was imported", s->path, s->line, msg);

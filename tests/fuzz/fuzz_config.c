@@ -41,6 +41,14 @@ static void make_tree(void) {
   snprintf(g_cfg, sizeof g_cfg, "%s/in.yaml", p);
 }
 
+void fuzz_target_cleanup(void);
+void fuzz_target_cleanup(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf /tmp/tessel-fuzz-config-%ld", (long)getpid());
+  if (system(cmd) != 0)
+    fprintf(stderr, "could not remove the scratch tree\n");
+}
+
 static int one_line_located(const char *msg, const char *path) {
   if (!msg[0] || strchr(msg, '\n'))
     return 0;
