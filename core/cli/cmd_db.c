@@ -157,19 +157,29 @@ static int db_export(const char *path, const char *out) {
   return CLI_OK;
 }
 
+/* An import error that already says where ("FILE:LINE: error: ...") is
+ * printed as it is. */
+static int import_error(const char *text) {
+  if (strstr(text, ": error: ")) {
+    fprintf(stderr, "%s\n", text);
+    return CLI_USAGE;
+  }
+  return cli_error("db", "import: %s", text);
+}
+
 static int db_import(const char *path, const char *in, int json) {
   tsl_diag d = {0};
   tsl_db *db;
   /* a missing or bad input must not leave a new, empty database behind */
   if (tsl_db_check_import(in, NULL, &d) != TSL_OK)
-    return cli_error("db", "import: %s", d.text);
+    return import_error(d.text);
   if (tsl_db_open(path, TSL_DB_CREATE, &db, &d) != TSL_OK)
     return cli_error("db", "%s", d.text);
   int64_t added = 0, skipped = 0;
   int rc = tsl_db_import(db, in, &added, &skipped, &d);
   tsl_db_close(db);
   if (rc != TSL_OK)
-    return cli_error("db", "import: %s", d.text);
+    return import_error(d.text);
   if (json)
     printf("{\"added\": %lld, \"skipped\": %lld}\n", (long long)added,
            (long long)skipped);

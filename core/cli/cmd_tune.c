@@ -61,6 +61,30 @@ static void print_table(FILE *out, const tsl_tune_progress *p) {
   fflush(out);
 }
 
+/* A plugin from plugin_paths that does not load: the error says where the
+ * path was written ("FILE:L:C: error: plugin_paths[i]: ..."). */
+static void locate_plugin_error(const tsl_run_config *cfg, tsl_diag *d) {
+  for (uint32_t i = 0; i < cfg->n_plugin_paths; i++) {
+    const char *p = cfg->plugin_paths[i];
+    size_t n = strlen(p);
+    if (strncmp(d->text, p, n) || (d->text[n] != ':' && d->text[n] != '/'))
+      continue;
+    char key[64];
+    snprintf(key, sizeof key, "plugin_paths[%u]", i);
+    const char *w = tsl_run_config_where(cfg, key);
+    if (!w) {
+      snprintf(key, sizeof key, "plugin_paths");
+      w = tsl_run_config_where(cfg, key);
+    }
+    if (w) {
+      char text[sizeof d->text];
+      snprintf(text, sizeof text, "%.400s: error: %s: %.7000s", w, key, d->text);
+      snprintf(d->text, sizeof d->text, "%s", text);
+    }
+    return;
+  }
+}
+
 /* Ctrl-C: say what is kept, then end as the signal would. */
 static void on_interrupt(int sig) {
   static const char msg[] = "\ntessel tune: interrupted; the records measured so far "
@@ -219,6 +243,8 @@ int cli_tune(int argc, char **argv) {
   rc = tsl_registry_new(ctx, &reg, &d);
   if (!rc)
     rc = tsl_registry_load_default(reg, cfg->n_plugin_paths, cfg->plugin_paths, &d);
+  if (rc && cfg)
+    locate_plugin_error(cfg, &d);
   if (!rc)
     rc = tsl_run_config_check_plugins(cfg, reg, &d);
   int status = CLI_OK;

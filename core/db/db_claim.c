@@ -63,8 +63,33 @@ static int step_key(tsl_db *db, const char *sql, int64_t workload_id,
   return rc;
 }
 
+/* Records of workload and target plus their live claims (any process). */
+static int budget_spent(tsl_db *db, int64_t workload_id, const char *target,
+                        int64_t *n, tsl_diag *diag) {
+  *n = 0;
+  sqlite3_stmt *st;
+  int rc = db_prepare(db, "SELECT (SELECT count(*) FROM records WHERE workload_id = ?1 "
+                          "AND target = ?2), -1 UNION ALL SELECT 0, pid FROM claims "
+                          "WHERE workload_id = ?1 AND target = ?2",
+                      &st, diag);
+  if (rc != TSL_OK)
+    return rc;
+  sqlite3_bind_int64(st, 1, workload_id);
+  sqlite3_bind_text(st, 2, target ? target : "", -1, SQLITE_STATIC);
+  int s;
+  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t pid = sqlite3_column_int64(st, 1);
+    *n += pid < 0 ? sqlite3_column_int64(st, 0) : pid_alive(pid);
+  }
+  if (s != SQLITE_DONE)
+    rc = db_fail(db, diag, TSL_EIO, "cannot count the budget");
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
-                 const char *decisions, int *claimed, tsl_diag *diag) {
+                 const char *decisions, int64_t budget, int *claimed,
+                 tsl_diag *diag) {
   *claimed = 0;
   int rc = need_writable(db, "claiming a candidate", diag);
   if (rc != TSL_OK)
@@ -86,7 +111,15 @@ int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
     if (held && holder == me)
       *claimed = 1; /* already ours */
     else if (!held || !pid_alive(holder)) {
-      /* free, or its holder is gone: take it */
+      /* free, or its holder is gone: take it, if the budget allows */
+      int64_t spent = 0;
+      if (budget > 0 && (rc = budget_spent(db, workload_id, target, &spent, diag)) == TSL_OK &&
+          spent >= budget) {
+        *claimed = 2;
+        goto done;
+      }
+      if (rc != TSL_OK)
+        goto done;
       rc = step_key(db, "INSERT OR REPLACE INTO claims (workload_id, target, "
                         "decisions, pid, claimed_at) VALUES (?1, ?2, ?3, ?4, ?5)",
                     workload_id, target, decisions, me, NULL, diag);
@@ -94,6 +127,7 @@ int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
         *claimed = 1;
     }
   }
+done:
   if (rc >= 0)
     rc = db_exec(db, "COMMIT", diag);
   if (rc != TSL_OK) {

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,7 @@ static int workload_of(import_state *s, json_t *w, int64_t *id, tsl_diag *diag) 
                     rc != TSL_OK ? d.text : "several functions");
   }
   const tsl_func *f = m->funcs[0];
+  flops = tsl_func_flops(f); /* like the hash: from the script, not the line */
   *id = 0;
   if (s->db) {
     char *canon = tsl_print_func(f);
@@ -204,7 +206,38 @@ static int read_fields(import_state *s, json_t *o, tsl_db_record *r,
       (rc = field(s, o, "version", F_STRING, 1, &ver, diag)) ||
       (rc = field(s, o, "timestamp", F_INTEGER, 0, &ts, diag)))
     return rc;
+  static const char *const known[] = {"workload", "target", "trace", "decisions",
+                                      "status", "error", "latency_s", "times_s",
+                                      "build_s", "version", "timestamp", NULL};
+  static const char *const known_w[] = {"script", "name", "hash", "flops", NULL};
+  const char *k;
+  json_t *unused;
+  json_object_foreach(o, k, unused) {
+    int i = 0;
+    while (known[i] && strcmp(known[i], k))
+      i++;
+    if (!known[i])
+      return LINE_ERR(s, "unknown field '%.100s'; valid: workload, target, trace, "
+                         "decisions, status, error, latency_s, times_s, build_s, "
+                         "version, timestamp", k);
+  }
+  json_object_foreach(*workload, k, unused) {
+    int i = 0;
+    while (known_w[i] && strcmp(known_w[i], k))
+      i++;
+    if (!known_w[i])
+      return LINE_ERR(s, "unknown field 'workload.%.100s'; valid: script, name, hash, "
+                         "flops", k);
+  }
+  if (!json_string_value(target)[0])
+    return LINE_ERR(s, "target: empty; valid: a target description as tessel "
+                       "db stats prints it");
   json_int_t st = json_integer_value(status);
+  double latency = json_number_value(lat);
+  if (st == TSL_RUN_OK && !(latency > 0 && isfinite(latency)))
+    return LINE_ERR(s, "latency_s: a successful record (status 0) needs a latency "
+                       "> 0, got %g", latency);
+
   if (st < TSL_RUN_OK || st > TSL_RUN_SETUP_ERROR)
     return LINE_ERR(s, "status: %lld is not a TSL_RUN_* code (valid: 0 ok to "
                        "6 setup error, see runner.h)", (long long)st);

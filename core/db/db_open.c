@@ -219,7 +219,9 @@ static int readonly_fail(tsl_db *db, tsl_diag *diag) {
                       "import need a writable database\nnote: read-only "
                       "commands work on it: tessel db stats, tessel db export, "
                       "tessel best, tessel report",
-                      db->path, sqlite3_errmsg(db->h));
+                      db->path, sqlite3_errcode(db->h) == SQLITE_OK
+                                    ? "permission denied"
+                                    : sqlite3_errmsg(db->h));
 }
 
 static int is_readonly_error(tsl_db *db) {

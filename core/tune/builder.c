@@ -8,6 +8,7 @@
  * takes over the remaining jobs.
  */
 #include "tuner_internal.h"
+#include "tune_internal.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -94,6 +95,7 @@ static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable 
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
     return -1;
   fflush(NULL);
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     close(sv[0]);
@@ -102,6 +104,7 @@ static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable 
   }
   if (pid == 0) {
     close(sv[0]);
+    tune_child_init(parent);
     for (uint32_t o = 0; o < n_ws; o++)
       if (ws[o].fd >= 0)
         close(ws[o].fd);
@@ -211,7 +214,7 @@ void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
       }
       continue;
     }
-    int r = poll(pf, n_pf, (int)(wait_s * 1000) + 1);
+    int r = poll(pf, n_pf, wait_s > 3600 ? 3600000 : (int)(wait_s * 1000) + 1);
     if (r < 0 && errno != EINTR)
       break;
     for (uint32_t q = 0; r > 0 && q < n_pf; q++) {

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tessel/runner.h"
 
@@ -64,6 +65,12 @@ typedef struct tune_outcome {
   double wall_s; /* from fork to reaping */
   char message[256];
 } tune_outcome;
+
+/* First thing in every forked worker (measurements and builds): die with
+ * the parent (PR_SET_PDEATHSIG; a parent already gone ends the child), and
+ * default SIGINT / SIGTERM handling, so that a killed or interrupted run
+ * leaves no worker behind and prints its message once. */
+void tune_child_init(pid_t parent);
 
 /* Never leaves a zombie: the child is always reaped. timeout_s <= 0 waits
  * forever. */

@@ -353,7 +353,7 @@ typedef struct run_state {
 } run_state;
 
 static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
-                     uint32_t batch_no) {
+                     int *budget_full, uint32_t batch_no) {
   tsl_trace **traces = calloc(max, sizeof *traces);
   cand *cs = calloc(max, sizeof *cs);
   tune_build_job *jobs = calloc(max, sizeof *jobs);
@@ -387,12 +387,20 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     /* nor measure what another run on this database is measuring */
     int claimed = 0;
     tsl_diag cd = {0};
-    if (!tu->db_rc && tsl_db_claim(tu->db, tu->wid, tu->desc, key, &claimed, &cd)) {
+    if (!tu->db_rc && !*budget_full &&
+        tsl_db_claim(tu->db, tu->wid, tu->desc, key, tu->cfg->trials, &claimed, &cd)) {
       tu->db_rc = TSL_EIO;
       located(tu, "database", TSL_EIO, cd.text);
     }
-    if (!claimed) {
-      taken += !tu->db_rc;
+    if (claimed != 1) {
+      /* held by another run (0): the key stays in the run's set, never
+       * proposed again; the budget spent (2): the rest of the batch is
+       * dropped */
+      if (claimed == 2) { /* not proposed after all: a later batch may take it */
+        *budget_full = 1;
+        free(tu->keys[--tu->n_keys]);
+      }
+      taken += claimed == 0 && !tu->db_rc;
       tsl_trace_free(traces[i]);
       continue;
     }
@@ -421,7 +429,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   }
   /* nothing new (or only duplicates a strategy should not send): stop;
    * candidates other runs hold are not the end of the space */
-  *exhausted = kept == 0 && taken == 0;
+  *exhausted = kept == 0 && taken == 0 && !*budget_full;
   double t0 = tune_now();
   if (n_jobs)
     tune_build_batch(tu->tvt, tu->target, jobs, n_jobs, tu->cfg->build_workers,
@@ -562,13 +570,18 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
         break;
       int64_t left = cfg->trials - used;
       uint32_t max = (uint32_t)(left < cfg->batch ? left : cfg->batch);
-      int exhausted = 0;
-      rc = run_batch(&tu, &st, max, &exhausted, batch_no++);
+      int exhausted = 0, budget_full = 0;
+      rc = run_batch(&tu, &st, max, &exhausted, &budget_full, batch_no++);
       if (exhausted) {
         out->stop_reason = 1;
         break;
       }
     }
+    if (!rc && !out->stop_reason && st.done < cfg->trials)
+      fprintf(stderr, "tessel tune: note: %lld of the %lld trials are held by other "
+                      "runs on this database (live processes); they count against the "
+                      "budget\n",
+              (long long)(cfg->trials - st.done), (long long)cfg->trials);
     if (sp.trials > 0)
       tu.svt->post_tuning(tu.strategy);
   }

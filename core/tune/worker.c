@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 static void child_main(int fd, tune_worker_body body, void *user_data, void *out,
@@ -49,6 +50,14 @@ static int reap(pid_t pid, int *status) {
   }
 }
 
+void tune_child_init(pid_t parent) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent)
+    _exit(126);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+}
+
 void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
                      void *out, size_t out_size, tune_outcome *o) {
   memset(o, 0, sizeof *o);
@@ -60,6 +69,7 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
   }
   double t0 = tune_now();
   fflush(NULL); /* nothing buffered is written twice */
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     o->kind = TUNE_WORKER_NOFORK;
@@ -70,6 +80,7 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
   }
   if (pid == 0) {
     close(fds[0]);
+    tune_child_init(parent);
     child_main(fds[1], body, user_data, out, out_size);
   }
   close(fds[1]);
@@ -85,7 +96,7 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
         timed_out = 1;
         break;
       }
-      wait_ms = (int)(left * 1e3) + 1;
+      wait_ms = left > 3600 ? 3600000 : (int)(left * 1e3) + 1; /* no int overflow */
     }
     struct pollfd pfd = {fds[0], POLLIN, 0};
     int pr = poll(&pfd, 1, wait_ms);

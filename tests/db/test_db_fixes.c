@@ -78,7 +78,7 @@ static int race(const char *path, int64_t wid, const char *key, int64_t *counted
       if (tsl_db_open(path, TSL_DB_CREATE, &db, &d) == TSL_OK) {
         char x;
         (void)!read(go[0], &x, 1); /* EOF when the parent releases all */
-        if (tsl_db_claim(db, wid, "llvm", key, &claimed, &d) == TSL_OK)
+        if (tsl_db_claim(db, wid, "llvm", key, 0, &claimed, &d) == TSL_OK)
           c = claimed ? '1' : '0';
       }
       if (c == 'e')
@@ -151,11 +151,11 @@ static void test_claims(const fx_prog *pa, char **tj, char **tk) {
   is_int(tsl_db_count_claims(db, wid, "llvm", &n, &d), TSL_OK, "count_claims");
   is_int(n, 0, "  ... a dead process's claim is not counted");
   int claimed = -1;
-  is_int(tsl_db_claim(db, wid, "llvm", tk[0], &claimed, &d), TSL_OK, "claim a key a dead process held");
+  is_int(tsl_db_claim(db, wid, "llvm", tk[0], 0, &claimed, &d), TSL_OK, "claim a key a dead process held");
   is_int(claimed, 1, "  ... taken over");
   snprintf(sql, sizeof sql, "pid = %d AND decisions = '%s'", (int)getpid(), tk[0]);
   is_int(raw_count(path, sql), 1, "  ... the row is ours now");
-  is_int(tsl_db_claim(db, wid, "llvm", tk[0], &claimed, &d), TSL_OK, "claim it again");
+  is_int(tsl_db_claim(db, wid, "llvm", tk[0], 0, &claimed, &d), TSL_OK, "claim it again");
   is_int(claimed, 1, "  ... still ours");
   is_int(tsl_db_count_claims(db, wid, "llvm", &n, &d), TSL_OK, "count_claims");
   is_int(n, 0, "  ... our own claims are not counted");
@@ -164,7 +164,7 @@ static void test_claims(const fx_prog *pa, char **tj, char **tk) {
   snprintf(sql, sizeof sql, "INSERT INTO claims VALUES (%lld, 'llvm', '%s', 1, 1)",
            (long long)wid, tk[1]);
   raw_exec(path, sql);
-  is_int(tsl_db_claim(db, wid, "llvm", tk[1], &claimed, &d), TSL_OK, "claim a key a live process holds");
+  is_int(tsl_db_claim(db, wid, "llvm", tk[1], 0, &claimed, &d), TSL_OK, "claim a key a live process holds");
   is_int(claimed, 0, "  ... not claimed");
   is_int(tsl_db_count_claims(db, wid, "llvm", &n, &d), TSL_OK, "count_claims");
   is_int(n, 1, "  ... counts the live process's claim");
@@ -175,29 +175,38 @@ static void test_claims(const fx_prog *pa, char **tj, char **tk) {
   is_int(tsl_db_add(db, &r, &d), TSL_OK, "add the claimed candidate");
   snprintf(sql, sizeof sql, "decisions = '%s'", tk[0]);
   is_int(raw_count(path, sql), 0, "  ... the add dropped our claim");
-  is_int(tsl_db_claim(db, wid, "llvm", tk[0], &claimed, &d), TSL_OK, "claim a measured key");
+  is_int(tsl_db_claim(db, wid, "llvm", tk[0], 0, &claimed, &d), TSL_OK, "claim a measured key");
   is_int(claimed, 0, "  ... not claimed (a record has it)");
   tsl_db_record r2 = fx_record(wid, "llvm", tj[1], tk[1], 0, 1e-6, 100);
   is_int(tsl_db_add(db, &r2, &d), TSL_OK, "add a key another process claims");
   snprintf(sql, sizeof sql, "decisions = '%s' AND pid = 1", tk[1]);
   is_int(raw_count(path, sql), 1, "  ... its claim stays (only ours is dropped)");
 
-  is_int(tsl_db_claim(db, wid, "llvm", tk[2], &claimed, &d), TSL_OK, "claim");
+  is_int(tsl_db_claim(db, wid, "llvm", tk[2], 0, &claimed, &d), TSL_OK, "claim");
   is_int(claimed, 1, "  ... claimed");
   is_int(tsl_db_unclaim(db, wid, "llvm", tk[2], &d), TSL_OK, "unclaim");
   snprintf(sql, sizeof sql, "decisions = '%s'", tk[2]);
   is_int(raw_count(path, sql), 0, "  ... the row is gone");
-  tsl_db_claim(db, wid, "llvm", tk[2], &claimed, &d);
-  tsl_db_claim(db, wid, "llvm", tk[3], &claimed, &d);
+  tsl_db_claim(db, wid, "llvm", tk[2], 0, &claimed, &d);
+  tsl_db_claim(db, wid, "llvm", tk[3], 0, &claimed, &d);
   snprintf(sql, sizeof sql, "pid = %d", (int)getpid());
   is_int(raw_count(path, sql), 2, "two claims held");
+  /* the budget: 2 records + 3 live claims (ours 2, pid 1's 1) = 5 spent */
+  claimed = -1;
+  is_int(tsl_db_claim(db, wid, "llvm", "[[budget,1]]", 5, &claimed, &d), TSL_OK,
+         "claim with a budget of 5");
+  is_int(claimed, 2, "  ... refused: 2 records and 3 live claims spend it");
+  is_int(tsl_db_claim(db, wid, "llvm", "[[budget,1]]", 6, &claimed, &d), TSL_OK,
+         "claim with a budget of 6");
+  is_int(claimed, 1, "  ... claimed");
+  is_int(raw_count(path, sql), 3, "  ... three claims held");
   tsl_db_close(db);
   is_int(raw_count(path, sql), 0, "  ... close dropped every claim of ours");
   is_int(raw_count(path, "pid = 1"), 1, "  ... and left the others'");
 
   is_int(tsl_db_open(path, TSL_DB_READONLY, &db, &d), TSL_OK, "read-only open");
   claimed = -1;
-  is_int(tsl_db_claim(db, wid, "llvm", "[[9,1]]", &claimed, &d), TSL_EINVALID,
+  is_int(tsl_db_claim(db, wid, "llvm", "[[9,1]]", 0, &claimed, &d), TSL_EINVALID,
          "read-only: claim is an error");
   ok(claimed == 0 && strstr(d.text, "read-only"), "  ... saying read-only, not claimed");
   is_int(tsl_db_unclaim(db, wid, "llvm", "[[9,1]]", &d), TSL_EINVALID, "read-only: unclaim is an error");
@@ -214,7 +223,7 @@ static void test_claims(const fx_prog *pa, char **tj, char **tk) {
   is_int(tsl_db_count_claims(db, 1, "llvm", &n, &d), TSL_OK, "  ... count_claims works without the table");
   tsl_db_close(db);
   is_int(tsl_db_open(old, TSL_DB_CREATE, &db, &d), TSL_OK, "an old database opens for writing");
-  is_int(tsl_db_claim(db, 1, "llvm", "[]", &claimed, &d), TSL_OK, "  ... and claims work");
+  is_int(tsl_db_claim(db, 1, "llvm", "[]", 0, &claimed, &d), TSL_OK, "  ... and claims work");
   tsl_db_close(db);
 }
 
@@ -434,6 +443,17 @@ static void test_import(const fx_prog *pa, char **tj, char **tk) {
   ok(strstr(d.text, "status: 7 is not a TSL_RUN_* code") && !any, "  ... naming the field");
   is_int(import_one(o, "status", json_integer(6), 0, &d, &any), TSL_OK,
          "status 6 (setup error) imports");
+  is_int(import_one(o, "bogus", json_integer(1), 0, &d, &any), TSL_EPARSE,
+         "an unknown field is refused");
+  ok(strstr(d.text, ":1: error: unknown field 'bogus'; valid: workload,") && !any,
+     "  ... naming it and the valid fields");
+  is_int(import_one(o, "target", json_string(""), 0, &d, &any), TSL_EPARSE,
+         "an empty target is refused");
+  ok(strstr(d.text, ":1: error: target: empty") && !any, "  ... saying so");
+  is_int(import_one(o, "latency_s", json_real(-5), 0, &d, &any), TSL_EPARSE,
+         "a successful record without a latency is refused");
+  ok(strstr(d.text, ":1: error: latency_s: a successful record (status 0) needs a "
+                    "latency > 0, got -5") && !any, "  ... saying so");
   is_int(import_one(o, "latency_s", json_string("fast"), 0, &d, &any), TSL_EPARSE,
          "latency_s \"fast\" is refused");
   ok(strstr(d.text, ":1: error: latency_s: expected a number, got \"fast\"") != NULL,

@@ -90,18 +90,20 @@ sys.exit(0 if len(k)==len(set(k))==24 else 1)\""
 
 check "  ... the killed run's build folder is gone" bash -c "! ls -d '$tmp'/db2/builds/run-* 2>/dev/null"
 
-# two identical runs on one database at once: claims keep them apart
-sed -e "s|db/t.db|db3/c.db|" -e "s|trials: 6, batch: 3|trials: 16, batch: 4|" "$tmp/run.yaml" > "$tmp/two.yaml"
+# three runs on one database at once, two of them identical: claims keep
+# them apart and the budget is checked as each candidate is claimed
+sed -e "s|db/t.db|db3/c.db|" -e "s|trials: 6, batch: 3|trials: 16, batch: 8|" "$tmp/run.yaml" > "$tmp/two.yaml"
 "$exe" tune "$tmp/two.yaml" >"$tmp/two1.out" 2>&1 & p1=$!
 "$exe" tune "$tmp/two.yaml" >"$tmp/two2.out" 2>&1 & p2=$!
-wait "$p1"; r1=$?; wait "$p2"; r2=$?
-check "two concurrent runs on one database both exit 0" test "$r1$r2" = 00
-check "  ... no decision set measured twice, no failure, the budget kept (16, + a batch in flight)" \
+"$exe" tune "$tmp/two.yaml" --set seed=11 >"$tmp/two3.out" 2>&1 & p3=$!
+wait "$p1"; r1=$?; wait "$p2"; r2=$?; wait "$p3"; r3=$?
+check "three concurrent runs on one database all exit 0" test "$r1$r2$r3" = 000
+check "  ... exactly the budget (16), no decision set measured twice, no failure" \
   bash -c "'$exe' db export '$tmp/db3/c.db' --json '$tmp/c.jsonl' >/dev/null 2>&1 && python3 -c \"
 import json,sys
 r=[json.loads(l) for l in open('$tmp/c.jsonl') if l.strip()]
 k=[x['decisions'] for x in r]
-sys.exit(0 if len(k)==len(set(k)) and 16 <= len(k) <= 20 and all(x['status']==0 for x in r) else 1)\""
+sys.exit(0 if len(k)==len(set(k))==16 and all(x['status']==0 for x in r) else 1)\""
 check "  ... no claim left behind" test "$(sqlite3 "$tmp/db3/c.db" 'select count(*) from claims')" = 0
 
 # two runs on different databases sharing one work folder (one tunes
@@ -122,6 +124,10 @@ check "workload.func naming no function lists the functions" bash -c "
 check "a bad target option is located at its --set" bash -c "
   ! '$exe' tune '$tmp/run.yaml' --set target.threads=0 > '$tmp/out' 2>'$tmp/err' &&
   grep -q '^--set target.threads=0: error: target.threads: ' '$tmp/err'"
+
+check "a plugin path that is not a plugin is located at its --set" bash -c "
+  ! '$exe' tune '$tmp/run.yaml' --set plugin_paths=/etc/passwd > '$tmp/out' 2>'$tmp/err' &&
+  grep -q '^--set plugin_paths=/etc/passwd: error: plugin_paths: /etc/passwd: cannot load plugin' '$tmp/err'"
 
 check "a config error is reported with its location" \
   bash -c "! '$exe' tune '$tmp/run.yaml' --set strategy.trials=abc > '$tmp/out' 2>'$tmp/err' && grep -q 'strategy.trials' '$tmp/err'"

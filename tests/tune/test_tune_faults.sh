@@ -97,5 +97,18 @@ check "with builder.workers=1 the run exits 0" test "$(status "$exe" tune "$tmp/
 cp "$tmp/faults1.log" "$tmp/faults.log"
 check "  ... each fault recorded as its error, each correct one as a success" py "len(rows) == 25 and want == got"
 
+# kill -9 of the run while a candidate hangs in a worker, and while builds
+# hang: the workers die with it (no orphan keeps a core busy)
+for fault in hang build_hang; do
+  "$exe" tune "$tmp/f.yaml" --set target.faults=$fault --set runner.timeout_s=60 \
+    --set builder.timeout_s=60 --set builder.workers=2 --set database="$tmp/k_$fault/k.db" \
+    --set target.log="$tmp/k_$fault.log" >/dev/null 2>&1 & pid=$!
+  for _ in $(seq 1 100); do [ -s "$tmp/k_$fault.log" ] && break; sleep 0.1; done
+  sleep 0.5
+  kill -9 "$pid"; wait "$pid" 2>/dev/null
+  sleep 0.5
+  check "kill -9 during '$fault': no worker left running" test -z "$(pgrep -f "tun[e] $tmp/f.yaml")"
+done
+
 echo "1..$n"
 exit 0

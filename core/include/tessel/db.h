@@ -102,14 +102,20 @@ TSL_API int tsl_db_has(tsl_db *db, int64_t workload_id, const char *target,
 /* Claims: concurrent runs on one database (processes of one host) mark the
  * decision sets they are building and measuring, so that no set is measured
  * twice and the budget counts them.
- * tsl_db_claim sets *claimed = 1 when this process now holds (workload,
- * target, decisions): no record has them and no live process claims them
- * (a claim of a process that is gone is taken over); else 0. It commits at
- * once. tsl_db_add drops this process's claim of the record's decisions in
- * the same transaction; tsl_db_unclaim drops one explicitly (a candidate
- * given up), tsl_db_close every claim of this process. */
+ * tsl_db_claim sets *claimed to
+ *   1  this process now holds (workload, target, decisions): no record has
+ *      them and no live process claims them (a claim of a process that is
+ *      gone is taken over);
+ *   0  a record or another live process has them;
+ *   2  `budget` > 0 and the records of workload and target plus the live
+ *      claims (this process's included) already reach it.
+ * It commits at once, checking and claiming in one transaction. tsl_db_add
+ * drops this process's claim of the record's decisions in the same
+ * transaction; tsl_db_unclaim drops one explicitly (a candidate given up),
+ * tsl_db_close every claim of this process. */
 TSL_API int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
-                         const char *decisions, int *claimed, tsl_diag *diag);
+                         const char *decisions, int64_t budget, int *claimed,
+                         tsl_diag *diag);
 TSL_API int tsl_db_unclaim(tsl_db *db, int64_t workload_id, const char *target,
                            const char *decisions, tsl_diag *diag);
 /* Live claims of other processes for workload and target; *n set. */
