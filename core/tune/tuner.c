@@ -109,8 +109,9 @@ static int load_workload(tuner *tu) {
                                m->funcs[i]->name);
     char what[800];
     if (c->workload_func)
-      snprintf(what, sizeof what, "no such function in the workload file, got '%s'; "
-               "valid: %s", c->workload_func, names);
+      snprintf(what, sizeof what, "no such function in the workload file, got '%.100s%s'; "
+               "valid: %s", c->workload_func, strlen(c->workload_func) > 100 ? "..." : "",
+               names);
     else
       snprintf(what, sizeof what, "the workload has several functions and none is "
                "main; name one with workload.func; valid: %s", names);
@@ -594,6 +595,8 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   }
   out->trials = st.measured;
   out->errors = st.errors;
+  if (tu.db) /* concurrent runs may have added records since the last batch */
+    (void)budget_used(&tu, &st.done, NULL);
   out->total = st.done;
   out->build_s = st.build_s;
   out->measure_s = st.measure_s;
