@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "tessel/tessel.h"
+#include "../bench_util.h"
 
 void openblas_set_num_threads(int n);
 
@@ -78,11 +79,6 @@ static char *matmul_source(int n) {
   return s;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static double cpu_s(void) {
   struct timespec ts;
@@ -90,15 +86,6 @@ static double cpu_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static void die(const char *what, const tsl_diag *d) {
   fprintf(stderr, "bench_matmul: %s: %s\n", what, d->text);
@@ -250,10 +237,10 @@ int main(int argc, char **argv) {
         int kx = s * V_BLAS + v;
         tsl_kernel *k = NULL;
         tsl_build_stats st = {sizeof st, -1, -1, -1};
-        double t0 = now_s(), c0 = cpu_s();
+        double t0 = bench_now(), c0 = cpu_s();
         if (vt->build(targets[2], lms[s][v], &k, &st, &d) != TSL_OK)
           die("build", &d);
-        tot[kx][r] = (now_s() - t0) * 1e3;
+        tot[kx][r] = (bench_now() - t0) * 1e3;
         cpu[kx][r] = (cpu_s() - c0) * 1e3;
         cg[kx][r] = st.codegen_s * 1e3;
         op[kx][r] = st.optimize_s * 1e3;
@@ -269,12 +256,12 @@ int main(int argc, char **argv) {
   for (int s = 0; s < n_sizes; s++)
     for (int v = 0; v < V_BLAS; v++) {
       int kx = s * V_BLAS + v;
-      double total = median(tot[kx], reps);
-      double naive = median(tot[s * V_BLAS + V_NAIVE], reps);
+      double total = bench_median(tot[kx], reps);
+      double naive = bench_median(tot[s * V_BLAS + V_NAIVE], reps);
       printf("%6d  %-12s %10.2f %10.2f %10.2f %10.2f %10.2f %8.2fx\n",
-             sizes[s], variant_names[v], median(cg[kx], reps),
-             median(op[kx], reps), median(jt[kx], reps), total,
-             median(cpu[kx], reps), total / naive);
+             sizes[s], variant_names[v], bench_median(cg[kx], reps),
+             bench_median(op[kx], reps), bench_median(jt[kx], reps), total,
+             bench_median(cpu[kx], reps), total / naive);
     }
 
   cell cells[MAX_SIZES * 2 * N_VARIANTS];
@@ -366,7 +353,7 @@ int main(int argc, char **argv) {
       if (row[V_BLAS]->n_times) {
         double tmp[64];
         memcpy(tmp, row[V_BLAS]->times, sizeof(double) * row[V_BLAS]->n_times);
-        blas = 2.0 * n * n * n / median(tmp, row[V_BLAS]->n_times) * 1e-9;
+        blas = 2.0 * n * n * n / bench_median(tmp, row[V_BLAS]->n_times) * 1e-9;
       }
       for (int v = 0; v < N_VARIANTS; v++) {
         const cell *c = row[v];
@@ -376,7 +363,7 @@ int main(int argc, char **argv) {
         }
         double tmp[64];
         memcpy(tmp, c->times, sizeof(double) * c->n_times);
-        double gf = 2.0 * n * n * n / median(tmp, c->n_times) * 1e-9;
+        double gf = 2.0 * n * n * n / bench_median(tmp, c->n_times) * 1e-9;
         char buf[64];
         if (v == V_BLAS)
           snprintf(buf, sizeof buf, "%.1f", gf);

@@ -7,6 +7,7 @@
  * Usage: bench_schedule [SOURCE_ROOT]   (or ./tessel bench schedule)
  */
 #include "tessel/tessel.h"
+#include "../bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,16 +16,6 @@
 
 enum { BATCHES = 9, PER_BATCH = 200 };
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 typedef struct job {
   tsl_ctx *ctx;
@@ -89,7 +80,7 @@ int main(int argc, char **argv) {
   double samples[4][BATCHES];
   for (int b = 0; b < BATCHES; b++)
     for (int w = 0; w < 4; w++) { /* interleaved */
-      double t0 = now();
+      double t0 = bench_now();
       for (int i = 0; i < PER_BATCH; i++) {
         int okk = run_one(&j, w, (uint64_t)(b * PER_BATCH + i));
         if (w == 1) {
@@ -97,14 +88,14 @@ int main(int argc, char **argv) {
           total_fresh++;
         }
       }
-      samples[w][b] = (now() - t0) / PER_BATCH;
+      samples[w][b] = (bench_now() - t0) / PER_BATCH;
     }
   printf("schedule overhead: workloads/matmul_128.py + bench/schedule/matmul_tiled.sch\n");
   printf("trace: %u instructions (%u after simplification)\n", tsl_trace_len(trace),
          tsl_trace_len(tsl_trace_simplified(trace)));
   printf("%-30s %12s\n", "operation", "median");
   for (int w = 0; w < 4; w++) {
-    qsort(samples[w], BATCHES, sizeof(double), cmp_d);
+    qsort(samples[w], BATCHES, sizeof(double), bench_cmp_double);
     med[w] = samples[w][BATCHES / 2];
     printf("%-30s %9.1f us\n", names[w], med[w] * 1e6);
   }

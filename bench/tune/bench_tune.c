@@ -16,6 +16,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "tessel/tessel.h"
+#include "../bench_util.h"
 
 #include <ftw.h>
 #include <stdio.h>
@@ -42,21 +43,6 @@ typedef struct figures {
   double v[N_FIG];
 } figures;
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_d);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f) {
   (void)st, (void)flag, (void)f;
@@ -92,7 +78,7 @@ static int run_scenario(const char *config, const scenario *s, figures *out) {
   tsl_registry *reg = NULL;
   tsl_tune_result r;
   memset(&r, 0, sizeof r);
-  double t0 = now();
+  double t0 = bench_now();
   int rc = tsl_run_config_load(config, (uint32_t)n, sets, &cfg, d);
   if (!rc) {
     ctx = tsl_ctx_new();
@@ -104,7 +90,7 @@ static int run_scenario(const char *config, const scenario *s, figures *out) {
     rc = tsl_run_config_check_plugins(cfg, reg, d);
   if (!rc)
     rc = tsl_tune(cfg, reg, NULL, NULL, &r, d);
-  double wall = now() - t0;
+  double wall = bench_now() - t0;
   if (rc) {
     fprintf(stderr, "bench_tune: scenario %c: %s\n", s->id, d->text);
   } else {
@@ -262,7 +248,7 @@ int main(int argc, char **argv) {
       double v[MAX_ROUNDS];
       for (int r = 0; r < got[k]; r++)
         v[r] = fig[k][r].v[f];
-      med[f] = median(v, got[k]);
+      med[f] = bench_median(v, got[k]);
     }
     printf("%-3c %6.0f %6.0f %7.2f %8.2f %10.1f %12.1f %11.2f %7.3f %7.2f\n",
            scen[k].id, med[F_TRIALS], med[F_ERRORS], med[F_WALL], med[F_RATE], med[F_BUILD],
