@@ -69,12 +69,18 @@ static int check_keys(vstate *v, const cfg_node *map, const char *section,
   return TSL_OK;
 }
 
+/* "KEY: expected WHAT, got V; valid: VALID" at n. */
+static int expected(vstate *v, const cfg_node *n, const char *key, const char *what,
+                    const char *valid) {
+  return verr(v, TSL_EINVALID, n, "%s: expected %s, got %s; valid: %s", key, what,
+              cfg_got(v->a, n), valid);
+}
+
+static int is_scalar(const cfg_node *n) { return n->kind == CFG_SCALAR && !n->is_null; }
+
 static int want_map(vstate *v, const cfg_node *n, const char *key,
                     const char *valid) {
-  if (n->kind == CFG_MAP)
-    return TSL_OK;
-  return verr(v, TSL_EINVALID, n, "%s: expected a mapping, got %s; valid: %s",
-              key, cfg_got(v->a, n), valid);
+  return n->kind == CFG_MAP ? TSL_OK : expected(v, n, key, "a mapping", valid);
 }
 
 /* A section: a mapping whose keys are all in `keys`. */
@@ -92,9 +98,8 @@ static int missing(vstate *v, const cfg_node *map, const char *key,
 
 static int want_string(vstate *v, const cfg_node *n, const char *key,
                        const char *valid, const char **out) {
-  if (n->kind != CFG_SCALAR || n->is_null)
-    return verr(v, TSL_EINVALID, n, "%s: expected a string, got %s; valid: %s",
-                key, cfg_got(v->a, n), valid);
+  if (!is_scalar(n))
+    return expected(v, n, key, "a string", valid);
   if (!*n->text)
     return verr(v, TSL_EINVALID, n, "%s: empty string, got ''; valid: %s", key,
                 valid);
@@ -104,18 +109,14 @@ static int want_string(vstate *v, const cfg_node *n, const char *key,
 
 static int want_int(vstate *v, const cfg_node *n, const char *key, int64_t lo,
                     int64_t hi, const char *valid, int64_t *out) {
-  if (n->kind != CFG_SCALAR || n->is_null)
-    return verr(v, TSL_EINVALID, n,
-                "%s: expected an integer, got %s; valid: %s", key,
-                cfg_got(v->a, n), valid);
+  if (!is_scalar(n))
+    return expected(v, n, key, "an integer", valid);
   const char *s = n->text;
   char *end = NULL;
   errno = 0;
   long long x = strtoll(s, &end, 10);
   if (!*s || *end || isspace((unsigned char)s[0]))
-    return verr(v, TSL_EINVALID, n,
-                "%s: expected an integer, got %s; valid: %s", key,
-                cfg_got(v->a, n), valid);
+    return expected(v, n, key, "an integer", valid);
   if (errno == ERANGE || x < lo || x > hi)
     return verr(v, TSL_EINVALID, n, "%s: out of range, got %s; valid: %s", key,
                 cfg_got(v->a, n), valid);
@@ -126,10 +127,8 @@ static int want_int(vstate *v, const cfg_node *n, const char *key, int64_t lo,
 static int want_u64(vstate *v, const cfg_node *n, const char *key,
                     uint64_t *out) {
   const char *valid = "an integer in 0..18446744073709551615";
-  if (n->kind != CFG_SCALAR || n->is_null)
-    return verr(v, TSL_EINVALID, n,
-                "%s: expected an integer, got %s; valid: %s", key,
-                cfg_got(v->a, n), valid);
+  if (!is_scalar(n))
+    return expected(v, n, key, "an integer", valid);
   const char *s = n->text;
   char *end = NULL;
   errno = 0;
@@ -138,9 +137,7 @@ static int want_u64(vstate *v, const cfg_node *n, const char *key,
                 cfg_got(v->a, n), valid);
   unsigned long long x = strtoull(s, &end, 10);
   if (!*s || *end || !(s[0] >= '0' && s[0] <= '9'))
-    return verr(v, TSL_EINVALID, n,
-                "%s: expected an integer, got %s; valid: %s", key,
-                cfg_got(v->a, n), valid);
+    return expected(v, n, key, "an integer", valid);
   if (errno == ERANGE)
     return verr(v, TSL_EINVALID, n, "%s: out of range, got %s; valid: %s", key,
                 cfg_got(v->a, n), valid);
@@ -152,15 +149,13 @@ static int want_u64(vstate *v, const cfg_node *n, const char *key,
 static int want_double(vstate *v, const cfg_node *n, const char *key,
                        double lo, int lo_open, const char *valid,
                        double *out) {
-  if (n->kind != CFG_SCALAR || n->is_null)
-    return verr(v, TSL_EINVALID, n, "%s: expected a number, got %s; valid: %s",
-                key, cfg_got(v->a, n), valid);
+  if (!is_scalar(n))
+    return expected(v, n, key, "a number", valid);
   const char *s = n->text;
   char *end = NULL;
   double x = strtod(s, &end);
   if (!*s || *end || isspace((unsigned char)s[0]) || !isfinite(x))
-    return verr(v, TSL_EINVALID, n, "%s: expected a number, got %s; valid: %s",
-                key, cfg_got(v->a, n), valid);
+    return expected(v, n, key, "a number", valid);
   if (lo_open ? !(x > lo) : !(x >= lo))
     return verr(v, TSL_EINVALID, n, "%s: out of range, got %s; valid: %s", key,
                 cfg_got(v->a, n), valid);
@@ -170,7 +165,7 @@ static int want_double(vstate *v, const cfg_node *n, const char *key,
 
 static int want_bool(vstate *v, const cfg_node *n, const char *key,
                      int32_t *out) {
-  if (n->kind == CFG_SCALAR && !n->is_null) {
+  if (is_scalar(n)) {
     const char *t = n->text;
     if (!strcmp(t, "true") || !strcmp(t, "True") || !strcmp(t, "TRUE")) {
       *out = 1;
@@ -181,8 +176,7 @@ static int want_bool(vstate *v, const cfg_node *n, const char *key,
       return TSL_OK;
     }
   }
-  return verr(v, TSL_EINVALID, n, "%s: expected a boolean, got %s; valid: true, false",
-              key, cfg_got(v->a, n));
+  return expected(v, n, key, "a boolean", "true, false");
 }
 
 /* Paths from the file are relative to the config's folder; paths given by
@@ -196,13 +190,22 @@ static const char *resolve(vstate *v, const cfg_node *n, const char *p) {
   return s;
 }
 
-static int want_file(vstate *v, const cfg_node *n, const char *key,
+static int want_path(vstate *v, const cfg_node *n, const char *key,
                      const char *valid, const char **out) {
   const char *p = NULL;
   int rc = want_string(v, n, key, valid, &p);
   if (rc)
     return rc;
-  const char *r = resolve(v, n, p);
+  *out = resolve(v, n, p);
+  return TSL_OK;
+}
+
+static int want_file(vstate *v, const cfg_node *n, const char *key,
+                     const char *valid, const char **out) {
+  const char *r = NULL;
+  int rc = want_path(v, n, key, valid, &r);
+  if (rc)
+    return rc;
   struct stat st;
   if (stat(r, &st) != 0)
     return verr(v, TSL_ENOTFOUND, n,
@@ -212,16 +215,6 @@ static int want_file(vstate *v, const cfg_node *n, const char *key,
     return verr(v, TSL_EINVALID, n, "%s: '%s' is not a regular file, got %s; valid: %s",
                 key, r, cfg_got(v->a, n), valid);
   *out = r;
-  return TSL_OK;
-}
-
-static int want_path(vstate *v, const cfg_node *n, const char *key,
-                     const char *valid, const char **out) {
-  const char *p = NULL;
-  int rc = want_string(v, n, key, valid, &p);
-  if (rc)
-    return rc;
-  *out = resolve(v, n, p);
   return TSL_OK;
 }
 
@@ -486,8 +479,7 @@ static int v_plugin_paths(vstate *v, const cfg_node *root) {
     return TSL_OK;
   }
   if (n->kind != CFG_SEQ)
-    return verr(v, TSL_EINVALID, n, "plugin_paths: expected a list of paths, got %s; valid: %s",
-                cfg_got(v->a, n), valid);
+    return expected(v, n, "plugin_paths", "a list of paths", valid);
   const char **paths = TSL_NEW_ARRAY(v->a, const char *, n->n ? n->n : 1);
   for (uint32_t i = 0; i < n->n; i++) {
     char key[64];

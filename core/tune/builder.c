@@ -20,8 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define NO_JOB UINT32_MAX /* the parent's "no more work" */
-
 typedef struct build_msg {
   uint32_t job;
   int32_t ok;
@@ -248,14 +246,12 @@ void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
       finished++;
     }
   }
-  /* the rest (a poll failure) fails; workers get their "no more work" */
+  /* idle workers end at the end of their socket; busy ones (a poll
+   * failure) are killed and their job fails */
   for (uint32_t k = 0; k < n_ws; k++) {
     if (ws[k].fd < 0)
       continue;
-    uint32_t stop = NO_JOB;
     int busy = ws[k].job >= 0;
-    if (!busy)
-      (void)write_all(ws[k].fd, &stop, sizeof stop);
     retire(&ws[k], jobs, busy, busy ? "the build was abandoned" : NULL);
   }
   for (uint32_t i = 0; i < n; i++)

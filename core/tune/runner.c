@@ -211,16 +211,16 @@ static int measure_forked(const measure_job *j, tsl_run_result *r, tsl_diag *dia
   return TSL_OK;
 }
 
-static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *so_path,
-                      const char *symbol, const tsl_reference *ref,
-                      const tsl_run_opts *opts_in, tsl_run_result *r, tsl_diag *diag) {
+/* The start of every run: the result reset to a setup error, then the
+ * function to call checked (a packed entry, or a readable library and its
+ * symbol). */
+static int begin_run(tsl_run_result *r, tsl_packed_fn fn, const char *so_path,
+                     const char *symbol, tsl_diag *diag) {
   if (!r)
     return tsl_diag_set(diag, TSL_EINVALID, "tsl_run: NULL result");
   memset(r, 0, sizeof *r);
   r->struct_size = sizeof *r;
   r->status = TSL_RUN_SETUP_ERROR;
-  if (!lf || !lf->source)
-    return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "NULL lowered function or source");
   if (!fn && (!so_path || !symbol))
     return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "no function to run");
   if (so_path && access(so_path, R_OK) != 0) {
@@ -228,6 +228,17 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
     snprintf(why, sizeof why, "%s: %s", so_path, strerror(errno));
     return setup_fail(r, diag, TSL_EIO, "cannot read the library ", why);
   }
+  return TSL_OK;
+}
+
+static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *so_path,
+                      const char *symbol, const tsl_reference *ref,
+                      const tsl_run_opts *opts_in, tsl_run_result *r, tsl_diag *diag) {
+  int rc0 = begin_run(r, fn, so_path, symbol, diag);
+  if (rc0)
+    return rc0;
+  if (!lf || !lf->source)
+    return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "NULL lowered function or source");
   tsl_run_opts o;
   opts_from(opts_in, &o);
   tune_args a;
@@ -293,18 +304,9 @@ void tsl_measure_session_free(tsl_measure_session *s) {
 int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
                             const char *so_path, const char *symbol,
                             tsl_packed_fn fn, tsl_run_result *r, tsl_diag *diag) {
-  if (!r)
-    return tsl_diag_set(diag, TSL_EINVALID, "measure session: NULL result");
-  memset(r, 0, sizeof *r);
-  r->struct_size = sizeof *r;
-  r->status = TSL_RUN_SETUP_ERROR;
-  if (!fn && (!so_path || !symbol))
-    return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "no function to run");
-  if (so_path && access(so_path, R_OK) != 0) {
-    char why[600];
-    snprintf(why, sizeof why, "%s: %s", so_path, strerror(errno));
-    return setup_fail(r, diag, TSL_EIO, "cannot read the library ", why);
-  }
+  int rc = begin_run(r, fn, so_path, symbol, diag);
+  if (rc)
+    return rc;
   /* The worker is a fork: its writes to the arguments stay in the child,
    * so the session's buffers are pristine for the next candidate. */
   measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,

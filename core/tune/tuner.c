@@ -306,7 +306,6 @@ typedef struct cand {
   tsl_lowered_module lm;
   tune_build_job *job;
   tsl_measured res;
-  tsl_candidate view;
 } cand;
 
 static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
@@ -379,13 +378,13 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   uint32_t kept = 0, n_jobs = 0, taken = 0;
   for (uint32_t i = 0; i < n; i++) {
     char *key = traces[i] ? tsl_trace_decisions_key(traces[i]) : NULL;
-    /* never measure twice */
-    if (!key || key_known(tu, key) || key_add(tu, key)) {
+    /* never measure twice: proposed in this run (here), measured or held by
+     * another run (the claim below checks the database) */
+    if (!key || key_seen(tu, key) || key_add(tu, key)) {
       free(key);
       tsl_trace_free(traces[i]);
       continue;
     }
-    /* nor measure what another run on this database is measuring */
     int claimed = 0;
     tsl_diag cd = {0};
     if (!tu->db_rc && !*budget_full &&
@@ -394,8 +393,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       located(tu, "database", TSL_EIO, cd.text);
     }
     if (claimed != 1) {
-      /* held by another run (0): the key stays in the run's set, never
-       * proposed again; the budget spent (2): the rest of the batch is
+      /* measured or held by another run (0): the key stays in the run's
+       * set, never proposed again; the budget spent (2): the rest of the batch is
        * dropped */
       if (claimed == 2) { /* not proposed after all: a later batch may take it */
         *budget_full = 1;

@@ -50,16 +50,9 @@ int tune_best(tuner_best_ctx *b) {
                         tsl_db_path(b->db), (long long)br.id, d.text);
   out->best_program = tsl_print_module(tsl_schedule_module(sch));
   if (b->cfg->export_path) {
+    /* the folder was made and checked at setup (tune_check_export) */
     const tsl_lowered_module *lm = NULL;
-    char dir[1100];
-    snprintf(dir, sizeof dir, "%s", b->cfg->export_path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) { /* the folder is made, like the database's */
-      *slash = '\0';
-      rc = tsl_mkdir_p(dir, &d);
-    }
-    if (!rc)
-      rc = tsl_lower_module(b->arena, tsl_schedule_module(sch), NULL, &lm, &d);
+    rc = tsl_lower_module(b->arena, tsl_schedule_module(sch), NULL, &lm, &d);
     if (!rc)
       rc = b->tvt->export_library(b->target, lm, b->cfg->export_prefix,
                                   b->cfg->export_path, b->cfg->export_header, &d);

@@ -102,16 +102,28 @@ static LLVMValueRef index64(tll_cg *cg, const tsl_expr *e) {
     return tll_const_int(cg, i64, e->u.int_value);
   case TSL_EXPR_ADD:
   case TSL_EXPR_SUB:
-  case TSL_EXPR_MUL: {
+  case TSL_EXPR_MUL:
+  case TSL_EXPR_MIN:
+  case TSL_EXPR_MAX: {
     if (e->args[0]->dtype.lanes != t.lanes || e->args[1]->dtype.lanes != t.lanes)
       break;
     LLVMValueRef x = index64(cg, e->args[0]);
     LLVMValueRef y = x ? index64(cg, e->args[1]) : NULL;
     if (!y)
       return NULL;
-    return e->kind == TSL_EXPR_ADD   ? LLVMBuildNSWAdd(b, x, y, "")
-           : e->kind == TSL_EXPR_SUB ? LLVMBuildNSWSub(b, x, y, "")
-                                     : LLVMBuildNSWMul(b, x, y, "");
+    switch ((tsl_expr_kind)e->kind) {
+    case TSL_EXPR_ADD:
+      return LLVMBuildNSWAdd(b, x, y, "");
+    case TSL_EXPR_SUB:
+      return LLVMBuildNSWSub(b, x, y, "");
+    case TSL_EXPR_MUL:
+      return LLVMBuildNSWMul(b, x, y, "");
+    default: {
+      LLVMValueRef lt = LLVMBuildICmp(
+          b, e->kind == TSL_EXPR_MIN ? LLVMIntSLT : LLVMIntSGT, x, y, "");
+      return LLVMBuildSelect(b, lt, x, y, "");
+    }
+    }
   }
   case TSL_EXPR_FLOORDIV:
   case TSL_EXPR_FLOORMOD: {
@@ -126,18 +138,7 @@ static LLVMValueRef index64(tll_cg *cg, const tsl_expr *e) {
                             LLVMConstInt(cg->t_i64, (unsigned long long)c, 0),
                             e->kind == TSL_EXPR_FLOORMOD, i64);
   }
-  case TSL_EXPR_MIN:
-  case TSL_EXPR_MAX: {
-    if (e->args[0]->dtype.lanes != t.lanes || e->args[1]->dtype.lanes != t.lanes)
-      break;
-    LLVMValueRef x = index64(cg, e->args[0]);
-    LLVMValueRef y = x ? index64(cg, e->args[1]) : NULL;
-    if (!y)
-      return NULL;
-    LLVMValueRef lt = LLVMBuildICmp(
-        b, e->kind == TSL_EXPR_MIN ? LLVMIntSLT : LLVMIntSGT, x, y, "");
-    return LLVMBuildSelect(b, lt, x, y, "");
-  }
+
   case TSL_EXPR_CAST: {
     tsl_dtype f = e->args[0]->dtype;
     if (f.code == TSL_DT_INT && f.bits <= t.bits && f.lanes == t.lanes)

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Build one of the libFuzzer targets that link libtessel with clang and run it.
+#   tests/fuzz/run_target.sh config|import [SECONDS] [extra libFuzzer flags...]
+#   config  run configs: core/config instrumented; seeds corpus_config/,
+#           configs/ and tests/config/cases/
+#   import  `tessel db import`: core/db instrumented; seeds corpus_import/
+#           (JSON lines exported from real tuning databases)
+# The rest comes from build/core/libtessel.so (run ./tessel build first).
+# New inputs that add coverage are merged into the target's corpus.
+# Needs clang-14, libclang-rt-14-dev, libyaml-dev, libsqlite3-dev, libjansson-dev.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+name="${1:?usage: run_target.sh config|import [SECONDS]}"; shift
+secs="${1:-60}"; shift || true
+case "$name" in
+  config) srcs=("$root"/core/config/{config_load,config_set,config_validate,yaml_tree}.c)
+          area=config; libs=(-lyaml); max_len=4096
+          seeds=("$root/configs" "$root/tests/config/cases") ;;
+  import) srcs=("$root"/core/db/*.c); area=db; libs=(-lsqlite3 -ljansson); max_len=16384
+          seeds=() ;;
+  *) echo "run_target.sh: unknown target '$name'; valid: config, import" >&2; exit 2 ;;
+esac
+out="$root/tests/fuzz/out"
+corpus="$root/tests/fuzz/corpus_$name"
+lib="$root/build/core"
+mkdir -p "$out/new_$name" "$corpus"
+clang-14 -std=c17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+  -D_GNU_SOURCE -DTESSEL_ROOT="\"$root\"" -I"$root/core/include" -I"$root/core/$area" \
+  "${srcs[@]}" "$root/tests/fuzz/fuzz_$name.c" -L"$lib" -Wl,-rpath,"$lib" -ltessel \
+  "${libs[@]}" -lm -o "$out/fuzz_$name"
+TESSEL_SOURCE_ROOT="$root" "$out/fuzz_$name" -max_total_time="$secs" -max_len="$max_len" \
+  -timeout=10 -print_final_stats=1 -artifact_prefix="$out/" "$@" \
+  "$out/new_$name" "$corpus" "${seeds[@]}"
+"$out/fuzz_$name" -merge=1 "$corpus" "$out/new_$name" >/dev/null 2>&1 || true
+rm -rf "$out/new_$name" /tmp/tessel-fuzz-"$name"-*
