@@ -1,8 +1,8 @@
 /*
  * annotate / unannotate: add, replace or remove one key of a block's
  * T.block_attr dictionary or of a loop's annotations. Values are ints,
- * floats, strings, bools, sampled values (stored as their integer) or
- * lists of those.
+ * floats, strings, bools, sampled values (stored as their integer),
+ * T. expressions, or lists and dicts (string keys) of those.
  */
 #include "loops_internal.h"
 
@@ -44,6 +44,21 @@ static tsl_attr_value to_attr(sch_call *c, const tsl_sch_value *v) {
     r.u.items = items;
     break;
   }
+  case TSL_SV_DICT: {
+    tsl_attr *items = TSL_NEW_ARRAY(c->arena, tsl_attr, v->n / 2 + 1);
+    for (uint32_t i = 0; i + 1 < v->n; i += 2) {
+      items[i / 2].key = v->u.items[i].u.s;
+      items[i / 2].value = to_attr(c, &v->u.items[i + 1]);
+    }
+    r.kind = TSL_ATTR_DICT;
+    r.u.dict = tsl_attrs_make(c->arena, v->n / 2, items);
+    break;
+  }
+  case TSL_SV_EXPR:
+    r.kind = TSL_ATTR_EXPR;
+    r.dtype = v->u.expr->dtype;
+    r.u.expr = v->u.expr;
+    break;
   default:
     r.kind = TSL_ATTR_STR;
     r.u.s = "";

@@ -15,7 +15,7 @@ static int map_value(tsl_arena *a, const tsl_sch_value *v, const uint32_t *map,
     if (v->u.rv >= n_map || map[v->u.rv] == UINT32_MAX)
       return 0;
     out->u.rv = map[v->u.rv];
-  } else if (v->kind == TSL_SV_LIST) {
+  } else if (sch_value_has_items(v)) {
     tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v->n + 1);
     for (uint32_t i = 0; i < v->n; i++)
       if (!map_value(a, &v->u.items[i], map, n_map, &items[i]))

@@ -233,12 +233,41 @@ void sch_trace_append(tsl_trace *t, const tsl_sch_inst_kind *kind,
                       const tsl_sch_value *args, const tsl_sch_rv *outs,
                       uint32_t n_outs, const uint32_t *out_kinds,
                       const tsl_sch_value *decision);
-/* Copy a value's lists into `a`. */
+/* ---- values (values.c) ---------------------------------------------------- */
+
+/* A deep copy in `a`: lists, strings, expressions and lambdas (with fresh
+ * parameters), so that it outlives the value's own arena. */
 tsl_sch_value sch_value_copy(tsl_arena *a, const tsl_sch_value *v);
+/* LIST, TUPLE or DICT (u.items, n items). */
+int sch_value_has_items(const tsl_sch_value *v);
+/* 1 when the value holds an EXPR or LAMBDA somewhere. */
+int sch_value_has_exprs(const tsl_sch_value *v);
 /* Append the Python spelling of a value to `sb`. */
 void sch_value_print(tsl_strbuf *sb, const tsl_sch_value *v,
                      const uint8_t *rv_kinds, uint32_t n_rvs);
 char sch_rv_prefix(uint32_t kind);
+
+/* Length of the expression starting at `p`: up to the first ',', ')', ']',
+ * '}', '#' or newline outside brackets and strings (trailing blanks
+ * dropped). */
+size_t sch_value_span(const char *p, const char *end);
+/* Names of the enclosing script a T. expression or lambda may use: `fn`
+ * returns 1 and the integer value for a known name. */
+typedef struct sch_name_lookup {
+  int (*fn)(void *user_data, const char *name, size_t len, int64_t *value);
+  void *user_data;
+} sch_name_lookup;
+/* Read a T. expression (`T.float32(0)`) / a lambda (`lambda i: (i // 4, i %
+ * 4)`) from `len` bytes of text that start at file:line:col. `lk` may be
+ * NULL. Built in `a`; errors are located. */
+int sch_parse_expr_text(tsl_arena *a, const char *file, uint32_t line,
+                        uint32_t col, const char *text, size_t len,
+                        const sch_name_lookup *lk, tsl_sch_value *out,
+                        tsl_diag *diag);
+int sch_parse_lambda_text(tsl_arena *a, const char *file, uint32_t line,
+                          uint32_t col, const char *text, size_t len,
+                          const sch_name_lookup *lk, tsl_sch_value *out,
+                          tsl_diag *diag);
 
 /* Bind arguments against the kind's parameters (Python rules) into
  * `bound` (n_params entries). Diag names the parameter on error. */

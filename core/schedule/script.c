@@ -6,8 +6,13 @@
  *   targets := NAME (',' NAME)* [','] | '(' ... ')' | '[' ... ']'
  *   expr    := postfix ;  postfix := atom ('[' index ']')*
  *   atom    := 'sch' '.' NAME '(' args ')' | NAME | INT | FLOAT | STRING |
- *              True | False | None | '-' atom | '[' exprs ']' | '(' exprs ')'
+ *              True | False | None | '-' atom | '[' exprs ']' | '(' exprs ')' |
+ *              '{' [expr ':' expr (',' expr ':' expr)*] '}' |
+ *              'lambda' NAMES ':' tir_expr | tir_expr
  *   index   := INT | [INT] ':' [INT]
+ * A tir_expr is TVMScript (`T.float32(0)`, `(i // 4, i % 4)`): text up to
+ * the next ',' or closing bracket, read by the TVMScript parser; an
+ * argument that mentions `T.` is read that way as a whole.
  */
 #include "sch_internal.h"
 
@@ -172,11 +177,11 @@ static void lex(sp *s) {
     }
   } else {
     t->kind = T_OP;
-    t->op = strchr("()[],=.:-", c) ? c : '?';
+    t->op = strchr("()[]{},=.:-", c) ? c : '?';
     q++;
-    if (c == '(' || c == '[')
+    if (c == '(' || c == '[' || c == '{')
       s->depth++;
-    if ((c == ')' || c == ']') && s->depth > 0)
+    if ((c == ')' || c == ']' || c == '}') && s->depth > 0)
       s->depth--;
   }
   t->len = (size_t)(q - s->p);
@@ -377,9 +382,9 @@ static int parse_index(sp *s, tsl_sch_value *val, const tok *at) {
   }
   if ((rc = expect(s, ']')))
     return rc;
-  if (val->kind != TSL_SV_LIST)
-    return syntax_error(s, &open, "only lists can be indexed (the value at "
-                                  "column %u is not a list)", at->col);
+  if (val->kind != TSL_SV_LIST && val->kind != TSL_SV_TUPLE)
+    return syntax_error(s, &open, "only lists and tuples can be indexed (the "
+                                  "value at column %u is neither)", at->col);
   int64_t n = val->n;
   if (!slice) {
     int64_t k = a < 0 ? a + n : a;
@@ -389,10 +394,119 @@ static int parse_index(sp *s, tsl_sch_value *val, const tok *at) {
     *val = val->u.items[k];
     return TSL_OK;
   }
+  uint32_t kind = val->kind;
   int64_t lo = has_a ? (a < 0 ? a + n : a) : 0, hi = has_b ? (b < 0 ? b + n : b) : n;
   lo = lo < 0 ? 0 : lo > n ? n : lo;
   hi = hi < lo ? lo : hi > n ? n : hi;
   *val = tsl_sv_list((uint32_t)(hi - lo), val->u.items + lo);
+  val->kind = kind;
+  return TSL_OK;
+}
+
+/* ---- TVMScript expressions and lambdas ----------------------------------- */
+
+/* Script names holding an int or a sampled value, for lambda bodies. */
+static int lookup_int(void *ud, const char *name, size_t len, int64_t *value) {
+  sp *s = ud;
+  var *v = lookup(s, tsl_intern_n(s->sch->ctx, name, len));
+  if (!v)
+    return 0;
+  if (v->value.kind == TSL_SV_INT) {
+    *value = v->value.u.i;
+    return 1;
+  }
+  if (v->value.kind == TSL_SV_RV &&
+      tsl_schedule_rv_kind(s->sch, v->value.u.rv) == TSL_RV_EXPR) {
+    *value = tsl_schedule_rv_value(s->sch, v->value.u.rv);
+    return 1;
+  }
+  return 0;
+}
+
+/* Read the text from the current token to the end of its expression with
+ * the TVMScript parser (as a lambda or as one expression), then continue
+ * lexing after it. */
+static int parse_tir(sp *s, int is_lambda, tsl_sch_value *out) {
+  const char *start = s->cur.start;
+  size_t n = sch_value_span(start, s->end);
+  sch_name_lookup lk = {lookup_int, s};
+  int rc = is_lambda ? sch_parse_lambda_text(s->sch->arena, s->file, s->cur.line,
+                                             s->cur.col, start, n, &lk, out, s->diag)
+                     : sch_parse_expr_text(s->sch->arena, s->file, s->cur.line,
+                                           s->cur.col, start, n, &lk, out, s->diag);
+  if (rc)
+    return rc;
+  uint32_t line = s->cur.line, col = s->cur.col;
+  for (const char *q = start; q < start + n; q++) {
+    if (*q == '\n') {
+      line++;
+      col = 1;
+    } else {
+      col++;
+    }
+  }
+  s->p = start + n;
+  s->line = line;
+  s->col = col;
+  lex(s);
+  return TSL_OK;
+}
+
+/* Is the expression starting here TVMScript: does it mention `T.` or use
+ * an arithmetic or comparison operator outside brackets? */
+static int is_tir_expr(const sp *s) {
+  const char *p = s->cur.start;
+  size_t n = sch_value_span(p, s->end);
+  int depth = 0;
+  for (size_t i = 0; i < n; i++) {
+    char ch = p[i];
+    if (ch == '"' || ch == '\'') {
+      i++;
+      while (i < n && p[i] != ch)
+        i += p[i] == '\\' ? 2 : 1;
+      continue;
+    }
+    if (ch == '(' || ch == '[' || ch == '{')
+      depth++;
+    else if (ch == ')' || ch == ']' || ch == '}')
+      depth--;
+    else if (depth == 0 && i > 0 && strchr("+-*/%<>", ch))
+      return 1;
+    if (ch == 'T' && i + 1 < n && p[i + 1] == '.' &&
+        (i == 0 || !(isalnum((unsigned char)p[i - 1]) || p[i - 1] == '_' || p[i - 1] == '.')))
+      return 1;
+  }
+  return 0;
+}
+
+static int parse_dict(sp *s, tsl_sch_value *out) {
+  uint32_t n = 0;
+  tsl_vec items;
+  tsl_vec_init(&items, sizeof(tsl_sch_value), s->sch->arena);
+  lex(s);
+  while (!is_op(s, '}')) {
+    tok at = s->cur;
+    tsl_sch_value *kv = tsl_vec_push(&items);
+    int rc = parse_expr(s, kv);
+    if (rc)
+      return rc;
+    if (kv->kind != TSL_SV_STR)
+      return syntax_error(s, &at, "dictionary keys must be strings");
+    if ((rc = expect(s, ':')))
+      return rc;
+    tsl_sch_value val;
+    if ((rc = parse_expr(s, &val)))
+      return rc;
+    TSL_VEC_PUSH(&items, tsl_sch_value, val);
+    n++;
+    if (!is_op(s, ','))
+      break;
+    lex(s);
+  }
+  int rc = expect(s, '}');
+  if (rc)
+    return rc;
+  *out = tsl_sv_dict(n, TSL_VEC_DATA(&items, tsl_sch_value));
   return TSL_OK;
 }
 
@@ -423,6 +537,8 @@ static int parse_atom(sp *s, tsl_sch_value *out) {
       lex(s);
       return TSL_OK;
     }
+    if (is_name(s, "lambda"))
+      return parse_tir(s, 1, out);
     if (is_name(s, "sch")) {
       lex(s);
       if ((rc = expect(s, '.')))
@@ -457,8 +573,12 @@ static int parse_atom(sp *s, tsl_sch_value *out) {
         return rc;
       if (t.op == '(' && out->n == 1 && !comma)
         *out = out->u.items[0]; /* parenthesised expression */
+      else if (t.op == '(')
+        out->kind = TSL_SV_TUPLE;
       return TSL_OK;
     }
+    if (t.op == '{')
+      return parse_dict(s, out);
     return bad_token(s);
   default:
     return bad_token(s);
@@ -467,6 +587,9 @@ static int parse_atom(sp *s, tsl_sch_value *out) {
 
 static int parse_expr(sp *s, tsl_sch_value *out) {
   tok at = s->cur;
+  if (!(s->cur.kind == T_OP && strchr("([{", s->cur.op)) && !is_name(s, "lambda") &&
+      !is_name(s, "sch") && is_tir_expr(s))
+    return parse_tir(s, 0, out);
   int rc = parse_atom(s, out);
   while (rc == TSL_OK && is_op(s, '['))
     rc = parse_index(s, out, &at);
@@ -555,7 +678,7 @@ static int parse_stmt(sp *s) {
     assign(s, tsl_intern_n(s->sch->ctx, names[0].start, names[0].len), v);
     return TSL_OK;
   }
-  if (v.kind != TSL_SV_LIST)
+  if (v.kind != TSL_SV_LIST && v.kind != TSL_SV_TUPLE)
     return syntax_error(s, &at, "cannot unpack %s into %u names",
                         v.kind == TSL_SV_NONE ? "None" : "a single value", n);
   if (v.n != n)

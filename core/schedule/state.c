@@ -10,65 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- values ----------------------------------------------------------- */
-
-tsl_sch_value tsl_sv_none(void) { return (tsl_sch_value){TSL_SV_NONE, 0, {0}}; }
-tsl_sch_value tsl_sv_int(int64_t v) {
-  return (tsl_sch_value){TSL_SV_INT, 0, {.i = v}};
-}
-tsl_sch_value tsl_sv_float(double v) {
-  return (tsl_sch_value){TSL_SV_FLOAT, 0, {.f = v}};
-}
-tsl_sch_value tsl_sv_bool(int v) {
-  return (tsl_sch_value){TSL_SV_BOOL, 0, {.i = v != 0}};
-}
-tsl_sch_value tsl_sv_str(tsl_str s) {
-  return (tsl_sch_value){TSL_SV_STR, 0, {.s = s}};
-}
-tsl_sch_value tsl_sv_rv(tsl_sch_rv rv) {
-  return (tsl_sch_value){TSL_SV_RV, 0, {.rv = rv}};
-}
-tsl_sch_value tsl_sv_list(uint32_t n, const tsl_sch_value *items) {
-  return (tsl_sch_value){TSL_SV_LIST, n, {.items = items}};
-}
-
-int tsl_sv_equal(const tsl_sch_value *a, const tsl_sch_value *b) {
-  if (a->kind != b->kind)
-    return 0;
-  switch (a->kind) {
-  case TSL_SV_NONE:
-    return 1;
-  case TSL_SV_INT:
-  case TSL_SV_BOOL:
-    return a->u.i == b->u.i;
-  case TSL_SV_FLOAT:
-    return a->u.f == b->u.f;
-  case TSL_SV_STR:
-    return strcmp(a->u.s, b->u.s) == 0;
-  case TSL_SV_RV:
-    return a->u.rv == b->u.rv;
-  case TSL_SV_LIST:
-    if (a->n != b->n)
-      return 0;
-    for (uint32_t i = 0; i < a->n; i++)
-      if (!tsl_sv_equal(&a->u.items[i], &b->u.items[i]))
-        return 0;
-    return 1;
-  }
-  return 0;
-}
-
-tsl_sch_value sch_value_copy(tsl_arena *a, const tsl_sch_value *v) {
-  tsl_sch_value r = *v;
-  if (v->kind == TSL_SV_LIST && v->n) {
-    tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v->n);
-    for (uint32_t i = 0; i < v->n; i++)
-      items[i] = sch_value_copy(a, &v->u.items[i]);
-    r.u.items = items;
-  }
-  return r;
-}
-
 /* ---- random generator (xoshiro256**, seeded by splitmix64) ------------- */
 
 static uint64_t splitmix64(uint64_t *x) {
@@ -329,17 +270,22 @@ static const char *type_text(uint32_t type) {
   case TSL_SP_FLOATS: return "a list of floats";
   case TSL_SP_BLOCKS: return "a list of blocks";
   case TSL_SP_LOOPS: return "loop handles";
-  case TSL_SP_ANY: return "an int, float, string, bool or sampled value";
+  case TSL_SP_ANY: return "an int, float, string, bool, sampled value, T. expression, or a list or dict of those";
   case TSL_SP_DECISION: return "an int, a list of ints or None";
   case TSL_SP_BLOCK_OR_LOOPS: return "a loop handle or a list of blocks";
+  case TSL_SP_BUFFER: return "a buffer name or a tuple (\"read\" or \"write\", index)";
+  case TSL_SP_LAMBDA: return "a lambda, e.g. lambda i, j: (j, i)";
+  case TSL_SP_EXPR_OR_LAMBDA: return "a number, a T. expression or a lambda";
   }
   return "?";
 }
 
 static const char *value_kind_text(const tsl_sch_value *v) {
-  static const char *names[] = {"None", "an int", "a float", "a string",
-                                "a bool", "a handle", "a list"};
-  return v->kind <= TSL_SV_LIST ? names[v->kind] : "?";
+  static const char *names[] = {"None",    "an int",  "a float",
+                                "a string", "a bool",  "a handle",
+                                "a list",  "a tuple", "a dict",
+                                "an expression", "a lambda"};
+  return v->kind <= TSL_SV_LAMBDA ? names[v->kind] : "?";
 }
 
 static int list_all(const tsl_sch_value *v, int (*ok)(const tsl_sch_value *)) {
@@ -365,7 +311,25 @@ static int is_factor(const tsl_sch_value *v) {
 static int is_scalar_any(const tsl_sch_value *v) {
   return v->kind == TSL_SV_INT || v->kind == TSL_SV_FLOAT ||
          v->kind == TSL_SV_STR || v->kind == TSL_SV_BOOL ||
-         v->kind == TSL_SV_RV;
+         v->kind == TSL_SV_RV || v->kind == TSL_SV_EXPR;
+}
+/* Annotation values: scalars, lists of values, dicts with string keys. */
+static int is_any(const tsl_sch_value *v) {
+  if (v->kind == TSL_SV_LIST)
+    return list_all(v, is_any);
+  if (v->kind == TSL_SV_DICT) {
+    for (uint32_t i = 0; i < v->n; i += 2)
+      if (v->u.items[i].kind != TSL_SV_STR || !is_any(&v->u.items[i + 1]))
+        return 0;
+    return 1;
+  }
+  return is_scalar_any(v);
+}
+static int is_buffer_ref(const tsl_sch_value *v) {
+  if (v->kind == TSL_SV_STR)
+    return 1;
+  return (v->kind == TSL_SV_TUPLE || v->kind == TSL_SV_LIST) && v->n == 2 &&
+         v->u.items[0].kind == TSL_SV_STR && v->u.items[1].kind == TSL_SV_INT;
 }
 
 int sch_type_ok(uint32_t type, const tsl_sch_value *v) {
@@ -383,11 +347,35 @@ int sch_type_ok(uint32_t type, const tsl_sch_value *v) {
   case TSL_SP_FLOATS: return list_all(v, is_num);
   case TSL_SP_BLOCKS: return list_all(v, is_block_like);
   case TSL_SP_LOOPS: return list_all(v, is_rv);
-  case TSL_SP_ANY: return is_scalar_any(v) || list_all(v, is_scalar_any);
+  case TSL_SP_ANY: return is_any(v);
   case TSL_SP_DECISION: return is_int(v) || list_all(v, is_int);
   case TSL_SP_BLOCK_OR_LOOPS: return is_rv(v) || list_all(v, is_block_like);
+  case TSL_SP_BUFFER: return is_buffer_ref(v);
+  case TSL_SP_LAMBDA: return v->kind == TSL_SV_LAMBDA;
+  case TSL_SP_EXPR_OR_LAMBDA:
+    return is_num(v) || v->kind == TSL_SV_EXPR || v->kind == TSL_SV_LAMBDA;
   }
   return 0;
+}
+
+/* Tuples are lists everywhere but in buffer references (which the
+ * primitive records as tuples) and lambdas (whose bodies keep them). */
+static tsl_sch_value tuples_as_lists(tsl_arena *a, uint32_t type,
+                                     tsl_sch_value v) {
+  if (type == TSL_SP_BUFFER) {
+    if (v.kind == TSL_SV_LIST)
+      v.kind = TSL_SV_TUPLE;
+    return v;
+  }
+  if (!sch_value_has_items(&v))
+    return v;
+  tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v.n + 1);
+  for (uint32_t i = 0; i < v.n; i++)
+    items[i] = tuples_as_lists(a, type, v.u.items[i]);
+  v.u.items = items;
+  if (v.kind == TSL_SV_TUPLE)
+    v.kind = TSL_SV_LIST;
+  return v;
 }
 
 int sch_bind_args(const tsl_sch_inst_kind *k, uint32_t n_args,
@@ -409,7 +397,7 @@ int sch_bind_args(const tsl_sch_inst_kind *k, uint32_t n_args,
     int p = -1;
     if (!arg->name) {
       if (varargs >= 0 && pos >= (uint32_t)varargs) {
-        var_items[n_var++] = arg->value;
+        var_items[n_var++] = tuples_as_lists(a, k->params[varargs].type, arg->value);
         set[varargs] = 1;
         continue;
       }
@@ -442,7 +430,7 @@ int sch_bind_args(const tsl_sch_inst_kind *k, uint32_t n_args,
                             arg->name);
     }
     const tsl_sch_param *par = &k->params[p];
-    tsl_sch_value v = arg->value;
+    tsl_sch_value v = tuples_as_lists(a, par->type, arg->value);
     int none_ok = !(par->flags & TSL_SPF_REQUIRED) &&
                   par->default_value.kind == TSL_SV_NONE &&
                   v.kind == TSL_SV_NONE;
@@ -501,7 +489,7 @@ static int decision_index(const tsl_sch_inst_kind *k) {
 /* RV arguments must be live handles of the right kind. */
 static int check_rv(tsl_schedule *sch, const tsl_sch_param *par,
                     const tsl_sch_value *v, tsl_diag *diag) {
-  if (v->kind == TSL_SV_LIST) {
+  if (sch_value_has_items(v)) {
     for (uint32_t i = 0; i < v->n; i++)
       if (check_rv(sch, par, &v->u.items[i], diag))
         return TSL_EINVALID;
@@ -548,8 +536,12 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
   if (decision && decision->kind != TSL_SV_NONE)
     c.decision = *decision;
   int rc = TSL_OK;
-  for (uint32_t p = 0; p < k->n_params && rc == TSL_OK; p++)
+  for (uint32_t p = 0; p < k->n_params && rc == TSL_OK; p++) {
     rc = check_rv(sch, &k->params[p], &args[p], diag);
+    /* expressions of a replayed trace must not be shared into the module */
+    if (sch_value_has_exprs(&args[p]))
+      args[p] = sch_value_copy(sch->arena, &args[p]);
+  }
   sch_snapshot snap = sch_snapshot_take(&c);
   if (rc == TSL_OK)
     rc = inst->apply(&c);

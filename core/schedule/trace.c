@@ -112,7 +112,7 @@ void tsl_trace_free(tsl_trace *t) {
 static void mark_used(const tsl_sch_value *v, uint8_t *used, uint32_t n_rvs) {
   if (v->kind == TSL_SV_RV && v->u.rv < n_rvs)
     used[v->u.rv] = 1;
-  else if (v->kind == TSL_SV_LIST)
+  else if (sch_value_has_items(v))
     for (uint32_t i = 0; i < v->n; i++)
       mark_used(&v->u.items[i], used, n_rvs);
 }
@@ -166,68 +166,6 @@ int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
 }
 
 /* ---- printing ------------------------------------------------------------- */
-
-static void print_str(tsl_strbuf *sb, const char *s) {
-  tsl_strbuf_append(sb, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      tsl_strbuf_printf(sb, "\\%c", *p);
-    else if (*p == '\n')
-      tsl_strbuf_append(sb, "\\n");
-    else if (*p == '\t')
-      tsl_strbuf_append(sb, "\\t");
-    else if (*p < 0x20 || *p == 0x7f)
-      tsl_strbuf_printf(sb, "\\x%02x", *p);
-    else
-      tsl_strbuf_append_n(sb, (const char *)p, 1);
-  }
-  tsl_strbuf_append(sb, "\"");
-}
-
-static void print_float(tsl_strbuf *sb, double f) {
-  if (isnan(f)) {
-    tsl_strbuf_append(sb, "float(\"nan\")");
-    return;
-  }
-  if (isinf(f)) {
-    tsl_strbuf_append(sb, f > 0 ? "float(\"inf\")" : "float(\"-inf\")");
-    return;
-  }
-  char buf[64];
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(buf, sizeof buf, "%.*g", prec, f);
-    if (strtod(buf, NULL) == f)
-      break;
-  }
-  if (!strpbrk(buf, ".eEn"))
-    strcat(buf, ".0");
-  tsl_strbuf_append(sb, buf);
-}
-
-void sch_value_print(tsl_strbuf *sb, const tsl_sch_value *v,
-                     const uint8_t *rv_kinds, uint32_t n_rvs) {
-  switch (v->kind) {
-  case TSL_SV_NONE: tsl_strbuf_append(sb, "None"); break;
-  case TSL_SV_INT: tsl_strbuf_printf(sb, "%lld", (long long)v->u.i); break;
-  case TSL_SV_FLOAT: print_float(sb, v->u.f); break;
-  case TSL_SV_STR: print_str(sb, v->u.s); break;
-  case TSL_SV_BOOL: tsl_strbuf_append(sb, v->u.i ? "True" : "False"); break;
-  case TSL_SV_RV:
-    tsl_strbuf_printf(sb, "%c%u",
-                      sch_rv_prefix(v->u.rv < n_rvs ? rv_kinds[v->u.rv] : 0),
-                      v->u.rv);
-    break;
-  case TSL_SV_LIST:
-    tsl_strbuf_append(sb, "[");
-    for (uint32_t i = 0; i < v->n; i++) {
-      if (i)
-        tsl_strbuf_append(sb, ", ");
-      sch_value_print(sb, &v->u.items[i], rv_kinds, n_rvs);
-    }
-    tsl_strbuf_append(sb, "]");
-    break;
-  }
-}
 
 static void print_inst(tsl_strbuf *sb, const tsl_trace *t,
                        const tsl_trace_inst *in, int with_decisions) {

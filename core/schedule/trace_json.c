@@ -21,11 +21,29 @@ static json_t *value_json(const tsl_sch_value *v, const tsl_trace *t) {
              sch_rv_prefix(v->u.rv < t->n_rvs ? t->rv_kinds[v->u.rv] : 0),
              v->u.rv);
     return json_string(buf);
-  case TSL_SV_LIST: {
+  case TSL_SV_LIST:
+  case TSL_SV_TUPLE: {
     json_t *a = json_array();
     for (uint32_t i = 0; i < v->n; i++)
       json_array_append_new(a, value_json(&v->u.items[i], t));
-    return a;
+    return v->kind == TSL_SV_LIST ? a : json_pack("{s:o}", "tuple", a);
+  }
+  case TSL_SV_DICT: {
+    json_t *a = json_array();
+    for (uint32_t i = 0; i + 1 < v->n; i += 2)
+      json_array_append_new(a, json_pack("[s,o]", v->u.items[i].u.s,
+                                         value_json(&v->u.items[i + 1], t)));
+    return json_pack("{s:o}", "dict", a);
+  }
+  case TSL_SV_EXPR:
+  case TSL_SV_LAMBDA: {
+    tsl_strbuf sb;
+    tsl_strbuf_init(&sb);
+    sch_value_print(&sb, v, t->rv_kinds, t->n_rvs);
+    json_t *o = json_pack("{s:s}", v->kind == TSL_SV_EXPR ? "expr" : "lambda",
+                          sb.data ? sb.data : "");
+    tsl_strbuf_free(&sb);
+    return o;
   }
   default: return json_null();
   }
@@ -111,10 +129,46 @@ static int json_value(jctx *j, json_t *x, tsl_sch_value *out, int depth) {
                    json_string_value(x));
     *out = tsl_sv_rv(num);
   } else if (json_is_object(x)) {
-    json_t *s = json_object_get(x, "str");
-    if (!json_is_string(s) || json_object_size(x) != 1)
-      return jfail(j, "%s", "an object value must be {\"str\": \"...\"}");
-    *out = tsl_sv_str(tsl_intern(j->t->ctx, json_string_value(s)));
+    const char *key = json_object_size(x) == 1 ? json_object_iter_key(json_object_iter(x)) : "";
+    json_t *s = json_object_get(x, key);
+    if (!strcmp(key, "str") && json_is_string(s)) {
+      *out = tsl_sv_str(tsl_intern(j->t->ctx, json_string_value(s)));
+    } else if ((!strcmp(key, "expr") || !strcmp(key, "lambda")) && json_is_string(s)) {
+      tsl_diag d;
+      const char *txt = json_string_value(s);
+      int rc = !strcmp(key, "expr")
+                   ? sch_parse_expr_text(j->t->arena, "<json>", 1, 1, txt, strlen(txt),
+                                         NULL, out, &d)
+                   : sch_parse_lambda_text(j->t->arena, "<json>", 1, 1, txt,
+                                           strlen(txt), NULL, out, &d);
+      if (rc) {
+        char *nl = strchr(d.text, '\n');
+        if (nl)
+          *nl = 0;
+        d.text[300] = 0;
+        return jfail(j, "%.300s", d.text);
+      }
+    } else if (!strcmp(key, "tuple") && json_is_array(s)) {
+      if (json_value(j, s, out, depth + 1))
+        return TSL_EPARSE;
+      out->kind = TSL_SV_TUPLE;
+    } else if (!strcmp(key, "dict") && json_is_array(s)) {
+      size_t n = json_array_size(s);
+      tsl_sch_value *items = TSL_NEW_ARRAY(j->t->arena, tsl_sch_value, 2 * n + 1);
+      for (size_t i = 0; i < n; i++) {
+        json_t *pair = json_array_get(s, i);
+        if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+            !json_is_string(json_array_get(pair, 0)))
+          return jfail(j, "%s", "dict entries must be [\"key\", value] pairs");
+        items[2 * i] = tsl_sv_str(tsl_intern(j->t->ctx, json_string_value(json_array_get(pair, 0))));
+        if (json_value(j, json_array_get(pair, 1), &items[2 * i + 1], depth + 1))
+          return TSL_EPARSE;
+      }
+      *out = tsl_sv_dict((uint32_t)n, items);
+    } else {
+      return jfail(j, "%s", "an object value must be {\"str\": ...}, {\"tuple\": [...]}, "
+                            "{\"dict\": [...]}, {\"expr\": \"...\"} or {\"lambda\": \"...\"}");
+    }
   } else if (json_is_array(x)) {
     size_t n = json_array_size(x);
     tsl_sch_value *items = TSL_NEW_ARRAY(j->t->arena, tsl_sch_value, n + 1);
@@ -163,6 +217,8 @@ static int parse_inst(jctx *j, json_t *o, const uint8_t *has_decision) {
     int ok = none_ok || sch_type_ok(par->type, &args[p]);
     if (ok && (par->flags & TSL_SPF_VARARGS))
       ok = args[p].kind == TSL_SV_LIST;
+    if (ok && par->type == TSL_SP_BUFFER && args[p].kind == TSL_SV_LIST)
+      args[p].kind = TSL_SV_TUPLE;
     if (!ok)
       return jfail(j, "%s", "value of the wrong type");
   }

@@ -82,7 +82,7 @@ static void test_syntax(void) {
   expect_error("b = sch.get_block(3)\n", "argument 'name' must be a string, not an int", "wrong type");
   expect_error("b = sch.get_block(name=\"B\", \"main\")\n", "positional argument follows keyword argument", "positional after keyword");
   expect_error("b = sch.get_block(\"B\")\nl = sch.get_loops(b)\nx = l[5]\n", "s.sch:3:6: error: index 5 out of range for a list of 2", "index out of range");
-  expect_error("b = sch.get_block(\"B\")\nx = b[0]\n", "only lists can be indexed", "indexing a handle");
+  expect_error("b = sch.get_block(\"B\")\nx = b[0]\n", "only lists and tuples can be indexed", "indexing a handle");
   expect_error("b = sch.get_block(\"B\")\nl = sch.get_loops(b)\nsch.get_loops(l[0])\n", "get_loops: argument 'block' must be a block (handle or name), not loop 'i'", "loop where a block is expected");
   expect_error("x = sch.get_block(\"B\", 'unterminated)\n", "unterminated string", "unterminated string");
   expect_error("a, b = sch.get_block(\"B\")\n", "cannot unpack a single value into 2 names", "unpacking a single handle");

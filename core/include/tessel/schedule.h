@@ -71,20 +71,38 @@ enum {
   TSL_SV_STR = 3,   /* u.s, interned in the schedule's context */
   TSL_SV_BOOL = 4,  /* u.i: 0 or 1 */
   TSL_SV_RV = 5,    /* u.rv */
-  TSL_SV_LIST = 6   /* u.items, n entries */
+  TSL_SV_LIST = 6,  /* u.items, n entries */
+  TSL_SV_TUPLE = 7, /* u.items, n entries: a Python tuple, ("read", 0) */
+  TSL_SV_DICT = 8,  /* u.items, n = 2 x entries: key (STR), value, ... */
+  TSL_SV_EXPR = 9,  /* u.expr: a TIR expression, T.float32(0) */
+  TSL_SV_LAMBDA = 10 /* u.lambda: `lambda i, j: (j, i)` */
 };
 
 typedef struct tsl_sch_value tsl_sch_value;
+typedef struct tsl_sch_lambda tsl_sch_lambda;
 struct tsl_sch_value {
   uint32_t kind; /* TSL_SV_* */
-  uint32_t n;    /* LIST: number of items */
+  uint32_t n;    /* LIST, TUPLE, DICT: number of items */
   union {
     int64_t i;
     double f;
     tsl_str s;
     tsl_sch_rv rv;
     const tsl_sch_value *items;
+    const tsl_expr *expr;
+    const tsl_sch_lambda *lambda;
   } u;
+};
+
+/* A lambda: parameters (variables of the lambda's own) and a body whose
+ * leaves are EXPR values over them, nested in TUPLE / LIST values, e.g. an
+ * index map `lambda i, j: (j, i)` or annotate_buffer_access's
+ * `lambda vi, vj: ((vi - 1, vi + 1), vj)`. Names of the script that held
+ * sampled values when the lambda was read are replaced by those values. */
+struct tsl_sch_lambda {
+  uint32_t n_params;
+  const tsl_var *const *params;
+  tsl_sch_value body;
 };
 
 /* One argument of a call: `name` NULL for a positional argument. */
@@ -101,7 +119,13 @@ TSL_API tsl_sch_value tsl_sv_bool(int v);
 TSL_API tsl_sch_value tsl_sv_str(tsl_str s);
 TSL_API tsl_sch_value tsl_sv_rv(tsl_sch_rv rv);
 TSL_API tsl_sch_value tsl_sv_list(uint32_t n, const tsl_sch_value *items);
-/* Structural equality of two values. */
+TSL_API tsl_sch_value tsl_sv_tuple(uint32_t n, const tsl_sch_value *items);
+/* `items` holds n_entries key/value pairs, keys STR. */
+TSL_API tsl_sch_value tsl_sv_dict(uint32_t n_entries, const tsl_sch_value *items);
+TSL_API tsl_sch_value tsl_sv_expr(const tsl_expr *e);
+TSL_API tsl_sch_value tsl_sv_lambda(const tsl_sch_lambda *l);
+/* Structural equality of two values (expressions structurally, lambdas up
+ * to the names of their parameters). */
 TSL_API int tsl_sv_equal(const tsl_sch_value *a, const tsl_sch_value *b);
 
 /* ---- schedule ------------------------------------------------------------ */
@@ -180,10 +204,17 @@ enum {
   TSL_SP_FLOATS = 11,       /* list of float (ints accepted) */
   TSL_SP_BLOCKS = 12,       /* list of block RVs or names, or None */
   TSL_SP_LOOPS = 13,        /* list of loop RVs */
-  TSL_SP_ANY = 14,          /* int, float, str, bool, expression RV, or a
-                               list of those */
+  TSL_SP_ANY = 14,          /* int, float, str, bool, expression RV, a
+                               T. expression, or a list / tuple / dict
+                               (str keys) of those */
   TSL_SP_DECISION = 15,     /* decision of a sample_* (int, list or None) */
-  TSL_SP_BLOCK_OR_LOOPS = 16 /* loop RV or list of block RVs (blockize) */
+  TSL_SP_BLOCK_OR_LOOPS = 16, /* loop RV or list of block RVs (blockize) */
+  TSL_SP_BUFFER = 17,       /* a buffer of a block: its name, or a tuple
+                               ("read" | "write", index); the primitive
+                               records the tuple form */
+  TSL_SP_LAMBDA = 18,       /* a lambda (index maps and the like) */
+  TSL_SP_EXPR_OR_LAMBDA = 19 /* a number, a T. expression, or a lambda of
+                               the indices (transform_layout's pad_value) */
 };
 
 /* Parameter flags. */
@@ -262,7 +293,10 @@ TSL_API char *tsl_trace_to_script(const tsl_trace *t, int with_decisions);
  *    "decisions": [[inst_index, decision], ...]}
  * Inputs and attributes are listed in parameter order (TSL_SPF_ATTR
  * parameters in "attrs"); RVs are strings "b0"/"l1"/"v2", None is null,
- * strings are {"str": "..."} so they cannot be mistaken for RVs. Heap. */
+ * strings are {"str": "..."} so they cannot be mistaken for RVs, tuples
+ * {"tuple": [...]}, dicts {"dict": [[key, value], ...]}, expressions
+ * {"expr": "T.float32(0)"} and lambdas {"lambda": "lambda i: (i // 4,
+ * i % 4)"} (TVMScript text, as in a printed trace). Heap. */
 TSL_API char *tsl_trace_to_json(const tsl_trace *t);
 /* Parse JSON written by tsl_trace_to_json into a new trace. Errors name
  * the instruction index and field. */

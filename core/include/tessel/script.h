@@ -36,6 +36,28 @@ TSL_API int tsl_parse(tsl_arena *arena, const char *filename, const char *src,
 TSL_API int tsl_parse_file(tsl_arena *arena, const char *path,
                            const tsl_module **out, tsl_diag *diag);
 
+/* ---- expression fragments -----------------------------------------------
+ * One Python expression of TVMScript read on its own: the body of a lambda
+ * in a schedule script (`(i // 4, i % 4)`), or an argument such as
+ * `T.float32(0)`. Tuples and lists nest; every other node becomes a typed
+ * TIR expression built in `arena`, in which each `vars[k]` is in scope under
+ * its own name (no buffers are in scope). Messages locate errors at
+ * `filename`:`line`:`col` + the offset in `src`, where line:col is the
+ * position of src[0] in that file. */
+enum { TSL_TREE_EXPR = 0, TSL_TREE_TUPLE = 1, TSL_TREE_LIST = 2 };
+typedef struct tsl_expr_tree tsl_expr_tree;
+struct tsl_expr_tree {
+  uint32_t kind; /* TSL_TREE_* */
+  uint32_t n;    /* TUPLE, LIST: number of items */
+  const tsl_expr *expr;        /* EXPR */
+  const tsl_expr_tree *items;  /* TUPLE, LIST */
+};
+TSL_API int tsl_parse_fragment(tsl_arena *arena, const char *filename,
+                               uint32_t line, uint32_t col, const char *src,
+                               size_t len, uint32_t n_vars,
+                               const tsl_var *const *vars, tsl_expr_tree *out,
+                               tsl_diag *diag);
+
 /* Canonical TVMScript of a module (bare modules print as a lone
  * @T.prim_func). Returns a malloc'ed string; the caller frees it. */
 TSL_API char *tsl_print_module(const tsl_module *m);

@@ -5,6 +5,7 @@
 #define TESSEL_TESSEL_H
 
 #include "tessel/base.h"
+#include "tessel/container.h"
 #include "tessel/dtype.h"
 #include "tessel/ir.h"
 #include "tessel/visit.h"

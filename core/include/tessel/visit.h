@@ -1,5 +1,7 @@
 /*
- * tessel/visit.h — generic traversal and variable substitution over the IR.
+ * tessel/visit.h — generic traversal of the IR: the read-only visitor, the
+ * one statement/expression mutator every rewrite is written on, and
+ * variable substitution (a mutator shortcut).
  *
  * Visitors are read-only and pre-order. Callbacks receive `user_data`.
  * A statement visit reaches, in source order: every statement, every block
@@ -12,6 +14,7 @@
 #ifndef TESSEL_VISIT_H
 #define TESSEL_VISIT_H
 
+#include "tessel/container.h"
 #include "tessel/ir.h"
 
 #ifdef __cplusplus
@@ -36,15 +39,112 @@ typedef struct tsl_stmt_visitor {
 
 TSL_API int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v);
 
-/* Substitution: `fn` returns the replacement for a variable, or NULL to
- * keep it. Unchanged subtrees are shared, not copied. */
+
+/* ==== the mutator ========================================================
+ * Rebuilds a tree bottom-up, sharing every unchanged subtree: a node is
+ * rebuilt only when one of its children changed, so mutating a tree that
+ * needs no change returns the same pointer at no allocation cost. New nodes
+ * go to `arena`.
+ *
+ * Hooks (each may be NULL) replace the default for one node. A hook that
+ * wants the default for the node's children calls tsl_mutate_*_children
+ * (post-order work after it, pre-order work before it); a hook that returns
+ * without calling it does not descend. Hooks reach their state through
+ * `user_data` (or by embedding tsl_mutator as the first member of a larger
+ * struct).
+ *
+ * What the defaults reach
+ *   Statements: every child statement, loop min/extent, store indices and
+ *   value, if conditions, let values, realize iter values and predicate,
+ *   and the realized block: iter var domains, read/write regions,
+ *   match_buffer source regions, init and body. Block annotations and
+ *   function attributes are left alone.
+ *   Expressions: every operand. A VAR is looked up in `var` (hook first,
+ *   then the `vars` map): a non-NULL result replaces it.
+ *   Buffers: wherever one is named — loads, stores, regions, match_buffer
+ *   views and sources, alloc_buffers, ALLOCATE — the `buffer` hook, then
+ *   the `buffers` map, may give a replacement (the mutator does not rebuild
+ *   buffers; a replacement must index the same way).
+ *   Definitions: each variable a statement defines (loop var, let var,
+ *   block iter var) goes through `def` before its scope is mutated; a
+ *   different result becomes the definition, and when `vars` is set the
+ *   mutator records old -> new there so that uses follow.
+ *
+ * Removal
+ *   A statement hook may return NULL to remove its statement. A SEQ drops
+ *   removed items (an emptied SEQ is removed); a loop, let, ALLOCATE or
+ *   realize whose body is removed is removed itself, as is an IF whose
+ *   branches are both removed (a removed then-branch with an else left
+ *   becomes `if not cond: else`); a removed init is dropped from its block.
+ *   tsl_mutate_func never removes a function's root block: an emptied root
+ *   body becomes T.evaluate(0).
+ *
+ * Failure
+ *   A hook that cannot go on calls tsl_mutator_fail (the first failure is
+ *   kept in `status` / `diag`) and returns its input; the walk finishes
+ *   and the caller checks `status`.
+ */
+typedef struct tsl_mutator tsl_mutator;
+struct tsl_mutator {
+  tsl_arena *arena; /* required: where new nodes go */
+  const tsl_stmt *(*stmt)(tsl_mutator *m, const tsl_stmt *s);
+  const tsl_expr *(*expr)(tsl_mutator *m, const tsl_expr *e);
+  /* Replacement for a use of `v`, or NULL to keep it (then `vars`). */
+  const tsl_expr *(*var)(tsl_mutator *m, const tsl_var *v);
+  /* Replacement for a buffer, or NULL to keep it (then `buffers`). */
+  const tsl_buffer *(*buffer)(tsl_mutator *m, const tsl_buffer *b);
+  /* The variable a definition should bind instead of `v` (return `v` to
+   * keep it). */
+  const tsl_var *(*def)(tsl_mutator *m, const tsl_var *v);
+  tsl_map *vars;    /* optional: const tsl_var * -> const tsl_expr * */
+  tsl_map *buffers; /* optional: const tsl_buffer * -> const tsl_buffer * */
+  void *user_data;
+  int status;       /* TSL_OK until tsl_mutator_fail */
+  tsl_diag *diag;   /* optional: receives the first failure's message */
+};
+
+/* A mutator with only the arena set (hooks NULL, status TSL_OK). */
+TSL_API tsl_mutator tsl_mutator_make(tsl_arena *arena);
+
+/* Mutate a node: the hook when set, else the default. `s` / `e` non-NULL.
+ * tsl_mutate_stmt may return NULL (removed, see above). */
+TSL_API const tsl_stmt *tsl_mutate_stmt(tsl_mutator *m, const tsl_stmt *s);
+TSL_API const tsl_expr *tsl_mutate_expr(tsl_mutator *m, const tsl_expr *e);
+/* The defaults: children mutated, the node rebuilt only when one changed. */
+TSL_API const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m,
+                                                 const tsl_stmt *s);
+TSL_API const tsl_expr *tsl_mutate_expr_children(tsl_mutator *m,
+                                                 const tsl_expr *e);
+/* A block's contents (see "What the defaults reach"); NULL when its body
+ * was removed. */
+TSL_API const tsl_block *tsl_mutate_block_children(tsl_mutator *m,
+                                                   const tsl_block *b);
+/* One region: its buffer through the buffer hook/map, its bounds through
+ * tsl_mutate_expr. */
+TSL_API tsl_buffer_region tsl_mutate_region(tsl_mutator *m,
+                                            const tsl_buffer_region *r);
+/* The buffer replacing `b` (hook, then map), or `b`. */
+TSL_API const tsl_buffer *tsl_mutate_buffer(tsl_mutator *m,
+                                            const tsl_buffer *b);
+/* A function with its body mutated and its parameter buffers mapped; the
+ * same pointer when nothing changed. */
+TSL_API const tsl_func *tsl_mutate_func(tsl_mutator *m, const tsl_func *f);
+
+/* Record a failure (first one wins) with a printf-style message into
+ * m->diag; returns `status`. */
+TSL_API int tsl_mutator_fail(tsl_mutator *m, int status, const char *fmt, ...)
+    TSL_PRINTF(3, 4);
+
+/* ==== substitution ======================================================
+ * A mutator with only a `var` hook: `fn` returns the replacement for a
+ * variable, or NULL to keep it. Unchanged subtrees are shared. */
 typedef const tsl_expr *(*tsl_subst_fn)(const tsl_var *v, void *user_data);
 
 TSL_API const tsl_expr *tsl_expr_substitute(tsl_arena *a, const tsl_expr *e,
                                             tsl_subst_fn fn, void *user_data);
-/* Substitutes in every expression of the statement tree, including block
- * iter values, predicates, regions, iter domains and buffer shapes of
- * nothing (buffers are not rebuilt). */
+/* Substitutes in every expression the mutator reaches in the statement
+ * tree (block iter values, predicates, regions, iter domains included;
+ * buffer shapes are not rebuilt). */
 TSL_API const tsl_stmt *tsl_stmt_substitute(tsl_arena *a, const tsl_stmt *s,
                                             tsl_subst_fn fn, void *user_data);
 

@@ -1,0 +1,209 @@
+/*
+ * The hash map (insertion-ordered entries + an open-addressing index of
+ * entry numbers, linear probing) and the growable array.
+ */
+#include "tessel/container.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *grow(tsl_arena *arena, void *old, size_t old_bytes,
+                  size_t new_bytes) {
+  if (arena) {
+    void *p = tsl_arena_alloc(arena, new_bytes);
+    if (old_bytes)
+      memcpy(p, old, old_bytes);
+    return p;
+  }
+  void *p = realloc(old, new_bytes);
+  if (!p) {
+    fprintf(stderr, "tessel: out of memory (%zu bytes)\n", new_bytes);
+    abort();
+  }
+  return p;
+}
+
+/* ---- map ---- */
+
+static uint32_t hash_ptr(const void *k) {
+  uint64_t x = (uint64_t)(uintptr_t)k;
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (uint32_t)x;
+}
+
+void tsl_map_init(tsl_map *m, tsl_arena *arena) {
+  memset(m, 0, sizeof *m);
+  m->arena = arena;
+}
+
+void tsl_map_free(tsl_map *m) {
+  tsl_arena *a = m->arena;
+  if (!a) {
+    free(m->entries);
+    free(m->slots);
+  }
+  tsl_map_init(m, a);
+}
+
+void tsl_map_clear(tsl_map *m) {
+  m->n = m->n_entries = 0;
+  if (m->slots)
+    memset(m->slots, 0, sizeof *m->slots * m->n_slots);
+}
+
+/* Slot index holding `key`, or the empty slot where it would go. */
+static uint32_t probe(const tsl_map *m, const void *key) {
+  uint32_t mask = m->n_slots - 1, i = hash_ptr(key) & mask;
+  for (;;) {
+    uint32_t e = m->slots[i];
+    if (!e || m->entries[e - 1].key == key)
+      return i;
+    i = (i + 1) & mask;
+  }
+}
+
+/* Rebuild the index over live entries (compacting deleted ones). */
+static void rehash(tsl_map *m, uint32_t n_slots) {
+  uint32_t live = 0;
+  for (uint32_t i = 0; i < m->n_entries; i++)
+    if (m->entries[i].key)
+      m->entries[live++] = m->entries[i];
+  m->n_entries = live;
+  if (n_slots != m->n_slots) {
+    if (m->arena)
+      m->slots = tsl_arena_alloc(m->arena, sizeof *m->slots * n_slots);
+    else
+      m->slots = grow(NULL, m->slots, 0, sizeof *m->slots * n_slots);
+    m->n_slots = n_slots;
+  }
+  memset(m->slots, 0, sizeof *m->slots * n_slots);
+  for (uint32_t i = 0; i < live; i++)
+    m->slots[probe(m, m->entries[i].key)] = i + 1;
+}
+
+int tsl_map_put(tsl_map *m, const void *key, void *val) {
+  if (m->n_slots) {
+    uint32_t s = probe(m, key);
+    if (m->slots[s]) {
+      m->entries[m->slots[s] - 1].val = val;
+      return 0;
+    }
+  }
+  /* keep the index at most half full, counting deleted entries */
+  if ((m->n_entries + 1) * 2 > m->n_slots) {
+    uint32_t ns = m->n_slots ? m->n_slots : 16;
+    while ((m->n + 1) * 4 > ns)
+      ns *= 2;
+    rehash(m, ns);
+  }
+  if (m->n_entries == m->cap_entries) {
+    uint32_t cap = m->cap_entries ? m->cap_entries * 2 : 8;
+    m->entries = grow(m->arena, m->entries, sizeof *m->entries * m->n_entries,
+                      sizeof *m->entries * cap);
+    m->cap_entries = cap;
+  }
+  m->entries[m->n_entries] = (tsl_map_entry){key, val};
+  m->slots[probe(m, key)] = ++m->n_entries;
+  m->n++;
+  return 1;
+}
+
+int tsl_map_find(const tsl_map *m, const void *key, void **val) {
+  if (!m->n)
+    return 0;
+  uint32_t e = m->slots[probe(m, key)];
+  if (!e)
+    return 0;
+  if (val)
+    *val = m->entries[e - 1].val;
+  return 1;
+}
+
+void *tsl_map_get(const tsl_map *m, const void *key) {
+  void *v = NULL;
+  tsl_map_find(m, key, &v);
+  return v;
+}
+
+intptr_t tsl_map_get_int(const tsl_map *m, const void *key, intptr_t missing) {
+  void *v;
+  return tsl_map_find(m, key, &v) ? (intptr_t)v : missing;
+}
+
+int tsl_map_del(tsl_map *m, const void *key) {
+  if (!m->n)
+    return 0;
+  uint32_t s = probe(m, key);
+  if (!m->slots[s])
+    return 0;
+  /* the slot stays as a tombstone (its entry's key never matches) so
+   * that probe chains through it stay intact until the next rehash */
+  m->entries[m->slots[s] - 1].key = NULL;
+  m->n--;
+  return 1;
+}
+
+int tsl_map_next(const tsl_map *m, uint32_t *pos, const void **key, void **val) {
+  while (*pos < m->n_entries) {
+    const tsl_map_entry *e = &m->entries[(*pos)++];
+    if (e->key) {
+      if (key)
+        *key = e->key;
+      if (val)
+        *val = e->val;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* ---- vec ---- */
+
+void tsl_vec_init(tsl_vec *v, size_t elem_size, tsl_arena *arena) {
+  memset(v, 0, sizeof *v);
+  v->elem_size = (uint32_t)elem_size;
+  v->arena = arena;
+}
+
+void tsl_vec_free(tsl_vec *v) {
+  if (!v->arena)
+    free(v->data);
+  v->data = NULL;
+  v->len = v->cap = 0;
+}
+
+void tsl_vec_reserve(tsl_vec *v, uint32_t n) {
+  if (n <= v->cap)
+    return;
+  uint32_t cap = v->cap ? v->cap : 8;
+  while (cap < n)
+    cap *= 2;
+  v->data = grow(v->arena, v->data, (size_t)v->elem_size * v->len,
+                 (size_t)v->elem_size * cap);
+  v->cap = cap;
+}
+
+void *tsl_vec_push(tsl_vec *v) {
+  tsl_vec_reserve(v, v->len + 1);
+  void *slot = (char *)v->data + (size_t)v->elem_size * v->len++;
+  memset(slot, 0, v->elem_size);
+  return slot;
+}
+
+void tsl_vec_append(tsl_vec *v, const void *src, uint32_t n) {
+  if (!n)
+    return;
+  tsl_vec_reserve(v, v->len + n);
+  memcpy((char *)v->data + (size_t)v->elem_size * v->len, src,
+         (size_t)v->elem_size * n);
+  v->len += n;
+}
+
+void *tsl_vec_dup(const tsl_vec *v, tsl_arena *arena) {
+  if (!v->len)
+    return NULL;
+  return tsl_arena_dup(arena, v->data, (size_t)v->elem_size * v->len);
+}

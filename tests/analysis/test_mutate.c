@@ -1,0 +1,277 @@
+/*
+ * The IR mutator (tessel/visit.h): sharing of unchanged subtrees, variable
+ * and buffer maps, hooks before and after the children, definitions with
+ * fresh variables, removal propagating through loops and sequences, and
+ * failure reporting. Programs are parsed from TVMScript and results are
+ * compared as printed text or with structural equality.
+ */
+#include "tap.h"
+#include "tessel/analysis.h"
+#include "tessel/script.h"
+#include "tessel/visit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *src =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((16, 8), \"float32\"), C: T.Buffer((16, 8), \"float32\")):\n"
+    "    B = T.alloc_buffer((16, 8))\n"
+    "    for i, j in T.grid(16, 8):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            B[vi, vj] = A[vi, vj] * T.float32(2)\n"
+    "    for i in range(16):\n"
+    "        for j in range(8):\n"
+    "            with T.block(\"C\"):\n"
+    "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "                T.where(i < 16)\n"
+    "                C[vi, vj] = B[vi, vj] + T.float32(1)\n";
+
+typedef struct fixture {
+  tsl_ctx *ctx;
+  tsl_arena *arena;
+  const tsl_module *mod;
+  const tsl_func *f;
+} fixture;
+
+static void setup(fixture *fx) {
+  tsl_diag d = {0};
+  fx->ctx = tsl_ctx_new();
+  fx->arena = tsl_arena_new(fx->ctx);
+  if (tsl_parse(fx->arena, "mut.py", src, strlen(src), &fx->mod, &d)) {
+    tap_diag("%s", d.text);
+    abort();
+  }
+  fx->f = fx->mod->funcs[0];
+}
+
+static void teardown(fixture *fx) {
+  tsl_arena_free(fx->arena);
+  tsl_ctx_free(fx->ctx);
+}
+
+/* The realize of the block called `name` (pre-order search). */
+typedef struct find_ctx {
+  const char *name;
+  const tsl_stmt *found;
+} find_ctx;
+static int find_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  find_ctx *fc = ud;
+  if (!strcmp(b->name, fc->name)) {
+    fc->found = realize;
+    return 1;
+  }
+  return 0;
+}
+static const tsl_stmt *block_realize(const tsl_func *f, const char *name) {
+  find_ctx fc = {name, NULL};
+  tsl_stmt_visitor v = {.block = find_block, .user_data = &fc};
+  tsl_stmt_visit(f->body, &v);
+  return fc.found;
+}
+
+static void identity_shares(void) {
+  fixture fx;
+  setup(&fx);
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  size_t before = tsl_arena_bytes(fx.arena);
+  const tsl_func *g = tsl_mutate_func(&m, fx.f);
+  ok(g == fx.f && tsl_arena_bytes(fx.arena) == before,
+     "a mutator without hooks returns the same function and allocates nothing");
+  teardown(&fx);
+}
+
+/* Replace the loop variable i of the first nest by 15 - i: only the first
+ * nest is rebuilt; the second is shared. */
+static void var_map(void) {
+  fixture fx;
+  setup(&fx);
+  const tsl_stmt *nest1 = block_realize(fx.f, "B");
+  const tsl_var *vi = NULL;
+  const tsl_stmt *seq = fx.f->body->u.realize.block->body;
+  const tsl_stmt *loop_i = seq->u.seq.stmts[0];
+  vi = loop_i->u.loop.loop_var;
+  tsl_map vars;
+  tsl_map_init(&vars, fx.arena);
+  tsl_map_put(&vars, vi,
+              (void *)tsl_expr_binary(fx.arena, TSL_EXPR_SUB,
+                                      tsl_expr_i32(fx.arena, 15), vi->ref));
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.vars = &vars;
+  const tsl_stmt *out = tsl_mutate_stmt(&m, seq);
+  ok(out != seq && out->u.seq.stmts[1] == seq->u.seq.stmts[1],
+     "a var map rebuilds the nest that uses the variable and shares the other");
+  char *txt = tsl_print_stmt(out->u.seq.stmts[0], 0);
+  ok(txt && strstr(txt, "T.axis.spatial(16, 15 - i)"),
+     "the binding reads 15 - i");
+  free(txt);
+  (void)nest1;
+  teardown(&fx);
+}
+
+/* Swap buffer B for a fresh buffer B2 everywhere: alloc, store, load,
+ * regions. */
+static void buffer_map(void) {
+  fixture fx;
+  setup(&fx);
+  const tsl_buffer *b = fx.f->body->u.realize.block->alloc_buffers[0];
+  const tsl_buffer *b2 = tsl_buffer_new(fx.arena, "B2", b->dtype, b->ndim, b->shape,
+                                        NULL, NULL, "global", 0, 0);
+  tsl_map bufs = {0};
+  tsl_map_put(&bufs, b, (void *)b2);
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.buffers = &bufs;
+  const tsl_func *g = tsl_mutate_func(&m, fx.f);
+  tsl_map_free(&bufs);
+  tsl_module mod2 = *fx.mod;
+  const tsl_func *fs[1] = {g};
+  mod2.funcs = fs;
+  char *txt = tsl_print_module(&mod2);
+  ok(txt && !strstr(txt, "B[") && strstr(txt, "B2 = T.alloc_buffer") &&
+         strstr(txt, "T.reads(B2[vi, vj])") && strstr(txt, "B2[vi, vj] = A[vi, vj]"),
+     "a buffer map renames the allocation, stores, loads and regions");
+  if (!ok(txt && !strstr(txt, " B[") , "no reference to the old buffer is left"))
+    tap_diag("%s", txt ? txt : "(null)");
+  free(txt);
+  teardown(&fx);
+}
+
+/* A post-order expression hook: fold `x * 2` into `x + x` after the
+ * children; a pre-order one that stops at loads. */
+static const tsl_expr *double_to_add(tsl_mutator *m, const tsl_expr *e) {
+  e = tsl_mutate_expr_children(m, e);
+  int64_t c;
+  if (e->kind == TSL_EXPR_MUL && e->args[1]->kind == TSL_EXPR_FLOAT_IMM &&
+      e->args[1]->u.float_value == 2.0)
+    return tsl_expr_binary(m->arena, TSL_EXPR_ADD, e->args[0], e->args[0]);
+  (void)c;
+  return e;
+}
+static int n_loads_seen;
+static const tsl_expr *stop_at_loads(tsl_mutator *m, const tsl_expr *e) {
+  if (e->kind == TSL_EXPR_LOAD) {
+    n_loads_seen++;
+    return e; /* no descent */
+  }
+  return tsl_mutate_expr_children(m, e);
+}
+static void expr_hooks(void) {
+  fixture fx;
+  setup(&fx);
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.expr = double_to_add;
+  const tsl_func *g = tsl_mutate_func(&m, fx.f);
+  char *txt = tsl_print_stmt(block_realize(g, "B"), 0);
+  ok(txt && strstr(txt, "A[vi, vj] + A[vi, vj]"), "a post-order expression hook rewrites");
+  free(txt);
+  ok(block_realize(g, "C") == block_realize(fx.f, "C"),
+     "the untouched block is shared");
+  m = tsl_mutator_make(fx.arena);
+  m.expr = stop_at_loads;
+  n_loads_seen = 0;
+  tsl_mutate_func(&m, fx.f);
+  /* loads: A in B's value, B in C's value (regions hold ranges, not loads) */
+  is_int(n_loads_seen, 2, "a pre-order hook sees each load once and can stop there");
+  teardown(&fx);
+}
+
+/* Removing block B (and its now empty loops) through a statement hook. */
+static const tsl_stmt *drop_b(tsl_mutator *m, const tsl_stmt *s) {
+  if (s->kind == TSL_STMT_BLOCK_REALIZE && !strcmp(s->u.realize.block->name, "B"))
+    return NULL;
+  return tsl_mutate_stmt_children(m, s);
+}
+static const tsl_stmt *drop_all_leaves(tsl_mutator *m, const tsl_stmt *s) {
+  if (s->kind == TSL_STMT_BLOCK_REALIZE && strcmp(s->u.realize.block->name, "root"))
+    return NULL;
+  return tsl_mutate_stmt_children(m, s);
+}
+static void removal(void) {
+  fixture fx;
+  setup(&fx);
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.stmt = drop_b;
+  const tsl_func *g = tsl_mutate_func(&m, fx.f);
+  const tsl_stmt *body = g->body->u.realize.block->body;
+  ok(body->kind == TSL_STMT_FOR && !block_realize(g, "B") && block_realize(g, "C"),
+     "removing a block removes its loops; the sequence collapses to the other nest");
+  m.stmt = drop_all_leaves;
+  g = tsl_mutate_func(&m, fx.f);
+  body = g->body->u.realize.block->body;
+  ok(body->kind == TSL_STMT_EVALUATE, "an emptied root body becomes T.evaluate(0)");
+  teardown(&fx);
+}
+
+/* Definitions: copy a nest with fresh loop and iter variables; the copy is
+ * structurally equal and shares no variable with the original. */
+static const tsl_var *fresh(tsl_mutator *m, const tsl_var *v) {
+  char name[64];
+  snprintf(name, sizeof name, "%s_c", v->name);
+  return tsl_var_new(m->arena, name, v->dtype);
+}
+typedef struct uses_ctx {
+  const tsl_map *old;
+  int hits;
+} uses_ctx;
+static int uses_old(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  uses_ctx *u = ud;
+  if (e->kind == TSL_EXPR_VAR && tsl_map_find(u->old, e->u.var, NULL))
+    u->hits++;
+  return 0;
+}
+static void definitions(void) {
+  fixture fx;
+  setup(&fx);
+  const tsl_stmt *nest = fx.f->body->u.realize.block->body->u.seq.stmts[1];
+  tsl_map vars;
+  tsl_map_init(&vars, NULL);
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.def = fresh;
+  m.vars = &vars;
+  const tsl_stmt *copy = tsl_mutate_stmt(&m, nest);
+  is_int(vars.n, 4, "four definitions (i, j, vi, vj) were renewed");
+  ok(tsl_stmt_equal(copy, nest), "the copy is structurally equal");
+  uses_ctx u = {&vars, 0};
+  tsl_stmt_visitor v = {.expr = uses_old, .user_data = &u};
+  tsl_stmt_visit(copy, &v);
+  is_int(u.hits, 0, "no top-level expression of the copy uses an old variable");
+  char *txt = tsl_print_stmt(copy, 0);
+  ok(txt && strstr(txt, "T.where(i_c < 16)"), "the predicate follows the fresh loop var");
+  free(txt);
+  tsl_map_free(&vars);
+  teardown(&fx);
+}
+
+static const tsl_stmt *fail_on_store(tsl_mutator *m, const tsl_stmt *s) {
+  if (s->kind == TSL_STMT_STORE) {
+    tsl_mutator_fail(m, TSL_EUNSUPPORTED, "store into %s", s->u.store.buffer->name);
+    tsl_mutator_fail(m, TSL_EINVALID, "second failure");
+    return s;
+  }
+  return tsl_mutate_stmt_children(m, s);
+}
+static void failure(void) {
+  fixture fx;
+  setup(&fx);
+  tsl_diag d = {0};
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.stmt = fail_on_store;
+  m.diag = &d;
+  tsl_mutate_func(&m, fx.f);
+  ok(m.status == TSL_EUNSUPPORTED && !strcmp(d.text, "store into B"),
+     "the first failure is kept with its message");
+  teardown(&fx);
+}
+
+int main(void) {
+  identity_shares();
+  var_map();
+  buffer_map();
+  expr_hooks();
+  removal();
+  definitions();
+  failure();
+  return tap_done();
+}

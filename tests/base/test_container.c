@@ -1,0 +1,126 @@
+/*
+ * tsl_map and tsl_vec: against a reference model under random operations,
+ * heap and arena storage, insertion-ordered iteration, tombstones.
+ */
+#include "tap.h"
+#include "tessel/container.h"
+
+#include <stdint.h>
+
+#define NKEYS 3000
+
+static uint64_t rng = 88172645463325252ULL;
+static uint32_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (uint32_t)rng;
+}
+
+/* Random puts/dels/gets on a map vs. arrays indexed by key number. */
+static void map_model(tsl_arena *arena, const char *what) {
+  static char keys[NKEYS];
+  static int present[NKEYS];
+  static intptr_t vals[NKEYS];
+  memset(present, 0, sizeof present);
+  tsl_map m;
+  tsl_map_init(&m, arena);
+  int bad = 0, n = 0;
+  for (int step = 0; step < 60000; step++) {
+    uint32_t k = next_rand() % NKEYS, op = next_rand() % 4;
+    if (op < 2) {
+      intptr_t v = (intptr_t)next_rand();
+      int was_new = tsl_map_put(&m, &keys[k], TSL_MAP_INT(v));
+      bad += was_new != !present[k];
+      n += !present[k];
+      present[k] = 1;
+      vals[k] = v;
+    } else if (op == 2) {
+      int had = tsl_map_del(&m, &keys[k]);
+      bad += had != present[k];
+      n -= present[k];
+      present[k] = 0;
+    } else {
+      void *v = NULL;
+      int f = tsl_map_find(&m, &keys[k], &v);
+      bad += f != present[k] || (f && (intptr_t)v != vals[k]);
+    }
+    bad += (int)m.n != n;
+  }
+  ok(!bad, "%s map: 60000 random put/del/find agree with the model", what);
+  int seen = 0, wrong = 0;
+  const void *key;
+  void *val;
+  for (uint32_t pos = 0; tsl_map_next(&m, &pos, &key, &val);) {
+    int k = (int)((const char *)key - keys);
+    seen++;
+    wrong += !present[k] || (intptr_t)val != vals[k];
+  }
+  ok(seen == n && !wrong, "%s map: iteration visits the %d live entries", what, n);
+  tsl_map_clear(&m);
+  ok(m.n == 0 && !tsl_map_get(&m, &keys[0]), "%s map: clear empties it", what);
+  tsl_map_free(&m);
+}
+
+static void map_order(void) {
+  tsl_map m = {0};
+  static int xs[10];
+  for (int i = 9; i >= 0; i--)
+    tsl_map_put(&m, &xs[i], TSL_MAP_INT(i));
+  tsl_map_del(&m, &xs[5]);
+  tsl_map_put(&m, &xs[5], TSL_MAP_INT(55));
+  tsl_map_put(&m, &xs[9], TSL_MAP_INT(99));
+  char got[128] = "";
+  void *v;
+  for (uint32_t pos = 0; tsl_map_next(&m, &pos, NULL, &v);)
+    snprintf(got + strlen(got), sizeof got - strlen(got), "%d ", (int)(intptr_t)v);
+  is_str(got, "99 8 7 6 4 3 2 1 0 55 ",
+         "iteration follows insertion order; replacing keeps the place, "
+         "re-adding a deleted key goes last");
+  ok(tsl_map_get_int(&m, &xs[4], -1) == 4 && tsl_map_get_int(&m, TSL_MAP_KEY(7), -1) == -1,
+     "get_int: present value and the default for a missing key");
+  ok(tsl_map_find(&m, &xs[3], NULL) == 1, "find with a NULL value pointer");
+  tsl_map_put(&m, TSL_MAP_KEY(12345), NULL);
+  void *nv = (void *)1;
+  ok(tsl_map_find(&m, TSL_MAP_KEY(12345), &nv) && nv == NULL,
+     "a NULL value is told apart from a missing key");
+  tsl_map_free(&m);
+}
+
+static void vec_tests(tsl_arena *arena, const char *what) {
+  tsl_vec v;
+  tsl_vec_init(&v, sizeof(int64_t), arena);
+  for (int64_t i = 0; i < 1000; i++)
+    TSL_VEC_PUSH(&v, int64_t, i * i);
+  int bad = 0;
+  for (uint32_t i = 0; i < v.len; i++)
+    bad += TSL_VEC_AT(&v, int64_t, i) != (int64_t)i * i;
+  ok(v.len == 1000 && !bad, "%s vec: 1000 pushes read back", what);
+  int64_t more[3] = {-1, -2, -3};
+  tsl_vec_append(&v, more, 3);
+  ok(v.len == 1003 && TSL_VEC_LAST(&v, int64_t) == -3, "%s vec: append", what);
+  int64_t *z = tsl_vec_push(&v);
+  ok(*z == 0, "%s vec: push gives a zeroed slot", what);
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *a2 = tsl_arena_new(ctx);
+  int64_t *copy = tsl_vec_dup(&v, a2);
+  ok(copy[999] == 999 * 999 && copy[1001] == -2, "%s vec: dup copies", what);
+  tsl_vec_free(&v);
+  ok(v.len == 0 && !tsl_vec_dup(&v, a2), "%s vec: free empties; dup of empty is NULL",
+     what);
+  tsl_arena_free(a2);
+  tsl_ctx_free(ctx);
+}
+
+int main(void) {
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *arena = tsl_arena_new(ctx);
+  map_model(NULL, "heap");
+  map_model(arena, "arena");
+  map_order();
+  vec_tests(NULL, "heap");
+  vec_tests(arena, "arena");
+  tsl_arena_free(arena);
+  tsl_ctx_free(ctx);
+  return tap_done();
+}
