@@ -193,6 +193,19 @@ uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out);
 int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
                      const tsl_buffer *b);
 
+/* A buffer argument (TSL_SP_BUFFER) resolved against block `b`: a name is
+ * looked up in the reads, then the writes (a buffer both read and written
+ * is the written one), as TVM does; the argument is rewritten to the tuple
+ * form the trace records. `required`: -1 any, 0 a read, 1 a write. */
+typedef struct sch_buffer_ref {
+  int is_write;
+  uint32_t index;                   /* in b->reads / b->writes */
+  const tsl_buffer_region *region;
+  const tsl_buffer *buffer;
+} sch_buffer_ref;
+int sch_buffer_arg(sch_call *c, const tsl_block *b, uint32_t arg, int required,
+                   sch_buffer_ref *out);
+
 /* Simplify with the schedule's analyzer. */
 const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e);
 

@@ -88,6 +88,12 @@ static int pick_loops(gen *g) {
 
 static tsl_sch_value rv_(tsl_sch_rv r) { return tsl_sv_rv(r); }
 
+/* Generators of later primitive groups: each random_<group>.h defines one
+ * `static const char *random_<group>(gen *, tsl_sch_arg *, uint32_t *)`
+ * (same contract as random_call) and adds itself to random_groups. */
+typedef const char *(*random_group_fn)(gen *g, tsl_sch_arg *a, uint32_t *n);
+#include "random_groups.h"
+
 static const char *scopes[] = {"global", "shared", "local"};
 static const char *threads[] = {"threadIdx.x", "blockIdx.x", "vthread.x", "threadIdx.y"};
 
@@ -98,7 +104,10 @@ static const char *random_call(gen *g, tsl_sch_arg *a, uint32_t *n) {
   static tsl_sch_value lists[4][8];
   tsl_sch_rv b2;
   *n = 0;
-  switch (below(19)) {
+  uint32_t pick = below(19 + N_RANDOM_GROUPS);
+  if (pick >= 19)
+    return random_groups[pick - 19](g, a, n);
+  switch (pick) {
   case 0: { /* split */
     if (!pick_loops(g))
       return NULL;
