@@ -160,10 +160,10 @@ int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *op
     body = lw_place_allocs(&c, body);
   if (body && !c.status)
     body = lw_flatten(&c, body, params);
-  if (body && !c.status)
-    body = lw_unroll(&c, body);
   if (body && !c.status && vectorize)
     body = lw_vectorize(&c, body);
+  if (body && !c.status)
+    body = lw_unroll(&c, body);
   for (uint32_t i = 0; i < c.n_allocs; i++)
     lw_vec_free(&c.allocs[i].pinned_loops);
   if (c.status || !body)

@@ -7,8 +7,9 @@
  *                  predicates, match_buffer views), allocation records
  *   alloc_place.c  ALLOCATE at the innermost common loop + compaction
  *   flatten.c      one flat buffer per buffer, 1-index accesses, simplify
- *   unroll.c       pragma_auto_unroll_max_step / pragma_unroll_explicit
  *   vectorize.c    VECTORIZED loops -> RAMP / BROADCAST (opts.vectorize)
+ *   unroll.c       pragma_auto_unroll_max_step / pragma_unroll_explicit and
+ *                  UNROLLED loops (TVM's UnrollLoop, after vectorization)
  * flops.c counts the source's floating-point operations.
  */
 #ifndef TESSEL_LOWER_INTERNAL_H
@@ -90,13 +91,14 @@ const tsl_stmt *lw_place_allocs(lw_ctx *c, const tsl_stmt *body);
  * (n entries, source order) receive the flat parameter buffers. */
 const tsl_stmt *lw_flatten(lw_ctx *c, const tsl_stmt *body,
                            tsl_param *params);
-/* unroll.c: apply unroll pragmas of loops (block pragmas were moved onto
- * loops by unblock). */
+/* unroll.c: unrolls loops as TVM's UnrollLoop does under the unroll
+ * pragmas of loops (block pragmas were moved onto loops by unblock); runs
+ * after vectorize. */
 const tsl_stmt *lw_unroll(lw_ctx *c, const tsl_stmt *body);
 /* The annotations a block's unroll pragmas leave on the loops they cover
  * (empty when it has none). */
 tsl_attrs lw_unroll_attrs(lw_ctx *c, tsl_attrs block_annotations);
-/* vectorize.c */
+/* vectorize.c (opts.vectorize == 1 only) */
 const tsl_stmt *lw_vectorize(lw_ctx *c, const tsl_stmt *body);
 
 #endif /* TESSEL_LOWER_INTERNAL_H */

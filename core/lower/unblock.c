@@ -9,8 +9,12 @@
  * the view aliases (region minimums added; variables bound by the view's
  * declaration replaced by extents / strides / offsets). alloc_buffers are
  * recorded for alloc_place.c together with the loops they must stay
- * outside of. Every FOR is rebuilt, so each loop node is unique in the
- * result (alloc_place.c identifies loops by address).
+ * outside of. A loop of extent 1 without annotations that is not
+ * thread-bound is replaced by its body (its variable by its min), as TVM's
+ * LowerOpaqueBlock does; a block's unroll pragmas go to the outermost loops
+ * of its body (init included), the scope TVM's pragma attribute covers.
+ * Every FOR is rebuilt, so each loop node is unique in the result
+ * (alloc_place.c identifies loops by address).
  */
 #include "lower_internal.h"
 
@@ -326,15 +330,15 @@ static const tsl_stmt *ub_realize(ub *u, const tsl_stmt *s) {
   lw_vec_free(&saved_views_vals);
   if (!body)
     return NULL;
-  tsl_attrs pragmas = lw_unroll_attrs(c, b->annotations);
-  if (pragmas.n)
-    body = annotate_outer_loops(c, body, pragmas);
   if (init) {
     if (guard)
       init = tsl_stmt_if(a, guard, init, NULL);
     const tsl_stmt *two[2] = {init, body};
     body = tsl_stmt_seq(a, 2, two);
   }
+  tsl_attrs pragmas = lw_unroll_attrs(c, b->annotations);
+  if (pragmas.n)
+    body = annotate_outer_loops(c, body, pragmas);
   if (pred && !(pred->kind == TSL_EXPR_INT_IMM && pred->u.int_value != 0))
     body = tsl_stmt_if(a, pred, body, NULL);
   return body;
@@ -347,13 +351,22 @@ static const tsl_stmt *ub_stmt(ub *u, const tsl_stmt *s) {
     return NULL;
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR: {
+    const tsl_var *v = s->u.loop.loop_var;
+    const tsl_expr *mn = ub_expr(u, s->u.loop.min), *ext = ub_expr(u, s->u.loop.extent);
+    int64_t one;
+    if (s->u.loop.for_kind != TSL_FOR_THREAD_BINDING && !s->u.loop.annotations.n &&
+        tsl_expr_is_const_int(ext, &one) && one == 1) {
+      /* a unit loop without annotations: only its body, var = min */
+      const void *prev = lw_map_put(&u->subst, v, lw_cast(a, mn, v->dtype));
+      const tsl_stmt *body = ub_stmt(u, s->u.loop.body);
+      lw_map_put(&u->subst, v, prev);
+      return body;
+    }
     const tsl_stmt *body = ub_stmt(u, s->u.loop.body);
     if (!body)
       return NULL;
-    return tsl_stmt_for(a, s->u.loop.loop_var, ub_expr(u, s->u.loop.min),
-                        ub_expr(u, s->u.loop.extent),
-                        (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
-                        s->u.loop.annotations, body);
+    return tsl_stmt_for(a, v, mn, ext, (tsl_for_kind)s->u.loop.for_kind,
+                        s->u.loop.thread_tag, s->u.loop.annotations, body);
   }
   case TSL_STMT_BLOCK_REALIZE:
     return ub_realize(u, s);

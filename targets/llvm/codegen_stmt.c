@@ -1,7 +1,7 @@
 /*
  * targets/llvm/codegen_stmt.c — statements: loops of every kind (serial,
- * unrolled with llvm.loop.unroll.full, loops with lowering's "pragma_unroll"
- * hint with llvm.loop.unroll.enable, vectorized loops left by lowering
+ * unrolled with llvm.loop.unroll.full (lowering leaves UNROLLED loops only
+ * under pragma_unroll_explicit = 0), vectorized loops left by lowering
  * with llvm.loop.vectorize.enable, parallel through codegen_parallel.c,
  * thread bindings run serially), IF, LET, SEQ, EVALUATE, STORE, ALLOCATE.
  *
@@ -101,9 +101,6 @@ static int for_loop(tll_cg *cg, const tsl_stmt *s) {
     md = loop_md(cg, "llvm.loop.unroll.full", 0);
   else if (kind == TSL_FOR_VECTORIZED)
     md = loop_md(cg, "llvm.loop.vectorize.enable", 1);
-  else if (tsl_attrs_get(s->u.loop.annotations, "pragma_unroll"))
-    /* lowering's hint (pragma_unroll_explicit = 0): LLVM may unroll */
-    md = loop_md(cg, "llvm.loop.unroll.enable", 0);
   else if (!cg->opts->llvm_unroll)
     /* the schedule left it rolled */
     md = loop_md(cg, "llvm.loop.unroll.disable", 0);

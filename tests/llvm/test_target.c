@@ -6,7 +6,9 @@
  *    optimized IR of a plain elementwise loop uses <16 x float>, with
  *    vector-width=256 only <8 x float> (IR only: this host may lack
  *    AVX-512);
- *  - UNROLLED loops carry llvm.loop.unroll.full and vanish after O3;
+ *  - UNROLLED loops (left by lowering under pragma_unroll_explicit = 0)
+ *    carry llvm.loop.unroll.full and vanish after O3; T.unroll loops are
+ *    otherwise copied by lowering;
  *  - parallel loops: identical results for threads 1, 2, 4 (extents that
  *    do and do not divide), equal to the interpreter; per-iteration
  *    allocations inside a parallel loop; nested parallel loops, parallel
@@ -167,7 +169,19 @@ static void test_vector_width(void) {
   tsl_arena_free(a);
 }
 
+/* A T.unroll loop under pragma_unroll_explicit = 0 stays an UNROLLED loop
+ * in the lowered program (by default lowering makes one copy of the body
+ * per iteration instead). */
 static const char *unroll_src =
+    "@T.prim_func\n"
+    "def scale(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), "
+    "\"float32\")):\n"
+    "    for i in T.unroll(8, annotations={\"pragma_unroll_explicit\": 0}):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi = T.axis.spatial(8, i)\n"
+    "            B[vi] = A[vi] * T.float32(3)\n";
+
+static const char *unroll_explicit_src =
     "@T.prim_func\n"
     "def scale(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), "
     "\"float32\")):\n"
@@ -179,26 +193,34 @@ static const char *unroll_src =
 static void test_unrolled(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = parse(a, unroll_src);
+  const tsl_module *mx = parse(a, unroll_explicit_src);
   char *raw = m ? ir_of("threads=1 opt-level=3", m->funcs[0], 0, 0) : NULL;
   char *opt = m ? ir_of("threads=1 opt-level=3", m->funcs[0], 0, 1) : NULL;
+  char *copies = mx ? ir_of("threads=1 opt-level=3", mx->funcs[0], 0, 0) : NULL;
   ok(raw && strstr(raw, "llvm.loop.unroll.full") && strstr(raw, "phi"),
      "an UNROLLED loop is a loop with llvm.loop.unroll.full before O3");
   ok(opt && !strstr(opt, "phi") && !strstr(opt, "br label"),
      "after O3 the unrolled loop has no loop left");
   if (opt && (strstr(opt, "phi") || strstr(opt, "br label")))
     tap_diag("%s", opt);
+  ok(copies && !strstr(copies, "phi") && !strstr(copies, "llvm.loop"),
+     "T.unroll without pragma_unroll_explicit = 0: lowering leaves no loop");
   free(raw);
   free(opt);
+  free(copies);
   tsl_diag d = {0};
   tsl_target *t = lt_target("threads=1", &d);
   if (m && t)
     lt_check(t, ctx, m->funcs[0], m->funcs[0], NULL, 0, 1, "unrolled loop");
+  if (mx && t)
+    lt_check(t, ctx, mx->funcs[0], mx->funcs[0], NULL, 0, 1, "explicitly unrolled loop");
   tll_vtable.destroy(t);
   tsl_arena_free(a);
 }
 
-/* pragma_unroll_explicit = 0: lowering keeps the loops SERIAL with the
- * "pragma_unroll" hint, which becomes llvm.loop.unroll.enable. */
+/* pragma_auto_unroll_max_step with pragma_unroll_explicit = 0: lowering
+ * marks the loops that qualify UNROLLED (j: 8 steps, i: 4 x 8 = 32 <= 64)
+ * instead of copying their bodies; they reach LLVM's unroller. */
 static const char *unroll_hint_src =
     "@T.prim_func\n"
     "def scale(A: T.Buffer((4, 8), \"float32\"), B: T.Buffer((4, 8), "
@@ -214,11 +236,11 @@ static void test_unroll_hint(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = parse(a, unroll_hint_src);
   char *raw = m ? ir_of("threads=1 opt-level=3", m->funcs[0], 0, 0) : NULL;
-  ok(raw && strstr(raw, "llvm.loop.unroll.enable") &&
-         !strstr(raw, "llvm.loop.unroll.full"),
-     "a loop with lowering's pragma_unroll hint carries "
-     "llvm.loop.unroll.enable");
-  if (raw && !strstr(raw, "llvm.loop.unroll.enable"))
+  ok(raw && strstr(raw, "llvm.loop.unroll.full") && strstr(raw, "phi") &&
+         !strstr(raw, "llvm.loop.unroll.disable"),
+     "pragma_unroll_explicit = 0: both loops stay loops with "
+     "llvm.loop.unroll.full");
+  if (raw && !strstr(raw, "llvm.loop.unroll.full"))
     tap_diag("%s", raw);
   free(raw);
   tsl_diag d = {0};

@@ -32,6 +32,8 @@ typedef struct lu_check {
   const tsl_lowered_func *lf;
   const tsl_buffer *scope[256]; /* allocations in scope */
   int n_scope;
+  /* distinct allocated buffers (an unrolled loop repeats its ALLOCATE) */
+  const tsl_buffer *allocated[256];
   int n_alloc;
   int vector; /* vector nodes seen */
   char why[512];
@@ -127,7 +129,11 @@ static inline int lu_stmt(lu_check *c, const tsl_stmt *s) {
     if (b->ndim != 1)
       return lu_fail(c, "allocation not flat", b->name);
     c->scope[c->n_scope++] = b;
-    c->n_alloc++;
+    int seen = 0;
+    for (int i = 0; i < c->n_alloc; i++)
+      seen |= c->allocated[i] == b;
+    if (!seen && c->n_alloc < 256)
+      c->allocated[c->n_alloc++] = b;
     int r = lu_stmt(c, s->u.alloc.body);
     c->n_scope--;
     return r;

@@ -21,20 +21,25 @@
  *    region actually used there (compacted); `buffer->scope` keeps the
  *    storage scope ("global", "local", "shared", ...). An allocation inside a
  *    parallel loop is private to each iteration;
- *  - loops keep their kind: PARALLEL loops for the target's thread pool,
- *    UNROLLED loops (also SERIAL loops under pragma_auto_unroll_max_step N
- *    whose nest runs at most N iterations; with pragma_unroll_explicit = 0
- *    those stay SERIAL and carry the annotation "pragma_unroll" = 1, a hint
- *    for the target; exact rule in core/lower/README.md),
+ *  - loops of extent 1 without annotations, other than thread-bound ones,
+ *    are gone (their variable replaced by their min);
+ *  - unrolling follows TVM's UnrollLoop pass (exact rule in
+ *    core/lower/README.md): T.unroll loops, and SERIAL loops that
+ *    pragma_auto_unroll_max_step allows, are replaced by one copy of their
+ *    body per iteration; under pragma_unroll_explicit = 0 they stay loops
+ *    of kind UNROLLED instead, for the target's unroller. A copied body
+ *    repeats its inner statements (an ALLOCATE, a LET, a thread-bound loop
+ *    may then appear several times with the same buffer or variable, in
+ *    sibling scopes). The two pragma annotations are removed;
+ *  - other loops keep their kind: PARALLEL loops for the target's thread
+ *    pool, UNROLLED loops with a symbolic extent,
  *    THREAD_BINDING loops with their thread tag for GPU targets,
  *    VECTORIZED loops either kept as loops (opts.vectorize == 0) or turned
  *    into vector expressions (RAMP / BROADCAST, dtype lanes > 1; a LOAD or
  *    STORE with a vector index reads/writes lanes elements) when the body
  *    allows it, else kept as a VECTORIZED loop that the target may treat as
  *    a hint;
- *  - loop annotations are kept; a block's "pragma_auto_unroll_max_step" and
- *    "pragma_unroll_explicit" annotations move to the loop nest they
- *    covered. Other block annotations are dropped.
+ *  - other loop annotations are kept; block annotations are dropped.
  */
 #ifndef TESSEL_LOWER_H
 #define TESSEL_LOWER_H

@@ -1,7 +1,8 @@
 # cache_write to a local accumulator computed under a parallel loop: the
 # allocation lands inside the parallel loop (private per iteration) and is
-# compacted to the 4x16 tile; the root block's unroll pragma moves to the
-# outer loop and unrolls the small nests.
+# compacted to the 4x16 tile; the root block's unroll pragma (max step 16)
+# covers the nest: each 16-iteration inner loop becomes 16 stores, the loops
+# around them (4 x 16 = 64 steps) stay loops.
 @T.prim_func
 def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
     for i, j, k in T.grid(16, 16, 16):

@@ -1,5 +1,6 @@
-# pragma_unroll_explicit = 0: loops that qualify stay serial and get the
-# pragma_unroll hint; the nest over 8x8 exceeds max step 16 and is left.
+# pragma_unroll_explicit = 0: loops that qualify become UNROLLED loops (for
+# the target's unroller) instead of copies: k (2 steps) and j (8 x 2 = 16
+# steps); i would be 128 steps, over max step 16, and stays a loop.
 @T.prim_func
 def main(A: T.Buffer((8, 8, 2), "float32"), B: T.Buffer((8, 8, 2), "float32")):
     with T.block("root"):
