@@ -67,8 +67,11 @@ const tsl_expr *tsl_mutate_expr_children(tsl_mutator *m, const tsl_expr *e) {
   }
   if (!changed)
     return e;
-  if (buf)
-    return tsl_expr_load(m->arena, buf, e->n_args, args);
+  if (buf && buf != e->u.buffer) {
+    tsl_expr proto = *e; /* keeps the dtype: vector loads have lanes */
+    proto.u.buffer = buf;
+    return tsl_expr_with_args(m->arena, &proto, e->n_args, args);
+  }
   return tsl_expr_with_args(m->arena, e, e->n_args, args);
 }
 

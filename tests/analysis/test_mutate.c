@@ -265,7 +265,34 @@ static void failure(void) {
   teardown(&fx);
 }
 
+/* A vector load keeps its lanes when its index is rewritten. */
+static void vector_load(void) {
+  fixture fx;
+  setup(&fx);
+  tsl_arena *a = fx.arena;
+  const tsl_buffer *buf = fx.f->params[0].buffer;
+  const tsl_var *x = tsl_var_new(a, "x", TSL_INT32);
+  const tsl_expr *idx[2] = {x->ref, tsl_expr_ramp(a, tsl_expr_i32(a, 0), tsl_expr_i32(a, 1), 4)};
+  tsl_expr proto;
+  memset(&proto, 0, sizeof proto);
+  proto.kind = TSL_EXPR_LOAD;
+  proto.dtype = buf->dtype;
+  proto.dtype.lanes = 4;
+  proto.u.buffer = buf;
+  const tsl_expr *ld = tsl_expr_with_args(a, &proto, 2, idx);
+  tsl_map vars = {0};
+  tsl_map_put(&vars, x, (void *)tsl_expr_i32(a, 3));
+  tsl_mutator m = tsl_mutator_make(a);
+  m.vars = &vars;
+  const tsl_expr *r = tsl_mutate_expr(&m, ld);
+  ok(r != ld && r->kind == TSL_EXPR_LOAD && r->dtype.lanes == 4 && r->u.buffer == buf,
+     "a rewritten vector load keeps its lanes and buffer");
+  tsl_map_free(&vars);
+  teardown(&fx);
+}
+
 int main(void) {
+  vector_load();
   identity_shares();
   var_map();
   buffer_map();
