@@ -133,7 +133,7 @@ check "a plugin path that is not a plugin is located at its --set" bash -c "
 sed -e "s|db/t.db|db5/i.db|" -e "s|trials: 6, batch: 3|trials: 12, batch: 2|" \
     -e "s|min_repeat_ms: 5|min_repeat_ms: 60|" "$tmp/run.yaml" > "$tmp/int.yaml"
 setsid "$exe" tune "$tmp/int.yaml" >"$tmp/int.out" 2>"$tmp/int.err" & pid=$!
-for _ in $(seq 1 100); do
+for _ in $(seq 1 600); do
   c=$("$exe" db stats "$tmp/db5/i.db" --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['records'])" 2>/dev/null || echo 0)
   [ "${c:-0}" -ge 2 ] && break
   sleep 0.1
