@@ -1,6 +1,6 @@
 /*
  * Helpers shared by decompose_reduction and rfactor (prim_reduction.c):
- * the reduction-block check, variable maps for substitution, and small
+ * variable maps for substitution, predicate projection and small
  * expression utilities.
  */
 #ifndef TESSEL_PRIM_REDUCTION_H
@@ -29,12 +29,6 @@ tsl_buffer_region *red_subst_regions(tsl_arena *a, const tsl_buffer_region *r,
 /* Distinct variables of `e` in pre-order (left to right). Returns the
  * count; *out is arena-allocated. */
 uint32_t red_expr_vars(tsl_arena *a, const tsl_expr *e, const tsl_var ***out);
-
-/* Checks that the block at the end of `bp` is a reduction block, as TVM's
- * CheckReductionBlock: it has a T.init(), every iterator is spatial or
- * reduce, no reduce iterator indexes a written buffer, and no other block
- * of its scope writes its output buffers. Fails through sch_fail. */
-int red_check_block(sch_call *c, const sch_path *bp);
 
 /* The predicate for a copy of the block realize at the end of `bp` that
  * loses the loops `vars` (loops of `bp`): conjuncts that use none of them

@@ -242,27 +242,15 @@ int sch_apply_rfactor(sch_call *c) {
   int64_t factor_axis = c->args[1].u.i;
 
   /* ---- checks and information --------------------------------------- */
-  sch_path *kids;
-  uint32_t nk = sch_child_blocks(c, &lp, &kids);
-  if (nk != 1) {
-    tsl_strbuf sb;
-    tsl_strbuf_init(&sb);
-    for (uint32_t i = 0; i < nk && i < 8; i++)
-      tsl_strbuf_printf(&sb, "%s'%s'", i ? ", " : " (", sch_path_block(&kids[i])->name);
-    if (nk)
-      tsl_strbuf_append(&sb, nk > 8 ? ", ...)" : ")");
-    sch_fail(c, TSL_EINVALID,
-             "loop '%s' must have exactly one block under it, found %u%s",
-             lname, nk, sb.len ? sb.data : "");
-    tsl_strbuf_free(&sb);
-    return TSL_EINVALID;
-  }
-  sch_path bp = kids[0];
+  sch_path bp;
+  if ((rc = sch_single_child_block(c, &lp, &bp)))
+    return rc;
+  sch_path sp = sch_scope_path(&bp);
+  if ((rc = sch_check_stage_pipeline(c, &sp)) ||
+      (rc = sch_check_reduction(c, &bp)))
+    return rc;
   const tsl_block *b = sch_path_block(&bp);
   const tsl_stmt *realize = sch_path_target(&bp);
-  rc = red_check_block(c, &bp);
-  if (rc)
-    return rc;
   if (rf_loop->u.loop.for_kind != TSL_FOR_SERIAL)
     return sch_fail(c, TSL_EINVALID, "loop '%s' is %s; rfactor needs a serial loop",
                     lname,
@@ -446,13 +434,30 @@ int sch_apply_rfactor(sch_call *c) {
   rb->name = sch_fresh_block_name(c, bp.func, prefixed(c, "", b->name, "_rf"));
   rb->n_iter_vars = nrf;
   rb->iter_vars = rf_ivs;
-  rb->body = red_subst_stmt(
-      a,
-      tsl_stmt_store(a, rf, combine(a, red.op, rf_load, red.rhs), nidx, rf_idx),
-      &vmap);
-  rb->init = tsl_stmt_store(a, rf, red.identity, nidx, rf_idx);
+  int rf_reduces = 0;
+  for (uint32_t i = 0; i < nrf; i++)
+    rf_reduces |= rf_ivs[i].iter_type == TSL_ITER_REDUCE;
+  tsl_buffer_region *rf_reads =
+      rf_regions(a, b->reads, b->n_reads, &vmap, out, rf, axis, extra.var);
   rb->n_reads = b->n_reads;
-  rb->reads = rf_regions(a, b->reads, b->n_reads, &vmap, out, rf, axis, extra.var);
+  rb->reads = rf_reads;
+  if (rf_reduces) {
+    rb->body = red_subst_stmt(
+        a,
+        tsl_stmt_store(a, rf, combine(a, red.op, rf_load, red.rhs), nidx, rf_idx),
+        &vmap);
+    rb->init = tsl_stmt_store(a, rf, red.identity, nidx, rf_idx);
+  } else {
+    /* every reduction loop was the factored one: each element of the rf
+     * buffer gets one value, stored without an init (as TVM) */
+    rb->body = red_subst_stmt(a, tsl_stmt_store(a, rf, red.rhs, nidx, rf_idx), &vmap);
+    rb->init = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < rb->n_reads; i++)
+      if (rf_reads[i].buffer != rf)
+        rf_reads[k++] = rf_reads[i];
+    rb->n_reads = k;
+  }
   rb->n_writes = b->n_writes;
   rb->writes =
       rf_regions(a, b->writes, b->n_writes, &vmap, out, rf, axis, extra.var);
@@ -545,6 +550,18 @@ int sch_apply_rfactor(sch_call *c) {
   nsb->n_alloc_buffers = scope_b->n_alloc_buffers + 1;
   sch_commit(c, bp.func,
              sch_path_rebuild(a, &bp, scope, sch_with_block(a, scope_realize, nsb)));
+  /* a predicate that ties the factored loop to the other reduction loops
+   * leaves the rfactor block without affine bindings (TVM fails then) */
+  sch_path np;
+  const char *why = NULL;
+  if (sch_find_block(sch_func(c->sch, bp.func->name), rb->name, &np) &&
+      !sch_binding_affine(c, &np, 0, &why))
+    return sch_fail(c, TSL_EINVALID,
+                    "the rfactor block '%s' would not have affine bindings: %s; "
+                    "the predicate of block '%s' bounds loop '%s' together with "
+                    "other reduction loops, which rfactor would separate (split "
+                    "the reduction loop by a factor that divides its extent)",
+                    rb->name, why, b->name, lname);
   sch_out_block(c, bp.func->name, rb->name);
   return TSL_OK;
 }
