@@ -68,18 +68,6 @@ static const tsl_expr *subst_binding(const tsl_var *v, void *ud) {
   return NULL;
 }
 
-/* Thread-bound loops a buffer of `scope` may be relaxed over (TVM: storage
- * rank <= thread rank): shared relaxes threadIdx.*, warp threadIdx.x. */
-static int relax_thread(const char *scope, const char *tag) {
-  if (!tag || strncmp(tag, "threadIdx.", 10) != 0)
-    return 0;
-  if (!strcmp(scope, "shared") || !strncmp(scope, "shared.", 7))
-    return 1;
-  if (!strcmp(scope, "warp"))
-    return !strcmp(tag, "threadIdx.x");
-  return 0;
-}
-
 static int relax_region(sch_call *c, const tsl_buffer_region *r,
                         const sch_path *q, uint32_t L, int thread_relax,
                         cmp_iv *out) {
@@ -95,7 +83,7 @@ static int relax_region(sch_call *c, const tsl_buffer_region *r,
     int inner = k > L;
     int thread = k <= L && thread_relax &&
                  s->u.loop.for_kind == TSL_FOR_THREAD_BINDING &&
-                 relax_thread(r->buffer->scope, s->u.loop.thread_tag);
+                 sch_thread_relaxes(r->buffer->scope, s->u.loop.thread_tag);
     if (!inner && !thread)
       continue;
     vars[n] = s->u.loop.loop_var;
