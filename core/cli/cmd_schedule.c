@@ -1,7 +1,9 @@
 /*
  * `tessel schedule PROGRAM SCRIPT`: apply a schedule script to a program and
  * print the scheduled module, its trace or the trace as JSON; --check runs
- * both versions in the interpreter on the same random inputs.
+ * both versions in the interpreter on the same random inputs, the
+ * scheduled one three times (parallel, vectorized and thread-bound loops in
+ * natural, shuffled and reversed order: the race oracle).
  */
 #include "cli.h"
 
@@ -23,7 +25,11 @@ const char cli_schedule_usage[] =
     "  --seed S        seed for sample_* instructions without a decision (default 0)\n"
     "  --check         also run the original and the scheduled function in the\n"
     "                  interpreter on the same seeded random inputs and compare\n"
-    "                  every buffer; the verdict goes to stderr\n"
+    "                  every buffer; the scheduled one runs three times, with\n"
+    "                  the iterations of parallel, vectorized and thread-bound\n"
+    "                  loops in natural, shuffled (seed S) and reversed order, so\n"
+    "                  a loop that is not safe to run in parallel shows as a\n"
+    "                  mismatch; the verdict goes to stderr\n"
     "  --print WHAT    module (default): the scheduled program in TVMScript;\n"
     "                  trace: the trace as a schedule script with decisions;\n"
     "                  json: the trace as JSON\n"
@@ -135,9 +141,12 @@ int cli_schedule(int argc, char **argv) {
   if (rc == CLI_OK && check) {
     tsl_equiv_report rep;
     const tsl_func *g = tsl_module_find(tsl_schedule_module(sch), f->name);
-    int st = tsl_interp_check_equivalent(f, g, binds, n_binds, seed, &rep, &diag);
+    tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed};
+    int st = tsl_interp_check_equivalent_opts(f, g, binds, n_binds, seed, &io, &rep, &diag);
     if (st == TSL_OK) {
-      fprintf(stderr, "check: ok (%lld values compared, max abs error %.3g)\n",
+      fprintf(stderr,
+              "check: ok (%lld values compared, max abs error %.3g; parallel loops "
+              "also run shuffled and reversed)\n",
               (long long)rep.n_checked, rep.max_abs_err);
     } else if (rep.got_failed) {
       fprintf(stderr, "check: mismatch: %s\n", diag.text);

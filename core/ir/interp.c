@@ -1,6 +1,7 @@
 /*
- * The reference interpreter's entry points: tsl_interp_run (compile, bind
- * the arguments to the parameters, execute) and tsl_func_param_is_output.
+ * The reference interpreter's entry points: tsl_interp_run and
+ * tsl_interp_run_opts (compile, bind the arguments to the parameters,
+ * execute) and tsl_func_param_is_output.
  * Compilation lives in interp_compile.c, evaluation in interp_eval.c.
  *
  * Arguments: a buffer parameter takes a dense row-major tensor of the same
@@ -213,6 +214,16 @@ static int bind_params(tsli_state *st, const tsl_func *f, tsl_arg *args) {
 
 int tsl_interp_run(const tsl_func *f, tsl_arg *args, uint32_t n_args,
                    tsl_diag *diag) {
+  return tsl_interp_run_opts(f, args, n_args, NULL, diag);
+}
+
+int tsl_interp_run_opts(const tsl_func *f, tsl_arg *args, uint32_t n_args,
+                        const tsl_interp_opts *opts, tsl_diag *diag) {
+  tsl_interp_opts o = {sizeof o, TSL_INTERP_ORDER_NATURAL, 0};
+  if (opts)
+    memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+  if (o.loop_order > TSL_INTERP_ORDER_REVERSED)
+    o.loop_order = TSL_INTERP_ORDER_NATURAL;
   if (!f)
     return tsl_diag_set(diag, TSL_EINVALID, "tsl_interp_run: NULL function");
   if (n_args != f->n_params || (n_args && !args))
@@ -232,6 +243,8 @@ int tsl_interp_run(const tsl_func *f, tsl_arg *args, uint32_t n_args,
   memset(&st, 0, sizeof st);
   st.prog = &prog;
   st.diag = diag;
+  st.order = o.loop_order;
+  st.rng = o.order_seed;
   st.vars = calloc((size_t)prog.n_vars + 1, sizeof *st.vars);
   st.bufs = calloc((size_t)prog.n_bufs + 1, sizeof *st.bufs);
   if (!st.vars || !st.bufs) {

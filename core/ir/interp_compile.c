@@ -902,6 +902,34 @@ static tsli_s *crealize(comp *c, const tsl_stmt *s) {
   return r;
 }
 
+/* Parallel, vectorized and thread-bound loops promise that their
+ * iterations are independent, so the race oracle may run them in any
+ * order. Not a thread-bound loop that feeds a reduce iterator of a block
+ * under it: a cross-thread reduction, which TVM lowers to an all-reduce and
+ * the interpreter runs as the serial reduction it stands for (its init
+ * belongs to the reduce iterators' first values). */
+static int feeds_reduce(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  const tsl_var *v = ud;
+  for (uint32_t i = 0; i < b->n_iter_vars && i < realize->u.realize.n_iter_values; i++)
+    if (b->iter_vars[i].iter_type == TSL_ITER_REDUCE &&
+        tsl_expr_uses_var(realize->u.realize.iter_values[i], v))
+      return 1;
+  return 0;
+}
+
+static uint8_t reorderable(const tsl_stmt *s) {
+  switch ((tsl_for_kind)s->u.loop.for_kind) {
+  case TSL_FOR_PARALLEL:
+  case TSL_FOR_VECTORIZED: return 1;
+  case TSL_FOR_THREAD_BINDING: {
+    tsl_stmt_visitor v = {.block = feeds_reduce,
+                          .user_data = (void *)s->u.loop.loop_var};
+    return !tsl_stmt_visit(s->u.loop.body, &v);
+  }
+  default: return 0;
+  }
+}
+
 static tsli_s *cstmt_inner(comp *c, const tsl_stmt *s) {
   tsli_s *r;
   switch ((tsl_stmt_kind)s->kind) {
@@ -914,6 +942,7 @@ static tsli_s *cstmt_inner(comp *c, const tsl_stmt *s) {
       return NULL;
     uint32_t mark = c->vars.n_undo;
     r->slot = new_var_slot(c, s->u.loop.loop_var);
+    r->reorder = reorderable(s);
     r->s0 = cstmt(c, s->u.loop.body);
     smap_pop_to(&c->vars, mark);
     return r->s0 ? r : NULL;

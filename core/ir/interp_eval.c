@@ -6,7 +6,9 @@
  * Run-time errors (out-of-bounds accesses, integer division by zero, iter
  * values outside their domain) are recorded in the state; evaluation then
  * returns harmless zeros and every statement stops at the next check.
- * Loops of every kind, thread_binding included, run serially in order.
+ * Loops of every kind, thread_binding included, run serially: in order,
+ * or for the race oracle (tsl_interp_opts) parallel, vectorized and
+ * thread-bound ones reversed or shuffled.
  */
 #include "interp_internal.h"
 
@@ -870,6 +872,39 @@ bound:
 /* ---- statements
  * ----------------------------------------------------------------- */
 
+/* The race oracle: a loop whose iterations may run in any order runs them
+ * reversed, or in a Fisher-Yates shuffle drawn at every entry. */
+static uint64_t next_rand(tsli_state *st) {
+  uint64_t z = (st->rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void exec_reordered(tsli_state *st, const tsli_s *s, int64_t lo,
+                           int64_t n) {
+  tsli_val *v = &st->vars[s->slot];
+  int64_t *perm = NULL;
+  if (st->order == TSL_INTERP_ORDER_SHUFFLED && n <= ((int64_t)1 << 26))
+    perm = malloc(sizeof *perm * (size_t)n);
+  if (perm) {
+    for (int64_t i = 0; i < n; i++)
+      perm[i] = i;
+    for (int64_t i = n - 1; i > 0; i--) {
+      int64_t j = (int64_t)(next_rand(st) % (uint64_t)(i + 1));
+      int64_t t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+  }
+  for (int64_t k = 0; k < n && !st->status; k++) {
+    int64_t i = perm ? perm[k] : n - 1 - k;
+    v->i = (int64_t)((uint64_t)lo + (uint64_t)i);
+    tsli_exec(st, s->s0);
+  }
+  free(perm);
+}
+
 void tsli_exec(tsli_state *st, const tsli_s *s) {
   switch (s->op) {
   case TSLI_S_FOR: {
@@ -877,6 +912,10 @@ void tsli_exec(tsli_state *st, const tsli_s *s) {
     if (st->status)
       return;
     tsli_val *v = &st->vars[s->slot];
+    if (s->reorder && st->order != TSL_INTERP_ORDER_NATURAL && n > 1) {
+      exec_reordered(st, s, lo, n);
+      return;
+    }
     for (int64_t i = 0; i < n; i++) {
       v->i = (int64_t)((uint64_t)lo + (uint64_t)i);
       tsli_exec(st, s->s0);

@@ -340,6 +340,8 @@ typedef struct tsli_s tsli_s;
 struct tsli_s {
   uint8_t op;
   uint8_t k;       /* STORE: buffer kind */
+  uint8_t reorder; /* FOR: parallel, vectorized or thread-bound, so its
+                      iterations may run in any order (see tsl_interp_opts) */
   uint32_t n;      /* STORE: indices; SEQ: statements */
   int32_t slot;    /* FOR/LET: var slot; STORE: buffer slot */
   tsli_x *e0, *e1; /* FOR: min, extent; STORE: value; IF: cond; LET: value */
@@ -412,6 +414,8 @@ struct tsli_state {
   int status;
   tsl_diag *diag;
   tsl_str block; /* innermost block being executed */
+  uint32_t order; /* TSL_INTERP_ORDER_* for loops with `reorder` */
+  uint64_t rng;   /* SHUFFLED: splitmix64 state */
 };
 
 /* Record the first run-time error (later ones are ignored). Returns 0. */

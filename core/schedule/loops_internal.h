@@ -1,9 +1,9 @@
 /*
  * Helpers shared by the loop primitives (split, fuse, reorder, for-kinds,
  * annotate): rebuilding a loop with a few fields changed, simplifying
- * block bindings after a loop variable was replaced, and the binding
- * checks (iter types, quasi-affine bindings) TVM applies before reorder,
- * parallel, vectorize and bind.
+ * block bindings after a loop variable was replaced, and thread ranks. The
+ * binding checks TVM applies before reorder, parallel, vectorize and bind
+ * are the shared ones of sch_check.c.
  */
 #ifndef TESSEL_SCH_LOOPS_INTERNAL_H
 #define TESSEL_SCH_LOOPS_INTERNAL_H
@@ -23,16 +23,6 @@ const tsl_stmt *loops_with_body(tsl_arena *a, const tsl_stmt *loop,
 const tsl_stmt *loops_simplify_bindings(sch_call *c, const sch_path *p,
                                         uint32_t level, const tsl_stmt *s,
                                         int preserve_unit_iters);
-
-/* 1 when `e` is a quasi-affine integer expression: constants, variables,
- * sums, products with a constant, floordiv/floormod by a positive
- * constant. */
-int loops_is_affine(const tsl_expr *e);
-
-/* Name of the first block inside `s` (recursively, init excluded) that has
- * an iter var of type other than spatial/reduce or a binding that is not
- * quasi-affine, or NULL. *why gets a short reason. */
-const char *loops_find_bad_block(const tsl_stmt *s, const char **why);
 
 /* The thread scope of a thread tag: 0 blockIdx.x/y/z, 1 threadIdx.x/y/z,
  * 2 vthread / vthread.x/y/z; -1 for anything else. */

@@ -1,6 +1,6 @@
 /*
  * Helpers of the loop primitives: loop rebuilding, block-binding
- * simplification after a loop variable was replaced, and binding checks.
+ * simplification after a loop variable was replaced, thread ranks.
  */
 #include "loops_internal.h"
 
@@ -149,74 +149,6 @@ const tsl_stmt *loops_simplify_bindings(sch_call *c, const sch_path *p,
 }
 
 /* ---- checks -------------------------------------------------------------- */
-
-int loops_is_affine(const tsl_expr *e) {
-  int64_t k;
-  switch ((tsl_expr_kind)e->kind) {
-  case TSL_EXPR_INT_IMM:
-  case TSL_EXPR_VAR: return 1;
-  case TSL_EXPR_ADD:
-  case TSL_EXPR_SUB:
-    return loops_is_affine(e->args[0]) && loops_is_affine(e->args[1]);
-  case TSL_EXPR_NEG: return loops_is_affine(e->args[0]);
-  case TSL_EXPR_MUL:
-    if (tsl_expr_is_const_int(e->args[0], &k))
-      return loops_is_affine(e->args[1]);
-    if (tsl_expr_is_const_int(e->args[1], &k))
-      return loops_is_affine(e->args[0]);
-    return 0;
-  case TSL_EXPR_FLOORDIV:
-  case TSL_EXPR_FLOORMOD:
-    return tsl_expr_is_const_int(e->args[1], &k) && k > 0 &&
-           loops_is_affine(e->args[0]);
-  case TSL_EXPR_CAST:
-    return tsl_dtype_is_int(e->dtype) && loops_is_affine(e->args[0]);
-  default: return 0;
-  }
-}
-
-static const char *bad_block(const tsl_stmt *s, const char **why,
-                             uint32_t depth) {
-  if (depth > WALK_MAX_DEPTH)
-    return NULL;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: return bad_block(s->u.loop.body, why, depth + 1);
-  case TSL_STMT_LET: return bad_block(s->u.let.body, why, depth + 1);
-  case TSL_STMT_IF: {
-    const char *r = bad_block(s->u.branch.then_case, why, depth + 1);
-    if (!r && s->u.branch.else_case)
-      r = bad_block(s->u.branch.else_case, why, depth + 1);
-    return r;
-  }
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      const char *r = bad_block(s->u.seq.stmts[i], why, depth + 1);
-      if (r)
-        return r;
-    }
-    return NULL;
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_block *b = s->u.realize.block;
-    for (uint32_t i = 0; i < b->n_iter_vars; i++) {
-      uint32_t t = b->iter_vars[i].iter_type;
-      if (t != TSL_ITER_SPATIAL && t != TSL_ITER_REDUCE) {
-        *why = "has a block iter that is neither spatial nor reduce";
-        return b->name;
-      }
-      if (!loops_is_affine(s->u.realize.iter_values[i])) {
-        *why = "has a block binding that is not affine";
-        return b->name;
-      }
-    }
-    return bad_block(b->body, why, depth + 1);
-  }
-  default: return NULL;
-  }
-}
-
-const char *loops_find_bad_block(const tsl_stmt *s, const char **why) {
-  return bad_block(s, why, 0);
-}
 
 int loops_thread_rank(const char *tag) {
   static const char *const names[3][4] = {

@@ -663,6 +663,11 @@ int sch_apply_cache_read(sch_call *c) {
   int rc = load_operands(&op, 0);
   if (rc)
     return rc;
+  /* TVM: every block of the scope reading the buffer has region cover */
+  sch_path sp = op.p;
+  sp.depth = op.scope + 1;
+  if ((rc = sch_check_region_cover(c, &sp, op.buf)))
+    return rc;
   rc = find_writer(&op, &op.writer);
   if (rc)
     return rc;

@@ -55,36 +55,10 @@ typedef struct buf_req {
   int has_req;
 } buf_req;
 
-typedef struct subst_ctx {
-  const tsl_block *b;
-  const tsl_expr *const *values;
-} subst_ctx;
-
-static const tsl_expr *subst_binding(const tsl_var *v, void *ud) {
-  const subst_ctx *s = ud;
-  for (uint32_t k = 0; k < s->b->n_iter_vars; k++)
-    if (s->b->iter_vars[k].var == v)
-      return s->values[k];
-  return NULL;
-}
-
-/* Thread-bound loops a buffer of `scope` may be relaxed over (TVM: storage
- * rank <= thread rank): shared relaxes threadIdx.*, warp threadIdx.x. */
-static int relax_thread(const char *scope, const char *tag) {
-  if (!tag || strncmp(tag, "threadIdx.", 10) != 0)
-    return 0;
-  if (!strcmp(scope, "shared") || !strncmp(scope, "shared.", 7))
-    return 1;
-  if (!strcmp(scope, "warp"))
-    return !strcmp(tag, "threadIdx.x");
-  return 0;
-}
-
 static int relax_region(sch_call *c, const tsl_buffer_region *r,
                         const sch_path *q, uint32_t L, int thread_relax,
                         cmp_iv *out) {
   const tsl_stmt *realize = sch_path_target(q);
-  subst_ctx sc = {realize->u.realize.block, realize->u.realize.iter_values};
   const tsl_var **vars = TSL_NEW_ARRAY(c->arena, const tsl_var *, q->depth);
   tsl_range *doms = TSL_NEW_ARRAY(c->arena, tsl_range, q->depth);
   uint32_t n = 0;
@@ -95,7 +69,7 @@ static int relax_region(sch_call *c, const tsl_buffer_region *r,
     int inner = k > L;
     int thread = k <= L && thread_relax &&
                  s->u.loop.for_kind == TSL_FOR_THREAD_BINDING &&
-                 relax_thread(r->buffer->scope, s->u.loop.thread_tag);
+                 sch_thread_relaxes(r->buffer->scope, s->u.loop.thread_tag);
     if (!inner && !thread)
       continue;
     vars[n] = s->u.loop.loop_var;
@@ -104,10 +78,8 @@ static int relax_region(sch_call *c, const tsl_buffer_region *r,
     n++;
   }
   for (uint32_t d = 0; d < r->ndim; d++) {
-    const tsl_expr *mn = tsl_expr_substitute(c->arena, r->ranges[d].min,
-                                             subst_binding, &sc);
-    const tsl_expr *ex = tsl_expr_substitute(c->arena, r->ranges[d].extent,
-                                             subst_binding, &sc);
+    const tsl_expr *mn = sch_subst_bindings(c, realize, r->ranges[d].min);
+    const tsl_expr *ex = sch_subst_bindings(c, realize, r->ranges[d].extent);
     const tsl_expr *last =
         bin(c, TSL_EXPR_SUB, bin(c, TSL_EXPR_ADD, mn, ex), ci(c, ex->dtype, 1));
     tsl_range r1, r2;
@@ -116,7 +88,8 @@ static int relax_region(sch_call *c, const tsl_buffer_region *r,
       return sch_fail(c, TSL_EUNSUPPORTED,
                       "cannot bound the region of '%s' that block '%s' "
                       "accesses (dimension %u: %s)",
-                      r->buffer->name, sc.b->name, d, cmp_expr_str(c, mn));
+                      r->buffer->name, realize->u.realize.block->name, d,
+                      cmp_expr_str(c, mn));
     out[d].lo = r1.min;
     out[d].hi = sch_simplify(
         c, bin(c, TSL_EXPR_SUB, bin(c, TSL_EXPR_ADD, r2.min, r2.extent),

@@ -68,92 +68,18 @@ uint32_t cmp_writers(const cmp_scope *s, const tsl_buffer *b) {
   return n;
 }
 
-/* TVM's stage-pipeline property: no block of the scope overwrites a buffer
- * an earlier block read (no write-after-read between blocks). */
+/* The block kind and scope checks are the shared ones of sch_check.c. */
 int cmp_check_stage_pipeline(sch_call *c, const cmp_scope *s) {
-  for (uint32_t j = 0; j < s->n; j++) {
-    const tsl_block *bj = cmp_kid(s, j);
-    for (uint32_t i = 0; i < j; i++) {
-      const tsl_block *bi = cmp_kid(s, i);
-      for (uint32_t w = 0; w < bj->n_writes; w++) {
-        const tsl_buffer *buf = bj->writes[w].buffer;
-        if (sch_regions_have(bi->reads, bi->n_reads, buf) &&
-            !sch_regions_have(bi->writes, bi->n_writes, buf))
-          return sch_fail(c, TSL_EINVALID,
-                          "the scope of the block (block '%s') is not a stage "
-                          "pipeline: block '%s' writes '%s' after block '%s' "
-                          "read it",
-                          s->block->name, bj->name, buf->name, bi->name);
-      }
-    }
-  }
-  return TSL_OK;
-}
-
-static int check_dominant(sch_call *c, const cmp_scope *s, const tsl_block *b) {
-  for (uint32_t w = 0; w < b->n_writes; w++)
-    if (cmp_writers(s, b->writes[w].buffer) > 1)
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' is not the only writer of '%s' in its scope",
-                      b->name, b->writes[w].buffer->name);
-  return TSL_OK;
+  return sch_check_stage_pipeline(c, &s->path);
 }
 
 int cmp_check_complete(sch_call *c, const cmp_scope *s, uint32_t i) {
-  const tsl_block *b = cmp_kid(s, i);
-  for (uint32_t k = 0; k < b->n_iter_vars; k++)
-    if (b->iter_vars[k].iter_type != TSL_ITER_SPATIAL)
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' is not a complete block: iter var '%s' is "
-                      "not spatial",
-                      b->name, b->iter_vars[k].var->name);
-  int rc = check_dominant(c, s, b);
-  if (rc)
-    return rc;
-  for (uint32_t w = 0; w < b->n_writes; w++)
-    if (sch_regions_have(b->reads, b->n_reads, b->writes[w].buffer))
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' is not a complete block: it reads '%s', "
-                      "which it writes",
-                      b->name, b->writes[w].buffer->name);
-  return TSL_OK;
-}
-
-static int uses_any_reduce(const tsl_block *b, const tsl_expr *e) {
-  for (uint32_t k = 0; k < b->n_iter_vars; k++)
-    if (b->iter_vars[k].iter_type == TSL_ITER_REDUCE &&
-        tsl_expr_uses_var(e, b->iter_vars[k].var))
-      return 1;
-  return 0;
+  return sch_check_complete(c, &s->kids[i]);
 }
 
 int cmp_check_complete_or_reduction(sch_call *c, const cmp_scope *s,
                                     uint32_t i) {
-  const tsl_block *b = cmp_kid(s, i);
-  tsl_diag *saved = c->diag;
-  c->diag = NULL;
-  int rc = cmp_check_complete(c, s, i);
-  c->diag = saved;
-  if (!rc)
-    return TSL_OK;
-  const char *why = NULL;
-  if (!b->init)
-    why = "it has no T.init()";
-  for (uint32_t k = 0; k < b->n_iter_vars && !why; k++)
-    if (b->iter_vars[k].iter_type != TSL_ITER_SPATIAL &&
-        b->iter_vars[k].iter_type != TSL_ITER_REDUCE)
-      why = "an iter var is neither spatial nor reduce";
-  for (uint32_t w = 0; w < b->n_writes && !why; w++)
-    for (uint32_t d = 0; d < b->writes[w].ndim; d++)
-      if (uses_any_reduce(b, b->writes[w].ranges[d].min) ||
-          uses_any_reduce(b, b->writes[w].ranges[d].extent))
-        why = "a reduce iter var indexes the written buffer";
-  if (why)
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' is neither a complete block nor a reduction "
-                    "block (%s)",
-                    b->name, why);
-  return check_dominant(c, s, b);
+  return sch_check_complete_or_reduction(c, &s->kids[i]);
 }
 
 int cmp_buffer_allocated(const tsl_block *scope, const tsl_buffer *b) {

@@ -50,7 +50,7 @@ int sch_apply_decompose_reduction(sch_call *c) {
                     nk ? sch_path_block(&kids[0])->name : "", nk ? "')" : "",
                     b->name, b->name, loop_names(c, &bp, scope + 1));
   }
-  rc = red_check_block(c, &bp);
+  rc = sch_check_reduction(c, &bp);
   if (rc)
     return rc;
   /* loops above `loop` must not be used by reduce iterators */

@@ -37,6 +37,11 @@ int sch_apply_get_block(sch_call *c) {
   tsl_str name = c->args[0].u.s;
   tsl_str fname = c->args[1].kind == TSL_SV_STR ? c->args[1].u.s : sch->func_name;
   const tsl_func *f = sch_func(sch, fname);
+  if (!f && !strcmp(fname, "main") && sch->mod->n_funcs == 1) {
+    /* TVM schedules a lone prim_func as the module {"main": func} */
+    f = sch->mod->funcs[0];
+    fname = f->name;
+  }
   if (!f) {
     sch_fail(c, TSL_ENOTFOUND, "the module has no function '%s'; functions:", fname);
     for (uint32_t i = 0; i < sch->mod->n_funcs; i++)

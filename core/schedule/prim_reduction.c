@@ -1,7 +1,7 @@
 /*
  * Shared helpers of the reduction primitives (decompose_reduction, rfactor):
- * variable maps, variable collection, predicate projection and the
- * reduction-block precondition check.
+ * variable maps, variable collection and predicate projection (the
+ * reduction-block check is the shared one of sch_check.c).
  */
 #include "prim_reduction.h"
 
@@ -171,57 +171,4 @@ const tsl_expr *red_project_predicate(sch_call *c, const sch_path *bp,
     if (bp->stmts[k]->kind == TSL_STMT_FOR)
       tsl_analyzer_unbind(c->sch->an, bp->stmts[k]->u.loop.loop_var);
   return out ? out : tsl_expr_bool(a, 1);
-}
-
-/* ---- the reduction-block check ------------------------------------------- */
-
-int red_check_block(sch_call *c, const sch_path *bp) {
-  const tsl_block *b = sch_path_block(bp);
-  if (!b->init)
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' is not a reduction block: it has no T.init() "
-                    "(a reduction block initializes its output in T.init() and "
-                    "has spatial and reduce iterators only)",
-                    b->name);
-  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
-    uint32_t t = b->iter_vars[i].iter_type;
-    if (t != TSL_ITER_SPATIAL && t != TSL_ITER_REDUCE)
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' is not a reduction block: iterator '%s' is "
-                      "%s; only spatial and reduce iterators are allowed",
-                      b->name, b->iter_vars[i].var->name,
-                      tsl_iter_type_name((tsl_iter_type)t));
-  }
-  for (uint32_t w = 0; w < b->n_writes; w++)
-    for (uint32_t d = 0; d < b->writes[w].ndim; d++)
-      for (uint32_t i = 0; i < b->n_iter_vars; i++) {
-        const tsl_iter_var *iv = &b->iter_vars[i];
-        const tsl_range *r = &b->writes[w].ranges[d];
-        if (iv->iter_type == TSL_ITER_REDUCE &&
-            (tsl_expr_uses_var(r->min, iv->var) ||
-             tsl_expr_uses_var(r->extent, iv->var)))
-          return sch_fail(c, TSL_EINVALID,
-                          "block '%s' is not a reduction block: reduce "
-                          "iterator '%s' indexes the written buffer '%s'",
-                          b->name, iv->var->name, b->writes[w].buffer->name);
-      }
-  /* dominance: no sibling block of the scope writes the same buffers */
-  uint32_t s = sch_path_scope_level(bp, bp->depth - 1);
-  sch_path sp = *bp;
-  sp.depth = s + 1;
-  sch_path *kids;
-  uint32_t n = sch_child_blocks(c, &sp, &kids);
-  for (uint32_t k = 0; k < n; k++) {
-    const tsl_block *o = sch_path_block(&kids[k]);
-    if (o == b)
-      continue;
-    for (uint32_t w = 0; w < b->n_writes; w++)
-      if (sch_regions_have(o->writes, o->n_writes, b->writes[w].buffer))
-        return sch_fail(c, TSL_EINVALID,
-                        "block '%s' is not a reduction block: block '%s' of "
-                        "the same scope also writes '%s' (a reduction block "
-                        "must be the only writer of its output)",
-                        b->name, o->name, b->writes[w].buffer->name);
-  }
-  return TSL_OK;
 }

@@ -125,13 +125,36 @@ int sch_apply_reorder(sch_call *c) {
                                               : "a let statement",
                     tn, bn);
   }
-  const char *why = NULL;
-  const char *bad = loops_find_bad_block(dp->stmts[bottom]->u.loop.body, &why);
-  if (bad)
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' under the loops %s; reorder needs blocks with "
-                    "spatial/reduce iters and affine bindings",
-                    bad, why);
+  /* TVM: the blocks directly under the loops have spatial/reduce iterators
+   * and affine bindings, over all their loops or over the reordered ones */
+  sch_path bl = *dp;
+  bl.depth = bottom + 1;
+  sch_path *kids;
+  uint32_t nk = sch_child_blocks(c, &bl, &kids);
+  for (uint32_t k = 0; k < nk; k++) {
+    const tsl_block *b = sch_path_block(&kids[k]);
+    for (uint32_t i = 0; i < b->n_iter_vars; i++) {
+      uint32_t t = b->iter_vars[i].iter_type;
+      if (t != TSL_ITER_SPATIAL && t != TSL_ITER_REDUCE)
+        return sch_fail(c, TSL_EINVALID,
+                        "block '%s' under the loops has iterator '%s' of kind "
+                        "%s; reorder needs blocks with spatial and reduce "
+                        "iterators only",
+                        b->name, b->iter_vars[i].var->name,
+                        tsl_iter_type_name((tsl_iter_type)t));
+    }
+    const char *why = NULL;
+    if (!sch_binding_affine(c, &kids[k], 0, NULL) &&
+        !sch_binding_affine(c, &kids[k], top, &why))
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' under the loops does not have affine bindings "
+                      "over loops '%s'..'%s': %s; reorder needs each binding "
+                      "to be an iterator of the loops that steps by 1 (sums of "
+                      "loops with chaining coefficients, floordiv/floormod by "
+                      "constants), under a predicate that bounds whole "
+                      "bindings only",
+                      b->name, tn, bn, why);
+  }
   for (uint32_t i = 0; i < n; i++) {
     mixed_check m = {sch_path_target(&paths[i])->u.loop.loop_var, NULL};
     tsl_stmt_visitor v = {.block = block_mixes, .user_data = &m};

@@ -5,147 +5,14 @@
  * extent inserted at factor_axis, allocated in the scope block) under fresh
  * copies of all the block's loops; the original block becomes the write-back
  * block that reduces the partial results over the factored axis. Returns
- * the rfactor block. Semantics follow TVM's RFactor; recognized reducers:
- * +, *, min, max with their identities.
+ * the rfactor block. Semantics follow TVM's RFactor; the reducers are
+ * those of reducer.c (+, *, min, max, pairs of sums, argmax, argmin), a
+ * reduction over several buffers getting one rfactor buffer each.
  */
 #include "prim_reduction.h"
 
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-typedef struct reduction {
-  const tsl_stmt *init, *update; /* the two stores */
-  tsl_expr_kind op;              /* ADD, MUL, MIN, MAX */
-  const tsl_expr *identity;
-  const tsl_expr *lhs, *rhs; /* update value = op(lhs, rhs), lhs the load */
-} reduction;
-
-static const char *op_name(tsl_expr_kind op) {
-  switch (op) {
-  case TSL_EXPR_ADD: return "+";
-  case TSL_EXPR_MUL: return "*";
-  case TSL_EXPR_MIN: return "min";
-  default: return "max";
-  }
-}
-
-/* 1 when `e` is the identity of `op` for its dtype. Floats accept the
- * largest finite value and infinity for min/max. */
-static int is_identity(tsl_expr_kind op, const tsl_expr *e) {
-  tsl_dtype t = e->dtype;
-  if (e->kind == TSL_EXPR_FLOAT_IMM) {
-    double v = e->u.float_value;
-    double big = t.code == TSL_DT_BFLOAT ? 3.38953138925153547590e+38
-                 : t.bits == 16          ? 65504.0
-                 : t.bits == 32          ? (double)FLT_MAX
-                                         : DBL_MAX;
-    switch (op) {
-    case TSL_EXPR_ADD: return v == 0.0;
-    case TSL_EXPR_MUL: return v == 1.0;
-    case TSL_EXPR_MIN: return v == big || v == INFINITY;
-    default: return v == -big || v == -INFINITY;
-    }
-  }
-  if (e->kind != TSL_EXPR_INT_IMM || !tsl_dtype_is_int(t))
-    return 0;
-  int64_t v = e->u.int_value, hi, lo;
-  if (t.code == TSL_DT_UINT) {
-    lo = 0;
-    hi = t.bits >= 64 ? -1 : (int64_t)(((uint64_t)1 << t.bits) - 1);
-  } else {
-    hi = t.bits >= 64 ? INT64_MAX : ((int64_t)1 << (t.bits - 1)) - 1;
-    lo = t.bits >= 64 ? INT64_MIN : -((int64_t)1 << (t.bits - 1));
-  }
-  switch (op) {
-  case TSL_EXPR_ADD: return v == 0;
-  case TSL_EXPR_MUL: return v == 1;
-  case TSL_EXPR_MIN: return v == hi || (t.code == TSL_DT_UINT && v == INT64_MAX);
-  default: return v == lo;
-  }
-}
-
-static int is_self_load(const tsl_expr *e, const tsl_stmt *st) {
-  if (e->kind != TSL_EXPR_LOAD || e->u.buffer != st->u.store.buffer ||
-      e->n_args != st->u.store.n_indices)
-    return 0;
-  for (uint32_t i = 0; i < e->n_args; i++)
-    if (!tsl_expr_equal(e->args[i], st->u.store.indices[i]))
-      return 0;
-  return 1;
-}
-
-typedef struct load_find {
-  const tsl_buffer *buf;
-} load_find;
-
-static int finds_load(const tsl_expr *e, void *ud) {
-  return e->kind == TSL_EXPR_LOAD && e->u.buffer == ((load_find *)ud)->buf;
-}
-
-static int match_reduction(sch_call *c, const tsl_block *b, reduction *r) {
-  const tsl_stmt *in = b->init, *up = b->body;
-  if (in->kind != TSL_STMT_STORE || up->kind != TSL_STMT_STORE)
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' is not a recognizable reduction: its init and "
-                    "its body must each be a single buffer store",
-                    b->name);
-  int same = in->u.store.buffer == up->u.store.buffer &&
-             in->u.store.n_indices == up->u.store.n_indices;
-  for (uint32_t i = 0; same && i < in->u.store.n_indices; i++)
-    same = tsl_expr_equal(in->u.store.indices[i], up->u.store.indices[i]);
-  if (!same)
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' is not a recognizable reduction: its init and "
-                    "its body store to different elements",
-                    b->name);
-  const tsl_expr *v = up->u.store.value;
-  tsl_expr_kind k = (tsl_expr_kind)v->kind;
-  r->init = in;
-  r->update = up;
-  r->op = k;
-  r->identity = in->u.store.value;
-  if (k == TSL_EXPR_ADD || k == TSL_EXPR_MUL || k == TSL_EXPR_MIN ||
-      k == TSL_EXPR_MAX) {
-    if (is_self_load(v->args[0], up)) {
-      r->lhs = v->args[0];
-      r->rhs = v->args[1];
-    } else if (is_self_load(v->args[1], up)) {
-      r->lhs = v->args[1];
-      r->rhs = v->args[0];
-    } else {
-      k = TSL_EXPR_KIND_COUNT;
-    }
-  } else {
-    k = TSL_EXPR_KIND_COUNT;
-  }
-  const char *bn = up->u.store.buffer->name;
-  if (k == TSL_EXPR_KIND_COUNT)
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' is not a recognizable reduction: its body must "
-                    "read '%s' at the stored element and combine it with "
-                    "+, *, T.min or T.max (e.g. %s[...] = %s[...] + x)",
-                    b->name, bn, bn, bn);
-  load_find lf = {up->u.store.buffer};
-  if (tsl_expr_visit(r->rhs, finds_load, &lf))
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' is not a recognizable reduction: the value "
-                    "combined into '%s' reads '%s' itself",
-                    b->name, bn, bn);
-  if (!is_identity(k, r->identity))
-    return sch_fail(c, TSL_EINVALID,
-                    "block '%s' is not a recognizable reduction: its init "
-                    "value is not the identity of '%s' (0 for +, 1 for *, "
-                    "the largest value for min, the lowest for max)",
-                    b->name, op_name(k));
-  return TSL_OK;
-}
-
-static const tsl_expr *combine(tsl_arena *a, tsl_expr_kind op,
-                               const tsl_expr *x, const tsl_expr *y) {
-  return tsl_expr_binary(a, op, x, y);
-}
 
 static const char *prefixed(sch_call *c, const char *pre, const char *name,
                             const char *suf) {
@@ -184,16 +51,19 @@ static const tsl_expr **insert_at(tsl_arena *a, const tsl_expr *const *xs,
   return out;
 }
 
-/* Regions with `m` applied; regions of `out` become regions of `rf` with
- * [var, var + 1) inserted at `axis`. */
+/* Regions with `m` applied; regions of outs[k] become regions of rfs[k]
+ * with [var, var + 1) inserted at `axis`. */
 static tsl_buffer_region *rf_regions(tsl_arena *a, const tsl_buffer_region *r,
                                      uint32_t n, const red_map *m,
-                                     const tsl_buffer *out,
-                                     const tsl_buffer *rf, uint32_t axis,
+                                     const red_reducer *red,
+                                     const tsl_buffer *const *rfs, uint32_t axis,
                                      const tsl_var *var) {
   tsl_buffer_region *res = red_subst_regions(a, r, n, m);
   for (uint32_t i = 0; i < n; i++) {
-    if (res[i].buffer != out)
+    uint32_t k = 0;
+    while (k < red->n && res[i].buffer != red->buf[k])
+      k++;
+    if (k == red->n)
       continue;
     tsl_range *rg = TSL_NEW_ARRAY(a, tsl_range, res[i].ndim + 1);
     for (uint32_t d = 0, j = 0; d <= res[i].ndim; d++) {
@@ -204,7 +74,7 @@ static tsl_buffer_region *rf_regions(tsl_arena *a, const tsl_buffer_region *r,
         rg[d] = res[i].ranges[j++];
       }
     }
-    res[i].buffer = rf;
+    res[i].buffer = rfs[k];
     res[i].ndim++;
     res[i].ranges = rg;
   }
@@ -242,27 +112,15 @@ int sch_apply_rfactor(sch_call *c) {
   int64_t factor_axis = c->args[1].u.i;
 
   /* ---- checks and information --------------------------------------- */
-  sch_path *kids;
-  uint32_t nk = sch_child_blocks(c, &lp, &kids);
-  if (nk != 1) {
-    tsl_strbuf sb;
-    tsl_strbuf_init(&sb);
-    for (uint32_t i = 0; i < nk && i < 8; i++)
-      tsl_strbuf_printf(&sb, "%s'%s'", i ? ", " : " (", sch_path_block(&kids[i])->name);
-    if (nk)
-      tsl_strbuf_append(&sb, nk > 8 ? ", ...)" : ")");
-    sch_fail(c, TSL_EINVALID,
-             "loop '%s' must have exactly one block under it, found %u%s",
-             lname, nk, sb.len ? sb.data : "");
-    tsl_strbuf_free(&sb);
-    return TSL_EINVALID;
-  }
-  sch_path bp = kids[0];
+  sch_path bp;
+  if ((rc = sch_single_child_block(c, &lp, &bp)))
+    return rc;
+  sch_path sp = sch_scope_path(&bp);
+  if ((rc = sch_check_stage_pipeline(c, &sp)) ||
+      (rc = sch_check_reduction(c, &bp)))
+    return rc;
   const tsl_block *b = sch_path_block(&bp);
   const tsl_stmt *realize = sch_path_target(&bp);
-  rc = red_check_block(c, &bp);
-  if (rc)
-    return rc;
   if (rf_loop->u.loop.for_kind != TSL_FOR_SERIAL)
     return sch_fail(c, TSL_EINVALID, "loop '%s' is %s; rfactor needs a serial loop",
                     lname,
@@ -373,11 +231,11 @@ int sch_apply_rfactor(sch_call *c) {
                       v->name, b->name);
   }
 
-  reduction red = {0};
-  rc = match_reduction(c, b, &red);
+  red_reducer red;
+  rc = red_match_reducer(c, b, &red);
   if (rc)
     return rc;
-  const tsl_buffer *out = red.update->u.store.buffer;
+  const tsl_buffer *out = red.buf[0];
   int64_t ndim = out->ndim;
   if (factor_axis < -(ndim + 1) || factor_axis > ndim)
     return sch_fail(c, TSL_EINVALID,
@@ -389,18 +247,22 @@ int sch_apply_rfactor(sch_call *c) {
   uint32_t axis = (uint32_t)(factor_axis < 0 ? factor_axis + ndim + 1
                                              : factor_axis);
 
-  /* ---- the rfactor buffer ----------------------------------------------- */
+  /* ---- the rfactor buffers ---------------------------------------------- */
   const tsl_stmt *scope_realize = bp.stmts[scope];
   const tsl_block *scope_b = scope_realize->u.realize.block;
-  char nbuf[512];
-  snprintf(nbuf, sizeof nbuf, "%s_rf", out->name);
-  for (uint32_t k = 1; buffer_name_taken(bp.func, scope_b, nbuf); k++)
-    snprintf(nbuf, sizeof nbuf, "%s_rf_%u", out->name, k);
-  const tsl_expr **shape =
-      insert_at(a, out->shape, out->ndim, axis, rf_loop->u.loop.extent);
-  const tsl_buffer *rf =
-      tsl_buffer_new(a, nbuf, out->dtype, out->ndim + 1, shape, NULL, NULL,
-                     out->scope, out->align, out->offset_factor);
+  const tsl_buffer *rfs[RED_MAX_BUFFERS];
+  for (uint32_t k = 0; k < red.n; k++) {
+    const tsl_buffer *o = red.buf[k];
+    char nbuf[512];
+    snprintf(nbuf, sizeof nbuf, "%s_rf", o->name);
+    for (uint32_t q = 1; buffer_name_taken(bp.func, scope_b, nbuf) ||
+                         (k && !strcmp(nbuf, rfs[k - 1]->name));
+         q++)
+      snprintf(nbuf, sizeof nbuf, "%s_rf_%u", o->name, q);
+    const tsl_expr **shape = insert_at(a, o->shape, o->ndim, axis, rf_loop->u.loop.extent);
+    rfs[k] = tsl_buffer_new(a, nbuf, o->dtype, o->ndim + 1, shape, NULL, NULL,
+                            o->scope, o->align, o->offset_factor);
+  }
 
   /* ---- the rfactor block ------------------------------------------------- */
   uint32_t cap = b->n_iter_vars + nl + 1, nrf = 0;
@@ -438,24 +300,49 @@ int sch_apply_rfactor(sch_call *c) {
     red_map_put(a, &vmap, iv->var, red_subst_expr(a, bind, &l2b));
   }
   const tsl_expr **rf_idx =
-      insert_at(a, red.update->u.store.indices, red.update->u.store.n_indices,
-                axis, tsl_expr_var(extra.var));
-  uint32_t nidx = red.update->u.store.n_indices + 1;
-  const tsl_expr *rf_load = tsl_expr_load(a, rf, nidx, rf_idx);
+      insert_at(a, red.indices, red.n_indices, axis, tsl_expr_var(extra.var));
+  uint32_t nidx = red.n_indices + 1;
+  const tsl_expr *rf_load[RED_MAX_BUFFERS], *rhs[RED_MAX_BUFFERS], *val[RED_MAX_BUFFERS];
+  for (uint32_t k = 0; k < red.n; k++) {
+    rf_load[k] = tsl_expr_load(a, rfs[k], nidx, rf_idx);
+    rhs[k] = red.rhs[k];
+  }
   tsl_block *rb = TSL_NEW(a, tsl_block);
   rb->name = sch_fresh_block_name(c, bp.func, prefixed(c, "", b->name, "_rf"));
   rb->n_iter_vars = nrf;
   rb->iter_vars = rf_ivs;
-  rb->body = red_subst_stmt(
-      a,
-      tsl_stmt_store(a, rf, combine(a, red.op, rf_load, red.rhs), nidx, rf_idx),
-      &vmap);
-  rb->init = tsl_stmt_store(a, rf, red.identity, nidx, rf_idx);
+  int rf_reduces = 0;
+  for (uint32_t i = 0; i < nrf; i++)
+    rf_reduces |= rf_ivs[i].iter_type == TSL_ITER_REDUCE;
+  tsl_buffer_region *rf_reads =
+      rf_regions(a, b->reads, b->n_reads, &vmap, &red, rfs, axis, extra.var);
   rb->n_reads = b->n_reads;
-  rb->reads = rf_regions(a, b->reads, b->n_reads, &vmap, out, rf, axis, extra.var);
+  rb->reads = rf_reads;
+  if (rf_reduces) {
+    red_combine(a, red.kind, rf_load, rhs, val);
+    rb->body = red_subst_stmt(a, red_update_stmt(c, &red, rfs, nidx, rf_idx, val), &vmap);
+    rb->init = red_init_stmt(c, &red, rfs, nidx, rf_idx);
+  } else {
+    /* every reduction loop was the factored one: each element of the rf
+     * buffers gets one value, stored without an init (as TVM) */
+    const tsl_stmt *st[RED_MAX_BUFFERS];
+    for (uint32_t k = 0; k < red.n; k++)
+      st[k] = tsl_stmt_store(a, rfs[k], rhs[k], nidx, rf_idx);
+    rb->body = red_subst_stmt(a, red.n == 1 ? st[0] : tsl_stmt_seq(a, red.n, st), &vmap);
+    rb->init = NULL;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < rb->n_reads; i++) {
+      int is_rf = 0;
+      for (uint32_t q = 0; q < red.n; q++)
+        is_rf |= rf_reads[i].buffer == rfs[q];
+      if (!is_rf)
+        rf_reads[k++] = rf_reads[i];
+    }
+    rb->n_reads = k;
+  }
   rb->n_writes = b->n_writes;
   rb->writes =
-      rf_regions(a, b->writes, b->n_writes, &vmap, out, rf, axis, extra.var);
+      rf_regions(a, b->writes, b->n_writes, &vmap, &red, rfs, axis, extra.var);
   rb->annotations = b->annotations;
 
   /* its loops: fresh copies of all the block's loops */
@@ -496,18 +383,25 @@ int sch_apply_rfactor(sch_call *c) {
     wb_vals[nwb] = realize->u.realize.iter_values[i];
     red_map_put(a, &wmap, iv->var, tsl_expr_var(wb_ivs[nwb++].var));
   }
-  const tsl_expr *wb_lhs = red_subst_expr(a, red.lhs, &wmap);
-  const tsl_expr *wb_rhs = red_subst_expr(a, rf_load, &wmap);
+  const tsl_expr *wb_lhs[RED_MAX_BUFFERS], *wb_rhs[RED_MAX_BUFFERS];
+  tsl_buffer_region *wb_reads = TSL_NEW_ARRAY(a, tsl_buffer_region, red.n);
+  tsl_buffer_region *wb_writes = TSL_NEW_ARRAY(a, tsl_buffer_region, red.n);
+  for (uint32_t k = 0; k < red.n; k++) {
+    wb_lhs[k] = red_subst_expr(a, red.lhs[k], &wmap);
+    wb_rhs[k] = red_subst_expr(a, rf_load[k], &wmap);
+    wb_reads[k] = *point_region(a, wb_rhs[k]);
+    wb_writes[k] = *point_region(a, wb_lhs[k]);
+  }
+  red_combine(a, red.kind, wb_lhs, wb_rhs, val);
   tsl_block *wb = tsl_block_clone(a, b);
   wb->n_iter_vars = nwb;
   wb->iter_vars = wb_ivs;
-  wb->body = tsl_stmt_store(a, out, combine(a, red.op, wb_lhs, wb_rhs),
-                            wb_lhs->n_args, wb_lhs->args);
-  wb->init = tsl_stmt_store(a, out, red.identity, wb_lhs->n_args, wb_lhs->args);
-  wb->n_reads = 1;
-  wb->reads = point_region(a, wb_rhs);
-  wb->n_writes = 1;
-  wb->writes = point_region(a, wb_lhs);
+  wb->body = red_update_stmt(c, &red, red.buf, wb_lhs[0]->n_args, wb_lhs[0]->args, val);
+  wb->init = red_init_stmt(c, &red, red.buf, wb_lhs[0]->n_args, wb_lhs[0]->args);
+  wb->n_reads = red.n;
+  wb->reads = wb_reads;
+  wb->n_writes = red.n;
+  wb->writes = wb_writes;
   wb->n_alloc_buffers = 0;
   wb->alloc_buffers = NULL;
   /* keep the predicate's conjuncts over the loops the write-back keeps */
@@ -537,14 +431,27 @@ int sch_apply_rfactor(sch_call *c) {
   tsl_block *nsb = tsl_block_clone(a, scope_b);
   nsb->body = cur;
   const tsl_buffer **allocs =
-      TSL_NEW_ARRAY(a, const tsl_buffer *, scope_b->n_alloc_buffers + 1);
+      TSL_NEW_ARRAY(a, const tsl_buffer *, scope_b->n_alloc_buffers + red.n);
   for (uint32_t i = 0; i < scope_b->n_alloc_buffers; i++)
     allocs[i] = scope_b->alloc_buffers[i];
-  allocs[scope_b->n_alloc_buffers] = rf;
+  for (uint32_t k = 0; k < red.n; k++)
+    allocs[scope_b->n_alloc_buffers + k] = rfs[k];
   nsb->alloc_buffers = allocs;
-  nsb->n_alloc_buffers = scope_b->n_alloc_buffers + 1;
+  nsb->n_alloc_buffers = scope_b->n_alloc_buffers + red.n;
   sch_commit(c, bp.func,
              sch_path_rebuild(a, &bp, scope, sch_with_block(a, scope_realize, nsb)));
+  /* a predicate that ties the factored loop to the other reduction loops
+   * leaves the rfactor block without affine bindings (TVM fails then) */
+  sch_path np;
+  const char *why = NULL;
+  if (sch_find_block(sch_func(c->sch, bp.func->name), rb->name, &np) &&
+      !sch_binding_affine(c, &np, 0, &why))
+    return sch_fail(c, TSL_EINVALID,
+                    "the rfactor block '%s' would not have affine bindings: %s; "
+                    "the predicate of block '%s' bounds loop '%s' together with "
+                    "other reduction loops, which rfactor would separate (split "
+                    "the reduction loop by a factor that divides its extent)",
+                    rb->name, why, b->name, lname);
   sch_out_block(c, bp.func->name, rb->name);
   return TSL_OK;
 }

@@ -209,6 +209,59 @@ int sch_buffer_arg(sch_call *c, const tsl_block *b, uint32_t arg, int required,
 /* Simplify with the schedule's analyzer. */
 const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e);
 
+/* ---- shared preconditions (sch_check.c) -------------------------------------
+ * TVM's analysis.cc checks, written once. Paths end at a block realize
+ * (bp), a loop (lp) or either (p). Checks fail through sch_fail, naming the
+ * block or loop and what would be valid; README.md lists where each runs. */
+
+/* 1 when the block's bindings are affine (TVM's IsAffineBinding): its iter
+ * values are a surjective iterator map (tsl_iter_map_detect) of the loops
+ * at levels >= `from` (0: every loop up to its scope block) under its
+ * predicate, each with step 1 or constant. Else 0 and *why (may be NULL)
+ * gets the reason. */
+int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
+                       const char **why);
+/* Complete block: only spatial iterators, the only writer of its outputs
+ * among its scope's child blocks, does not read them. Reduction block: a
+ * T.init(), affine bindings, spatial/reduce iterators only, the only writer,
+ * reduce iterators do not index its stores. */
+int sch_is_complete(sch_call *c, const sch_path *bp);
+int sch_is_reduction(sch_call *c, const sch_path *bp);
+int sch_check_complete(sch_call *c, const sch_path *bp);
+int sch_check_reduction(sch_call *c, const sch_path *bp);
+int sch_check_complete_or_reduction(sch_call *c, const sch_path *bp);
+/* Every block directly under the loop or block at `p` is complete or a
+ * reduction block, judged among those blocks (TVM's
+ * CheckSubtreeCompactDataflow). */
+int sch_check_compact_dataflow(sch_call *c, const sch_path *p);
+/* The block at `scope` is a stage pipeline: no child block writes a buffer
+ * an earlier one read, and every child block's reads are covered by what
+ * its producers surely write (region cover). sch_scope_path gives the
+ * scope of a block. */
+int sch_check_stage_pipeline(sch_call *c, const sch_path *scope);
+/* The path of the nearest block above the last statement of `p`. */
+sch_path sch_scope_path(const sch_path *p);
+/* Region cover of every child block of the block at `scope` that reads
+ * `buf` (cache_read's check). */
+int sch_check_region_cover(sch_call *c, const sch_path *scope,
+                           const tsl_buffer *buf);
+/* The only block directly under the loop or block at `p` (TVM's
+ * CheckGetSingleChildBlockRealizeOnSRefTree); `out` may be NULL. */
+int sch_single_child_block(sch_call *c, const sch_path *p, sch_path *out);
+/* The loop at `lp` may become `kind` (TSL_FOR_PARALLEL / VECTORIZED /
+ * THREAD_BINDING with `tag`): compact data flow, and every block under it
+ * (init blocks excepted) binds only spatial iterators to it, or reduce ones
+ * when bound to threadIdx.x/y/z. */
+int sch_check_parallelizable(sch_call *c, const sch_path *lp, uint32_t kind,
+                             const char *tag);
+/* `e` with the iter vars of the block realize replaced by their values. */
+const tsl_expr *sch_subst_bindings(sch_call *c, const tsl_stmt *realize,
+                                   const tsl_expr *e);
+/* 1 when a buffer of storage scope `scope` is relaxed over a loop bound to
+ * `tag` (TVM: storage rank <= thread rank): shared over threadIdx.* and
+ * vthread, warp over threadIdx.x. */
+int sch_thread_relaxes(const char *scope, const char *tag);
+
 /* ---- sampling ---------------------------------------------------------- */
 
 uint64_t sch_rand_u64(tsl_schedule *sch);

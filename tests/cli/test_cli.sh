@@ -37,6 +37,9 @@ printf 'b = sch.get_block("C")\ni, j, k = sch.get_loops(b)\nv = sch.sample_perfe
 check "schedule exits 0" test "$(status "$exe" schedule "$data/mm.py" "$tmp/s.sch")" = 0
 check "  ... and prints the scheduled program" bash -c "grep -q 'for i, j_0, k, j_1 in T.grid' '$tmp/out' && '$exe' fmt '$tmp/out' >/dev/null 2>&1 || '$exe' fmt - < '$tmp/out' >/dev/null"
 check "schedule --check reports ok on stderr" bash -c "'$exe' schedule '$data/mm.py' '$tmp/s.sch' --check 2>&1 >/dev/null | grep -q '^check: ok (3072 values compared'"
+printf 'b = sch.get_block("B")\n' > "$tmp/noop.sch"
+check "schedule --check catches a parallel loop that races (exit 1)" test "$(status "$exe" schedule "$data/racy.py" "$tmp/noop.sch" --check)" = 1
+check "  ... shown by the shuffled order" grep -q "check: mismatch: buffer B differs .*shuffled, seed 0: a loop whose iterations are not independent" "$tmp/err"
 "$exe" schedule "$data/mm.py" "$tmp/s.sch" --print trace --seed 5 > "$tmp/trace.sch"
 check "schedule --print trace prints a script with decisions" grep -q "sample_perfect_tile(loop=l2, n=2, max_innermost_factor=8, decision=\[" "$tmp/trace.sch"
 check "  ... which replays to the same program whatever the seed" bash -c "cmp -s <('$exe' schedule '$data/mm.py' '$tmp/s.sch' --seed 5) <('$exe' schedule '$data/mm.py' '$tmp/trace.sch' --seed 99)"

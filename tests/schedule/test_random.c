@@ -4,8 +4,10 @@
  * arguments. Every call must either succeed or fail cleanly: a message
  * that names the primitive, and the module and trace left exactly as they
  * were. Whenever a script changed the program, the interpreter must give
- * the same buffers before and after, the trace must replay to an equal
- * module, and the printed result must parse back equal.
+ * the same buffers before and after (after: also with the iterations of
+ * parallel, vectorized and thread-bound loops shuffled and reversed, the
+ * race oracle), the trace must replay to an equal module, and the printed
+ * result must parse back equal.
  *
  * TESSEL_RANDOM_SCRIPTS=N sets the number of scripts (default 2500);
  * TESSEL_RANDOM_SEED=S the first seed. One TAP case per property, plus one
@@ -410,7 +412,9 @@ int main(void) {
       changed++;
       tsl_equiv_report rep;
       tsl_diag d = {0};
-      if (tsl_interp_check_equivalent(x->func, after, NULL, 0, (uint64_t)s, &rep, &d)) {
+      tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, (uint64_t)s};
+      if (tsl_interp_check_equivalent_opts(x->func, after, NULL, 0, (uint64_t)s, &io, &rep,
+                                           &d)) {
         problem = 1;
         ok(0, "script %d on %s changes the meaning: %s", s, x->name, d.text);
       }

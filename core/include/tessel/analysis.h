@@ -71,6 +71,42 @@ TSL_API int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena,
                                const tsl_var *const *vars,
                                const tsl_range *doms, tsl_range *out);
 
+/* ---- iterator maps --------------------------------------------------------
+ * tsl_iter_map_detect decides, as TVM's DetectIterMap, whether integer index
+ * expressions are an iterator map of the iterators `iters[k]` ranging over
+ * `doms[k]`: each index must be `base + scale * it`, where `it` fuses splits
+ * `(x // lower) % extent` of the iterators (sums with chaining coefficients
+ * such as `i * 4 + j` for j in [0, 4), floordiv/floormod by constants),
+ * and the splits taken of any iterator must not overlap and must tile a
+ * divisor of its extent (SURJECTIVE), or tile it exactly with every
+ * iterator used (BIJECTIVE). `base` may use any variable that is not an
+ * iterator. The predicate (NULL or true: none) is a conjunction of bounds
+ * `lo <= e < hi` on iterator sums; a bounded sum shrinks to its bound, and
+ * an index that uses part of it (only `j` of `i * 4 + j < 30`) is not a
+ * map. Coefficients and divisors must be constants; extents may be
+ * symbolic. TVM's padding of non-dividing splits is supported for a split
+ * of a whole iterator that is its only use.
+ * On success `out[i]` (n_indices entries, may be NULL) describes index i:
+ * it covers base + scale * t for t in [0, extent) (scale 0: a constant).
+ * Returns TSL_OK, or TSL_EINVALID with the first reason in `diag` (e.g.
+ * "`l * 16`: ..."). Results are built in `arena`; the analyzer's bindings
+ * of the iterators are restored on return. */
+enum { TSL_ITER_MAP_SURJECTIVE = 0, TSL_ITER_MAP_BIJECTIVE = 1 };
+
+typedef struct tsl_iter_index {
+  const tsl_expr *base;
+  int64_t scale;
+  const tsl_expr *extent;
+} tsl_iter_index;
+
+TSL_API int tsl_iter_map_detect(tsl_analyzer *an, tsl_arena *arena,
+                                uint32_t n_indices,
+                                const tsl_expr *const *indices,
+                                uint32_t n_iters, const tsl_var *const *iters,
+                                const tsl_range *doms,
+                                const tsl_expr *predicate, uint32_t level,
+                                tsl_iter_index *out, tsl_diag *diag);
+
 /* ---- structural equality and hashing ---------------------------------- */
 
 /* 1 when equal, 0 when not. When not equal and `why` is non-NULL, writes a

@@ -13,6 +13,9 @@
  * Vector dtypes (lanes > 1) are rejected with TSL_EUNSUPPORTED. Loops of
  * every kind (parallel, vectorized, unrolled, thread_binding) run serially,
  * in order; so a GPU-bound program is interpreted one thread at a time.
+ * The race oracle (tsl_interp_opts.loop_order) runs the iterations of
+ * parallel, vectorized and thread-bound loops shuffled or reversed instead,
+ * so a loop whose iterations are not independent gives other results.
  *
  * Runs are deterministic: the same function, inputs and seed give the same
  * bits on every run and machine.
@@ -97,6 +100,39 @@ TSL_API void tsl_args_free(tsl_arg *args, uint32_t n);
 TSL_API int tsl_interp_run(const tsl_func *f, tsl_arg *args, uint32_t n_args,
                            tsl_diag *diag);
 
+/* The order the iterations of parallel, vectorized and thread-bound loops
+ * run in (tsl_interp_opts.loop_order). Such a loop promises independent
+ * iterations; a loop that breaks the promise (a race: iterations that write
+ * what others read or write) gives different results in another order.
+ * SHUFFLED draws a fresh permutation from order_seed at every entry to the
+ * loop. ALL is for tsl_interp_check_equivalent_opts only: the transformed
+ * program runs in each of the three orders, each compared with the
+ * reference. Exception: a thread-bound loop that feeds a reduce iterator of
+ * a block under it (a cross-thread reduction, which TVM lowers to an
+ * all-reduce) always runs in order, as the serial reduction it stands for:
+ * its block's init belongs to the reduce iterators' first values. */
+enum {
+  TSL_INTERP_ORDER_NATURAL = 0,
+  TSL_INTERP_ORDER_SHUFFLED = 1,
+  TSL_INTERP_ORDER_REVERSED = 2,
+  TSL_INTERP_ORDER_ALL = 3
+};
+
+/* Options of the interpreter's *_opts entry points. Fields are only
+ * appended (each marked with the ABI version that added it); a NULL opts
+ * or a zeroed struct means the defaults. */
+typedef struct tsl_interp_opts {
+  uint32_t struct_size; /* sizeof(tsl_interp_opts) */
+  uint32_t loop_order;  /* TSL_INTERP_ORDER_*, default NATURAL (1.0) */
+  uint64_t order_seed;  /* the SHUFFLED permutations (1.0) */
+} tsl_interp_opts;
+
+/* tsl_interp_run with options (NULL: as tsl_interp_run). ALL runs in the
+ * natural order. */
+TSL_API int tsl_interp_run_opts(const tsl_func *f, tsl_arg *args,
+                                uint32_t n_args, const tsl_interp_opts *opts,
+                                tsl_diag *diag);
+
 /* Result of tsl_interp_check_equivalent. */
 typedef struct tsl_equiv_report {
   int64_t n_checked;    /* elements compared */
@@ -123,6 +159,17 @@ TSL_API int tsl_interp_check_equivalent(const tsl_func *ref,
                                         uint32_t n_binds, uint64_t seed,
                                         tsl_equiv_report *report,
                                         tsl_diag *diag);
+
+/* tsl_interp_check_equivalent with `got` run under opts->loop_order (the
+ * reference always runs in the natural order); NULL opts: the natural
+ * order. With ALL, `got` runs natural, then shuffled, then reversed, and
+ * the first order that differs is reported; the diag then ends with the
+ * order, e.g. "(loop iterations of parallel, vectorized and thread-bound
+ * loops shuffled, seed 7: a loop whose iterations are not independent)". */
+TSL_API int tsl_interp_check_equivalent_opts(
+    const tsl_func *ref, const tsl_func *got, const tsl_binding *binds,
+    uint32_t n_binds, uint64_t seed, const tsl_interp_opts *opts,
+    tsl_equiv_report *report, tsl_diag *diag);
 
 /* The relative tolerance of tsl_interp_check_equivalent for `t` (0 for
  * integers and bools). Runners comparing compiled outputs use it too. */

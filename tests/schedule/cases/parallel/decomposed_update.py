@@ -1,8 +1,9 @@
+# C = A @ B, 16x16x16 float32.
 # from tvm.script import tir as T
 
 @T.prim_func
-def main(A: T.Buffer((8, 12), "float32"), B: T.Buffer((12, 8), "float32"), C: T.Buffer((8, 8), "float32")):
-    for i, j, k in T.grid(8, 8, 12):
+def main(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16, 16), "float32"), C: T.Buffer((16, 16), "float32")):
+    for i, j, k in T.grid(16, 16, 16):
         with T.block("C"):
             vi, vj, vk = T.axis.remap("SSR", [i, j, k])
             with T.init():
