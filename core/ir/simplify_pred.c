@@ -84,7 +84,7 @@ static const tsl_expr *and_rule(tsl_arena *a, const tsl_expr *e) {
     bound = c1 - tsla_floormod(c1, c2) + c3;
   else
     return NULL;
-  if (bound >= c1 && p->kind == TSL_EXPR_LT)
+  if (bound >= c1) /* no tighter (c3 >= c2: the second is always true) */
     return NULL;
   const tsl_expr *x = p->args[0];
   return tsl_expr_binary(a, TSL_EXPR_AND,
