@@ -66,7 +66,7 @@ static const char *check_inverse(const char *what, const mapped *m,
   tu_assign as;
   memset(&as, 0, sizeof as);
   for (uint32_t i = 0; i < m->n_idx; i++) {
-    char name[8];
+    char name[16];
     snprintf(name, sizeof name, "p%u", i);
     outs[i] = tsl_expr_var(tu_var(&env, name));
   }
@@ -166,14 +166,14 @@ int main(void) {
 
   /* split and reordered, TVM's own examples */
   m = detect("x // 4;x % 4;y", xy, 2, NULL, TSL_ITER_MAP_BIJECTIVE);
-  ok(m.rc == TSL_OK, "[x // 4, x % 4, y]: bijective");
-  check_inverse("[x // 4, x % 4, y]", &m, NULL, 0);
+  ok(m.rc == TSL_OK, "[x // 4, x %% 4, y]: bijective");
+  check_inverse("[x // 4, x mod 4, y]", &m, NULL, 0);
   m = detect("x;x + 1;y", xy, 2, NULL, TSL_ITER_MAP_BIJECTIVE);
   ok(m.rc != TSL_OK, "[x, x + 1, y]: not bijective (%s)", m.why);
   m = detect("x // 4;x % 4", xy, 2, NULL, TSL_ITER_MAP_BIJECTIVE);
-  ok(m.rc != TSL_OK, "[x // 4, x % 4]: not bijective, y unused");
+  ok(m.rc != TSL_OK, "[x // 4, x %% 4]: not bijective, y unused");
   m = detect("x // 4;x % 4", xy, 2, NULL, TSL_ITER_MAP_SURJECTIVE);
-  ok(m.rc == TSL_OK, "[x // 4, x % 4]: surjective");
+  ok(m.rc == TSL_OK, "[x // 4, x %% 4]: surjective");
 
   /* overlapping splits are refused even without checks */
   spec v16[1] = {{"v", 0, 16}};
