@@ -125,30 +125,33 @@ int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
   if (!ls.n)
     return 1;
   uint32_t n = realize->u.realize.n_iter_values;
-  tsl_iter_index *out = TSL_NEW_ARRAY(c->arena, tsl_iter_index, n + 1);
+  tsl_iter_map map;
   tsl_diag d = {0};
   bind_loops(c, bp, scope + 1, from, 1);
   int rc = tsl_iter_map_detect(c->sch->an, c->arena, n,
                                realize->u.realize.iter_values, ls.n, ls.vars,
                                ls.doms, realize->u.realize.predicate,
-                               TSL_ITER_MAP_SURJECTIVE, out, &d);
+                               TSL_ITER_MAP_SURJECTIVE, 0, &map, &d);
   bind_loops(c, bp, scope + 1, from, 0);
   if (rc) {
     if (why)
       *why = tsl_arena_strdup(c->arena, d.text);
     return 0;
   }
-  for (uint32_t i = 0; i < n; i++)
-    if (out[i].scale != 0 && out[i].scale != 1) {
-      if (why)
-        *why = asp(
-            c,
-            "the binding `%s` of iterator '%s' steps by %lld; an affine "
-            "binding steps by 1",
-            ex(c, realize->u.realize.iter_values[i]), b->iter_vars[i].var->name,
-            (long long)out[i].scale);
-      return 0;
-    }
+  /* TVM's IsAffineBinding: each index's leading split steps by 1 */
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_iter_sum *sum = map.indices[i];
+    int64_t scale = 1;
+    if (!sum->n || (tsl_expr_is_const_int(sum->args[0]->scale, &scale) && scale == 1))
+      continue;
+    if (why)
+      *why = asp(c,
+                 "the binding `%s` of iterator '%s' steps by %lld; an affine "
+                 "binding steps by 1",
+                 ex(c, realize->u.realize.iter_values[i]), b->iter_vars[i].var->name,
+                 (long long)scale);
+    return 0;
+  }
   return 1;
 }
 
@@ -397,14 +400,16 @@ static int strict_region(sch_call *c, const sch_path *bp, uint32_t L,
         exts[d] <= 0)
       return 0;
   }
-  tsl_iter_index *ix = TSL_NEW_ARRAY(c->arena, tsl_iter_index, r->ndim + 1);
+  tsl_iter_map map;
   const tsl_expr *pred = realize->u.realize.predicate;
   if (ls.n && tsl_iter_map_detect(c->sch->an, c->arena, r->ndim, mins, ls.n, ls.vars,
-                                  ls.doms, pred, TSL_ITER_MAP_SURJECTIVE, ix, NULL))
+                                  ls.doms, pred, TSL_ITER_MAP_SURJECTIVE, 0, &map, NULL))
     return 0;
   for (uint32_t d = 0; d < r->ndim; d++) {
-    const tsl_expr *base = ls.n ? ix[d].base : mins[d];
-    int64_t s = ls.n ? ix[d].scale : 0;
+    const tsl_expr *base = mins[d], *line_ext = NULL;
+    int64_t s = 0;
+    if (ls.n && !tsl_iter_sum_as_line(map.indices[d], &base, &s, &line_ext))
+      return 0;
     const tsl_expr *ext = tsl_expr_int(c->arena, base->dtype, exts[d]);
     const tsl_expr *last = bin(c, TSL_EXPR_SUB, bin(c, TSL_EXPR_ADD, base, ext), one_like(c, base));
     if (!s) {
@@ -415,9 +420,9 @@ static int strict_region(sch_call *c, const sch_path *bp, uint32_t L,
     if ((s < 0 ? -s : s) > exts[d])
       return 0; /* gaps between the iterations' parts */
     /* the iterator adds (n - 1) * s at one end */
-    const tsl_expr *span = bin(c, TSL_EXPR_MUL, bin(c, TSL_EXPR_SUB, ix[d].extent,
-                                                    one_like(c, ix[d].extent)),
-                               tsl_expr_int(c->arena, ix[d].extent->dtype, s));
+    const tsl_expr *span = bin(c, TSL_EXPR_MUL, bin(c, TSL_EXPR_SUB, line_ext,
+                                                    one_like(c, line_ext)),
+                               tsl_expr_int(c->arena, line_ext->dtype, s));
     out[d].lo = s > 0 ? base : bin(c, TSL_EXPR_ADD, base, span);
     out[d].hi = s > 0 ? bin(c, TSL_EXPR_ADD, last, span) : last;
   }

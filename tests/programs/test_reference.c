@@ -199,6 +199,16 @@ static void ref_transpose_case(refctx *r) {
 static void ref_window_sum_case(refctx *r) {
   ref_window_sum(128, 3, in_f32(r, 0), out_f32(r, 1));
 }
+static void ref_reshape_slice_case(refctx *r) {
+  const float *a = in_f32(r, 0);
+  float *d = out_f32(r, 1);
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 7; j++)
+      for (int k = 0; k < 30; k++) {
+        float t = a[(i * 8 + j + 1) * 32 + k] * 2.0f + 1.0f;
+        d[(i * 7 + j) * 30 + k] = t * t;
+      }
+}
 static void ref_reductions_case(refctx *r) {
   ref_row_sum(64, 128, in_f32(r, 0), out_f32(r, 1));
   ref_row_max(64, 128, in_f32(r, 0), out_f32(r, 2));
@@ -621,6 +631,7 @@ static const ref_case cases[] = {
     {"workloads/batch_norm_inference.py", NULL, {{0}}, 0, OUTS(5), F32TOL, ref_batch_norm_case},
     {"workloads/transpose.py", NULL, {{0}}, 0, OUTS(1), 0, ref_transpose_case},
     {"workloads/window_sum.py", NULL, {{0}}, 0, OUTS(1), F32TOL, ref_window_sum_case},
+    {"workloads/reshape_slice.py", NULL, {{0}}, 0, OUTS(1), F32TOL, ref_reshape_slice_case},
     {"workloads/reductions.py", NULL, {{0}}, 0, OUTS(1, 2, 3), F32TOL, ref_reductions_case},
     {"workloads/gemv.py", NULL, {{0}}, 0, OUTS(2), F32TOL, ref_gemv_case},
     {"workloads/matmul_int8.py", NULL, {{0}}, 0, OUTS(2), 0, ref_matmul_i8_case},
