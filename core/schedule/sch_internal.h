@@ -231,7 +231,8 @@ const sch_inst *sch_inst_find(const char *name);
   X(cache_read) X(cache_write) X(set_scope) X(storage_align)                  \
   X(decompose_reduction) X(rfactor)                                           \
   X(blockize) X(tensorize)                                                    \
-  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)
+  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)            \
+  X(transform_layout) X(transform_block_layout) X(set_axis_separator)
 
 #define SCH_DECLARE_APPLY_(name) int sch_apply_##name(sch_call *c);
 SCH_APPLY_FNS(SCH_DECLARE_APPLY_)

@@ -1,0 +1,190 @@
+/*
+ * Index maps for the layout primitives, as TVM's IndexMap: built from a
+ * script lambda with the block's index dtype, applied with dtype
+ * legalization, mapped over a shape (MapShape) and inverted over a domain
+ * (Inverse / NonSurjectiveInverse) through the iterator maps of
+ * tessel/analysis.h. Also where a buffer is defined.
+ */
+#include "layout_internal.h"
+
+#include "tessel/script.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tsl_dtype lay_block_default_dtype(const tsl_block *b) {
+  if (b->n_iter_vars)
+    return b->iter_vars[0].var->dtype;
+  for (uint32_t i = 0; i < b->n_reads + b->n_writes; i++) {
+    const tsl_buffer_region *r = i < b->n_reads ? &b->reads[i] : &b->writes[i - b->n_reads];
+    if (r->ndim)
+      return r->ranges[0].min->dtype;
+  }
+  return TSL_INT64;
+}
+
+static const tsl_expr *map_var(const tsl_var *v, void *ud) {
+  return tsl_map_get(ud, v);
+}
+
+/* The final index `e` with the parameters of `from` replaced by `to`
+ * (expressions), dtype-legalized; a constant takes dtype `dt` as TVM's
+ * LegalizeIndexMapDType makes it. */
+static const tsl_expr *subst_params(sch_call *c, const tsl_expr *e, uint32_t n,
+                                    const tsl_var *const *from,
+                                    const tsl_expr *const *to) {
+  tsl_map vars;
+  tsl_map_init(&vars, c->arena);
+  for (uint32_t i = 0; i < n; i++)
+    tsl_map_put(&vars, from[i], (void *)to[i]);
+  return tsl_expr_substitute_legalize(c->arena, e, map_var, &vars);
+}
+
+static lay_map map_with_params(sch_call *c, const lay_map *m,
+                               const tsl_var *const *params, tsl_dtype dt) {
+  lay_map r = *m;
+  r.in = TSL_NEW_ARRAY(c->arena, const tsl_var *, m->n_in + 1);
+  r.out = TSL_NEW_ARRAY(c->arena, const tsl_expr *, m->n_out + 1);
+  const tsl_expr **refs = TSL_NEW_ARRAY(c->arena, const tsl_expr *, m->n_in + 1);
+  for (uint32_t i = 0; i < m->n_in; i++) {
+    r.in[i] = params ? params[i] : tsl_var_new(c->arena, m->in[i]->name, dt);
+    refs[i] = r.in[i]->ref;
+  }
+  for (uint32_t k = 0; k < m->n_out; k++) {
+    const tsl_expr *e = m->out[k];
+    if (e->kind == TSL_EXPR_INT_IMM && tsl_dtype_is_int(e->dtype) &&
+        tsl_dtype_is_int(dt))
+      r.out[k] = tsl_expr_int(c->arena, dt, e->u.int_value);
+    else
+      r.out[k] = subst_params(c, e, m->n_in, m->in, refs);
+  }
+  return r;
+}
+
+lay_map lay_map_retype(sch_call *c, const lay_map *m, tsl_dtype dt) {
+  int same = 1;
+  for (uint32_t i = 0; i < m->n_in; i++)
+    same &= tsl_dtype_eq(m->in[i]->dtype, dt);
+  return same ? *m : map_with_params(c, m, NULL, dt);
+}
+
+int lay_map_from_lambda(sch_call *c, uint32_t arg, tsl_dtype dt, uint32_t n_in,
+                        const char *what, lay_map *out) {
+  const tsl_sch_lambda *l = c->args[arg].u.lambda;
+  const char *pname = c->kind->params[arg].name;
+  if (n_in && l->n_params != n_in)
+    return sch_fail(c, TSL_EINVALID, "%s: the lambda takes %u parameter%s but must take %u "
+                    "(%s)", pname, l->n_params, l->n_params == 1 ? "" : "s", n_in, what);
+  const tsl_sch_value *body = &l->body;
+  uint32_t n = body->kind == TSL_SV_EXPR ? 1 : body->n;
+  const tsl_sch_value *items = body->kind == TSL_SV_EXPR ? body : body->u.items;
+  lay_map m = {l->n_params, n, (const tsl_var **)l->params,
+               TSL_NEW_ARRAY(c->arena, const tsl_expr *, n + 1)};
+  for (uint32_t k = 0; k < n; k++) {
+    if (items[k].kind != TSL_SV_EXPR)
+      return sch_fail(c, TSL_EINVALID, "%s: item %u of the lambda's result is a nested %s; "
+                      "the result must be one expression or a tuple of expressions",
+                      pname, k, items[k].kind == TSL_SV_TUPLE ? "tuple" : "list");
+    m.out[k] = items[k].u.expr;
+  }
+  *out = map_with_params(c, &m, NULL, dt);
+  return TSL_OK;
+}
+
+const tsl_expr **lay_map_apply(sch_call *c, const lay_map *m,
+                               const tsl_expr *const *idx) {
+  const tsl_expr **r = TSL_NEW_ARRAY(c->arena, const tsl_expr *, m->n_out + 1);
+  for (uint32_t k = 0; k < m->n_out; k++)
+    r[k] = sch_simplify(c, subst_params(c, m->out[k], m->n_in, m->in, idx));
+  return r;
+}
+
+const char *lay_map_text(sch_call *c, const lay_map *m) {
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  tsl_strbuf_append(&sb, "lambda");
+  for (uint32_t i = 0; i < m->n_in; i++)
+    tsl_strbuf_printf(&sb, "%s%s", i ? ", " : " ", m->in[i]->name);
+  tsl_strbuf_append(&sb, ": (");
+  for (uint32_t k = 0; k < m->n_out; k++) {
+    char *t = tsl_print_expr(m->out[k]);
+    tsl_strbuf_printf(&sb, "%s%s", k ? ", " : "", t ? t : "?");
+    free(t);
+  }
+  tsl_strbuf_append(&sb, m->n_out == 1 ? ",)" : ")");
+  const char *r = tsl_arena_strdup(c->arena, sb.data ? sb.data : "");
+  tsl_strbuf_free(&sb);
+  return r;
+}
+
+/* ---- where a buffer is defined ---- */
+
+int lay_buffer_site(sch_call *c, const sch_path *p, const tsl_buffer *b,
+                    int *level) {
+  for (uint32_t k = p->depth; k-- > 0;) {
+    const tsl_stmt *s = p->stmts[k];
+    if (s->kind != TSL_STMT_BLOCK_REALIZE)
+      continue;
+    const tsl_block *blk = s->u.realize.block;
+    for (uint32_t i = 0; i < blk->n_alloc_buffers; i++)
+      if (blk->alloc_buffers[i] == b) {
+        *level = (int)k;
+        return TSL_OK;
+      }
+    for (uint32_t i = 0; i < blk->n_match_buffers; i++)
+      if (blk->match_buffers[i].buffer == b)
+        return sch_fail(c, TSL_EINVALID,
+                        "buffer '%s' is defined by a T.match_buffer of block '%s'; it "
+                        "must be a parameter of the function or allocated by a block",
+                        b->name, blk->name);
+  }
+  for (uint32_t i = 0; i < p->func->n_params; i++)
+    if (p->func->params[i].buffer == b) {
+      *level = -1;
+      return TSL_OK;
+    }
+  return sch_fail(c, TSL_EINVALID, "buffer '%s' is neither a parameter of '%s' nor "
+                  "allocated by a block around the block", b->name, p->func->name);
+}
+
+typedef struct viewed {
+  const tsl_buffer *b;
+  tsl_str view, block;
+} viewed;
+
+static int viewed_block(const tsl_block *blk, const tsl_stmt *r, void *ud) {
+  (void)r;
+  viewed *w = ud;
+  for (uint32_t i = 0; i < blk->n_match_buffers; i++)
+    if (blk->match_buffers[i].source.buffer == w->b) {
+      w->view = blk->match_buffers[i].buffer->name;
+      w->block = blk->name;
+      return 1;
+    }
+  return 0;
+}
+
+int lay_buffer_viewed(const tsl_func *f, const tsl_buffer *b, tsl_str *view,
+                      tsl_str *block) {
+  viewed w = {b, NULL, NULL};
+  tsl_stmt_visitor v = {0};
+  v.block = viewed_block;
+  v.user_data = &w;
+  if (!tsl_stmt_visit(f->body, &v))
+    return 0;
+  *view = w.view;
+  *block = w.block;
+  return 1;
+}
+
+int lay_map_shape(sch_call *c, const lay_map *m, const tsl_expr *const *extents,
+                  const char *what, const tsl_expr ***out) {
+  (void)m; (void)extents; (void)what; (void)out;
+  return sch_fail(c, TSL_EUNSUPPORTED, "todo");
+}
+
+int lay_map_inverse(sch_call *c, const lay_map *m, const tsl_expr *const *extents,
+                    int bijective, lay_map *inv, const tsl_expr **padding) {
+  (void)m; (void)extents; (void)bijective; (void)inv; (void)padding;
+  return sch_fail(c, TSL_EUNSUPPORTED, "todo");
+}
