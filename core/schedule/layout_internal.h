@@ -69,4 +69,38 @@ int lay_buffer_site(sch_call *c, const sch_path *p, const tsl_buffer *b,
 int lay_buffer_viewed(const tsl_func *f, const tsl_buffer *b, tsl_str *view,
                       tsl_str *block);
 
+/* ---- transform_layout's padding (layout_pad.c) ---- */
+
+/* What the padding plan works from. */
+typedef struct lay_pad {
+  const tsl_func *func; /* for fresh block names */
+  const tsl_buffer *old_buf, *new_buf;
+  lay_map inv;             /* new indices -> old indices (NonSurjectiveInverse) */
+  const tsl_expr *padding; /* over inv.in: true exactly on the padding */
+  lay_map pad;             /* the pad value over the new indices (one output) */
+} lay_pad;
+
+/* TVM's TransformLayoutPlanner, in its order of preference. */
+enum {
+  LAY_PLAN_NONE = 0,     /* no padding to write: accesses are remapped only */
+  LAY_PLAN_PROLOGUE = 1, /* an input: a block asserting the pad value first */
+  LAY_PLAN_REPLACE = 2,  /* row-major producer loops rewritten over the new
+                            shape, writing the pad value into the padding */
+  LAY_PLAN_EPILOGUE = 3  /* a block filling the padding after the last write */
+};
+typedef struct lay_plan {
+  int kind;
+  const tsl_stmt *prologue; /* PROLOGUE: put first in the scope block */
+  tsl_map replace;          /* REPLACE: FOR -> the loop nest replacing it */
+  const tsl_stmt *after;    /* EPILOGUE: the statement the block follows */
+  const tsl_stmt *epilogue;
+} lay_plan;
+
+/* Plan the padding for the statements `body` (and `init`, may be NULL) of
+ * the block that defines the buffer (the root block for a parameter).
+ * Fails only where TVM would fail internally (a write outside any block or
+ * loop). */
+int lay_pad_plan(sch_call *c, const tsl_stmt *init, const tsl_stmt *body,
+                 const lay_pad *in, lay_plan *out);
+
 #endif

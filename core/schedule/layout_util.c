@@ -9,6 +9,7 @@
 
 #include "tessel/script.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,14 +178,126 @@ int lay_buffer_viewed(const tsl_func *f, const tsl_buffer *b, tsl_str *view,
   return 1;
 }
 
+/* ---- shapes and inverses ---- */
+
+static tsl_range *zero_doms(sch_call *c, uint32_t n, const tsl_expr *const *extents) {
+  tsl_range *d = TSL_NEW_ARRAY(c->arena, tsl_range, n + 1);
+  for (uint32_t k = 0; k < n; k++)
+    d[k] = (tsl_range){tsl_expr_int(c->arena, extents[k]->dtype, 0), extents[k]};
+  return d;
+}
+
+static const tsl_expr *cast_to(sch_call *c, tsl_dtype t, const tsl_expr *e) {
+  if (tsl_dtype_eq(e->dtype, t))
+    return e;
+  return e->kind == TSL_EXPR_INT_IMM ? tsl_expr_int(c->arena, t, e->u.int_value)
+                                     : tsl_expr_cast(c->arena, t, e);
+}
+
 int lay_map_shape(sch_call *c, const lay_map *m, const tsl_expr *const *extents,
                   const char *what, const tsl_expr ***out) {
-  (void)m; (void)extents; (void)what; (void)out;
-  return sch_fail(c, TSL_EUNSUPPORTED, "todo");
+  tsl_arena *a = c->arena;
+  tsl_range *doms = zero_doms(c, m->n_in, extents);
+  tsl_range *rs = TSL_NEW_ARRAY(a, tsl_range, m->n_out + 1);
+  tsl_iter_map im;
+  if (tsl_iter_map_detect(c->sch->an, a, m->n_out, m->out, m->n_in, m->in, doms, NULL,
+                          TSL_ITER_MAP_NO_CHECK, 0, &im, NULL) == TSL_OK) {
+    /* the terms are orthogonal: an index spans its widest term */
+    for (uint32_t k = 0; k < m->n_out; k++) {
+      const tsl_iter_sum *sum = im.indices[k];
+      const tsl_expr *ext = NULL;
+      for (uint32_t t = 0; t < sum->n; t++) {
+        const tsl_expr *te = tsl_expr_binary(a, TSL_EXPR_MUL, sum->args[t]->extent,
+                                             sum->args[t]->scale);
+        ext = ext ? tsl_expr_binary(a, TSL_EXPR_MAX, ext, te) : te;
+      }
+      rs[k].min = sum->base;
+      rs[k].extent = sch_simplify(c, ext ? ext : tsl_expr_int(a, sum->base->dtype, 1));
+    }
+  } else {
+    for (uint32_t k = 0; k < m->n_out; k++)
+      if (tsl_analyzer_relax(c->sch->an, a, m->out[k], m->n_in, m->in, doms, &rs[k]))
+        return sch_fail(c, TSL_EUNSUPPORTED, "%s: the range of index %u (%s) of the map "
+                        "cannot be bounded", what, k, lay_map_text(c, m));
+  }
+  tsl_dtype t = TSL_INT32;
+  for (uint32_t k = 0; k < m->n_in; k++)
+    if (extents[k]->dtype.bits > t.bits)
+      t = TSL_DTYPE(TSL_DT_INT, extents[k]->dtype.bits, 1);
+  const tsl_expr **shape = TSL_NEW_ARRAY(a, const tsl_expr *, m->n_out + 1);
+  for (uint32_t k = 0; k < m->n_out; k++) {
+    int64_t v;
+    if (!tsl_expr_is_const_int(sch_simplify(c, rs[k].min), &v) || v != 0)
+      return sch_fail(c, TSL_EINVALID, "%s: index %u of %s starts at %s, not 0, over the "
+                      "domain; the map must send the origin to index 0", what, k,
+                      lay_map_text(c, m), tsl_expr_is_const_int(rs[k].min, &v) ?
+                      "a constant other than 0" : "a symbolic value");
+    shape[k] = cast_to(c, t, rs[k].extent);
+  }
+  *out = shape;
+  return TSL_OK;
+}
+
+static const tsl_expr *subst_map_fn(const tsl_var *v, void *ud) {
+  return tsl_map_get(ud, v);
 }
 
 int lay_map_inverse(sch_call *c, const lay_map *m, const tsl_expr *const *extents,
                     int bijective, lay_map *inv, const tsl_expr **padding) {
-  (void)m; (void)extents; (void)bijective; (void)inv; (void)padding;
-  return sch_fail(c, TSL_EUNSUPPORTED, "todo");
+  tsl_arena *a = c->arena;
+  tsl_range *doms = zero_doms(c, m->n_in, extents);
+  tsl_iter_map im;
+  tsl_diag d = {0};
+  if (tsl_iter_map_detect(c->sch->an, a, m->n_out, m->out, m->n_in, m->in, doms, NULL,
+                          bijective ? TSL_ITER_MAP_BIJECTIVE : TSL_ITER_MAP_NO_CHECK, 0,
+                          &im, &d))
+    return sch_fail(c, TSL_EINVALID, "the index map %s is not %s over the domain: %s",
+                    lay_map_text(c, m),
+                    bijective ? "a bijective affine map" : "a sum of iterator splits",
+                    d.text);
+  lay_map r = {m->n_out, m->n_in, TSL_NEW_ARRAY(a, const tsl_var *, m->n_out + 1),
+               TSL_NEW_ARRAY(a, const tsl_expr *, m->n_in + 1)};
+  const tsl_expr **outs = TSL_NEW_ARRAY(a, const tsl_expr *, m->n_out + 1);
+  for (uint32_t k = 0; k < m->n_out; k++) {
+    char name[32];
+    snprintf(name, sizeof name, "axis%u", k);
+    r.in[k] = tsl_var_new(a, name, m->out[k]->dtype);
+    outs[k] = r.in[k]->ref;
+  }
+  uint32_t nv = 0;
+  const tsl_var **vars = NULL;
+  const tsl_expr **vals = NULL;
+  if (tsl_iter_map_inverse(a, im.n, im.indices, outs, &nv, &vars, &vals, &d))
+    return sch_fail(c, TSL_EINVALID, "the index map %s has no inverse: %s",
+                    lay_map_text(c, m), d.text);
+  tsl_map inv_of;
+  tsl_map_init(&inv_of, a);
+  for (uint32_t k = 0; k < nv; k++)
+    tsl_map_put(&inv_of, vars[k], (void *)vals[k]);
+  for (uint32_t k = 0; k < m->n_in; k++) {
+    const tsl_expr *e = tsl_map_get(&inv_of, m->in[k]);
+    int64_t one;
+    if (!e && tsl_expr_is_const_int(extents[k], &one) && one == 1)
+      e = doms[k].min;
+    if (!e)
+      return sch_fail(c, TSL_EINVALID, "the index map %s does not use parameter '%s'; "
+                      "it has no inverse", lay_map_text(c, m), m->in[k]->name);
+    r.out[k] = sch_simplify(c, e);
+  }
+  if (padding) {
+    const tsl_expr *pred =
+        tsl_expr_substitute(a, im.padding_predicate, subst_map_fn, &inv_of);
+    const tsl_expr **shape;
+    int rc = lay_map_shape(c, m, extents, "the index map", &shape);
+    if (rc)
+      return rc;
+    for (uint32_t k = 0; k < r.n_in; k++)
+      tsl_analyzer_bind(c->sch->an, r.in[k], tsl_expr_int(a, shape[k]->dtype, 0), shape[k]);
+    pred = tsl_simplify_predicate(c->sch->an, a, pred);
+    for (uint32_t k = 0; k < r.n_in; k++)
+      tsl_analyzer_unbind(c->sch->an, r.in[k]);
+    *padding = pred;
+  }
+  *inv = r;
+  return TSL_OK;
 }
