@@ -134,7 +134,7 @@ int cli_schedule(int argc, char **argv) {
   }
   if (rc == CLI_OK && check) {
     tsl_equiv_report rep;
-    const tsl_func *g = tsl_module_find(tsl_schedule_module(sch), f->name);
+    const tsl_func *g = tsl_schedule_func_in_original_layout(sch, f->name);
     int st = tsl_interp_check_equivalent(f, g, binds, n_binds, seed, &rep, &diag);
     if (st == TSL_OK) {
       fprintf(stderr, "check: ok (%lld values compared, max abs error %.3g)\n",

@@ -69,6 +69,21 @@ int lay_buffer_site(sch_call *c, const sch_path *p, const tsl_buffer *b,
 int lay_buffer_viewed(const tsl_func *f, const tsl_buffer *b, tsl_str *view,
                       tsl_str *block);
 
+/* ---- parameters in a new layout (layout_adapter.c) ---- */
+
+/* One transform_layout of a parameter, recorded in the schedule
+ * (param_layouts) for tsl_schedule_func_in_original_layout. */
+typedef struct sch_param_layout {
+  tsl_str func;
+  uint32_t param;
+  const tsl_buffer *before, *after;
+  lay_map map;   /* typed as before's shape */
+  lay_map pad;   /* n_out 0: no pad value */
+} sch_param_layout;
+
+void lay_record_param(sch_call *c, const tsl_func *f, const tsl_buffer *before,
+                      const tsl_buffer *after, const lay_map *map, const lay_map *pad);
+
 /* ---- transform_layout's padding (layout_pad.c) ---- */
 
 /* What the padding plan works from. */

@@ -305,6 +305,7 @@ int sch_apply_transform_layout(sch_call *c) {
     if (w.m.status)
       return w.m.status;
     sch_commit(c, nf, nf->body);
+    lay_record_param(c, p.func, old, nb, &map, has_pad ? &pad : NULL);
   }
   return TSL_OK;
 }

@@ -65,6 +65,9 @@ struct tsl_schedule {
   sch_rv *rvs; /* heap array */
   tsl_trace trace;
   int in_postproc;
+  /* parameters whose layout transform_layout changed, in order (elements
+   * sch_param_layout, layout_internal.h; arena-backed once used) */
+  tsl_vec param_layouts;
 };
 
 /* A path from a function's root realize down to one statement:

@@ -92,7 +92,8 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
   ++*n_ok_cases;
   const tsl_func *before = tsl_module_find(m, tsl_schedule_func(sch)->name);
   tsl_equiv_report rep;
-  int st = tsl_interp_check_equivalent(before, tsl_schedule_func(sch), NULL, 0, 1,
+  int st = tsl_interp_check_equivalent(before,
+                                       tsl_schedule_func_in_original_layout(sch, NULL), NULL, 0, 1,
                                        &rep, &diag);
   ok(st == TSL_OK, "%s: interpreter agrees before and after (%lld values, max err %.2g)",
      id, (long long)rep.n_checked, rep.max_abs_err);
