@@ -140,7 +140,7 @@ int cli_schedule(int argc, char **argv) {
   }
   if (rc == CLI_OK && check) {
     tsl_equiv_report rep;
-    const tsl_func *g = tsl_module_find(tsl_schedule_module(sch), f->name);
+    const tsl_func *g = tsl_schedule_func_in_original_layout(sch, f->name);
     tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed};
     int st = tsl_interp_check_equivalent_opts(f, g, binds, n_binds, seed, &io, &rep, &diag);
     if (st == TSL_OK) {

@@ -424,6 +424,13 @@ static int buffer_fields_eq(eq_ctx *eq, const tsl_buffer *a,
   if (a->offset_factor != b->offset_factor)
     return report(eq, "offset_factor %d vs %d", a->offset_factor,
                   b->offset_factor);
+  if (a->n_axis_separators != b->n_axis_separators)
+    return report(eq, "%u axis separators vs %u", a->n_axis_separators,
+                  b->n_axis_separators);
+  for (uint32_t i = 0; i < a->n_axis_separators; i++)
+    if (a->axis_separators[i] != b->axis_separators[i])
+      return report(eq, "axis_separators[%u] %d vs %d", i, a->axis_separators[i],
+                    b->axis_separators[i]);
   return 1;
 }
 

@@ -142,3 +142,66 @@ static int uses_var_fn(const tsl_expr *e, void *ud) {
 int tsl_expr_uses_var(const tsl_expr *e, const tsl_var *v) {
   return tsl_expr_visit(e, uses_var_fn, (void *)v);
 }
+
+/* ---- substitution with dtype legalization ---- */
+
+static const tsl_expr *widen_to(tsl_arena *a, const tsl_expr *x, tsl_dtype t) {
+  if (tsl_dtype_eq(x->dtype, t))
+    return x;
+  if (x->kind == TSL_EXPR_INT_IMM)
+    return tsl_expr_int(a, t, x->u.int_value);
+  return tsl_expr_cast(a, t, x);
+}
+
+/* Two integer operands of different widths: the wider dtype (0 if none). */
+static int wider_int(const tsl_expr *x, const tsl_expr *y, tsl_dtype *t) {
+  if (!tsl_dtype_is_int(x->dtype) || !tsl_dtype_is_int(y->dtype) ||
+      tsl_dtype_eq(x->dtype, y->dtype) || x->dtype.lanes != y->dtype.lanes)
+    return 0;
+  *t = x->dtype.bits >= y->dtype.bits ? x->dtype : y->dtype;
+  return 1;
+}
+
+static const tsl_expr *legal_expr(tsl_mutator *m, const tsl_expr *e) {
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
+  tsl_arena *a = m->arena;
+  tsl_dtype t;
+  switch ((tsl_expr_kind)r->kind) {
+  case TSL_EXPR_ADD: case TSL_EXPR_SUB: case TSL_EXPR_MUL: case TSL_EXPR_DIV:
+  case TSL_EXPR_MOD: case TSL_EXPR_FLOORDIV: case TSL_EXPR_FLOORMOD:
+  case TSL_EXPR_MIN: case TSL_EXPR_MAX: case TSL_EXPR_EQ: case TSL_EXPR_NE:
+  case TSL_EXPR_LT: case TSL_EXPR_LE: case TSL_EXPR_GT: case TSL_EXPR_GE:
+    if (wider_int(r->args[0], r->args[1], &t))
+      return tsl_expr_binary(a, (tsl_expr_kind)r->kind, widen_to(a, r->args[0], t),
+                             widen_to(a, r->args[1], t));
+    if (r != e && !tsl_dtype_is_bool(r->dtype) && !tsl_dtype_eq(r->dtype, r->args[0]->dtype))
+      return tsl_expr_binary(a, (tsl_expr_kind)r->kind, r->args[0], r->args[1]);
+    return r;
+  case TSL_EXPR_NEG:
+    return tsl_dtype_eq(r->dtype, r->args[0]->dtype) ? r
+                                                      : tsl_expr_unary(a, TSL_EXPR_NEG, r->args[0]);
+  case TSL_EXPR_SELECT: case TSL_EXPR_IF_THEN_ELSE: {
+    const tsl_expr *x = r->args[1], *y = r->args[2];
+    if (wider_int(x, y, &t)) {
+      x = widen_to(a, x, t);
+      y = widen_to(a, y, t);
+    }
+    if (x == r->args[1] && y == r->args[2] && tsl_dtype_eq(r->dtype, x->dtype))
+      return r;
+    return r->kind == TSL_EXPR_SELECT ? tsl_expr_select(a, r->args[0], x, y)
+                                      : tsl_expr_if_then_else(a, r->args[0], x, y);
+  }
+  default:
+    return r;
+  }
+}
+
+const tsl_expr *tsl_expr_substitute_legalize(tsl_arena *a, const tsl_expr *e,
+                                             tsl_subst_fn fn, void *ud) {
+  subst s = {fn, ud};
+  tsl_mutator m = tsl_mutator_make(a);
+  m.var = subst_var;
+  m.expr = legal_expr;
+  m.user_data = &s;
+  return tsl_mutate_expr(&m, e);
+}

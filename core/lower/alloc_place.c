@@ -505,6 +505,8 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
                                               strides ? strides : b->strides, b->elem_offset,
                                               b->scope, b->align, b->offset_factor)
                              : b;
+  if (nb != b && b->n_axis_separators) /* same rank: the separators stay */
+    nb = tsl_buffer_with_axis_separators(a, nb, b->n_axis_separators, b->axis_separators);
   rebase rb = {c, b, nb, mins};
   wrap_job j = {c, target, &rb, 0};
   const tsl_stmt *r = target ? wrap_at(&j, body) : wrap_body(&j, body);

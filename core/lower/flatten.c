@@ -11,7 +11,8 @@
  * values and conditions are simplified with the enclosing loops' ranges
  * known (the variable of a loop of extent 1 is replaced by its minimum in
  * these expressions; the loop itself stays); an IF whose condition folds to a constant keeps only the branch
- * taken.
+ * taken. Axis separators are ignored: every target so far has flat memory
+ * (core/lower/README.md).
  */
 #include "lower_internal.h"
 

@@ -80,6 +80,17 @@ static const tsl_sch_param p_sample_categorical[] = {
     P("candidates", TSL_SP_INTS, REQ | ATTR),
     P("probs", TSL_SP_FLOATS, REQ | ATTR), P("decision", TSL_SP_DECISION, 0)};
 
+static const tsl_sch_param p_transform_layout[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("buffer", TSL_SP_BUFFER, REQ | ATTR),
+    P("index_map", TSL_SP_LAMBDA, REQ | ATTR),
+    P("pad_value", TSL_SP_EXPR_OR_LAMBDA, ATTR),
+    PD("assume_injective_transform", TSL_SP_BOOL, ATTR, BOOL_(0))};
+static const tsl_sch_param p_transform_block_layout[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("index_map", TSL_SP_LAMBDA, REQ | ATTR)};
+static const tsl_sch_param p_set_axis_separator[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("buffer", TSL_SP_BUFFER, REQ | ATTR),
+    P("axis_separators", TSL_SP_INTS, REQ | ATTR)};
+
 /* name, params, is_sample, is_pure, output kind, returns list */
 #define INST(nm, params, sample, pure, out, list)                              \
   static const sch_inst inst_##nm = {                                          \
@@ -120,6 +131,9 @@ INST(tensorize, p_tensorize, 0, 0, 0, 0)
 INST(sample_perfect_tile, p_sample_perfect_tile, 1, 1, TSL_RV_EXPR, 1)
 INST(sample_categorical, p_sample_categorical, 1, 1, TSL_RV_EXPR, 0)
 INST0(enter_postproc, 0, 0, 0, 0)
+INST(transform_layout, p_transform_layout, 0, 0, 0, 0)
+INST(transform_block_layout, p_transform_block_layout, 0, 0, 0, 0)
+INST(set_axis_separator, p_set_axis_separator, 0, 0, 0, 0)
 
 static const tsl_sch_inst_kind *const all_kinds[] = {
     &inst_get_block.pub,        &inst_get_loops.pub,
@@ -139,6 +153,8 @@ static const tsl_sch_inst_kind *const all_kinds[] = {
     &inst_tensorize.pub,        &inst_sample_perfect_tile.pub,
     &inst_sample_categorical.pub,
     &inst_enter_postproc.pub,
+    &inst_transform_layout.pub, &inst_transform_block_layout.pub,
+    &inst_set_axis_separator.pub,
 };
 
 const tsl_sch_inst_kind *const *tsl_sch_inst_kinds(uint32_t *n) {

@@ -65,6 +65,9 @@ struct tsl_schedule {
   sch_rv *rvs; /* heap array */
   tsl_trace trace;
   int in_postproc;
+  /* parameters whose layout transform_layout changed, in order (elements
+   * sch_param_layout, layout_internal.h; arena-backed once used) */
+  tsl_vec param_layouts;
 };
 
 /* A path from a function's root realize down to one statement:
@@ -284,7 +287,8 @@ const sch_inst *sch_inst_find(const char *name);
   X(cache_read) X(cache_write) X(set_scope) X(storage_align)                  \
   X(decompose_reduction) X(rfactor)                                           \
   X(blockize) X(tensorize)                                                    \
-  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)
+  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)            \
+  X(transform_layout) X(transform_block_layout) X(set_axis_separator)
 
 #define SCH_DECLARE_APPLY_(name) int sch_apply_##name(sch_call *c);
 SCH_APPLY_FNS(SCH_DECLARE_APPLY_)

@@ -429,6 +429,13 @@ static int lookup_int(void *ud, const char *name, size_t len, int64_t *value) {
 static int parse_tir(sp *s, int is_lambda, tsl_sch_value *out) {
   const char *start = s->cur.start;
   size_t n = sch_value_span(start, s->end);
+  if (is_lambda) { /* `lambda i, j: body`: the commas of the parameters */
+    const char *q = start;
+    while (q < s->end && *q != ':' && *q != '\n' && *q != ')' && *q != ']')
+      q++;
+    if (q < s->end && *q == ':')
+      n = (size_t)(q + 1 - start) + sch_value_span(q + 1, s->end);
+  }
   sch_name_lookup lk = {lookup_int, s};
   int rc = is_lambda ? sch_parse_lambda_text(s->sch->arena, s->file, s->cur.line,
                                              s->cur.col, start, n, &lk, out, s->diag)

@@ -39,12 +39,15 @@ const tsl_buffer *sto_buffer_with_scope(sch_call *c, const tsl_buffer *b,
                                         const tsl_expr *const *shape) {
   char name[512];
   snprintf(name, sizeof name, "%s_%s", b->name, scope);
-  if (shape)
-    return tsl_buffer_new(c->arena, name, b->dtype, b->ndim, shape, NULL, NULL,
-                          scope, b->align, b->offset_factor);
-  return tsl_buffer_new(c->arena, name, b->dtype, b->ndim, b->shape,
-                        b->strides, b->elem_offset, scope, b->align,
-                        b->offset_factor);
+  const tsl_buffer *r =
+      shape ? tsl_buffer_new(c->arena, name, b->dtype, b->ndim, shape, NULL, NULL,
+                             scope, b->align, b->offset_factor)
+            : tsl_buffer_new(c->arena, name, b->dtype, b->ndim, b->shape, b->strides,
+                             b->elem_offset, scope, b->align, b->offset_factor);
+  /* the axis separators stay, as TVM's WithScope keeps them */
+  return b->n_axis_separators ? tsl_buffer_with_axis_separators(
+                                    c->arena, r, b->n_axis_separators, b->axis_separators)
+                              : r;
 }
 
 int sto_check_index(sch_call *c, const tsl_block *b, int64_t index,

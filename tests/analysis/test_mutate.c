@@ -291,8 +291,39 @@ static void vector_load(void) {
   teardown(&fx);
 }
 
+static const tsl_expr *to_wide(const tsl_var *v, void *ud) {
+  const tsl_var *const *pair = ud;
+  return v == pair[0] ? pair[1]->ref : NULL;
+}
+
+/* TVM's dtype legalization: an int32 index map given an int64 index. */
+static void legalize(void) {
+  fixture fx;
+  setup(&fx);
+  tsl_arena *a = fx.arena;
+  const tsl_var *i = tsl_var_new(a, "i", TSL_INT32), *x = tsl_var_new(a, "x", TSL_INT32);
+  const tsl_var *pair[2] = {i, tsl_var_new(a, "j", TSL_INT64)};
+  const tsl_expr *e = tsl_expr_binary(
+      a, TSL_EXPR_ADD,
+      tsl_expr_binary(a, TSL_EXPR_FLOORDIV, i->ref, tsl_expr_i32(a, 4)), x->ref);
+  const tsl_expr *r = tsl_expr_substitute_legalize(a, e, to_wide, pair);
+  char *t = tsl_print_expr(r);
+  ok(r->dtype.bits == 64 && t && !strcmp(t, "j // T.int64(4) + T.Cast(\"int64\", x)"),
+     "constants and other operands are widened to int64: %s", t ? t : "?");
+  free(t);
+  const tsl_expr *s = tsl_expr_select(a, tsl_expr_binary(a, TSL_EXPR_LT, i->ref, x->ref),
+                                      i->ref, tsl_expr_i32(a, 0));
+  r = tsl_expr_substitute_legalize(a, s, to_wide, pair);
+  ok(r->dtype.bits == 64 && r->args[2]->dtype.bits == 64 && r->args[0]->args[1]->dtype.bits == 64,
+     "a select and its condition's operands are widened");
+  ok(tsl_expr_substitute_legalize(a, e, to_wide, (const tsl_var *[]){x, x}) == e,
+     "nothing changes when the replacement keeps the dtype");
+  teardown(&fx);
+}
+
 int main(void) {
   vector_load();
+  legalize();
   identity_shares();
   var_map();
   buffer_map();

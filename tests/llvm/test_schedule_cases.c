@@ -43,7 +43,8 @@ int main(void) {
       if (prog && script && !tsl_parse(a, names[i], prog, strlen(prog), &m, &d) &&
           !tsl_schedule_new(ctx, m, NULL, &sch, &d) &&
           !tsl_script_run(sch, path, script, strlen(script), &d)) {
-        const tsl_func *after = tsl_schedule_func(sch);
+        /* parameters in a new layout are copied through their index maps */
+        const tsl_func *after = tsl_schedule_func_in_original_layout(sch, NULL);
         const tsl_func *before = tsl_module_find(m, after->name);
         compiled++;
         passed += lt_check(t, ctx, before, after, binds, 2, 1, id);

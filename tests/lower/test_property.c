@@ -78,8 +78,10 @@ static void check_func(tsl_arena *arena, const char *id, const tsl_func *orig,
     cnt->interp_ok++;
 }
 
+/* `sch` (may be NULL) made `sched`: its functions run on the original's
+ * arguments through tsl_schedule_func_in_original_layout. */
 static void check_module(tsl_arena *arena, const char *id, const tsl_module *orig,
-                         const tsl_module *sched, counts *cnt) {
+                         const tsl_module *sched, tsl_schedule *sch, counts *cnt) {
   for (uint32_t i = 0; i < sched->n_funcs; i++) {
     const tsl_func *o = tsl_module_find(orig, sched->funcs[i]->name);
     char fid[700];
@@ -88,7 +90,9 @@ static void check_module(tsl_arena *arena, const char *id, const tsl_module *ori
       ok(0, "%s: has an original function", fid);
       continue;
     }
-    check_func(arena, fid, o, sched->funcs[i], cnt);
+    const tsl_func *f = sch ? tsl_schedule_func_in_original_layout(sch, sched->funcs[i]->name)
+                            : sched->funcs[i];
+    check_func(arena, fid, o, f, cnt);
   }
 }
 
@@ -112,7 +116,7 @@ int main(void) {
     if (tsl_parse_file(arena, path, &m, &d) == TSL_OK) {
       char id[600];
       snprintf(id, sizeof id, "workloads/%s", names[i]);
-      check_module(arena, id, m, m, &wl);
+      check_module(arena, id, m, m, NULL, &wl);
     } else {
       ok(0, "workloads/%s parses", names[i]);
       tap_diag("%s", d.text);
@@ -150,7 +154,7 @@ int main(void) {
         char id[700];
         snprintf(id, sizeof id, "%s/%s", prims[p], names[i]);
         n_cases++;
-        check_module(arena, id, m, tsl_schedule_module(sch), &sc);
+        check_module(arena, id, m, tsl_schedule_module(sch), sch, &sc);
       }
       tsl_schedule_free(sch);
       free(script);

@@ -8,6 +8,8 @@
  *   replay   the recorded trace replays to an equal module
  *   script   the trace printed as a script, run on the original, is equal
  *   json     the trace through JSON, replayed, is equal
+ * A `# bind: n=37` line in the script gives symbolic sizes their values
+ * for the interpreter.
  * TESSEL_UPDATE_GOLDEN=1 rewrites the .expected files (review them by eye);
  * TESSEL_CASES=split,fuse restricts the run to some primitives.
  */
@@ -92,9 +94,24 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
   ++*n_ok_cases;
   const tsl_func *before = tsl_module_find(m, tsl_schedule_func(sch)->name);
   tsl_equiv_report rep;
+  /* symbolic sizes take the values of a `# bind: n=37 m=5` line in the script */
+  tsl_binding binds[8];
+  char bnames[8][32];
+  uint32_t n_binds = 0;
+  const char *bl = strstr(script, "# bind:");
+  for (const char *q = bl ? bl + 7 : NULL; q && *q && *q != '\n' && n_binds < 8;) {
+    int used = 0;
+    long long v;
+    if (sscanf(q, " %31[A-Za-z0-9_]=%lld%n", bnames[n_binds], &v, &used) != 2)
+      break;
+    binds[n_binds] = (tsl_binding){bnames[n_binds], v};
+    n_binds++;
+    q += used;
+  }
   tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, 1};
-  int st = tsl_interp_check_equivalent_opts(before, tsl_schedule_func(sch), NULL, 0, 1,
-                                            &io, &rep, &diag);
+  int st = tsl_interp_check_equivalent_opts(before,
+                                            tsl_schedule_func_in_original_layout(sch, NULL),
+                                            binds, n_binds, 1, &io, &rep, &diag);
   ok(st == TSL_OK,
      "%s: interpreter agrees before and after, parallel loops in natural, shuffled "
      "and reversed order (%lld values, max err %.2g)",

@@ -168,6 +168,12 @@ struct tsl_buffer {
   int32_t align;                  /* 0: default */
   int32_t offset_factor;          /* 0: default */
   uint32_t id;                    /* unique within the context */
+  /* Axis separators (TVM's `axis_separators=[...]`, set_axis_separator):
+   * ascending positions in [0, ndim] where the physical buffer starts a new
+   * dimension; 0 / NULL: none, the buffer is one flat array (see
+   * core/lower/README.md for what a flat target does with them). */
+  uint32_t n_axis_separators;
+  const int32_t *axis_separators;
 };
 
 /* A rectangular region of a buffer: one range per dimension. */
@@ -295,6 +301,12 @@ tsl_buffer_new(tsl_arena *a, const char *name, tsl_dtype dtype, uint32_t ndim,
                const tsl_expr *const *shape, const tsl_expr *const *strides,
                const tsl_expr *elem_offset, const char *scope, int32_t align,
                int32_t offset_factor);
+/* A copy of `b` (a new buffer: new id) with `n` axis separators `seps`
+ * (copied; n 0: none); every other field is shared. */
+TSL_API const tsl_buffer *tsl_buffer_with_axis_separators(tsl_arena *a,
+                                                          const tsl_buffer *b,
+                                                          uint32_t n,
+                                                          const int32_t *seps);
 /* Product of the shape if every dimension is constant, else -1. */
 TSL_API int64_t tsl_buffer_const_size(const tsl_buffer *b);
 

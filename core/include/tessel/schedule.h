@@ -154,6 +154,16 @@ TSL_API void tsl_schedule_free(tsl_schedule *sch);
 /* The current module / the function get_block uses by default. */
 TSL_API const tsl_module *tsl_schedule_module(const tsl_schedule *sch);
 TSL_API const tsl_func *tsl_schedule_func(const tsl_schedule *sch);
+/* Function `name` (NULL: the default function) as the schedule made it,
+ * callable with the original's arguments: where transform_layout changed
+ * the layout of parameters, a wrapper taking the original buffers that
+ * copies each into its new layout (after filling the padding with the pad
+ * value, when one was given), runs the scheduled body and copies the
+ * results back; otherwise the function itself. For checks that compare the
+ * scheduled function with the original (tsl_interp_check_equivalent).
+ * Built in the schedule's arena; NULL when there is no such function. */
+TSL_API const tsl_func *tsl_schedule_func_in_original_layout(tsl_schedule *sch,
+                                                             const char *name);
 /* The module the schedule started from. */
 TSL_API const tsl_module *tsl_schedule_original(const tsl_schedule *sch);
 /* The trace recorded so far; owned by the schedule. */

@@ -148,6 +148,19 @@ TSL_API const tsl_expr *tsl_expr_substitute(tsl_arena *a, const tsl_expr *e,
 TSL_API const tsl_stmt *tsl_stmt_substitute(tsl_arena *a, const tsl_stmt *s,
                                             tsl_subst_fn fn, void *user_data);
 
+/* tsl_expr_substitute with TVM's dtype legalization
+ * (SubstituteWithDataTypeLegalization): where the replacements change the
+ * width of an integer operand, the narrower operand of every arithmetic
+ * operator, min/max, comparison and select is widened (an integer constant
+ * becomes a constant of the wider dtype, anything else a cast), as TVM's
+ * operators do when a Python expression mixes int32 and int64. E.g. an
+ * index map `i // 4` parsed over an int32 `i`, given an int64 `i`, becomes
+ * `i // T.int64(4)`. */
+TSL_API const tsl_expr *tsl_expr_substitute_legalize(tsl_arena *a,
+                                                     const tsl_expr *e,
+                                                     tsl_subst_fn fn,
+                                                     void *user_data);
+
 /* 1 when `v` occurs in `e`. */
 TSL_API int tsl_expr_uses_var(const tsl_expr *e, const tsl_var *v);
 
