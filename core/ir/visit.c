@@ -260,3 +260,22 @@ static int uses_var_fn(const tsl_expr *e, void *ud) {
 int tsl_expr_uses_var(const tsl_expr *e, const tsl_var *v) {
   return tsl_expr_visit(e, uses_var_fn, (void *)v);
 }
+
+/* ---- opaque uses of a buffer's storage ---- */
+
+static int data_fn(const tsl_expr *e, void *ud) {
+  return e->kind == TSL_EXPR_BUFFER_DATA && e->u.buffer == ud;
+}
+
+static int data_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  return tsl_expr_visit(e, data_fn, ud);
+}
+
+int tsl_stmt_uses_buffer_data(const tsl_stmt *s, const tsl_buffer *buf) {
+  tsl_stmt_visitor v;
+  memset(&v, 0, sizeof v);
+  v.expr = data_expr;
+  v.user_data = (void *)(uintptr_t)buf;
+  return s && tsl_stmt_visit(s, &v) != 0;
+}

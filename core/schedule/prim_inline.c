@@ -217,6 +217,15 @@ static int drop_alloc(sch_call *c, const tsl_func *func, tsl_str scope_name,
   return TSL_OK;
 }
 
+/* TVM's OpaqueAccessError: a buffer whose storage is used directly. */
+static int opaque_access(sch_call *c, const tsl_buffer *buf) {
+  return sch_fail(c, TSL_EINVALID,
+                  "'%s' is accessed opaquely in its scope (through %s.data, "
+                  "e.g. in T.tvm_access_ptr); only a buffer accessed by loads "
+                  "and stores alone can be inlined",
+                  buf->name, buf->name);
+}
+
 /* ---- compute_inline ------------------------------------------------------ */
 
 int cmp_compute_inline(sch_call *c, const sch_path *bp) {
@@ -265,6 +274,8 @@ int cmp_compute_inline(sch_call *c, const sch_path *bp) {
                                      st->u.store.n_indices + 1);
   for (uint32_t i = 0; i < st->u.store.n_indices; i++)
     iv[i] = st->u.store.indices[i]->u.var;
+  if (tsl_stmt_uses_buffer_data(s.block->body, buf))
+    return opaque_access(c, buf);
   const tsl_stmt *body;
   rc = cmp_remove_leaf(c, bp, s.level, &body);
   if (rc)
@@ -345,6 +356,8 @@ int cmp_reverse_compute_inline(sch_call *c, const sch_path *bp) {
                     "block '%s' reads no buffer produced in its scope, so it "
                     "has no producer to be inlined into",
                     b->name);
+  if (tsl_stmt_uses_buffer_data(s.block->body, buf))
+    return opaque_access(c, buf);
   uint32_t pi = s.n;
   for (uint32_t k = 0; k < s.n; k++)
     if (k != s.self &&

@@ -51,6 +51,12 @@ TSL_API const tsl_stmt *tsl_stmt_substitute(tsl_arena *a, const tsl_stmt *s,
 /* 1 when `v` occurs in `e`. */
 TSL_API int tsl_expr_uses_var(const tsl_expr *e, const tsl_var *v);
 
+/* 1 when `buf.data` (TSL_EXPR_BUFFER_DATA of `buf`) occurs anywhere in the
+ * statement tree: the buffer's storage is used directly (an opaque access,
+ * e.g. through T.tvm_access_ptr), so its accesses cannot all be seen as
+ * loads and stores. */
+TSL_API int tsl_stmt_uses_buffer_data(const tsl_stmt *s, const tsl_buffer *buf);
+
 #ifdef __cplusplus
 }
 #endif
