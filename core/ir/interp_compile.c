@@ -457,8 +457,8 @@ static tsli_x *cbuiltin(comp *c, const tsl_expr *e) {
   default:
     return cfail(c, TSL_EUNSUPPORTED,
                  "T.%s cannot be interpreted: %s; the interpreter runs only "
-                 "buffer loads, stores and arithmetic (in '%s')",
-                 bi->name, bi->what, etext(c, e));
+                 "buffer loads, stores and arithmetic",
+                 bi->name, bi->what);
   }
 }
 
