@@ -15,7 +15,7 @@ def main(I: T.Buffer((16,), "int8"), U: T.Buffer((16,), "uint8"), H: T.Buffer((1
             D[v] = v * 0.25 + D[v]
             I[v] = I[v] * 3 // 2
             U[v] = (U[v] - 1) % 16
-            H[v] = H[v] * 0.5 + F[v]
+            H[v] = H[v] * 0.5 + 1
             L[v] = L[v] + v * 2
             F[v] = T.if_then_else(v < 8, 1, 0.5, dtype="float32") + v // 4
             F[v] = T.max(F[v], 0) + T.exp(H[v], dtype="float16")
