@@ -426,6 +426,12 @@ static int buffer_fields_eq(eq_ctx *eq, const tsl_buffer *a,
   if (a->offset_factor != b->offset_factor)
     return report(eq, "offset_factor %d vs %d", a->offset_factor,
                   b->offset_factor);
+  if (a->n_axis_separators != b->n_axis_separators ||
+      (a->n_axis_separators &&
+       memcmp(a->axis_separators, b->axis_separators,
+              sizeof *a->axis_separators * a->n_axis_separators) != 0))
+    return report(eq, "axis_separators differ (%u vs %u separators)",
+                  a->n_axis_separators, b->n_axis_separators);
   return 1;
 }
 

@@ -187,6 +187,8 @@ static uint64_t h_def_buffer(hctx *hc, uint64_t h, const tsl_buffer *b) {
   }
   h = hstr(h, b->scope ? b->scope : "global");
   h = mix(h, (uint64_t)(uint32_t)b->align << 32 | (uint32_t)b->offset_factor);
+  for (uint32_t i = 0; i < b->n_axis_separators; i++)
+    h = mix(h, (uint64_t)(uint32_t)b->axis_separators[i] | (uint64_t)1 << 40);
   h_def(hc, b);
   return h;
 }

@@ -322,6 +322,16 @@ const tsl_buffer *tsl_buffer_new(tsl_arena *a, const char *name,
   return b;
 }
 
+const tsl_buffer *tsl_buffer_with_axis_separators(tsl_arena *a, const tsl_buffer *b,
+                                                  uint32_t n, const int32_t *seps) {
+  tsl_buffer *c = TSL_NEW(a, tsl_buffer);
+  *c = *b;
+  c->id = tsl_ctx_next_id(tsl_arena_ctx(a));
+  c->n_axis_separators = n;
+  c->axis_separators = n ? tsl_arena_dup(a, seps, sizeof *seps * n) : NULL;
+  return c;
+}
+
 int64_t tsl_buffer_const_size(const tsl_buffer *b) {
   int64_t size = 1;
   for (uint32_t i = 0; i < b->ndim; i++) {

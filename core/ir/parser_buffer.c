@@ -37,6 +37,27 @@ static void shape_list(pstate *ps, const anode *n, const char *what,
 
 static int is_none(const anode *n) { return !n || n->kind == AX_NONE; }
 
+/* axis_separators=[1, ...]: increasing logical axes in [0, ndim] (TVM
+ * writes [0] on the scalar views its set_axis_separator makes). */
+static const tsl_buffer *with_separators(pstate *ps, const tsl_buffer *b, const anode *n) {
+  if (n->kind != AX_LIST && n->kind != AX_TUPLE)
+    ps_fail(ps, n, "write a list of axes, e.g. axis_separators=[1]",
+            "axis_separators must be a list");
+  int32_t *seps = ps_alloc(ps, sizeof *seps * (n->n ? n->n : 1));
+  for (uint32_t i = 0; i < n->n; i++) {
+    int64_t v = ps_int_literal(ps, n->items[i], "an axis separator");
+    if (v < 0 || v > (int64_t)b->ndim || (i && v <= seps[i - 1])) {
+      ps_note(ps, "separators are increasing axes between 0 and %u (the buffer has %u "
+                  "dimension%s)",
+              b->ndim, b->ndim, b->ndim == 1 ? "" : "s");
+      ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, n->items[i]),
+                  "invalid axis separator %lld", (long long)v);
+    }
+    seps[i] = (int32_t)v;
+  }
+  return n->n ? tsl_buffer_with_axis_separators(ps->arena, b, n->n, seps) : b;
+}
+
 const tsl_buffer *ps_buffer_from_call(pstate *ps, const char *name,
                                       const anode *call, uint32_t first,
                                       const char *fname, tsl_dtype def_dtype,
@@ -111,15 +132,9 @@ const tsl_buffer *ps_buffer_from_call(pstate *ps, const char *name,
   }
   if (!is_none(buffer_type))
     (void)ps_str_arg(ps, buffer_type, "buffer_type");
-  if (!is_none(axis_separators) &&
-      !((axis_separators->kind == AX_LIST || axis_separators->kind == AX_TUPLE) &&
-        axis_separators->n == 0)) {
-    ps_note(ps, "remove the axis_separators argument");
-    ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, axis_separators),
-                "axis_separators are not supported");
-  }
-  return tsl_buffer_new(ps->arena, name, dt, nd, dims, st, eo, sc, (int32_t)al,
-                        (int32_t)of);
+  const tsl_buffer *b = tsl_buffer_new(ps->arena, name, dt, nd, dims, st, eo, sc,
+                                       (int32_t)al, (int32_t)of);
+  return is_none(axis_separators) ? b : with_separators(ps, b, axis_separators);
 }
 
 const tsl_buffer *ps_buffer_from_annotation(pstate *ps, const char *name,

@@ -34,6 +34,12 @@ void pr_buffer_tail(pr_t *p, const tsl_buffer *b, int always_dtype) {
     pr_printf(p, ", align=%d", (int)b->align);
   if (b->offset_factor)
     pr_printf(p, ", offset_factor=%d", (int)b->offset_factor);
+  if (b->n_axis_separators) {
+    pr_puts(p, ", axis_separators=[");
+    for (uint32_t i = 0; i < b->n_axis_separators; i++)
+      pr_printf(p, "%s%d", i ? ", " : "", (int)b->axis_separators[i]);
+    pr_puts(p, "]");
+  }
 }
 
 void pr_alloc_buffers(pr_t *p, uint32_t n, const tsl_buffer *const *bufs) {

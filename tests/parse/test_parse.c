@@ -982,6 +982,15 @@ static void test_tvm_builtins(void) {
      "a bare C.data is an opaque access: the whole of C, read and written, listed last");
   ok(region_of(b->reads, b->n_reads, "D") && region_of(b->writes, b->n_writes, "D"),
      "ordinary loads and stores next to them");
+  const char *sep =
+      "@T.prim_func\n"
+      "def g(A: T.Buffer((4, 4, 4), \"float32\", axis_separators=[1, 2])):\n"
+      "    A[0, 0, 0] = T.float32(0)\n";
+  const tsl_module *ms = parse("sep.py", sep);
+  const tsl_buffer *sb = ms ? ms->funcs[0]->params[0].buffer : NULL;
+  ok(sb && sb->n_axis_separators == 2 && sb->axis_separators[0] == 1 &&
+         sb->axis_separators[1] == 2,
+     "axis_separators=[1, 2] are kept on the buffer");
   ok(tsl_stmt_uses_buffer_data(b->body, b->reads[0].buffer) ||
          tsl_stmt_uses_buffer_data(b->body, b->reads[1].buffer),
      "tsl_stmt_uses_buffer_data finds an opaque use");
@@ -1002,6 +1011,8 @@ static void test_tvm_builtins(void) {
       {"    A[0] = T.ceildiv(A[1], 2)\n", "the dividend of T.ceildiv must be an integer"},
       {"    A[0] = T.call_extern(\"f\", A[1], dtype=\"float32\", name=\"g\")\n",
        "unknown keyword argument 'name'"},
+      {"    B = T.alloc_buffer((4, 4), axis_separators=[2, 1])\n", "invalid axis separator 1"},
+      {"    B = T.alloc_buffer((4, 4), axis_separators=1)\n", "axis_separators must be a list"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char s2[1024];

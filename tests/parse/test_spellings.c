@@ -278,6 +278,18 @@ static const pair pairs[] = {
      "            vi = T.axis.spatial(22, i)\n"
      "            B[vi] = A[(vi * 3 + 2 - 1) // 2]\n",
      1},
+    {"axis_separators are part of a buffer: [1] vs none are not equal",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8, 8), \"float32\", axis_separators=[1])):\n"
+     "    B = T.alloc_buffer((8, 8), axis_separators=[1])\n"
+     "    for i, j in T.grid(8, 8):\n"
+     "        B[i, j] = A[i, j]\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8, 8), \"float32\", axis_separators=[1])):\n"
+     "    B = T.alloc_buffer((8, 8))\n"
+     "    for i, j in T.grid(8, 8):\n"
+     "        B[i, j] = A[i, j]\n",
+     0},
     {"different loop extents are not equal",
      HDR "@T.prim_func\n"
      "def f(A: T.Buffer((128,), \"float32\")):\n"

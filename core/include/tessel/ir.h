@@ -252,6 +252,13 @@ struct tsl_buffer {
   int32_t align;                  /* 0: default */
   int32_t offset_factor;          /* 0: default */
   uint32_t id;                    /* unique within the context */
+  /* Appended (issue 12). TVM's axis_separators: the logical axes where a
+   * new physical axis starts when the buffer is flattened (increasing, each
+   * in [0, ndim]); none = one flat physical axis. They change the memory
+   * layout only of targets with multi-dimensional storage (textures), not
+   * the values a program computes. */
+  uint32_t n_axis_separators;
+  const int32_t *axis_separators;
 };
 
 /* A rectangular region of a buffer: one range per dimension. */
@@ -386,6 +393,12 @@ tsl_buffer_new(tsl_arena *a, const char *name, tsl_dtype dtype, uint32_t ndim,
                const tsl_expr *const *shape, const tsl_expr *const *strides,
                const tsl_expr *elem_offset, const char *scope, int32_t align,
                int32_t offset_factor);
+/* A copy of `b` (a new buffer, new id) with the given axis separators
+ * (copied; n == 0 gives none). */
+TSL_API const tsl_buffer *tsl_buffer_with_axis_separators(tsl_arena *a,
+                                                          const tsl_buffer *b,
+                                                          uint32_t n,
+                                                          const int32_t *seps);
 /* Product of the shape if every dimension is constant, else -1. */
 TSL_API int64_t tsl_buffer_const_size(const tsl_buffer *b);
 
