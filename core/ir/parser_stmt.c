@@ -583,6 +583,11 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
     if (strcmp(path, "T.decl_buffer") == 0 || strcmp(path, "T.Buffer") == 0 ||
         strcmp(path, "T.buffer_decl") == 0)
       ps_fail(ps, val, "use T.alloc_buffer or T.match_buffer", "%s is not supported", path);
+    if (strcmp(path, "T.allocate_const") == 0 || strcmp(path, "T.allocate") == 0)
+      ps_fail(ps, val,
+              "tessel's TensorIR has no allocation statements; declare the buffer with "
+              "T.alloc_buffer and fill it in a block",
+              "%s is not supported", path);
     tsl_dtype t;
     if (size_var_call(ps, val, &t)) {
       define_size_var(ps, tg, t);
