@@ -252,9 +252,11 @@ static int cmp_expr_d(const tsla_order *o, const tsl_expr *a,
       c = cmp_str(a->u.str_value, b->u.str_value);
       break;
     case TSL_EXPR_LOAD:
+    case TSL_EXPR_BUFFER_DATA:
       c = cmp_buf(o, a->u.buffer, b->u.buffer);
       break;
     case TSL_EXPR_CALL:
+    case TSL_EXPR_BUILTIN:
       c = cmp_i64(a->intrin, b->intrin);
       break;
     default:
@@ -303,6 +305,8 @@ static int expr_same_d(const tsl_expr *a, const tsl_expr *b, int depth) {
       if (a->u.buffer != b->u.buffer)
         return 0;
       break;
+    case TSL_EXPR_BUFFER_DATA:
+      return a->u.buffer == b->u.buffer;
     default:
       break;
     }

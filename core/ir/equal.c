@@ -297,6 +297,8 @@ static int expr_raw_eq(eq_ctx *eq, const tsl_expr *a, const tsl_expr *b,
       if (!buf_use_eq(eq, a->u.buffer, b->u.buffer))
         return 0;
       break;
+    case TSL_EXPR_BUFFER_DATA:
+      return buf_use_eq(eq, a->u.buffer, b->u.buffer);
     case TSL_EXPR_CALL_EXTERN:
       if (!str_eq(a->u.str_value, b->u.str_value))
         return 0;

@@ -116,6 +116,7 @@ static uint64_t h_expr_raw(hctx *hc, uint64_t h, const tsl_expr *e, int depth) {
     return s ? mix(h, (uint64_t)s->val) : hstr(mix(h, 0xf4ee), e->u.var->name);
   }
   case TSL_EXPR_LOAD:
+  case TSL_EXPR_BUFFER_DATA:
     h = h_buffer_use(hc, h, e->u.buffer);
     break;
   case TSL_EXPR_CALL_EXTERN:

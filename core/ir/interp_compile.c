@@ -431,9 +431,42 @@ static tsli_x *ccall(comp *c, const tsl_expr *e, int id, int k) {
   return coerce(c, x, k);
 }
 
+/* TVM builtins: the hints the table marks computable (T.likely is its
+ * argument, T.assume is true); every other builtin and a bare `A.data` are
+ * refused by name. */
+static tsli_x *cbuiltin(comp *c, const tsl_expr *e) {
+  if (e->kind == TSL_EXPR_BUFFER_DATA)
+    return cfail(c, TSL_EUNSUPPORTED,
+                 "%s.data cannot be interpreted: it is the raw pointer of "
+                 "buffer '%s'; the interpreter runs only buffer loads, "
+                 "stores and arithmetic",
+                 e->u.buffer->name, e->u.buffer->name);
+  if (e->intrin >= TSL_BUILTIN_COUNT)
+    return cfail(c, TSL_EINVALID, "call of unknown builtin id %u",
+                 (unsigned)e->intrin);
+  const tsl_builtin_info *bi = tsl_builtin_info_of((tsl_builtin)e->intrin);
+  if ((int32_t)e->n_args != bi->n_args)
+    return cfail(c, TSL_EINVALID, "T.%s takes %d argument%s, got %u",
+                 bi->name, (int)bi->n_args, bi->n_args == 1 ? "" : "s",
+                 e->n_args);
+  switch (bi->eval) {
+  case TSL_BUILTIN_EVAL_ARG0:
+    return cexpr(c, e->args[0]);
+  case TSL_BUILTIN_EVAL_TRUE:
+    return iconst(c, 1, TSLI_BOOL, e);
+  default:
+    return cfail(c, TSL_EUNSUPPORTED,
+                 "T.%s cannot be interpreted: %s; the interpreter runs only "
+                 "buffer loads, stores and arithmetic",
+                 bi->name, bi->what);
+  }
+}
+
 static tsli_x *cexpr_inner(comp *c, const tsl_expr *e) {
   char dn[32];
   tsl_expr_kind kind = (tsl_expr_kind)e->kind;
+  if (kind == TSL_EXPR_BUILTIN || kind == TSL_EXPR_BUFFER_DATA)
+    return cbuiltin(c, e);
   int k = tsli_kind_of(e->dtype);
   if (kind != TSL_EXPR_STR_IMM && e->dtype.lanes != 1)
     return cfail(c, TSL_EUNSUPPORTED,
@@ -642,6 +675,8 @@ static tsli_x *cexpr_inner(comp *c, const tsl_expr *e) {
                  "the interpreter does not support vector expressions "
                  "(T.%s in '%s'); only scalar programs can be interpreted",
                  kind == TSL_EXPR_RAMP ? "Ramp" : "Broadcast", etext(c, e));
+  case TSL_EXPR_BUILTIN:
+  case TSL_EXPR_BUFFER_DATA: /* handled above */
   case TSL_EXPR_KIND_COUNT:
     break;
   }

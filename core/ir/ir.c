@@ -44,6 +44,25 @@ int tsl_intrin_lookup(const char *name, size_t n) {
   return -1;
 }
 
+static const tsl_builtin_info builtins[] = {
+#define TSL_X_(id, name, n, res, ev, params, what)                             \
+  {name, n, TSL_BUILTIN_RES_##res, TSL_BUILTIN_EVAL_##ev, params, what},
+    TSL_BUILTINS(TSL_X_)
+#undef TSL_X_
+};
+
+const tsl_builtin_info *tsl_builtin_info_of(tsl_builtin id) {
+  assert((unsigned)id < TSL_BUILTIN_COUNT);
+  return &builtins[id];
+}
+
+int tsl_builtin_lookup(const char *name, size_t n) {
+  for (int i = 0; i < TSL_BUILTIN_COUNT; i++)
+    if (strlen(builtins[i].name) == n && memcmp(builtins[i].name, name, n) == 0)
+      return i;
+  return -1;
+}
+
 static const char *stmt_kind_names[] = {
 #define TSL_X_(k, name) name,
     TSL_STMT_KINDS(TSL_X_)
@@ -212,6 +231,22 @@ const tsl_expr *tsl_expr_call_extern(tsl_arena *a, tsl_dtype t, tsl_str fname,
   e->u.str_value = fname;
   for (uint32_t i = 0; i < n; i++)
     e->args[i] = args[i];
+  return e;
+}
+
+const tsl_expr *tsl_expr_builtin(tsl_arena *a, tsl_builtin op, tsl_dtype t,
+                                 uint32_t n, const tsl_expr *const *args) {
+  assert((unsigned)op < TSL_BUILTIN_COUNT);
+  tsl_expr *e = new_expr(a, TSL_EXPR_BUILTIN, t, n);
+  e->intrin = (uint16_t)op;
+  for (uint32_t i = 0; i < n; i++)
+    e->args[i] = args[i];
+  return e;
+}
+
+const tsl_expr *tsl_expr_buffer_data(tsl_arena *a, const tsl_buffer *buf) {
+  tsl_expr *e = new_expr(a, TSL_EXPR_BUFFER_DATA, TSL_HANDLE, 0);
+  e->u.buffer = buf;
   return e;
 }
 

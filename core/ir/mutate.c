@@ -53,8 +53,9 @@ static const tsl_expr *mutate_var(tsl_mutator *m, const tsl_expr *e) {
 const tsl_expr *tsl_mutate_expr_children(tsl_mutator *m, const tsl_expr *e) {
   if (e->kind == TSL_EXPR_VAR)
     return mutate_var(m, e);
-  const tsl_buffer *buf = e->kind == TSL_EXPR_LOAD ? tsl_mutate_buffer(m, e->u.buffer)
-                                                   : NULL;
+  const tsl_buffer *buf = e->kind == TSL_EXPR_LOAD || e->kind == TSL_EXPR_BUFFER_DATA
+                              ? tsl_mutate_buffer(m, e->u.buffer)
+                              : NULL;
   if (e->n_args == 0 && (!buf || buf == e->u.buffer))
     return e;
   const tsl_expr *stack[8];

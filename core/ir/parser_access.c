@@ -62,10 +62,7 @@ const tsl_buffer *ps_access(pstate *ps, const anode *sub, const tsl_expr ***idx,
         *lanes = (uint16_t)n;
       }
     } else {
-      int hint = ps->has_hint;
-      ps->has_hint = 0;
       pval v = ps_expr(ps, it);
-      ps->has_hint = hint;
       if (!v.weak && tsl_dtype_is_int(v.e->dtype) && v.e->dtype.lanes > 1) {
         if (*lanes > 1)
           ps_fail(ps, it, "use one vector index per access", "more than one vector index");

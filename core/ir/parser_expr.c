@@ -1,13 +1,16 @@
 /*
  * TVMScript expressions: syntax tree -> typed TensorIR expressions.
  *
- * Python literals stay "weak" (pval) until context gives them a dtype:
- * literal-only arithmetic folds as Python does, a literal next to a typed
- * operand takes that operand's dtype, a literal stored into a buffer takes
- * the buffer's dtype. Typed operands must agree; integers of different
- * widths are widened with a Cast, everything else is an error suggesting
- * T.Cast. Also here: names, T.* calls. Buffer accesses, regions and
- * annotations are in parser_access.c.
+ * Typing follows TVM's script parser. Python literals stay "weak" (pval)
+ * until context gives them a dtype: literal-only arithmetic folds as Python
+ * does. In arithmetic a literal is what TVM's FFI makes of it (int32, int64
+ * when it does not fit, float32) and the operands are then matched as TVM's
+ * BinaryOpMatchTypes does (float wins over int, wider over narrower, a cast
+ * of a constant is a constant), so `v * 2 + 0.5` is float32. In comparisons
+ * a literal takes the other operand's dtype (TVM's _auto_broadcast). A value
+ * stored into a buffer is cast to the buffer's dtype. Also here: names and
+ * T.* calls; TVM builtins and buffer attributes are in parser_builtin.c,
+ * buffer accesses, regions and annotations in parser_access.c.
  */
 #include "parser_internal.h"
 
@@ -155,12 +158,38 @@ void ps_check_kwargs(pstate *ps, const anode *call, const char *fname,
 
 /* ---- literals and dtypes ---- */
 
-/* An integer expression widened to the integer dtype t (constants stay
- * constants). */
-static const tsl_expr *widen(pstate *ps, const tsl_expr *e, tsl_dtype t) {
-  if (e->kind == TSL_EXPR_INT_IMM && e->dtype.lanes == 1 && t.lanes == 1)
-    return tsl_expr_int(ps->arena, t, e->u.int_value);
+/* `e` converted to dtype t as TVM's cast() does: a constant becomes a
+ * constant of t, a scalar meeting a vector dtype is cast and broadcast, a
+ * broadcast is cast inside; anything else gets a Cast node. */
+const tsl_expr *ps_cast_fold(pstate *ps, const tsl_expr *e, tsl_dtype t) {
+  if (tsl_dtype_eq(e->dtype, t))
+    return e;
+  tsl_dtype s = tsl_dtype_scalar(t);
+  if (t.lanes > 1 && e->dtype.lanes == 1)
+    return tsl_expr_broadcast(ps->arena, ps_cast_fold(ps, e, s), t.lanes);
+  if (t.lanes > 1 && e->kind == TSL_EXPR_BROADCAST && e->dtype.lanes == t.lanes)
+    return tsl_expr_broadcast(ps->arena, ps_cast_fold(ps, e->args[0], s), t.lanes);
+  if (t.lanes == 1 && e->dtype.lanes == 1 && !tsl_dtype_is_bool(t)) {
+    /* only values the target holds fold (TVM refuses the others) */
+    if (e->kind == TSL_EXPR_INT_IMM && !tsl_dtype_is_bool(e->dtype) &&
+        (e->dtype.code != TSL_DT_UINT || e->u.int_value >= 0)) {
+      if (tsl_dtype_is_int(t) && ps_int_fits(t, e->u.int_value))
+        return tsl_expr_int(ps->arena, t, e->u.int_value);
+      if (tsl_dtype_is_float(t))
+        return tsl_expr_float(ps->arena, t, (double)e->u.int_value);
+    }
+    double v = e->kind == TSL_EXPR_FLOAT_IMM ? e->u.float_value : 0;
+    double lim = t.bits == 64 ? DBL_MAX : t.code == TSL_DT_BFLOAT ? 3.38953138925153547590e+38
+                 : t.bits == 32 ? (double)FLT_MAX : 65504.0;
+    if (e->kind == TSL_EXPR_FLOAT_IMM && tsl_dtype_is_float(t) &&
+        (isnan(v) || isinf(v) || fabs(v) <= lim))
+      return tsl_expr_float(ps->arena, t, v);
+  }
   return tsl_expr_cast(ps->arena, t, e);
+}
+
+static const tsl_expr *widen(pstate *ps, const tsl_expr *e, tsl_dtype t) {
+  return ps_cast_fold(ps, e, t);
 }
 
 static pval weak_int(const anode *n, int64_t v) {
@@ -263,24 +292,47 @@ const tsl_expr *ps_typed(pstate *ps, pval v) {
   }
 }
 
-/* Dtype for a pair of literal-only operands with no typed partner (branches
- * of T.Select / T.if_then_else): the dtype of the store they flow into when
- * it can hold them, else the Python default. */
-static tsl_dtype weak_pair_dtype(pstate *ps, pval a, pval b) {
-  int isf = a.weak == PV_FLOAT || b.weak == PV_FLOAT;
-  int isb = a.weak == PV_BOOL && b.weak == PV_BOOL;
-  int mixed = !isb && (a.weak == PV_BOOL || b.weak == PV_BOOL);
-  if (ps->has_hint && !mixed) {
-    tsl_dtype h = tsl_dtype_scalar(ps->hint);
-    if (isb ? tsl_dtype_is_bool(h)
-            : isf ? tsl_dtype_is_float(h) : (tsl_dtype_is_int(h) || tsl_dtype_is_float(h)))
-      return h;
-  }
-  if (isb)
-    return TSL_BOOL;
-  if (isf)
+/* The dtype TVM's FFI gives a bare Python literal. */
+static tsl_dtype weak_dtype(pval v) {
+  if (v.weak == PV_FLOAT)
     return TSL_FLOAT32;
-  return ps_int_fits(TSL_INT32, a.i) && ps_int_fits(TSL_INT32, b.i) ? TSL_INT32 : TSL_INT64;
+  if (v.weak == PV_BOOL)
+    return TSL_BOOL;
+  return ps_int_fits(TSL_INT32, v.i) ? TSL_INT32 : TSL_INT64;
+}
+
+/* TVM's BinaryOpMatchTypes: the dtype both operands of an arithmetic
+ * operator are cast to. A scalar meets a vector by broadcasting; then
+ * float beats bfloat16 beats integers, and among integers the wider wins
+ * (the unsigned one at equal width). 0 when no rule applies. */
+int ps_match_dtypes(tsl_dtype a, tsl_dtype b, tsl_dtype *out) {
+  if (a.lanes != b.lanes && a.lanes != 1 && b.lanes != 1)
+    return 0;
+  uint16_t lanes = a.lanes > b.lanes ? a.lanes : b.lanes;
+  tsl_dtype x = tsl_dtype_scalar(a), y = tsl_dtype_scalar(b), r;
+  int fx = x.code == TSL_DT_FLOAT, fy = y.code == TSL_DT_FLOAT;
+  int bx = x.code == TSL_DT_BFLOAT, by = y.code == TSL_DT_BFLOAT;
+  int ix = x.code == TSL_DT_INT || x.code == TSL_DT_UINT;
+  int iy = y.code == TSL_DT_INT || y.code == TSL_DT_UINT;
+  if (tsl_dtype_eq(x, y))
+    r = x;
+  else if (fx && fy)
+    r = x.bits < y.bits ? y : x;
+  else if (fx != fy)
+    r = fx ? x : y;
+  else if (bx != by)
+    r = bx ? x : y;
+  else if (ix && iy && x.code == y.code)
+    r = x.bits < y.bits ? y : x;
+  else if (ix && iy)
+    r = x.bits != y.bits ? (x.bits < y.bits ? y : x) : (x.code == TSL_DT_UINT ? x : y);
+  else
+    return 0;
+  if (r.code == TSL_DT_HANDLE)
+    return 0;
+  r.lanes = lanes;
+  *out = r;
+  return 1;
 }
 
 const tsl_expr *ps_coerce(pstate *ps, pval v, tsl_dtype t, const char *what) {
@@ -303,11 +355,34 @@ const tsl_expr *ps_coerce(pstate *ps, pval v, tsl_dtype t, const char *what) {
               "dtype mismatch: %s is %s, expected %s", what, a, b);
 }
 
+const tsl_expr *ps_store_value(pstate *ps, pval v, tsl_dtype t, const char *what) {
+  char a[32], b[32];
+  if (v.weak) {
+    /* TVM: the FFI's constant, then cast to the buffer's dtype; a float
+     * literal with a fractional part is refused rather than truncated */
+    if (v.weak == PV_BOOL && !tsl_dtype_is_bool(t))
+      v = weak_int(v.node, v.i);
+    if (v.weak == PV_FLOAT && tsl_dtype_is_int(tsl_dtype_scalar(t)) && v.f == floor(v.f) &&
+        fabs(v.f) < 9.2e18)
+      v = weak_int(v.node, (int64_t)v.f);
+    return lit_to(ps, v, t, what);
+  }
+  const tsl_expr *e = v.e;
+  tsl_dtype s = e->dtype;
+  if (tsl_dtype_eq(s, t))
+    return e;
+  if ((s.lanes == t.lanes || s.lanes == 1) && s.code != TSL_DT_HANDLE &&
+      t.code != TSL_DT_HANDLE && !tsl_dtype_is_void(s))
+    return ps_cast_fold(ps, e, t);
+  dtname(s, a);
+  dtname(t, b);
+  ps_note(ps, "the value must have %u lane%s", (unsigned)t.lanes, t.lanes == 1 ? "" : "s");
+  ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, v.node),
+              "dtype mismatch: %s is %s, expected %s", what, a, b);
+}
+
 const tsl_expr *ps_int_expr(pstate *ps, const anode *n, const char *what) {
-  int hint = ps->has_hint;
-  ps->has_hint = 0;
   pval v = ps_expr(ps, n);
-  ps->has_hint = hint;
   if (v.weak == PV_INT)
     return ps_typed(ps, v);
   if (v.weak) {
@@ -326,10 +401,7 @@ const tsl_expr *ps_int_expr(pstate *ps, const anode *n, const char *what) {
 }
 
 const tsl_expr *ps_bool_expr(pstate *ps, const anode *n, const char *what) {
-  int hint = ps->has_hint;
-  ps->has_hint = 0;
   pval v = ps_expr(ps, n);
-  ps->has_hint = hint;
   if (v.weak == PV_BOOL)
     return ps_typed(ps, v);
   if (!v.weak && tsl_dtype_is_bool(v.e->dtype))
@@ -383,6 +455,13 @@ tsl_dtype ps_dtype_arg(pstate *ps, const anode *n) {
   return t;
 }
 
+tsl_dtype ps_dtype_or_void(pstate *ps, const anode *n) {
+  tsl_dtype t;
+  if (n && n->kind == AX_STR && tsl_dtype_parse(n->s, n->slen, &t))
+    return t;
+  return ps_dtype_arg(ps, n);
+}
+
 tsl_str ps_str_arg(pstate *ps, const anode *n, const char *what) {
   if (!n || n->kind != AX_STR)
     ps_fail(ps, n, "write it as a string in quotes", "%s must be a string", what);
@@ -423,7 +502,10 @@ int ps_expr_same(const tsl_expr *a, const tsl_expr *b) {
     if (a->u.buffer != b->u.buffer)
       return 0;
     break;
+  case TSL_EXPR_BUFFER_DATA:
+    return a->u.buffer == b->u.buffer;
   case TSL_EXPR_CALL:
+  case TSL_EXPR_BUILTIN:
     if (a->intrin != b->intrin)
       return 0;
     break;
@@ -576,8 +658,10 @@ static pval fold(pstate *ps, sop op, pval a, pval b, const anode *where) {
   return weak_int(where, r);
 }
 
-/* Give both operands one dtype. */
-static void unify(pstate *ps, pval *a, pval *b, const anode *where, const char *op) {
+/* Comparison operands (TVM's _auto_broadcast): a literal takes the other
+ * operand's dtype; typed operands must agree, except that integers of
+ * different widths are widened and a scalar meets a vector by broadcast. */
+static void unify_cmp(pstate *ps, pval *a, pval *b, const anode *where, const char *op) {
   char x[32], y[32], lit[64];
   if (a->weak || b->weak) {
     pval *w = a->weak ? a : b, *t = a->weak ? b : a;
@@ -617,16 +701,69 @@ static void unify(pstate *ps, pval *a, pval *b, const anode *where, const char *
   dtname(ta, x);
   dtname(tb, y);
   ps_note(ps, "convert one operand explicitly, e.g. T.Cast(\"%s\", ...)",
-          (tsl_dtype_is_float(sa) && tsl_dtype_is_float(sb) && sa.bits > sb.bits) ? x : y);
+          (tsl_dtype_is_float(sa) && !(tsl_dtype_is_float(sb) && sb.bits > sa.bits)) ? x : y);
   ps_error_at(ps, TSL_EINVALID, ps_node_opoff(ps, where), "dtype mismatch: %s %s %s", x,
               op, y);
+}
+
+/* Operands of arithmetic, T.Select / T.if_then_else branches and two-operand
+ * math functions: literals get the FFI's dtype, then both operands are cast
+ * to the dtype ps_match_dtypes picks (constants stay constants). */
+static void unify(pstate *ps, pval *a, pval *b, const anode *where, const char *op) {
+  tsl_dtype ta = a->weak ? weak_dtype(*a) : a->e->dtype;
+  tsl_dtype tb = b->weak ? weak_dtype(*b) : b->e->dtype;
+  tsl_dtype t;
+  if (!ps_match_dtypes(ta, tb, &t)) {
+    char x[32], y[32];
+    dtname(ta, x);
+    dtname(tb, y);
+    ps_note(ps, "convert one operand explicitly, e.g. T.Cast(\"%s\", ...)", y);
+    ps_error_at(ps, TSL_EINVALID, ps_node_opoff(ps, where), "dtype mismatch: %s %s %s", x,
+                op, y);
+  }
+  char what[64];
+  snprintf(what, sizeof what, "operand of '%s'", op);
+  pval *ops[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    pval *v = ops[k];
+    if (v->weak) {
+      /* a literal meeting a wider type: the constant of that type (a bool
+       * counts as the integer 0 or 1, as TVM's cast of a bool does) */
+      pval w = *v;
+      if (w.weak == PV_BOOL && !tsl_dtype_is_bool(t))
+        w.weak = PV_INT;
+      v->e = lit_to(ps, w, t, what);
+      v->weak = PV_TYPED;
+    } else {
+      v->e = ps_cast_fold(ps, v->e, t);
+    }
+  }
+}
+
+/* Arithmetic needs numbers: bool and handle operands are refused before
+ * any promotion would turn them into integers. */
+static void check_arith_operand(pstate *ps, pval v, const anode *where, const char *op) {
+  tsl_dtype s = v.weak ? weak_dtype(v) : tsl_dtype_scalar(v.e->dtype);
+  if (!tsl_dtype_is_bool(s) && s.code != TSL_DT_HANDLE)
+    return;
+  char dn[32];
+  dtname(s, dn);
+  ps_fail(ps, where,
+          "use 'and' / 'or' / 'not' for bools, or convert with T.Cast(\"int32\", ...)",
+          "arithmetic '%s' on %s values", op, dn);
 }
 
 static pval binop(pstate *ps, sop op, pval a, pval b, const anode *where) {
   if (a.weak && b.weak)
     return fold(ps, op, a, b, where);
   const char *opt = sop_text[op];
-  unify(ps, &a, &b, where, opt);
+  if (op == S_AND || op == S_OR || is_cmp(op)) {
+    unify_cmp(ps, &a, &b, where, opt);
+  } else {
+    check_arith_operand(ps, a, where, opt);
+    check_arith_operand(ps, b, where, opt);
+    unify(ps, &a, &b, where, opt);
+  }
   tsl_dtype t = a.e->dtype, s = tsl_dtype_scalar(t);
   char dn[32];
   dtname(t, dn);
@@ -635,10 +772,6 @@ static pval binop(pstate *ps, sop op, pval a, pval b, const anode *where) {
       ps_fail(ps, where, "compare the values first, e.g. x != 0",
            "'%s' needs bool operands, found %s", opt, dn);
   } else if (!is_cmp(op)) {
-    if (tsl_dtype_is_bool(s) || s.code == TSL_DT_HANDLE)
-      ps_fail(ps, where,
-           "use 'and' / 'or' / 'not' for bools, or convert with T.Cast(\"int32\", ...)",
-           "arithmetic '%s' on %s values", opt, dn);
     if ((op == S_TRUNCDIV || op == S_TRUNCMOD) && !tsl_dtype_is_int(s))
       ps_fail(ps, where, "use '/' or T.fmod for floats", "%s needs integer operands, found %s",
            opt, dn);
@@ -653,6 +786,76 @@ static pval binop(pstate *ps, sop op, pval a, pval b, const anode *where) {
     ps_fail(ps, where, "compare numbers", "cannot compare handle values");
   }
   return typed(where, tsl_expr_binary(ps->arena, sop_kind[op], a.e, b.e));
+}
+
+/* ---- integer arithmetic folded as TVM's operators fold it ---- */
+
+/* A 64-bit result reduced to the bits of t (TVM's GetFoldResultInt64Repr). */
+static int64_t wrap_to(tsl_dtype t, int64_t v) {
+  if (t.bits >= 64)
+    return v;
+  uint64_t m = (UINT64_C(1) << t.bits) - 1, u = (uint64_t)v & m;
+  if (t.code == TSL_DT_INT && (u >> (t.bits - 1)))
+    u |= ~m;
+  return (int64_t)u;
+}
+
+const tsl_expr *ps_int_arith(pstate *ps, tsl_expr_kind kind, const tsl_expr *a,
+                             const tsl_expr *b, const anode *where) {
+  tsl_dtype t;
+  if (!tsl_dtype_eq(a->dtype, b->dtype) && ps_match_dtypes(a->dtype, b->dtype, &t)) {
+    a = ps_cast_fold(ps, a, t);
+    b = ps_cast_fold(ps, b, t);
+  }
+  t = a->dtype;
+  int64_t x = 0, y = 0;
+  int ca = tsl_expr_is_const_int(a, &x), cb = tsl_expr_is_const_int(b, &y);
+  if ((kind == TSL_EXPR_DIV || kind == TSL_EXPR_FLOORDIV) && cb && y == 0)
+    ps_fail(ps, where, "divide by a nonzero value", "division by zero in constant expression");
+  if (ca && cb) {
+    uint64_t r = 0;
+    switch (kind) {
+    case TSL_EXPR_ADD: r = (uint64_t)x + (uint64_t)y; break;
+    case TSL_EXPR_SUB: r = (uint64_t)x - (uint64_t)y; break;
+    case TSL_EXPR_MUL: r = (uint64_t)x * (uint64_t)y; break;
+    case TSL_EXPR_DIV:
+      r = (x == INT64_MIN && y == -1) ? (uint64_t)x : (uint64_t)(x / y);
+      break;
+    default: { /* FLOORDIV */
+      int64_t q = (x == INT64_MIN && y == -1) ? x : x / y;
+      if (!(x == INT64_MIN && y == -1) && x % y != 0 && ((x < 0) != (y < 0)))
+        q--;
+      r = (uint64_t)q;
+      break;
+    }
+    }
+    return tsl_expr_int(ps->arena, t, wrap_to(t, (int64_t)r));
+  }
+  switch (kind) {
+  case TSL_EXPR_ADD:
+    if (ca && x == 0)
+      return b;
+    if (cb && y == 0)
+      return a;
+    break;
+  case TSL_EXPR_SUB:
+    if (cb && y == 0)
+      return a;
+    break;
+  case TSL_EXPR_MUL:
+    if (ca)
+      return x == 1 ? b : x == 0 ? a : tsl_expr_binary(ps->arena, kind, a, b);
+    if (cb)
+      return y == 1 ? a : y == 0 ? b : tsl_expr_binary(ps->arena, kind, a, b);
+    break;
+  default: /* DIV, FLOORDIV */
+    if (ca && x == 0)
+      return a;
+    if (cb && y == 1)
+      return a;
+    break;
+  }
+  return tsl_expr_binary(ps->arena, kind, a, b);
 }
 
 /* ---- names ---- */
@@ -739,7 +942,7 @@ static const char *const known_t[] = {
     "min_value", "parallel", "prim_func", "reads", "serial", "thread_binding",
     "truncdiv", "truncmod", "uint16", "uint32", "uint64", "uint8", "unroll",
     "vectorized", "where", "writes", "And", "Or", "Not", "Add", "Sub", "Mul",
-    "Div", "EQ", "NE", "LT", "LE", "GT", "GE", "cast", NULL};
+    "Div", "EQ", "NE", "LT", "LE", "GT", "GE", "cast", "ceildiv", NULL};
 
 static PS_NOINLINE void suggest_t(const char *fname, char *note, size_t cap) {
   char close[512] = "";
@@ -755,8 +958,10 @@ static PS_NOINLINE void suggest_t(const char *fname, char *note, size_t cap) {
       }
     }
     if (pass == 0)
-      for (int i = 0; i < TSL_INTRIN_COUNT; i++) {
-        const char *k = tsl_intrin_name((tsl_intrin)i);
+      for (int i = 0; i < TSL_INTRIN_COUNT + TSL_BUILTIN_COUNT; i++) {
+        const char *k = i < TSL_INTRIN_COUNT
+                            ? tsl_intrin_name((tsl_intrin)i)
+                            : tsl_builtin_info_of((tsl_builtin)(i - TSL_INTRIN_COUNT))->name;
         if (ps_edit_distance(fname, fl, k, strlen(k)) <= 2) {
           char b[64];
           snprintf(b, sizeof b, "T.%s", k);
@@ -776,9 +981,9 @@ static PS_NOINLINE void suggest_t(const char *fname, char *note, size_t cap) {
   }
   snprintf(note, cap,
            "expression functions are T.max, T.min, T.floordiv, T.floormod, T.truncdiv, "
-           "T.truncmod, T.Cast, T.Select, T.if_then_else, T.call_extern, T.Ramp, "
+           "T.truncmod, T.ceildiv, T.Cast, T.Select, T.if_then_else, T.call_extern, T.Ramp, "
            "T.Broadcast, T.min_value, T.max_value, dtype constructors such as T.float32(x), "
-           "and the math functions %s",
+           "the math functions %s, and TVM builtins such as T.tvm_access_ptr",
            all);
 }
 
@@ -894,7 +1099,7 @@ static pval min_max_value(pstate *ps, const anode *call, const char *fname, int 
 }
 
 static pval intrinsic(pstate *ps, const anode *call, const char *fname, tsl_intrin op) {
-  ps_check_kwargs(ps, call, fname, no_kw);
+  ps_ignored_dtype(ps, call, fname);
   int ar = tsl_intrin_arity(op);
   char usage[320];
   snprintf(usage, sizeof usage, "%s(%s)", fname, ar == 1 ? "x" : "x, y");
@@ -903,8 +1108,7 @@ static pval intrinsic(pstate *ps, const anode *call, const char *fname, tsl_intr
   pval b = ar > 1 ? arg(ps, call, 1) : a;
   if (a.weak && (ar == 1 || b.weak)) {
     /* literal arguments: float32 (ints too, except for abs) */
-    tsl_dtype ft = ps->has_hint && tsl_dtype_is_float(ps->hint) ? tsl_dtype_scalar(ps->hint)
-                                                                 : TSL_FLOAT32;
+    tsl_dtype ft = TSL_FLOAT32;
     if (op == TSL_INTRIN_ABS && a.weak == PV_INT)
       a = typed(a.node, ps_typed(ps, a));
     else
@@ -928,17 +1132,15 @@ static pval intrinsic(pstate *ps, const anode *call, const char *fname, tsl_intr
 }
 
 static pval select_expr(pstate *ps, const anode *call, const char *fname, int ite) {
-  ps_check_kwargs(ps, call, fname, no_kw);
+  if (ite)
+    ps_ignored_dtype(ps, call, fname);
+  else
+    ps_check_kwargs(ps, call, fname, no_kw);
   char usage[320];
   snprintf(usage, sizeof usage, "%s(cond, a, b)", fname);
   ps_check_arity(ps, call, fname, 3, 3, usage);
   const tsl_expr *c = ps_bool_expr(ps, call->items[0], "the condition");
   pval a = arg(ps, call, 1), b = arg(ps, call, 2);
-  if (a.weak && b.weak) {
-    tsl_dtype t = weak_pair_dtype(ps, a, b);
-    a = typed(a.node, lit_to(ps, a.weak == PV_BOOL && !tsl_dtype_is_bool(t) ? weak_int(a.node, a.i) : a,
-                             t, "a branch value"));
-  }
   unify(ps, &a, &b, call, fname);
   if (c->dtype.lanes == 1 && a.e->dtype.lanes > 1)
     c = tsl_expr_broadcast(ps->arena, c, a.e->dtype.lanes);
@@ -946,25 +1148,48 @@ static pval select_expr(pstate *ps, const anode *call, const char *fname, int it
                          : tsl_expr_select(ps->arena, c, a.e, b.e));
 }
 
-static pval call_expr_inner(pstate *ps, const anode *n);
-
-/* Arguments of calls other than T.Select / T.if_then_else / math functions
- * do not take the store's dtype. */
-static PS_NOINLINE pval call_expr(pstate *ps, const anode *n) {
-  char path[256];
-  int hint = ps->has_hint;
-  if (hint && !(ps_dotted(ps, n->a, path, sizeof path) &&
-                (!strcmp(path, "T.Select") || !strcmp(path, "T.if_then_else") ||
-                 (!strncmp(path, "T.", 2) && tsl_intrin_lookup(path + 2, strlen(path + 2)) >= 0 &&
-                  strcmp(path, "T.isnan") != 0))))
-    ps->has_hint = 0;
-  pval v = call_expr_inner(ps, n);
-  ps->has_hint = hint;
-  return v;
+/* T.ceildiv(a, b): TVM builds floordiv(a + b - 1, b), folding constants. */
+static pval ceildiv(pstate *ps, const anode *call, const char *fname) {
+  ps_check_kwargs(ps, call, fname, no_kw);
+  ps_check_arity(ps, call, fname, 2, 2, "T.ceildiv(a, b)");
+  const tsl_expr *a = ps_int_expr(ps, call->items[0], "the dividend of T.ceildiv");
+  const tsl_expr *b = ps_int_expr(ps, call->items[1], "the divisor of T.ceildiv");
+  const tsl_expr *s = ps_int_arith(ps, TSL_EXPR_ADD, a, b, call);
+  s = ps_int_arith(ps, TSL_EXPR_SUB, s, tsl_expr_int(ps->arena, s->dtype, 1), call);
+  return typed(call, ps_int_arith(ps, TSL_EXPR_FLOORDIV, s, b, call->items[1]));
 }
 
-static pval call_expr_inner(pstate *ps, const anode *n) {
+/* T.call_extern(dtype, "name", args...): a `dtype=` keyword takes the
+ * place of the first positional argument, as TVM's dtype forwarding does;
+ * "" and "void" are the dtype of a call that returns nothing. */
+static pval call_extern(pstate *ps, const anode *n, const char *path) {
+  static const char *const kws[] = {"dtype", NULL};
+  ps_check_kwargs(ps, n, path, kws);
+  const anode *dt = NULL;
+  for (uint32_t k = 0; k < n->nkw; k++)
+    dt = n->kwval[k];
+  uint32_t first = dt ? 0 : 1;
+  if (!dt && n->n > 0)
+    dt = n->items[0];
+  if (!dt || n->n < first + 1)
+    ps_check_arity(ps, n, path, 2, -1,
+                   "T.call_extern(\"float32\", \"fname\", args...) or "
+                   "T.call_extern(\"fname\", args..., dtype=\"float32\")");
+  tsl_dtype rt = TSL_VOID;
+  if (!(dt->kind == AX_STR && dt->slen == 0))
+    rt = ps_dtype_or_void(ps, dt);
+  tsl_str fn = ps_str_arg(ps, n->items[first], "the function name");
+  uint32_t na = n->n - first - 1;
+  const tsl_expr **args = TSL_NEW_ARRAY(ps->scratch, const tsl_expr *, na ? na : 1);
+  for (uint32_t i = 0; i < na; i++)
+    args[i] = ps_call_arg(ps, n->items[first + 1 + i]);
+  return typed(n, tsl_expr_call_extern(ps->arena, rt, fn, na, args));
+}
+
+static PS_NOINLINE pval call_expr(pstate *ps, const anode *n) {
   char path[256];
+  if (ps_is_buffer_attr(ps, n->a))
+    return ps_buffer_method(ps, n);
   if (!ps_dotted(ps, n->a, path, sizeof path)) {
     if (n->a->kind == AX_NAME) {
       tsl_str name = node_str(ps, n->a);
@@ -993,6 +1218,11 @@ static pval call_expr_inner(pstate *ps, const anode *n) {
   int ii = tsl_intrin_lookup(f, strlen(f));
   if (ii >= 0)
     return intrinsic(ps, n, path, (tsl_intrin)ii);
+  int bi = tsl_builtin_lookup(f, strlen(f));
+  if (bi >= 0)
+    return ps_builtin_call(ps, n, path, (tsl_builtin)bi);
+  if (strcmp(f, "ceildiv") == 0)
+    return ceildiv(ps, n, path);
   static const struct {
     const char *name;
     sop op;
@@ -1053,24 +1283,8 @@ static pval call_expr_inner(pstate *ps, const anode *n) {
     return min_max_value(ps, n, path, 1);
   if (strcmp(f, "infinity") == 0)
     return min_max_value(ps, n, path, 2);
-  if (strcmp(f, "call_extern") == 0) {
-    static const char *const kws[] = {"dtype", NULL};
-    ps_check_kwargs(ps, n, path, kws);
-    const anode *dt = ps_arg(ps, n, 0, "dtype");
-    uint32_t first = n->n > 0 && n->items[0] == dt ? 1 : 0;
-    if (!dt || n->n < first + 1)
-      ps_check_arity(ps, n, path, 2, -1, "T.call_extern(\"float32\", \"fname\", args...)");
-    tsl_dtype rt = ps_dtype_arg(ps, dt);
-    tsl_str fn = ps_str_arg(ps, n->items[first], "the function name");
-    uint32_t na = n->n - first - 1;
-    const tsl_expr **args = TSL_NEW_ARRAY(ps->scratch, const tsl_expr *, na ? na : 1);
-    for (uint32_t i = 0; i < na; i++) {
-      const anode *an = n->items[first + 1 + i];
-      args[i] = an->kind == AX_STR ? tsl_expr_str(ps->arena, ps_intern(ps, an->s, an->slen))
-                                   : ps_typed(ps, ps_expr(ps, an));
-    }
-    return typed(n, tsl_expr_call_extern(ps->arena, rt, fn, na, args));
-  }
+  if (strcmp(f, "call_extern") == 0)
+    return call_extern(ps, n, path);
   if (strcmp(f, "Ramp") == 0) {
     ps_check_kwargs(ps, n, path, no_kw);
     ps_check_arity(ps, n, path, 3, 3, "T.Ramp(base, stride, lanes)");
@@ -1174,6 +1388,8 @@ static pval expr_inner(pstate *ps, const anode *n) {
   case AX_NAME:
     return name_expr(ps, n);
   case AX_ATTR:
+    if (ps_is_buffer_attr(ps, n))
+      return ps_buffer_attr(ps, n);
     if (ps_dotted(ps, n, path, sizeof path)) {
       tsl_dtype t;
       if (strncmp(path, "T.", 2) == 0 && tsl_dtype_parse(path + 2, strlen(path + 2), &t)) {
@@ -1293,6 +1509,8 @@ static pval expr_inner(pstate *ps, const anode *n) {
   case AX_CALL:
     return call_expr(ps, n);
   case AX_SUBSCRIPT:
+    if (ps_is_buffer_attr(ps, n->a))
+      return ps_buffer_attr_index(ps, n);
     return ps_load_expr(ps, n);
   case AX_SLICE:
     ps_fail(ps, n, "slices are only valid inside buffer indices and regions",

@@ -335,9 +335,7 @@ typedef struct pstate {
   int depth;  /* expression nesting */
   int sdepth; /* statement nesting */
   int edepth; /* ps_expr recursion (semantic stage) */
-  int has_hint;   /* literal-only branches take `hint` (a store's dtype) */
   int in_bufmap;  /* reading a parameter buffer's shape (binds size vars) */
-  tsl_dtype hint;
 
   /* semantic stage */
   psym *syms;
@@ -424,6 +422,21 @@ const tsl_expr *ps_typed(pstate *ps, pval v);
  * integers are widened with a cast; anything else is an error that names
  * `what` ("value stored into buffer 'C'"). */
 const tsl_expr *ps_coerce(pstate *ps, pval v, tsl_dtype t, const char *what);
+/* The value stored into a buffer element of dtype `t`, converted as TVM's
+ * BufferStore does: literals become constants of `t`, other values of
+ * another dtype (same lanes, or a scalar) are cast. */
+const tsl_expr *ps_store_value(pstate *ps, pval v, tsl_dtype t, const char *what);
+/* `e` cast to `t` as TVM's cast(): constants fold, scalars broadcast. */
+const tsl_expr *ps_cast_fold(pstate *ps, const tsl_expr *e, tsl_dtype t);
+/* TVM's BinaryOpMatchTypes: the common dtype of two arithmetic operands
+ * (0 when none). */
+int ps_match_dtypes(tsl_dtype a, tsl_dtype b, tsl_dtype *out);
+/* Integer arithmetic folded as TVM's operators do (TryConstFold: constant
+ * operands fold, x + 0, x * 1, x // 1 ... return x); operands of different
+ * integer widths are matched first. kind: ADD, SUB, MUL, DIV (truncating),
+ * FLOORDIV. Errors (at `where`) on division by a zero constant. */
+const tsl_expr *ps_int_arith(pstate *ps, tsl_expr_kind kind, const tsl_expr *a,
+                             const tsl_expr *b, const anode *where);
 /* An integer-typed expression (indices, extents, shapes). */
 const tsl_expr *ps_int_expr(pstate *ps, const anode *n, const char *what);
 /* A bool expression (conditions). */
@@ -433,6 +446,8 @@ void ps_unify_ints(pstate *ps, const tsl_expr **a, const tsl_expr **b,
                    const anode *where);
 /* A dtype named by a string literal node. */
 tsl_dtype ps_dtype_arg(pstate *ps, const anode *n);
+/* The same, also accepting "void". */
+tsl_dtype ps_dtype_or_void(pstate *ps, const anode *n);
 /* A string literal node's value (interned). */
 tsl_str ps_str_arg(pstate *ps, const anode *n, const char *what);
 /* A plain integer literal (with optional sign) or error. */
@@ -463,6 +478,26 @@ pval ps_load_expr(pstate *ps, const anode *n);
 tsl_buffer_region ps_region(pstate *ps, const anode *n);
 /* Resolve a buffer name node (error when not a buffer). */
 const tsl_buffer *ps_buffer_ref(pstate *ps, const anode *n);
+
+/* parser_builtin.c: TVM builtins, buffer attributes and methods. */
+/* A call argument converted as TVM's FFI does: strings become StrImm,
+ * Python ints int32 (int64 when too large), floats float32. */
+const tsl_expr *ps_call_arg(pstate *ps, const anode *n);
+/* Accept and check (then ignore) a `dtype=` keyword, as TVM's op wrapper
+ * drops it; any other keyword is an error. */
+void ps_ignored_dtype(pstate *ps, const anode *call, const char *fname);
+/* T.<builtin>(...) */
+pval ps_builtin_call(pstate *ps, const anode *call, const char *fname, tsl_builtin id);
+/* `A.data`, `A.elem_offset` (n is AX_ATTR on a buffer name), or NULL-free
+ * error for other attributes. */
+pval ps_buffer_attr(pstate *ps, const anode *n);
+/* `A.shape[i]`, `A.strides[i]` (n is AX_SUBSCRIPT of such an attribute). */
+pval ps_buffer_attr_index(pstate *ps, const anode *n);
+/* `A.access_ptr(mask, ptr_type="handle", content_lanes=1, offset=0,
+ * extent=None)`, built as TVM's Buffer::access_ptr. */
+pval ps_buffer_method(pstate *ps, const anode *call);
+/* Is `n` an attribute of a buffer in scope (A.data, A.shape, ...)? */
+int ps_is_buffer_attr(pstate *ps, const anode *n);
 
 /* parser_buffer.c: buffer declarations. */
 /* A buffer from a T.Buffer(...) / T.Buffer[...] parameter annotation. */

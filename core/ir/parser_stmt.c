@@ -510,13 +510,10 @@ static PS_NOINLINE void store(pstate *ps, const anode *target, const anode *val,
   const tsl_buffer *b = ps_access(ps, target, &idx, &lanes);
   tsl_dtype t = b->dtype;
   t.lanes = (uint16_t)(t.lanes * lanes);
-  ps->has_hint = 1;
-  ps->hint = t;
   pval value = ps_expr(ps, val);
-  ps->has_hint = 0;
   char what[128];
   snprintf(what, sizeof what, "the value stored into '%s'", b->name);
-  const tsl_expr *v = ps_coerce(ps, value, t, what);
+  const tsl_expr *v = ps_store_value(ps, value, t, what);
   push(ps, out, tsl_stmt_store(ps->arena, b, v, target->n, idx));
 }
 
@@ -586,6 +583,11 @@ static PS_NOINLINE int assign(pstate *ps, const astmt *s, pblock *direct, stvec 
     if (strcmp(path, "T.decl_buffer") == 0 || strcmp(path, "T.Buffer") == 0 ||
         strcmp(path, "T.buffer_decl") == 0)
       ps_fail(ps, val, "use T.alloc_buffer or T.match_buffer", "%s is not supported", path);
+    if (strcmp(path, "T.allocate_const") == 0 || strcmp(path, "T.allocate") == 0)
+      ps_fail(ps, val,
+              "tessel's TensorIR has no allocation statements; declare the buffer with "
+              "T.alloc_buffer and fill it in a block",
+              "%s is not supported", path);
     tsl_dtype t;
     if (size_var_call(ps, val, &t)) {
       define_size_var(ps, tg, t);
@@ -627,10 +629,7 @@ static PS_NOINLINE int annassign(pstate *ps, const astmt *s, plet *let) {
          "variable '%s' declared without a value", name);
   char what[128];
   snprintf(what, sizeof what, "the value of '%s'", name);
-  ps->has_hint = 1;
-  ps->hint = t;
   pval pv = ps_expr(ps, s->value);
-  ps->has_hint = 0;
   const tsl_expr *e = ps_coerce(ps, pv, t, what);
   const tsl_var *v = tsl_var_new(ps->arena, name, t);
   psym *sym = ps_define(ps, name, s->target->tok, SYM_VAR);

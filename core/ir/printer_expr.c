@@ -248,6 +248,23 @@ static void pr_expr_inner(pr_t *p, const tsl_expr *e) {
     }
     pr_puts(p, ")");
     return;
+  case TSL_EXPR_BUILTIN: {
+    if (e->intrin >= TSL_BUILTIN_COUNT) {
+      pr_printf(p, "T.invalid_builtin_%u()", e->intrin);
+      return;
+    }
+    const tsl_builtin_info *bi = tsl_builtin_info_of((tsl_builtin)e->intrin);
+    if (bi->result == TSL_BUILTIN_RES_DTYPE) {
+      pr_printf(p, "T.%s(\"%s\")", bi->name, pr_dtype(e->dtype, dt));
+      return;
+    }
+    pr_call(p, bi->name, e, 0);
+    return;
+  }
+  case TSL_EXPR_BUFFER_DATA:
+    pr_puts(p, pr_buffer_name(p, e->u.buffer));
+    pr_puts(p, ".data");
+    return;
   case TSL_EXPR_RAMP:
     pr_puts(p, "T.Ramp(");
     pr_expr(p, e->args[0]);

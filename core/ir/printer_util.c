@@ -296,6 +296,7 @@ int pr_expr_same(const tsl_expr *a, const tsl_expr *b) {
       return 0;
     break;
   case TSL_EXPR_LOAD:
+  case TSL_EXPR_BUFFER_DATA:
     if (a->u.buffer != b->u.buffer)
       return 0;
     break;

@@ -9,6 +9,9 @@
  * buffer gets one region covering all its accesses; where no bound can be
  * computed the region falls back to the whole dimension, as TVM does.
  * Accesses through the block's own match_buffer views map to their source.
+ * Raw uses of a buffer's storage are opaque accesses of the whole buffer,
+ * as in TVM: `T.tvm_access_ptr(.., A.data, .., mask)` reads and/or writes A
+ * by its mask, any other `A.data` both reads and writes it.
  */
 #include "tessel/analysis.h"
 #include "tessel/visit.h"
@@ -33,8 +36,8 @@ typedef struct rctx {
   uint32_t nlets, caplets, capvals;
   const tsl_buffer **excluded;
   uint32_t nexcl, capexcl;
-  racc *reads, *writes;
-  uint32_t nr, capr, nw, capw;
+  racc *reads, *writes, *opaques;
+  uint32_t nr, capr, nw, capw, no, capo;
 } rctx;
 
 static void *grow(rctx *c, void *arr, uint32_t *cap, uint32_t need, size_t elem) {
@@ -156,7 +159,9 @@ static int same_expr(const tsl_expr *a, const tsl_expr *b) {
   case TSL_EXPR_FLOAT_IMM: return a->u.float_value == b->u.float_value;
   case TSL_EXPR_VAR: return a->u.var == b->u.var;
   case TSL_EXPR_LOAD: if (a->u.buffer != b->u.buffer) return 0; break;
-  case TSL_EXPR_CALL: if (a->intrin != b->intrin) return 0; break;
+  case TSL_EXPR_BUFFER_DATA: return a->u.buffer == b->u.buffer;
+  case TSL_EXPR_CALL:
+  case TSL_EXPR_BUILTIN: if (a->intrin != b->intrin) return 0; break;
   case TSL_EXPR_STR_IMM:
   case TSL_EXPR_CALL_EXTERN: if (a->u.str_value != b->u.str_value) return 0; break;
   default: break;
@@ -223,6 +228,8 @@ static tsl_range union_range(rctx *c, const tsl_buffer *buf, uint32_t dim, tsl_r
 
 /* ---- recording accesses ---- */
 
+enum { ACC_READ = 0, ACC_WRITE = 1, ACC_OPAQUE = 2 };
+
 static void record(rctx *c, int write, const tsl_buffer *buf, tsl_range *ranges) {
   /* a view made by this block's match_buffer: map to its source */
   for (uint32_t i = 0; i < c->block->n_match_buffers; i++) {
@@ -252,8 +259,8 @@ static void record(rctx *c, int write, const tsl_buffer *buf, tsl_range *ranges)
   }
   if (is_excluded(c, buf))
     return;
-  racc **list = write ? &c->writes : &c->reads;
-  uint32_t *n = write ? &c->nw : &c->nr;
+  racc **list = write == ACC_OPAQUE ? &c->opaques : write ? &c->writes : &c->reads;
+  uint32_t *n = write == ACC_OPAQUE ? &c->no : write ? &c->nw : &c->nr;
   for (uint32_t i = 0; i < *n; i++) {
     racc *a = &(*list)[i];
     if (a->buf != buf)
@@ -262,7 +269,9 @@ static void record(rctx *c, int write, const tsl_buffer *buf, tsl_range *ranges)
       a->ranges[d] = union_range(c, buf, d, a->ranges[d], ranges[d]);
     return;
   }
-  if (write)
+  if (write == ACC_OPAQUE)
+    c->opaques = grow(c, c->opaques, &c->capo, c->no + 1, sizeof *c->opaques);
+  else if (write)
     c->writes = grow(c, c->writes, &c->capw, c->nw + 1, sizeof *c->writes);
   else
     c->reads = grow(c, c->reads, &c->capr, c->nr + 1, sizeof *c->reads);
@@ -309,16 +318,45 @@ static void access(rctx *c, int write, const tsl_buffer *buf, uint32_t n,
 
 /* ---- the walk ---- */
 
-static int load_fn(const tsl_expr *e, void *ud) {
-  rctx *c = ud;
-  if (e->kind == TSL_EXPR_LOAD)
-    access(c, 0, e->u.buffer, e->n_args, e->args);
-  return 0;
+/* The whole of `buf`, as an access of kind `kind`. */
+static void whole(rctx *c, int kind, const tsl_buffer *buf) {
+  if (is_excluded(c, buf))
+    return;
+  tsl_range *rs = tsl_arena_alloc(c->scratch, sizeof *rs * (buf->ndim ? buf->ndim : 1));
+  for (uint32_t d = 0; d < buf->ndim; d++)
+    rs[d] = full_dim(c, buf, d);
+  record(c, kind, buf, rs);
 }
 
 static void visit_expr(rctx *c, const tsl_expr *e) {
-  if (e)
-    tsl_expr_visit(e, load_fn, c);
+  if (!e)
+    return;
+  int64_t mask;
+  switch ((tsl_expr_kind)e->kind) {
+  case TSL_EXPR_LOAD:
+    access(c, ACC_READ, e->u.buffer, e->n_args, e->args);
+    break;
+  case TSL_EXPR_BUFFER_DATA:
+    whole(c, ACC_OPAQUE, e->u.buffer);
+    return;
+  case TSL_EXPR_BUILTIN:
+    if (e->intrin == TSL_BUILTIN_TVM_ACCESS_PTR && e->n_args == 5 &&
+        e->args[1]->kind == TSL_EXPR_BUFFER_DATA && tsl_expr_is_const_int(e->args[4], &mask)) {
+      const tsl_buffer *b = e->args[1]->u.buffer;
+      if ((mask & 3) == 3)
+        whole(c, ACC_OPAQUE, b);
+      else if (mask & 1)
+        whole(c, ACC_READ, b);
+      else if (mask & 2)
+        whole(c, ACC_WRITE, b);
+      return; /* as TVM: the other operands are not visited */
+    }
+    break;
+  default:
+    break;
+  }
+  for (uint32_t i = 0; i < e->n_args; i++)
+    visit_expr(c, e->args[i]);
 }
 
 static void nested_regions(rctx *c, const tsl_stmt *realize, int write) {
@@ -426,22 +464,30 @@ static void visit_stmt(rctx *c, const tsl_stmt *s) {
   }
 }
 
+static void put(rctx *c, tsl_buffer_region *r, const racc *a) {
+  r->buffer = a->buf;
+  r->ndim = a->buf->ndim;
+  r->ranges = tsl_arena_dup(c->arena, a->ranges, sizeof *a->ranges * (a->buf->ndim ? a->buf->ndim : 1));
+}
+
+/* The accesses in `acc` except those of buffers in `skip` (and, always, of
+ * opaquely accessed buffers), then the opaque accesses. */
 static tsl_buffer_region *finish(rctx *c, const racc *acc, uint32_t n, uint32_t *out_n,
                                  const racc *skip, uint32_t nskip) {
-  tsl_buffer_region *r = tsl_arena_alloc(c->arena, sizeof *r * (n ? n : 1));
+  tsl_buffer_region *r = tsl_arena_alloc(c->arena, sizeof *r * (n + c->no ? n + c->no : 1));
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     int skipped = 0;
     for (uint32_t j = 0; j < nskip; j++)
       skipped |= skip[j].buf == acc[i].buf;
+    for (uint32_t j = 0; j < c->no; j++)
+      skipped |= c->opaques[j].buf == acc[i].buf;
     if (skipped)
       continue;
-    r[k].buffer = acc[i].buf;
-    r[k].ndim = acc[i].buf->ndim;
-    r[k].ranges = tsl_arena_dup(c->arena, acc[i].ranges,
-                                sizeof *acc[i].ranges * (acc[i].buf->ndim ? acc[i].buf->ndim : 1));
-    k++;
+    put(c, &r[k++], &acc[i]);
   }
+  for (uint32_t j = 0; j < c->no; j++)
+    put(c, &r[k++], &c->opaques[j]);
   *out_n = k;
   return k ? r : NULL;
 }

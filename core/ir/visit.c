@@ -205,3 +205,22 @@ const tsl_expr *tsl_expr_substitute_legalize(tsl_arena *a, const tsl_expr *e,
   m.user_data = &s;
   return tsl_mutate_expr(&m, e);
 }
+
+/* ---- opaque uses of a buffer's storage ---- */
+
+static int data_fn(const tsl_expr *e, void *ud) {
+  return e->kind == TSL_EXPR_BUFFER_DATA && e->u.buffer == ud;
+}
+
+static int data_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  return tsl_expr_visit(e, data_fn, ud);
+}
+
+int tsl_stmt_uses_buffer_data(const tsl_stmt *s, const tsl_buffer *buf) {
+  tsl_stmt_visitor v;
+  memset(&v, 0, sizeof v);
+  v.expr = data_expr;
+  v.user_data = (void *)(uintptr_t)buf;
+  return s && tsl_stmt_visit(s, &v) != 0;
+}

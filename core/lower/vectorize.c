@@ -119,6 +119,8 @@ static const tsl_expr *vexpr(vz *v, const tsl_expr *e) {
   case TSL_EXPR_RAMP:
   case TSL_EXPR_BROADCAST:
   case TSL_EXPR_CALL_EXTERN:
+  case TSL_EXPR_BUILTIN:
+  case TSL_EXPR_BUFFER_DATA:
     for (uint32_t i = 0; i < e->n_args; i++)
       if (tsl_expr_uses_var(e->args[i], v->var))
         v->fail = 1;

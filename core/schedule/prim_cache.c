@@ -629,6 +629,17 @@ static int apply(cache_op *op) {
       shape[d] = region[d].extent;
       offset[d] = region[d].min;
     }
+    /* an opaque use (buf.data) addresses the whole buffer's layout */
+    int part = 0;
+    int64_t v;
+    for (uint32_t d = 0; d < buf->ndim; d++)
+      part |= !(tsl_expr_is_const_int(offset[d], &v) && v == 0) ||
+              !tsl_expr_equal(shape[d], buf->shape[d]);
+    if (part && tsl_stmt_uses_buffer_data(scope_blk->body, buf))
+      return sch_fail(c, TSL_EUNSUPPORTED,
+                      "'%s' is accessed opaquely (through %s.data) and the "
+                      "cache would hold only a part of it",
+                      buf->name, buf->name);
   }
   const tsl_buffer *cache =
       sto_buffer_with_scope(c, buf, op->scope_name, compact ? shape : NULL);

@@ -263,6 +263,13 @@ static int check_not_viewed(sch_call *c, const cmp_scope *s,
                     "block '%s' views '%s' through T.match_buffer; a buffer "
                     "that another block views as a region cannot be inlined",
                     vs.found->name, buf->name);
+  /* TVM's OpaqueAccessError: the buffer's storage used directly */
+  if (tsl_stmt_uses_buffer_data(s->block->body, buf))
+    return sch_fail(c, TSL_EINVALID,
+                    "'%s' is accessed opaquely in its scope (through %s.data, "
+                    "e.g. in T.tvm_access_ptr); only a buffer accessed by loads "
+                    "and stores alone can be inlined",
+                    buf->name, buf->name);
   return TSL_OK;
 }
 

@@ -144,6 +144,10 @@ static const tsl_expr *shift(sto_rw *rw, int k, uint32_t d, const tsl_expr *e) {
 }
 
 static const tsl_expr *rw_expr(sto_rw *rw, const tsl_expr *e) {
+  if (e->kind == TSL_EXPR_BUFFER_DATA) { /* an opaque use: the new storage */
+    int k = lookup(rw, e->u.buffer);
+    return k >= 0 ? tsl_expr_buffer_data(rw->c->arena, rw->to[k]) : e;
+  }
   if (e->n_args == 0 && e->kind != TSL_EXPR_LOAD)
     return e;
   const tsl_expr **args = TSL_NEW_ARRAY(rw->c->arena, const tsl_expr *, e->n_args);

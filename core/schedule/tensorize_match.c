@@ -219,7 +219,10 @@ static int cmp_expr(tz_ctx *m, const tsl_expr *l, const tsl_expr *r) {
   case TSL_EXPR_LOAD:
     return cmp_access(m, l->u.buffer, l->n_args, l->args, r->u.buffer,
                       r->n_args, r->args);
+  case TSL_EXPR_BUFFER_DATA:
+    return cmp_buffer(m, l->u.buffer, r->u.buffer);
   case TSL_EXPR_CALL:
+  case TSL_EXPR_BUILTIN:
     if (l->intrin != r->intrin)
       return fail(m, "call %s does not match %s of the description",
                   str(m, l), str(m, r));

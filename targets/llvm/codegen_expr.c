@@ -286,6 +286,34 @@ static LLVMValueRef if_then_else(tll_cg *cg, const tsl_expr *e) {
   return phi;
 }
 
+/* ---- TVM builtins ----------------------------------------------------------- */
+
+/* The hints compile to their meaning (T.likely: its argument, T.assume:
+ * true); the other builtins and raw buffer pointers are refused by name. */
+static LLVMValueRef builtin(tll_cg *cg, const tsl_expr *e) {
+  if (e->kind == TSL_EXPR_BUFFER_DATA) {
+    tll_fail(cg, TSL_EUNSUPPORTED,
+             "%s.data cannot be compiled by the llvm target: raw buffer "
+             "pointers are not supported",
+             e->u.buffer->name);
+    return NULL;
+  }
+  if (e->intrin >= TSL_BUILTIN_COUNT) {
+    tll_fail(cg, TSL_EINVALID, "call of unknown builtin id %u",
+             (unsigned)e->intrin);
+    return NULL;
+  }
+  const tsl_builtin_info *bi = tsl_builtin_info_of((tsl_builtin)e->intrin);
+  if ((int32_t)e->n_args == bi->n_args && bi->eval == TSL_BUILTIN_EVAL_ARG0)
+    return tll_expr(cg, e->args[0]);
+  if ((int32_t)e->n_args == bi->n_args && bi->eval == TSL_BUILTIN_EVAL_TRUE)
+    return tll_const_int(cg, e->dtype, 1);
+  tll_fail(cg, TSL_EUNSUPPORTED,
+           "T.%s cannot be compiled by the llvm target: %s", bi->name,
+           bi->what);
+  return NULL;
+}
+
 /* ---- the dispatcher -------------------------------------------------------- */
 
 LLVMValueRef tll_expr(tll_cg *cg, const tsl_expr *e) {
@@ -295,6 +323,8 @@ LLVMValueRef tll_expr(tll_cg *cg, const tsl_expr *e) {
     tll_fail(cg, TSL_EINVALID, "missing expression");
     return NULL;
   }
+  if (e->kind == TSL_EXPR_BUILTIN || e->kind == TSL_EXPR_BUFFER_DATA)
+    return builtin(cg, e);
   tsl_dtype t = e->dtype;
   if (!tll_type(cg, t) && e->kind != TSL_EXPR_CALL_EXTERN) {
     char dn[32];
@@ -394,6 +424,8 @@ LLVMValueRef tll_expr(tll_cg *cg, const tsl_expr *e) {
     LLVMValueRef v = tll_expr_as(cg, e->args[0], tsl_dtype_scalar(t));
     return v ? tll_splat(cg, v, t.lanes) : NULL;
   }
+  case TSL_EXPR_BUILTIN:
+  case TSL_EXPR_BUFFER_DATA: /* handled above */
   case TSL_EXPR_KIND_COUNT:
     break;
   }

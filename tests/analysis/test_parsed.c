@@ -260,6 +260,8 @@ static int evaluable(const tsl_expr *e, void *ud) {
   case TSL_EXPR_FLOAT_IMM:
   case TSL_EXPR_STR_IMM:
   case TSL_EXPR_CALL_EXTERN:
+  case TSL_EXPR_BUILTIN:
+  case TSL_EXPR_BUFFER_DATA:
   case TSL_EXPR_RAMP:
   case TSL_EXPR_BROADCAST:
     return 1;

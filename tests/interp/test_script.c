@@ -275,6 +275,133 @@ static void test_errors(void) {
   tsl_args_free(a, 2);
 }
 
+/* TVM's promotion rules decide what is computed: a Python float literal is
+ * float32 (so `v * 0.1` is a float32 product even when stored into a
+ * float64 buffer), a float16 value meeting a literal is computed in
+ * float32, and narrow integers meeting an int literal are computed in
+ * int32 and only cast back by the store. */
+static const char *promote_src =
+    "@T.prim_func\n"
+    "def main(I: T.Buffer((16,), \"int8\"), U: T.Buffer((16,), \"uint8\"),\n"
+    "         H: T.Buffer((16,), \"float16\"), D: T.Buffer((16,), \"float64\"),\n"
+    "         F: T.Buffer((16,), \"float32\"), G: T.Buffer((16,), \"float32\"),\n"
+    "         J: T.Buffer((16,), \"int8\"), V: T.Buffer((16,), \"uint8\"),\n"
+    "         K: T.Buffer((16,), \"float16\")):\n"
+    "    for i in range(16):\n"
+    "        with T.block(\"promote\"):\n"
+    "            v = T.axis.spatial(16, i)\n"
+    "            D[v] = v * 0.1\n"
+    "            F[v] = v * 2 + 0.5\n"
+    "            G[v] = v // 3\n"
+    "            J[v] = I[v] * 40 // 3\n"
+    "            V[v] = (U[v] - 20) // 4\n"
+    "            K[v] = H[v] * 0.1 + 1\n";
+
+static void test_promotion(void) {
+  const tsl_func *f = parse(promote_src, "promote.py");
+  if (!f)
+    return;
+  tsl_arg a[9];
+  tsl_diag d;
+  int r = prun(f, NULL, 0, 5, a, &d);
+  if (!ok(r == 0, "promotion: runs"))
+    tap_diag("%s", d.text);
+  const int8_t *x = a[0].tensor.data, *j = a[6].tensor.data;
+  const uint8_t *u = a[1].tensor.data, *vv = a[7].tensor.data;
+  const uint16_t *h = a[2].tensor.data, *k = a[8].tensor.data;
+  const double *dd = a[3].tensor.data;
+  const float *ff = a[4].tensor.data, *g = a[5].tensor.data;
+  int gd = 1, gf = 1, gg = 1, gj = 1, gv = 1, gk = 1, narrow_differs = 0;
+  for (int i = 0; i < 16; i++) {
+    gd &= dd[i] == (double)((float)i * (float)0.1);
+    narrow_differs |= dd[i] != i * 0.1;
+    gf &= ff[i] == (float)(i * 2) + 0.5f;
+    gg &= g[i] == (float)(i / 3);
+    int32_t q = x[i] * 40, fl = q / 3 - (q % 3 != 0 && q < 0);
+    gj &= j[i] == (int8_t)(uint8_t)fl;
+    int32_t w = (int32_t)u[i] - 20, fw = w / 4 - (w % 4 != 0 && w < 0);
+    gv &= vv[i] == (uint8_t)fw;
+    float hk = tsl_f16_to_f32(h[i]) * (float)0.1 + 1.0f;
+    gk &= k[i] == tsl_f32_to_f16(hk);
+  }
+  ok(gd && narrow_differs, "int32 * float literal is a float32 product, then widened to float64");
+  ok(gf, "v * 2 + 0.5: the int32 product is cast to float32");
+  ok(gg, "an integer index expression stored into a float32 buffer is cast");
+  ok(gj, "int8 * 40 // 3 is computed in int32 and cast back to int8 by the store");
+  ok(gv, "(uint8 - 20) // 4 is computed in int32 (negative), then cast to uint8");
+  ok(gk, "float16 * 0.1 + 1 is computed in float32 and rounded to float16 once");
+  tsl_args_free(a, 9);
+}
+
+/* TVM builtins: the hints run, the others are refused by name. */
+static const char *builtin_src =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):\n"
+    "    for i in range(8):\n"
+    "        with T.block(\"hint\"):\n"
+    "            v = T.axis.spatial(8, i)\n"
+    "            T.evaluate(T.assume(v < 8))\n"
+    "            B[v] = T.if_then_else(T.likely(v < 4), A[v], T.float32(0))\n";
+
+static const char *mma_src =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((16, 16), \"float16\"), C: T.Buffer((16, 16), \"float32\")):\n"
+    "    with T.block(\"wmma\"):\n"
+    "        T.reads(A[0:16, 0:16], C[0:16, 0:16])\n"
+    "        T.writes(C[0:16, 0:16])\n"
+    "        T.evaluate(T.tvm_mma_sync(C.data, 0, A.data, 0, A.data, 0, C.data, 0))\n";
+
+static const char *ptr_src =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((16,), \"float32\")):\n"
+    "    with T.block(\"raw\"):\n"
+    "        T.reads(A[0:16])\n"
+    "        T.writes(A[0:16])\n"
+    "        T.evaluate(T.call_extern(\"int32\", \"expf\", A.data))\n";
+
+static void test_builtins(void) {
+  const tsl_func *f = parse(builtin_src, "hints.py");
+  if (f) {
+    tsl_arg a[2];
+    tsl_diag d;
+    int r = prun(f, NULL, 0, 3, a, &d);
+    if (!ok(r == 0, "T.likely and T.assume run"))
+      tap_diag("%s", d.text);
+    const float *x = a[0].tensor.data, *y = a[1].tensor.data;
+    int good = 1;
+    for (int i = 0; i < 8; i++)
+      good &= y[i] == (i < 4 ? x[i] : 0.0f);
+    ok(good, "T.likely(c) is c");
+    tsl_args_free(a, 2);
+  }
+  f = parse(mma_src, "mma.py");
+  if (f) {
+    tsl_arg a[2];
+    tsl_diag d;
+    int r = prun(f, NULL, 0, 1, a, &d);
+    is_int(r, TSL_EUNSUPPORTED, "T.tvm_mma_sync: refused");
+    is_str(d.text,
+           "cannot interpret function 'main': T.tvm_mma_sync cannot be interpreted: it is a "
+           "CUDA tensor-core (WMMA) fragment operation; the interpreter runs only buffer "
+           "loads, stores and arithmetic (in block 'wmma')",
+           "T.tvm_mma_sync: error text");
+    tsl_args_free(a, 2);
+  }
+  f = parse(ptr_src, "ptr.py");
+  if (f) {
+    tsl_arg a[1];
+    tsl_diag d;
+    int r = prun(f, NULL, 0, 1, a, &d);
+    is_int(r, TSL_EUNSUPPORTED, "A.data: refused");
+    is_str(d.text,
+           "cannot interpret function 'main': A.data cannot be interpreted: it is the raw "
+           "pointer of buffer 'A'; the "
+           "interpreter runs only buffer loads, stores and arithmetic (in block 'raw')",
+           "A.data: error text");
+    tsl_args_free(a, 1);
+  }
+}
+
 int main(void) {
   ctx = tsl_ctx_new();
   arena = tsl_arena_new(ctx);
@@ -283,6 +410,8 @@ int main(void) {
   test_tiles();
   test_int8();
   test_errors();
+  test_promotion();
+  test_builtins();
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return tap_done();

@@ -616,6 +616,8 @@ static void test_typing(void) {
 #undef VAL
 }
 
+/* No context typing: as in TVM, a value is typed bottom-up (literals as the
+ * FFI types them) and the store casts it to the buffer's dtype. */
 static void test_store_context(void) {
   const char *src =
       "@T.prim_func\n"
@@ -624,33 +626,29 @@ static void test_store_context(void) {
       "    for i in range(8):\n"
       "        B[i] = T.if_then_else(A[i] > 0.0, 1, 0)\n"
       "        H[i] = T.Select(i < 4, 1.0, 2.0) + T.exp(1.0)\n"
-      "        B[i] = A[T.if_then_else(i < 2, 1, 0)] > 0.0 and True\n";
+      "        B[i] = T.if_then_else(A[T.if_then_else(i < 2, 1, 0)] > 0.0, -1, 1)\n"
+      "        B[i] = A[i] > 0.0 and True\n";
   const tsl_module *m = parse("ctx.py", src);
-  ok(m == NULL && strstr(T_.diag.text, "expected int8"),
-     "a bool value stored into an int8 buffer is a dtype error");
-  src = "@T.prim_func\n"
-        "def f(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"int8\"),\n"
-        "      H: T.Buffer((8,), \"float16\")):\n"
-        "    for i in range(8):\n"
-        "        B[i] = T.if_then_else(A[i] > 0.0, 1, 0)\n"
-        "        H[i] = T.Select(i < 4, 1.0, 2.0) + T.exp(1.0)\n"
-        "        B[i] = T.if_then_else(A[T.if_then_else(i < 2, 1, 0)] > 0.0, -1, 1)\n";
-  m = parse("ctx.py", src);
-  ok(m != NULL, "literal branches take the dtype of the store");
+  ok(m != NULL, "stores cast their values to the buffer's dtype");
   if (!m)
     return;
   const tsl_stmt *body = find_loop(m->funcs[0], "i")->u.loop.body;
   const tsl_expr *v = nth(body, 0)->u.store.value;
-  ok(v->kind == TSL_EXPR_IF_THEN_ELSE && dt_is(v->dtype, "int8") && dt_is(v->args[1]->dtype, "int8"),
-     "T.if_then_else(c, 1, 0) stored into int8 is int8");
+  ok(v->kind == TSL_EXPR_CAST && dt_is(v->dtype, "int8") &&
+         v->args[0]->kind == TSL_EXPR_IF_THEN_ELSE && dt_is(v->args[0]->dtype, "int32"),
+     "T.if_then_else(c, 1, 0) is int32, cast to int8 by the store");
   v = nth(body, 1)->u.store.value;
-  ok(dt_is(v->dtype, "float16") && dt_is(v->args[0]->dtype, "float16") &&
-         dt_is(v->args[1]->dtype, "float16"),
-     "T.Select(c, 1.0, 2.0) and T.exp(1.0) stored into float16 are float16");
+  ok(v->kind == TSL_EXPR_CAST && dt_is(v->dtype, "float16") &&
+         dt_is(v->args[0]->args[0]->dtype, "float32") &&
+         dt_is(v->args[0]->args[1]->dtype, "float32"),
+     "T.Select(c, 1.0, 2.0) and T.exp(1.0) are float32, cast to float16");
   v = nth(body, 2)->u.store.value;
-  const tsl_expr *idx = v->args[0]->args[0]->args[0];
-  ok(dt_is(v->dtype, "int8") && idx->kind == TSL_EXPR_IF_THEN_ELSE && dt_is(idx->dtype, "int32"),
+  const tsl_expr *idx = v->args[0]->args[0]->args[0]->args[0];
+  ok(v->kind == TSL_EXPR_CAST && idx->kind == TSL_EXPR_IF_THEN_ELSE && dt_is(idx->dtype, "int32"),
      "indices inside the stored value keep int32");
+  v = nth(body, 3)->u.store.value;
+  ok(v->kind == TSL_EXPR_CAST && dt_is(v->dtype, "int8") && dt_is(v->args[0]->dtype, "bool"),
+     "a bool value stored into an int8 buffer is cast");
 }
 
 static void test_exprs(void) {
@@ -899,7 +897,7 @@ static void test_rejects(void) {
       {"    A[0] = 1.0 if True else 2.0\n", "conditional expressions are not supported"},
       {"    while True:\n        pass\n", "'while' statements are not supported"},
       {"    A[0] = (lambda x: x)(1.0)\n", "lambda expressions are not supported"},
-      {"    for i in range(4):\n        A[i] = A[i] + i\n", "dtype mismatch"},
+      {"    for i in range(4):\n        A[i] = T.Select(A[i] < i, 1.0, 0.0)\n", "dtype mismatch"},
       {"    A[0] = A\n", "buffer 'A' cannot be used as a value"},
       {"    A[0] = T.float32\n", "T.float32 is a type, not a value"},
       {"    A[0] = T.reads(A[0])\n", "T.reads cannot be used as a value"},
@@ -928,6 +926,106 @@ static void test_rejects(void) {
   }
 }
 
+/* TVM builtins, buffer attributes, T.ceildiv and opaque-access regions. */
+static void test_tvm_builtins(void) {
+  const char *src =
+      "@T.prim_func\n"
+      "def f(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\"),\n"
+      "      C: T.Buffer((64,), \"float32\"), D: T.Buffer((64,), \"int32\"), n: T.int32):\n"
+      "    with T.block(\"opaque\"):\n"
+      "        T.evaluate(T.call_extern(\"int32\", \"copy\", B.access_ptr(\"w\"),\n"
+      "                                 A.access_ptr(\"r\", offset=8), C.data))\n"
+      "        D[0] = T.q_multiply_shift(D[1], 1073741824, 31, 0)\n"
+      "        D[2] = T.ceildiv(n, 16)\n"
+      "        D[3] = T.ceildiv(10, 4)\n"
+      "        T.evaluate(T.address_of(A[3]))\n";
+  const tsl_module *m = parse("builtins.py", src);
+  ok(m != NULL, "builtins, buffer attributes and T.ceildiv parse");
+  if (!m)
+    return;
+  const tsl_stmt *rz = find_realize(m->funcs[0], "opaque");
+  const tsl_block *b = rz->u.realize.block;
+  const tsl_expr *ext = nth(b->body, 0)->u.evaluate.value;
+  const tsl_expr *wp = ext->args[0], *rp = ext->args[1];
+  ok(wp->kind == TSL_EXPR_BUILTIN && wp->intrin == TSL_BUILTIN_TVM_ACCESS_PTR &&
+         dt_is(wp->dtype, "handle") && wp->n_args == 5 &&
+         wp->args[0]->kind == TSL_EXPR_BUILTIN &&
+         wp->args[0]->intrin == TSL_BUILTIN_TYPE_ANNOTATION && dt_is(wp->args[0]->dtype, "float32") &&
+         wp->args[1]->kind == TSL_EXPR_BUFFER_DATA && strcmp(wp->args[1]->u.buffer->name, "B") == 0 &&
+         is_const_int(wp->args[2], 0) && is_const_int(wp->args[3], 64) &&
+         is_const_int(wp->args[4], 2),
+     "B.access_ptr(\"w\") is tvm_access_ptr(type_annotation(float32), B.data, 0, 64, 2)");
+  ok(is_const_int(rp->args[2], 8) && is_const_int(rp->args[3], 56) && is_const_int(rp->args[4], 1),
+     "A.access_ptr(\"r\", offset=8): offset 8, extent 64 - 8, mask 1");
+  const tsl_expr *q = nth(b->body, 1)->u.store.value;
+  ok(q->kind == TSL_EXPR_BUILTIN && q->intrin == TSL_BUILTIN_Q_MULTIPLY_SHIFT &&
+         dt_is(q->dtype, "int32") && q->n_args == 4,
+     "T.q_multiply_shift is an int32 builtin call");
+  const tsl_expr *cd = nth(b->body, 2)->u.store.value;
+  ok(cd->kind == TSL_EXPR_FLOORDIV && is_const_int(cd->args[1], 16) &&
+         cd->args[0]->kind == TSL_EXPR_SUB && is_const_int(cd->args[0]->args[1], 1) &&
+         cd->args[0]->args[0]->kind == TSL_EXPR_ADD && is_var(cd->args[0]->args[0]->args[0], "n"),
+     "T.ceildiv(n, 16) is (n + 16 - 1) // 16, as TVM builds it");
+  ok(is_const_int(nth(b->body, 3)->u.store.value, 3), "T.ceildiv(10, 4) folds to 3");
+  const tsl_expr *ad = nth(b->body, 4)->u.evaluate.value;
+  ok(ad->kind == TSL_EXPR_BUILTIN && ad->intrin == TSL_BUILTIN_ADDRESS_OF &&
+         ad->args[0]->kind == TSL_EXPR_LOAD,
+     "T.address_of(A[3]) takes a buffer load");
+  /* inferred regions: access_ptr by its mask, a bare C.data both ways */
+  ok(region_of(b->reads, b->n_reads, "A") && region_of(b->writes, b->n_writes, "B") &&
+         !region_of(b->reads, b->n_reads, "B") && !region_of(b->writes, b->n_writes, "A"),
+     "access_ptr regions follow the mask (A read, B written)");
+  const tsl_buffer_region *cr = region_of(b->reads, b->n_reads, "C");
+  const tsl_buffer_region *cw = region_of(b->writes, b->n_writes, "C");
+  ok(cr && cw && is_const_int(cr->ranges[0].min, 0) && is_const_int(cr->ranges[0].extent, 64) &&
+         cw == &b->writes[b->n_writes - 1],
+     "a bare C.data is an opaque access: the whole of C, read and written, listed last");
+  ok(region_of(b->reads, b->n_reads, "D") && region_of(b->writes, b->n_writes, "D"),
+     "ordinary loads and stores next to them");
+  const char *sep =
+      "@T.prim_func\n"
+      "def g(A: T.Buffer((4, 4, 4), \"float32\", axis_separators=[1, 2])):\n"
+      "    A[0, 0, 0] = T.float32(0)\n";
+  const tsl_module *ms = parse("sep.py", sep);
+  const tsl_buffer *sb = ms ? ms->funcs[0]->params[0].buffer : NULL;
+  ok(sb && sb->n_axis_separators == 2 && sb->axis_separators[0] == 1 &&
+         sb->axis_separators[1] == 2,
+     "axis_separators=[1, 2] are kept on the buffer");
+  ok(tsl_stmt_uses_buffer_data(b->body, b->reads[0].buffer) ||
+         tsl_stmt_uses_buffer_data(b->body, b->reads[1].buffer),
+     "tsl_stmt_uses_buffer_data finds an opaque use");
+
+  static const struct {
+    const char *body, *want;
+  } bad[] = {
+      {"    T.evaluate(T.assume(1))\n", "must be a bool expression"},
+      {"    T.evaluate(T.type_annotation())\n", "T.type_annotation takes 1 positional argument"},
+      {"    T.evaluate(T.tvm_access_ptr(T.type_annotation(\"float32\"), A.data, 0, 4, 1, mask=1))\n",
+       "unknown keyword argument 'mask'"},
+      {"    T.evaluate(A.access_ptr(\"r\", \"float32\"))\n", "unsupported pointer type"},
+      {"    T.evaluate(A.shape)\n", "A.shape is a list, not a value"},
+      {"    T.evaluate(A.shape[1])\n", "dimension out of range"},
+      {"    T.evaluate(A.vload(0))\n", "unsupported buffer attribute 'vload'"},
+      {"    T.evaluate(A.data())\n", "A.data is not callable"},
+      {"    A[0] = T.exp(A[1], dtype=\"float33\")\n", "unknown dtype 'float33'"},
+      {"    A[0] = T.ceildiv(A[1], 2)\n", "the dividend of T.ceildiv must be an integer"},
+      {"    A[0] = T.call_extern(\"f\", A[1], dtype=\"float32\", name=\"g\")\n",
+       "unknown keyword argument 'name'"},
+      {"    B = T.alloc_buffer((4, 4), axis_separators=[2, 1])\n", "axis separator 1 is out of order"},
+      {"    B = T.alloc_buffer((4, 4), axis_separators=1)\n", "axis_separators must be a list"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char s2[1024];
+    snprintf(s2, sizeof s2, "@T.prim_func\ndef f(A: T.Buffer((4,), \"float32\")):\n%s",
+             bad[k].body);
+    const char *d = parse_err(s2);
+    int good = T_.rc != TSL_OK && strstr(d, bad[k].want) && strstr(d, "\nnote: ");
+    ok(good, "rejected with \"%s\"", bad[k].want);
+    if (!good)
+      tap_diag("  got (%d):\n%s", T_.rc, d);
+  }
+}
+
 int main(void) {
   t_init();
   test_matmul_new();
@@ -947,6 +1045,7 @@ int main(void) {
   test_module_forms();
   test_block_misc();
   test_rejects();
+  test_tvm_builtins();
   t_fini();
   return tap_done();
 }

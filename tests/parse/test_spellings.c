@@ -147,6 +147,149 @@ static const pair pairs[] = {
      "    for i in range(n):\n"
      "        B[i] = A[i, T.int64(0)]\n",
      1},
+    /* ---- what TVM's script parser accepts (issue 12) ---- */
+    {"dtype= on T.if_then_else, math functions and T.likely is dropped, as TVM's op wrapper does",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8,), \"float32\")):\n"
+     "    for i in range(8):\n"
+     "        A[i] = T.if_then_else(T.likely(i < 4, dtype=\"bool\"), T.exp(A[i], dtype=\"float32\"),"
+     " T.float32(0), dtype=\"float32\")\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8,), \"float32\")):\n"
+     "    for i in range(8):\n"
+     "        A[i] = T.if_then_else(T.likely(i < 4), T.exp(A[i]), T.float32(0))\n",
+     1},
+    {"T.call_extern: dtype first, or as a keyword (\"\" is void)",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8,), \"float32\")):\n"
+     "    with T.block(\"ext\"):\n"
+     "        T.reads(A[0:8])\n"
+     "        T.writes(A[0:8])\n"
+     "        T.evaluate(T.call_extern(\"fill\", A.data, 8, dtype=\"int32\"))\n"
+     "        T.evaluate(T.call_extern(\"sync\", A.data, dtype=\"\"))\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8,), \"float32\")):\n"
+     "    with T.block(\"ext\"):\n"
+     "        T.reads(A[0:8])\n"
+     "        T.writes(A[0:8])\n"
+     "        T.evaluate(T.call_extern(\"int32\", \"fill\", A.data, 8))\n"
+     "        T.evaluate(T.call_extern(\"void\", \"sync\", A.data))\n",
+     1},
+    {"A.access_ptr(...) is T.tvm_access_ptr(T.type_annotation(dtype), A.data, offset, extent, mask)",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((32, 32), \"float16\"), B: T.Buffer((32, 32), \"float16\")):\n"
+     "    with T.block(\"opaque\"):\n"
+     "        T.reads(A[0:32, 0:32])\n"
+     "        T.writes(B[0:32, 0:32])\n"
+     "        T.evaluate(T.call_extern(\"int32\", \"copy\", B.access_ptr(\"w\", extent=512),"
+     " A.access_ptr(\"r\", offset=64), A.access_ptr(\"rw\", \"handle\", 4)))\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((32, 32), \"float16\"), B: T.Buffer((32, 32), \"float16\")):\n"
+     "    with T.block(\"opaque\"):\n"
+     "        T.reads(A[0:32, 0:32])\n"
+     "        T.writes(B[0:32, 0:32])\n"
+     "        T.evaluate(T.call_extern(\"int32\", \"copy\","
+     " T.tvm_access_ptr(T.type_annotation(dtype=\"float16\"), B.data, 0, 512, 2, dtype=\"handle\"),"
+     " T.tvm_access_ptr(T.type_annotation(\"float16\"), A.data, 64, 960, 1),"
+     " T.tvm_access_ptr(T.type_annotation(\"float16x4\"), A.data, T.truncdiv(0, 4), 256, 3)))\n",
+     1},
+    {"buffer attributes: A.elem_offset, A.strides[i], A.shape[i] are the declared values",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((64, 64), \"float16\"), C: T.Buffer((16,), \"float16\")):\n"
+     "    for i in range(4):\n"
+     "        with T.block(\"tile\"):\n"
+     "            vi = T.axis.spatial(4, i)\n"
+     "            T.reads(A[vi * 16:vi * 16 + 16, 0:16])\n"
+     "            T.writes(C[0:16])\n"
+     "            off = T.int32()\n"
+     "            A0 = T.match_buffer(A[vi * 16:vi * 16 + 16, 0:16], (16, 16), \"float16\","
+     " strides=[64, 1], elem_offset=off)\n"
+     "            T.evaluate(T.tvm_load_matrix_sync(C.data, 16, 16, A0.shape[1], vi,"
+     " T.tvm_access_ptr(T.type_annotation(\"float16\"), A0.data, A0.elem_offset,"
+     " A0.strides[0], 1), A0.strides[0], \"row_major\"))\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((64, 64), \"float16\"), C: T.Buffer((16,), \"float16\")):\n"
+     "    for i in range(4):\n"
+     "        with T.block(\"tile\"):\n"
+     "            vi = T.axis.spatial(4, i)\n"
+     "            T.reads(A[vi * 16:vi * 16 + 16, 0:16])\n"
+     "            T.writes(C[0:16])\n"
+     "            off = T.int32()\n"
+     "            A0 = T.match_buffer(A[vi * 16:vi * 16 + 16, 0:16], (16, 16), \"float16\","
+     " strides=[64, 1], elem_offset=off)\n"
+     "            T.evaluate(T.tvm_load_matrix_sync(C.data, 16, 16, 16, vi,"
+     " T.tvm_access_ptr(T.type_annotation(\"float16\"), A0.data, off, 64, 1), 64,"
+     " \"row_major\"))\n",
+     1},
+    {"TVM's promotion: int * float literal, narrow ints and float16 with literals, mixed floats",
+     HDR "@T.prim_func\n"
+     "def f(I: T.Buffer((8,), \"int8\"), H: T.Buffer((8,), \"float16\"),"
+     " D: T.Buffer((8,), \"float64\"), F: T.Buffer((8,), \"float32\"),"
+     " L: T.Buffer((8,), \"int64\")):\n"
+     "    for i in range(8):\n"
+     "        with T.block(\"b\"):\n"
+     "            v = T.axis.spatial(8, i)\n"
+     "            F[v] = v * 2 + 0.5\n"
+     "            D[v] = v * 0.1\n"
+     "            I[v] = I[v] + 1\n"
+     "            H[v] = H[v] + 0.5\n"
+     "            H[v] = H[v] * 2\n"
+     "            F[v] = F[v] + H[v] * D[v]\n"
+     "            L[v] = L[v] * v + 3\n"
+     "            F[v] = v\n",
+     HDR "@T.prim_func\n"
+     "def f(I: T.Buffer((8,), \"int8\"), H: T.Buffer((8,), \"float16\"),"
+     " D: T.Buffer((8,), \"float64\"), F: T.Buffer((8,), \"float32\"),"
+     " L: T.Buffer((8,), \"int64\")):\n"
+     "    for i in range(8):\n"
+     "        with T.block(\"b\"):\n"
+     "            v = T.axis.spatial(8, i)\n"
+     "            F[v] = T.Cast(\"float32\", v * 2) + T.float32(0.5)\n"
+     "            D[v] = T.Cast(\"float64\", T.Cast(\"float32\", v) * T.float32(0.1))\n"
+     "            I[v] = T.Cast(\"int8\", T.Cast(\"int32\", I[v]) + 1)\n"
+     "            H[v] = T.Cast(\"float16\", T.Cast(\"float32\", H[v]) + T.float32(0.5))\n"
+     "            H[v] = H[v] * T.float16(2)\n"
+     "            F[v] = T.Cast(\"float32\", T.Cast(\"float64\", F[v])"
+     " + T.Cast(\"float64\", H[v]) * D[v])\n"
+     "            L[v] = L[v] * T.Cast(\"int64\", v) + T.int64(3)\n"
+     "            F[v] = T.Cast(\"float32\", v)\n",
+     1},
+    {"literal branches are typed bottom-up: T.if_then_else(c, 1, 0) into float32 is a cast int32",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8,), \"float32\")):\n"
+     "    for i in range(8):\n"
+     "        A[i] = T.if_then_else(i < 4, 1, 0)\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8,), \"float32\")):\n"
+     "    for i in range(8):\n"
+     "        A[i] = T.if_then_else(i < 4, 1.0, 0.0)\n",
+     0},
+    {"T.ceildiv(a, b) is (a + b - 1) // b",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((64,), \"float32\"), B: T.Buffer((22,), \"float32\")):\n"
+     "    for i in range(T.ceildiv(64, 3)):\n"
+     "        with T.block(\"b\"):\n"
+     "            vi = T.axis.spatial(22, i)\n"
+     "            B[vi] = A[T.ceildiv(vi * 3, 2)]\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((64,), \"float32\"), B: T.Buffer((22,), \"float32\")):\n"
+     "    for i in range(22):\n"
+     "        with T.block(\"b\"):\n"
+     "            vi = T.axis.spatial(22, i)\n"
+     "            B[vi] = A[(vi * 3 + 2 - 1) // 2]\n",
+     1},
+    {"axis_separators are part of a buffer: [1] vs none are not equal",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8, 8), \"float32\", axis_separators=[1])):\n"
+     "    B = T.alloc_buffer((8, 8), axis_separators=[1])\n"
+     "    for i, j in T.grid(8, 8):\n"
+     "        B[i, j] = A[i, j]\n",
+     HDR "@T.prim_func\n"
+     "def f(A: T.Buffer((8, 8), \"float32\", axis_separators=[1])):\n"
+     "    B = T.alloc_buffer((8, 8))\n"
+     "    for i, j in T.grid(8, 8):\n"
+     "        B[i, j] = A[i, j]\n",
+     0},
     {"different loop extents are not equal",
      HDR "@T.prim_func\n"
      "def f(A: T.Buffer((128,), \"float32\")):\n"

@@ -80,7 +80,9 @@ typedef struct tsl_module tsl_module;
   X(CALL, "", "", 0, -1)            /* math intrinsic u.intrin, args */        \
   X(CALL_EXTERN, "call_extern", "", 0, -1) /* u.str_value = function name */   \
   X(RAMP, "Ramp", "", 0, 2)         /* base, stride; lanes = dtype.lanes */    \
-  X(BROADCAST, "Broadcast", "", 0, 1) /* value; lanes = dtype.lanes */
+  X(BROADCAST, "Broadcast", "", 0, 1) /* value; lanes = dtype.lanes */   \
+  X(BUILTIN, "", "", 0, -1)         /* TVM builtin: intrin = tsl_builtin */    \
+  X(BUFFER_DATA, "", "", 0, 0)      /* u.buffer's data pointer (A.data) */
 
 typedef enum tsl_expr_kind {
 #define TSL_X_(k, name, tok, prec, n) TSL_EXPR_##k,
@@ -141,6 +143,88 @@ TSL_API const char *tsl_intrin_name(tsl_intrin id);
 TSL_API int32_t tsl_intrin_arity(tsl_intrin id);
 /* Intrinsic id for a name ("exp"), or -1. */
 TSL_API int tsl_intrin_lookup(const char *name, size_t n);
+
+/* ==== TVM builtins (TSL_EXPR_BUILTIN) ==================================
+ * Calls of TVM's `tir.*` builtin operators that tessel carries without
+ * computing them: they parse, print, compare and hash like any call, and
+ * the interpreter and code generators refuse those they cannot run.
+ * X(ID, name, n_args, result, eval, params, what)
+ *   name    TVMScript spelling T.<name>(...)
+ *   n_args  operand count
+ *   params  the parameter names, for usage notes
+ *   result  the call's dtype: HANDLE, INT32, BOOL, ARG0 (argument 0's
+ *           dtype), DTYPE (the dtype written as the call's only argument,
+ *           T.type_annotation("float32"); no operands)
+ *   eval    what the interpreter does: REFUSE, ARG0 (the value of argument
+ *           0: a hint), TRUE (no effect; the value true)
+ *   what    what it is, for refusals ("T.x cannot be interpreted: <what>") */
+#define TSL_BUILTINS(X)                                                        \
+  X(TVM_ACCESS_PTR, "tvm_access_ptr", 5, HANDLE, REFUSE,                       \
+    "ptype, data, offset, extent, rw_mask",                                    \
+    "it is a raw pointer into a buffer's data")                                \
+  X(TYPE_ANNOTATION, "type_annotation", 0, DTYPE, REFUSE, "dtype",             \
+    "it only names a dtype for another builtin")                               \
+  X(ADDRESS_OF, "address_of", 1, HANDLE, REFUSE, "buffer_load",                \
+    "it is the raw address of a buffer element")                               \
+  X(TVM_FILL_FRAGMENT, "tvm_fill_fragment", 6, HANDLE, REFUSE,                 \
+    "fragment, m, n, k, index, value",                                         \
+    "it is a CUDA tensor-core (WMMA) fragment operation")                      \
+  X(TVM_LOAD_MATRIX_SYNC, "tvm_load_matrix_sync", 8, HANDLE, REFUSE,           \
+    "fragment, m, n, k, index, buffer_ptr, stride, layout",                    \
+    "it is a CUDA tensor-core (WMMA) fragment operation")                      \
+  X(TVM_STORE_MATRIX_SYNC, "tvm_store_matrix_sync", 8, HANDLE, REFUSE,         \
+    "fragment, m, n, k, index, buffer_ptr, stride, layout",                    \
+    "it is a CUDA tensor-core (WMMA) fragment operation")                      \
+  X(TVM_MMA_SYNC, "tvm_mma_sync", 8, HANDLE, REFUSE,                           \
+    "fragment_d, index_d, fragment_a, index_a, fragment_b, index_b, "          \
+    "fragment_c, index_c",                                                     \
+    "it is a CUDA tensor-core (WMMA) fragment operation")                      \
+  X(TVM_BMMA_SYNC, "tvm_bmma_sync", 8, HANDLE, REFUSE,                         \
+    "fragment_d, index_d, fragment_a, index_a, fragment_b, index_b, "          \
+    "fragment_c, index_c",                                                     \
+    "it is a CUDA tensor-core (WMMA) fragment operation")                      \
+  X(Q_MULTIPLY_SHIFT, "q_multiply_shift", 4, INT32, REFUSE, "x, y, q, s",      \
+    "fixed-point requantization is not implemented")                           \
+  X(Q_MULTIPLY_SHIFT_PER_AXIS, "q_multiply_shift_per_axis", 7, INT32, REFUSE,  \
+    "x, y, ls, rs, q, is_lshift_required, is_rshift_required",                 \
+    "fixed-point requantization is not implemented")                           \
+  X(LIKELY, "likely", 1, ARG0, ARG0, "cond", "a branch-probability hint")      \
+  X(ASSUME, "assume", 1, BOOL, TRUE, "cond", "an assumption for the simplifier")
+
+typedef enum tsl_builtin {
+#define TSL_X_(id, name, n, res, ev, params, what) TSL_BUILTIN_##id,
+  TSL_BUILTINS(TSL_X_)
+#undef TSL_X_
+  TSL_BUILTIN_COUNT
+} tsl_builtin;
+
+/* Result-dtype rules and interpreter behaviours of the table above. */
+enum {
+  TSL_BUILTIN_RES_HANDLE = 0,
+  TSL_BUILTIN_RES_INT32 = 1,
+  TSL_BUILTIN_RES_BOOL = 2,
+  TSL_BUILTIN_RES_ARG0 = 3,
+  TSL_BUILTIN_RES_DTYPE = 4
+};
+enum {
+  TSL_BUILTIN_EVAL_REFUSE = 0,
+  TSL_BUILTIN_EVAL_ARG0 = 1,
+  TSL_BUILTIN_EVAL_TRUE = 2
+};
+
+typedef struct tsl_builtin_info {
+  const char *name;  /* "tvm_mma_sync" */
+  int32_t n_args;
+  int32_t result;    /* TSL_BUILTIN_RES_* */
+  int32_t eval;      /* TSL_BUILTIN_EVAL_* */
+  const char *params; /* "fragment, m, n, k, index, value" */
+  const char *what;  /* why it cannot be computed */
+} tsl_builtin_info;
+
+/* Facts of a builtin id (asserts id < TSL_BUILTIN_COUNT). */
+TSL_API const tsl_builtin_info *tsl_builtin_info_of(tsl_builtin id);
+/* Builtin id for a name ("tvm_mma_sync"), or -1. */
+TSL_API int tsl_builtin_lookup(const char *name, size_t n);
 
 /* ==== variables, ranges, buffers ======================================== */
 
@@ -235,7 +319,7 @@ TSL_API const tsl_attr_value *tsl_attrs_get(tsl_attrs attrs, const char *key);
 struct tsl_expr {
   uint8_t kind;     /* tsl_expr_kind */
   uint8_t reserved;
-  uint16_t intrin;  /* CALL: tsl_intrin */
+  uint16_t intrin;  /* CALL: tsl_intrin; BUILTIN: tsl_builtin */
   tsl_dtype dtype;
   uint32_t n_args;
   union {
@@ -243,7 +327,7 @@ struct tsl_expr {
     double float_value; /* FLOAT_IMM */
     tsl_str str_value;  /* STR_IMM, CALL_EXTERN's function name */
     const tsl_var *var; /* VAR */
-    const tsl_buffer *buffer; /* LOAD */
+    const tsl_buffer *buffer; /* LOAD, BUFFER_DATA */
   } u;
   const tsl_expr *args[]; /* n_args operands */
 };
@@ -276,6 +360,13 @@ TSL_API const tsl_expr *tsl_expr_call(tsl_arena *a, tsl_intrin op, tsl_dtype t,
 TSL_API const tsl_expr *tsl_expr_call_extern(tsl_arena *a, tsl_dtype t,
                                              tsl_str fname, uint32_t n,
                                              const tsl_expr *const *args);
+/* A builtin call; `t` is its dtype (see TSL_BUILTINS for the rule). */
+TSL_API const tsl_expr *tsl_expr_builtin(tsl_arena *a, tsl_builtin op,
+                                         tsl_dtype t, uint32_t n,
+                                         const tsl_expr *const *args);
+/* `buf.data`: the handle of a buffer's storage (TVM's Buffer::data). */
+TSL_API const tsl_expr *tsl_expr_buffer_data(tsl_arena *a,
+                                             const tsl_buffer *buf);
 TSL_API const tsl_expr *tsl_expr_ramp(tsl_arena *a, const tsl_expr *base,
                                       const tsl_expr *stride, uint16_t lanes);
 TSL_API const tsl_expr *tsl_expr_broadcast(tsl_arena *a, const tsl_expr *v,

@@ -61,8 +61,8 @@ TSL_API int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v);
  *   function attributes are left alone.
  *   Expressions: every operand. A VAR is looked up in `var` (hook first,
  *   then the `vars` map): a non-NULL result replaces it.
- *   Buffers: wherever one is named — loads, stores, regions, match_buffer
- *   views and sources, alloc_buffers, ALLOCATE — the `buffer` hook, then
+ *   Buffers: wherever one is named — loads, `A.data`, stores, regions,
+ *   match_buffer views and sources, alloc_buffers, ALLOCATE — the `buffer` hook, then
  *   the `buffers` map, may give a replacement (the mutator does not rebuild
  *   buffers; a replacement must index the same way).
  *   Definitions: each variable a statement defines (loop var, let var,
@@ -163,6 +163,12 @@ TSL_API const tsl_expr *tsl_expr_substitute_legalize(tsl_arena *a,
 
 /* 1 when `v` occurs in `e`. */
 TSL_API int tsl_expr_uses_var(const tsl_expr *e, const tsl_var *v);
+
+/* 1 when `buf.data` (TSL_EXPR_BUFFER_DATA of `buf`) occurs anywhere in the
+ * statement tree: the buffer's storage is used directly (an opaque access,
+ * e.g. through T.tvm_access_ptr), so its accesses cannot all be seen as
+ * loads and stores. */
+TSL_API int tsl_stmt_uses_buffer_data(const tsl_stmt *s, const tsl_buffer *buf);
 
 #ifdef __cplusplus
 }
