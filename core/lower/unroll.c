@@ -112,7 +112,8 @@ static const tsl_stmt *ur_loop(ur *u, const tsl_stmt *s) {
         kind = TSL_FOR_UNROLLED;
       else if (!tsl_attrs_get(ann, KEY_HINT)) {
         tsl_attr *items = TSL_NEW_ARRAY(a, tsl_attr, ann.n + 1);
-        memcpy(items, ann.items, sizeof *items * ann.n);
+        if (ann.n)  /* ann.items may be NULL when empty */
+          memcpy(items, ann.items, sizeof *items * ann.n);
         items[ann.n].key = tsl_intern(u->c->tctx, KEY_HINT);
         items[ann.n].value.kind = TSL_ATTR_INT;
         items[ann.n].value.dtype = TSL_INT32;
