@@ -4,7 +4,10 @@
 Each "ok"/"not ok" line of a test program is one case; "# SKIP" cases are
 skipped. A program that exits non-zero or prints fewer cases than its plan
 without a matching "not ok" line adds one failed case, so a crash can never
-pass silently. Prints the failing cases and ends with "N passed, N failed"
+pass silently. So does a sanitizer report ("SUMMARY: ...Sanitizer: ...") in
+a program's output, even when the program passed: it may come from a process
+it started whose failure it tolerates (a sanitizer build, see
+tests/README.md). Prints the failing cases and ends with "N passed, N failed"
 (", N skipped" when any). Exits 1 when anything failed.
 """
 import json
@@ -13,6 +16,7 @@ import sys
 
 CASE = re.compile(r"^(not ok|ok)\b(.*)$")
 PLAN = re.compile(r"^1\.\.(\d+)")
+SANITIZER = re.compile(r"SUMMARY: \w*Sanitizer: .*")
 
 
 def main(path):
@@ -48,6 +52,12 @@ def main(path):
             failed += 1
             failures.append(f"{name}: {result} (exit {run.get('returncode')}, "
                             f"{seen} cases seen, plan {plan})")
+        output = (run.get("stdout") or "") + "\n" + (run.get("stderr") or "")
+        reports = SANITIZER.findall(output)
+        if reports:
+            failed += 1
+            failures.append(f"{name}: {len(reports)} sanitizer report(s), "
+                            f"the first: {reports[0]}")
     for line in failures:
         print("FAIL " + line)
     tail = f", {skipped} skipped" if skipped else ""

@@ -13,7 +13,8 @@
 
 #define CFG_MAX_DEPTH 64
 /* A real config has tens of entries; the cap keeps the duplicate-key
- * checks (linear per key) cheap on hostile input. */
+ * checks (linear per key, on interned keys: a pointer compare) cheap on
+ * hostile input. */
 #define CFG_MAX_NODES 10000
 
 typedef struct parse_state {
@@ -112,11 +113,16 @@ static int parse_mapping(parse_state *p, cfg_node *map, int depth,
       return anchor_error(p, m);
     }
     cfg_node *key = new_node(p, CFG_SCALAR, kev.start_mark);
-    key->text = tsl_arena_dup(p->arena, kev.data.scalar.value,
-                              kev.data.scalar.length + 1);
+    /* interned up to the first NUL: equal keys (as strcmp sees them) are
+     * one pointer */
+    key->text = tsl_intern(tsl_arena_ctx(p->arena),
+                           (const char *)kev.data.scalar.value);
     yaml_event_delete(&kev);
     const char *kpath = child_path(p, prefix, key->text);
-    cfg_entry *dup = cfg_map_find(map, key->text);
+    cfg_entry *dup = NULL;
+    for (uint32_t i = 0; !dup && i < map->n; i++)
+      if (map->entries[i].key == key->text)
+        dup = &map->entries[i];
     if (dup)
       return tsl_diag_set(p->diag, TSL_EINVALID,
                           "%s:%u:%u: error: %s: duplicate key (first written at "

@@ -93,8 +93,7 @@ static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable 
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
     return -1;
   fflush(NULL);
-  pid_t parent = getpid();
-  pid_t pid = fork();
+  pid_t pid = tune_fork();
   if (pid < 0) {
     close(sv[0]);
     close(sv[1]);
@@ -102,7 +101,6 @@ static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable 
   }
   if (pid == 0) {
     close(sv[0]);
-    tune_child_init(parent);
     for (uint32_t o = 0; o < n_ws; o++)
       if (ws[o].fd >= 0)
         close(ws[o].fd);

@@ -66,11 +66,14 @@ typedef struct tune_outcome {
   char message[256];
 } tune_outcome;
 
-/* First thing in every forked worker (measurements and builds): die with
- * the parent (PR_SET_PDEATHSIG; a parent already gone ends the child), and
+/* fork() for every worker (measurements and builds). The child dies with
+ * the parent (PR_SET_PDEATHSIG; a parent already gone ends it) and has
  * default SIGINT / SIGTERM handling, so that a killed or interrupted run
- * leaves no worker behind and prints its message once. */
-void tune_child_init(pid_t parent);
+ * leaves no worker behind and prints its message once. Both signals are
+ * blocked across the fork, so one that comes before the child has reset
+ * its handlers waits for that instead of running the parent's handler in
+ * the child. Returns as fork() does. */
+pid_t tune_fork(void);
 
 /* Never leaves a zombie: the child is always reaped. timeout_s <= 0 waits
  * forever. */

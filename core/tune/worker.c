@@ -50,12 +50,23 @@ static int reap(pid_t pid, int *status) {
   }
 }
 
-void tune_child_init(pid_t parent) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (getppid() != parent)
-    _exit(126);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+pid_t tune_fork(void) {
+  sigset_t stop, old;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, &old);
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(126);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return pid;
 }
 
 void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
@@ -69,8 +80,7 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
   }
   double t0 = tune_now();
   fflush(NULL); /* nothing buffered is written twice */
-  pid_t parent = getpid();
-  pid_t pid = fork();
+  pid_t pid = tune_fork();
   if (pid < 0) {
     o->kind = TUNE_WORKER_NOFORK;
     snprintf(o->message, sizeof o->message, "cannot fork a worker: %s", strerror(errno));
@@ -80,7 +90,6 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
   }
   if (pid == 0) {
     close(fds[0]);
-    tune_child_init(parent);
     child_main(fds[1], body, user_data, out, out_size);
   }
   close(fds[1]);

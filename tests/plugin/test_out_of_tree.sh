@@ -50,7 +50,7 @@ if ldd "$lib" 2>/dev/null | grep -q libasan; then
   preload="$($cc -print-file-name=libasan.so)"
 fi
 check "  ... which loads the plugin through the installed libtessel and parses its intrinsic" \
-  env LD_LIBRARY_PATH="$(dirname "$lib")" LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=0 \
+  env LD_LIBRARY_PATH="$(dirname "$lib")" LD_PRELOAD="$preload" \
   TESSEL_PLUGIN_PATH= "$tmp/host" "$tmp/oot.so"
 check "  ... the installed library, not the build's" \
   bash -c "LD_LIBRARY_PATH='$(dirname "$lib")' ldd '$tmp/host' | grep -q ' => $dest/'"

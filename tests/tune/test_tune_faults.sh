@@ -11,9 +11,6 @@
 exe="${TESSEL_EXE:?}"
 src="${TESSEL_SOURCE_ROOT:?}"
 plugins="${TESSEL_TEST_PLUGIN_DIR:?}"
-# under a sanitizer build the injected SIGSEGVs must stay signals (ASan
-# would catch them and exit with status 1)
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 json() { python3 -c "
 import json,sys
 d=json.loads(open('$tmp/out').read().strip().splitlines()[-1])
