@@ -1,0 +1,1 @@
+#include "bz_internal.h"

@@ -1,0 +1,306 @@
+/*
+ * loop_partition: a loop over [min, min + extent) becomes consecutive
+ * loops over [min, min + f0), [min + f0, min + f0 + f1), ..., each a copy
+ * of the body, as TVM's LoopPartition builds them:
+ *
+ *   with T.block("B_i_common"):              # B: the first block inside
+ *     with T.block("B_i0_partition"):
+ *       for i0 in range(0, 2): ... block "B_i0" ...
+ *     with T.block("B_i1_partition"):
+ *       for i1 in range(2, 128): ... block "B_i1" ...
+ *
+ * Factors (one may be None) must sum to less than the extent unless one
+ * is None; the rest of the range is one more partition. Every block of a
+ * copy is renamed `<name>_<loop var>`; a block iter bound to the new loop
+ * variable gets the partition's range as its domain, and the block's
+ * regions become its iter domains (TVM's rule), kept as they were where
+ * that would not cover them.
+ */
+#include "sch_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct part_ctx {
+  sch_call *c;
+  const tsl_func *f;
+  tsl_map used; /* block names given so far (interned) */
+  const tsl_var *nv;
+  const tsl_expr *lo, *hi;
+} part_ctx;
+
+static tsl_str unique_name(part_ctx *x, const char *base) {
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", base);
+  for (uint32_t k = 1;; k++) {
+    tsl_str s = tsl_intern(x->c->sch->ctx, buf);
+    if (sch_fresh_block_name(x->c, x->f, buf) == s && !tsl_map_get(&x->used, s)) {
+      tsl_map_put(&x->used, s, (void *)s);
+      return s;
+    }
+    snprintf(buf, sizeof buf, "%s_%u", base, k);
+  }
+}
+
+/* ---- the first access of each buffer whose indices are all variables --- */
+
+typedef struct first_acc {
+  tsl_map idx; /* buffer -> const tsl_expr *const * (its indices) */
+} first_acc;
+
+static void note(first_acc *fa, const tsl_buffer *b, uint32_t n,
+                 const tsl_expr *const *idx) {
+  if (tsl_map_find(&fa->idx, b, NULL))
+    return;
+  for (uint32_t i = 0; i < n; i++)
+    if (idx[i]->kind != TSL_EXPR_VAR)
+      return;
+  tsl_map_put(&fa->idx, b, (void *)idx);
+}
+
+static int fa_load(const tsl_expr *e, void *ud) {
+  if (e->kind == TSL_EXPR_LOAD)
+    note(ud, e->u.buffer, e->n_args, e->args);
+  return 0;
+}
+static int fa_stmt(const tsl_stmt *s, void *ud) {
+  if (s->kind == TSL_STMT_STORE)
+    note(ud, s->u.store.buffer, s->u.store.n_indices, s->u.store.indices);
+  return 0;
+}
+static int fa_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  return tsl_expr_visit(e, fa_load, ud);
+}
+
+/* The region of `r`'s buffer over the iter domains of the indices of its
+ * first access, when that covers what the block accesses of the buffer
+ * (`acc`: the regions inferred from its body) for every instance; else
+ * `r`. */
+static tsl_buffer_region dom_region(sch_call *c, const tsl_block *b,
+                                    const first_acc *fa,
+                                    const tsl_buffer_region *acc, uint32_t n_acc,
+                                    const tsl_buffer_region *r) {
+  const tsl_expr *const *idx = tsl_map_get(&fa->idx, r->buffer);
+  const tsl_buffer_region *g = NULL;
+  for (uint32_t i = 0; i < n_acc && !g; i++)
+    if (acc[i].buffer == r->buffer)
+      g = &acc[i];
+  if (!idx || !g)
+    return *r;
+  tsl_arena *a = c->arena;
+  tsl_analyzer *an = c->sch->an;
+  uint32_t n = b->n_iter_vars;
+  const tsl_var **vars = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
+  tsl_range *doms = TSL_NEW_ARRAY(a, tsl_range, n + 1);
+  for (uint32_t i = 0; i < n; i++) {
+    vars[i] = b->iter_vars[i].var;
+    doms[i] = b->iter_vars[i].dom;
+  }
+  tsl_range *rs = TSL_NEW_ARRAY(a, tsl_range, r->ndim + 1);
+  for (uint32_t d = 0; d < r->ndim; d++) {
+    const tsl_iter_var *iv = NULL;
+    for (uint32_t i = 0; i < n && !iv; i++)
+      if (b->iter_vars[i].var == idx[d]->u.var)
+        iv = &b->iter_vars[i];
+    if (!iv)
+      return *r;
+    rs[d] = iv->dom;
+    /* every accessed [min, min + extent) must lie inside */
+    const tsl_range *x = &g->ranges[d];
+    const tsl_expr *last = tsl_expr_binary(
+        a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, x->min, x->extent),
+        tsl_expr_int(a, x->extent->dtype, 1));
+    tsl_range lo, hi;
+    if (tsl_analyzer_relax(an, a, x->min, n, vars, doms, &lo) ||
+        tsl_analyzer_relax(an, a, last, n, vars, doms, &hi))
+      return *r;
+    const tsl_expr *end = tsl_expr_binary(a, TSL_EXPR_ADD, iv->dom.min, iv->dom.extent);
+    const tsl_expr *hi_last = tsl_expr_binary(
+        a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, hi.min, hi.extent),
+        tsl_expr_int(a, hi.extent->dtype, 1));
+    if (!tsl_analyzer_can_prove(an, tsl_expr_binary(a, TSL_EXPR_LE, iv->dom.min, lo.min)) ||
+        !tsl_analyzer_can_prove(an, tsl_expr_binary(a, TSL_EXPR_LT, hi_last, end)))
+      return *r;
+  }
+  tsl_buffer_region out = *r;
+  out.ranges = rs;
+  return out;
+}
+
+static const tsl_buffer_region *dom_regions(sch_call *c, const tsl_block *b,
+                                            const first_acc *fa,
+                                            const tsl_buffer_region *acc, uint32_t n_acc,
+                                            uint32_t n, const tsl_buffer_region *rs) {
+  tsl_buffer_region *out = TSL_NEW_ARRAY(c->arena, tsl_buffer_region, n + 1);
+  for (uint32_t i = 0; i < n; i++)
+    out[i] = dom_region(c, b, fa, acc, n_acc, &rs[i]);
+  return out;
+}
+
+/* ---- renaming the blocks of one copy -------------------------------------- */
+
+static const tsl_stmt *part_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  part_ctx *x = m->user_data;
+  const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return r;
+  tsl_arena *a = x->c->arena;
+  const tsl_block *b = r->u.realize.block;
+  tsl_block *nb = tsl_block_clone(a, b);
+  char name[512];
+  snprintf(name, sizeof name, "%s_%s", b->name, x->nv->name);
+  nb->name = unique_name(x, name);
+  int k = -1;
+  for (uint32_t i = 0; i < r->u.realize.n_iter_values && k < 0; i++) {
+    const tsl_expr *v = r->u.realize.iter_values[i];
+    if (v->kind == TSL_EXPR_VAR && v->u.var == x->nv)
+      k = (int)i;
+  }
+  if (k >= 0) {
+    tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, b->n_iter_vars);
+    memcpy(ivs, b->iter_vars, sizeof *ivs * b->n_iter_vars);
+    tsl_dtype dt = ivs[k].var->dtype;
+    const tsl_expr *lo = tsl_dtype_eq(x->lo->dtype, dt) ? x->lo : tsl_expr_cast(a, dt, x->lo);
+    const tsl_expr *hi = tsl_dtype_eq(x->hi->dtype, dt) ? x->hi : tsl_expr_cast(a, dt, x->hi);
+    ivs[k].dom.min = lo;
+    ivs[k].dom.extent = tsl_simplify(x->c->sch->an, a, tsl_expr_binary(a, TSL_EXPR_SUB, hi, lo));
+    nb->iter_vars = ivs;
+    first_acc fa;
+    tsl_map_init(&fa.idx, a);
+    tsl_stmt_visitor vis = {.stmt = fa_stmt, .expr = fa_expr, .user_data = &fa};
+    tsl_stmt_visit(b->body, &vis);
+    tsl_buffer_region *ir = NULL, *iw = NULL;
+    uint32_t nir = 0, niw = 0;
+    tsl_diag d = {0};
+    if (tsl_block_infer_regions(a, nb, &ir, &nir, &iw, &niw, &d) == TSL_OK) {
+      nb->reads = dom_regions(x->c, nb, &fa, ir, nir, nb->n_reads, nb->reads);
+      nb->writes = dom_regions(x->c, nb, &fa, iw, niw, nb->n_writes, nb->writes);
+    }
+  }
+  return sch_with_block(a, r, nb);
+}
+
+/* The name of the first block under `s` (through loops first, as TVM). */
+static const char *first_block_name(const tsl_stmt *s) {
+  while (s->kind == TSL_STMT_FOR)
+    s = s->u.loop.body;
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_BLOCK_REALIZE: return s->u.realize.block->name;
+  case TSL_STMT_LET: return first_block_name(s->u.let.body);
+  case TSL_STMT_IF: {
+    const char *n = first_block_name(s->u.branch.then_case);
+    return n || !s->u.branch.else_case ? n : first_block_name(s->u.branch.else_case);
+  }
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++) {
+      const char *n = first_block_name(s->u.seq.stmts[i]);
+      if (n)
+        return n;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}
+
+int sch_apply_loop_partition(sch_call *c) {
+  tsl_arena *a = c->arena;
+  sch_path p;
+  int rc = sch_loop_path(c, c->args[0].u.rv, &p);
+  if (rc)
+    return rc;
+  const tsl_stmt *loop = sch_path_target(&p);
+  const tsl_var *lv = loop->u.loop.loop_var;
+  const char *lname = lv->name;
+  int64_t min, extent;
+  if (!tsl_expr_is_const_int(sch_simplify(c, loop->u.loop.min), &min) ||
+      !tsl_expr_is_const_int(sch_simplify(c, loop->u.loop.extent), &extent))
+    return sch_fail(c, TSL_EINVALID,
+                    "loop '%s' has a symbolic min or extent; loop_partition "
+                    "needs both known",
+                    lname);
+  const tsl_sch_value *fs = &c->args[1];
+  uint32_t n = fs->n;
+  int64_t *f = TSL_NEW_ARRAY(a, int64_t, n + 2), total = 0;
+  int infer = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_sch_value *v = &fs->u.items[i];
+    if (v->kind == TSL_SV_NONE) {
+      if (infer >= 0)
+        return sch_fail(c, TSL_EINVALID,
+                        "factors has more than one None; at most one factor "
+                        "can be inferred");
+      infer = (int)i;
+      continue;
+    }
+    f[i] = v->kind == TSL_SV_RV ? tsl_schedule_rv_value(c->sch, v->u.rv) : v->u.i;
+    if (f[i] <= 0)
+      return sch_fail(c, TSL_EINVALID,
+                      "factor %u is %lld; factors must be positive integers "
+                      "(or one None)",
+                      i, (long long)f[i]);
+    total += f[i];
+  }
+  if (loop->u.loop.annotations.n || loop->u.loop.for_kind == TSL_FOR_THREAD_BINDING)
+    return sch_fail(c, TSL_EINVALID,
+                    "loop '%s' has %s; only loops without annotations or "
+                    "thread bindings can be partitioned",
+                    lname, loop->u.loop.annotations.n ? "annotations" : "a thread binding");
+  if (total >= extent)
+    return sch_fail(c, TSL_EINVALID,
+                    "the factors sum to %lld, not less than the extent %lld of "
+                    "loop '%s'; the last partition takes the rest of the range",
+                    (long long)total, (long long)extent, lname);
+  /* bounds of the partitions, relative to min */
+  uint32_t np = n;
+  if (infer >= 0)
+    f[infer] = extent - total;
+  else
+    f[np++] = extent - total;
+  const char *base = first_block_name(loop->u.loop.body);
+  if (!base)
+    return sch_fail(c, TSL_EINVALID, "loop '%s' contains no block", lname);
+  char name[512];
+  snprintf(name, sizeof name, "%s_%s", base, lname);
+  part_ctx x = {.c = c, .f = p.func};
+  tsl_map_init(&x.used, a);
+  tsl_dtype dt = lv->dtype;
+  const tsl_stmt **parts = TSL_NEW_ARRAY(a, const tsl_stmt *, np);
+  const tsl_var **vars = TSL_NEW_ARRAY(a, const tsl_var *, np);
+  int64_t at = min;
+  for (uint32_t i = 0; i < np; i++) {
+    char vn[300], bn[600];
+    snprintf(vn, sizeof vn, "%s%u", lname, i);
+    const tsl_var *nv = sch_new_var(c, vn, dt);
+    vars[i] = nv;
+    x.nv = nv;
+    x.lo = tsl_expr_int(a, dt, at);
+    x.hi = tsl_expr_int(a, dt, at + f[i]);
+    tsl_map vm;
+    tsl_map_init(&vm, a);
+    tsl_map_put(&vm, lv, (void *)tsl_expr_var(nv));
+    const tsl_stmt *body = sch_stmt_copy_fresh(c, loop->u.loop.body, &vm);
+    tsl_mutator m = tsl_mutator_make(a);
+    m.stmt = part_stmt;
+    m.user_data = &x;
+    body = tsl_mutate_stmt(&m, body);
+    const tsl_stmt *nl = tsl_stmt_for(a, nv, x.lo, tsl_expr_int(a, dt, f[i]),
+                                      TSL_FOR_SERIAL, NULL, (tsl_attrs){0, NULL}, body);
+    tsl_block *pb = TSL_NEW(a, tsl_block);
+    snprintf(bn, sizeof bn, "%s%u_partition", name, i);
+    pb->name = unique_name(&x, bn);
+    pb->body = nl;
+    parts[i] = tsl_stmt_block_realize(a, 0, NULL, tsl_expr_bool(a, 1), pb);
+    at += f[i];
+  }
+  char cn[600];
+  snprintf(cn, sizeof cn, "%s_common", name);
+  tsl_block *cb = TSL_NEW(a, tsl_block);
+  cb->name = unique_name(&x, cn);
+  cb->body = tsl_stmt_seq(a, np, parts);
+  const tsl_stmt *cr = tsl_stmt_block_realize(a, 0, NULL, tsl_expr_bool(a, 1), cb);
+  sch_commit(c, p.func, sch_path_rebuild(a, &p, p.depth - 1, cr));
+  for (uint32_t i = 0; i < np; i++)
+    sch_out_loop(c, p.func->name, vars[i]);
+  return TSL_OK;
+}
