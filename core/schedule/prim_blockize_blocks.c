@@ -142,7 +142,13 @@ int bz_blockize_blocks(sch_call *c, const tsl_sch_value *list, int preserve) {
     if (rc)
       break;
     const bz_part *q = &parts[i], *p0 = &parts[0];
-    if (q->outer_reduce) {
+    int outer_reduce = 0;
+    for (uint32_t k = 0; k < q->n && q->outer_reduce; k++) {
+      int64_t e;
+      outer_reduce |= q->oivs[k].iter_type == TSL_ITER_REDUCE &&
+                      !(tsl_expr_is_const_int(q->oivs[k].dom.extent, &e) && e == 1);
+    }
+    if (outer_reduce) {
       rc = sch_fail(c, TSL_EINVALID,
                     "block '%s' reduces over a loop outside its nest; blockize "
                     "of several blocks allows no outer reduction",
@@ -172,9 +178,13 @@ int bz_blockize_blocks(sch_call *c, const tsl_sch_value *list, int preserve) {
     if (rc)
       break;
     const tsl_stmt *inner = q->inner;
-    if (q->init) { /* the init stays with its block */
+    if (q->init) { /* the init stays with its block, a whole reduction */
       tsl_block *ib = tsl_block_clone(a, inner->u.realize.block);
       ib->init = q->init;
+      if (q->outer_reduce) { /* bz_divide put the writes first in the reads */
+        ib->reads += ib->n_writes;
+        ib->n_reads -= ib->n_writes;
+      }
       inner = sch_with_block(a, inner, ib);
     }
     for (uint32_t l = x.n_loops; l-- > 0;)

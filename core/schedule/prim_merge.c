@@ -90,6 +90,14 @@ static const tsl_buffer *conflict(const access_set *x, const access_set *y) {
 
 static const char *loop_name(const tsl_stmt *l) { return l->u.loop.loop_var->name; }
 
+/* "loop 'i' (over block 'B')" for messages about nests. */
+static const char *nest_name(tsl_arena *a, const tsl_stmt *l) {
+  char buf[600];
+  const char *b = sch_first_block_name(l);
+  snprintf(buf, sizeof buf, b ? "loop '%s' (over block '%s')" : "loop '%s'", loop_name(l), b);
+  return tsl_arena_strdup(a, buf);
+}
+
 static const char *expr_text(tsl_arena *a, const tsl_expr *e) {
   char *s = tsl_print_expr(e);
   const char *r = tsl_arena_strdup(a, s ? s : "?");
@@ -193,11 +201,10 @@ int sch_apply_merge(sch_call *c) {
       const tsl_stmt *l0 = ps[0].stmts[k];
       if (i > 0 && !tsl_analyzer_equal(c->sch->an, l->u.loop.extent, l0->u.loop.extent))
         return sch_fail(c, TSL_EINVALID,
-                        "loop '%s' (extent %s) and loop '%s' (extent %s) "
-                        "differ in extent; merged loops must have the same "
-                        "extent at each level",
-                        loop_name(l0), expr_text(a, l0->u.loop.extent), loop_name(l),
-                        expr_text(a, l->u.loop.extent));
+                        "%s has extent %s, %s extent %s; merged loops must "
+                        "have the same extent at each level",
+                        nest_name(a, l0), expr_text(a, l0->u.loop.extent),
+                        nest_name(a, l), expr_text(a, l->u.loop.extent));
     }
   }
   /* what the merged nests access, and what they move past */
@@ -214,11 +221,11 @@ int sch_apply_merge(sch_call *c) {
       const tsl_buffer *b = conflict(&acc[i], &acc[j]);
       if (b)
         return sch_fail(c, TSL_EINVALID,
-                        "the nests of loops '%s' and '%s' both access buffer "
-                        "'%s' and one of them writes it; merging would "
-                        "interleave dependent work",
-                        loop_name(sch_path_target(&ps[i])),
-                        loop_name(sch_path_target(&ps[j])), b->name);
+                        "the nests of %s and %s both access buffer '%s' and "
+                        "one of them writes it; merging would interleave "
+                        "dependent work",
+                        nest_name(a, sch_path_target(&ps[i])),
+                        nest_name(a, sch_path_target(&ps[j])), b->name);
     }
   uint32_t at = pos[n - 1];
   for (uint32_t i = 0; i + 1 < n; i++) {
@@ -231,10 +238,9 @@ int sch_apply_merge(sch_call *c) {
       const tsl_buffer *b = conflict(&acc[i], &x);
       if (b)
         return sch_fail(c, TSL_EINVALID,
-                        "the nest of loop '%s' would move past a statement "
-                        "that also accesses buffer '%s' (and one of them "
-                        "writes it)",
-                        loop_name(sch_path_target(&ps[i])), b->name);
+                        "the nest of %s would move past a statement that also "
+                        "accesses buffer '%s' (and one of them writes it)",
+                        nest_name(a, sch_path_target(&ps[i])), b->name);
     }
   }
   /* the merged nest: variables `<name>_m` of the first nest */

@@ -163,9 +163,25 @@ static const tsl_stmt *part_stmt(tsl_mutator *m, const tsl_stmt *s) {
     tsl_dtype dt = ivs[k].var->dtype;
     const tsl_expr *lo = tsl_dtype_eq(x->lo->dtype, dt) ? x->lo : tsl_expr_cast(a, dt, x->lo);
     const tsl_expr *hi = tsl_dtype_eq(x->hi->dtype, dt) ? x->hi : tsl_expr_cast(a, dt, x->hi);
+    int64_t m0, l0;
+    int drop_init = b->init && ivs[k].iter_type == TSL_ITER_REDUCE &&
+                    tsl_expr_is_const_int(ivs[k].dom.min, &m0) &&
+                    tsl_expr_is_const_int(lo, &l0) && l0 > m0;
     ivs[k].dom.min = lo;
     ivs[k].dom.extent = tsl_simplify(x->c->sch->an, a, tsl_expr_binary(a, TSL_EXPR_SUB, hi, lo));
     nb->iter_vars = ivs;
+    if (drop_init) {
+      /* the reduction's first iteration is in an earlier partition: this
+       * one accumulates onto what that one started (TVM keeps the init,
+       * which restarts the reduction) */
+      nb->init = NULL;
+      tsl_buffer_region *rd = TSL_NEW_ARRAY(a, tsl_buffer_region, b->n_reads + b->n_writes + 1);
+      memcpy(rd, b->writes, sizeof *rd * b->n_writes);
+      if (b->n_reads)
+        memcpy(rd + b->n_writes, b->reads, sizeof *rd * b->n_reads);
+      nb->reads = rd;
+      nb->n_reads = b->n_reads + b->n_writes;
+    }
     first_acc fa;
     tsl_map_init(&fa.idx, a);
     tsl_stmt_visitor vis = {.stmt = fa_stmt, .expr = fa_expr, .user_data = &fa};
@@ -179,28 +195,6 @@ static const tsl_stmt *part_stmt(tsl_mutator *m, const tsl_stmt *s) {
     }
   }
   return sch_with_block(a, r, nb);
-}
-
-/* The name of the first block under `s` (through loops first, as TVM). */
-static const char *first_block_name(const tsl_stmt *s) {
-  while (s->kind == TSL_STMT_FOR)
-    s = s->u.loop.body;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_BLOCK_REALIZE: return s->u.realize.block->name;
-  case TSL_STMT_LET: return first_block_name(s->u.let.body);
-  case TSL_STMT_IF: {
-    const char *n = first_block_name(s->u.branch.then_case);
-    return n || !s->u.branch.else_case ? n : first_block_name(s->u.branch.else_case);
-  }
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      const char *n = first_block_name(s->u.seq.stmts[i]);
-      if (n)
-        return n;
-    }
-    return NULL;
-  default: return NULL;
-  }
 }
 
 int sch_apply_loop_partition(sch_call *c) {
@@ -257,7 +251,7 @@ int sch_apply_loop_partition(sch_call *c) {
     f[infer] = extent - total;
   else
     f[np++] = extent - total;
-  const char *base = first_block_name(loop->u.loop.body);
+  const char *base = sch_first_block_name(loop->u.loop.body);
   if (!base)
     return sch_fail(c, TSL_EINVALID, "loop '%s' contains no block", lname);
   char name[512];

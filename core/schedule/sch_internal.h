@@ -193,6 +193,9 @@ const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype);
  * as paths extending `base` (base->stmts[base->depth-1] must be `s`).
  * Returns the count; *out is arena-allocated. */
 uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out);
+/* Name of the first block under `s` in program order (nested loops
+ * followed first, as TVM's loop_partition names its blocks), or NULL. */
+const char *sch_first_block_name(const tsl_stmt *s);
 /* 1 when the region list has an entry for buffer `b`. */
 int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
                      const tsl_buffer *b);

@@ -90,14 +90,21 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
   if (rc)
     goto out;
   ++*n_ok_cases;
-  const tsl_func *before = tsl_module_find(m, tsl_schedule_func(sch)->name);
-  tsl_equiv_report rep;
-  int st = tsl_interp_check_equivalent(before, tsl_schedule_func(sch), NULL, 0, 1,
-                                       &rep, &diag);
-  ok(st == TSL_OK, "%s: interpreter agrees before and after (%lld values, max err %.2g)",
-     id, (long long)rep.n_checked, rep.max_abs_err);
-  if (st)
-    tap_diag("%s", diag.text);
+  /* the scheduled function, or every function when there is no default
+   * (several, none 'main': the script picked with work_on or func_name) */
+  for (uint32_t fi = 0; fi < m->n_funcs; fi++) {
+    const tsl_func *before = m->funcs[fi];
+    if (tsl_schedule_func(sch) && before->name != tsl_schedule_func(sch)->name)
+      continue;
+    tsl_equiv_report rep;
+    int st = tsl_interp_check_equivalent(
+        before, tsl_module_find(tsl_schedule_module(sch), before->name), NULL, 0, 1,
+        &rep, &diag);
+    ok(st == TSL_OK, "%s: interpreter agrees before and after on %s (%lld values, max err %.2g)",
+       id, before->name, (long long)rep.n_checked, rep.max_abs_err);
+    if (st)
+      tap_diag("%s", diag.text);
+  }
 
   /* reparse */
   char *text = tsl_print_module(tsl_schedule_module(sch));
