@@ -98,6 +98,22 @@ static tsl_attrs with_index(sch_call *c, tsl_attrs anns, const char *key,
   return tsl_attrs_make(a, m + 1, kv);
 }
 
+typedef struct free_check {
+  const tsl_sch_lambda *lam;
+  const tsl_var *bad;
+} free_check;
+
+static int free_var(const tsl_expr *e, void *ud) {
+  free_check *fc = ud;
+  if (e->kind != TSL_EXPR_VAR || fc->bad)
+    return 0;
+  for (uint32_t i = 0; i < fc->lam->n_params; i++)
+    if (fc->lam->params[i] == e->u.var)
+      return 0;
+  fc->bad = e->u.var;
+  return 1;
+}
+
 int sch_apply_annotate_buffer_access(sch_call *c) {
   tsl_arena *a = c->arena;
   sch_path p;
@@ -175,6 +191,21 @@ int sch_apply_annotate_buffer_access(sch_call *c) {
     ranges[d].min = lo;
     ranges[d].extent = sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_SUB, hi, lo));
   }
+  /* only the parameters may appear: a trace could not name anything else */
+  free_check fc = {lam, NULL};
+  for (uint32_t d = 0; d < n && !fc.bad; d++) {
+    const tsl_sch_value *r = &body->u.items[d];
+    if (r->kind == TSL_SV_EXPR)
+      tsl_expr_visit(r->u.expr, free_var, &fc);
+    else
+      for (uint32_t k = 0; k < 2; k++)
+        tsl_expr_visit(r->u.items[k].u.expr, free_var, &fc);
+  }
+  if (fc.bad)
+    return sch_fail(c, TSL_EINVALID,
+                    "gen_new_ranges uses '%s', which is not one of its "
+                    "parameters",
+                    fc.bad->name);
   tsl_buffer_region *regs = TSL_NEW_ARRAY(a, tsl_buffer_region, nreg + 1);
   memcpy(regs, w ? b->writes : b->reads, sizeof *regs * nreg);
   regs[index].ranges = ranges;

@@ -495,6 +495,17 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
     ib->n_reads = bs->n_reads + bs->n_writes;
   }
 
+  /* regions may name the inner loops too (opaque blocks): relaxed with
+   * the inner iters */
+  const tsl_var **rvars = TSL_NEW_ARRAY(a, const tsl_var *, n_in + x->n_loops + 1);
+  tsl_range *rdoms = TSL_NEW_ARRAY(a, tsl_range, n_in + x->n_loops + 1);
+  uint32_t nrv = n_in;
+  memcpy(rvars, ivars, sizeof *rvars * n_in);
+  memcpy(rdoms, idoms, sizeof *rdoms * n_in);
+  for (uint32_t l = 0; l < x->n_loops; l++) {
+    rvars[nrv] = x->loops[l]->u.loop.loop_var;
+    rdoms[nrv++] = (tsl_range){x->loops[l]->u.loop.min, x->loops[l]->u.loop.extent};
+  }
   out->n = n;
   out->oivs = oivs;
   out->ovals = ovals;
@@ -505,11 +516,11 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
   out->n_reads = bs->n_reads;
   out->reads = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_reads + 1);
   for (uint32_t i = 0; i < bs->n_reads; i++)
-    out->reads[i] = relax_region(x, &bs->reads[i], n_in, ivars, idoms);
+    out->reads[i] = relax_region(x, &bs->reads[i], nrv, rvars, rdoms);
   out->n_writes = bs->n_writes;
   out->writes = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_writes + 1);
   for (uint32_t i = 0; i < bs->n_writes; i++)
-    out->writes[i] = relax_region(x, &bs->writes[i], n_in, ivars, idoms);
+    out->writes[i] = relax_region(x, &bs->writes[i], nrv, rvars, rdoms);
   return TSL_OK;
 }
 

@@ -138,6 +138,14 @@ int bz_blockize_blocks(sch_call *c, const tsl_sch_value *list, int preserve) {
     x.loops = TSL_NEW_ARRAY(a, const tsl_stmt *, x.n_loops + 1);
     for (uint32_t l = 0; l < x.n_loops; l++)
       x.loops[l] = p->stmts[L + 1 + l];
+    if (i && sch_path_block(p)->n_iter_vars != parts[0].n) {
+      rc = sch_fail(c, TSL_EINVALID,
+                    "blocks '%s' and '%s' have %u and %u iter vars; blockize of "
+                    "several blocks needs one outer iteration for all",
+                    block_name_of(&ps[0]), block_name_of(p), parts[0].n,
+                    sch_path_block(p)->n_iter_vars);
+      break;
+    }
     rc = bz_divide(&x, p, L + 1, preserve, i ? parts[0].oivs : NULL, &parts[i]);
     if (rc)
       break;
@@ -153,13 +161,6 @@ int bz_blockize_blocks(sch_call *c, const tsl_sch_value *list, int preserve) {
                     "block '%s' reduces over a loop outside its nest; blockize "
                     "of several blocks allows no outer reduction",
                     block_name_of(p));
-      break;
-    }
-    if (q->n != p0->n) {
-      rc = sch_fail(c, TSL_EINVALID,
-                    "blocks '%s' and '%s' have %u and %u iter vars; blockize of "
-                    "several blocks needs one outer iteration for all",
-                    block_name_of(&ps[0]), block_name_of(p), p0->n, q->n);
       break;
     }
     for (uint32_t k = 0; k < q->n && rc == TSL_OK; k++)
