@@ -15,12 +15,9 @@
  * access a buffer that one of them writes: TVM does not check, and such a
  * merge reorders dependent work.
  */
-#include "sch_internal.h"
-
-#include "tessel/script.h"
+#include "compute_internal.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- buffers a subtree reads and writes --------------------------------- */
@@ -98,12 +95,7 @@ static const char *nest_name(tsl_arena *a, const tsl_stmt *l) {
   return tsl_arena_strdup(a, buf);
 }
 
-static const char *expr_text(tsl_arena *a, const tsl_expr *e) {
-  char *s = tsl_print_expr(e);
-  const char *r = tsl_arena_strdup(a, s ? s : "?");
-  free(s);
-  return r;
-}
+
 
 int sch_apply_merge(sch_call *c) {
   tsl_arena *a = c->arena;
@@ -203,8 +195,8 @@ int sch_apply_merge(sch_call *c) {
         return sch_fail(c, TSL_EINVALID,
                         "%s has extent %s, %s extent %s; merged loops must "
                         "have the same extent at each level",
-                        nest_name(a, l0), expr_text(a, l0->u.loop.extent),
-                        nest_name(a, l), expr_text(a, l->u.loop.extent));
+                        nest_name(a, l0), cmp_expr_str(c, l0->u.loop.extent),
+                        nest_name(a, l), cmp_expr_str(c, l->u.loop.extent));
     }
   }
   /* what the merged nests access, and what they move past */

@@ -32,10 +32,6 @@ typedef struct pe_ctx {
   const char *why;     /* first access that is not of the einsum form */
 } pe_ctx;
 
-static const char *expr_str(sch_call *c, const tsl_expr *e) {
-  return cmp_expr_str(c, e);
-}
-
 /* An access region of the einsum: every range of extent 1 starting at a
  * variable or an integer constant. */
 static int trivial_region(const tsl_buffer_region *r) {
@@ -143,7 +139,7 @@ static int check_reduce_pad(pe_ctx *x, const tsl_iter_var *iv) {
                     "`out = out + x * y...` with a factor read from a buffer "
                     "indexed by '%s' along a dimension of length %s",
                     iv->var->name, b->name, iv->var->name,
-                    expr_str(c, iv->dom.extent));
+                    cmp_expr_str(c, iv->dom.extent));
   return TSL_OK;
 }
 
@@ -399,7 +395,7 @@ int sch_apply_pad_einsum(sch_call *c) {
                           "loop '%s', bound to iter '%s' of block '%s', does not "
                           "run over the iter's domain [0, %s)",
                           l->u.loop.loop_var->name, iv->var->name, b->name,
-                          expr_str(c, ext));
+                          cmp_expr_str(c, ext));
         if (count_blocks(l->u.loop.body) != 1)
           return sch_fail(c, TSL_EINVALID,
                           "loop '%s' holds other blocks than '%s'; extending it "
@@ -482,7 +478,7 @@ int sch_apply_pad_einsum(sch_call *c) {
                         "%u (its index must be a spatial iter bound to a loop "
                         "over the whole extent %s); the padded copy would be "
                         "copied back over values it did not compute",
-                        b->name, buf->name, d, expr_str(c, buf->shape[d]));
+                        b->name, buf->name, d, cmp_expr_str(c, buf->shape[d]));
     }
     const tsl_buffer *pb = padded_buffer(&x, r);
     tsl_map_put(&x.bufs, buf, (void *)pb);

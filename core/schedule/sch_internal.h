@@ -246,10 +246,11 @@ const sch_inst *sch_inst_find(const char *name);
   X(cache_read) X(cache_write) X(set_scope) X(storage_align)                  \
   X(decompose_reduction) X(rfactor)                                           \
   X(blockize) X(tensorize)                                                    \
-  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)           \
+  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)              \
   SCH_APPLY_FNS_LOOPPRIMS(X)
 
-/* add_unit_loop .. remove_rv: files of sch_loopprims_src in meson.build */
+/* add_unit_loop .. copy: sch_loopprims_src in meson.build (and
+ * sample_partitioned_tile, get_output_blocks: prim_sample.c, prim_query.c) */
 #define SCH_APPLY_FNS_LOOPPRIMS(X)                                            \
   X(add_unit_loop) X(merge) X(loop_partition) X(reorder_block_iter_var)       \
   X(unsafe_set_dtype) X(unsafe_hide_buffer_access) X(annotate_buffer_access)  \
