@@ -21,7 +21,9 @@ const char cli_schedule_usage[] =
     "...) to the prim_func F of PROGRAM and print the result.\n"
     "\n"
     "  --func F        function get_block uses by default (default: \"main\", or\n"
-    "                  the only one)\n"
+    "                  the only one; with several and none \"main\", the script\n"
+    "                  says which: sch.work_on(\"F\") or get_block(..., func_name=)\n"
+    "                  and --check checks them all)\n"
     "  --seed S        seed for sample_* instructions without a decision (default 0)\n"
     "  --check         also run the original and the scheduled function in the\n"
     "                  interpreter on the same seeded random inputs and compare\n"
@@ -114,14 +116,17 @@ int cli_schedule(int argc, char **argv) {
   size_t len = 0;
   int rc = cli_load(arena, prog, &m);
   const tsl_func *f = NULL;
-  if (rc == CLI_OK && !(f = cli_pick_func("schedule", m, func_name, prog)))
+  /* several functions and none is 'main': as TVM, the script says which
+   * (work_on, or get_block's func_name) */
+  int ambiguous = rc == CLI_OK && !func_name && m->n_funcs > 1 && !tsl_module_find(m, "main");
+  if (rc == CLI_OK && !ambiguous && !(f = cli_pick_func("schedule", m, func_name, prog)))
     rc = CLI_USAGE;
   if (rc == CLI_OK && tsl_read_file(script, &src, &len, &diag) != TSL_OK) {
     fprintf(stderr, "%s\n", diag.text);
     rc = CLI_USAGE;
   }
   if (rc == CLI_OK) {
-    tsl_schedule_opts so = {sizeof so, f->name, seed, NULL};
+    tsl_schedule_opts so = {sizeof so, f ? f->name : NULL, seed, NULL};
     if (tsl_schedule_new(ctx, m, &so, &sch, &diag) != TSL_OK ||
         tsl_script_run(sch, script, src, len, &diag) != TSL_OK) {
       fprintf(stderr, "%s\n", diag.text);
@@ -138,11 +143,14 @@ int cli_schedule(int argc, char **argv) {
     fflush(stdout);
     free(out);
   }
-  if (rc == CLI_OK && check) {
+  for (uint32_t fi = 0; rc == CLI_OK && check && fi < m->n_funcs; fi++) {
+    if (f ? m->funcs[fi] != f : 0)
+      continue;
+    const tsl_func *f0 = m->funcs[fi];
     tsl_equiv_report rep;
-    const tsl_func *g = tsl_schedule_func_in_original_layout(sch, f->name);
+    const tsl_func *g = tsl_schedule_func_in_original_layout(sch, f0->name);
     tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed};
-    int st = tsl_interp_check_equivalent_opts(f, g, binds, n_binds, seed, &io, &rep, &diag);
+    int st = tsl_interp_check_equivalent_opts(f0, g, binds, n_binds, seed, &io, &rep, &diag);
     if (st == TSL_OK) {
       fprintf(stderr,
               "check: ok (%lld values compared, max abs error %.3g; parallel loops "

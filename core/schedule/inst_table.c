@@ -90,14 +90,54 @@ static const tsl_sch_param p_transform_block_layout[] = {
 static const tsl_sch_param p_set_axis_separator[] = {
     P("block", TSL_SP_BLOCK, REQ), P("buffer", TSL_SP_BUFFER, REQ | ATTR),
     P("axis_separators", TSL_SP_INTS, REQ | ATTR)};
+static const tsl_sch_param p_merge[] = {
+    P("loops", TSL_SP_LOOPS, REQ | TSL_SPF_VARARGS)};
+static const tsl_sch_param p_loop_partition[] = {
+    P("loop", TSL_SP_LOOP, REQ), P("factors", TSL_SP_FACTORS, REQ),
+    PD("preserve_unit_iters", TSL_SP_BOOL, ATTR, BOOL_(1))};
+static const tsl_sch_param p_reorder_block_iter_var[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("new_order", TSL_SP_INTS, REQ | ATTR)};
+static const tsl_sch_param p_unsafe_set_dtype[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("dtype", TSL_SP_STR, REQ | ATTR)};
+static const tsl_sch_param p_unsafe_hide_buffer_access[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("buf_type", TSL_SP_STR, REQ | ATTR),
+    P("buf_index_array", TSL_SP_INTS, REQ | ATTR)};
+static const tsl_sch_param p_annotate_buffer_access[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("buf_type", TSL_SP_STR, REQ | ATTR),
+    P("gen_new_ranges", TSL_SP_LAMBDA, REQ | ATTR)};
+static const tsl_sch_param p_pad_einsum[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("padding", TSL_SP_INTS, REQ | ATTR)};
+static const tsl_sch_param p_sample_partitioned_tile[] = {
+    P("loop", TSL_SP_LOOP, REQ), P("n", TSL_SP_INT, REQ | ATTR),
+    PD("partition_pos", TSL_SP_INT, ATTR, INT_(0)),
+    PD("innerpart_factor", TSL_SP_INT, ATTR, INT_(1)),
+    P("decision", TSL_SP_DECISION, 0)};
+static const tsl_sch_param p_get_output_blocks[] = {
+    P("scope_block", TSL_SP_BLOCK, REQ)};
+static const tsl_sch_param p_work_on[] = {
+    P("func_name", TSL_SP_STR, REQ | ATTR)};
+static const tsl_sch_param p_seed[] = {P("seed", TSL_SP_INT, REQ | ATTR)};
+static const tsl_sch_param p_get[] = {
+    P("rand_var_or_sref", TSL_SP_HANDLE, REQ)};
+static const tsl_sch_param p_remove_rv[] = {
+    P("rand_var", TSL_SP_HANDLE, REQ)};
 
 /* name, params, is_sample, is_pure, output kind, returns list */
 #define INST(nm, params, sample, pure, out, list)                              \
   static const sch_inst inst_##nm = {                                          \
-      {#nm, N_(params), params, sample, pure, out, list}, sch_apply_##nm};
+      {#nm, N_(params), params, sample, pure, out, list}, sch_apply_##nm, 0};
 #define INST0(nm, sample, pure, out, list)                                     \
   static const sch_inst inst_##nm = {{#nm, 0, NULL, sample, pure, out, list}, \
-                                     sch_apply_##nm};
+                                     sch_apply_##nm, 0};
+/* not recorded in traces (TVM's untraced Schedule methods) */
+#define UNTRACED(nm, params, out)                                              \
+  static const sch_inst inst_##nm = {                                          \
+      {#nm, N_(params), params, 0, 1, out, 0}, sch_apply_##nm, 1};
+#define UNTRACED0(nm, out)                                                     \
+  static const sch_inst inst_##nm = {{#nm, 0, NULL, 0, 1, out, 0},             \
+                                     sch_apply_##nm, 1};
 
 INST(get_block, p_get_block, 0, 1, TSL_RV_BLOCK, 0)
 INST(get_loops, p_block, 0, 1, TSL_RV_LOOP, 1)
@@ -116,7 +156,7 @@ INST(unannotate, p_unannotate, 0, 0, 0, 0)
 INST(compute_at, p_compute_at, 0, 0, 0, 0)
 static const sch_inst inst_reverse_compute_at = {
     {"reverse_compute_at", N_(p_compute_at), p_compute_at, 0, 0, 0, 0},
-    sch_apply_reverse_compute_at};
+    sch_apply_reverse_compute_at, 0};
 INST(compute_inline, p_block, 0, 0, 0, 0)
 INST(reverse_compute_inline, p_block, 0, 0, 0, 0)
 INST(sample_compute_location, p_sample_compute_location, 1, 1, TSL_RV_LOOP, 0)
@@ -134,6 +174,25 @@ INST0(enter_postproc, 0, 0, 0, 0)
 INST(transform_layout, p_transform_layout, 0, 0, 0, 0)
 INST(transform_block_layout, p_transform_block_layout, 0, 0, 0, 0)
 INST(set_axis_separator, p_set_axis_separator, 0, 0, 0, 0)
+INST(add_unit_loop, p_block_or_loop, 0, 0, TSL_RV_LOOP, 0)
+INST(merge, p_merge, 0, 0, TSL_RV_LOOP, 0)
+INST(loop_partition, p_loop_partition, 0, 0, TSL_RV_LOOP, 1)
+INST(reorder_block_iter_var, p_reorder_block_iter_var, 0, 0, 0, 0)
+INST(unsafe_set_dtype, p_unsafe_set_dtype, 0, 0, 0, 0)
+INST(unsafe_hide_buffer_access, p_unsafe_hide_buffer_access, 0, 0, 0, 0)
+INST(annotate_buffer_access, p_annotate_buffer_access, 0, 0, 0, 0)
+INST(pad_einsum, p_pad_einsum, 0, 0, 0, 0)
+INST(decompose_padding, p_decompose, 0, 0, TSL_RV_BLOCK, 0)
+UNTRACED(can_decompose_padding, p_decompose, TSL_RV_EXPR)
+INST(sample_partitioned_tile, p_sample_partitioned_tile, 1, 1, TSL_RV_EXPR, 1)
+INST(get_output_blocks, p_get_output_blocks, 0, 1, TSL_RV_BLOCK, 1)
+UNTRACED(work_on, p_work_on, 0)
+UNTRACED(seed, p_seed, 0)
+UNTRACED0(fork_seed, TSL_RV_EXPR)
+UNTRACED(get, p_get, TSL_RV_EXPR)
+UNTRACED(remove_rv, p_remove_rv, 0)
+UNTRACED0(show, 0)
+UNTRACED0(copy, 0)
 
 static const tsl_sch_inst_kind *const all_kinds[] = {
     &inst_get_block.pub,        &inst_get_loops.pub,
@@ -155,6 +214,18 @@ static const tsl_sch_inst_kind *const all_kinds[] = {
     &inst_enter_postproc.pub,
     &inst_transform_layout.pub, &inst_transform_block_layout.pub,
     &inst_set_axis_separator.pub,
+    &inst_add_unit_loop.pub,    &inst_merge.pub,
+    &inst_loop_partition.pub,   &inst_reorder_block_iter_var.pub,
+    &inst_unsafe_set_dtype.pub, &inst_unsafe_hide_buffer_access.pub,
+    &inst_annotate_buffer_access.pub,
+    &inst_pad_einsum.pub,       &inst_decompose_padding.pub,
+    &inst_can_decompose_padding.pub,
+    &inst_sample_partitioned_tile.pub,
+    &inst_get_output_blocks.pub,
+    &inst_work_on.pub,          &inst_seed.pub,
+    &inst_fork_seed.pub,        &inst_get.pub,
+    &inst_remove_rv.pub,        &inst_show.pub,
+    &inst_copy.pub,
 };
 
 const tsl_sch_inst_kind *const *tsl_sch_inst_kinds(uint32_t *n) {

@@ -10,6 +10,7 @@
  * rewritten to outer_iter * c + inner_iter. An init of the inner block
  * moves into the outer block as a loop nest around a block `<name>_init`.
  * Semantics follow TVM's Schedule.blockize; see README.md for the limits.
+ * A list of blocks: prim_blockize_blocks.c.
  */
 #include "bz_internal.h"
 
@@ -19,16 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct bz_ctx {
-  sch_call *c;
-  tsl_arena *a;
-  tsl_analyzer *an;
-  const tsl_func *f;
-  const tsl_var *target; /* loop var of the target loop */
-  uint32_t n_loops;      /* loops from the target down to the block */
-  const tsl_stmt **loops;
-  bz_map sub; /* old iter var -> rewritten expression */
-} bz_ctx;
 
 /* An expression as text, for messages (arena copy). */
 static const char *ex_str(tsl_arena *a, const tsl_expr *e) {
@@ -156,9 +147,9 @@ static int divide(bz_ctx *x, const tsl_block *b, uint32_t i,
   if (t.mixed)
     return sch_fail(c, TSL_EINVALID,
                     "the binding of block '%s' iter '%s' (%s) has a term that "
-                    "mixes loops inside and outside loop '%s'; blockize needs "
+                    "mixes loops inside and outside %s; blockize needs "
                     "bindings of the form outer * c + inner",
-                    b->name, iv->var->name, ex_str(x->a, e), x->target->name);
+                    b->name, iv->var->name, ex_str(x->a, e), x->target_name);
   const tsl_expr *inner = tsl_simplify(x->an, x->a, t.inner);
   const tsl_expr *outer = t.outer ? tsl_simplify(x->an, x->a, t.outer) : zero;
   if (is_const(outer, 0)) {
@@ -168,28 +159,28 @@ static int divide(bz_ctx *x, const tsl_block *b, uint32_t i,
   int64_t lo, hi, dom;
   if (!tsl_analyzer_const_bound(x->an, inner, &lo, &hi) || lo != 0)
     return sch_fail(c, TSL_EINVALID,
-                    "the part of block '%s' iter '%s' that loops inside loop "
-                    "'%s' cover (%s) does not range over [0, c) for a constant "
+                    "the part of block '%s' iter '%s' that loops inside %s "
+                    "cover (%s) does not range over [0, c) for a constant "
                     "c",
-                    b->name, iv->var->name, x->target->name,
+                    b->name, iv->var->name, x->target_name,
                     ex_str(x->a, inner));
   int64_t cc = hi + 1;
   if (!tsl_expr_is_const_int(iv->dom.extent, &dom))
     return sch_fail(c, TSL_EUNSUPPORTED,
                     "block '%s' iter '%s' has a symbolic extent %s; blockize "
                     "splits only iters of constant extent between loops "
-                    "inside and outside loop '%s'",
+                    "inside and outside %s",
                     b->name, iv->var->name, ex_str(x->a, iv->dom.extent),
-                    x->target->name);
+                    x->target_name);
   const tsl_expr *ce = tsl_expr_int(x->a, dt, cc);
   const tsl_expr *rem = tsl_simplify(
       x->an, x->a, tsl_expr_binary(x->a, TSL_EXPR_FLOORMOD, outer, ce));
   if (!is_const(rem, 0))
     return sch_fail(c, TSL_EINVALID,
                     "the part of block '%s' iter '%s' that depends on loops "
-                    "outside loop '%s' (%s) is not a multiple of %lld, the "
+                    "outside %s (%s) is not a multiple of %lld, the "
                     "number of values the inner loops cover",
-                    b->name, iv->var->name, x->target->name,
+                    b->name, iv->var->name, x->target_name,
                     ex_str(x->a, outer), (long long)cc);
   /* ceildiv covers every tile the predicate lets through; `cover` is what
    * the loops reach when the predicate stays inside */
@@ -345,29 +336,26 @@ static int collect_chain(bz_ctx *x, const tsl_stmt *target,
                      : s->kind == TSL_STMT_LET ? "a let binding"
                                                : "a statement outside any block";
   return sch_fail(x->c, TSL_EINVALID,
-                  "the subtree under loop '%s' must be a chain of loops "
+                  "the subtree under %s must be a chain of loops "
                   "ending in exactly one block, but loop '%s' contains %s",
-                  x->target->name,
+                  x->target_name,
                   x->loops[x->n_loops - 1]->u.loop.loop_var->name, what);
 }
 
-static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
-                         const tsl_stmt **out) {
+int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
+              const tsl_iter_var *reuse, bz_part *out) {
   sch_call *c = x->c;
   tsl_arena *a = x->a;
-  const tsl_stmt *target = sch_path_target(p);
-  const tsl_stmt *realize = NULL;
-  int rc = collect_chain(x, target, &realize);
-  if (rc)
-    return rc;
+  const tsl_stmt *realize = sch_path_target(bp);
   const tsl_block *b = realize->u.realize.block;
+  int rc;
 
   /* loop domains; unit loops read as their min unless preserved */
   bz_map unit;
   bz_map_init(&unit, a);
-  uint32_t scope = sch_path_scope_level(p, p->depth - 1);
-  for (uint32_t k = scope + 1; k < p->depth + x->n_loops - 1; k++) {
-    const tsl_stmt *l = k < p->depth ? p->stmts[k] : x->loops[k - p->depth + 1];
+  uint32_t scope = sch_path_scope_level(bp, bp->depth - 1);
+  for (uint32_t k = scope + 1; k + 1 < bp->depth; k++) {
+    const tsl_stmt *l = bp->stmts[k];
     if (l->kind != TSL_STMT_FOR)
       continue;
     tsl_analyzer_bind(x->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
@@ -401,7 +389,7 @@ static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
     cover[i] = d.cover;
     tsl_dtype dt = iv->var->dtype;
     oivs[i] = *iv;
-    oivs[i].var = sch_new_var(c, suffixed(a, iv->var->name, "_o"), dt);
+    oivs[i].var = reuse ? reuse[i].var : sch_new_var(c, suffixed(a, iv->var->name, "_o"), dt);
     oivs[i].dom.min = tsl_expr_int(a, dt, 0);
     oivs[i].dom.extent = d.outer_ext;
     ovals[i] = d.outer;
@@ -456,15 +444,15 @@ static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
         if (ovals[i]->kind == TSL_EXPR_VAR && !bz_map_get(&lv, ovals[i]->u.var))
           bz_map_set(&lv, ovals[i]->u.var, tsl_expr_var(oivs[i].var));
       const tsl_expr *np = tsl_expr_substitute(a, pred, bz_map_subst, &lv);
-      for (uint32_t k = scope + 1; k + 1 < p->depth; k++)
-        if (p->stmts[k]->kind == TSL_STMT_FOR &&
-            tsl_expr_uses_var(np, p->stmts[k]->u.loop.loop_var))
+      for (uint32_t k = scope + 1; k < top; k++)
+        if (bp->stmts[k]->kind == TSL_STMT_FOR &&
+            tsl_expr_uses_var(np, bp->stmts[k]->u.loop.loop_var))
           return sch_fail(c, TSL_EINVALID,
                           "the predicate of block '%s' (%s) depends on loops "
-                          "both inside and outside loop '%s', and outer loop "
+                          "both inside and outside %s, and outer loop "
                           "'%s' is not the binding of an outer iter",
-                          b->name, ex_str(a, pred), x->target->name,
-                          p->stmts[k]->u.loop.loop_var->name);
+                          b->name, ex_str(a, pred), x->target_name,
+                          bp->stmts[k]->u.loop.loop_var->name);
       inner_pred = np;
     } else if (in) {
       inner_pred = pred;
@@ -506,30 +494,75 @@ static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
     ib->reads = rd;
     ib->n_reads = bs->n_reads + bs->n_writes;
   }
-  const tsl_stmt *inner = sch_with_block(a, sr, ib);
+
+  /* regions may name the inner loops too (opaque blocks): relaxed with
+   * the inner iters */
+  const tsl_var **rvars = TSL_NEW_ARRAY(a, const tsl_var *, n_in + x->n_loops + 1);
+  tsl_range *rdoms = TSL_NEW_ARRAY(a, tsl_range, n_in + x->n_loops + 1);
+  uint32_t nrv = n_in;
+  memcpy(rvars, ivars, sizeof *rvars * n_in);
+  memcpy(rdoms, idoms, sizeof *rdoms * n_in);
+  for (uint32_t l = 0; l < x->n_loops; l++) {
+    rvars[nrv] = x->loops[l]->u.loop.loop_var;
+    rdoms[nrv++] = (tsl_range){x->loops[l]->u.loop.min, x->loops[l]->u.loop.extent};
+  }
+  out->n = n;
+  out->oivs = oivs;
+  out->ovals = ovals;
+  out->outer_pred = outer_pred;
+  out->inner = sch_with_block(a, sr, ib);
+  out->init = bs->init;
+  out->outer_reduce = outer_reduce;
+  out->n_reads = bs->n_reads;
+  out->reads = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_reads + 1);
+  for (uint32_t i = 0; i < bs->n_reads; i++)
+    out->reads[i] = relax_region(x, &bs->reads[i], nrv, rvars, rdoms);
+  out->n_writes = bs->n_writes;
+  out->writes = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_writes + 1);
+  for (uint32_t i = 0; i < bs->n_writes; i++)
+    out->writes[i] = relax_region(x, &bs->writes[i], nrv, rvars, rdoms);
+  return TSL_OK;
+}
+
+static int blockize_impl(bz_ctx *x, const sch_path *p, int preserve,
+                         const tsl_stmt **out) {
+  sch_call *c = x->c;
+  tsl_arena *a = x->a;
+  const tsl_stmt *target = sch_path_target(p);
+  const tsl_stmt *realize = NULL;
+  int rc = collect_chain(x, target, &realize);
+  if (rc)
+    return rc;
+  const tsl_block *b = realize->u.realize.block;
+  /* the path down to the block */
+  sch_path *bp = TSL_NEW(a, sch_path);
+  *bp = *p;
+  for (uint32_t l = 1; l <= x->n_loops; l++) {
+    if (bp->depth == SCH_MAX_DEPTH)
+      return sch_fail(c, TSL_EUNSUPPORTED, "loop nest too deep");
+    bp->stmts[bp->depth] = l < x->n_loops ? x->loops[l] : realize;
+    bp->index[bp->depth++] = 0;
+  }
+  bz_part part;
+  if ((rc = bz_divide(x, bp, p->depth - 1, preserve, NULL, &part)))
+    return rc;
 
   /* the outer block */
   tsl_block *ob = TSL_NEW(a, tsl_block);
   ob->name = sch_fresh_block_name(c, x->f, suffixed(a, b->name, "_o"));
-  ob->n_iter_vars = n;
-  ob->iter_vars = oivs;
-  tsl_buffer_region *rr = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_reads + 1);
-  for (uint32_t i = 0; i < bs->n_reads; i++)
-    rr[i] = relax_region(x, &bs->reads[i], n_in, ivars, idoms);
-  tsl_buffer_region *wr = TSL_NEW_ARRAY(a, tsl_buffer_region, bs->n_writes + 1);
-  for (uint32_t i = 0; i < bs->n_writes; i++)
-    wr[i] = relax_region(x, &bs->writes[i], n_in, ivars, idoms);
-  ob->n_reads = bs->n_reads;
-  ob->reads = rr;
-  ob->n_writes = bs->n_writes;
-  ob->writes = wr;
-  const tsl_stmt *body = inner;
+  ob->n_iter_vars = part.n;
+  ob->iter_vars = part.oivs;
+  ob->n_reads = part.n_reads;
+  ob->reads = part.reads;
+  ob->n_writes = part.n_writes;
+  ob->writes = part.writes;
+  const tsl_stmt *body = part.inner;
   for (uint32_t l = x->n_loops; l-- > 0;)
     body = sch_with_child(a, x->loops[l], 0, body);
   ob->body = body;
-  if (bs->init)
-    ob->init = outer_init(x, bs->init, inner, b->name);
-  *out = tsl_stmt_block_realize(a, n, ovals, outer_pred, ob);
+  if (part.init)
+    ob->init = outer_init(x, part.init, part.inner, b->name);
+  *out = tsl_stmt_block_realize(a, part.n, part.ovals, part.outer_pred, ob);
   return TSL_OK;
 }
 
@@ -538,6 +571,11 @@ int bz_blockize_loop(sch_call *c, const sch_path *p, int preserve_unit_iters,
   bz_ctx x = {.c = c, .a = c->arena, .an = tsl_analyzer_new(c->sch->ctx),
               .f = p->func};
   x.target = sch_path_target(p)->u.loop.loop_var;
+  {
+    char t[300];
+    snprintf(t, sizeof t, "loop '%s'", x.target->name);
+    x.target_name = tsl_arena_strdup(c->arena, t);
+  }
   int rc = blockize_impl(&x, p, preserve_unit_iters, out);
   tsl_analyzer_free(x.an);
   return rc;
@@ -546,9 +584,7 @@ int bz_blockize_loop(sch_call *c, const sch_path *p, int preserve_unit_iters,
 int sch_apply_blockize(sch_call *c) {
   const tsl_sch_value *target = &c->args[0];
   if (target->kind == TSL_SV_LIST)
-    return sch_fail(c, TSL_EUNSUPPORTED,
-                    "blockize of a list of blocks is not supported; blockize "
-                    "the loop above them instead");
+    return bz_blockize_blocks(c, target, (int)c->args[1].u.i);
   sch_path p;
   int rc = sch_loop_path(c, target->u.rv, &p);
   if (rc)

@@ -36,6 +36,16 @@ int sch_apply_get_block(sch_call *c) {
   tsl_schedule *sch = c->sch;
   tsl_str name = c->args[0].u.s;
   tsl_str fname = c->args[1].kind == TSL_SV_STR ? c->args[1].u.s : sch->func_name;
+  if (!fname) {
+    sch_fail(c, TSL_EINVALID,
+             "does not know which function to work on: the module has %u "
+             "functions and none is 'main'; give func_name= or "
+             "call work_on first; functions:",
+             sch->mod->n_funcs);
+    for (uint32_t i = 0; i < sch->mod->n_funcs; i++)
+      tsl_diag_append(c->diag, "%s %s", i ? "," : "", sch->mod->funcs[i]->name);
+    return TSL_EINVALID;
+  }
   const tsl_func *f = sch_func(sch, fname);
   if (!f && !strcmp(fname, "main") && sch->mod->n_funcs == 1) {
     /* TVM schedules a lone prim_func as the module {"main": func} */
@@ -134,3 +144,49 @@ static int deps(sch_call *c, int producers) {
 
 int sch_apply_get_producers(sch_call *c) { return deps(c, 1); }
 int sch_apply_get_consumers(sch_call *c) { return deps(c, 0); }
+
+/* Every block inside `s` (at any depth, inits included) that writes a
+ * buffer its scope block (the nearest block around it, `scope`) does not
+ * allocate: TVM's output blocks. */
+static void output_blocks(sch_call *c, tsl_str func, const tsl_stmt *s,
+                          const tsl_block *scope) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_BLOCK_REALIZE: {
+    const tsl_block *b = s->u.realize.block;
+    int out = 0;
+    for (uint32_t w = 0; w < b->n_writes && !out; w++) {
+      out = 1;
+      for (uint32_t k = 0; k < scope->n_alloc_buffers && out; k++)
+        out = scope->alloc_buffers[k] != b->writes[w].buffer;
+    }
+    if (out)
+      sch_out_block(c, func, b->name);
+    if (b->init)
+      output_blocks(c, func, b->init, b);
+    output_blocks(c, func, b->body, b);
+    break;
+  }
+  case TSL_STMT_FOR: output_blocks(c, func, s->u.loop.body, scope); break;
+  case TSL_STMT_LET: output_blocks(c, func, s->u.let.body, scope); break;
+  case TSL_STMT_IF:
+    output_blocks(c, func, s->u.branch.then_case, scope);
+    if (s->u.branch.else_case)
+      output_blocks(c, func, s->u.branch.else_case, scope);
+    break;
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      output_blocks(c, func, s->u.seq.stmts[i], scope);
+    break;
+  default: break;
+  }
+}
+
+int sch_apply_get_output_blocks(sch_call *c) {
+  sch_path p;
+  int rc = sch_block_path(c, c->args[0].u.rv, &p);
+  if (rc)
+    return rc;
+  const tsl_block *b = sch_path_block(&p);
+  output_blocks(c, p.func->name, b->body, b);
+  return TSL_OK;
+}

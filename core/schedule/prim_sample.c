@@ -150,3 +150,91 @@ int sch_apply_enter_postproc(sch_call *c) {
   c->sch->in_postproc = 1;
   return TSL_OK;
 }
+
+/* sample_partitioned_tile: a perfect tile whose factors from partition_pos
+ * on multiply to a multiple of innerpart_factor (TVM's
+ * SamplePartitionedTile; with partition_pos 0 and innerpart_factor 1 it is
+ * sample_perfect_tile without an innermost limit). */
+int sch_apply_sample_partitioned_tile(sch_call *c) {
+  sch_path p;
+  int rc = sch_loop_path(c, c->args[0].u.rv, &p);
+  if (rc)
+    return rc;
+  const tsl_stmt *loop = sch_path_target(&p);
+  const char *lname = loop->u.loop.loop_var->name;
+  int64_t n = c->args[1].u.i, pos = c->args[2].u.i, inner = c->args[3].u.i, extent;
+  if (n < 2 || n > 16)
+    return sch_fail(c, TSL_EINVALID, "n = %lld; n must be in 2..16", (long long)n);
+  if (pos < 0 || pos >= n)
+    return sch_fail(c, TSL_EINVALID,
+                    "partition_pos = %lld; it must be in 0..%lld (a tile index)",
+                    (long long)pos, (long long)n - 1);
+  if (inner < 1)
+    return sch_fail(c, TSL_EINVALID, "innerpart_factor = %lld; it must be >= 1",
+                    (long long)inner);
+  if (!tsl_expr_is_const_int(sch_simplify(c, loop->u.loop.extent), &extent) ||
+      extent < 1)
+    return sch_fail(c, TSL_EINVALID,
+                    "loop '%s' has a non-constant extent; partitioned tiling "
+                    "needs a constant one",
+                    lname);
+  if (extent % inner)
+    return sch_fail(c, TSL_EINVALID,
+                    "innerpart_factor %lld does not divide the extent %lld of "
+                    "loop '%s'",
+                    (long long)inner, (long long)extent, lname);
+  int64_t f[16];
+  if (c->decision.kind != TSL_SV_NONE) {
+    const tsl_sch_value *d = &c->decision;
+    char txt[256];
+    if (d->kind != TSL_SV_LIST || d->n != (uint32_t)n)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision must be a list of %lld ints (one per tile)",
+                      (long long)n);
+    print_ints(txt, sizeof txt, d);
+    int64_t prod = 1, part = 1;
+    for (int64_t i = 0; i < n; i++) {
+      f[i] = d->u.items[i].u.i;
+      if (f[i] < 1)
+        return sch_fail(c, TSL_EINVALID, "decision %s has a factor below 1", txt);
+      prod = prod > extent ? prod : prod * f[i];
+      if (i >= pos)
+        part = part > extent ? part : part * f[i];
+    }
+    if (prod != extent)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision %s does not multiply to the extent %lld of "
+                      "loop '%s'",
+                      txt, (long long)extent, lname);
+    if (part % inner)
+      return sch_fail(c, TSL_EINVALID,
+                      "decision %s: the factors from partition_pos %lld on do "
+                      "not multiply to a multiple of innerpart_factor %lld",
+                      txt, (long long)pos, (long long)inner);
+  } else {
+    /* as TVM: perfect tiles drawn until one fits (one always does: the
+     * draw is uniform enough that the loop ends quickly) */
+    for (int tries = 0;; tries++) {
+      draw_tile(c->sch, extent, n, 0, f);
+      int64_t part = 1;
+      for (int64_t i = pos; i < n; i++)
+        part *= f[i];
+      if (part % inner == 0)
+        break;
+      if (tries == 1000) { /* a fitting decision: all of `inner` at pos */
+        for (int64_t i = 0; i < n; i++)
+          f[i] = 1;
+        f[0] = extent / inner;
+        f[pos] *= inner;
+        break;
+      }
+    }
+  }
+  tsl_sch_value *items = TSL_NEW_ARRAY(c->arena, tsl_sch_value, (size_t)n);
+  for (int64_t i = 0; i < n; i++) {
+    items[i] = tsl_sv_int(f[i]);
+    sch_out_int(c, f[i]);
+  }
+  c->decision = tsl_sv_list((uint32_t)n, items);
+  return TSL_OK;
+}

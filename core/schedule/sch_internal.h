@@ -109,6 +109,10 @@ typedef int (*sch_apply_fn)(sch_call *c);
 typedef struct sch_inst {
   tsl_sch_inst_kind pub;
   sch_apply_fn apply;
+  /* 1: not recorded in the trace (TVM's untraced Schedule methods:
+   * work_on, seed, can_decompose_padding...); the script layer hands
+   * their expression outputs out as plain ints */
+  uint32_t untraced;
 } sch_inst;
 
 /* ---- failing --------------------------------------------------------- */
@@ -192,6 +196,9 @@ const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype);
  * as paths extending `base` (base->stmts[base->depth-1] must be `s`).
  * Returns the count; *out is arena-allocated. */
 uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out);
+/* Name of the first block under `s` in program order (nested loops
+ * followed first, as TVM's loop_partition names its blocks), or NULL. */
+const char *sch_first_block_name(const tsl_stmt *s);
 /* 1 when the region list has an entry for buffer `b`. */
 int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
                      const tsl_buffer *b);
@@ -208,6 +215,14 @@ typedef struct sch_buffer_ref {
 } sch_buffer_ref;
 int sch_buffer_arg(sch_call *c, const tsl_block *b, uint32_t arg, int required,
                    sch_buffer_ref *out);
+
+/* A copy of `s` in which every variable and buffer it defines (loop, let
+ * and iter vars; alloc and match buffers) is new, with the same names, so
+ * that the copy can live next to the original. `vars` (may be NULL) maps
+ * free variables to replacements and receives old -> new for the
+ * definitions (copy_fresh.c). */
+const tsl_stmt *sch_stmt_copy_fresh(sch_call *c, const tsl_stmt *s,
+                                    tsl_map *vars);
 
 /* Simplify with the schedule's analyzer. */
 const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e);
@@ -287,8 +302,18 @@ const sch_inst *sch_inst_find(const char *name);
   X(cache_read) X(cache_write) X(set_scope) X(storage_align)                  \
   X(decompose_reduction) X(rfactor)                                           \
   X(blockize) X(tensorize)                                                    \
-  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)            \
-  X(transform_layout) X(transform_block_layout) X(set_axis_separator)
+  X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)              \
+  X(transform_layout) X(transform_block_layout) X(set_axis_separator)         \
+  SCH_APPLY_FNS_LOOPPRIMS(X)
+
+/* add_unit_loop .. copy: sch_loopprims_src in meson.build (and
+ * sample_partitioned_tile, get_output_blocks: prim_sample.c, prim_query.c) */
+#define SCH_APPLY_FNS_LOOPPRIMS(X)                                            \
+  X(add_unit_loop) X(merge) X(loop_partition) X(reorder_block_iter_var)       \
+  X(unsafe_set_dtype) X(unsafe_hide_buffer_access) X(annotate_buffer_access)  \
+  X(pad_einsum) X(decompose_padding) X(can_decompose_padding)                 \
+  X(sample_partitioned_tile) X(get_output_blocks)                             \
+  X(work_on) X(seed) X(fork_seed) X(get) X(remove_rv) X(show) X(copy)
 
 #define SCH_DECLARE_APPLY_(name) int sch_apply_##name(sch_call *c);
 SCH_APPLY_FNS(SCH_DECLARE_APPLY_)

@@ -335,8 +335,13 @@ static int call_method(sp *s, tsl_sch_value *out) {
     sch_diag_prefix(s->diag, "%s:%u: error: ", s->file, name.line);
     return rc;
   }
-  const tsl_sch_inst_kind *k = tsl_sch_inst_kind_find(mname);
-  if (k->returns_list) {
+  const sch_inst *inst = sch_inst_find(mname);
+  const tsl_sch_inst_kind *k = &inst->pub;
+  if (inst->untraced) {
+    /* an untraced value (fork_seed, get...) is a plain int to the script,
+     * so the trace never refers to a handle it did not record */
+    *out = n_outs ? tsl_sv_int(tsl_schedule_rv_value(s->sch, outs[0])) : tsl_sv_none();
+  } else if (k->returns_list) {
     tsl_sch_value *items = TSL_NEW_ARRAY(s->sch->arena, tsl_sch_value, n_outs + 1);
     for (uint32_t i = 0; i < n_outs; i++)
       items[i] = tsl_sv_rv(outs[i]);

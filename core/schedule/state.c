@@ -67,11 +67,9 @@ int tsl_schedule_new(tsl_ctx *ctx, const tsl_module *mod,
                      tsl_diag *diag) {
   *out = NULL;
   tsl_str fn = default_func(mod, ctx, opts ? opts->func_name : NULL);
-  if (!fn) {
-    tsl_diag_set(diag, TSL_ENOTFOUND, "schedule: the module has no function %s%s%s; functions:",
-                 opts && opts->func_name ? "'" : "",
-                 opts && opts->func_name ? opts->func_name : "called 'main' and more than one",
-                 opts && opts->func_name ? "'" : "");
+  if (!fn && opts && opts->func_name) {
+    tsl_diag_set(diag, TSL_ENOTFOUND, "schedule: the module has no function '%s'; functions:",
+                 opts->func_name);
     for (uint32_t i = 0; i < mod->n_funcs; i++)
       tsl_diag_append(diag, " %s", mod->funcs[i]->name);
     return TSL_ENOTFOUND;
@@ -109,7 +107,7 @@ const tsl_module *tsl_schedule_original(const tsl_schedule *sch) {
   return sch->orig;
 }
 const tsl_func *tsl_schedule_func(const tsl_schedule *sch) {
-  return tsl_module_find(sch->mod, sch->func_name);
+  return sch->func_name ? tsl_module_find(sch->mod, sch->func_name) : NULL;
 }
 const tsl_trace *tsl_schedule_trace(const tsl_schedule *sch) {
   return &sch->trace;
@@ -148,6 +146,8 @@ const char *sch_rv_describe(const tsl_schedule *sch, tsl_sch_rv rv) {
   char buf[256];
   if (rv >= sch->n_rvs)
     snprintf(buf, sizeof buf, "handle %u (unknown)", rv);
+  else if (sch->rvs[rv].kind == 0)
+    snprintf(buf, sizeof buf, "handle %u (removed by remove_rv)", rv);
   else if (sch->rvs[rv].kind == TSL_RV_BLOCK)
     snprintf(buf, sizeof buf, "block '%s'", sch->rvs[rv].u.block);
   else if (sch->rvs[rv].kind == TSL_RV_LOOP)
@@ -276,6 +276,7 @@ static const char *type_text(uint32_t type) {
   case TSL_SP_BUFFER: return "a buffer name or a tuple (\"read\" or \"write\", index)";
   case TSL_SP_LAMBDA: return "a lambda, e.g. lambda i, j: (j, i)";
   case TSL_SP_EXPR_OR_LAMBDA: return "a number, a T. expression or a lambda";
+  case TSL_SP_HANDLE: return "a handle (block, loop or sampled value)";
   }
   return "?";
 }
@@ -354,6 +355,7 @@ int sch_type_ok(uint32_t type, const tsl_sch_value *v) {
   case TSL_SP_LAMBDA: return v->kind == TSL_SV_LAMBDA;
   case TSL_SP_EXPR_OR_LAMBDA:
     return is_num(v) || v->kind == TSL_SV_EXPR || v->kind == TSL_SV_LAMBDA;
+  case TSL_SP_HANDLE: return is_rv(v);
   }
   return 0;
 }
@@ -511,6 +513,7 @@ static int check_rv(tsl_schedule *sch, const tsl_sch_param *par,
   case TSL_SP_BLOCK_OR_LOOPS: ok = kind != TSL_RV_EXPR; break;
   case TSL_SP_FACTORS:
   case TSL_SP_ANY: ok = kind == TSL_RV_EXPR; break;
+  case TSL_SP_HANDLE: ok = kind != 0; break;
   default: ok = 0;
   }
   if (!ok)
@@ -556,8 +559,9 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
                                    : TSL_NEW_ARRAY(sch->arena, uint32_t, c.n_outs);
   for (uint32_t i = 0; i < c.n_outs; i++)
     kinds[i] = sch->rvs[c.outs[i]].kind;
-  sch_trace_append(&sch->trace, k, args, c.outs, c.n_outs, kinds,
-                   k->is_sample ? &c.decision : NULL);
+  if (!inst->untraced)
+    sch_trace_append(&sch->trace, k, args, c.outs, c.n_outs, kinds,
+                     k->is_sample ? &c.decision : NULL);
   if (outs)
     *outs = c.outs;
   if (n_outs)

@@ -152,7 +152,7 @@ int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
     return tsl_diag_set(diag, TSL_EINVALID,
                         "instruction %u (%s) has no decision", i,
                         in->kind->name);
-  int want_list = strcmp(in->kind->name, "sample_perfect_tile") == 0;
+  int want_list = (int)in->kind->returns_list; /* the tile samplers */
   int ok = want_list ? decision->kind == TSL_SV_LIST
                      : decision->kind == TSL_SV_INT;
   for (uint32_t k = 0; ok && want_list && k < decision->n; k++)

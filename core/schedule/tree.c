@@ -282,3 +282,24 @@ int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
       return 1;
   return 0;
 }
+
+const char *sch_first_block_name(const tsl_stmt *s) {
+  while (s->kind == TSL_STMT_FOR)
+    s = s->u.loop.body;
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_BLOCK_REALIZE: return s->u.realize.block->name;
+  case TSL_STMT_LET: return sch_first_block_name(s->u.let.body);
+  case TSL_STMT_IF: {
+    const char *n = sch_first_block_name(s->u.branch.then_case);
+    return n || !s->u.branch.else_case ? n : sch_first_block_name(s->u.branch.else_case);
+  }
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++) {
+      const char *n = sch_first_block_name(s->u.seq.stmts[i]);
+      if (n)
+        return n;
+    }
+    return NULL;
+  default: return NULL;
+  }
+}

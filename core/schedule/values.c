@@ -312,9 +312,20 @@ void sch_value_print(tsl_strbuf *sb, const tsl_sch_value *v,
 
 /* ---- reading T. expressions and lambdas --------------------------------- */
 
+static int is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
+static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
 size_t sch_value_span(const char *p, const char *end) {
   const char *q = p;
   int depth = 0;
+  /* a lambda's parameter list (`lambda i, j:`) belongs to it */
+  if (end - p > 6 && !memcmp(p, "lambda", 6) && !is_ident(p[6])) {
+    const char *c = p + 6;
+    while (c < end && (is_ident(*c) || *c == ',' || *c == ' ' || *c == '\t'))
+      c++;
+    if (c < end && *c == ':')
+      q = c + 1;
+  }
   while (q < end) {
     char c = *q;
     if (c == '"' || c == '\'') {
@@ -344,8 +355,6 @@ size_t sch_value_span(const char *p, const char *end) {
   return (size_t)(q - p);
 }
 
-static int is_ident_start(char c) { return isalpha((unsigned char)c) || c == '_'; }
-static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
 /* Tree -> value: tuples and lists nest, leaves become EXPR values. */
 static tsl_sch_value tree_value(tsl_arena *a, const tsl_expr_tree *t,

@@ -92,8 +92,6 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
   if (rc)
     goto out;
   ++*n_ok_cases;
-  const tsl_func *before = tsl_module_find(m, tsl_schedule_func(sch)->name);
-  tsl_equiv_report rep;
   /* symbolic sizes take the values of a `# bind: n=37 m=5` line in the script */
   tsl_binding binds[8];
   char bnames[8][32];
@@ -108,16 +106,24 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
     n_binds++;
     q += used;
   }
-  tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, 1};
-  int st = tsl_interp_check_equivalent_opts(before,
-                                            tsl_schedule_func_in_original_layout(sch, NULL),
-                                            binds, n_binds, 1, &io, &rep, &diag);
-  ok(st == TSL_OK,
-     "%s: interpreter agrees before and after, parallel loops in natural, shuffled "
-     "and reversed order (%lld values, max err %.2g)",
-     id, (long long)rep.n_checked, rep.max_abs_err);
-  if (st)
-    tap_diag("%s", diag.text);
+  /* the scheduled function, or every function when there is no default
+   * (several, none 'main': the script picked with work_on or func_name) */
+  for (uint32_t fi = 0; fi < m->n_funcs; fi++) {
+    const tsl_func *before = m->funcs[fi];
+    if (tsl_schedule_func(sch) && before->name != tsl_schedule_func(sch)->name)
+      continue;
+    tsl_equiv_report rep;
+    tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, 1};
+    int st = tsl_interp_check_equivalent_opts(
+        before, tsl_schedule_func_in_original_layout(sch, before->name), binds, n_binds, 1,
+        &io, &rep, &diag);
+    ok(st == TSL_OK,
+       "%s: interpreter agrees before and after on %s, parallel loops in natural, "
+       "shuffled and reversed order (%lld values, max err %.2g)",
+       id, before->name, (long long)rep.n_checked, rep.max_abs_err);
+    if (st)
+      tap_diag("%s", diag.text);
+  }
 
   /* reparse */
   char *text = tsl_print_module(tsl_schedule_module(sch));

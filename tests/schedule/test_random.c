@@ -361,7 +361,7 @@ int main(void) {
   int n_scripts = getenv("TESSEL_RANDOM_SCRIPTS") ? atoi(getenv("TESSEL_RANDOM_SCRIPTS")) : 2500;
   uint64_t seed0 = getenv("TESSEL_RANDOM_SEED") ? strtoull(getenv("TESSEL_RANDOM_SEED"), NULL, 0) : 1;
   long calls = 0, succeeded = 0, clean_failures = 0, changed = 0, bad = 0;
-  long per_prim_ok[64] = {0};
+  long per_prim_ok[128] = {0};
   uint32_t nk;
   const tsl_sch_inst_kind *const *kinds = tsl_sch_inst_kinds(&nk);
   clock_t t0 = clock();
@@ -390,7 +390,7 @@ int main(void) {
       int rc = tsl_sch_call(g.sch, prim, n, a, NULL, NULL, &g.diag);
       if (rc == TSL_OK) {
         succeeded++;
-        for (uint32_t i = 0; i < nk; i++)
+        for (uint32_t i = 0; i < nk && i < 128; i++)
           if (!strcmp(kinds[i]->name, prim))
             per_prim_ok[i]++;
         continue;
@@ -451,7 +451,7 @@ int main(void) {
                "changed programs checked in the interpreter (%.1f s)",
      n_scripts, calls, succeeded, clean_failures, changed, secs);
   tap_diag("successful calls per primitive:");
-  for (uint32_t i = 0; i < nk; i++)
+  for (uint32_t i = 0; i < nk && i < 128; i++)
     if (per_prim_ok[i])
       tap_diag("  %-24s %ld", kinds[i]->name, per_prim_ok[i]);
   for (int i = 0; i < nw; i++)

@@ -134,6 +134,8 @@ static void spans(void) {
   is_int(sch_value_span(t, t + strlen(t)), 22, "a span ends at the top-level comma");
   t = "T.float32(0))\n";
   is_int(sch_value_span(t, t + strlen(t)), 12, "a span ends at the closing bracket");
+  t = "lambda vi, vj: ((vi - 1, vi + 1), vj), x";
+  is_int(sch_value_span(t, t + strlen(t)), 37, "a lambda's parameters belong to its span");
   t = "'a,b' + x  # comment";
   is_int(sch_value_span(t, t + strlen(t)), 9, "strings and comments");
 }

@@ -144,14 +144,17 @@ typedef struct tsl_schedule_opts {
 } tsl_schedule_opts;
 
 /* New schedule over `mod` (which must outlive the schedule). `opts` may be
- * NULL (defaults). Fails with TSL_ENOTFOUND when the default function does
- * not exist. */
+ * NULL (defaults). Fails with TSL_ENOTFOUND when opts->func_name names no
+ * function. A module of several functions none of which is "main" gets no
+ * default function (as TVM's Schedule): get_block then needs func_name, or
+ * a work_on call first. */
 TSL_API int tsl_schedule_new(tsl_ctx *ctx, const tsl_module *mod,
                              const tsl_schedule_opts *opts,
                              tsl_schedule **out, tsl_diag *diag);
 TSL_API void tsl_schedule_free(tsl_schedule *sch);
 
-/* The current module / the function get_block uses by default. */
+/* The current module / the function get_block uses by default (NULL when
+ * there is none, see tsl_schedule_new). */
 TSL_API const tsl_module *tsl_schedule_module(const tsl_schedule *sch);
 TSL_API const tsl_func *tsl_schedule_func(const tsl_schedule *sch);
 /* Function `name` (NULL: the default function) as the schedule made it,
@@ -173,7 +176,8 @@ TSL_API tsl_ctx *tsl_schedule_ctx(const tsl_schedule *sch);
  * (e.g. a replay with fresh decisions per candidate). */
 TSL_API uint64_t tsl_schedule_fork_seed(tsl_schedule *sch);
 
-/* Kind (TSL_RV_*) of a handle, 0 when `rv` was never handed out. */
+/* Kind (TSL_RV_*) of a handle, 0 when `rv` was never handed out or was
+ * removed (remove_rv). */
 TSL_API int tsl_schedule_rv_kind(const tsl_schedule *sch, tsl_sch_rv rv);
 /* Value of an expression RV (0 for other kinds). */
 TSL_API int64_t tsl_schedule_rv_value(const tsl_schedule *sch, tsl_sch_rv rv);
@@ -223,8 +227,10 @@ enum {
                                ("read" | "write", index); the primitive
                                records the tuple form */
   TSL_SP_LAMBDA = 18,       /* a lambda (index maps and the like) */
-  TSL_SP_EXPR_OR_LAMBDA = 19 /* a number, a T. expression, or a lambda of
+  TSL_SP_EXPR_OR_LAMBDA = 19, /* a number, a T. expression, or a lambda of
                                the indices (transform_layout's pad_value) */
+  TSL_SP_HANDLE = 20        /* any handle: block, loop or sampled value
+                               (remove_rv, get) */
 };
 
 /* Parameter flags. */

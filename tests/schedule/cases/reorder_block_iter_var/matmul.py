@@ -1,0 +1,9 @@
+# C = A @ B^T, 8x6x4.
+@T.prim_func
+def main(A: T.Buffer((8, 4), "float32"), B: T.Buffer((6, 4), "float32"), C: T.Buffer((8, 6), "float32")):
+    for i, j, k in T.grid(8, 6, 4):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
