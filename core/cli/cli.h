@@ -45,6 +45,13 @@ int cli_load(tsl_arena *arena, const char *path, const tsl_module **out);
 const tsl_func *cli_pick_func(const char *verb, const tsl_module *m,
                               const char *name, const char *path);
 
+/* Tensor intrinsics in the folder of `script` (cli_intrins.c): files
+ * intrin__<name>__desc.py / intrin__<name>__impl.py, registered with the
+ * built-in ones into *out (NULL when there are none; free with
+ * tsl_intrin_registry_free). The functions live in `arena`. */
+int cli_script_intrins(tsl_ctx *ctx, tsl_arena *arena, const char *script,
+                       tsl_intrin_registry **out, tsl_diag *d);
+
 extern const cli_verb cli_verbs[];
 
 #endif

@@ -125,8 +125,13 @@ int cli_schedule(int argc, char **argv) {
     fprintf(stderr, "%s\n", diag.text);
     rc = CLI_USAGE;
   }
+  tsl_intrin_registry *intrins = NULL;
+  if (rc == CLI_OK && cli_script_intrins(ctx, arena, script, &intrins, &diag) != TSL_OK) {
+    fprintf(stderr, "%s\n", diag.text);
+    rc = CLI_USAGE;
+  }
   if (rc == CLI_OK) {
-    tsl_schedule_opts so = {sizeof so, f ? f->name : NULL, seed, NULL};
+    tsl_schedule_opts so = {sizeof so, f ? f->name : NULL, seed, intrins};
     if (tsl_schedule_new(ctx, m, &so, &sch, &diag) != TSL_OK ||
         tsl_script_run(sch, script, src, len, &diag) != TSL_OK) {
       fprintf(stderr, "%s\n", diag.text);
@@ -173,6 +178,7 @@ int cli_schedule(int argc, char **argv) {
     free((char *)binds[i].name);
   free(src);
   tsl_schedule_free(sch);
+  tsl_intrin_registry_free(intrins);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return rc;
