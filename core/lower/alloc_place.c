@@ -238,8 +238,8 @@ static const tsl_expr **rebase_idx(rebase *rb, uint32_t n, const tsl_expr *const
 
 static const tsl_expr *rebase_expr(tsl_mutator *m, const tsl_expr *e) {
   rebase *rb = (rebase *)m;
-  if (!rb->inside)
-    return e;
+  if (!rb->inside || (!e->n_args && e->kind != TSL_EXPR_LOAD))
+    return e; /* outside the scope, or a leaf without an access */
   const tsl_expr *r = tsl_mutate_expr_children(m, e);
   if (e->kind == TSL_EXPR_LOAD && e->u.buffer == rb->from)
     return tsl_expr_load(m->arena, rb->to, e->n_args, rebase_idx(rb, e->n_args, r->args));

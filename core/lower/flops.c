@@ -70,30 +70,44 @@ static int collect_vars(const tsl_expr *e, void *ud) {
   return 0;
 }
 
-/* The counted expressions: store values, IF conditions, let values and
- * evaluated values (not indices or loop bounds). */
-static int count_expr(const tsl_expr *e, const tsl_stmt *s, void *ud) {
-  fc *f = ud;
-  if ((s->kind == TSL_STMT_STORE && e != s->u.store.value) || s->kind == TSL_STMT_FOR)
-    return 0;
+/* The ops of `e`, once per point of the enclosing loops. */
+static void count(fc *f, const tsl_expr *e) {
   double ops = 0;
   tsl_expr_visit(e, count_fn, &ops);
   if (ops == 0)
-    return 0;
+    return;
   double t = trips(f);
   if (t < 0)
     f->unknown = 1;
   else
     f->total += ops * t;
-  return 0;
 }
 
+/* Counted: store values, IF conditions, let values and evaluated values
+ * (not indices or loop bounds). */
 static int count_stmt(const tsl_stmt *s, void *ud) {
   fc *f = ud;
-  if (s->kind == TSL_STMT_FOR)
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR:
     TSL_VEC_PUSH(&f->loops, const tsl_stmt *, s);
-  if (s->kind != TSL_STMT_BLOCK_REALIZE)
     return 0;
+  case TSL_STMT_STORE:
+    count(f, s->u.store.value);
+    return 0;
+  case TSL_STMT_IF:
+    count(f, s->u.branch.cond);
+    return 0;
+  case TSL_STMT_LET:
+    count(f, s->u.let.value);
+    return 0;
+  case TSL_STMT_EVALUATE:
+    count(f, s->u.evaluate.value);
+    return 0;
+  case TSL_STMT_BLOCK_REALIZE:
+    break;
+  default:
+    return 0;
+  }
   /* a block: its init once per point of the loops driving no reduce
    * iterator, its body as any statement */
   const tsl_block *b = s->u.realize.block;
@@ -128,8 +142,7 @@ double tsl_func_flops(const tsl_func *f) {
   fc c;
   memset(&c, 0, sizeof c);
   tsl_vec_init(&c.loops, sizeof(const tsl_stmt *), NULL);
-  c.v = (tsl_stmt_visitor){.stmt = count_stmt, .expr = count_expr, .stmt_post = count_post,
-                           .user_data = &c};
+  c.v = (tsl_stmt_visitor){.stmt = count_stmt, .stmt_post = count_post, .user_data = &c};
   tsl_stmt_visit(f->body, &c.v);
   tsl_vec_free(&c.loops);
   return c.unknown ? -1 : c.total;

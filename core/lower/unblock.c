@@ -81,10 +81,13 @@ static const tsl_expr **resolve_indices(tsl_arena *a, const view *vw,
 }
 
 static const tsl_expr *ub_expr(tsl_mutator *m, const tsl_expr *e) {
+  if (!e->n_args && e->kind != TSL_EXPR_VAR && e->kind != TSL_EXPR_LOAD)
+    return e; /* a constant */
   const tsl_expr *r = tsl_mutate_expr_children(m, e);
-  if (e->kind != TSL_EXPR_LOAD)
+  ub *u = (ub *)m;
+  if (e->kind != TSL_EXPR_LOAD || !u->views.n)
     return r;
-  const view *vw = tsl_map_get(&((ub *)m)->views, e->u.buffer);
+  const view *vw = tsl_map_get(&u->views, e->u.buffer);
   return vw ? tsl_expr_load(m->arena, vw->root, vw->root->ndim,
                             resolve_indices(m->arena, vw, r->args))
             : r;
