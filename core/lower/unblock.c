@@ -13,14 +13,14 @@
  * thread-bound is replaced by its body (its variable by its min), as TVM's
  * LowerOpaqueBlock does; a block's unroll pragmas go to the outermost loops
  * of its body (init included), the scope TVM's pragma attribute covers.
- * One mutator does it all: bindings and view variables are its `vars`
- * map, bound for the block's scope; its hooks handle loops, stores and
- * loads through views, and realizes. Every FOR is rebuilt, so each loop
- * node is unique in the result (alloc_place.c identifies loops by address).
+ * One mutator walks the body: bindings and view variables are its `vars`
+ * map, bound for the block's scope; its hooks handle loops, realizes, and
+ * stores and loads through views (a second, statement-only mutator puts a
+ * block's pragmas on its loops). Every FOR is rebuilt, so each loop node
+ * is unique in the result (alloc_place.c identifies loops by address).
  */
 #include "lower_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* A match_buffer view resolved to the buffer that owns the memory. */
