@@ -160,6 +160,20 @@ int tsl_map_next(const tsl_map *m, uint32_t *pos, const void **key, void **val) 
   return 0;
 }
 
+tsl_map_binding tsl_map_bind(tsl_map *m, const void *key, void *val) {
+  tsl_map_binding b = {key, NULL, 0};
+  b.had = tsl_map_find(m, key, &b.prev);
+  tsl_map_put(m, key, val);
+  return b;
+}
+
+void tsl_map_unbind(tsl_map *m, const tsl_map_binding *b) {
+  if (b->had)
+    tsl_map_put(m, b->key, b->prev);
+  else
+    tsl_map_del(m, b->key);
+}
+
 /* ---- vec ---- */
 
 void tsl_vec_init(tsl_vec *v, size_t elem_size, tsl_arena *arena) {

@@ -8,6 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The recursion calls these static versions: a call to a TSL_API name goes
+ * through the PLT, which costs a jump per node visited. The public names
+ * are wrappers at the end of the file. */
+static const tsl_expr *mutate_expr(tsl_mutator *m, const tsl_expr *e);
+static const tsl_expr *expr_children(tsl_mutator *m, const tsl_expr *e);
+static const tsl_stmt *mutate_stmt(tsl_mutator *m, const tsl_stmt *s);
+static const tsl_stmt *stmt_children(tsl_mutator *m, const tsl_stmt *s);
+static const tsl_block *block_children(tsl_mutator *m, const tsl_block *b);
+static tsl_buffer_region mutate_region(tsl_mutator *m, const tsl_buffer_region *r);
+
 tsl_mutator tsl_mutator_make(tsl_arena *arena) {
   tsl_mutator m;
   memset(&m, 0, sizeof m);
@@ -32,8 +42,13 @@ int tsl_mutator_fail(tsl_mutator *m, int status, const char *fmt, ...) {
 
 /* ---- expressions ---- */
 
-const tsl_expr *tsl_mutate_expr(tsl_mutator *m, const tsl_expr *e) {
-  return m->expr ? m->expr(m, e) : tsl_mutate_expr_children(m, e);
+const tsl_expr *tsl_mutate_expr_keep(tsl_mutator *m, const tsl_expr *e) {
+  (void)m;
+  return e;
+}
+
+static const tsl_expr *mutate_expr(tsl_mutator *m, const tsl_expr *e) {
+  return m->expr ? m->expr(m, e) : expr_children(m, e);
 }
 
 const tsl_buffer *tsl_mutate_buffer(tsl_mutator *m, const tsl_buffer *b) {
@@ -43,18 +58,23 @@ const tsl_buffer *tsl_mutate_buffer(tsl_mutator *m, const tsl_buffer *b) {
   return r ? r : b;
 }
 
+/* tsl_mutate_buffer without the call when nothing can replace buffers. */
+static inline const tsl_buffer *mutate_buffer(tsl_mutator *m, const tsl_buffer *b) {
+  return m->buffer || m->buffers ? tsl_mutate_buffer(m, b) : b;
+}
+
 static const tsl_expr *mutate_var(tsl_mutator *m, const tsl_expr *e) {
   const tsl_expr *r = m->var ? m->var(m, e->u.var) : NULL;
-  if (!r && m->vars)
+  if (!r && m->vars && m->vars->n)
     r = tsl_map_get(m->vars, e->u.var);
   return r ? r : e;
 }
 
-const tsl_expr *tsl_mutate_expr_children(tsl_mutator *m, const tsl_expr *e) {
+static const tsl_expr *expr_children(tsl_mutator *m, const tsl_expr *e) {
   if (e->kind == TSL_EXPR_VAR)
     return mutate_var(m, e);
   const tsl_buffer *buf = e->kind == TSL_EXPR_LOAD || e->kind == TSL_EXPR_BUFFER_DATA
-                              ? tsl_mutate_buffer(m, e->u.buffer)
+                              ? mutate_buffer(m, e->u.buffer)
                               : NULL;
   if (e->n_args == 0 && (!buf || buf == e->u.buffer))
     return e;
@@ -63,7 +83,7 @@ const tsl_expr *tsl_mutate_expr_children(tsl_mutator *m, const tsl_expr *e) {
                                          : TSL_NEW_ARRAY(m->arena, const tsl_expr *, e->n_args);
   int changed = buf && buf != e->u.buffer;
   for (uint32_t i = 0; i < e->n_args; i++) {
-    args[i] = tsl_mutate_expr(m, e->args[i]);
+    args[i] = mutate_expr(m, e->args[i]);
     changed |= args[i] != e->args[i];
   }
   if (!changed)
@@ -76,14 +96,17 @@ const tsl_expr *tsl_mutate_expr_children(tsl_mutator *m, const tsl_expr *e) {
   return tsl_expr_with_args(m->arena, e, e->n_args, args);
 }
 
-/* Mutate n expressions; returns `xs` itself when none changed. */
+/* Mutate n expressions; returns `xs` itself when none changed, else the
+ * new list (in `stack`, room for 8, when it fits: the node builders copy
+ * it). */
 static const tsl_expr *const *mutate_exprs(tsl_mutator *m, uint32_t n,
-                                           const tsl_expr *const *xs) {
+                                           const tsl_expr *const *xs,
+                                           const tsl_expr **stack) {
   const tsl_expr **out = NULL;
   for (uint32_t i = 0; i < n; i++) {
-    const tsl_expr *x = tsl_mutate_expr(m, xs[i]);
+    const tsl_expr *x = mutate_expr(m, xs[i]);
     if (x != xs[i] && !out) {
-      out = TSL_NEW_ARRAY(m->arena, const tsl_expr *, n);
+      out = n <= 8 ? stack : TSL_NEW_ARRAY(m->arena, const tsl_expr *, n);
       memcpy(out, xs, sizeof *out * i);
     }
     if (out)
@@ -92,13 +115,13 @@ static const tsl_expr *const *mutate_exprs(tsl_mutator *m, uint32_t n,
   return out ? out : xs;
 }
 
-tsl_buffer_region tsl_mutate_region(tsl_mutator *m, const tsl_buffer_region *r) {
+static tsl_buffer_region mutate_region(tsl_mutator *m, const tsl_buffer_region *r) {
   tsl_buffer_region out = *r;
-  out.buffer = tsl_mutate_buffer(m, r->buffer);
+  out.buffer = mutate_buffer(m, r->buffer);
   tsl_range *rs = NULL;
   for (uint32_t d = 0; d < r->ndim; d++) {
-    const tsl_expr *mn = tsl_mutate_expr(m, r->ranges[d].min);
-    const tsl_expr *ext = tsl_mutate_expr(m, r->ranges[d].extent);
+    const tsl_expr *mn = mutate_expr(m, r->ranges[d].min);
+    const tsl_expr *ext = mutate_expr(m, r->ranges[d].extent);
     if ((mn != r->ranges[d].min || ext != r->ranges[d].extent) && !rs) {
       rs = TSL_NEW_ARRAY(m->arena, tsl_range, r->ndim);
       memcpy(rs, r->ranges, sizeof *rs * d);
@@ -116,7 +139,7 @@ static const tsl_buffer_region *mutate_regions(tsl_mutator *m, uint32_t n,
                                                const tsl_buffer_region *regs) {
   tsl_buffer_region *out = NULL;
   for (uint32_t i = 0; i < n; i++) {
-    tsl_buffer_region r = tsl_mutate_region(m, &regs[i]);
+    tsl_buffer_region r = mutate_region(m, &regs[i]);
     if ((r.buffer != regs[i].buffer || r.ranges != regs[i].ranges) && !out) {
       out = TSL_NEW_ARRAY(m->arena, tsl_buffer_region, n);
       memcpy(out, regs, sizeof *out * i);
@@ -129,8 +152,8 @@ static const tsl_buffer_region *mutate_regions(tsl_mutator *m, uint32_t n,
 
 /* ---- statements ---- */
 
-const tsl_stmt *tsl_mutate_stmt(tsl_mutator *m, const tsl_stmt *s) {
-  return m->stmt ? m->stmt(m, s) : tsl_mutate_stmt_children(m, s);
+static const tsl_stmt *mutate_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  return m->stmt ? m->stmt(m, s) : stmt_children(m, s);
 }
 
 static const tsl_var *mutate_def(tsl_mutator *m, const tsl_var *v) {
@@ -144,14 +167,14 @@ static const tsl_var *mutate_def(tsl_mutator *m, const tsl_var *v) {
   return nv;
 }
 
-const tsl_block *tsl_mutate_block_children(tsl_mutator *m, const tsl_block *b) {
+static const tsl_block *block_children(tsl_mutator *m, const tsl_block *b) {
   int changed = 0;
   tsl_iter_var *ivs = NULL;
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     tsl_iter_var iv = b->iter_vars[i];
     iv.var = mutate_def(m, iv.var);
-    iv.dom.min = tsl_mutate_expr(m, iv.dom.min);
-    iv.dom.extent = tsl_mutate_expr(m, iv.dom.extent);
+    iv.dom.min = mutate_expr(m, iv.dom.min);
+    iv.dom.extent = mutate_expr(m, iv.dom.extent);
     if ((iv.var != b->iter_vars[i].var || iv.dom.min != b->iter_vars[i].dom.min ||
          iv.dom.extent != b->iter_vars[i].dom.extent) && !ivs) {
       ivs = TSL_NEW_ARRAY(m->arena, tsl_iter_var, b->n_iter_vars);
@@ -164,7 +187,7 @@ const tsl_block *tsl_mutate_block_children(tsl_mutator *m, const tsl_block *b) {
   const tsl_buffer_region *writes = mutate_regions(m, b->n_writes, b->writes);
   const tsl_buffer **allocs = NULL;
   for (uint32_t i = 0; i < b->n_alloc_buffers; i++) {
-    const tsl_buffer *nb = tsl_mutate_buffer(m, b->alloc_buffers[i]);
+    const tsl_buffer *nb = mutate_buffer(m, b->alloc_buffers[i]);
     if (nb != b->alloc_buffers[i] && !allocs) {
       allocs = TSL_NEW_ARRAY(m->arena, const tsl_buffer *, b->n_alloc_buffers);
       memcpy(allocs, b->alloc_buffers, sizeof *allocs * i);
@@ -175,8 +198,8 @@ const tsl_block *tsl_mutate_block_children(tsl_mutator *m, const tsl_block *b) {
   tsl_match_buffer *mbs = NULL;
   for (uint32_t i = 0; i < b->n_match_buffers; i++) {
     tsl_match_buffer mb = b->match_buffers[i];
-    mb.buffer = tsl_mutate_buffer(m, mb.buffer);
-    mb.source = tsl_mutate_region(m, &b->match_buffers[i].source);
+    mb.buffer = mutate_buffer(m, mb.buffer);
+    mb.source = mutate_region(m, &b->match_buffers[i].source);
     if ((mb.buffer != b->match_buffers[i].buffer ||
          mb.source.buffer != b->match_buffers[i].source.buffer ||
          mb.source.ranges != b->match_buffers[i].source.ranges) && !mbs) {
@@ -186,8 +209,8 @@ const tsl_block *tsl_mutate_block_children(tsl_mutator *m, const tsl_block *b) {
     if (mbs)
       mbs[i] = mb;
   }
-  const tsl_stmt *init = b->init ? tsl_mutate_stmt(m, b->init) : NULL;
-  const tsl_stmt *body = tsl_mutate_stmt(m, b->body);
+  const tsl_stmt *init = b->init ? mutate_stmt(m, b->init) : NULL;
+  const tsl_stmt *body = mutate_stmt(m, b->body);
   if (!body)
     return NULL;
   changed = ivs || reads != b->reads || writes != b->writes || allocs || mbs ||
@@ -210,12 +233,12 @@ const tsl_block *tsl_mutate_block_children(tsl_mutator *m, const tsl_block *b) {
 
 static const tsl_stmt *mutate_seq(tsl_mutator *m, const tsl_stmt *s) {
   uint32_t n = s->u.seq.n;
-  const tsl_stmt **out = NULL;
+  const tsl_stmt *stack[16], **out = NULL; /* tsl_stmt_seq copies */
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
-    const tsl_stmt *x = tsl_mutate_stmt(m, s->u.seq.stmts[i]);
+    const tsl_stmt *x = mutate_stmt(m, s->u.seq.stmts[i]);
     if (x != s->u.seq.stmts[i] && !out) {
-      out = TSL_NEW_ARRAY(m->arena, const tsl_stmt *, n);
+      out = n <= 16 ? stack : TSL_NEW_ARRAY(m->arena, const tsl_stmt *, n);
       memcpy(out, s->u.seq.stmts, sizeof *out * i);
       k = i;
     }
@@ -231,14 +254,14 @@ static const tsl_stmt *mutate_seq(tsl_mutator *m, const tsl_stmt *s) {
   return k ? tsl_stmt_seq(m->arena, k, out) : NULL;
 }
 
-const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m, const tsl_stmt *s) {
+static const tsl_stmt *stmt_children(tsl_mutator *m, const tsl_stmt *s) {
   tsl_arena *a = m->arena;
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR: {
     const tsl_var *v = mutate_def(m, s->u.loop.loop_var);
-    const tsl_expr *mn = tsl_mutate_expr(m, s->u.loop.min);
-    const tsl_expr *ext = tsl_mutate_expr(m, s->u.loop.extent);
-    const tsl_stmt *body = tsl_mutate_stmt(m, s->u.loop.body);
+    const tsl_expr *mn = mutate_expr(m, s->u.loop.min);
+    const tsl_expr *ext = mutate_expr(m, s->u.loop.extent);
+    const tsl_stmt *body = mutate_stmt(m, s->u.loop.body);
     if (!body)
       return NULL;
     if (v == s->u.loop.loop_var && mn == s->u.loop.min &&
@@ -248,10 +271,11 @@ const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m, const tsl_stmt *s) {
                         s->u.loop.thread_tag, s->u.loop.annotations, body);
   }
   case TSL_STMT_BLOCK_REALIZE: {
+    const tsl_expr *stack[8];
     const tsl_expr *const *vals =
-        mutate_exprs(m, s->u.realize.n_iter_values, s->u.realize.iter_values);
-    const tsl_expr *pred = tsl_mutate_expr(m, s->u.realize.predicate);
-    const tsl_block *b = tsl_mutate_block_children(m, s->u.realize.block);
+        mutate_exprs(m, s->u.realize.n_iter_values, s->u.realize.iter_values, stack);
+    const tsl_expr *pred = mutate_expr(m, s->u.realize.predicate);
+    const tsl_block *b = block_children(m, s->u.realize.block);
     if (!b)
       return NULL;
     if (vals == s->u.realize.iter_values && pred == s->u.realize.predicate &&
@@ -260,20 +284,21 @@ const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m, const tsl_stmt *s) {
     return tsl_stmt_block_realize(a, s->u.realize.n_iter_values, vals, pred, b);
   }
   case TSL_STMT_STORE: {
-    const tsl_buffer *buf = tsl_mutate_buffer(m, s->u.store.buffer);
+    const tsl_buffer *buf = mutate_buffer(m, s->u.store.buffer);
+    const tsl_expr *stack[8];
     const tsl_expr *const *idx =
-        mutate_exprs(m, s->u.store.n_indices, s->u.store.indices);
-    const tsl_expr *val = tsl_mutate_expr(m, s->u.store.value);
+        mutate_exprs(m, s->u.store.n_indices, s->u.store.indices, stack);
+    const tsl_expr *val = mutate_expr(m, s->u.store.value);
     if (buf == s->u.store.buffer && idx == s->u.store.indices &&
         val == s->u.store.value)
       return s;
     return tsl_stmt_store(a, buf, val, s->u.store.n_indices, idx);
   }
   case TSL_STMT_IF: {
-    const tsl_expr *c = tsl_mutate_expr(m, s->u.branch.cond);
-    const tsl_stmt *t = tsl_mutate_stmt(m, s->u.branch.then_case);
+    const tsl_expr *c = mutate_expr(m, s->u.branch.cond);
+    const tsl_stmt *t = mutate_stmt(m, s->u.branch.then_case);
     const tsl_stmt *e = s->u.branch.else_case
-                            ? tsl_mutate_stmt(m, s->u.branch.else_case)
+                            ? mutate_stmt(m, s->u.branch.else_case)
                             : NULL;
     if (!t && !e)
       return NULL;
@@ -285,9 +310,9 @@ const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m, const tsl_stmt *s) {
     return tsl_stmt_if(a, c, t, e);
   }
   case TSL_STMT_LET: {
-    const tsl_expr *val = tsl_mutate_expr(m, s->u.let.value);
+    const tsl_expr *val = mutate_expr(m, s->u.let.value);
     const tsl_var *v = mutate_def(m, s->u.let.var);
-    const tsl_stmt *body = tsl_mutate_stmt(m, s->u.let.body);
+    const tsl_stmt *body = mutate_stmt(m, s->u.let.body);
     if (!body)
       return NULL;
     if (v == s->u.let.var && val == s->u.let.value && body == s->u.let.body)
@@ -295,14 +320,14 @@ const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m, const tsl_stmt *s) {
     return tsl_stmt_let(a, v, val, body);
   }
   case TSL_STMT_EVALUATE: {
-    const tsl_expr *val = tsl_mutate_expr(m, s->u.evaluate.value);
+    const tsl_expr *val = mutate_expr(m, s->u.evaluate.value);
     return val == s->u.evaluate.value ? s : tsl_stmt_evaluate(a, val);
   }
   case TSL_STMT_SEQ:
     return mutate_seq(m, s);
   case TSL_STMT_ALLOCATE: {
-    const tsl_buffer *buf = tsl_mutate_buffer(m, s->u.alloc.buffer);
-    const tsl_stmt *body = tsl_mutate_stmt(m, s->u.alloc.body);
+    const tsl_buffer *buf = mutate_buffer(m, s->u.alloc.buffer);
+    const tsl_stmt *body = mutate_stmt(m, s->u.alloc.body);
     if (!body)
       return NULL;
     if (buf == s->u.alloc.buffer && body == s->u.alloc.body)
@@ -316,7 +341,7 @@ const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m, const tsl_stmt *s) {
 }
 
 const tsl_func *tsl_mutate_func(tsl_mutator *m, const tsl_func *f) {
-  const tsl_stmt *body = tsl_mutate_stmt(m, f->body);
+  const tsl_stmt *body = mutate_stmt(m, f->body);
   if (!body) {
     /* keep the root block, with a no-op body */
     const tsl_stmt *root = f->body;
@@ -346,4 +371,30 @@ const tsl_func *tsl_mutate_func(tsl_mutator *m, const tsl_func *f) {
   if (params)
     nf->params = params;
   return nf;
+}
+
+/* ---- the public names ---- */
+
+const tsl_expr *tsl_mutate_expr(tsl_mutator *m, const tsl_expr *e) {
+  return mutate_expr(m, e);
+}
+
+const tsl_expr *tsl_mutate_expr_children(tsl_mutator *m, const tsl_expr *e) {
+  return expr_children(m, e);
+}
+
+const tsl_stmt *tsl_mutate_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  return mutate_stmt(m, s);
+}
+
+const tsl_stmt *tsl_mutate_stmt_children(tsl_mutator *m, const tsl_stmt *s) {
+  return stmt_children(m, s);
+}
+
+const tsl_block *tsl_mutate_block_children(tsl_mutator *m, const tsl_block *b) {
+  return block_children(m, b);
+}
+
+tsl_buffer_region tsl_mutate_region(tsl_mutator *m, const tsl_buffer_region *r) {
+  return mutate_region(m, r);
 }

@@ -9,6 +9,8 @@
  * buffer gets one region covering all its accesses; where no bound can be
  * computed the region falls back to the whole dimension, as TVM does.
  * Accesses through the block's own match_buffer views map to their source.
+ * The walk is a tsl_stmt_visit visitor: scopes (loops, lets, allocations)
+ * open in its pre-order callback and close in its post-order one.
  * Raw uses of a buffer's storage are opaque accesses of the whole buffer,
  * as in TVM: `T.tvm_access_ptr(.., A.data, .., mask)` reads and/or writes A
  * by its mask, any other `A.data` both reads and writes it.
@@ -28,30 +30,13 @@ typedef struct rctx {
   tsl_arena *scratch; /* temporaries */
   const tsl_block *block;
   tsl_analyzer *an;
-  const tsl_var **loop_vars;
-  tsl_range *loop_doms;
-  uint32_t nloops, caploops, capdoms;
-  const tsl_var **let_vars;
-  const tsl_expr **let_vals;
-  uint32_t nlets, caplets, capvals;
-  const tsl_buffer **excluded;
-  uint32_t nexcl, capexcl;
-  racc *reads, *writes, *opaques;
-  uint32_t nr, capr, nw, capw, no, capo;
+  tsl_vec loop_vars;  /* const tsl_var *, enclosing loops inside the block */
+  tsl_vec loop_doms;  /* tsl_range, their domains */
+  tsl_map lets;       /* let var -> value (earlier lets substituted) */
+  tsl_vec let_scopes; /* tsl_map_binding, one per enclosing let */
+  tsl_vec excluded;   /* const tsl_buffer *: allocated inside */
+  tsl_vec reads, writes, opaques; /* racc */
 } rctx;
-
-static void *grow(rctx *c, void *arr, uint32_t *cap, uint32_t need, size_t elem) {
-  if (need <= *cap)
-    return arr;
-  uint32_t nc = *cap ? *cap * 2 : 8;
-  while (nc < need)
-    nc *= 2;
-  void *p = tsl_arena_alloc(c->scratch, (size_t)nc * elem);
-  if (arr && *cap)
-    memcpy(p, arr, (size_t)*cap * elem);
-  *cap = nc;
-  return p;
-}
 
 static tsl_analyzer *analyzer(rctx *c) {
   if (!c->an)
@@ -66,37 +51,26 @@ static const tsl_expr *simplify(rctx *c, const tsl_expr *e) {
 
 /* ---- substitution of lets and nested-block iteration variables ---- */
 
-typedef struct subst_map {
-  uint32_t n;
-  const tsl_var *const *vars;
-  const tsl_expr *const *vals;
-} subst_map;
-
-static const tsl_expr *subst_fn(const tsl_var *v, void *ud) {
-  const subst_map *m = ud;
-  for (uint32_t i = m->n; i-- > 0;)
-    if (m->vars[i] == v)
-      return m->vals[i];
-  return NULL;
+static const tsl_expr *subst(rctx *c, tsl_map *vars, const tsl_expr *e) {
+  tsl_mutator m = tsl_mutator_make(c->arena);
+  m.vars = vars;
+  return tsl_mutate_expr(&m, e);
 }
 
 static const tsl_expr *subst_lets(rctx *c, const tsl_expr *e) {
-  if (c->nlets == 0)
-    return e;
-  subst_map m = {c->nlets, c->let_vars, c->let_vals};
-  return tsl_expr_substitute(c->arena, e, subst_fn, &m);
+  return c->lets.n ? subst(c, &c->lets, e) : e;
 }
 
 static int uses_loops(const rctx *c, const tsl_expr *e) {
-  for (uint32_t i = 0; i < c->nloops; i++)
-    if (tsl_expr_uses_var(e, c->loop_vars[i]))
+  for (uint32_t i = 0; i < c->loop_vars.len; i++)
+    if (tsl_expr_uses_var(e, TSL_VEC_AT(&c->loop_vars, const tsl_var *, i)))
       return 1;
   return 0;
 }
 
 static int is_excluded(const rctx *c, const tsl_buffer *b) {
-  for (uint32_t i = 0; i < c->nexcl; i++)
-    if (c->excluded[i] == b)
+  for (uint32_t i = 0; i < c->excluded.len; i++)
+    if (TSL_VEC_AT(&c->excluded, const tsl_buffer *, i) == b)
       return 1;
   return 0;
 }
@@ -119,7 +93,8 @@ static int relax_range(rctx *c, tsl_range in, tsl_range *out) {
   if (!an)
     return 0;
   tsl_range r1;
-  if (tsl_analyzer_relax(an, c->arena, in.min, c->nloops, c->loop_vars, c->loop_doms, &r1))
+  if (tsl_analyzer_relax(an, c->arena, in.min, c->loop_vars.len, c->loop_vars.data,
+                         c->loop_doms.data, &r1))
     return 0;
   int64_t one_ext;
   if (tsl_expr_is_const_int(in.extent, &one_ext) && one_ext == 1) {
@@ -138,7 +113,8 @@ static int relax_range(rctx *c, tsl_range in, tsl_range *out) {
       c->arena, TSL_EXPR_SUB, tsl_expr_binary(c->arena, TSL_EXPR_ADD, in.min, in.extent),
       tsl_expr_int(c->arena, in.min->dtype, 1));
   tsl_range r2;
-  if (tsl_analyzer_relax(an, c->arena, last, c->nloops, c->loop_vars, c->loop_doms, &r2))
+  if (tsl_analyzer_relax(an, c->arena, last, c->loop_vars.len, c->loop_vars.data,
+                         c->loop_doms.data, &r2))
     return 0;
   const tsl_expr *hi = tsl_expr_binary(c->arena, TSL_EXPR_ADD, r2.min, r2.extent);
   out->min = r1.min;
@@ -259,23 +235,16 @@ static void record(rctx *c, int write, const tsl_buffer *buf, tsl_range *ranges)
   }
   if (is_excluded(c, buf))
     return;
-  racc **list = write == ACC_OPAQUE ? &c->opaques : write ? &c->writes : &c->reads;
-  uint32_t *n = write == ACC_OPAQUE ? &c->no : write ? &c->nw : &c->nr;
-  for (uint32_t i = 0; i < *n; i++) {
-    racc *a = &(*list)[i];
+  tsl_vec *list = write == ACC_OPAQUE ? &c->opaques : write ? &c->writes : &c->reads;
+  for (uint32_t i = 0; i < list->len; i++) {
+    racc *a = &TSL_VEC_AT(list, racc, i);
     if (a->buf != buf)
       continue;
     for (uint32_t d = 0; d < buf->ndim; d++)
       a->ranges[d] = union_range(c, buf, d, a->ranges[d], ranges[d]);
     return;
   }
-  if (write == ACC_OPAQUE)
-    c->opaques = grow(c, c->opaques, &c->capo, c->no + 1, sizeof *c->opaques);
-  else if (write)
-    c->writes = grow(c, c->writes, &c->capw, c->nw + 1, sizeof *c->writes);
-  else
-    c->reads = grow(c, c->reads, &c->capr, c->nr + 1, sizeof *c->reads);
-  racc *a = &(*list)[(*n)++];
+  racc *a = tsl_vec_push(list);
   a->buf = buf;
   a->ranges = tsl_arena_alloc(c->scratch, sizeof *a->ranges * (buf->ndim ? buf->ndim : 1));
   memcpy(a->ranges, ranges, sizeof *a->ranges * buf->ndim);
@@ -361,13 +330,10 @@ static void visit_expr(rctx *c, const tsl_expr *e) {
 
 static void nested_regions(rctx *c, const tsl_stmt *realize, int write) {
   const tsl_block *b = realize->u.realize.block;
-  subst_map m = {b->n_iter_vars < realize->u.realize.n_iter_values ? b->n_iter_vars
-                                                                   : realize->u.realize.n_iter_values,
-                 NULL, realize->u.realize.iter_values};
-  const tsl_var **vars = tsl_arena_alloc(c->scratch, sizeof *vars * (m.n ? m.n : 1));
-  for (uint32_t i = 0; i < m.n; i++)
-    vars[i] = b->iter_vars[i].var;
-  m.vars = vars;
+  tsl_map binds; /* the nested block's iteration variables -> bindings */
+  tsl_map_init(&binds, c->scratch);
+  for (uint32_t i = 0; i < b->n_iter_vars && i < realize->u.realize.n_iter_values; i++)
+    tsl_map_put(&binds, b->iter_vars[i].var, (void *)realize->u.realize.iter_values[i]);
   uint32_t n = write ? b->n_writes : b->n_reads;
   const tsl_buffer_region *regs = write ? b->writes : b->reads;
   for (uint32_t k = 0; k < n; k++) {
@@ -382,8 +348,8 @@ static void nested_regions(rctx *c, const tsl_stmt *realize, int write) {
     tsl_range *rs = tsl_arena_alloc(c->scratch, sizeof *rs * (r->ndim ? r->ndim : 1));
     for (uint32_t d = 0; d < r->ndim; d++) {
       tsl_range in;
-      in.min = subst_lets(c, tsl_expr_substitute(c->arena, r->ranges[d].min, subst_fn, &m));
-      in.extent = subst_lets(c, tsl_expr_substitute(c->arena, r->ranges[d].extent, subst_fn, &m));
+      in.min = subst_lets(c, subst(c, &binds, r->ranges[d].min));
+      in.extent = subst_lets(c, subst(c, &binds, r->ranges[d].extent));
       if (!relax_range(c, in, &rs[d]))
         rs[d] = full_dim(c, r->buffer, d);
     }
@@ -391,77 +357,77 @@ static void nested_regions(rctx *c, const tsl_stmt *realize, int write) {
   }
 }
 
-static void visit_stmt(rctx *c, const tsl_stmt *s) {
+/* A statement's own expressions are visited before the scope it opens;
+ * nested blocks contribute their declared regions and are not entered. */
+static int visit_stmt(const tsl_stmt *s, void *ud) {
+  rctx *c = ud;
   switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: {
+  case TSL_STMT_FOR:
     visit_expr(c, s->u.loop.min);
     visit_expr(c, s->u.loop.extent);
-    c->loop_vars = grow(c, c->loop_vars, &c->caploops, c->nloops + 1, sizeof *c->loop_vars);
-    c->loop_doms = grow(c, c->loop_doms, &c->capdoms, c->nloops + 1, sizeof *c->loop_doms);
-    c->loop_vars[c->nloops] = s->u.loop.loop_var;
-    c->loop_doms[c->nloops].min = subst_lets(c, s->u.loop.min);
-    c->loop_doms[c->nloops].extent = subst_lets(c, s->u.loop.extent);
-    c->nloops++;
-    visit_stmt(c, s->u.loop.body);
-    c->nloops--;
-    break;
-  }
+    TSL_VEC_PUSH(&c->loop_vars, const tsl_var *, s->u.loop.loop_var);
+    TSL_VEC_PUSH(&c->loop_doms, tsl_range,
+                 ((tsl_range){subst_lets(c, s->u.loop.min), subst_lets(c, s->u.loop.extent)}));
+    return 0;
   case TSL_STMT_BLOCK_REALIZE: {
     const tsl_block *b = s->u.realize.block;
     for (uint32_t i = 0; i < s->u.realize.n_iter_values; i++)
       visit_expr(c, s->u.realize.iter_values[i]);
     visit_expr(c, s->u.realize.predicate);
-    uint32_t saved = c->nexcl;
-    for (uint32_t i = 0; i < b->n_alloc_buffers; i++) {
-      c->excluded = grow(c, c->excluded, &c->capexcl, c->nexcl + 1, sizeof *c->excluded);
-      c->excluded[c->nexcl++] = b->alloc_buffers[i];
-    }
+    uint32_t saved = c->excluded.len;
+    tsl_vec_append(&c->excluded, b->alloc_buffers, b->n_alloc_buffers);
     nested_regions(c, s, 0);
     nested_regions(c, s, 1);
-    c->nexcl = saved;
-    break;
+    c->excluded.len = saved;
+    return TSL_VISIT_SKIP;
   }
   case TSL_STMT_STORE:
     access(c, 1, s->u.store.buffer, s->u.store.n_indices, s->u.store.indices);
     visit_expr(c, s->u.store.value);
     for (uint32_t i = 0; i < s->u.store.n_indices; i++)
       visit_expr(c, s->u.store.indices[i]);
-    break;
-  case TSL_STMT_IF:
-    visit_expr(c, s->u.branch.cond);
-    visit_stmt(c, s->u.branch.then_case);
-    if (s->u.branch.else_case)
-      visit_stmt(c, s->u.branch.else_case);
+    return TSL_VISIT_SKIP;
+  case TSL_STMT_LET: {
+    visit_expr(c, s->u.let.value);
+    const tsl_expr *v = subst_lets(c, s->u.let.value);
+    TSL_VEC_PUSH(&c->let_scopes, tsl_map_binding, tsl_map_bind(&c->lets, s->u.let.var, (void *)v));
+    return 0;
+  }
+  case TSL_STMT_ALLOCATE:
+    /* a buffer allocated inside is local: no region of the block */
+    TSL_VEC_PUSH(&c->excluded, const tsl_buffer *, s->u.alloc.buffer);
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+static int visit_post(const tsl_stmt *s, void *ud) {
+  rctx *c = ud;
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR:
+    c->loop_vars.len--;
+    c->loop_doms.len--;
     break;
   case TSL_STMT_LET:
-    visit_expr(c, s->u.let.value);
-    c->let_vars = grow(c, c->let_vars, &c->caplets, c->nlets + 1, sizeof *c->let_vars);
-    c->let_vals = grow(c, c->let_vals, &c->capvals, c->nlets + 1, sizeof *c->let_vals);
-    c->let_vars[c->nlets] = s->u.let.var;
-    c->let_vals[c->nlets] = subst_lets(c, s->u.let.value);
-    c->nlets++;
-    visit_stmt(c, s->u.let.body);
-    c->nlets--;
+    tsl_map_unbind(&c->lets, &TSL_VEC_LAST(&c->let_scopes, tsl_map_binding));
+    c->let_scopes.len--;
     break;
-  case TSL_STMT_EVALUATE:
-    visit_expr(c, s->u.evaluate.value);
+  case TSL_STMT_ALLOCATE:
+    c->excluded.len--;
     break;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      visit_stmt(c, s->u.seq.stmts[i]);
-    break;
-  case TSL_STMT_ALLOCATE: {
-    /* a buffer allocated inside is local: no region of the block */
-    uint32_t saved = c->nexcl;
-    c->excluded = grow(c, c->excluded, &c->capexcl, c->nexcl + 1, sizeof *c->excluded);
-    c->excluded[c->nexcl++] = s->u.alloc.buffer;
-    visit_stmt(c, s->u.alloc.body);
-    c->nexcl = saved;
+  default:
     break;
   }
-  case TSL_STMT_KIND_COUNT:
-    break;
-  }
+  return 0;
+}
+
+/* IF conditions and evaluated values (the other statements' expressions
+ * are visited by visit_stmt). */
+static int visit_owned(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  if (owner->kind == TSL_STMT_IF || owner->kind == TSL_STMT_EVALUATE)
+    visit_expr(ud, e);
+  return 0;
 }
 
 static void put(rctx *c, tsl_buffer_region *r, const racc *a) {
@@ -474,20 +440,20 @@ static void put(rctx *c, tsl_buffer_region *r, const racc *a) {
  * opaquely accessed buffers), then the opaque accesses. */
 static tsl_buffer_region *finish(rctx *c, const racc *acc, uint32_t n, uint32_t *out_n,
                                  const racc *skip, uint32_t nskip) {
-  tsl_buffer_region *r = tsl_arena_alloc(c->arena, sizeof *r * (n + c->no ? n + c->no : 1));
+  tsl_buffer_region *r = tsl_arena_alloc(c->arena, sizeof *r * (n + c->opaques.len ? n + c->opaques.len : 1));
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
     int skipped = 0;
     for (uint32_t j = 0; j < nskip; j++)
       skipped |= skip[j].buf == acc[i].buf;
-    for (uint32_t j = 0; j < c->no; j++)
-      skipped |= c->opaques[j].buf == acc[i].buf;
+    for (uint32_t j = 0; j < c->opaques.len; j++)
+      skipped |= TSL_VEC_AT(&c->opaques, racc, j).buf == acc[i].buf;
     if (skipped)
       continue;
     put(c, &r[k++], &acc[i]);
   }
-  for (uint32_t j = 0; j < c->no; j++)
-    put(c, &r[k++], &c->opaques[j]);
+  for (uint32_t j = 0; j < c->opaques.len; j++)
+    put(c, &r[k++], &TSL_VEC_AT(&c->opaques, racc, j));
   *out_n = k;
   return k ? r : NULL;
 }
@@ -505,17 +471,25 @@ int tsl_block_infer_regions(tsl_arena *arena, const tsl_block *block,
   c.arena = arena;
   c.scratch = tsl_arena_new(tsl_arena_ctx(arena));
   c.block = block;
-  for (uint32_t i = 0; i < block->n_alloc_buffers; i++) {
-    c.excluded = grow(&c, c.excluded, &c.capexcl, c.nexcl + 1, sizeof *c.excluded);
-    c.excluded[c.nexcl++] = block->alloc_buffers[i];
-  }
+  tsl_vec_init(&c.loop_vars, sizeof(const tsl_var *), c.scratch);
+  tsl_vec_init(&c.loop_doms, sizeof(tsl_range), c.scratch);
+  tsl_map_init(&c.lets, c.scratch);
+  tsl_vec_init(&c.let_scopes, sizeof(tsl_map_binding), c.scratch);
+  tsl_vec_init(&c.excluded, sizeof(const tsl_buffer *), c.scratch);
+  tsl_vec_init(&c.reads, sizeof(racc), c.scratch);
+  tsl_vec_init(&c.writes, sizeof(racc), c.scratch);
+  tsl_vec_init(&c.opaques, sizeof(racc), c.scratch);
+  tsl_vec_append(&c.excluded, block->alloc_buffers, block->n_alloc_buffers);
+  tsl_stmt_visitor v = {.stmt = visit_stmt, .expr = visit_owned, .stmt_post = visit_post,
+                        .user_data = &c};
   if (block->init)
-    visit_stmt(&c, block->init);
+    tsl_stmt_visit(block->init, &v);
   if (block->body)
-    visit_stmt(&c, block->body);
-  *writes = finish(&c, c.writes, c.nw, n_writes, NULL, 0);
-  *reads = finish(&c, c.reads, c.nr, n_reads, block->init ? c.writes : NULL,
-                  block->init ? c.nw : 0);
+    tsl_stmt_visit(block->body, &v);
+  const racc *w = c.writes.data, *r = c.reads.data;
+  *writes = finish(&c, w, c.writes.len, n_writes, NULL, 0);
+  *reads = finish(&c, r, c.reads.len, n_reads, block->init ? w : NULL,
+                  block->init ? c.writes.len : 0);
   if (c.an)
     tsl_analyzer_free(c.an);
   tsl_arena_free(c.scratch);

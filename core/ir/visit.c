@@ -5,14 +5,20 @@
 
 #include <string.h>
 
-int tsl_expr_visit(const tsl_expr *e, tsl_expr_fn fn, void *ud) {
+/* The recursions call static versions (a TSL_API name is called through
+ * the PLT); the public names are wrappers. */
+static int expr_visit(const tsl_expr *e, tsl_expr_fn fn, void *ud) {
   int r = fn(e, ud);
   if (r)
     return r;
   for (uint32_t i = 0; i < e->n_args; i++)
-    if ((r = tsl_expr_visit(e->args[i], fn, ud)))
+    if ((r = expr_visit(e->args[i], fn, ud)))
       return r;
   return 0;
+}
+
+int tsl_expr_visit(const tsl_expr *e, tsl_expr_fn fn, void *ud) {
+  return expr_visit(e, fn, ud);
 }
 
 #define VISIT_EXPR(e, owner)                                                   \
@@ -31,15 +37,15 @@ static int visit_region(const tsl_buffer_region *reg, const tsl_stmt *owner,
   return 0;
 }
 
-int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
+static int stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
   int r;
   if (v->stmt && (r = v->stmt(s, v->user_data)))
-    return r;
+    return r == TSL_VISIT_SKIP ? 0 : r;
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR:
     VISIT_EXPR(s->u.loop.min, s);
     VISIT_EXPR(s->u.loop.extent, s);
-    if ((r = tsl_stmt_visit(s->u.loop.body, v)))
+    if ((r = stmt_visit(s->u.loop.body, v)))
       return r;
     break;
   case TSL_STMT_BLOCK_REALIZE: {
@@ -62,9 +68,9 @@ int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
     for (uint32_t i = 0; i < b->n_match_buffers; i++)
       if ((r = visit_region(&b->match_buffers[i].source, s, v)))
         return r;
-    if (b->init && (r = tsl_stmt_visit(b->init, v)))
+    if (b->init && (r = stmt_visit(b->init, v)))
       return r;
-    if ((r = tsl_stmt_visit(b->body, v)))
+    if ((r = stmt_visit(b->body, v)))
       return r;
     break;
   }
@@ -75,14 +81,14 @@ int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
     break;
   case TSL_STMT_IF:
     VISIT_EXPR(s->u.branch.cond, s);
-    if ((r = tsl_stmt_visit(s->u.branch.then_case, v)))
+    if ((r = stmt_visit(s->u.branch.then_case, v)))
       return r;
-    if (s->u.branch.else_case && (r = tsl_stmt_visit(s->u.branch.else_case, v)))
+    if (s->u.branch.else_case && (r = stmt_visit(s->u.branch.else_case, v)))
       return r;
     break;
   case TSL_STMT_LET:
     VISIT_EXPR(s->u.let.value, s);
-    if ((r = tsl_stmt_visit(s->u.let.body, v)))
+    if ((r = stmt_visit(s->u.let.body, v)))
       return r;
     break;
   case TSL_STMT_EVALUATE:
@@ -90,11 +96,11 @@ int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
     break;
   case TSL_STMT_SEQ:
     for (uint32_t i = 0; i < s->u.seq.n; i++)
-      if ((r = tsl_stmt_visit(s->u.seq.stmts[i], v)))
+      if ((r = stmt_visit(s->u.seq.stmts[i], v)))
         return r;
     break;
   case TSL_STMT_ALLOCATE:
-    if ((r = tsl_stmt_visit(s->u.alloc.body, v)))
+    if ((r = stmt_visit(s->u.alloc.body, v)))
       return r;
     break;
   case TSL_STMT_KIND_COUNT:
@@ -103,6 +109,10 @@ int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
   if (v->stmt_post && (r = v->stmt_post(s, v->user_data)))
     return r;
   return 0;
+}
+
+int tsl_stmt_visit(const tsl_stmt *s, const tsl_stmt_visitor *v) {
+  return stmt_visit(s, v);
 }
 
 /* ---- substitution: a mutator with a var hook ---- */
@@ -140,7 +150,7 @@ static int uses_var_fn(const tsl_expr *e, void *ud) {
 }
 
 int tsl_expr_uses_var(const tsl_expr *e, const tsl_var *v) {
-  return tsl_expr_visit(e, uses_var_fn, (void *)v);
+  return expr_visit(e, uses_var_fn, (void *)v);
 }
 
 /* ---- substitution with dtype legalization ---- */

@@ -20,11 +20,12 @@
  * (a writing block's "buffer_dim_align") become strides of the compacted
  * buffer: row-major from the innermost dimension, an aligned dimension's
  * stride padded up to `offset` modulo `factor` (TVM's rule). A buffer
- * nobody accesses gets no allocation.
+ * nobody accesses gets no allocation. The scope and the region come from
+ * two read-only visits; one mutator rebases the accesses and inserts the
+ * ALLOCATE.
  */
 #include "lower_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define TSL_MAX_NDIM_LOWER 32
@@ -33,77 +34,52 @@
 
 typedef struct lca_walk {
   const tsl_buffer *buf;
-  lw_vec path;  /* enclosing FOR statements */
-  lw_vec lca;   /* common prefix so far */
+  tsl_vec path; /* const tsl_stmt *: enclosing FOR statements */
+  tsl_vec lca;  /* common prefix so far */
+  uint32_t depth; /* loops around the expression being visited */
   int seen;
 } lca_walk;
 
-static void lca_hit(lca_walk *w) {
+static void lca_hit(lca_walk *w, uint32_t depth) {
+  const tsl_stmt **path = w->path.data, **lca = w->lca.data;
   if (!w->seen) {
     w->seen = 1;
-    for (uint32_t i = 0; i < w->path.n; i++)
-      lw_vec_push(&w->lca, w->path.items[i]);
+    tsl_vec_append(&w->lca, path, depth);
     return;
   }
   uint32_t k = 0;
-  while (k < w->lca.n && k < w->path.n && w->lca.items[k] == w->path.items[k])
+  while (k < w->lca.len && k < depth && lca[k] == path[k])
     k++;
-  w->lca.n = k;
+  w->lca.len = k;
 }
 
-static int lca_expr_fn(const tsl_expr *e, void *ud) {
+static int lca_stmt(const tsl_stmt *s, void *ud) {
   lca_walk *w = ud;
-  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == w->buf)
-    lca_hit(w);
+  if (s->kind == TSL_STMT_FOR)
+    TSL_VEC_PUSH(&w->path, const tsl_stmt *, s);
+  else if (s->kind == TSL_STMT_STORE && s->u.store.buffer == w->buf)
+    lca_hit(w, w->path.len);
   return 0;
 }
 
-static void lca_stmt(lca_walk *w, const tsl_stmt *s);
-
-static void lca_expr(lca_walk *w, const tsl_expr *e) {
-  if (e)
-    tsl_expr_visit(e, lca_expr_fn, w);
+static int lca_post(const tsl_stmt *s, void *ud) {
+  lca_walk *w = ud;
+  if (s->kind == TSL_STMT_FOR)
+    w->path.len--;
+  return 0;
 }
 
-static void lca_stmt(lca_walk *w, const tsl_stmt *s) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR:
-    lca_expr(w, s->u.loop.min);
-    lca_expr(w, s->u.loop.extent);
-    lw_vec_push(&w->path, s);
-    lca_stmt(w, s->u.loop.body);
-    w->path.n--;
-    break;
-  case TSL_STMT_STORE:
-    if (s->u.store.buffer == w->buf)
-      lca_hit(w);
-    for (uint32_t i = 0; i < s->u.store.n_indices; i++)
-      lca_expr(w, s->u.store.indices[i]);
-    lca_expr(w, s->u.store.value);
-    break;
-  case TSL_STMT_IF:
-    lca_expr(w, s->u.branch.cond);
-    lca_stmt(w, s->u.branch.then_case);
-    if (s->u.branch.else_case)
-      lca_stmt(w, s->u.branch.else_case);
-    break;
-  case TSL_STMT_LET:
-    lca_expr(w, s->u.let.value);
-    lca_stmt(w, s->u.let.body);
-    break;
-  case TSL_STMT_EVALUATE:
-    lca_expr(w, s->u.evaluate.value);
-    break;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      lca_stmt(w, s->u.seq.stmts[i]);
-    break;
-  case TSL_STMT_ALLOCATE:
-    lca_stmt(w, s->u.alloc.body);
-    break;
-  default:
-    break;
-  }
+static int lca_load(const tsl_expr *e, void *ud) {
+  lca_walk *w = ud;
+  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == w->buf)
+    lca_hit(w, w->depth);
+  return 0;
+}
+
+static int lca_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  lca_walk *w = ud;
+  w->depth = w->path.len - (owner->kind == TSL_STMT_FOR); /* bounds are outside */
+  return tsl_expr_visit(e, lca_load, w);
 }
 
 /* ---- the region used in one execution of the scope ---------------------- */
@@ -112,26 +88,30 @@ typedef struct region_walk {
   lw_ctx *c;
   tsl_analyzer *an;
   const tsl_buffer *buf;
-  lw_vec inner_vars; /* const tsl_var * of loops inside the scope */
-  tsl_range *inner_doms;
-  uint32_t cap_doms;
-  lw_map lets; /* let var -> value (with earlier lets substituted) */
+  tsl_vec inner_vars; /* const tsl_var * of loops inside the scope */
+  tsl_vec inner_doms; /* tsl_range, one per inner var */
+  tsl_map lets;       /* let var -> value (with earlier lets substituted) */
+  tsl_vec let_scopes; /* tsl_map_binding, one per enclosing let */
   const tsl_expr **mins; /* per dim; NULL = dim is whole */
   int64_t *exts;
   uint8_t *whole;
   int seen;
 } region_walk;
 
-static const tsl_expr *let_subst_fn(const tsl_var *v, void *ud) {
-  return lw_map_get(ud, v);
+static const tsl_expr *subst_lets(region_walk *w, const tsl_expr *e) {
+  if (!w->lets.n)
+    return e;
+  tsl_mutator m = tsl_mutator_make(w->c->arena);
+  m.vars = &w->lets;
+  return tsl_mutate_expr(&m, e);
 }
 
 static int uses_inner_fn(const tsl_expr *e, void *ud) {
-  const lw_vec *vs = ud;
+  const region_walk *w = ud;
   if (e->kind != TSL_EXPR_VAR)
     return 0;
-  for (uint32_t i = 0; i < vs->n; i++)
-    if (vs->items[i] == e->u.var)
+  for (uint32_t i = 0; i < w->inner_vars.len; i++)
+    if (TSL_VEC_AT(&w->inner_vars, const tsl_var *, i) == e->u.var)
       return 1;
   return 0;
 }
@@ -141,15 +121,12 @@ static void region_access(region_walk *w, uint32_t n, const tsl_expr *const *idx
   for (uint32_t d = 0; d < n; d++) {
     if (w->whole[d])
       continue;
-    const tsl_expr *e = w->lets.n ? tsl_expr_substitute(c->arena, idx[d], let_subst_fn, &w->lets)
-                                  : idx[d];
+    const tsl_expr *e = subst_lets(w, idx[d]);
     tsl_range r;
     int64_t ext;
-    if (tsl_analyzer_relax(w->an, c->arena, e, w->inner_vars.n,
-                           (const tsl_var *const *)w->inner_vars.items, w->inner_doms,
-                           &r) != TSL_OK ||
-        !tsl_expr_is_const_int(r.extent, &ext) ||
-        tsl_expr_visit(r.min, uses_inner_fn, &w->inner_vars)) {
+    if (tsl_analyzer_relax(w->an, c->arena, e, w->inner_vars.len, w->inner_vars.data,
+                           w->inner_doms.data, &r) != TSL_OK ||
+        !tsl_expr_is_const_int(r.extent, &ext) || tsl_expr_visit(r.min, uses_inner_fn, w)) {
       w->whole[d] = 1;
       continue;
     }
@@ -177,90 +154,75 @@ static void region_access(region_walk *w, uint32_t n, const tsl_expr *const *idx
   w->seen = 1;
 }
 
-static int region_expr_fn(const tsl_expr *e, void *ud) {
+static int region_load(const tsl_expr *e, void *ud) {
   region_walk *w = ud;
   if (e->kind == TSL_EXPR_LOAD && e->u.buffer == w->buf)
     region_access(w, e->n_args, e->args);
   return 0;
 }
 
-static void region_expr(region_walk *w, const tsl_expr *e) {
-  if (e)
-    tsl_expr_visit(e, region_expr_fn, w);
+/* Loads in an expression; a loop's bounds and a let's value are visited by
+ * region_stmt before their scope opens. */
+static int region_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  region_walk *w = ud;
+  if (owner->kind == TSL_STMT_FOR || owner->kind == TSL_STMT_LET)
+    return 0;
+  return tsl_expr_visit(e, region_load, w);
 }
 
-static void region_stmt(region_walk *w, const tsl_stmt *s) {
+static int region_stmt(const tsl_stmt *s, void *ud) {
+  region_walk *w = ud;
   switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: {
-    region_expr(w, s->u.loop.min);
-    region_expr(w, s->u.loop.extent);
-    uint32_t k = w->inner_vars.n;
-    lw_vec_push(&w->inner_vars, s->u.loop.loop_var);
-    if (k + 1 > w->cap_doms) {
-      w->cap_doms = 2 * (k + 1);
-      w->inner_doms = realloc(w->inner_doms, sizeof *w->inner_doms * w->cap_doms);
-      if (!w->inner_doms)
-        abort();
-    }
-    const tsl_expr *mn = s->u.loop.min, *ext = s->u.loop.extent;
-    if (w->lets.n) {
-      mn = tsl_expr_substitute(w->c->arena, mn, let_subst_fn, &w->lets);
-      ext = tsl_expr_substitute(w->c->arena, ext, let_subst_fn, &w->lets);
-    }
-    w->inner_doms[k].min = mn;
-    w->inner_doms[k].extent = ext;
-    region_stmt(w, s->u.loop.body);
-    w->inner_vars.n = k;
+  case TSL_STMT_FOR:
+    tsl_expr_visit(s->u.loop.min, region_load, w);
+    tsl_expr_visit(s->u.loop.extent, region_load, w);
+    TSL_VEC_PUSH(&w->inner_vars, const tsl_var *, s->u.loop.loop_var);
+    TSL_VEC_PUSH(&w->inner_doms, tsl_range,
+                 ((tsl_range){subst_lets(w, s->u.loop.min), subst_lets(w, s->u.loop.extent)}));
     break;
-  }
   case TSL_STMT_STORE:
     if (s->u.store.buffer == w->buf)
       region_access(w, s->u.store.n_indices, s->u.store.indices);
-    for (uint32_t i = 0; i < s->u.store.n_indices; i++)
-      region_expr(w, s->u.store.indices[i]);
-    region_expr(w, s->u.store.value);
-    break;
-  case TSL_STMT_IF:
-    region_expr(w, s->u.branch.cond);
-    region_stmt(w, s->u.branch.then_case);
-    if (s->u.branch.else_case)
-      region_stmt(w, s->u.branch.else_case);
     break;
   case TSL_STMT_LET: {
-    region_expr(w, s->u.let.value);
-    const tsl_expr *v = w->lets.n ? tsl_expr_substitute(w->c->arena, s->u.let.value,
-                                                        let_subst_fn, &w->lets)
-                                  : s->u.let.value;
-    const void *prev = lw_map_put(&w->lets, s->u.let.var, v);
-    region_stmt(w, s->u.let.body);
-    lw_map_put(&w->lets, s->u.let.var, prev);
+    tsl_expr_visit(s->u.let.value, region_load, w);
+    const tsl_expr *v = subst_lets(w, s->u.let.value);
+    TSL_VEC_PUSH(&w->let_scopes, tsl_map_binding, tsl_map_bind(&w->lets, s->u.let.var, (void *)v));
     break;
   }
-  case TSL_STMT_EVALUATE:
-    region_expr(w, s->u.evaluate.value);
-    break;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      region_stmt(w, s->u.seq.stmts[i]);
-    break;
-  case TSL_STMT_ALLOCATE:
-    region_stmt(w, s->u.alloc.body);
-    break;
   default:
     break;
   }
+  return 0;
+}
+
+static int region_post(const tsl_stmt *s, void *ud) {
+  region_walk *w = ud;
+  if (s->kind == TSL_STMT_FOR) {
+    w->inner_vars.len--;
+    w->inner_doms.len--;
+  } else if (s->kind == TSL_STMT_LET) {
+    tsl_map_unbind(&w->lets, &TSL_VEC_LAST(&w->let_scopes, tsl_map_binding));
+    w->let_scopes.len--;
+  }
+  return 0;
 }
 
 /* ---- rewriting --------------------------------------------------------- */
 
+/* Accesses to `from` become accesses to `to` rebased by `mins`, and the
+ * body of `target` (NULL: the whole tree) is wrapped in the ALLOCATE. */
 typedef struct rebase {
-  lw_ctx *c;
+  tsl_mutator m; /* first: the hooks' tsl_mutator * is the rebase */
   const tsl_buffer *from, *to;
   const tsl_expr *const *mins; /* NULL entries: dim not rebased */
+  const tsl_stmt *target;
+  int inside; /* in the scope: the only place `from` is accessed */
+  int done;   /* the scope was rewritten: nothing else changes */
 } rebase;
 
 static const tsl_expr **rebase_idx(rebase *rb, uint32_t n, const tsl_expr *const *idx) {
-  tsl_arena *a = rb->c->arena;
+  tsl_arena *a = rb->m.arena;
   const tsl_expr **out = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
   for (uint32_t d = 0; d < n; d++) {
     if (!rb->mins[d]) {
@@ -274,124 +236,34 @@ static const tsl_expr **rebase_idx(rebase *rb, uint32_t n, const tsl_expr *const
   return out;
 }
 
-static const tsl_expr *rebase_expr(rebase *rb, const tsl_expr *e) {
-  if (!e || (e->n_args == 0 && e->kind != TSL_EXPR_LOAD))
-    return e;
-  const tsl_expr *stack[8];
-  const tsl_expr **args =
-      e->n_args <= 8 ? stack : TSL_NEW_ARRAY(rb->c->arena, const tsl_expr *, e->n_args);
-  int changed = 0;
-  for (uint32_t i = 0; i < e->n_args; i++) {
-    args[i] = rebase_expr(rb, e->args[i]);
-    changed |= args[i] != e->args[i];
-  }
+static const tsl_expr *rebase_expr(tsl_mutator *m, const tsl_expr *e) {
+  rebase *rb = (rebase *)m;
+  if (!rb->inside || (!e->n_args && e->kind != TSL_EXPR_LOAD))
+    return e; /* outside the scope, or a leaf without an access */
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
   if (e->kind == TSL_EXPR_LOAD && e->u.buffer == rb->from)
-    return tsl_expr_load(rb->c->arena, rb->to, e->n_args, rebase_idx(rb, e->n_args, args));
-  return changed ? tsl_expr_with_args(rb->c->arena, e, e->n_args, args) : e;
+    return tsl_expr_load(m->arena, rb->to, e->n_args, rebase_idx(rb, e->n_args, r->args));
+  return r;
 }
 
-static const tsl_stmt *rebase_stmt(rebase *rb, const tsl_stmt *s) {
-  tsl_arena *a = rb->c->arena;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR:
-    return tsl_stmt_for(a, s->u.loop.loop_var, rebase_expr(rb, s->u.loop.min),
-                        rebase_expr(rb, s->u.loop.extent),
+static const tsl_stmt *rebase_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  rebase *rb = (rebase *)m;
+  if (rb->done)
+    return s;
+  if (s == rb->target) {
+    rb->inside = 1;
+    const tsl_stmt *body = tsl_mutate_stmt(m, s->u.loop.body);
+    rb->inside = 0;
+    rb->done = 1;
+    return tsl_stmt_for(m->arena, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent,
                         (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
-                        s->u.loop.annotations, rebase_stmt(rb, s->u.loop.body));
-  case TSL_STMT_STORE: {
-    uint32_t n = s->u.store.n_indices;
-    const tsl_expr **idx = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
-    for (uint32_t i = 0; i < n; i++)
-      idx[i] = rebase_expr(rb, s->u.store.indices[i]);
-    const tsl_expr *v = rebase_expr(rb, s->u.store.value);
-    if (s->u.store.buffer == rb->from)
-      return tsl_stmt_store(a, rb->to, v, n, rebase_idx(rb, n, idx));
-    return tsl_stmt_store(a, s->u.store.buffer, v, n, idx);
+                        s->u.loop.annotations, tsl_stmt_allocate(m->arena, rb->to, body));
   }
-  case TSL_STMT_IF:
-    return tsl_stmt_if(a, rebase_expr(rb, s->u.branch.cond),
-                       rebase_stmt(rb, s->u.branch.then_case),
-                       s->u.branch.else_case ? rebase_stmt(rb, s->u.branch.else_case)
-                                             : NULL);
-  case TSL_STMT_LET:
-    return tsl_stmt_let(a, s->u.let.var, rebase_expr(rb, s->u.let.value),
-                        rebase_stmt(rb, s->u.let.body));
-  case TSL_STMT_EVALUATE:
-    return tsl_stmt_evaluate(a, rebase_expr(rb, s->u.evaluate.value));
-  case TSL_STMT_SEQ: {
-    if (s->u.seq.n == 0)
-      return s;
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n);
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      xs[i] = rebase_stmt(rb, s->u.seq.stmts[i]);
-    return tsl_stmt_seq(a, s->u.seq.n, xs);
-  }
-  case TSL_STMT_ALLOCATE:
-    return tsl_stmt_allocate(a, s->u.alloc.buffer, rebase_stmt(rb, s->u.alloc.body));
-  default:
-    return s;
-  }
-}
-
-/* Replace the body of `target` (NULL: the whole tree) by `make(body)`. The
- * path to target is rebuilt, everything else shared. */
-typedef struct wrap_job {
-  lw_ctx *c;
-  const tsl_stmt *target;
-  rebase *rb;
-  int done;
-} wrap_job;
-
-static const tsl_stmt *wrap_body(wrap_job *j, const tsl_stmt *body) {
-  return tsl_stmt_allocate(j->c->arena, j->rb->to, rebase_stmt(j->rb, body));
-}
-
-static const tsl_stmt *wrap_at(wrap_job *j, const tsl_stmt *s) {
-  tsl_arena *a = j->c->arena;
-  if (j->done)
-    return s;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: {
-    if (s == j->target) {
-      j->done = 1;
-      return tsl_stmt_for(a, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent,
-                          (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
-                          s->u.loop.annotations, wrap_body(j, s->u.loop.body));
-    }
-    const tsl_stmt *b = wrap_at(j, s->u.loop.body);
-    if (b == s->u.loop.body)
-      return s;
-    return tsl_stmt_for(a, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent,
-                        (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
-                        s->u.loop.annotations, b);
-  }
-  case TSL_STMT_IF: {
-    const tsl_stmt *t = wrap_at(j, s->u.branch.then_case);
-    const tsl_stmt *e = s->u.branch.else_case ? wrap_at(j, s->u.branch.else_case) : NULL;
-    if (t == s->u.branch.then_case && e == s->u.branch.else_case)
-      return s;
-    return tsl_stmt_if(a, s->u.branch.cond, t, e);
-  }
-  case TSL_STMT_LET: {
-    const tsl_stmt *b = wrap_at(j, s->u.let.body);
-    return b == s->u.let.body ? s : tsl_stmt_let(a, s->u.let.var, s->u.let.value, b);
-  }
-  case TSL_STMT_SEQ: {
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n + 1);
-    int changed = 0;
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      xs[i] = wrap_at(j, s->u.seq.stmts[i]);
-      changed |= xs[i] != s->u.seq.stmts[i];
-    }
-    return changed ? tsl_stmt_seq(a, s->u.seq.n, xs) : s;
-  }
-  case TSL_STMT_ALLOCATE: {
-    const tsl_stmt *b = wrap_at(j, s->u.alloc.body);
-    return b == s->u.alloc.body ? s : tsl_stmt_allocate(a, s->u.alloc.buffer, b);
-  }
-  default:
-    return s;
-  }
+  const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+  if (s->kind == TSL_STMT_STORE && s->u.store.buffer == rb->from)
+    return tsl_stmt_store(m->arena, rb->to, r->u.store.value, s->u.store.n_indices,
+                          rebase_idx(rb, s->u.store.n_indices, r->u.store.indices));
+  return r;
 }
 
 /* ---- one allocation ------------------------------------------------------ */
@@ -431,19 +303,21 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
   lca_walk w;
   memset(&w, 0, sizeof w);
   w.buf = b;
-  lca_stmt(&w, body);
-  if (!w.seen) {
-    lw_vec_free(&w.path);
-    lw_vec_free(&w.lca);
+  tsl_vec_init(&w.path, sizeof(const tsl_stmt *), a);
+  tsl_vec_init(&w.lca, sizeof(const tsl_stmt *), a);
+  tsl_stmt_visitor lv = {.stmt = lca_stmt, .expr = lca_expr, .stmt_post = lca_post,
+                         .user_data = &w};
+  tsl_stmt_visit(body, &lv);
+  if (!w.seen)
     return body; /* never accessed: nothing to allocate */
-  }
-  uint32_t depth = w.lca.n;
+  const tsl_stmt **lca = w.lca.data;
+  const tsl_var **pinned = al->pinned_loops.data;
+  uint32_t depth = w.lca.len;
   for (uint32_t i = 0; i < depth; i++) {
-    const tsl_stmt *loop = w.lca.items[i];
-    int pinned = 0;
-    for (uint32_t k = 0; k < al->pinned_loops.n; k++)
-      pinned |= al->pinned_loops.items[k] == loop->u.loop.loop_var;
-    if (pinned) {
+    int found = 0;
+    for (uint32_t k = 0; k < al->pinned_loops.len; k++)
+      found |= pinned[k] == lca[i]->u.loop.loop_var;
+    if (found) {
       depth = i;
       break;
     }
@@ -451,13 +325,13 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
   /* shared memory is per thread block: never inside a threadIdx loop */
   if (b->scope && !strncmp(b->scope, "shared", 6))
     for (uint32_t i = 0; i < depth; i++) {
-      const tsl_stmt *loop = w.lca.items[i];
-      if (loop->u.loop.thread_tag && !strncmp(loop->u.loop.thread_tag, "threadIdx", 9)) {
+      const char *tag = lca[i]->u.loop.thread_tag;
+      if (tag && !strncmp(tag, "threadIdx", 9)) {
         depth = i;
         break;
       }
     }
-  const tsl_stmt *target = depth ? w.lca.items[depth - 1] : NULL;
+  const tsl_stmt *target = depth ? lca[depth - 1] : NULL;
   const tsl_stmt *scope = target ? target->u.loop.body : body;
 
   /* region of one execution of the scope */
@@ -467,17 +341,23 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
   rw.c = c;
   rw.buf = b;
   rw.an = tsl_analyzer_new(c->tctx);
-  for (uint32_t i = 0; i < depth; i++) {
-    const tsl_stmt *l = w.lca.items[i];
-    tsl_analyzer_bind(rw.an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
-  }
+  tsl_vec_init(&rw.inner_vars, sizeof(const tsl_var *), a);
+  tsl_vec_init(&rw.inner_doms, sizeof(tsl_range), a);
+  tsl_map_init(&rw.lets, a);
+  tsl_vec_init(&rw.let_scopes, sizeof(tsl_map_binding), a);
+  for (uint32_t i = 0; i < depth; i++)
+    tsl_analyzer_bind(rw.an, lca[i]->u.loop.loop_var, lca[i]->u.loop.min,
+                      lca[i]->u.loop.extent);
   rw.mins = TSL_NEW_ARRAY(a, const tsl_expr *, nd + 1);
   rw.exts = TSL_NEW_ARRAY(a, int64_t, nd + 1);
   rw.whole = TSL_NEW_ARRAY(a, uint8_t, nd + 1);
-  if (b->strides || b->elem_offset)
+  if (b->strides || b->elem_offset) {
     memset(rw.whole, 1, nd);
-  else
-    region_stmt(&rw, scope);
+  } else {
+    tsl_stmt_visitor rv = {.stmt = region_stmt, .expr = region_expr,
+                           .stmt_post = region_post, .user_data = &rw};
+    tsl_stmt_visit(scope, &rv);
+  }
   const tsl_expr **shape = TSL_NEW_ARRAY(a, const tsl_expr *, nd + 1);
   const tsl_expr **mins = TSL_NEW_ARRAY(a, const tsl_expr *, nd + 1);
   int compacted = 0;
@@ -495,9 +375,6 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
     }
   }
   tsl_analyzer_free(rw.an);
-  free(rw.inner_doms);
-  lw_vec_free(&rw.inner_vars);
-  lw_map_free(&rw.lets);
 
   const tsl_expr **strides = aligned_strides(c, al, nd, shape);
   const tsl_buffer *nb = compacted || strides
@@ -507,19 +384,18 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
                              : b;
   if (nb != b && b->n_axis_separators) /* same rank: the separators stay */
     nb = tsl_buffer_with_axis_separators(a, nb, b->n_axis_separators, b->axis_separators);
-  rebase rb = {c, b, nb, mins};
-  wrap_job j = {c, target, &rb, 0};
-  const tsl_stmt *r = target ? wrap_at(&j, body) : wrap_body(&j, body);
-  lw_vec_free(&w.path);
-  lw_vec_free(&w.lca);
-  return r;
+  rebase rb = {tsl_mutator_make(a), b, nb, mins, target, target == NULL, 0};
+  rb.m.stmt = rebase_stmt;
+  rb.m.expr = rebase_expr;
+  const tsl_stmt *r = tsl_mutate_stmt(&rb.m, body);
+  return target ? r : tsl_stmt_allocate(a, nb, r);
 }
 
 const tsl_stmt *lw_place_allocs(lw_ctx *c, const tsl_stmt *body) {
   /* innermost first would let an outer buffer's scope contain an inner
    * ALLOCATE; order does not matter for correctness, so go in reverse to
    * keep the first-declared buffer outermost when scopes coincide */
-  for (uint32_t i = c->n_allocs; i-- > 0 && !c->status;)
-    body = place_one(c, body, &c->allocs[i]);
+  for (uint32_t i = c->allocs.len; i-- > 0 && !c->status;)
+    body = place_one(c, body, &TSL_VEC_AT(&c->allocs, lw_alloc, i));
   return body;
 }

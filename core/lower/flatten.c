@@ -10,27 +10,30 @@
  * tensors) become the row-major strides and 0. Indices, loop bounds, let
  * values and conditions are simplified with the enclosing loops' ranges
  * known (the variable of a loop of extent 1 is replaced by its minimum in
- * these expressions; the loop itself stays); an IF whose condition folds to a constant keeps only the branch
- * taken. Axis separators are ignored: every target so far has flat memory
- * (core/lower/README.md).
+ * these expressions; the loop itself stays); an IF whose condition folds
+ * to a constant keeps only the branch taken. Axis separators are ignored:
+ * every target so far has flat memory (core/lower/README.md).
+ *
+ * Two mutators: `ix` rewrites accesses inside an expression (and the
+ * parameter variables); `m` walks the statements, its expression hook is
+ * `ix` followed by simplification, its buffer hook gives ALLOCATE the flat
+ * buffer.
  */
 #include "lower_internal.h"
 
 #include <string.h>
 
 typedef struct fl {
+  tsl_mutator m;  /* statements; expressions flattened and simplified */
+  tsl_mutator ix; /* accesses in an expression; vars = pvars */
   lw_ctx *c;
   tsl_analyzer *an;
-  lw_map flat;   /* buffer -> flat buffer */
-  lw_map pvars;  /* parameter stride / offset var -> expr */
+  tsl_map flat;  /* buffer -> flat buffer */
+  tsl_map pvars; /* parameter stride / offset var -> expr */
 } fl;
 
-static const tsl_expr *pvar_fn(const tsl_var *v, void *ud) {
-  return lw_map_get(ud, v);
-}
-
 static const tsl_expr *pre(fl *f, const tsl_expr *e) {
-  return f->pvars.n && e ? tsl_expr_substitute(f->c->arena, e, pvar_fn, &f->pvars) : e;
+  return f->pvars.n && e ? tsl_mutate_expr(&f->ix, e) : e;
 }
 
 static const tsl_expr *simp(fl *f, const tsl_expr *e) {
@@ -56,7 +59,7 @@ static const tsl_expr *stride_of(fl *f, const tsl_buffer *b, uint32_t d) {
 }
 
 static const tsl_buffer *flat_of(fl *f, const tsl_buffer *b) {
-  const tsl_buffer *r = lw_map_get(&f->flat, b);
+  const tsl_buffer *r = tsl_map_get(&f->flat, b);
   if (r)
     return r;
   tsl_arena *a = f->c->arena;
@@ -89,8 +92,12 @@ static const tsl_buffer *flat_of(fl *f, const tsl_buffer *b) {
   size = simp(f, size);
   r = tsl_buffer_new(a, b->name, b->dtype, 1, &size, NULL, NULL, b->scope, b->align,
                      b->offset_factor);
-  lw_map_put(&f->flat, b, r);
+  tsl_map_put(&f->flat, b, (void *)r);
   return r;
+}
+
+static const tsl_buffer *flat_hook(tsl_mutator *m, const tsl_buffer *b) {
+  return flat_of(m->user_data, b);
 }
 
 /* Flat index of an access (indices already rewritten). */
@@ -121,47 +128,35 @@ static const tsl_expr *flat_index(fl *f, const tsl_buffer *b, uint32_t n,
   return simp(f, sum);
 }
 
-static const tsl_expr *fl_expr(fl *f, const tsl_expr *e) {
-  if (!e)
-    return e;
-  if (e->kind == TSL_EXPR_VAR) {
-    const tsl_expr *r = lw_map_get(&f->pvars, e->u.var);
-    return r ? r : e;
-  }
-  if (e->n_args == 0 && e->kind != TSL_EXPR_LOAD)
-    return e;
-  const tsl_expr *stack[8];
-  const tsl_expr **args =
-      e->n_args <= 8 ? stack : TSL_NEW_ARRAY(f->c->arena, const tsl_expr *, e->n_args);
-  int changed = 0;
-  for (uint32_t i = 0; i < e->n_args; i++) {
-    args[i] = fl_expr(f, e->args[i]);
-    changed |= args[i] != e->args[i];
-  }
-  if (e->kind == TSL_EXPR_LOAD) {
-    const tsl_expr *ix = flat_index(f, e->u.buffer, e->n_args, args);
-    return tsl_expr_load(f->c->arena, flat_of(f, e->u.buffer), 1, &ix);
-  }
-  return changed ? tsl_expr_with_args(f->c->arena, e, e->n_args, args) : e;
+static const tsl_expr *ix_expr(tsl_mutator *m, const tsl_expr *e) {
+  if (!e->n_args && e->kind != TSL_EXPR_VAR && e->kind != TSL_EXPR_LOAD)
+    return e; /* a constant */
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
+  if (e->kind != TSL_EXPR_LOAD)
+    return r;
+  const tsl_expr *i = flat_index(m->user_data, e->u.buffer, e->n_args, r->args);
+  return tsl_expr_load(m->arena, flat_of(m->user_data, e->u.buffer), 1, &i);
 }
 
-/* Simplify a non-index expression: integer parts only. */
-static const tsl_expr *fl_value(fl *f, const tsl_expr *e) {
-  return simp(f, fl_expr(f, e));
+/* A statement's expression: accesses flattened, then simplified. */
+static const tsl_expr *fl_value(tsl_mutator *m, const tsl_expr *e) {
+  fl *f = m->user_data;
+  return simp(f, tsl_mutate_expr(&f->ix, e));
 }
 
-static const tsl_stmt *fl_stmt(fl *f, const tsl_stmt *s) {
-  tsl_arena *a = f->c->arena;
+static const tsl_stmt *fl_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  fl *f = m->user_data;
+  tsl_arena *a = m->arena;
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR: {
-    const tsl_expr *mn = fl_value(f, s->u.loop.min);
-    const tsl_expr *ext = fl_value(f, s->u.loop.extent);
+    const tsl_expr *mn = tsl_mutate_expr(m, s->u.loop.min);
+    const tsl_expr *ext = tsl_mutate_expr(m, s->u.loop.extent);
     int64_t one;
     if (tsl_expr_is_const_int(ext, &one) && one == 1)
       tsl_analyzer_bind_value(f->an, s->u.loop.loop_var, mn); /* unit loop */
     else
       tsl_analyzer_bind(f->an, s->u.loop.loop_var, mn, ext);
-    const tsl_stmt *body = fl_stmt(f, s->u.loop.body);
+    const tsl_stmt *body = tsl_mutate_stmt(m, s->u.loop.body);
     tsl_analyzer_unbind(f->an, s->u.loop.loop_var);
     if (!body)
       return NULL;
@@ -172,52 +167,26 @@ static const tsl_stmt *fl_stmt(fl *f, const tsl_stmt *s) {
     uint32_t n = s->u.store.n_indices;
     const tsl_expr **idx = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
     for (uint32_t i = 0; i < n; i++)
-      idx[i] = fl_expr(f, s->u.store.indices[i]);
+      idx[i] = tsl_mutate_expr(&f->ix, s->u.store.indices[i]);
     const tsl_expr *ix = flat_index(f, s->u.store.buffer, n, idx);
-    return tsl_stmt_store(a, flat_of(f, s->u.store.buffer), fl_value(f, s->u.store.value), 1,
-                          &ix);
+    return tsl_stmt_store(a, flat_of(f, s->u.store.buffer), tsl_mutate_expr(m, s->u.store.value),
+                          1, &ix);
   }
   case TSL_STMT_IF: {
-    const tsl_expr *cond = fl_value(f, s->u.branch.cond);
-    if (cond->kind == TSL_EXPR_INT_IMM && cond->dtype.lanes == 1)
-      return cond->u.int_value ? fl_stmt(f, s->u.branch.then_case)
-                               : (s->u.branch.else_case ? fl_stmt(f, s->u.branch.else_case)
-                                                        : NULL);
-    const tsl_stmt *t = fl_stmt(f, s->u.branch.then_case);
-    const tsl_stmt *e = s->u.branch.else_case ? fl_stmt(f, s->u.branch.else_case) : NULL;
-    if (!t && !e)
-      return NULL;
+    const tsl_expr *cond = tsl_mutate_expr(m, s->u.branch.cond);
+    const tsl_stmt *t = s->u.branch.then_case, *e = s->u.branch.else_case;
+    if (cond->kind == TSL_EXPR_INT_IMM && cond->dtype.lanes == 1) {
+      const tsl_stmt *taken = cond->u.int_value ? t : e;
+      return taken ? tsl_mutate_stmt(m, taken) : NULL;
+    }
+    t = tsl_mutate_stmt(m, t);
+    e = e ? tsl_mutate_stmt(m, e) : NULL;
     if (!t)
-      return tsl_stmt_if(a, tsl_expr_unary(a, TSL_EXPR_NOT, cond), e, NULL);
+      return e ? tsl_stmt_if(a, tsl_expr_unary(a, TSL_EXPR_NOT, cond), e, NULL) : NULL;
     return tsl_stmt_if(a, cond, t, e);
   }
-  case TSL_STMT_LET: {
-    const tsl_stmt *body = fl_stmt(f, s->u.let.body);
-    if (!body)
-      return NULL;
-    return tsl_stmt_let(a, s->u.let.var, fl_value(f, s->u.let.value), body);
-  }
-  case TSL_STMT_EVALUATE:
-    return tsl_stmt_evaluate(a, fl_value(f, s->u.evaluate.value));
-  case TSL_STMT_SEQ: {
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n + 1);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      const tsl_stmt *x = fl_stmt(f, s->u.seq.stmts[i]);
-      if (x)
-        xs[k++] = x;
-    }
-    if (k == 0)
-      return NULL;
-    return tsl_stmt_seq(a, k, xs);
-  }
-  case TSL_STMT_ALLOCATE: {
-    const tsl_buffer *nb = flat_of(f, s->u.alloc.buffer);
-    const tsl_stmt *body = fl_stmt(f, s->u.alloc.body);
-    return body ? tsl_stmt_allocate(a, nb, body) : NULL;
-  }
   default:
-    return s;
+    return tsl_mutate_stmt_children(m, s);
   }
 }
 
@@ -227,6 +196,15 @@ const tsl_stmt *lw_flatten(lw_ctx *c, const tsl_stmt *body, tsl_param *params) {
   f.c = c;
   f.an = tsl_analyzer_new(c->tctx);
   tsl_arena *a = c->arena;
+  f.m = tsl_mutator_make(a);
+  f.m.stmt = fl_stmt;
+  f.m.expr = fl_value;
+  f.m.buffer = flat_hook;
+  f.m.user_data = &f;
+  f.ix = tsl_mutator_make(a);
+  f.ix.expr = ix_expr;
+  f.ix.vars = &f.pvars;
+  f.ix.user_data = &f;
   const tsl_func *fn = c->func;
   /* parameter strides / offsets are those of dense row-major tensors */
   for (uint32_t i = 0; i < fn->n_params; i++) {
@@ -235,29 +213,30 @@ const tsl_stmt *lw_flatten(lw_ctx *c, const tsl_stmt *body, tsl_param *params) {
       continue;
     for (uint32_t d = 0; b->strides && d < b->ndim; d++) {
       const tsl_expr *st = b->strides[d];
-      if (st->kind != TSL_EXPR_VAR || lw_map_get(&f.pvars, st->u.var))
+      if (st->kind != TSL_EXPR_VAR || tsl_map_get(&f.pvars, st->u.var))
         continue;
       const tsl_expr *dense = NULL;
       for (uint32_t k = d + 1; k < b->ndim; k++)
         dense = dense ? tsl_expr_binary(a, TSL_EXPR_MUL, lw_cast(a, dense, st->dtype),
                                         lw_cast(a, b->shape[k], st->dtype))
                       : lw_cast(a, b->shape[k], st->dtype);
-      lw_map_put(&f.pvars, st->u.var, dense ? dense : tsl_expr_int(a, st->dtype, 1));
+      tsl_map_put(&f.pvars, st->u.var,
+                  (void *)(dense ? dense : tsl_expr_int(a, st->dtype, 1)));
     }
     const tsl_expr *eo = b->elem_offset;
-    if (eo && eo->kind == TSL_EXPR_VAR && !lw_map_get(&f.pvars, eo->u.var))
-      lw_map_put(&f.pvars, eo->u.var, tsl_expr_int(a, eo->dtype, 0));
+    if (eo && eo->kind == TSL_EXPR_VAR && !tsl_map_get(&f.pvars, eo->u.var))
+      tsl_map_put(&f.pvars, eo->u.var, (void *)tsl_expr_int(a, eo->dtype, 0));
   }
   for (uint32_t i = 0; i < fn->n_params; i++) {
     params[i] = fn->params[i];
     if (fn->params[i].buffer)
       params[i].buffer = flat_of(&f, fn->params[i].buffer);
   }
-  const tsl_stmt *r = fl_stmt(&f, body);
+  const tsl_stmt *r = tsl_mutate_stmt(&f.m, body);
   if (!r)
     r = tsl_stmt_seq(a, 0, NULL);
   tsl_analyzer_free(f.an);
-  lw_map_free(&f.flat);
-  lw_map_free(&f.pvars);
+  tsl_map_free(&f.flat);
+  tsl_map_free(&f.pvars);
   return r;
 }

@@ -10,10 +10,14 @@
  */
 #include "lower_internal.h"
 
+#include <string.h>
+
 typedef struct fc {
   double total;
   int unknown;
-  lw_vec loops; /* enclosing FOR statements */
+  tsl_vec loops;        /* const tsl_stmt *: enclosing FOR statements */
+  const tsl_vec *skip;  /* const tsl_var *: loops not counted, or NULL */
+  tsl_stmt_visitor v;
 } fc;
 
 static int count_fn(const tsl_expr *e, void *ud) {
@@ -40,22 +44,16 @@ static int count_fn(const tsl_expr *e, void *ud) {
   return 0;
 }
 
-static double ops_in(const tsl_expr *e) {
-  double n = 0;
-  if (e)
-    tsl_expr_visit(e, count_fn, &n);
-  return n;
-}
-
 /* Product of the enclosing loops' extents, skipping loops whose var is in
- * `skip` (NULL: none). -1 when an extent is symbolic. */
-static double trips(const fc *f, const lw_vec *skip) {
+ * f->skip. -1 when an extent is symbolic. */
+static double trips(const fc *f) {
   double t = 1;
-  for (uint32_t i = 0; i < f->loops.n; i++) {
-    const tsl_stmt *l = f->loops.items[i];
+  const tsl_var *const *skip = f->skip ? f->skip->data : NULL;
+  for (uint32_t i = 0; i < f->loops.len; i++) {
+    const tsl_stmt *l = TSL_VEC_AT(&f->loops, const tsl_stmt *, i);
     int skipped = 0;
-    for (uint32_t k = 0; skip && k < skip->n; k++)
-      skipped |= skip->items[k] == l->u.loop.loop_var;
+    for (uint32_t k = 0; skip && k < f->skip->len; k++)
+      skipped |= skip[k] == l->u.loop.loop_var;
     if (skipped)
       continue;
     int64_t ext;
@@ -66,81 +64,86 @@ static double trips(const fc *f, const lw_vec *skip) {
   return t;
 }
 
-static void add(fc *f, double ops, const lw_vec *skip) {
+static int collect_vars(const tsl_expr *e, void *ud) {
+  if (e->kind == TSL_EXPR_VAR)
+    TSL_VEC_PUSH(ud, const tsl_var *, e->u.var);
+  return 0;
+}
+
+/* The ops of `e`, once per point of the enclosing loops. */
+static void count(fc *f, const tsl_expr *e) {
+  double ops = 0;
+  tsl_expr_visit(e, count_fn, &ops);
   if (ops == 0)
     return;
-  double t = trips(f, skip);
+  double t = trips(f);
   if (t < 0)
     f->unknown = 1;
   else
     f->total += ops * t;
 }
 
-static int collect_vars(const tsl_expr *e, void *ud) {
-  if (e->kind == TSL_EXPR_VAR)
-    lw_vec_push(ud, e->u.var);
-  return 0;
-}
-
-static void walk(fc *f, const tsl_stmt *s, const lw_vec *skip);
-
-static void walk(fc *f, const tsl_stmt *s, const lw_vec *skip) {
-  if (!s)
-    return;
+/* Counted: store values, IF conditions, let values and evaluated values
+ * (not indices or loop bounds). */
+static int count_stmt(const tsl_stmt *s, void *ud) {
+  fc *f = ud;
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR:
-    lw_vec_push(&f->loops, s);
-    walk(f, s->u.loop.body, skip);
-    f->loops.n--;
-    break;
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_block *b = s->u.realize.block;
-    if (b->init) {
-      lw_vec red = {0};
-      if (skip)
-        for (uint32_t i = 0; i < skip->n; i++)
-          lw_vec_push(&red, skip->items[i]);
-      for (uint32_t i = 0; i < b->n_iter_vars && i < s->u.realize.n_iter_values; i++)
-        if (b->iter_vars[i].iter_type == TSL_ITER_REDUCE)
-          tsl_expr_visit(s->u.realize.iter_values[i], collect_vars, &red);
-      walk(f, b->init, &red);
-      lw_vec_free(&red);
-    }
-    walk(f, b->body, skip);
-    break;
-  }
+    TSL_VEC_PUSH(&f->loops, const tsl_stmt *, s);
+    return 0;
   case TSL_STMT_STORE:
-    add(f, ops_in(s->u.store.value), skip);
-    break;
+    count(f, s->u.store.value);
+    return 0;
   case TSL_STMT_IF:
-    add(f, ops_in(s->u.branch.cond), skip);
-    walk(f, s->u.branch.then_case, skip);
-    walk(f, s->u.branch.else_case, skip);
-    break;
+    count(f, s->u.branch.cond);
+    return 0;
   case TSL_STMT_LET:
-    add(f, ops_in(s->u.let.value), skip);
-    walk(f, s->u.let.body, skip);
-    break;
+    count(f, s->u.let.value);
+    return 0;
   case TSL_STMT_EVALUATE:
-    add(f, ops_in(s->u.evaluate.value), skip);
-    break;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      walk(f, s->u.seq.stmts[i], skip);
-    break;
-  case TSL_STMT_ALLOCATE:
-    walk(f, s->u.alloc.body, skip);
+    count(f, s->u.evaluate.value);
+    return 0;
+  case TSL_STMT_BLOCK_REALIZE:
     break;
   default:
-    break;
+    return 0;
   }
+  /* a block: its init once per point of the loops driving no reduce
+   * iterator, its body as any statement */
+  const tsl_block *b = s->u.realize.block;
+  if (b->init) {
+    const tsl_vec *outer = f->skip;
+    tsl_vec red;
+    tsl_vec_init(&red, sizeof(const tsl_var *), NULL);
+    if (outer)
+      tsl_vec_append(&red, outer->data, outer->len);
+    for (uint32_t i = 0; i < b->n_iter_vars && i < s->u.realize.n_iter_values; i++)
+      if (b->iter_vars[i].iter_type == TSL_ITER_REDUCE)
+        tsl_expr_visit(s->u.realize.iter_values[i], collect_vars, &red);
+    f->skip = &red;
+    tsl_stmt_visit(b->init, &f->v);
+    f->skip = outer;
+    tsl_vec_free(&red);
+  }
+  tsl_stmt_visit(b->body, &f->v);
+  return TSL_VISIT_SKIP;
+}
+
+static int count_post(const tsl_stmt *s, void *ud) {
+  fc *f = ud;
+  if (s->kind == TSL_STMT_FOR)
+    f->loops.len--;
+  return 0;
 }
 
 double tsl_func_flops(const tsl_func *f) {
   if (!f || !f->body)
     return -1;
-  fc c = {0, 0, {0}};
-  walk(&c, f->body, NULL);
-  lw_vec_free(&c.loops);
+  fc c;
+  memset(&c, 0, sizeof c);
+  tsl_vec_init(&c.loops, sizeof(const tsl_stmt *), NULL);
+  c.v = (tsl_stmt_visitor){.stmt = count_stmt, .stmt_post = count_post, .user_data = &c};
+  tsl_stmt_visit(f->body, &c.v);
+  tsl_vec_free(&c.loops);
   return c.unknown ? -1 : c.total;
 }

@@ -1,6 +1,8 @@
 /*
  * lower_internal.h — shared between the lowering passes (the .c files of core/lower);
- * not installed. Names use the lw_ prefix.
+ * not installed. Names use the lw_ prefix. Every pass that rewrites the
+ * program is a tsl_mutator whose hooks handle only the statements and
+ * expressions it changes; read-only walks are tsl_stmt_visit visitors.
  *
  * Pass order (lower.c drives it):
  *   unblock.c      blocks -> plain statements (bindings, init guard,
@@ -19,31 +21,6 @@
 #include "tessel/lower.h"
 #include "tessel/visit.h"
 
-#include <stdint.h>
-
-/* ---- pointer-keyed map (open addressing; heap) ------------------------ */
-
-typedef struct lw_map {
-  const void **keys;
-  const void **vals;
-  uint32_t cap, n;
-} lw_map;
-
-void lw_map_free(lw_map *m);
-/* Insert or replace; returns the previous value (NULL if none). */
-const void *lw_map_put(lw_map *m, const void *key, const void *val);
-const void *lw_map_get(const lw_map *m, const void *key);
-
-/* ---- growable pointer array (heap) ------------------------------------- */
-
-typedef struct lw_vec {
-  const void **items;
-  uint32_t n, cap;
-} lw_vec;
-
-void lw_vec_push(lw_vec *v, const void *p);
-void lw_vec_free(lw_vec *v);
-
 /* ---- allocations found in blocks --------------------------------------- */
 
 typedef struct lw_alloc {
@@ -51,7 +28,7 @@ typedef struct lw_alloc {
   /* Loop variables the allocation must stay outside of: the loops that
    * drive a reduce iterator of a block accessing the buffer (its values
    * are carried from one iteration of such a loop to the next). */
-  lw_vec pinned_loops; /* const tsl_var * */
+  tsl_vec pinned_loops; /* const tsl_var * (arena) */
   /* storage_align entries (the writing block's "buffer_dim_align"): the
    * stride of dimension axis[k] is padded to offset[k] modulo factor[k] */
   uint32_t n_align;
@@ -66,16 +43,17 @@ typedef struct lw_ctx {
   tsl_diag *diag;
   const tsl_func *func;
   int status;
-  /* unblock: allocations in first-seen order */
-  lw_alloc *allocs;
-  uint32_t n_allocs, cap_allocs;
+  /* unblock: allocations in first-seen order (lw_alloc, arena) and their
+   * index by buffer */
+  tsl_vec allocs;
+  tsl_map alloc_index; /* const tsl_buffer * -> index */
 } lw_ctx;
 
 /* Record a failure (first one wins); returns NULL for convenience. */
 void *lw_fail(lw_ctx *c, int status, const char *fmt, ...) TSL_PRINTF(3, 4);
 
-/* Index of the allocation record of `b`, or -1. */
-int lw_alloc_find(const lw_ctx *c, const tsl_buffer *b);
+/* The allocation record of `b`, or NULL. */
+lw_alloc *lw_alloc_find(const lw_ctx *c, const tsl_buffer *b);
 
 /* Casts `e` to the integer dtype `t` when it differs. */
 const tsl_expr *lw_cast(tsl_arena *a, const tsl_expr *e, tsl_dtype t);

@@ -55,11 +55,19 @@ tsl_attrs lw_unroll_attrs(lw_ctx *c, tsl_attrs ann) {
   return tsl_attrs_make(c->arena, n, items);
 }
 
+/* The counters of the statements visited so far in the current element
+ * of a sequence. */
+typedef struct ur_count {
+  int64_t steps, unroll_depth, loop_depth;
+} ur_count;
+
 typedef struct ur {
+  tsl_mutator m; /* first: the hooks' tsl_mutator * is the ur */
   lw_ctx *c;
   int64_t max_step; /* pragma_auto_unroll_max_step in force */
   int explicit_;    /* pragma_unroll_explicit in force */
-  int64_t steps, unroll_depth, loop_depth;
+  ur_count n;
+  int in_seq; /* the statement visited is an element of a sequence */
 } ur;
 
 static int64_t sat_mul(int64_t a, int64_t b) {
@@ -71,84 +79,42 @@ static int64_t sat_mul(int64_t a, int64_t b) {
 /* ---- one copy of a loop body per iteration ------------------------------ */
 
 typedef struct spec {
-  tsl_arena *a;
+  tsl_mutator m;   /* first: the hooks' tsl_mutator * is the spec */
+  tsl_mutator sub; /* the variable replaced in an expression */
   const tsl_var *var;
   const tsl_expr *value;
   tsl_analyzer *an;
 } spec;
 
-static const tsl_expr *spec_fn(const tsl_var *v, void *ud) {
-  spec *p = ud;
+static const tsl_expr *spec_var(tsl_mutator *m, const tsl_var *v) {
+  spec *p = m->user_data;
   return v == p->var ? p->value : NULL;
 }
 
-/* e with the variable replaced, then simplified when it changed. */
-static const tsl_expr *spec_expr(spec *p, const tsl_expr *e) {
-  if (!e)
-    return e;
-  const tsl_expr *r = tsl_expr_substitute(p->a, e, spec_fn, p);
-  return r == e ? e : tsl_simplify(p->an, p->a, r);
+/* A statement's expression with the variable replaced, then simplified
+ * when it changed. */
+static const tsl_expr *spec_expr(tsl_mutator *m, const tsl_expr *e) {
+  spec *p = (spec *)m;
+  const tsl_expr *r = tsl_mutate_expr(&p->sub, e);
+  return r == e ? e : tsl_simplify(p->an, m->arena, r);
 }
 
-static const tsl_stmt *spec_stmt(spec *p, const tsl_stmt *s) {
-  tsl_arena *a = p->a;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: {
-    const tsl_expr *mn = spec_expr(p, s->u.loop.min), *ext = spec_expr(p, s->u.loop.extent);
-    const tsl_stmt *b = spec_stmt(p, s->u.loop.body);
-    if (mn == s->u.loop.min && ext == s->u.loop.extent && b == s->u.loop.body)
-      return s;
-    return tsl_stmt_for(a, s->u.loop.loop_var, mn, ext, (tsl_for_kind)s->u.loop.for_kind,
-                        s->u.loop.thread_tag, s->u.loop.annotations, b);
+/* An IF whose condition folds becomes the branch taken (an empty sequence
+ * when that is a missing else). */
+static const tsl_stmt *spec_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  if (s->kind != TSL_STMT_IF)
+    return tsl_mutate_stmt_children(m, s);
+  const tsl_expr *cond = spec_expr(m, s->u.branch.cond);
+  const tsl_stmt *t = s->u.branch.then_case, *e = s->u.branch.else_case;
+  if (cond != s->u.branch.cond && cond->dtype.lanes == 1 && cond->kind == TSL_EXPR_INT_IMM) {
+    const tsl_stmt *taken = cond->u.int_value ? t : e;
+    return taken ? tsl_mutate_stmt(m, taken) : tsl_stmt_seq(m->arena, 0, NULL);
   }
-  case TSL_STMT_STORE: {
-    const tsl_expr *ix = spec_expr(p, s->u.store.indices[0]);
-    const tsl_expr *val = spec_expr(p, s->u.store.value);
-    if (ix == s->u.store.indices[0] && val == s->u.store.value)
-      return s;
-    return tsl_stmt_store(a, s->u.store.buffer, val, 1, &ix);
-  }
-  case TSL_STMT_IF: {
-    const tsl_expr *cond = spec_expr(p, s->u.branch.cond);
-    if (cond != s->u.branch.cond && cond->dtype.lanes == 1 && cond->kind == TSL_EXPR_INT_IMM) {
-      if (cond->u.int_value) /* the condition folded: the branch taken */
-        return spec_stmt(p, s->u.branch.then_case);
-      return s->u.branch.else_case ? spec_stmt(p, s->u.branch.else_case)
-                                   : tsl_stmt_seq(a, 0, NULL);
-    }
-    const tsl_stmt *t = spec_stmt(p, s->u.branch.then_case);
-    const tsl_stmt *e = s->u.branch.else_case ? spec_stmt(p, s->u.branch.else_case) : NULL;
-    if (cond == s->u.branch.cond && t == s->u.branch.then_case && e == s->u.branch.else_case)
-      return s;
-    return tsl_stmt_if(a, cond, t, e);
-  }
-  case TSL_STMT_LET: {
-    const tsl_expr *val = spec_expr(p, s->u.let.value);
-    const tsl_stmt *b = spec_stmt(p, s->u.let.body);
-    if (val == s->u.let.value && b == s->u.let.body)
-      return s;
-    return tsl_stmt_let(a, s->u.let.var, val, b);
-  }
-  case TSL_STMT_EVALUATE: {
-    const tsl_expr *val = spec_expr(p, s->u.evaluate.value);
-    return val == s->u.evaluate.value ? s : tsl_stmt_evaluate(a, val);
-  }
-  case TSL_STMT_SEQ: {
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n + 1);
-    int changed = 0;
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      xs[i] = spec_stmt(p, s->u.seq.stmts[i]);
-      changed |= xs[i] != s->u.seq.stmts[i];
-    }
-    return changed ? tsl_stmt_seq(a, s->u.seq.n, xs) : s;
-  }
-  case TSL_STMT_ALLOCATE: {
-    const tsl_stmt *b = spec_stmt(p, s->u.alloc.body);
-    return b == s->u.alloc.body ? s : tsl_stmt_allocate(a, s->u.alloc.buffer, b);
-  }
-  default:
+  t = tsl_mutate_stmt(m, t);
+  e = e ? tsl_mutate_stmt(m, e) : NULL;
+  if (cond == s->u.branch.cond && t == s->u.branch.then_case && e == s->u.branch.else_case)
     return s;
-  }
+  return tsl_stmt_if(m->arena, cond, t, e);
 }
 
 /* The loop (with its body already rewritten) as `ext` copies of the body. */
@@ -159,22 +125,24 @@ static const tsl_stmt *unroll_copies(ur *u, const tsl_stmt *s, const tsl_stmt *b
   int64_t lo = 0;
   int const_min = tsl_expr_is_const_int(s->u.loop.min, &lo);
   const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, (size_t)ext + 1);
-  spec p = {a, v, NULL, tsl_analyzer_new(u->c->tctx)};
+  spec p = {tsl_mutator_make(a), tsl_mutator_make(a), v, NULL, tsl_analyzer_new(u->c->tctx)};
+  p.m.stmt = spec_stmt;
+  p.m.expr = spec_expr;
+  p.sub.var = spec_var;
+  p.sub.user_data = &p;
   for (int64_t i = 0; i < ext; i++) {
     if (const_min)
       p.value = tsl_expr_int(a, v->dtype, lo + i);
     else
       p.value = tsl_expr_binary(a, TSL_EXPR_ADD, lw_cast(a, s->u.loop.min, v->dtype),
                                 tsl_expr_int(a, v->dtype, i));
-    xs[i] = spec_stmt(&p, body);
+    xs[i] = tsl_mutate_stmt(&p.m, body);
   }
   tsl_analyzer_free(p.an);
   return tsl_stmt_seq(a, (uint32_t)ext, xs);
 }
 
 /* ---- the walk ------------------------------------------------------------ */
-
-static const tsl_stmt *ur_stmt(ur *u, const tsl_stmt *s);
 
 /* The loop's annotations without the two unroll pragmas. */
 static tsl_attrs strip_pragmas(tsl_arena *a, tsl_attrs ann) {
@@ -202,7 +170,7 @@ static const tsl_stmt *ur_loop(ur *u, const tsl_stmt *s) {
     u->max_step = v;
   if (attr_int(tsl_attrs_get(ann, KEY_EXPLICIT), &v))
     u->explicit_ = v != 0;
-  const tsl_stmt *body = ur_stmt(u, s->u.loop.body);
+  const tsl_stmt *body = tsl_mutate_stmt(&u->m, s->u.loop.body);
   uint32_t kind = s->u.loop.for_kind;
   int64_t ext = -1;
   if (!tsl_expr_is_const_int(s->u.loop.extent, &ext) || ext > INT32_MAX)
@@ -212,15 +180,15 @@ static const tsl_stmt *ur_loop(ur *u, const tsl_stmt *s) {
     if (kind == TSL_FOR_UNROLLED)
       unroll = ext >= 0; /* a symbolic UNROLLED loop stays a loop */
     else if (kind == TSL_FOR_SERIAL || kind == TSL_FOR_VECTORIZED)
-      unroll = ext >= 0 && u->loop_depth == 0 && u->unroll_depth <= UNROLL_MAX_DEPTH &&
-               (sat_mul(ext, u->steps) <= u->max_step || ext == 0);
+      unroll = ext >= 0 && u->n.loop_depth == 0 && u->n.unroll_depth <= UNROLL_MAX_DEPTH &&
+               (sat_mul(ext, u->n.steps) <= u->max_step || ext == 0);
     if (unroll) {
-      u->steps = sat_mul(u->steps, ext);
-      u->unroll_depth++;
+      u->n.steps = sat_mul(u->n.steps, ext);
+      u->n.unroll_depth++;
       copies = u->explicit_;
       kind = TSL_FOR_UNROLLED;
     } else {
-      u->loop_depth++;
+      u->n.loop_depth++;
     }
   }
   u->max_step = saved_max;
@@ -234,52 +202,48 @@ static const tsl_stmt *ur_loop(ur *u, const tsl_stmt *s) {
                       (tsl_for_kind)kind, s->u.loop.thread_tag, kept, body);
 }
 
-static const tsl_stmt *ur_stmt(ur *u, const tsl_stmt *s) {
-  tsl_arena *a = u->c->arena;
+static const tsl_stmt *ur_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  ur *u = (ur *)m;
+  if (u->in_seq) {
+    /* an element of a sequence is counted from zero; the sequence adds the
+     * steps of its elements and keeps the largest depths */
+    ur_count before = u->n;
+    u->n = (ur_count){0, 0, 0};
+    u->in_seq = 0;
+    const tsl_stmt *r = ur_stmt(m, s);
+    u->in_seq = 1;
+    u->n.steps = u->n.steps > INT64_MAX - before.steps ? INT64_MAX : u->n.steps + before.steps;
+    if (before.unroll_depth > u->n.unroll_depth)
+      u->n.unroll_depth = before.unroll_depth;
+    if (before.loop_depth > u->n.loop_depth)
+      u->n.loop_depth = before.loop_depth;
+    return r;
+  }
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR:
     return ur_loop(u, s);
   case TSL_STMT_STORE:
   case TSL_STMT_EVALUATE:
-    u->steps = u->steps < INT64_MAX ? u->steps + 1 : u->steps;
+    u->n.steps = u->n.steps < INT64_MAX ? u->n.steps + 1 : u->n.steps;
     return s;
   case TSL_STMT_SEQ: {
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n + 1);
-    int changed = 0;
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      ur before = *u;
-      u->steps = u->unroll_depth = u->loop_depth = 0;
-      xs[i] = ur_stmt(u, s->u.seq.stmts[i]);
-      changed |= xs[i] != s->u.seq.stmts[i];
-      u->steps = u->steps > INT64_MAX - before.steps ? INT64_MAX : u->steps + before.steps;
-      if (before.unroll_depth > u->unroll_depth)
-        u->unroll_depth = before.unroll_depth;
-      if (before.loop_depth > u->loop_depth)
-        u->loop_depth = before.loop_depth;
-    }
-    return changed ? tsl_stmt_seq(a, s->u.seq.n, xs) : s;
+    u->in_seq = 1;
+    const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+    u->in_seq = 0;
+    return r;
   }
-  case TSL_STMT_IF: {
-    const tsl_stmt *t = ur_stmt(u, s->u.branch.then_case);
-    const tsl_stmt *e = s->u.branch.else_case ? ur_stmt(u, s->u.branch.else_case) : NULL;
-    if (t == s->u.branch.then_case && e == s->u.branch.else_case)
-      return s;
-    return tsl_stmt_if(a, s->u.branch.cond, t, e);
-  }
-  case TSL_STMT_LET: {
-    const tsl_stmt *b = ur_stmt(u, s->u.let.body);
-    return b == s->u.let.body ? s : tsl_stmt_let(a, s->u.let.var, s->u.let.value, b);
-  }
-  case TSL_STMT_ALLOCATE: {
-    const tsl_stmt *b = ur_stmt(u, s->u.alloc.body);
-    return b == s->u.alloc.body ? s : tsl_stmt_allocate(a, s->u.alloc.buffer, b);
-  }
-  default:
-    return s;
+  default: /* IF, LET, ALLOCATE pass the counters through */
+    return tsl_mutate_stmt_children(m, s);
   }
 }
 
 const tsl_stmt *lw_unroll(lw_ctx *c, const tsl_stmt *body) {
-  ur u = {c, 0, 1, 0, 0, 0};
-  return ur_stmt(&u, body);
+  ur u;
+  memset(&u, 0, sizeof u);
+  u.m = tsl_mutator_make(c->arena);
+  u.m.stmt = ur_stmt;
+  u.m.expr = tsl_mutate_expr_keep;
+  u.c = c;
+  u.explicit_ = 1;
+  return tsl_mutate_stmt(&u.m, body);
 }

@@ -18,17 +18,24 @@
  * (a reduction across lanes) or whose value does while its index does not;
  * integer division or modulo of a vector; a vector condition of
  * if_then_else; an extern call or an existing vector node.
+ *
+ * The walk is a statement-only mutator whose FOR hook tries each VECTORIZED
+ * loop (inner loops first); a loop body is rewritten by a second mutator:
+ * the loop variable and vector lets through its `var` hook and `vars` map,
+ * expressions and statements through hooks that give up (`fail`) on
+ * anything else.
  */
 #include "lower_internal.h"
 
 #include <string.h>
 
 typedef struct vz {
+  tsl_mutator m; /* first: the hooks' tsl_mutator * is the vz */
   lw_ctx *c;
   const tsl_var *var;
   const tsl_expr *ramp; /* the loop variable as a vector */
   uint16_t lanes;
-  lw_map lets; /* scalar let var -> vector let var's ref */
+  tsl_map lets;     /* scalar let var -> vector let var's ref (m.vars) */
   tsl_analyzer *an; /* canonical form of ramp bases and strides */
   int fail;
 } vz;
@@ -61,14 +68,10 @@ static const tsl_expr *ibin(tsl_arena *a, tsl_expr_kind k, const tsl_expr *x,
   return tsl_expr_binary(a, k, lw_cast(a, x, t), lw_cast(a, y, t));
 }
 
-static const tsl_expr *vexpr(vz *v, const tsl_expr *e);
-
+/* `e` (a scalar binary node) over operands x, y of which one is a vector. */
 static const tsl_expr *vbinary(vz *v, const tsl_expr *e, const tsl_expr *x, const tsl_expr *y) {
   tsl_arena *a = v->c->arena;
   tsl_expr_kind k = (tsl_expr_kind)e->kind;
-  if (!lanes_of(x) && !lanes_of(y))
-    return x == e->args[0] && y == e->args[1] ? e
-                                              : tsl_expr_with_args(a, e, 2, (const tsl_expr *[]){x, y});
   int is_int = tsl_dtype_is_int(tsl_dtype_scalar(e->dtype));
   /* affine integer arithmetic on ramps stays a ramp */
   if (is_int && (k == TSL_EXPR_ADD || k == TSL_EXPR_SUB)) {
@@ -97,25 +100,20 @@ static const tsl_expr *vbinary(vz *v, const tsl_expr *e, const tsl_expr *x, cons
   return with_lanes(v, e, 2, args, v->lanes);
 }
 
-static const tsl_expr *vexpr(vz *v, const tsl_expr *e) {
-  tsl_arena *a = v->c->arena;
-  if (v->fail || !e)
+static const tsl_expr *vz_var(tsl_mutator *m, const tsl_var *x) {
+  vz *v = (vz *)m;
+  return x == v->var ? v->ramp : NULL;
+}
+
+static const tsl_expr *vz_expr(tsl_mutator *m, const tsl_expr *e) {
+  vz *v = (vz *)m;
+  if (v->fail)
     return e;
   if (e->dtype.lanes > 1) {
     v->fail = 1; /* already vector code */
     return e;
   }
   switch ((tsl_expr_kind)e->kind) {
-  case TSL_EXPR_VAR: {
-    if (e->u.var == v->var)
-      return v->ramp;
-    const tsl_expr *r = lw_map_get(&v->lets, e->u.var);
-    return r ? r : e;
-  }
-  case TSL_EXPR_INT_IMM:
-  case TSL_EXPR_FLOAT_IMM:
-  case TSL_EXPR_STR_IMM:
-    return e;
   case TSL_EXPR_RAMP:
   case TSL_EXPR_BROADCAST:
   case TSL_EXPR_CALL_EXTERN:
@@ -128,18 +126,13 @@ static const tsl_expr *vexpr(vz *v, const tsl_expr *e) {
   default:
     break;
   }
-  const tsl_expr *stack[8];
-  const tsl_expr **args = e->n_args <= 8 ? stack : TSL_NEW_ARRAY(a, const tsl_expr *, e->n_args);
-  int any_vec = 0, changed = 0;
-  for (uint32_t i = 0; i < e->n_args; i++) {
-    args[i] = vexpr(v, e->args[i]);
-    any_vec |= lanes_of(args[i]);
-    changed |= args[i] != e->args[i];
-  }
-  if (v->fail)
-    return e;
-  if (!any_vec)
-    return changed ? tsl_expr_with_args(a, e, e->n_args, args) : e;
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
+  int any_vec = 0;
+  for (uint32_t i = 0; i < r->n_args; i++)
+    any_vec |= lanes_of(r->args[i]);
+  if (v->fail || !any_vec)
+    return v->fail ? e : r;
+  const tsl_expr **args = (const tsl_expr **)r->args;
   switch ((tsl_expr_kind)e->kind) {
   case TSL_EXPR_LOAD:
     return with_lanes(v, e, 1, args, v->lanes);
@@ -158,9 +151,10 @@ static const tsl_expr *vexpr(vz *v, const tsl_expr *e) {
   case TSL_EXPR_CAST:
     return with_lanes(v, e, 1, args, v->lanes);
   case TSL_EXPR_CALL: {
+    const tsl_expr **xs = TSL_NEW_ARRAY(m->arena, const tsl_expr *, e->n_args);
     for (uint32_t i = 0; i < e->n_args; i++)
-      args[i] = bcast(v, args[i]);
-    return with_lanes(v, e, e->n_args, args, v->lanes);
+      xs[i] = bcast(v, args[i]);
+    return with_lanes(v, e, e->n_args, xs, v->lanes);
   }
   default:
     if (e->n_args == 2 && e->kind >= TSL_EXPR_ADD && e->kind <= TSL_EXPR_OR)
@@ -170,14 +164,15 @@ static const tsl_expr *vexpr(vz *v, const tsl_expr *e) {
   }
 }
 
-static const tsl_stmt *vstmt(vz *v, const tsl_stmt *s) {
-  tsl_arena *a = v->c->arena;
+static const tsl_stmt *vz_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  vz *v = (vz *)m;
+  tsl_arena *a = m->arena;
   if (v->fail)
     return s;
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_STORE: {
-    const tsl_expr *ix = vexpr(v, s->u.store.indices[0]);
-    const tsl_expr *val = vexpr(v, s->u.store.value);
+    const tsl_expr *ix = tsl_mutate_expr(m, s->u.store.indices[0]);
+    const tsl_expr *val = tsl_mutate_expr(m, s->u.store.value);
     if (v->fail || !lanes_of(ix)) {
       v->fail = 1;
       return s;
@@ -185,37 +180,27 @@ static const tsl_stmt *vstmt(vz *v, const tsl_stmt *s) {
     return tsl_stmt_store(a, s->u.store.buffer, bcast(v, val), 1, &ix);
   }
   case TSL_STMT_LET: {
-    const tsl_expr *val = vexpr(v, s->u.let.value);
+    const tsl_expr *val = tsl_mutate_expr(m, s->u.let.value);
     if (v->fail)
       return s;
-    if (!lanes_of(val)) {
-      const tsl_stmt *b = vstmt(v, s->u.let.body);
-      return tsl_stmt_let(a, s->u.let.var, val, b);
-    }
+    if (!lanes_of(val))
+      return tsl_stmt_let(a, s->u.let.var, val, tsl_mutate_stmt(m, s->u.let.body));
     tsl_dtype t = s->u.let.var->dtype;
     t.lanes = v->lanes;
     const tsl_var *nv = tsl_var_new(a, s->u.let.var->name, t);
-    const void *prev = lw_map_put(&v->lets, s->u.let.var, tsl_expr_var(nv));
-    const tsl_stmt *b = vstmt(v, s->u.let.body);
-    lw_map_put(&v->lets, s->u.let.var, prev);
-    return tsl_stmt_let(a, nv, val, b);
+    tsl_map_binding b = tsl_map_bind(&v->lets, s->u.let.var, (void *)tsl_expr_var(nv));
+    const tsl_stmt *body = tsl_mutate_stmt(m, s->u.let.body);
+    tsl_map_unbind(&v->lets, &b);
+    return tsl_stmt_let(a, nv, val, body);
   }
-  case TSL_STMT_IF: {
-    const tsl_expr *cond = vexpr(v, s->u.branch.cond);
-    if (v->fail || lanes_of(cond)) {
+  case TSL_STMT_IF:
+    if (lanes_of(tsl_mutate_expr(m, s->u.branch.cond)) || v->fail) {
       v->fail = 1;
       return s;
     }
-    const tsl_stmt *t = vstmt(v, s->u.branch.then_case);
-    const tsl_stmt *e = s->u.branch.else_case ? vstmt(v, s->u.branch.else_case) : NULL;
-    return tsl_stmt_if(a, cond, t, e);
-  }
-  case TSL_STMT_SEQ: {
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n + 1);
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      xs[i] = vstmt(v, s->u.seq.stmts[i]);
-    return tsl_stmt_seq(a, s->u.seq.n, xs);
-  }
+    return tsl_mutate_stmt_children(m, s); /* the condition stays as it is */
+  case TSL_STMT_SEQ:
+    return tsl_mutate_stmt_children(m, s);
   default:
     v->fail = 1;
     return s;
@@ -229,6 +214,11 @@ static const tsl_stmt *vectorize_loop(lw_ctx *c, const tsl_stmt *s) {
     return NULL;
   vz v;
   memset(&v, 0, sizeof v);
+  v.m = tsl_mutator_make(c->arena);
+  v.m.stmt = vz_stmt;
+  v.m.expr = vz_expr;
+  v.m.var = vz_var;
+  v.m.vars = &v.lets;
   v.c = c;
   v.var = s->u.loop.loop_var;
   v.lanes = (uint16_t)n;
@@ -236,56 +226,27 @@ static const tsl_stmt *vectorize_loop(lw_ctx *c, const tsl_stmt *s) {
   tsl_dtype t = v.var->dtype;
   v.ramp = tsl_expr_ramp(c->arena, lw_cast(c->arena, s->u.loop.min, t), tsl_expr_int(c->arena, t, 1),
                          v.lanes);
-  const tsl_stmt *r = vstmt(&v, s->u.loop.body);
-  lw_map_free(&v.lets);
+  const tsl_stmt *r = tsl_mutate_stmt(&v.m, s->u.loop.body);
+  tsl_map_free(&v.lets);
   tsl_analyzer_free(v.an);
   return v.fail ? NULL : r;
 }
 
-static const tsl_stmt *walk(lw_ctx *c, const tsl_stmt *s) {
-  tsl_arena *a = c->arena;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: {
-    const tsl_stmt *b = walk(c, s->u.loop.body);
-    const tsl_stmt *l = s;
-    if (b != s->u.loop.body)
-      l = tsl_stmt_for(a, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent,
-                       (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
-                       s->u.loop.annotations, b);
-    if (l->u.loop.for_kind == TSL_FOR_VECTORIZED) {
-      const tsl_stmt *vec = vectorize_loop(c, l);
-      if (vec)
-        return vec;
-    }
-    return l;
+/* Inner loops first, then the loop itself when it is VECTORIZED. */
+static const tsl_stmt *walk_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+  if (s->kind == TSL_STMT_FOR && s->u.loop.for_kind == TSL_FOR_VECTORIZED) {
+    const tsl_stmt *vec = vectorize_loop(m->user_data, r);
+    if (vec)
+      return vec;
   }
-  case TSL_STMT_SEQ: {
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n + 1);
-    int changed = 0;
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      xs[i] = walk(c, s->u.seq.stmts[i]);
-      changed |= xs[i] != s->u.seq.stmts[i];
-    }
-    return changed ? tsl_stmt_seq(a, s->u.seq.n, xs) : s;
-  }
-  case TSL_STMT_IF: {
-    const tsl_stmt *t = walk(c, s->u.branch.then_case);
-    const tsl_stmt *e = s->u.branch.else_case ? walk(c, s->u.branch.else_case) : NULL;
-    if (t == s->u.branch.then_case && e == s->u.branch.else_case)
-      return s;
-    return tsl_stmt_if(a, s->u.branch.cond, t, e);
-  }
-  case TSL_STMT_LET: {
-    const tsl_stmt *b = walk(c, s->u.let.body);
-    return b == s->u.let.body ? s : tsl_stmt_let(a, s->u.let.var, s->u.let.value, b);
-  }
-  case TSL_STMT_ALLOCATE: {
-    const tsl_stmt *b = walk(c, s->u.alloc.body);
-    return b == s->u.alloc.body ? s : tsl_stmt_allocate(a, s->u.alloc.buffer, b);
-  }
-  default:
-    return s;
-  }
+  return r;
 }
 
-const tsl_stmt *lw_vectorize(lw_ctx *c, const tsl_stmt *body) { return walk(c, body); }
+const tsl_stmt *lw_vectorize(lw_ctx *c, const tsl_stmt *body) {
+  tsl_mutator m = tsl_mutator_make(c->arena);
+  m.stmt = walk_stmt;
+  m.expr = tsl_mutate_expr_keep;
+  m.user_data = c;
+  return tsl_mutate_stmt(&m, body);
+}

@@ -29,24 +29,16 @@ int tll_fail(tll_cg *cg, int status, const char *fmt, ...) {
   return status;
 }
 
-void tll_bind_push(tll_cg *cg, const void *key, LLVMValueRef v, int is_buf) {
-  if (cg->n_binds == cg->cap_binds) {
-    uint32_t cap = cg->cap_binds ? cg->cap_binds * 2 : 32;
-    tll_bind *nb = realloc(cg->binds, cap * sizeof *nb);
-    if (!nb) {
-      tll_fail(cg, TSL_ENOMEM, "out of memory");
-      return;
-    }
-    cg->binds = nb;
-    cg->cap_binds = cap;
-  }
-  cg->binds[cg->n_binds++] = (tll_bind){key, v, is_buf, 0};
+tll_bind *tll_bind_push(tll_cg *cg, const void *key, LLVMValueRef v, int is_buf) {
+  tll_bind *b = tsl_vec_push(&cg->binds);
+  *b = (tll_bind){key, v, is_buf, 0};
+  return b;
 }
 
 const tll_bind *tll_bind_get(tll_cg *cg, const void *key) {
-  for (uint32_t i = cg->n_binds; i-- > 0;)
-    if (cg->binds[i].key == key)
-      return &cg->binds[i];
+  for (uint32_t i = cg->binds.len; i-- > 0;)
+    if (TSL_VEC_AT(&cg->binds, tll_bind, i).key == key)
+      return &TSL_VEC_AT(&cg->binds, tll_bind, i);
   return NULL;
 }
 

@@ -138,7 +138,7 @@ static int natural(tll_cg *cg, const tsl_lowered_func *lf, const char *sym,
   cg->fail_bb = NULL;
   cg->err_flag = NULL;
   cg->in_parallel = 0;
-  cg->n_binds = 0;
+  cg->binds.len = 0;
   LLVMPositionBuilderAtEnd(cg->b, cg->entry);
   for (uint32_t k = 0; k < np; k++) {
     const tsl_param *p = &lf->params[k];
@@ -223,6 +223,7 @@ int tll_codegen_module(LLVMContextRef ctx, const tll_opts *o,
                         prefix ? prefix : "(null)");
   tll_cg cg;
   memset(&cg, 0, sizeof cg);
+  tsl_vec_init(&cg.binds, sizeof(tll_bind), NULL);
   cg.opts = o;
   cg.ctx = ctx;
   cg.diag = diag;
@@ -255,7 +256,7 @@ int tll_codegen_module(LLVMContextRef ctx, const tll_opts *o,
     free(psym);
   }
   LLVMDisposeBuilder(cg.b);
-  free(cg.binds);
+  tsl_vec_free(&cg.binds);
   if (cg.status) {
     LLVMDisposeModule(cg.mod);
     return cg.status;

@@ -36,7 +36,7 @@ static void save(tll_cg *cg, par_saved *s) {
   s->fail_bb = cg->fail_bb;
   s->at = LLVMGetInsertBlock(cg->b);
   s->in_parallel = cg->in_parallel;
-  s->n_binds = cg->n_binds;
+  s->n_binds = cg->binds.len;
   s->sym = cg->sym;
 }
 
@@ -46,7 +46,7 @@ static void restore(tll_cg *cg, const par_saved *s) {
   cg->entry = s->entry;
   cg->fail_bb = s->fail_bb;
   cg->in_parallel = s->in_parallel;
-  cg->n_binds = s->n_binds;
+  cg->binds.len = s->n_binds;
   cg->sym = s->sym;
   LLVMPositionBuilderAtEnd(cg->b, s->at);
 }
@@ -84,8 +84,8 @@ static LLVMValueRef emit_body(tll_cg *cg, const tsl_stmt *s, const char *name,
   cg->in_parallel = 1;
   LLVMPositionBuilderAtEnd(cg->b, cg->entry);
   for (uint32_t i = 0; i < n_cap && !cg->status; i++) {
-    tll_bind_push(cg, cap[i].key, LLVMGetParam(fn, 3 + i), cap[i].is_buffer);
-    cg->binds[cg->n_binds - 1].is_wide = cap[i].is_wide;
+    tll_bind_push(cg, cap[i].key, LLVMGetParam(fn, 3 + i), cap[i].is_buffer)->is_wide =
+        cap[i].is_wide;
   }
   if (tll_emit_loop(cg, s->u.loop.loop_var, LLVMGetParam(fn, 0),
                     LLVMGetParam(fn, 1), NULL, body_stmt, s->u.loop.body))
@@ -107,7 +107,7 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
     threads = cext < 1 ? 1 : (int32_t)cext;
 
   /* captures: every name in scope, in order */
-  uint32_t n_cap = cg->n_binds;
+  uint32_t n_cap = cg->binds.len;
   tll_bind *cap = malloc((n_cap ? n_cap : 1) * sizeof *cap);
   LLVMTypeRef *ft = malloc((3 + n_cap) * sizeof *ft);
   if (!cap || !ft) {
@@ -116,7 +116,7 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
     return tll_fail(cg, TSL_ENOMEM, "out of memory");
   }
   for (uint32_t i = 0; i < n_cap; i++)
-    cap[i] = cg->binds[i];
+    cap[i] = TSL_VEC_AT(&cg->binds, tll_bind, i);
   ft[0] = ft[1] = ivt;
   ft[2] = cg->t_ptr;
   for (uint32_t i = 0; i < n_cap; i++)

@@ -50,12 +50,10 @@ int tll_emit_loop(tll_cg *cg, const tsl_var *var, LLVMValueRef lo,
   LLVMValueRef c = LLVMBuildICmp(b, uns ? LLVMIntULT : LLVMIntSLT, i, hi, "");
   LLVMBuildCondBr(b, c, bb, exit);
   LLVMPositionBuilderAtEnd(b, bb);
-  uint32_t mark = cg->n_binds;
-  tll_bind_push(cg, var, i, 0);
-  if (!cg->status && ty == cg->t_i64 && var->dtype.bits == 32)
-    cg->binds[cg->n_binds - 1].is_wide = 1;
+  uint32_t mark = cg->binds.len;
+  tll_bind_push(cg, var, i, 0)->is_wide = ty == cg->t_i64 && var->dtype.bits == 32;
   int st = cg->status ? cg->status : body(cg, ctx);
-  cg->n_binds = mark;
+  cg->binds.len = mark;
   if (st)
     return st;
   LLVMBuildBr(b, latch);
@@ -167,10 +165,10 @@ static int allocate(tll_cg *cg, const tsl_stmt *s) {
     LLVMPositionBuilderAtEnd(cg->b, ok);
     p = heap;
   }
-  uint32_t mark = cg->n_binds;
+  uint32_t mark = cg->binds.len;
   tll_bind_push(cg, buf, p, 1);
   int rc = tll_stmt(cg, s->u.alloc.body);
-  cg->n_binds = mark;
+  cg->binds.len = mark;
   if (rc)
     return rc;
   if (heap)
@@ -195,10 +193,10 @@ int tll_stmt(tll_cg *cg, const tsl_stmt *s) {
     LLVMValueRef x = tll_expr_as(cg, s->u.let.value, v->dtype);
     if (!x)
       return cg->status;
-    uint32_t mark = cg->n_binds;
+    uint32_t mark = cg->binds.len;
     tll_bind_push(cg, v, x, 0);
     int rc = tll_stmt(cg, s->u.let.body);
-    cg->n_binds = mark;
+    cg->binds.len = mark;
     return rc;
   }
   case TSL_STMT_EVALUATE:

@@ -14,6 +14,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/TargetMachine.h>
 
+#include "tessel/container.h"
 #include "tessel/interp.h"
 #include "tessel/lower.h"
 #include "tessel/target.h"
@@ -81,8 +82,7 @@ typedef struct tll_cg {
   LLVMValueRef err_flag;      /* worker functions: i32 flag to set on failure */
   int32_t in_parallel;        /* inside a parallel worker: no nested teams */
   LLVMValueRef mask;          /* vector lanes that may be read, or NULL */
-  tll_bind *binds;
-  uint32_t n_binds, cap_binds;
+  tsl_vec binds;              /* tll_bind, innermost last (heap) */
   uint32_t n_workers;         /* parallel workers outlined so far */
   const char *sym;            /* symbol of the function being emitted */
   int status;
@@ -105,7 +105,9 @@ void tll_fn_attrs(tll_cg *cg, LLVMValueRef fn);
 /* codegen.c: errors, bindings, types, constants, conversions */
 int tll_fail(tll_cg *cg, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void tll_bind_push(tll_cg *cg, const void *key, LLVMValueRef v, int is_buf);
+/* Bind `key` (innermost wins); returns the binding (valid until the next
+ * push). Scopes end by cutting cg->binds.len back to its earlier value. */
+tll_bind *tll_bind_push(tll_cg *cg, const void *key, LLVMValueRef v, int is_buf);
 /* The innermost binding of `key`, or NULL. */
 const tll_bind *tll_bind_get(tll_cg *cg, const void *key);
 LLVMValueRef tll_bind_find(tll_cg *cg, const void *key);

@@ -1,8 +1,9 @@
 /*
  * The IR mutator (tessel/visit.h): sharing of unchanged subtrees, variable
  * and buffer maps, hooks before and after the children, definitions with
- * fresh variables, removal propagating through loops and sequences, and
- * failure reporting. Programs are parsed from TVMScript and results are
+ * fresh variables, removal propagating through loops and sequences,
+ * failure reporting, statement-only rewrites, and the visitor's
+ * TSL_VISIT_SKIP. Programs are parsed from TVMScript and results are
  * compared as printed text or with structural equality.
  */
 #include "tap.h"
@@ -291,6 +292,76 @@ static void vector_load(void) {
   teardown(&fx);
 }
 
+/* A statement-only rewrite (tsl_mutate_expr_keep) never walks into an
+ * expression: the `var` hook is not called, so the loads keep old indices. */
+static int n_var_calls;
+static const tsl_expr *count_var(tsl_mutator *m, const tsl_var *v) {
+  (void)m;
+  (void)v;
+  n_var_calls++;
+  return NULL;
+}
+static const tsl_stmt *serial_to_unrolled(tsl_mutator *m, const tsl_stmt *s) {
+  const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+  if (s->kind != TSL_STMT_FOR || s->u.loop.loop_var->name[0] != 'j')
+    return r;
+  return tsl_stmt_for(m->arena, r->u.loop.loop_var, r->u.loop.min, r->u.loop.extent,
+                      TSL_FOR_UNROLLED, NULL, r->u.loop.annotations, r->u.loop.body);
+}
+static void statements_only(void) {
+  fixture fx;
+  setup(&fx);
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.stmt = serial_to_unrolled;
+  m.expr = tsl_mutate_expr_keep;
+  m.var = count_var;
+  n_var_calls = 0;
+  const tsl_func *g = tsl_mutate_func(&m, fx.f);
+  char *txt = tsl_print_func(g);
+  ok(g != fx.f && txt && strstr(txt, "for j in T.unroll(8)"), "the loops j are rewritten");
+  is_int(n_var_calls, 0, "no expression was walked");
+  free(txt);
+  teardown(&fx);
+}
+
+/* The visitor's TSL_VISIT_SKIP: a skipped statement's expressions and
+ * children are not visited and the walk goes on after it. */
+typedef struct skip_ctx {
+  int stores, exprs_in_c, blocks;
+} skip_ctx;
+static int skip_block_c(const tsl_stmt *s, void *ud) {
+  skip_ctx *k = ud;
+  if (s->kind == TSL_STMT_STORE)
+    k->stores++;
+  if (s->kind == TSL_STMT_BLOCK_REALIZE && !strcmp(s->u.realize.block->name, "C"))
+    return TSL_VISIT_SKIP;
+  return 0;
+}
+static int count_blocks(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  (void)b;
+  (void)realize;
+  ((skip_ctx *)ud)->blocks++;
+  return 0;
+}
+static int expr_in_c(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)e;
+  if (owner->kind == TSL_STMT_BLOCK_REALIZE && !strcmp(owner->u.realize.block->name, "C"))
+    ((skip_ctx *)ud)->exprs_in_c++;
+  return 0;
+}
+static void visit_skip(void) {
+  fixture fx;
+  setup(&fx);
+  skip_ctx k = {0, 0, 0};
+  tsl_stmt_visitor v = {.stmt = skip_block_c, .block = count_blocks, .expr = expr_in_c,
+                        .user_data = &k};
+  int r = tsl_stmt_visit(fx.f->body, &v);
+  ok(r == 0 && k.stores == 1 && k.exprs_in_c == 0 && k.blocks == 2,
+     "a skipped block is not entered, the walk returns 0 (stores %d, exprs %d, blocks %d)",
+     k.stores, k.exprs_in_c, k.blocks);
+  teardown(&fx);
+}
+
 static const tsl_expr *to_wide(const tsl_var *v, void *ud) {
   const tsl_var *const *pair = ud;
   return v == pair[0] ? pair[1]->ref : NULL;
@@ -322,6 +393,8 @@ static void legalize(void) {
 }
 
 int main(void) {
+  statements_only();
+  visit_skip();
   vector_load();
   legalize();
   identity_shares();

@@ -87,6 +87,28 @@ static void map_order(void) {
   tsl_map_free(&m);
 }
 
+/* Scoped bindings: nested binds of one key undo to the previous value,
+ * then to its absence; a key bound while present keeps its place. */
+static void map_bindings(void) {
+  tsl_map m = {0};
+  static int k[2];
+  tsl_map_put(&m, &k[1], TSL_MAP_INT(10));
+  tsl_map_binding outer = tsl_map_bind(&m, &k[0], TSL_MAP_INT(1));
+  tsl_map_binding inner = tsl_map_bind(&m, &k[0], TSL_MAP_INT(2));
+  tsl_map_binding shadow = tsl_map_bind(&m, &k[1], TSL_MAP_INT(20));
+  ok(tsl_map_get_int(&m, &k[0], -1) == 2 && tsl_map_get_int(&m, &k[1], -1) == 20,
+     "bind: the innermost bindings are visible");
+  ok(!outer.had && inner.had && inner.prev == TSL_MAP_INT(1) && shadow.had,
+     "bind: records whether the key was there and its value");
+  tsl_map_unbind(&m, &shadow);
+  tsl_map_unbind(&m, &inner);
+  ok(tsl_map_get_int(&m, &k[0], -1) == 1 && tsl_map_get_int(&m, &k[1], -1) == 10,
+     "unbind: the previous values are back");
+  tsl_map_unbind(&m, &outer);
+  ok(!tsl_map_find(&m, &k[0], NULL) && m.n == 1, "unbind: a key bound while absent is gone");
+  tsl_map_free(&m);
+}
+
 static void vec_tests(tsl_arena *arena, const char *what) {
   tsl_vec v;
   tsl_vec_init(&v, sizeof(int64_t), arena);
@@ -118,6 +140,7 @@ int main(void) {
   map_model(NULL, "heap");
   map_model(arena, "arena");
   map_order();
+  map_bindings();
   vec_tests(NULL, "heap");
   vec_tests(arena, "arena");
   tsl_arena_free(arena);

@@ -69,6 +69,21 @@ TSL_API int tsl_map_del(tsl_map *m, const void *key);
 TSL_API int tsl_map_next(const tsl_map *m, uint32_t *pos, const void **key,
                          void **val);
 
+/* Scoped bindings: a binding holds for a scope of a walk (a let body, a
+ * loop, a block) and is undone afterwards, leaving the key's previous entry
+ * (or its absence) as it was. Undo bindings in reverse order of making.
+ *   tsl_map_binding b = tsl_map_bind(&vars, v, e);
+ *   ... the scope ...
+ *   tsl_map_unbind(&vars, &b); */
+typedef struct tsl_map_binding {
+  const void *key;
+  void *prev; /* the previous value, when `had` */
+  int had;    /* the key was present */
+} tsl_map_binding;
+
+TSL_API tsl_map_binding tsl_map_bind(tsl_map *m, const void *key, void *val);
+TSL_API void tsl_map_unbind(tsl_map *m, const tsl_map_binding *b);
+
 /* ---- growable array -------------------------------------------------------
  * Elements of a fixed size, contiguous in `data`; push returns a zeroed
  * slot. Pointers into `data` are invalidated by the next push.

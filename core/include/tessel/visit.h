@@ -9,7 +9,12 @@
  * and block (loop bounds, store values and indices, realize iter values and
  * predicate, block iter domains, region bounds, conditions, ...), each
  * together with the statement it belongs to. Returning nonzero from a
- * callback stops the walk; the visit then returns that value.
+ * callback stops the walk; the visit then returns that value, except
+ * TSL_VISIT_SKIP from `stmt`: the statement's expressions, block and
+ * children are not visited (nor is `stmt_post` called for it) and the walk
+ * goes on with the next statement. A `stmt` callback that skips may walk
+ * the parts it wants itself (tsl_stmt_visit on a child, with the same or
+ * another visitor), e.g. to keep different state for a block's init.
  */
 #ifndef TESSEL_VISIT_H
 #define TESSEL_VISIT_H
@@ -25,6 +30,8 @@ typedef int (*tsl_expr_fn)(const tsl_expr *e, void *user_data);
 
 /* Pre-order walk of `e` and all its subexpressions. */
 TSL_API int tsl_expr_visit(const tsl_expr *e, tsl_expr_fn fn, void *user_data);
+
+#define TSL_VISIT_SKIP (-0x7fffffff - 1)
 
 typedef struct tsl_stmt_visitor {
   /* Each may be NULL. */
@@ -129,6 +136,11 @@ TSL_API const tsl_buffer *tsl_mutate_buffer(tsl_mutator *m,
 /* A function with its body mutated and its parameter buffers mapped; the
  * same pointer when nothing changed. */
 TSL_API const tsl_func *tsl_mutate_func(tsl_mutator *m, const tsl_func *f);
+
+/* An `expr` hook that keeps every expression as it is without descending
+ * into it: for rewrites of statements only (no expression is walked). */
+TSL_API const tsl_expr *tsl_mutate_expr_keep(tsl_mutator *m,
+                                             const tsl_expr *e);
 
 /* Record a failure (first one wins) with a printf-style message into
  * m->diag; returns `status`. */
