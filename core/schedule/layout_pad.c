@@ -4,7 +4,7 @@
  * on and whether those loops traverse the buffer row-major. Then, in TVM's
  * order of preference:
  *   - no store (an input): a block asserting the pad value in the padding
- *     (needs T.assume: see core/schedule/README.md);
+ *     with T.assume, first in the scope;
  *   - row-major producer loops whose bodies store nothing else: each nest
  *     is replaced by loops over the new shape whose store writes
  *     if_then_else(padding, pad value, value), the innermost block getting
@@ -365,6 +365,60 @@ static const tsl_stmt *padding_block(sch_call *c, const lay_pad *in) {
   return s;
 }
 
+/* ---- the assumption block of an input (ProloguePlan) ---- */
+
+/* Loops over the new shape around a block `name` whose iterators index the
+ * new buffer; `body_of` gets the iterators. */
+static const tsl_stmt *assumption_block(sch_call *c, const lay_pad *in) {
+  tsl_arena *a = c->arena;
+  const tsl_buffer *nb = in->new_buf;
+  const lay_map *inv = &in->inv;
+  uint32_t n = inv->n_in;
+  const tsl_var **lv = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
+  const tsl_expr **lrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  const tsl_expr **vrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
+  tsl_range *pt = TSL_NEW_ARRAY(a, tsl_range, n + 1);
+  tsl_map to_iters;
+  tsl_map_init(&to_iters, a);
+  for (uint32_t k = 0; k < n; k++) {
+    char name[160];
+    lv[k] = sch_new_var(c, inv->in[k]->name, inv->in[k]->dtype);
+    lrefs[k] = lv[k]->ref;
+    snprintf(name, sizeof name, "v_%s", inv->in[k]->name);
+    const tsl_var *v = sch_new_var(c, name, inv->in[k]->dtype);
+    vrefs[k] = v->ref;
+    ivs[k] = (tsl_iter_var){v, {tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k]},
+                            TSL_ITER_SPATIAL};
+    pt[k] = (tsl_range){vrefs[k], tsl_expr_int(a, vrefs[k]->dtype, 1)};
+    tsl_map_put(&to_iters, inv->in[k], (void *)vrefs[k]);
+  }
+  /* T.assume(not padding or A[v...] == pad) */
+  const tsl_expr *pad = lay_map_apply(c, &in->pad, vrefs)[0];
+  const tsl_expr *padding = tsl_expr_substitute(a, in->padding, binding_fn, &to_iters);
+  const tsl_expr *ld = tsl_expr_load(a, nb, n, vrefs);
+  if (!tsl_dtype_eq(pad->dtype, ld->dtype))
+    pad = tsl_expr_cast(a, ld->dtype, pad);
+  const tsl_expr *cond = tsl_expr_binary(a, TSL_EXPR_OR, tsl_expr_unary(a, TSL_EXPR_NOT, padding),
+                                         tsl_expr_binary(a, TSL_EXPR_EQ, ld, pad));
+  tsl_block *b = TSL_NEW(a, tsl_block);
+  char name[300];
+  snprintf(name, sizeof name, "buffer_%s_assumption", nb->name);
+  b->name = sch_fresh_block_name(c, in->func, name);
+  b->n_iter_vars = n;
+  b->iter_vars = ivs;
+  b->n_reads = 1;
+  tsl_buffer_region *rd = TSL_NEW(a, tsl_buffer_region);
+  *rd = (tsl_buffer_region){nb, n, pt};
+  b->reads = rd;
+  b->body = tsl_stmt_evaluate(a, tsl_expr_builtin(a, TSL_BUILTIN_ASSUME, TSL_BOOL, 1, &cond));
+  const tsl_stmt *s = tsl_stmt_block_realize(a, n, lrefs, tsl_expr_bool(a, 1), b);
+  for (uint32_t k = n; k-- > 0;)
+    s = tsl_stmt_for(a, lv[k], tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k],
+                     TSL_FOR_SERIAL, NULL, (tsl_attrs){0, NULL}, s);
+  return s;
+}
+
 int lay_pad_plan(sch_call *c, const tsl_stmt *init, const tsl_stmt *body,
                  const lay_pad *in, lay_plan *out) {
   memset(out, 0, sizeof *out);
@@ -387,9 +441,10 @@ int lay_pad_plan(sch_call *c, const tsl_stmt *init, const tsl_stmt *body,
   tsl_stmt_visit(body, &v);
   const lay_write *ws = TSL_VEC_DATA(&p.writes, lay_write);
   if (!p.writes.len) {
-    /* an input: TVM asserts the pad value with T.assume, which tessel's IR
-     * does not have yet; the padding is the caller's to fill */
-    out->kind = LAY_PLAN_NONE;
+    /* an input: TVM asserts the pad value with T.assume, first in the
+     * scope (the caller fills the padding) */
+    out->kind = LAY_PLAN_PROLOGUE;
+    out->prologue = assumption_block(c, in);
     return TSL_OK;
   }
   for (uint32_t i = 0; i < p.writes.len; i++) {

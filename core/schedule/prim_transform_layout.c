@@ -143,6 +143,17 @@ static const tsl_stmt *rw_stmt(tsl_mutator *m, const tsl_stmt *s) {
   return out;
 }
 
+/* The scope realize with the plan's prologue (if any) first in its body. */
+static const tsl_stmt *with_prologue(tsl_arena *a, const tsl_stmt *realize,
+                                     const lay_plan *plan) {
+  if (plan->kind != LAY_PLAN_PROLOGUE)
+    return realize;
+  tsl_block *nb = tsl_block_clone(a, realize->u.realize.block);
+  const tsl_stmt *two[2] = {plan->prologue, nb->body};
+  nb->body = tsl_stmt_seq(a, 2, two);
+  return sch_with_block(a, realize, nb);
+}
+
 /* The pad value as an index map over the new indices (TVM converts a
  * number to the buffer's dtype when the kinds agree, else to int32 /
  * float32). */
@@ -299,12 +310,12 @@ int sch_apply_transform_layout(sch_call *c) {
     const tsl_stmt *ns = tsl_mutate_stmt(&w.m, scope);
     if (w.m.status)
       return w.m.status;
-    sch_commit(c, p.func, sch_path_rebuild(a, &p, (uint32_t)site, ns));
+    sch_commit(c, p.func, sch_path_rebuild(a, &p, (uint32_t)site, with_prologue(a, ns, &plan)));
   } else {
     const tsl_func *nf = tsl_mutate_func(&w.m, p.func);
     if (w.m.status)
       return w.m.status;
-    sch_commit(c, nf, nf->body);
+    sch_commit(c, nf, with_prologue(a, nf->body, &plan));
     lay_record_param(c, p.func, old, nb, &map, has_pad ? &pad : NULL);
   }
   return TSL_OK;

@@ -603,7 +603,7 @@ int tsl_sch_call(tsl_schedule *sch, const char *name, uint32_t n_args,
                  uint32_t *n_outs, tsl_diag *diag) {
   const sch_inst *inst = sch_inst_find(name);
   if (!inst) {
-    tsl_diag_set(diag, TSL_ENOTFOUND, "unknown schedule primitive '%s'; valid:",
+    tsl_diag_set(diag, TSL_ENOTFOUND, "the schedule has no method '%s' (TVM: AttributeError); its methods are:",
                  name);
     uint32_t n;
     const tsl_sch_inst_kind *const *all = tsl_sch_inst_kinds(&n);

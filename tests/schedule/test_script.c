@@ -75,7 +75,7 @@ static void test_syntax(void) {
   expect_error("b = sch.get_block(\"B\"\n", "s.sch:2:1: error: expected ')'", "unclosed call");
   expect_error("b = sch.get_block('B')\nx = y\n", "s.sch:2:5: error: name 'y' is not defined", "undefined name");
   expect_error("b = sch.get_block(\"B\") )\n", "expected the end of the statement", "stray paren");
-  expect_error("sch.frobnicate(1)\n", "s.sch:1: error: unknown schedule primitive 'frobnicate'; valid: get_block", "unknown primitive");
+  expect_error("sch.frobnicate(1)\n", "s.sch:1: error: the schedule has no method 'frobnicate' (TVM: AttributeError); its methods are: get_block", "unknown primitive");
   expect_error("b = sch.get_block(nam=\"B\")\n", "get_block: unexpected keyword argument 'nam'; valid: name, func_name", "unknown keyword");
   expect_error("b = sch.get_block(\"B\", name=\"C\")\n", "got multiple values for argument 'name'", "duplicate argument");
   expect_error("b = sch.get_block()\n", "missing required argument 'name'", "missing argument");
