@@ -77,6 +77,8 @@ typedef struct im {
   im_list constrained; /* flattened sums of constrained iterators */
   int update_padding, requires_padding;
   const tsl_expr *padding_pred;
+  const char *fuse_why; /* why the last try_fuse failed, or NULL */
+  int fuse_why_whole;   /* ... in a sentence that names the sum */
 } im;
 
 static void im_err(im *r, const char *fmt, ...) TSL_PRINTF(2, 3);
@@ -282,6 +284,7 @@ static const tsl_iter_mark *new_mark(im *r, const tsl_var *v,
   m->sum = sum;
   m->split = sp;
   m->extent = extent;
+  m->unpadded = NULL;
   return m;
 }
 
@@ -342,6 +345,32 @@ static int sum_equal(const tsl_iter_sum *x, const tsl_iter_sum *y) {
     return 0;
   for (uint32_t i = 0; i < x->n; i++)
     if (!split_equal(x->args[i], y->args[i], 1))
+      return 0;
+  return 1;
+}
+
+/* Structural equality of marks (TVM keys its padding tables so): a mark
+ * built again in round two (a split's mark) finds round one's padding. */
+static int mark_same(const tsl_iter_mark *x, const tsl_iter_mark *y);
+static int split_same(const tsl_iter_split *x, const tsl_iter_split *y) {
+  return mark_same(x->source, y->source) && same(x->lower_factor, y->lower_factor) &&
+         same(x->scale, y->scale) && same(x->extent, y->extent);
+}
+static int mark_same(const tsl_iter_mark *x, const tsl_iter_mark *y) {
+  if (x == y)
+    return 1;
+  if (!same(x->extent, y->extent) || x->var != y->var || !x->sum != !y->sum ||
+      !x->split != !y->split)
+    return 0;
+  if (x->var)
+    return x->var_min == y->var_min ||
+           (x->var_min && y->var_min && same(x->var_min, y->var_min));
+  if (x->split)
+    return split_same(x->split, y->split);
+  if (x->sum->n != y->sum->n || !same(x->sum->base, y->sum->base))
+    return 0;
+  for (uint32_t i = 0; i < x->sum->n; i++)
+    if (!split_same(x->sum->args[i], y->sum->args[i]))
       return 0;
   return 1;
 }
@@ -605,11 +634,24 @@ static flat_entry *flat_find(im *r, const tsl_iter_sum *structured) {
   return NULL;
 }
 
+static const tsl_iter_sum *fuse_fail(im *r, const char *fmt, ...) TSL_PRINTF(2, 3);
+static const tsl_iter_sum *fuse_fail(im *r, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  r->fuse_why = tsl_arena_strdup(r->a, buf);
+  r->fuse_why_whole = buf[0] == '`';
+  return NULL;
+}
+
 /* sum = x1*c1 + ... + xn*cn + base = y*cn + base with y a fused mark of
  * x1..xn (scales multiply up by extents; a NO_CHECK/SURJECTIVE map may
- * leave gaps). Returns the sum of one split, or NULL. */
+ * leave gaps). Returns the sum of one split, or NULL with r->fuse_why. */
 static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
                                     tsl_iter_map_level level, int early_skip) {
+  r->fuse_why = NULL;
   const tsl_iter_sum *comb = try_combine(r, e);
   if (comb) {
     e = comb;
@@ -620,7 +662,7 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
   char *visited = TSL_NEW_ARRAY(r->a, char, n ? n : 1);
   int base_index = find_base(r, e, visited, NULL, -1);
   if (base_index == -1)
-    return NULL;
+    return fuse_fail(r, "it has no iterator");
   tsl_dtype dt = e->base->dtype;
   const tsl_expr *base_scale = e->args[base_index]->scale;
   const tsl_iter_split **flat = TSL_NEW_ARRAY(r->a, const tsl_iter_split *, n);
@@ -629,6 +671,7 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
   const tsl_expr *extra_base = zero(r, dt), *tail = zero(r, dt);
   const tsl_expr *expected = base_scale;
   int first_unit = first_unit_extent(e);
+  const tsl_iter_split *last = NULL; /* the term matched last */
   for (uint32_t i = 0; i < n;) {
     const tsl_expr *matched_scale = NULL;
     int exact = 0;
@@ -638,10 +681,14 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
       matched_scale = expected;
       exact = 1;
     }
-    if (mp == -1 && level != TSL_ITER_MAP_BIJECTIVE && is_c(base_scale, 1))
+    int gaps = level != TSL_ITER_MAP_BIJECTIVE && is_c(base_scale, 1);
+    if (mp == -1 && gaps)
       mp = find_smaller_closest(r, e, visited, expected, &matched_scale);
     if (mp == -1)
-      return NULL;
+      return fuse_fail(r, "%s has extent %s, so the next term must have scale %s%s, "
+                          "and none has",
+                       estr(r, split_expr(r, last)), estr(r, last->extent),
+                       gaps ? "0 to " : "", estr(r, expected));
     const tsl_iter_sum *ctm = NULL;
     for (uint32_t k = 0; k < r->constrained.n; k++) {
       const tsl_iter_sum *c = r->constrained.p[k];
@@ -658,13 +705,16 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
                        e->args[k]->scale))
             break;
         if (k == n)
-          return NULL;
+          return fuse_fail(r, "`%s` uses only part of `%s`, which the predicate bounds; "
+                              "it must use all of it or none",
+                           estr(r, sum_expr(r, sum_with_base(r, e, zero(r, dt)))),
+                           estr(r, sum_expr(r, ctm)));
         visited[k] = 1;
         flat[nflat++] = e->args[k];
       }
       fuse_entry *fe = fuse_find(r, ctm);
       if (!fe)
-        return NULL;
+        return fuse_fail(r, "the bounded sum %s was not fused", estr(r, sum_expr(r, ctm)));
       grouped[ngroup++] =
           mark_split(r, fe->mark, fold(r, TSL_EXPR_FLOORDIV, matched_scale, base_scale));
       extra_base = fold(r, TSL_EXPR_ADD, extra_base,
@@ -672,6 +722,7 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
       if (!exact)
         tail = fold(r, TSL_EXPR_ADD, tail, fold(r, TSL_EXPR_SUB, expected, matched_scale));
       expected = mul_norm(r, fe->mark->extent, matched_scale);
+      last = mark_split(r, fe->mark, matched_scale);
       i += ctm->n;
     } else {
       visited[mp] = 1;
@@ -682,6 +733,7 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
       if (!exact)
         tail = fold(r, TSL_EXPR_ADD, tail, fold(r, TSL_EXPR_SUB, expected, matched_scale));
       expected = mul_norm(r, e->args[mp]->extent, matched_scale);
+      last = e->args[mp];
       i++;
     }
   }
@@ -696,7 +748,8 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
   fuse_entry *fe = fuse_find(r, flattened);
   if (fe) {
     if (!prove_eq(r, extra_base, fold(r, TSL_EXPR_MUL, fe->offset, base_scale)))
-      return NULL;
+      return fuse_fail(r, "its offset from the predicate's lower bound differs from "
+                          "another use's");
     const tsl_iter_split *s = mark_split(r, fe->mark, base_scale);
     return new_sum(r, 1, &s, fold(r, TSL_EXPR_ADD, e->base, extra_base));
   }
@@ -721,18 +774,8 @@ static const tsl_iter_sum *try_fuse(im *r, const tsl_iter_sum *e,
 static pad_info *pad_find(im *r, const tsl_iter_mark *m) {
   for (uint32_t i = 0; i < r->pads.n; i++) {
     pad_info *p = (pad_info *)r->pads.p[i];
-    if (p->mark == m)
+    if (mark_same(p->mark, m))
       return p;
-  }
-  return NULL;
-}
-
-/* The original mark of a padded one, or NULL. */
-static const tsl_iter_mark *pad_origin(im *r, const tsl_iter_mark *padded) {
-  for (uint32_t i = 0; i < r->pads.n; i++) {
-    pad_info *p = (pad_info *)r->pads.p[i];
-    if (p->padded == padded)
-      return p->mark;
   }
   return NULL;
 }
@@ -773,6 +816,8 @@ static const tsl_expr *approx_lcm(im *r, const tsl_expr *x, const tsl_expr *y) {
     return fold(r, TSL_EXPR_MUL, s2, lcm);
   return fold(r, TSL_EXPR_MUL, fold(r, TSL_EXPR_MUL, s1, s2), lcm);
 }
+
+static const char *mark_desc(im *r, const tsl_iter_mark *m);
 
 /* (split + base) padded so that `divisor` divides it: round one collects
  * the divisors per mark, round two replaces the mark by its padded form.
@@ -815,26 +860,49 @@ static const tsl_iter_split *pad_dividend(im *r, const tsl_iter_split *split,
     return new_split(r, split->source, split->lower_factor, ext, split->scale);
   }
   pad_info *info = pad_find(r, mark);
-  if (!info)
+  if (!info || (is_c(info->left_pad, 0) && divisible(r, mark->extent, info->factor))) {
+    /* unpadded: the callers take (split + base) to start at a multiple of
+     * the divisor; TVM goes on when it does not ((c + 8) % 6 became c) */
+    if (!prove_eq(r, left_pad, zero(r, t))) {
+      im_err(r, "dividing %s by %s needs %s padded on the left by %s%s",
+             estr(r, fold(r, TSL_EXPR_ADD, split_expr(r, split), base)), estr(r, divisor),
+             mark_desc(r, mark), estr(r, fold(r, TSL_EXPR_MUL, left_pad, split->lower_factor)),
+             r->level == TSL_ITER_MAP_BIJECTIVE
+                 ? ", which a bijective map cannot take"
+                 : "");
+      return NULL;
+    }
     return split;
-  if (is_c(info->left_pad, 0) && divisible(r, mark->extent, info->factor))
-    return split;
+  }
   if (!divisible(r, info->factor, split->lower_factor) ||
       !divisible(r, info->factor, divisor)) {
     im_err(r, "the padding factor %s is not divisible by %s and %s",
            estr(r, info->factor), estr(r, split->lower_factor), estr(r, divisor));
     return NULL;
   }
+  /* every use sees the mark shifted by its left padding: this use's offset
+   * must agree with it modulo the divisor (TVM checks the first use only,
+   * and only that the padding is a multiple of the lower factor) */
+  const tsl_expr *mlp = info->left_pad;
+  if (!divisible(r, mlp, split->lower_factor)) {
+    im_err(r, "incompatible left padding on %s: the iterator is left padded with %s",
+           estr(r, split_expr(r, split)), estr(r, mlp));
+    return NULL;
+  }
+  const tsl_expr *use_pad = left_pad;
+  left_pad = fold(r, TSL_EXPR_FLOORDIV, mlp, split->lower_factor);
+  *left_pad_out = left_pad;
+  if (!prove_eq(r, simp(r, fold(r, TSL_EXPR_FLOORMOD, fold(r, TSL_EXPR_SUB, left_pad, use_pad),
+                                divisor)),
+                zero(r, t))) {
+    im_err(r, "dividing %s by %s needs %s padded on the left by %s (modulo %s), but "
+              "another index pads it by %s",
+           estr(r, fold(r, TSL_EXPR_ADD, split_expr(r, split), base)), estr(r, divisor),
+           mark_desc(r, mark), estr(r, fold(r, TSL_EXPR_MUL, use_pad, split->lower_factor)),
+           estr(r, fold(r, TSL_EXPR_MUL, divisor, split->lower_factor)), estr(r, mlp));
+    return NULL;
+  }
   if (!info->padded) {
-    const tsl_expr *mlp = info->left_pad;
-    if (divisible(r, mlp, split->lower_factor)) {
-      left_pad = fold(r, TSL_EXPR_FLOORDIV, mlp, split->lower_factor);
-      *left_pad_out = left_pad;
-    } else {
-      im_err(r, "incompatible left padding on %s: the iterator is left padded with %s",
-             estr(r, split_expr(r, split)), estr(r, mlp));
-      return NULL;
-    }
     const tsl_expr *redge = fold(r, TSL_EXPR_ADD, mark->extent, mlp);
     const tsl_expr *mrp =
         divisible(r, redge, info->factor)
@@ -843,7 +911,10 @@ static const tsl_iter_split *pad_dividend(im *r, const tsl_iter_split *split,
     const tsl_expr *pext = simp(r, fold(r, TSL_EXPR_ADD, redge, mrp));
     info->right_pad = mrp;
     const tsl_iter_split *whole = mark_split(r, mark, NULL);
-    info->padded = new_mark(r, NULL, NULL, new_sum(r, 1, &whole, mlp), NULL, pext);
+    tsl_iter_mark *pm =
+        (tsl_iter_mark *)new_mark(r, NULL, NULL, new_sum(r, 1, &whole, mlp), NULL, pext);
+    pm->unpadded = mark;
+    info->padded = pm;
     const tsl_expr *src = sum_expr(r, info->padded->sum);
     const tsl_expr *f = info->factor;
     const tsl_expr *z = zero(r, t);
@@ -939,6 +1010,19 @@ static imv split_floormod(im *r, const tsl_iter_split *lhs, const tsl_expr *base
       return none_v();
     }
   }
+  /* (source // lower_factor) % extent % rhs is (source // lower_factor) %
+   * rhs only when rhs divides the extent or the split never wraps (it is
+   * the top of its mark); TVM assumes it always ((x % 4) % 8 became x % 8) */
+  if (!divisible(r, lhs->extent, rhs) &&
+      !prove(r, fold(r, TSL_EXPR_GE, fold(r, TSL_EXPR_MUL, lhs->lower_factor, lhs->extent),
+                     lhs->source->extent))) {
+    if (is_c(base, 0) && prove(r, fold(r, TSL_EXPR_GE, rhs, lhs->extent)))
+      return vsplit(lhs); /* below the modulus: the split itself */
+    im_err(r, "%s wraps at %s, which the modulus %s does not divide",
+           estr(r, split_expr(r, with_scale(r, lhs, one(r, t)))), estr(r, lhs->extent),
+           estr(r, rhs));
+    return none_v();
+  }
   const tsl_expr *left_pad;
   const tsl_iter_split *p = pad_dividend(r, lhs, base, rhs, &left_pad);
   if (!p)
@@ -956,7 +1040,8 @@ static const tsl_iter_sum *preprocess_dividend(im *r, imv a,
     return a.sum;
   const tsl_iter_sum *f = try_fuse(r, a.sum, r->level, 1);
   if (!f) {
-    im_err(r, "the dividend %s is not a single fused iterator", estr(r, orig));
+    im_err(r, "the dividend %s is not a single fused iterator: %s", estr(r, orig),
+           r->fuse_why);
     return NULL;
   }
   return f;
@@ -1132,9 +1217,10 @@ static const tsl_iter_sum *rewrite(im *r, const tsl_expr *e) {
   const tsl_iter_sum *f = try_fuse(r, s, r->level, 1);
   if (f)
     return f;
-  im_err(r, "%s is not a fused sum of the iterators (scales do not multiply "
-            "up by extents)",
-         estr(r, e));
+  if (r->fuse_why_whole)
+    im_err(r, "%s", r->fuse_why);
+  else
+    im_err(r, "%s is not a fused sum of the iterators: %s", estr(r, e), r->fuse_why);
   return s;
 }
 
@@ -1159,10 +1245,15 @@ static void rewrite_constraint(im *r, const iter_constraint *c) {
       hi = fold(r, TSL_EXPR_SUB, hi, base);
   }
   const tsl_iter_sum *opt = try_fuse(r, e, r->level, 0);
-  if (!opt || opt->n != 1 || !is_c(opt->args[0]->scale, 1) ||
-      !opt->args[0]->source->sum) {
-    im_err(r, "the constraint on %s does not bound a fused iterator",
-           estr(r, c->iter));
+  if (!opt) {
+    im_err(r, "the constraint on %s does not bound a fused iterator: %s", estr(r, c->iter),
+           r->fuse_why);
+    return;
+  }
+  if (opt->n != 1 || !is_c(opt->args[0]->scale, 1) || !opt->args[0]->source->sum) {
+    im_err(r, "the constraint on %s does not bound a fused iterator%s%s", estr(r, c->iter),
+           opt->n == 1 ? ": its terms share the factor " : "",
+           opt->n == 1 ? estr(r, opt->args[0]->scale) : "");
     return;
   }
   const tsl_iter_sum *structured = opt->args[0]->source->sum;
@@ -1425,7 +1516,15 @@ static uint32_t search_skip(im *r, const im_list *splits, const char *used,
 /* "iterator 'v'" or "the fused iterator <expr>" for messages. */
 static const char *mark_desc(im *r, const tsl_iter_mark *m) {
   char buf[512];
-  if (m->var)
+  while (m->sum && m->sum->n == 1 && is_c(m->sum->base, 0) &&
+         is_c(m->sum->args[0]->lower_factor, 1) && is_c(m->sum->args[0]->scale, 1) &&
+         same(m->sum->args[0]->extent, m->extent) &&
+         same(m->sum->args[0]->source->extent, m->extent))
+    m = m->sum->args[0]->source; /* a wrapper of one whole mark */
+  if (m->unpadded)
+    snprintf(buf, sizeof buf, "%s (padded to %s)", mark_desc(r, m->unpadded),
+             estr(r, m->extent));
+  else if (m->var)
     snprintf(buf, sizeof buf, "iterator '%s'", m->var->name);
   else
     snprintf(buf, sizeof buf, "the fused iterator %s", estr(r, mark_source_expr(r, m)));
@@ -1460,7 +1559,7 @@ static int normalize_splits(im *r, const tsl_iter_mark *m, const im_list *splits
     const tsl_iter_split *s = splits->p[j];
     expected = fold(r, TSL_EXPR_MUL, s->lower_factor, s->extent);
   }
-  const tsl_iter_mark *origin = pad_origin(r, m);
+  const tsl_iter_mark *origin = m->unpadded;
   int full = prove_eq(r, expected, m->extent);
   int divides = full || divisible(r, m->extent, expected);
   if (level == TSL_ITER_MAP_BIJECTIVE) {
@@ -1474,8 +1573,9 @@ static int normalize_splits(im *r, const tsl_iter_mark *m, const im_list *splits
     }
   } else if (!origin) {
     if (!divides) {
-      im_err(r, "the extent of an iterator is not a multiple of its splits' "
-                "lower factors");
+      im_err(r, "the extent %s of %s is not a multiple of %s, the span of the parts the "
+                "indices use",
+             estr(r, m->extent), mark_desc(r, m), estr(r, expected));
       return 0;
     }
   } else if (level == TSL_ITER_MAP_SURJECTIVE) {
@@ -1483,22 +1583,28 @@ static int normalize_splits(im *r, const tsl_iter_mark *m, const im_list *splits
     const tsl_expr *ge = fold(r, TSL_EXPR_GE, before, expected);
     if (full) {
       if (n != 1) {
-        im_err(r, "dependent iterations on a padded iterator");
+        im_err(r, "the indices cover %s in %u parts, which depend on each other through "
+                  "the padding; a padded iterator may be covered by one part only",
+               mark_desc(r, m), n);
         return 0;
       }
       if (prove_eq(r, ((const tsl_iter_split *)splits->p[0])->extent, expected) &&
           !prove(r, ge)) {
-        im_err(r, "a split over a whole padded iterator is not surjective");
+        im_err(r, "an index takes all %s values of %s, but the iterator has only %s",
+               estr(r, expected), mark_desc(r, m), estr(r, before));
         return 0;
       }
     } else if (divides) {
       if (!prove(r, ge)) {
-        im_err(r, "the extent before padding is less than the lower factor");
+        im_err(r, "%s has %s values before padding, fewer than the %s that the indices "
+                  "use",
+               mark_desc(r, m), estr(r, before), estr(r, expected));
         return 0;
       }
     } else {
-      im_err(r, "the extent of an iterator is not a multiple of its splits' "
-                "lower factors");
+      im_err(r, "the extent %s of %s is not a multiple of %s, the span of the parts the "
+                "indices use",
+             estr(r, m->extent), mark_desc(r, m), estr(r, expected));
       return 0;
     }
   }

@@ -144,6 +144,9 @@ struct tsl_iter_mark {
   const tsl_iter_sum *sum;     /* else a fused sum, or NULL */
   const tsl_iter_split *split; /* else one split */
   const tsl_expr *extent;
+  /* a padded mark (its sum is `unpadded` plus the left padding, its extent
+   * that of `unpadded` plus both paddings): the mark it pads; else NULL */
+  const tsl_iter_mark *unpadded;
 };
 
 struct tsl_iter_split {
@@ -188,8 +191,15 @@ typedef struct tsl_iter_map {
  * min. Every subexpression that uses an iterator must be built from +, -,
  * * by a non-iterator, floordiv and floormod by a non-iterator. `an` may
  * hold bounds of other variables (symbolic shapes). Results are built in
- * `arena`. Returns TSL_OK, or TSL_EUNSUPPORTED with TVM's reason in diag
- * (may be NULL) when the indices are not such a map. */
+ * `arena`. Returns TSL_OK, or TSL_EUNSUPPORTED with the reason in diag
+ * (may be NULL) when the indices are not such a map. Unlike TVM, indices
+ * that TVM would rewrite to a different value are refused: a modulus that
+ * does not divide a split which wraps (`(x % 4) % 3`; `(x % 4) % 8` stays
+ * `x % 4`), a dividend that does not start at a multiple of the divisor
+ * where no padding is taken (`(x + 2) // 4` when bijective), and two uses
+ * of one iterator that need different left paddings. Each detected index
+ * equals, at every point of the domain, its sum evaluated split by split
+ * (tests/analysis/test_itermap.c checks it by enumeration). */
 TSL_API int tsl_iter_map_detect(tsl_analyzer *an, tsl_arena *arena,
                                 uint32_t n_indices,
                                 const tsl_expr *const *indices,
