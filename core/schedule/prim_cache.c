@@ -343,7 +343,9 @@ static void relax_region(cache_op *op, tsl_range *out) {
   /* the predicate: bounded subexpressions become fresh variables */
   const tsl_expr *conj[16];
   uint32_t nc = conjuncts(real->u.realize.predicate, conj, 0, 16);
-  int pred_vars = 0;
+  int pred_vars = 0, unabsorbed = 0;
+  /* loops of the conjuncts absorbed into fresh variables */
+  char *absorbed = TSL_NEW_ARRAY(c->arena, char, n_loops ? n_loops : 1);
   for (uint32_t i = 0; i < nc; i++) {
     const tsl_expr *p = conj[i];
     if (!uses_any(p, vars, n_loops))
@@ -356,11 +358,17 @@ static void relax_region(cache_op *op, tsl_range *out) {
         tsl_analyzer_relax(c->sch->an, c->arena, p->args[0], n_loops, vars,
                            doms, &r) ||
         !tsl_expr_is_const_int(r.min, &lo_c) ||
-        !tsl_expr_is_const_int(r.extent, &ext_c))
+        !tsl_expr_is_const_int(r.extent, &ext_c)) {
+      unabsorbed = 1;
       continue;
+    }
     int64_t hi = lo_c + ext_c < bound ? lo_c + ext_c : bound;
-    if (hi <= lo_c)
+    if (hi <= lo_c) {
+      unabsorbed = 1;
       continue;
+    }
+    for (uint32_t k = 0; k < n_loops; k++)
+      absorbed[k] |= tsl_expr_uses_var(p->args[0], vars[k]);
     const tsl_var *t = sch_new_var(c, "t", p->args[0]->dtype);
     vars[nv] = t;
     doms[nv++] = (tsl_range){tsl_expr_int(c->arena, t->dtype, lo_c),
@@ -374,9 +382,12 @@ static void relax_region(cache_op *op, tsl_range *out) {
   for (uint32_t d = 0; d < nd; d++) {
     const tsl_expr *shape = op->buf->shape[d];
     const tsl_expr *zero = tsl_expr_int(c->arena, shape->dtype, 0);
-    if (pred_vars && (uses_any(mn[d], vars, n_loops) ||
-                      uses_any(last[d], vars, n_loops)))
-      op->loose = 1;
+    /* exact when every conjunct over the loops became a variable and no
+     * index still uses a loop of one (the region is then a box) */
+    for (uint32_t k = 0; k < n_loops && pred_vars; k++)
+      if ((unabsorbed || absorbed[k]) &&
+          (tsl_expr_uses_var(mn[d], vars[k]) || tsl_expr_uses_var(last[d], vars[k])))
+        op->loose = 1;
     tsl_range r1, r2;
     if (tsl_analyzer_relax(c->sch->an, c->arena, mn[d], nv, vars, doms, &r1) ||
         tsl_analyzer_relax(c->sch->an, c->arena, last[d], nv, vars, doms, &r2)) {

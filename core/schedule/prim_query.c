@@ -37,6 +37,12 @@ int sch_apply_get_block(sch_call *c) {
   tsl_str name = c->args[0].u.s;
   tsl_str fname = c->args[1].kind == TSL_SV_STR ? c->args[1].u.s : sch->func_name;
   const tsl_func *f = sch_func(sch, fname);
+  /* a lone prim_func is the module's "main", as in TVM's Schedule(func) */
+  if (!f && sch->mod->is_bare_func && sch->mod->n_funcs == 1 &&
+      strcmp(fname, "main") == 0) {
+    fname = sch->mod->funcs[0]->name;
+    f = sch->mod->funcs[0];
+  }
   if (!f) {
     sch_fail(c, TSL_ENOTFOUND, "the module has no function '%s'; functions:", fname);
     for (uint32_t i = 0; i < sch->mod->n_funcs; i++)

@@ -105,6 +105,124 @@ TSL_API int tsl_block_infer_regions(tsl_arena *arena, const tsl_block *block,
                                     tsl_buffer_region **writes,
                                     uint32_t *n_writes, tsl_diag *diag);
 
+/* ---- predicate rules (simplify_pred.c) --------------------------------
+ * tsl_simplify, then TVM's rewrite rules for bounds in conditions that the
+ * canonical form leaves alone: `floordiv(x, c1) < c2` becomes
+ * `x < c1 * c2` (likewise <=, >, >=; c1 > 0), and in
+ * `x < c1 and floormod(x, c2) < c3` the first bound is tightened
+ * (`i < 16256 and i % 128 < 127` -> `i < 16255 and ...`). For predicates a
+ * primitive synthesizes, so that they read as TVM's. Built in `arena`. */
+TSL_API const tsl_expr *tsl_simplify_predicate(tsl_analyzer *an,
+                                               tsl_arena *arena,
+                                               const tsl_expr *e);
+
+/* ---- iterator maps (iter_map.c) ---------------------------------------
+ * TVM's affine iterator maps (arith/iter_affine_map.cc, v0.19): index
+ * expressions over bounded iterators written as sums of splits of iterator
+ * marks, the check that such indices are independent, surjective or
+ * bijective, and the inverse of a map. The matching order and the shapes
+ * of the expressions built follow TVM, so primitives built on them print
+ * what TVM prints.
+ *
+ *   mark   an iterator over [0, extent): an input iterator (its variable
+ *          minus its domain's min), a fused sum of splits of other marks,
+ *          or one split (a padded division)
+ *   split  floormod(floordiv(mark, lower_factor), extent) * scale
+ *   sum    args[0] + ... + args[n-1] + base, outer (largest scale) first
+ *
+ * Nodes are immutable and built in the arena given to the call; marks and
+ * splits are identified by address (a mark shared by two indices is the
+ * same pointer). Expressions are int32 or int64.
+ */
+typedef struct tsl_iter_mark tsl_iter_mark;
+typedef struct tsl_iter_split tsl_iter_split;
+typedef struct tsl_iter_sum tsl_iter_sum;
+
+struct tsl_iter_mark {
+  const tsl_var *var;          /* input iterator, or NULL */
+  const tsl_expr *var_min;     /* with var: the source is var - var_min */
+  const tsl_iter_sum *sum;     /* else a fused sum, or NULL */
+  const tsl_iter_split *split; /* else one split */
+  const tsl_expr *extent;
+};
+
+struct tsl_iter_split {
+  const tsl_iter_mark *source;
+  const tsl_expr *lower_factor;
+  const tsl_expr *extent;
+  const tsl_expr *scale;
+};
+
+struct tsl_iter_sum {
+  uint32_t n;
+  const tsl_iter_split *const *args;
+  const tsl_expr *base;
+};
+
+/* How much tsl_iter_map_detect checks (TVM's IterMapLevel). */
+typedef enum tsl_iter_map_level {
+  /* the splits of each mark do not overlap (a mark may be padded) */
+  TSL_ITER_MAP_NO_CHECK = 0,
+  /* ... and the indices could cover every mark they use */
+  TSL_ITER_MAP_SURJECTIVE = 1,
+  /* ... every mark is covered exactly, without padding, and every input
+   * iterator of extent other than 1 is used */
+  TSL_ITER_MAP_BIJECTIVE = 2
+} tsl_iter_map_level;
+
+typedef struct tsl_iter_map {
+  uint32_t n;                         /* the number of indices */
+  const tsl_iter_sum *const *indices; /* one sum per index */
+  /* true exactly on the padding a NO_CHECK/SURJECTIVE map introduced
+   * (e.g. i // 4 with i in [0, 18)), written over the input iterators;
+   * the constant false when there is none */
+  const tsl_expr *padding_predicate;
+} tsl_iter_map;
+
+/* TVM's DetectIterMap: rewrite `indices` over the iterators `iters`
+ * ranging over `doms` (min and extent may use other variables, not the
+ * iterators). `predicate` (NULL: true) is a conjunction of bounds `a < b`,
+ * `a <= b`, `a > b`, `a >= b` on expressions of the iterators; a bound on a
+ * single iterator narrows its domain, one on a sum constrains that fused
+ * iterator. With `simplify_trivial`, iterators of extent 1 become their
+ * min. Every subexpression that uses an iterator must be built from +, -,
+ * * by a non-iterator, floordiv and floormod by a non-iterator. `an` may
+ * hold bounds of other variables (symbolic shapes). Results are built in
+ * `arena`. Returns TSL_OK, or TSL_EUNSUPPORTED with TVM's reason in diag
+ * (may be NULL) when the indices are not such a map. */
+TSL_API int tsl_iter_map_detect(tsl_analyzer *an, tsl_arena *arena,
+                                uint32_t n_indices,
+                                const tsl_expr *const *indices,
+                                uint32_t n_iters, const tsl_var *const *iters,
+                                const tsl_range *doms,
+                                const tsl_expr *predicate,
+                                tsl_iter_map_level level,
+                                int simplify_trivial, tsl_iter_map *out,
+                                tsl_diag *diag);
+
+/* TVM's InverseAffineIterMap: given the `n` sums of a map and `outputs`
+ * (the values the indices take), the expression of each input iterator the
+ * map uses, written over the outputs. On TSL_OK *n_vars pairs are written
+ * to *vars / *values (arena arrays, in first-reached order). The map must
+ * be a fuse/split pattern (the splits of every sum of more than one split
+ * have scales that multiply up by their extents, a lone split has scale 1
+ * or -1, no mark is a lone split): otherwise TSL_EUNSUPPORTED with diag. */
+TSL_API int tsl_iter_map_inverse(tsl_arena *arena, uint32_t n,
+                                 const tsl_iter_sum *const *sums,
+                                 const tsl_expr *const *outputs,
+                                 uint32_t *n_vars, const tsl_var ***vars,
+                                 const tsl_expr ***values, tsl_diag *diag);
+
+/* TVM's NormalizeIterMapToExpr: the expression a sum / split stands for,
+ * over the input iterators; splits covering their whole mark print without
+ * floormod. Built in `arena`. */
+TSL_API const tsl_expr *tsl_iter_sum_to_expr(tsl_analyzer *an,
+                                             tsl_arena *arena,
+                                             const tsl_iter_sum *sum);
+TSL_API const tsl_expr *tsl_iter_split_to_expr(tsl_analyzer *an,
+                                               tsl_arena *arena,
+                                               const tsl_iter_split *split);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,6 @@
-# C[i] = B[i + 1]: the consumer reads its producer at a shifted index.
+# C[i] = B[i + 1]: solving the load gives i = vi - 1 at B's index vi, so B
+# writes C[vi - 1], and its iteration vi = 0, which C does not need, is
+# masked by T.where(i >= 1).
 # from tvm.script import tir as T
 
 @T.prim_func

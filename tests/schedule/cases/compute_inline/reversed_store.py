@@ -1,4 +1,5 @@
-# B's body stores at a computed index, which compute_inline cannot invert.
+# B stores at 15 - vi: a reversal is a bijective affine map (scale -1), so
+# compute_inline solves it and C reads A[(vi - 15) * -1], as TVM does.
 # from tvm.script import tir as T
 
 @T.prim_func
