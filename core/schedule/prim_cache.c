@@ -14,50 +14,31 @@
  * around it), the cache is compact: its shape is the region's extent and
  * accesses are shifted by the region's minimum, as TVM does.
  */
-#include "storage_util.h"
+#include "cache_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct cache_op {
-  sch_call *c;
-  int is_write;
-  sch_path p; /* the target block */
-  const tsl_block *blk;
-  const tsl_buffer *buf;
-  tsl_str scope_name;
-  uint32_t scope;    /* level of the scope realize in p */
-  sch_path *kids;    /* child blocks of the scope */
-  uint32_t n_kids;
-  const tsl_block **cons; /* consumer_blocks given */
-  uint32_t n_cons;
-  const tsl_block **related;
-  uint32_t n_related;
-  int writer; /* index in kids of the producer, -1: none */
-  /* insertion point */
-  const tsl_stmt *loc_seq; /* NULL: the scope body itself (not a SEQ) */
-  uint32_t loc_pos;
-  int in_loop;
-  int loose; /* the region may hold points the producer does not write */
-} cache_op;
-
-static int has_block(const tsl_block *const *xs, uint32_t n,
-                     const tsl_block *b) {
+int cache_has_block(const tsl_block *const *xs, uint32_t n,
+                    const tsl_block *b) {
   for (uint32_t i = 0; i < n; i++)
     if (xs[i] == b)
       return 1;
   return 0;
 }
 
-static const tsl_block *kid(const cache_op *op, uint32_t i) {
+const tsl_block *cache_kid(const cache_op *op, uint32_t i) {
   return sch_path_block(&op->kids[i]);
 }
 
 /* ---- operands -------------------------------------------------------------- */
 
-static int load_operands(cache_op *op, int is_write) {
-  sch_call *c = op->c;
-  const char *scope = c->args[2].u.s;
+int cache_load(cache_op *op, sch_call *c, int is_write, uint32_t index_arg,
+               uint32_t scope_arg, int consumers_arg) {
+  memset(op, 0, sizeof *op);
+  op->c = c;
+  op->writer = -1;
+  const char *scope = c->args[scope_arg].u.s;
   op->is_write = is_write;
   op->scope_name = scope;
   if (!sto_scope_valid(scope))
@@ -68,12 +49,15 @@ static int load_operands(cache_op *op, int is_write) {
   if (rc)
     return rc;
   op->blk = sch_path_block(&op->p);
-  rc = sto_check_index(c, op->blk, c->args[1].u.i, is_write,
-                       is_write ? "write_buffer_index" : "read_buffer_index");
+  rc = sch_buffer_index_arg(c, op->blk, index_arg, is_write);
   if (rc)
     return rc;
-  op->buf = is_write ? op->blk->writes[c->args[1].u.i].buffer
-                     : op->blk->reads[c->args[1].u.i].buffer;
+  rc = sto_check_index(c, op->blk, c->args[index_arg].u.i, is_write,
+                       c->kind->params[index_arg].name);
+  if (rc)
+    return rc;
+  op->buf = is_write ? op->blk->writes[c->args[index_arg].u.i].buffer
+                     : op->blk->reads[c->args[index_arg].u.i].buffer;
   if (op->p.depth < 2)
     return sch_fail(c, TSL_EINVALID, "block '%s' is the root block",
                     op->blk->name);
@@ -82,8 +66,8 @@ static int load_operands(cache_op *op, int is_write) {
   sp.depth = op->scope + 1;
   op->n_kids = sch_child_blocks(c, &sp, &op->kids);
 
-  const tsl_sch_value *cb = &c->args[3];
-  if (cb->kind == TSL_SV_LIST && cb->n) {
+  const tsl_sch_value *cb = consumers_arg >= 0 ? &c->args[consumers_arg] : NULL;
+  if (cb && cb->kind == TSL_SV_LIST && cb->n) {
     op->cons = TSL_NEW_ARRAY(c->arena, const tsl_block *, cb->n);
     for (uint32_t i = 0; i < cb->n; i++) {
       sch_path cp;
@@ -93,7 +77,7 @@ static int load_operands(cache_op *op, int is_write) {
       const tsl_block *b = sch_path_block(&cp);
       int found = 0;
       for (uint32_t k = 0; k < op->n_kids && !found; k++)
-        found = kid(op, k) == b;
+        found = cache_kid(op, k) == b;
       if (!found)
         return sch_fail(c, TSL_EINVALID,
                         "consumer block '%s' is not a child block of '%s', "
@@ -109,15 +93,13 @@ static int load_operands(cache_op *op, int is_write) {
   return TSL_OK;
 }
 
-/* The only child block of the scope writing the buffer (index in kids),
- * -1 when none; fails when several do. */
-static int find_writer(cache_op *op, int *out) {
+int cache_find_writer(cache_op *op, int *out) {
   *out = -1;
   uint32_t n = 0;
   tsl_strbuf sb;
   tsl_strbuf_init(&sb);
   for (uint32_t i = 0; i < op->n_kids; i++) {
-    const tsl_block *b = kid(op, i);
+    const tsl_block *b = cache_kid(op, i);
     if (!sch_regions_have(b->writes, b->n_writes, op->buf))
       continue;
     tsl_strbuf_printf(&sb, "%s'%s'", n ? ", " : "", b->name);
@@ -128,13 +110,33 @@ static int find_writer(cache_op *op, int *out) {
     sch_fail(op->c, TSL_EINVALID,
              "buffer '%s' is written by %u blocks (%s); %s needs a single "
              "writer block in the scope",
-             op->buf->name, n, sb.data,
-             op->is_write ? "cache_write" : "cache_read");
+             op->buf->name, n, sb.data, op->c->kind->name);
     tsl_strbuf_free(&sb);
     return TSL_EINVALID;
   }
   tsl_strbuf_free(&sb);
   return TSL_OK;
+}
+
+void cache_commit_scope(cache_op *op, const tsl_stmt *body,
+                        const tsl_buffer *alloc) {
+  sch_call *c = op->c;
+  const tsl_stmt *scope_real = op->p.stmts[op->scope];
+  const tsl_block *scope_blk = scope_real->u.realize.block;
+  tsl_block *nb = tsl_block_clone(c->arena, scope_blk);
+  nb->body = body;
+  if (alloc) {
+    const tsl_buffer **al = TSL_NEW_ARRAY(c->arena, const tsl_buffer *,
+                                          scope_blk->n_alloc_buffers + 1);
+    if (scope_blk->n_alloc_buffers)
+      memcpy(al, scope_blk->alloc_buffers,
+             sizeof *al * scope_blk->n_alloc_buffers);
+    al[scope_blk->n_alloc_buffers] = alloc;
+    nb->alloc_buffers = al;
+    nb->n_alloc_buffers = scope_blk->n_alloc_buffers + 1;
+  }
+  const tsl_stmt *nr = sch_with_block(c->arena, scope_real, nb);
+  sch_commit(c, op->p.func, sch_path_rebuild(c->arena, &op->p, op->scope, nr));
 }
 
 /* ---- where the stage goes ------------------------------------------------------ */
@@ -184,7 +186,7 @@ static void det_visit(det *d, const tsl_stmt *s) {
     const tsl_block *b = s->u.realize.block;
     if (b == d->writer)
       d->vb = 1;
-    else if (has_block(d->related, d->n_related, b))
+    else if (cache_has_block(d->related, d->n_related, b))
       d->vr = 1;
     break;
   }
@@ -192,7 +194,7 @@ static void det_visit(det *d, const tsl_stmt *s) {
   }
 }
 
-static int locate(cache_op *op) {
+int cache_locate(cache_op *op) {
   const tsl_stmt *body = op->p.stmts[op->scope]->u.realize.block->body;
   if (op->n_related == 0) {
     /* nothing reads the result: the end of the scope */
@@ -201,7 +203,7 @@ static int locate(cache_op *op) {
     return TSL_OK;
   }
   det d = {0};
-  d.writer = op->writer >= 0 ? kid(op, (uint32_t)op->writer) : NULL;
+  d.writer = op->writer >= 0 ? cache_kid(op, (uint32_t)op->writer) : NULL;
   d.related = op->related;
   d.n_related = op->n_related;
   d.loc_pos = -1;
@@ -544,14 +546,14 @@ static int read_mode(const tsl_block *b, void *ud) {
   const cache_op *op = ud;
   if (sch_regions_have(b->writes, b->n_writes, op->buf))
     return STO_SKIP;
-  if (op->n_cons == 0 || has_block(op->cons, op->n_cons, b))
+  if (op->n_cons == 0 || cache_has_block(op->cons, op->n_cons, b))
     return STO_REWRITE;
   return STO_RECURSE;
 }
 
 static int write_mode(const tsl_block *b, void *ud) {
   const cache_op *op = ud;
-  if (b == op->blk || has_block(op->cons, op->n_cons, b))
+  if (b == op->blk || cache_has_block(op->cons, op->n_cons, b))
     return STO_REWRITE;
   return STO_SKIP;
 }
@@ -577,7 +579,7 @@ static int apply(cache_op *op) {
     op->loc_pos = 0;
     op->in_loop = 0;
   } else {
-    int rc = locate(op);
+    int rc = cache_locate(op);
     if (rc)
       return rc;
     relax_region(op, region);
@@ -651,30 +653,17 @@ static int apply(cache_op *op) {
   else if (!rw.inserted)
     return sch_fail(c, TSL_EINVALID, "cache stage insertion point lost");
 
-  tsl_block *nb = tsl_block_clone(c->arena, scope_blk);
-  nb->body = body;
-  const tsl_buffer **al =
-      TSL_NEW_ARRAY(c->arena, const tsl_buffer *, scope_blk->n_alloc_buffers + 1);
-  if (scope_blk->n_alloc_buffers)
-    memcpy(al, scope_blk->alloc_buffers,
-           sizeof *al * scope_blk->n_alloc_buffers);
-  al[scope_blk->n_alloc_buffers] = cache;
-  nb->alloc_buffers = al;
-  nb->n_alloc_buffers = scope_blk->n_alloc_buffers + 1;
-  const tsl_stmt *nr = sch_with_block(c->arena, scope_real, nb);
-  sch_commit(c, op->p.func, sch_path_rebuild(c->arena, &op->p, op->scope, nr));
+  cache_commit_scope(op, body, cache);
   sch_out_block(c, op->p.func->name, name);
   return TSL_OK;
 }
 
 int sch_apply_cache_read(sch_call *c) {
   cache_op op;
-  memset(&op, 0, sizeof op);
-  op.c = c;
-  int rc = load_operands(&op, 0);
+  int rc = cache_load(&op, c, 0, 1, 2, 3);
   if (rc)
     return rc;
-  rc = find_writer(&op, &op.writer);
+  rc = cache_find_writer(&op, &op.writer);
   if (rc)
     return rc;
   if (op.n_cons) {
@@ -683,23 +672,21 @@ int sch_apply_cache_read(sch_call *c) {
   } else if (op.writer >= 0) {
     op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids);
     for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++)
-      if (sch_regions_have(kid(&op, i)->reads, kid(&op, i)->n_reads, op.buf))
-        op.related[op.n_related++] = kid(&op, i);
+      if (sch_regions_have(cache_kid(&op, i)->reads, cache_kid(&op, i)->n_reads, op.buf))
+        op.related[op.n_related++] = cache_kid(&op, i);
   }
   return apply(&op);
 }
 
 int sch_apply_cache_write(sch_call *c) {
   cache_op op;
-  memset(&op, 0, sizeof op);
-  op.c = c;
-  int rc = load_operands(&op, 1);
+  int rc = cache_load(&op, c, 1, 1, 2, 3);
   if (rc)
     return rc;
-  rc = find_writer(&op, &op.writer);
+  rc = cache_find_writer(&op, &op.writer);
   if (rc)
     return rc;
-  if (op.writer < 0 || kid(&op, (uint32_t)op.writer) != op.blk)
+  if (op.writer < 0 || cache_kid(&op, (uint32_t)op.writer) != op.blk)
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' is not the writer of '%s' in its scope",
                     op.blk->name, op.buf->name);
@@ -710,9 +697,9 @@ int sch_apply_cache_write(sch_call *c) {
                     op.blk->name, op.buf->name);
   op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids);
   for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++) {
-    const tsl_block *b = kid(&op, i);
+    const tsl_block *b = cache_kid(&op, i);
     if (sch_regions_have(b->reads, b->n_reads, op.buf) &&
-        !has_block(op.cons, op.n_cons, b))
+        !cache_has_block(op.cons, op.n_cons, b))
       op.related[op.n_related++] = b;
   }
   return apply(&op);

@@ -357,3 +357,48 @@ const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s, int active) {
   }
   return s;
 }
+
+/* ---- stage placement --------------------------------------------------------- */
+
+const tsl_stmt *sto_place_in(tsl_arena *a, sto_place *pl, const tsl_stmt *s,
+                             const tsl_stmt *r) {
+  if (!pl->seq || s != pl->seq || pl->done || !r)
+    return r;
+  pl->done = 1;
+  return sto_insert(a, r, pl->pos, pl->stage);
+}
+
+const tsl_stmt *sto_place_finish(tsl_arena *a, sto_place *pl,
+                                 const tsl_stmt *body) {
+  if (pl->seq)
+    return pl->done ? body : NULL;
+  pl->done = 1;
+  return sto_insert(a, body, pl->pos, pl->stage);
+}
+
+static int storage_rank(const char *scope) {
+  if (!strncmp(scope, "global", 6))
+    return 0;
+  if (!strncmp(scope, "shared", 6))
+    return 1;
+  if (!strncmp(scope, "warp", 4))
+    return 2;
+  return 3; /* local, wmma.*, m16n8k8.*, texture, metal.simdgroup */
+}
+
+int sto_relax_under_thread(const char *scope, const char *thread_tag) {
+  if (!thread_tag)
+    return 0;
+  int rank = storage_rank(scope);
+  if (rank == 0)
+    return 0;
+  int trank = !strncmp(thread_tag, "blockIdx.", 9)    ? 0
+              : !strncmp(thread_tag, "threadIdx.", 10) ? 1
+              : !strncmp(thread_tag, "vthread", 7)     ? 1
+                                                       : -1;
+  if (trank < 0)
+    return 0;
+  if (rank == 2)
+    return !strcmp(thread_tag, "threadIdx.x");
+  return rank <= trank;
+}

@@ -58,6 +58,32 @@ const tsl_block *sto_rw_block(sto_rw *rw, const tsl_block *b);
 const tsl_stmt *sto_insert(tsl_arena *a, const tsl_stmt *body, uint32_t pos,
                            const tsl_stmt *stage);
 
+/* Where a primitive inserts a new stage while a tsl_mutator rewrites its
+ * scope body: into the SEQ `seq` at item `pos`; seq NULL means the scope
+ * body itself (pos 0: before it, otherwise after it). */
+typedef struct sto_place {
+  const tsl_stmt *seq;
+  uint32_t pos;
+  const tsl_stmt *stage;
+  int done;
+} sto_place;
+/* In a statement hook: `r`, the rewritten `s`, with the stage inserted when
+ * `s` is the place's SEQ. */
+const tsl_stmt *sto_place_in(tsl_arena *a, sto_place *pl, const tsl_stmt *s,
+                             const tsl_stmt *r);
+/* After the whole scope body was rewritten into `body`: the stage inserted
+ * when the place is the body itself. Returns NULL when the place's SEQ was
+ * never met. */
+const tsl_stmt *sto_place_finish(tsl_arena *a, sto_place *pl,
+                                 const tsl_stmt *body);
+
+/* TVM's CanRelaxStorageUnderThread: 1 when a buffer in storage `scope` is
+ * shared by the threads of a loop bound to `thread_tag` (its region is then
+ * relaxed over that loop): global never; warp over threadIdx.x only;
+ * otherwise when the scope's rank (shared 1, warp 2, local 3) is at most the
+ * thread's (blockIdx 0, threadIdx and vthread 1). */
+int sto_relax_under_thread(const char *scope, const char *thread_tag);
+
 /* The block realize at path level `level` whose alloc_buffers hold `b`,
  * searching from the target up; returns the level or -1. */
 int sto_alloc_site(const sch_path *p, const tsl_buffer *b);

@@ -315,6 +315,15 @@ void sch_value_print(tsl_strbuf *sb, const tsl_sch_value *v,
 size_t sch_value_span(const char *p, const char *end) {
   const char *q = p;
   int depth = 0;
+  /* a lambda's parameter list holds commas: its span starts at the ':' */
+  if (end - p > 6 && !memcmp(p, "lambda", 6) &&
+      !(isalnum((unsigned char)p[6]) || p[6] == '_')) {
+    const char *colon = p + 6;
+    while (colon < end && *colon != ':' && *colon != '\n' && *colon != '(')
+      colon++;
+    if (colon < end && *colon == ':')
+      q = colon + 1;
+  }
   while (q < end) {
     char c = *q;
     if (c == '"' || c == '\'') {
