@@ -413,20 +413,63 @@ static void relax_region(cache_op *op, tsl_range *out) {
  * the shape (GUARD_HI) in dimension d (symbolic bounds). */
 enum { GUARD_LO = 1, GUARD_HI = 2 };
 
+/* Variables around the target block with a symbolic domain (the analyzer
+ * keeps constant bounds only): bounds over them are proved by relaxing. */
+static uint32_t symbolic_vars(cache_op *op, const tsl_var **vars, tsl_range *doms) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k + 1 < op->p.depth; k++) {
+    const tsl_stmt *s = op->p.stmts[k];
+    if (s->kind == TSL_STMT_FOR) {
+      if (!tsl_expr_is_const_int(s->u.loop.extent, NULL)) {
+        vars[n] = s->u.loop.loop_var;
+        doms[n++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+      }
+    } else if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+      const tsl_block *b = s->u.realize.block;
+      for (uint32_t i = 0; i < b->n_iter_vars && n < SCH_MAX_DEPTH; i++)
+        if (!tsl_expr_is_const_int(b->iter_vars[i].dom.extent, NULL)) {
+          vars[n] = b->iter_vars[i].var;
+          doms[n++] = b->iter_vars[i].dom;
+        }
+    }
+    if (n >= SCH_MAX_DEPTH)
+      break;
+  }
+  return n;
+}
+
+/* lhs <= rhs for every value of the symbolic variables. */
+static int prove_le(cache_op *op, const tsl_expr *lhs, const tsl_expr *rhs,
+                    uint32_t nv, const tsl_var **vars, const tsl_range *doms) {
+  sch_call *c = op->c;
+  if (tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, lhs, rhs)))
+    return 1;
+  if (!nv)
+    return 0;
+  tsl_range rl, rr;
+  if (tsl_analyzer_relax(c->sch->an, c->arena, lhs, nv, vars, doms, &rl) ||
+      tsl_analyzer_relax(c->sch->an, c->arena, rhs, nv, vars, doms, &rr))
+    return 0;
+  /* max(lhs) <= min(rhs) */
+  const tsl_expr *mx = sub(c, add(c, rl.min, rl.extent), tsl_expr_int(c->arena, rl.min->dtype, 1));
+  return tsl_analyzer_can_prove(c->sch->an,
+                                tsl_expr_binary(c->arena, TSL_EXPR_LE, mx, rr.min));
+}
+
 static int out_of_bounds(cache_op *op, const tsl_range *region, int *guard) {
   sch_call *c = op->c;
   int any = 0;
+  const tsl_var *vars[SCH_MAX_DEPTH];
+  tsl_range doms[SCH_MAX_DEPTH];
+  uint32_t nv = symbolic_vars(op, vars, doms);
   for (uint32_t d = 0; d < op->buf->ndim; d++) {
     const tsl_expr *end = add(c, region[d].min, region[d].extent);
     const tsl_expr *shape = op->buf->shape[d];
     if (shape->dtype.bits != end->dtype.bits)
       shape = tsl_expr_cast(c->arena, end->dtype, shape);
-    const tsl_expr *hi_ok = tsl_expr_binary(c->arena, TSL_EXPR_LE, end, shape);
-    const tsl_expr *lo_ok =
-        tsl_expr_binary(c->arena, TSL_EXPR_GE, region[d].min,
-                        tsl_expr_int(c->arena, region[d].min->dtype, 0));
-    guard[d] = (tsl_analyzer_can_prove(c->sch->an, lo_ok) ? 0 : GUARD_LO) |
-               (tsl_analyzer_can_prove(c->sch->an, hi_ok) ? 0 : GUARD_HI);
+    const tsl_expr *zero = tsl_expr_int(c->arena, region[d].min->dtype, 0);
+    guard[d] = (prove_le(op, zero, region[d].min, nv, vars, doms) ? 0 : GUARD_LO) |
+               (prove_le(op, end, shape, nv, vars, doms) ? 0 : GUARD_HI);
     any |= guard[d];
   }
   return any;
@@ -658,6 +701,92 @@ static int apply(cache_op *op) {
   return TSL_OK;
 }
 
+/* [min, max] of a region of the child block at `kp` over the loops
+ * between level `top` and it, with its bindings substituted. */
+static int region_under(sch_call *c, const sch_path *kp, uint32_t top,
+                        const tsl_buffer_region *r, const tsl_expr **mn,
+                        const tsl_expr **mx) {
+  const tsl_stmt *real = sch_path_target(kp);
+  const tsl_block *b = real->u.realize.block;
+  bind_map bm = {b->n_iter_vars, b->iter_vars, real->u.realize.iter_values};
+  const tsl_var **vars = TSL_NEW_ARRAY(c->arena, const tsl_var *, kp->depth + 1);
+  tsl_range *doms = TSL_NEW_ARRAY(c->arena, tsl_range, kp->depth + 1);
+  uint32_t nv = 0;
+  for (uint32_t k = top + 1; k + 1 < kp->depth; k++) {
+    const tsl_stmt *s = kp->stmts[k];
+    if (s->kind == TSL_STMT_FOR) {
+      vars[nv] = s->u.loop.loop_var;
+      doms[nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+    } else if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+      return 0; /* a block between: not a direct child */
+    }
+  }
+  for (uint32_t d = 0; d < r->ndim; d++) {
+    const tsl_expr *lo = tsl_expr_substitute(c->arena, r->ranges[d].min, bind_fn, &bm);
+    const tsl_expr *ext = tsl_expr_substitute(c->arena, r->ranges[d].extent, bind_fn, &bm);
+    const tsl_expr *hi = sub(c, add(c, lo, ext), tsl_expr_int(c->arena, lo->dtype, 1));
+    tsl_range r1, r2;
+    if (tsl_analyzer_relax(c->sch->an, c->arena, lo, nv, vars, doms, &r1) ||
+        tsl_analyzer_relax(c->sch->an, c->arena, hi, nv, vars, doms, &r2))
+      return 0;
+    mn[d] = r1.min;
+    mx[d] = sub(c, add(c, r2.min, r2.extent), tsl_expr_int(c->arena, lo->dtype, 1));
+  }
+  return 1;
+}
+
+/* A writer with child blocks may read the buffer it writes when each
+ * child reading it comes after a child writing a region that covers the
+ * read (the values then come from the cache the block fills). */
+static int reads_follow_writes(cache_op *op) {
+  sch_call *c = op->c;
+  sch_path *kids;
+  uint32_t n = sch_child_blocks(c, &op->p, &kids);
+  if (!n)
+    return 0;
+  const tsl_block *blk = op->blk;
+  for (uint32_t i = 0; i < blk->n_iter_vars; i++)
+    tsl_analyzer_bind(c->sch->an, blk->iter_vars[i].var, blk->iter_vars[i].dom.min,
+                      blk->iter_vars[i].dom.extent);
+  uint32_t nd = op->buf->ndim, top = op->p.depth - 1;
+  const tsl_expr ***wmin = TSL_NEW_ARRAY(c->arena, const tsl_expr **, n);
+  const tsl_expr ***wmax = TSL_NEW_ARRAY(c->arena, const tsl_expr **, n);
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_block *k = sch_path_block(&kids[i]);
+    for (uint32_t r = 0; r < k->n_reads; r++) {
+      if (k->reads[r].buffer != op->buf)
+        continue;
+      const tsl_expr **mn = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      const tsl_expr **mx = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      if (!region_under(c, &kids[i], top, &k->reads[r], mn, mx))
+        return 0;
+      int covered = 0;
+      for (uint32_t j = 0; j < i && !covered; j++) {
+        if (!wmin[j])
+          continue;
+        covered = 1;
+        for (uint32_t d = 0; d < nd && covered; d++)
+          covered = tsl_analyzer_can_prove(
+                        c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, wmin[j][d], mn[d])) &&
+                    tsl_analyzer_can_prove(
+                        c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, mx[d], wmax[j][d]));
+      }
+      if (!covered)
+        return 0;
+    }
+    for (uint32_t w = 0; w < k->n_writes; w++) {
+      if (k->writes[w].buffer != op->buf)
+        continue;
+      wmin[i] = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      wmax[i] = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      if (!region_under(c, &kids[i], top, &k->writes[w], wmin[i], wmax[i]))
+        wmin[i] = NULL;
+      break;
+    }
+  }
+  return 1;
+}
+
 int sch_apply_cache_read(sch_call *c) {
   cache_op op;
   int rc = cache_load(&op, c, 0, 1, 2, 3);
@@ -690,7 +819,8 @@ int sch_apply_cache_write(sch_call *c) {
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' is not the writer of '%s' in its scope",
                     op.blk->name, op.buf->name);
-  if (!op.blk->init && sch_regions_have(op.blk->reads, op.blk->n_reads, op.buf))
+  if (!op.blk->init && sch_regions_have(op.blk->reads, op.blk->n_reads, op.buf) &&
+      !reads_follow_writes(&op))
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' reads '%s' before writing it (an update "
                     "without T.init()); the cache would start uninitialized",

@@ -162,16 +162,21 @@ static const tsl_expr *rw_expr(sto_rw *rw, const tsl_expr *e) {
 
 static tsl_buffer_region rw_region(sto_rw *rw, const tsl_buffer_region *r,
                                    int *changed) {
-  int k = lookup(rw, r->buffer);
-  if (k < 0)
-    return *r;
+  /* bounds may load a replaced buffer too (A[B[i], j]) */
+  int k = lookup(rw, r->buffer), ch = k >= 0;
   tsl_buffer_region out = *r;
-  tsl_range *rs = TSL_NEW_ARRAY(rw->c->arena, tsl_range, r->ndim);
+  tsl_range *rs = TSL_NEW_ARRAY(rw->c->arena, tsl_range, r->ndim + 1);
   for (uint32_t d = 0; d < r->ndim; d++) {
-    rs[d].min = shift(rw, k, d, r->ranges[d].min);
-    rs[d].extent = r->ranges[d].extent;
+    rs[d].min = rw_expr(rw, r->ranges[d].min);
+    rs[d].extent = rw_expr(rw, r->ranges[d].extent);
+    ch |= rs[d].min != r->ranges[d].min || rs[d].extent != r->ranges[d].extent;
+    if (k >= 0)
+      rs[d].min = shift(rw, k, d, rs[d].min);
   }
-  out.buffer = rw->to[k];
+  if (!ch)
+    return *r;
+  if (k >= 0)
+    out.buffer = rw->to[k];
   out.ranges = rs;
   *changed = 1;
   return out;
