@@ -55,6 +55,31 @@ int cache_has_block(const tsl_block *const *xs, uint32_t n, const tsl_block *b);
 void cache_commit_scope(cache_op *op, const tsl_stmt *body,
                         const tsl_buffer *alloc);
 
+/* TVM's MakeCacheStage: loops ax0.. over the region's extents around a
+ * copy block (iterators v0..) between op->buf and `cache` (buffer -> cache
+ * for a read, cache -> buffer when op->is_write). compact: the cache holds
+ * the region only (indices shifted by its minimum); otherwise it has the
+ * buffer's shape. guard[d] (GUARD_LO / GUARD_HI bits; NULL: none) adds a
+ * T.where keeping index d inside the buffer. */
+enum { CACHE_GUARD_LO = 1, CACHE_GUARD_HI = 2 };
+const tsl_stmt *cache_make_stage(cache_op *op, tsl_str name,
+                                 const tsl_buffer *cache,
+                                 const tsl_range *region, int compact,
+                                 const int *guard);
+
+/* The statement p->stmts[level] replaced by `stmt`, rebuilt up to the body
+ * of the scope block (p->stmts[scope + 1]). */
+const tsl_stmt *cache_scope_body_with(tsl_arena *a, const sch_path *p,
+                                      uint32_t scope, uint32_t level,
+                                      const tsl_stmt *stmt);
+
+/* Bounds [mn[d], mx[d]] (inclusive) of region `r` of the block at the end
+ * of `kp`, its bindings substituted and relaxed over the loops below level
+ * `top`. Returns 0 when they cannot be bounded or a block lies between. */
+int cache_region_under(sch_call *c, const sch_path *kp, uint32_t top,
+                       const tsl_buffer_region *r, const tsl_expr **mn,
+                       const tsl_expr **mx);
+
 /* A copy block: dst[dst_idx] = src[src_idx] with point regions, spatial
  * iter vars `ivs`, no init. */
 tsl_block *cache_copy_block(sch_call *c, tsl_str name, uint32_t n_ivs,

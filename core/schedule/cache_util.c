@@ -99,3 +99,11 @@ int cache_block_covers_domain(sch_call *c, const sch_path *p, uint32_t scope) {
                              nl, vars, doms, NULL, TSL_ITER_MAP_BIJECTIVE, 0, &map,
                              NULL) == TSL_OK;
 }
+
+const tsl_stmt *cache_scope_body_with(tsl_arena *a, const sch_path *p,
+                                      uint32_t scope, uint32_t level,
+                                      const tsl_stmt *stmt) {
+  for (uint32_t lv = level; lv > scope + 1; lv--)
+    stmt = sch_with_child(a, p->stmts[lv - 1], p->index[lv], stmt);
+  return stmt;
+}

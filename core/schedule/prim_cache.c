@@ -411,7 +411,7 @@ static void relax_region(cache_op *op, tsl_range *out) {
 
 /* Bits of guard[d]: the region may start below 0 (GUARD_LO) or end past
  * the shape (GUARD_HI) in dimension d (symbolic bounds). */
-enum { GUARD_LO = 1, GUARD_HI = 2 };
+enum { GUARD_LO = CACHE_GUARD_LO, GUARD_HI = CACHE_GUARD_HI };
 
 /* Variables around the target block with a symbolic domain (the analyzer
  * keeps constant bounds only): bounds over them are proved by relaxing. */
@@ -505,7 +505,7 @@ static const tsl_expr *offset_var(sch_call *c, const tsl_expr *min,
   return tsl_expr_binary(c->arena, TSL_EXPR_ADD, min, v);
 }
 
-static const tsl_stmt *make_stage(cache_op *op, tsl_str name,
+const tsl_stmt *cache_make_stage(cache_op *op, tsl_str name,
                                   const tsl_buffer *cache,
                                   const tsl_range *region, int compact,
                                   const int *guard) {
@@ -558,7 +558,7 @@ static const tsl_stmt *make_stage(cache_op *op, tsl_str name,
   /* guard: original index = min + ax stays inside [0, shape) */
   const tsl_expr *pred = NULL;
   for (uint32_t d = 0; d < nd; d++) {
-    if (!guard[d])
+    if (!guard || !guard[d])
       continue;
     const tsl_expr *idx = offset_var(c, region[d].min, tsl_expr_var(loops[d]));
     if (guard[d] & GUARD_LO) {
@@ -680,7 +680,7 @@ static int apply(cache_op *op) {
   char base[512];
   snprintf(base, sizeof base, "%s_%s", buf->name, op->scope_name);
   tsl_str name = sch_fresh_block_name(c, op->p.func, base);
-  const tsl_stmt *stage = make_stage(op, name, cache, region, compact, guard);
+  const tsl_stmt *stage = cache_make_stage(op, name, cache, region, compact, guard);
 
   sto_rw rw;
   sto_rw_init(&rw, c, buf, cache);
@@ -701,9 +701,7 @@ static int apply(cache_op *op) {
   return TSL_OK;
 }
 
-/* [min, max] of a region of the child block at `kp` over the loops
- * between level `top` and it, with its bindings substituted. */
-static int region_under(sch_call *c, const sch_path *kp, uint32_t top,
+int cache_region_under(sch_call *c, const sch_path *kp, uint32_t top,
                         const tsl_buffer_region *r, const tsl_expr **mn,
                         const tsl_expr **mx) {
   const tsl_stmt *real = sch_path_target(kp);
@@ -758,7 +756,7 @@ static int reads_follow_writes(cache_op *op) {
         continue;
       const tsl_expr **mn = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
       const tsl_expr **mx = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
-      if (!region_under(c, &kids[i], top, &k->reads[r], mn, mx))
+      if (!cache_region_under(c, &kids[i], top, &k->reads[r], mn, mx))
         return 0;
       int covered = 0;
       for (uint32_t j = 0; j < i && !covered; j++) {
@@ -779,7 +777,7 @@ static int reads_follow_writes(cache_op *op) {
         continue;
       wmin[i] = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
       wmax[i] = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
-      if (!region_under(c, &kids[i], top, &k->writes[w], wmin[i], wmax[i]))
+      if (!cache_region_under(c, &kids[i], top, &k->writes[w], wmin[i], wmax[i]))
         wmin[i] = NULL;
       break;
     }

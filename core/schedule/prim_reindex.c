@@ -350,9 +350,8 @@ int sch_apply_reindex(sch_call *c) {
   st.region = (tsl_buffer_region){nbuf, n_cov, region};
   const tsl_block *nblk = rewrite_block(&st, blk);
   /* the new body of the scope: the block rewritten, the stage inserted */
-  const tsl_stmt *scope_body = sch_with_block(a, sch_path_target(&p), nblk);
-  for (uint32_t lv = p.depth - 1; lv > s.level + 1; lv--)
-    scope_body = sch_with_child(a, p.stmts[lv - 1], p.index[lv], scope_body);
+  const tsl_stmt *scope_body = cache_scope_body_with(
+      a, &p, s.level, p.depth - 1, sch_with_block(a, sch_path_target(&p), nblk));
   scope_body = sto_insert(a, scope_body, loc_pos + (ref.is_write ? 1 : 0), stage);
   cache_op op;
   memset(&op, 0, sizeof op);
