@@ -383,6 +383,20 @@ int sch_apply_cache_index(sch_call *c) {
   tsl_block *nb = tsl_block_clone(a, blk);
   nb->body = tsl_mutate_stmt(&r.m, blk->body);
   nb->init = blk->init ? tsl_mutate_stmt(&r.m, blk->init) : NULL;
+  /* the block now reads the caches: its regions say so (TVM leaves them
+   * unchanged, and later primitives would miss the dependency) */
+  tsl_buffer_region *rd = TSL_NEW_ARRAY(a, tsl_buffer_region, blk->n_reads + n);
+  if (blk->n_reads)
+    memcpy(rd, blk->reads, sizeof *rd * blk->n_reads);
+  for (uint32_t k = 0; k < n; k++) {
+    const tsl_buffer *cb = bufs[k];
+    tsl_range *rg = TSL_NEW_ARRAY(a, tsl_range, cb->ndim + 1);
+    for (uint32_t d = 0; d < cb->ndim; d++)
+      rg[d] = (tsl_range){loads[k]->args[d], tsl_expr_int(a, loads[k]->args[d]->dtype, 1)};
+    rd[blk->n_reads + k] = (tsl_buffer_region){cb, cb->ndim, rg};
+  }
+  nb->reads = rd;
+  nb->n_reads = blk->n_reads + n;
   const tsl_stmt *body = cache_scope_body_with(a, &p, scope_lv, p.depth - 1,
                                                sch_with_block(a, real, nb));
   /* the stages before the statement of the scope body holding the block */

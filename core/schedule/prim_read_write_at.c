@@ -28,8 +28,11 @@ typedef struct rwa {
   tsl_range doms[SCH_MAX_DEPTH];
   uint32_t nv;
   const tsl_expr **mn, **mx; /* the union so far (NULL: empty) */
-  int r_seen, w_seen, bad;
+  int r_seen, w_seen, bad, in_if, guarded;
   const char *bad_block;
+  /* write_at's check: the relaxed write regions met so far */
+  uint32_t n_w;
+  const tsl_expr **w_mn[SCH_MAX_DEPTH], **w_mx[SCH_MAX_DEPTH];
 } rwa;
 
 static const tsl_expr *binding(const tsl_var *v, void *ud) {
@@ -41,37 +44,59 @@ static const tsl_expr *binding(const tsl_var *v, void *ud) {
   return NULL;
 }
 
-static void add_region(rwa *x, const tsl_stmt *real, const tsl_buffer_region *r) {
+/* [mn, mx] (inclusive) of region `r` of the block realized by `real`,
+ * bindings substituted, relaxed over x->vars[first..nv). */
+static int relax_over(rwa *x, uint32_t first, const tsl_stmt *real,
+                      const tsl_buffer_region *r, const tsl_expr ***mn_out,
+                      const tsl_expr ***mx_out) {
   sch_call *c = x->c;
   tsl_arena *a = c->arena;
+  const tsl_expr **mns = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
+  const tsl_expr **mxs = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
   for (uint32_t d = 0; d < x->nd; d++) {
     const tsl_expr *lo = tsl_expr_substitute(a, r->ranges[d].min, binding, (void *)real);
     const tsl_expr *ext = tsl_expr_substitute(a, r->ranges[d].extent, binding, (void *)real);
     const tsl_expr *hi = tsl_expr_binary(
         a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, lo, ext), tsl_expr_int(a, lo->dtype, 1));
     tsl_range r1, r2;
-    if (tsl_analyzer_relax(c->sch->an, a, lo, x->nv, x->vars, x->doms, &r1) ||
-        tsl_analyzer_relax(c->sch->an, a, sch_simplify(c, hi), x->nv, x->vars, x->doms, &r2)) {
-      x->bad = 1;
-      x->bad_block = real->u.realize.block->name;
-      return;
-    }
-    const tsl_expr *mn = r1.min;
-    const tsl_expr *mx = sch_simplify(
+    if (tsl_analyzer_relax(c->sch->an, a, lo, x->nv - first, x->vars + first, x->doms + first,
+                           &r1) ||
+        tsl_analyzer_relax(c->sch->an, a, sch_simplify(c, hi), x->nv - first, x->vars + first,
+                           x->doms + first, &r2))
+      return 0;
+    mns[d] = r1.min;
+    mxs[d] = sch_simplify(
         c, tsl_expr_binary(a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, r2.min, r2.extent),
                            tsl_expr_int(a, r2.min->dtype, 1)));
-    if (!x->mn) {
-      x->mn = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
-      x->mx = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
-    }
-    x->mn[d] = x->mn[d] ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MIN, x->mn[d], mn)) : mn;
-    x->mx[d] = x->mx[d] ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MAX, x->mx[d], mx)) : mx;
+  }
+  *mn_out = mns;
+  *mx_out = mxs;
+  return 1;
+}
+
+static void add_region(rwa *x, const tsl_stmt *real, const tsl_buffer_region *r) {
+  sch_call *c = x->c;
+  tsl_arena *a = c->arena;
+  const tsl_expr **mn, **mx;
+  if (!relax_over(x, 0, real, r, &mn, &mx)) {
+    x->bad = 1;
+    x->bad_block = real->u.realize.block->name;
+    return;
+  }
+  if (!x->mn) {
+    x->mn = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
+    x->mx = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
+  }
+  for (uint32_t d = 0; d < x->nd; d++) {
+    x->mn[d] = x->mn[d] ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MIN, x->mn[d], mn[d])) : mn[d];
+    x->mx[d] = x->mx[d] ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MAX, x->mx[d], mx[d])) : mx[d];
   }
 }
 
-/* The blocks of one statement of the loop body (not those nested in
- * blocks), with the loops between the loop and them. */
-static void visit(rwa *x, const tsl_stmt *s) {
+/* Calls `fn` on each block of one statement of the loop body (not those
+ * nested in blocks), with the loops between the loop and it pushed on
+ * x->vars. */
+static void walk(rwa *x, const tsl_stmt *s, void (*fn)(rwa *, const tsl_stmt *)) {
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR:
     if (x->nv < SCH_MAX_DEPTH) {
@@ -79,84 +104,87 @@ static void visit(rwa *x, const tsl_stmt *s) {
       x->doms[x->nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
       tsl_analyzer_bind(x->c->sch->an, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent);
     }
-    visit(x, s->u.loop.body);
+    walk(x, s->u.loop.body, fn);
     x->nv--;
     break;
   case TSL_STMT_SEQ:
     for (uint32_t i = 0; i < s->u.seq.n; i++)
-      visit(x, s->u.seq.stmts[i]);
+      walk(x, s->u.seq.stmts[i], fn);
     break;
   case TSL_STMT_IF:
-    visit(x, s->u.branch.then_case);
+    x->in_if++;
+    walk(x, s->u.branch.then_case, fn);
     if (s->u.branch.else_case)
-      visit(x, s->u.branch.else_case);
+      walk(x, s->u.branch.else_case, fn);
+    x->in_if--;
     break;
-  case TSL_STMT_LET: visit(x, s->u.let.body); break;
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_block *b = s->u.realize.block;
-    int has_r = sch_regions_have(b->reads, b->n_reads, x->src);
-    int has_w = sch_regions_have(b->writes, b->n_writes, x->src);
-    x->r_seen |= has_r;
-    x->w_seen |= has_w;
-    if (x->is_read ? !has_r : !has_w)
-      break;
-    const tsl_buffer_region *rs = x->is_read ? b->reads : b->writes;
-    uint32_t n = x->is_read ? b->n_reads : b->n_writes;
-    for (uint32_t i = 0; i < n; i++)
-      if (rs[i].buffer == x->src)
-        add_region(x, s, &rs[i]);
-    break;
-  }
+  case TSL_STMT_LET: walk(x, s->u.let.body, fn); break;
+  case TSL_STMT_BLOCK_REALIZE: fn(x, s); break;
   default: break;
   }
 }
 
-/* Blocks under the statement that read the buffer without writing it
- * first themselves (no T.init()): their values would come from the new
- * buffer, which write_at does not fill. */
-static const char *plain_reader(const tsl_stmt *s, const tsl_buffer *b) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: return plain_reader(s->u.loop.body, b);
-  case TSL_STMT_LET: return plain_reader(s->u.let.body, b);
-  case TSL_STMT_IF: {
-    const char *r = plain_reader(s->u.branch.then_case, b);
-    return r || !s->u.branch.else_case ? r : plain_reader(s->u.branch.else_case, b);
-  }
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      const char *r = plain_reader(s->u.seq.stmts[i], b);
-      if (r)
-        return r;
-    }
-    return NULL;
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_block *k = s->u.realize.block;
-    if (sch_regions_have(k->reads, k->n_reads, b) &&
-        !(k->init && sch_regions_have(k->writes, k->n_writes, b)))
-      return k->name;
-    return NULL;
-  }
-  default: return NULL;
-  }
+/* The region of the buffer that a block accesses, relaxed. */
+static void on_block(rwa *x, const tsl_stmt *s) {
+  const tsl_block *b = s->u.realize.block;
+  int has_r = sch_regions_have(b->reads, b->n_reads, x->src);
+  int has_w = sch_regions_have(b->writes, b->n_writes, x->src);
+  x->r_seen |= has_r;
+  x->w_seen |= has_w;
+  if (x->is_read ? !has_r : !has_w)
+    return;
+  const tsl_buffer_region *rs = x->is_read ? b->reads : b->writes;
+  uint32_t n = x->is_read ? b->n_reads : b->n_writes;
+  for (uint32_t i = 0; i < n; i++)
+    if (rs[i].buffer == x->src)
+      add_region(x, s, &rs[i]);
 }
 
-static int has_where(const tsl_stmt *s, const tsl_buffer *b) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: return has_where(s->u.loop.body, b);
-  case TSL_STMT_LET: return has_where(s->u.let.body, b);
-  case TSL_STMT_IF: return 1;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      if (has_where(s->u.seq.stmts[i], b))
-        return 1;
-    return 0;
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_expr *p = s->u.realize.predicate;
-    const tsl_block *k = s->u.realize.block;
-    return sch_regions_have(k->writes, k->n_writes, b) &&
-           !(p->kind == TSL_EXPR_INT_IMM && p->u.int_value);
+/* write_at: a block reading the buffer must read values written before it
+ * in the same iteration of the loop (a covering write region of an earlier
+ * block there) or initialize it itself (T.init()); writes must not be
+ * guarded (the copy back covers the whole relaxed region). Regions are
+ * relaxed over the loops inside the loop only. */
+static void on_block_check(rwa *x, const tsl_stmt *s) {
+  const tsl_block *b = s->u.realize.block;
+  const tsl_expr *p = s->u.realize.predicate;
+  sch_call *c = x->c;
+  if (x->bad_block)
+    return;
+  if (sch_regions_have(b->writes, b->n_writes, x->src) &&
+      (x->in_if || !(p->kind == TSL_EXPR_INT_IMM && p->u.int_value))) {
+    x->bad_block = b->name;
+    x->guarded = 1;
+    return;
   }
-  default: return 0;
+  int self_init = b->init && sch_regions_have(b->writes, b->n_writes, x->src);
+  for (uint32_t i = 0; i < b->n_reads && !self_init; i++) {
+    if (b->reads[i].buffer != x->src)
+      continue;
+    const tsl_expr **mn, **mx;
+    if (!relax_over(x, x->n_outer, s, &b->reads[i], &mn, &mx)) {
+      x->bad_block = b->name;
+      return;
+    }
+    int covered = 0;
+    for (uint32_t w = 0; w < x->n_w && !covered; w++) {
+      covered = 1;
+      for (uint32_t d = 0; d < x->nd && covered; d++)
+        covered = tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE,
+                                                                     x->w_mn[w][d], mn[d])) &&
+                  tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE,
+                                                                     mx[d], x->w_mx[w][d]));
+    }
+    if (!covered) {
+      x->bad_block = b->name;
+      return;
+    }
+  }
+  for (uint32_t i = 0; i < b->n_writes; i++) {
+    if (b->writes[i].buffer != x->src || x->n_w >= SCH_MAX_DEPTH)
+      continue;
+    if (relax_over(x, x->n_outer, s, &b->writes[i], &x->w_mn[x->n_w], &x->w_mx[x->n_w]))
+      x->n_w++;
   }
 }
 
@@ -241,7 +269,7 @@ static int read_write_at(sch_call *c, int is_read) {
   int first_r = -1, last_r = -1, last_w = -1;
   for (uint32_t i = 0; i < n; i++) {
     x.r_seen = x.w_seen = 0;
-    visit(&x, subs[i]);
+    walk(&x, subs[i], on_block);
     if (x.bad)
       return sch_fail(c, TSL_EUNSUPPORTED,
                       "cannot bound the region of '%s' that block '%s' accesses under "
@@ -278,19 +306,19 @@ static int read_write_at(sch_call *c, int is_read) {
                       lname, src->name);
     pos = ed = (uint32_t)last_w + 1;
     st = 0;
-    for (uint32_t i = 0; i < ed; i++) {
-      const char *r = plain_reader(subs[i], src);
-      if (r)
-        return sch_fail(c, TSL_EINVALID,
-                        "block '%s' under loop '%s' reads '%s' without initializing it "
-                        "(no T.init()); the new buffer would not hold those values",
-                        r, lname, src->name);
-      if (has_where(subs[i], src))
-        return sch_fail(c, TSL_EUNSUPPORTED,
-                        "a block under loop '%s' writes '%s' under a T.where or an if; "
-                        "the copy back of the relaxed region would write elements it "
-                        "does not produce", lname, src->name);
-    }
+    x.bad_block = NULL;
+    for (uint32_t i = 0; i < ed && !x.bad_block; i++)
+      walk(&x, subs[i], on_block_check);
+    if (x.bad_block && x.guarded)
+      return sch_fail(c, TSL_EUNSUPPORTED,
+                      "block '%s' under loop '%s' writes '%s' under a T.where or an if; "
+                      "the copy back of the relaxed region would write elements it "
+                      "does not produce", x.bad_block, lname, src->name);
+    if (x.bad_block)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' under loop '%s' reads '%s' where no earlier block in the "
+                      "same iteration wrote it (and it has no T.init()); the new buffer "
+                      "would not hold those values", x.bad_block, lname, src->name);
   }
 
   /* the region: [min, max] per dimension, inside the buffer */

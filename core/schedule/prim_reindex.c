@@ -20,7 +20,7 @@ typedef struct rx {
   const tsl_expr *const *idx; /* the one index list of the buffer */
   uint32_t n_idx;
   int status;
-  const char *why;
+  const tsl_expr *const *other; /* a second, different index list */
   const tsl_block *nested; /* a block inside the block, or NULL */
   tsl_map inner; /* variables defined inside the block body */
 } rx;
@@ -41,7 +41,7 @@ static int note_access(rx *x, uint32_t n, const tsl_expr *const *idx) {
   }
   if (!same_indices(x->idx, idx, n)) {
     x->status = TSL_EINVALID;
-    x->why = "it is accessed at different indices";
+    x->other = idx;
     return 1;
   }
   return 0;
@@ -81,6 +81,19 @@ static int on_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
   rx *x = ud;
   x->nested = b;
   return 1;
+}
+
+static const char *index_text(sch_call *c, const tsl_buffer *b,
+                              const tsl_expr *const *idx) {
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  tsl_strbuf_printf(&sb, "%s[", b->name);
+  for (uint32_t d = 0; d < b->ndim; d++)
+    tsl_strbuf_printf(&sb, "%s%s", d ? ", " : "", cmp_expr_str(c, idx[d]));
+  tsl_strbuf_append(&sb, "]");
+  const char *r = tsl_arena_strdup(c->arena, sb.data);
+  tsl_strbuf_free(&sb);
+  return r;
 }
 
 /* ---- the rewrite of the block ---- */
@@ -132,6 +145,28 @@ static const tsl_block *rewrite_block(rw_state *st, const tsl_block *b) {
     nb->match_buffers = mb;
   }
   return nb;
+}
+
+/* Another block in the loop nest of the block that writes the buffer (or,
+ * for a write, accesses it). */
+typedef struct nest_check {
+  const tsl_block *blk;
+  const tsl_buffer *buf;
+  int is_write;
+  const tsl_block *other;
+} nest_check;
+
+static int nest_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  (void)realize;
+  nest_check *nc = ud;
+  if (b == nc->blk)
+    return 0;
+  if (sch_regions_have(b->writes, b->n_writes, nc->buf) ||
+      (nc->is_write && sch_regions_have(b->reads, b->n_reads, nc->buf))) {
+    nc->other = b;
+    return 1;
+  }
+  return 0;
 }
 
 /* ---- the primitive ---- */
@@ -196,8 +231,9 @@ int sch_apply_reindex(sch_call *c) {
                     blk->name, x.nested->name, buf->name);
   if (x.status)
     return sch_fail(c, TSL_EINVALID,
-                    "block '%s' must access '%s' at a single index list, but %s",
-                    blk->name, buf->name, x.why);
+                    "block '%s' must access '%s' at a single index list, but it uses "
+                    "%s and %s", blk->name, buf->name, index_text(c, buf, x.idx),
+                    index_text(c, buf, x.other));
   if (!x.idx)
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' does not load or store '%s' in its body (only "
@@ -250,6 +286,20 @@ int sch_apply_reindex(sch_call *c) {
   rc = check_chain(c, &p, s.level, blk, &loc_pos);
   if (rc)
     return rc;
+  /* the stage goes right before (after) the loop nest: another block in it
+   * must not write (for a write: access) the buffer */
+  nest_check nc = {blk, buf, ref.is_write, NULL};
+  tsl_stmt_visitor nv = {NULL, nest_block, NULL, NULL, &nc};
+  tsl_stmt_visit(p.stmts[p.stmts[s.level + 1]->kind == TSL_STMT_SEQ ? s.level + 2 : s.level + 1],
+                 &nv);
+  if (nc.other)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s', inside the loops of block '%s', %s '%s'; the reindex "
+                    "stage %s those loops would miss it",
+                    nc.other->name, blk->name,
+                    sch_regions_have(nc.other->writes, nc.other->n_writes, buf) ? "writes"
+                                                                                 : "reads",
+                    buf->name, ref.is_write ? "after" : "before");
 
   /* the stage's iterators, loops and the copy's indices */
   tsl_arena *a = c->arena;

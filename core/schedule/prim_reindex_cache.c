@@ -300,6 +300,23 @@ static int reindex_cache(sch_call *c, int is_write) {
   if (rc)
     return rc;
 
+  /* the stage reads the buffer at the old indices for every point of the
+   * iterators: a guarded access (T.if_then_else(v >= 1, A[v - 1], ..))
+   * would read outside it */
+  for (uint32_t d = 0; d < reg->ndim && !is_write; d++) {
+    const tsl_expr *e = old_idx[d], *sh = buf->shape[d];
+    if (sh->dtype.bits != e->dtype.bits)
+      sh = tsl_expr_cast(a, e->dtype, sh);
+    if (!tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LE,
+                                                            tsl_expr_int(a, e->dtype, 0), e)) ||
+        !tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LT, e, sh)))
+      return sch_fail(c, TSL_EINVALID,
+                      "index %u of '%s' in block '%s' (%s) may leave the buffer over the "
+                      "domain of the block's iterators (a guarded access); the cache "
+                      "stage would read out of bounds",
+                      d, buf->name, blk->name, cmp_expr_str(c, e));
+  }
+
   /* iterators the accesses use: the same ones on both sides */
   char *touched = TSL_NEW_ARRAY(a, char, niv + 1);
   uint32_t nt = 0;

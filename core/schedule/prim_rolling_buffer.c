@@ -334,6 +334,69 @@ int sch_apply_rolling_buffer(sch_call *c) {
                     "(var a loop around the block) and extend past the stride",
                     buf->name, blk->name);
 
+  /* iterations of the rolling loop down to the lca run one after the other
+   * (each reuses what the previous one computed) */
+  for (uint32_t k = s.level + 1; k <= lca; k++) {
+    const tsl_stmt *l = p.stmts[k];
+    if (l->kind != TSL_STMT_FOR)
+      continue;
+    int from_var = 0;
+    for (uint32_t j = s.level + 1; j <= k; j++)
+      from_var |= p.stmts[j]->kind == TSL_STMT_FOR &&
+                  p.stmts[j]->u.loop.loop_var == ax[axis].var;
+    if (from_var && l->u.loop.for_kind != TSL_FOR_SERIAL &&
+        l->u.loop.for_kind != TSL_FOR_UNROLLED)
+      return sch_fail(c, TSL_EINVALID,
+                      "%s loop '%s'%s is %s; rolling needs the iterations from the rolling "
+                      "loop '%s' down to the loop shared with the consumers to run in order",
+                      l->u.loop.loop_var == ax[axis].var ? "the rolling" : "the",
+                      l->u.loop.loop_var->name,
+                      l->u.loop.loop_var == ax[axis].var ? "" : " (inside the rolling loop)",
+                      tsl_for_kind_name((tsl_for_kind)l->u.loop.for_kind), ax[axis].var->name);
+  }
+  /* the writer's T.where may only drop points outside the buffer: the
+   * overlap it skips must have been written by the previous iteration */
+  {
+    const tsl_expr *conj[16];
+    uint32_t nc = 0;
+    const tsl_expr *stack[32];
+    uint32_t ns = 0;
+    stack[ns++] = real->u.realize.predicate;
+    while (ns && nc < 16) {
+      const tsl_expr *e = stack[--ns];
+      if (e->kind == TSL_EXPR_AND && ns + 2 <= 32) {
+        stack[ns++] = e->args[1];
+        stack[ns++] = e->args[0];
+      } else {
+        conj[nc++] = e;
+      }
+    }
+    for (uint32_t i = 0; i < nc; i++) {
+      const tsl_expr *e = conj[i];
+      if (e->kind == TSL_EXPR_INT_IMM && e->u.int_value)
+        continue;
+      int ok = 0;
+      if (e->kind == TSL_EXPR_LT || e->kind == TSL_EXPR_LE)
+        for (uint32_t d = 0; d < nd && !ok; d++) {
+          const tsl_expr *idx = tsl_expr_substitute(c->arena, reg->ranges[d].min, binding,
+                                                    (void *)real);
+          const tsl_expr *lim = buf->shape[d];
+          if (e->kind == TSL_EXPR_LE)
+            lim = tsl_expr_binary(c->arena, TSL_EXPR_SUB, lim, tsl_expr_int(c->arena, lim->dtype, 1));
+          if (lim->dtype.bits != e->args[1]->dtype.bits)
+            lim = tsl_expr_cast(c->arena, e->args[1]->dtype, lim);
+          ok = tsl_analyzer_equal(c->sch->an, e->args[0], idx) &&
+               tsl_analyzer_can_prove(c->sch->an,
+                                      tsl_expr_binary(c->arena, TSL_EXPR_GE, e->args[1], lim));
+        }
+      if (!ok)
+        return sch_fail(c, TSL_EINVALID,
+                        "block '%s' has a T.where (%s) that may skip elements of the window "
+                        "it writes; a rolling buffer assumes each iteration writes its whole "
+                        "window", blk->name, cmp_expr_str(c, e));
+    }
+  }
+
   /* the consumers read inside the current window */
   for (uint32_t i = 0; i < n_cons; i++) {
     const tsl_block *k = cmp_kid(&s, cons[i]);
