@@ -291,6 +291,26 @@ static const tsl_stmt *ub_realize(ub *u, const tsl_stmt *s) {
           lw_vec_push(&c->allocs[k].pinned_loops, pinned.items[j]);
     }
   lw_vec_free(&pinned);
+  /* an opaque iterator (rolling_buffer's rolling axis) carries values over
+   * the loops of its binding: buffers whose regions use it stay allocated
+   * outside those loops (TVM's buffer-access LCA rule) */
+  for (uint32_t i = 0; i < n; i++) {
+    if (b->iter_vars[i].iter_type != TSL_ITER_OPAQUE)
+      continue;
+    lw_vec carried = {0};
+    tsl_expr_visit(vals[i], collect_vars, &carried);
+    for (uint32_t r = 0; r < b->n_reads + b->n_writes && carried.n; r++) {
+      const tsl_buffer_region *rg = r < b->n_reads ? &b->reads[r] : &b->writes[r - b->n_reads];
+      int uses = 0;
+      for (uint32_t d = 0; d < rg->ndim && !uses; d++)
+        uses = tsl_expr_uses_var(rg->ranges[d].min, b->iter_vars[i].var) ||
+               tsl_expr_uses_var(rg->ranges[d].extent, b->iter_vars[i].var);
+      int k = uses ? lw_alloc_find(c, root_of(u, rg->buffer)) : -1;
+      for (uint32_t j = 0; k >= 0 && j < carried.n; j++)
+        lw_vec_push(&c->allocs[k].pinned_loops, carried.items[j]);
+    }
+    lw_vec_free(&carried);
+  }
   record_dim_align(u, b);
   /* bind iterators and views for the body */
   lw_vec saved_vars = {0}, saved_vals = {0};
