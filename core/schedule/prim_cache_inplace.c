@@ -1,11 +1,11 @@
 /*
  * cache_inplace (TVM's CacheInplace): a block that reads and writes a
  * buffer works on a cache "<buffer>_<scope>" of the buffer's shape
- * instead: a copy stage fills the cache right before the block and a
- * second one copies it back right after (TVM's CacheInplaceLocDetector:
- * inside the innermost loop or sequence around the block). Both stages
- * copy the region the block reads, with its bindings substituted and
- * relaxed over the loops between the stages and the block.
+ * instead: a copy stage fills the cache with the region the block reads
+ * right before the block and a second one copies the region it writes back
+ * right after (TVM's CacheInplaceLocDetector: inside the innermost loop or
+ * sequence around the block). Regions have the block's bindings
+ * substituted and are relaxed over the loops between the stages and it.
  */
 #include "cache_internal.h"
 
@@ -79,6 +79,7 @@ int sch_apply_cache_inplace(sch_call *c) {
                     "cannot bound the region of '%s' that block '%s' accesses "
                     "over the loops around it", buf->name, blk->name);
   tsl_range *region = TSL_NEW_ARRAY(a, tsl_range, nd + 1);
+  tsl_range *wregion = TSL_NEW_ARRAY(a, tsl_range, nd + 1);
   tsl_analyzer *an = c->sch->an;
   for (uint32_t d = 0; d < nd; d++) {
     const tsl_expr *shape = buf->shape[d];
@@ -101,6 +102,11 @@ int sch_apply_cache_inplace(sch_call *c) {
                            tsl_expr_binary(a, TSL_EXPR_SUB, rmx[d], rmn[d]),
                            tsl_expr_int(a, rmn[d]->dtype, 1)));
     region[d] = (tsl_range){sch_simplify(c, rmn[d]), ext};
+    const tsl_expr *wext = sch_simplify(
+        c, tsl_expr_binary(a, TSL_EXPR_ADD,
+                           tsl_expr_binary(a, TSL_EXPR_SUB, wmx[d], wmn[d]),
+                           tsl_expr_int(a, wmn[d]->dtype, 1)));
+    wregion[d] = (tsl_range){sch_simplify(c, wmn[d]), wext};
   }
 
   /* the cache and the two stages */
@@ -112,7 +118,7 @@ int sch_apply_cache_inplace(sch_call *c) {
   op.is_write = 0;
   const tsl_stmt *s_read = cache_make_stage(&op, n_read, cache, region, 0, NULL);
   op.is_write = 1;
-  const tsl_stmt *s_write = cache_make_stage(&op, n_write, cache, region, 0, NULL);
+  const tsl_stmt *s_write = cache_make_stage(&op, n_write, cache, wregion, 0, NULL);
 
   /* the block on the cache */
   tsl_map bufs;
