@@ -13,6 +13,8 @@
  * under that point (tightened by split-style T.where conjuncts). When the stage lands directly in the scope (no loop
  * around it), the cache is compact: its shape is the region's extent and
  * accesses are shifted by the region's minimum, as TVM does.
+ * The operands, the single writer, the location and the stage builder are
+ * shared with the rest of the cache family (cache_internal.h).
  */
 #include "cache_internal.h"
 
