@@ -277,6 +277,26 @@ static const tsl_stmt *ub_realize(ub *u, const tsl_stmt *s) {
     if (al)
       tsl_vec_append(&al->pinned_loops, pinned.data, pinned.len);
   }
+  /* an opaque iterator (rolling_buffer's rolling axis) carries values over
+   * the loops of its binding: buffers whose regions use it stay allocated
+   * outside those loops (TVM's buffer-access LCA rule) */
+  for (uint32_t i = 0; i < n; i++) {
+    if (b->iter_vars[i].iter_type != TSL_ITER_OPAQUE)
+      continue;
+    tsl_vec carried;
+    tsl_vec_init(&carried, sizeof(const tsl_var *), a);
+    tsl_expr_visit(vals[i], collect_vars, &carried);
+    for (uint32_t r = 0; r < b->n_reads + b->n_writes && carried.len; r++) {
+      const tsl_buffer_region *rg = r < b->n_reads ? &b->reads[r] : &b->writes[r - b->n_reads];
+      int uses = 0;
+      for (uint32_t d = 0; d < rg->ndim && !uses; d++)
+        uses = tsl_expr_uses_var(rg->ranges[d].min, b->iter_vars[i].var) ||
+               tsl_expr_uses_var(rg->ranges[d].extent, b->iter_vars[i].var);
+      lw_alloc *al = uses ? lw_alloc_find(c, root_of(u, rg->buffer)) : NULL;
+      if (al)
+        tsl_vec_append(&al->pinned_loops, carried.data, carried.len);
+    }
+  }
   tsl_vec_free(&pinned);
   record_dim_align(u, b);
   /* bind iterators and views for the block's scope */

@@ -77,3 +77,15 @@ int sch_buffer_arg(sch_call *c, const tsl_block *b, uint32_t arg, int required,
   out->buffer = out->region->buffer;
   return TSL_OK;
 }
+
+int sch_buffer_index_arg(sch_call *c, const tsl_block *b, uint32_t arg,
+                         int is_write) {
+  if (c->args[arg].kind != TSL_SV_STR)
+    return TSL_OK;
+  sch_buffer_ref ref;
+  int rc = sch_buffer_arg(c, b, arg, is_write, &ref);
+  if (rc)
+    return rc;
+  c->args[arg] = tsl_sv_int(ref.index);
+  return TSL_OK;
+}

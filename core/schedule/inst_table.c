@@ -45,15 +45,46 @@ static const tsl_sch_param p_compute_at[] = {
     PD("index", TSL_SP_INT, ATTR, INT_(-1))};
 static const tsl_sch_param p_sample_compute_location[] = {
     P("block", TSL_SP_BLOCK, REQ), P("decision", TSL_SP_DECISION, 0)};
+#define BUFNAME TSL_SPF_BUFFER_NAME
 static const tsl_sch_param p_cache_read[] = {
-    P("block", TSL_SP_BLOCK, REQ), P("read_buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("block", TSL_SP_BLOCK, REQ),
+    P("read_buffer_index", TSL_SP_INT, REQ | ATTR | BUFNAME),
     P("storage_scope", TSL_SP_STR, REQ | ATTR),
     P("consumer_blocks", TSL_SP_BLOCKS, 0)};
 static const tsl_sch_param p_cache_write[] = {
     P("block", TSL_SP_BLOCK, REQ),
-    P("write_buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("write_buffer_index", TSL_SP_INT, REQ | ATTR | BUFNAME),
     P("storage_scope", TSL_SP_STR, REQ | ATTR),
     P("consumer_blocks", TSL_SP_BLOCKS, 0)};
+static const tsl_sch_param p_cache_inplace[] = {
+    P("block", TSL_SP_BLOCK, REQ),
+    P("read_buffer_index", TSL_SP_INT, REQ | ATTR | BUFNAME),
+    P("storage_scope", TSL_SP_STR, REQ | ATTR)};
+static const tsl_sch_param p_cache_index[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("storage_scope", TSL_SP_STR, REQ | ATTR),
+    PD("cse_thresh", TSL_SP_INT, ATTR, INT_(0))};
+static const tsl_sch_param p_reindex[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("buffer", TSL_SP_BUFFER, REQ | ATTR)};
+static const tsl_sch_param p_reindex_cache_read[] = {
+    P("block", TSL_SP_BLOCK, REQ), P("read_buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("storage_scope", TSL_SP_STR, REQ | ATTR),
+    P("index_map", TSL_SP_LAMBDA, REQ)};
+static const tsl_sch_param p_reindex_cache_write[] = {
+    P("block", TSL_SP_BLOCK, REQ),
+    P("write_buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("storage_scope", TSL_SP_STR, REQ | ATTR),
+    P("index_map", TSL_SP_LAMBDA, REQ)};
+static const tsl_sch_param p_read_at[] = {
+    P("loop", TSL_SP_LOOP, REQ), P("block", TSL_SP_BLOCK, REQ),
+    P("read_buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("storage_scope", TSL_SP_STR, REQ | ATTR)};
+static const tsl_sch_param p_write_at[] = {
+    P("loop", TSL_SP_LOOP, REQ), P("block", TSL_SP_BLOCK, REQ),
+    P("write_buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("storage_scope", TSL_SP_STR, REQ | ATTR)};
+static const tsl_sch_param p_rolling_buffer[] = {
+    P("block", TSL_SP_BLOCK, REQ),
+    P("write_buffer_index", TSL_SP_INT, REQ | ATTR)};
 static const tsl_sch_param p_set_scope[] = {
     P("block", TSL_SP_BLOCK, REQ), P("buffer_index", TSL_SP_INT, REQ | ATTR),
     P("storage_scope", TSL_SP_STR, REQ | ATTR)};
@@ -162,6 +193,14 @@ INST(reverse_compute_inline, p_block, 0, 0, 0, 0)
 INST(sample_compute_location, p_sample_compute_location, 1, 1, TSL_RV_LOOP, 0)
 INST(cache_read, p_cache_read, 0, 0, TSL_RV_BLOCK, 0)
 INST(cache_write, p_cache_write, 0, 0, TSL_RV_BLOCK, 0)
+INST(cache_inplace, p_cache_inplace, 0, 0, TSL_RV_BLOCK, 1)
+INST(cache_index, p_cache_index, 0, 0, TSL_RV_BLOCK, 1)
+INST(reindex, p_reindex, 0, 0, TSL_RV_BLOCK, 0)
+INST(reindex_cache_read, p_reindex_cache_read, 0, 0, TSL_RV_BLOCK, 0)
+INST(reindex_cache_write, p_reindex_cache_write, 0, 0, TSL_RV_BLOCK, 0)
+INST(read_at, p_read_at, 0, 0, TSL_RV_BLOCK, 0)
+INST(write_at, p_write_at, 0, 0, TSL_RV_BLOCK, 0)
+INST(rolling_buffer, p_rolling_buffer, 0, 0, 0, 0)
 INST(set_scope, p_set_scope, 0, 0, 0, 0)
 INST(storage_align, p_storage_align, 0, 0, 0, 0)
 INST(decompose_reduction, p_decompose, 0, 0, TSL_RV_BLOCK, 0)
@@ -207,6 +246,10 @@ static const tsl_sch_inst_kind *const all_kinds[] = {
     &inst_sample_compute_location.pub,
     &inst_cache_read.pub,       &inst_cache_write.pub,
     &inst_set_scope.pub,        &inst_storage_align.pub,
+    &inst_reindex.pub,          &inst_reindex_cache_read.pub,
+    &inst_reindex_cache_write.pub, &inst_cache_inplace.pub,
+    &inst_cache_index.pub,      &inst_read_at.pub,
+    &inst_write_at.pub,         &inst_rolling_buffer.pub,
     &inst_decompose_reduction.pub,
     &inst_rfactor.pub,          &inst_blockize.pub,
     &inst_tensorize.pub,        &inst_sample_perfect_tile.pub,

@@ -13,51 +13,34 @@
  * under that point (tightened by split-style T.where conjuncts). When the stage lands directly in the scope (no loop
  * around it), the cache is compact: its shape is the region's extent and
  * accesses are shifted by the region's minimum, as TVM does.
+ * The operands, the single writer, the location and the stage builder are
+ * shared with the rest of the cache family (cache_internal.h).
  */
-#include "storage_util.h"
+#include "cache_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct cache_op {
-  sch_call *c;
-  int is_write;
-  sch_path p; /* the target block */
-  const tsl_block *blk;
-  const tsl_buffer *buf;
-  tsl_str scope_name;
-  uint32_t scope;    /* level of the scope realize in p */
-  sch_path *kids;    /* child blocks of the scope */
-  uint32_t n_kids;
-  const tsl_block **cons; /* consumer_blocks given */
-  uint32_t n_cons;
-  const tsl_block **related;
-  uint32_t n_related;
-  int writer; /* index in kids of the producer, -1: none */
-  /* insertion point */
-  const tsl_stmt *loc_seq; /* NULL: the scope body itself (not a SEQ) */
-  uint32_t loc_pos;
-  int in_loop;
-  int loose; /* the region may hold points the producer does not write */
-} cache_op;
-
-static int has_block(const tsl_block *const *xs, uint32_t n,
-                     const tsl_block *b) {
+int cache_has_block(const tsl_block *const *xs, uint32_t n,
+                    const tsl_block *b) {
   for (uint32_t i = 0; i < n; i++)
     if (xs[i] == b)
       return 1;
   return 0;
 }
 
-static const tsl_block *kid(const cache_op *op, uint32_t i) {
+const tsl_block *cache_kid(const cache_op *op, uint32_t i) {
   return sch_path_block(&op->kids[i]);
 }
 
 /* ---- operands -------------------------------------------------------------- */
 
-static int load_operands(cache_op *op, int is_write) {
-  sch_call *c = op->c;
-  const char *scope = c->args[2].u.s;
+int cache_load(cache_op *op, sch_call *c, int is_write, uint32_t index_arg,
+               uint32_t scope_arg, int consumers_arg) {
+  memset(op, 0, sizeof *op);
+  op->c = c;
+  op->writer = -1;
+  const char *scope = c->args[scope_arg].u.s;
   op->is_write = is_write;
   op->scope_name = scope;
   if (!sto_scope_valid(scope))
@@ -68,12 +51,15 @@ static int load_operands(cache_op *op, int is_write) {
   if (rc)
     return rc;
   op->blk = sch_path_block(&op->p);
-  rc = sto_check_index(c, op->blk, c->args[1].u.i, is_write,
-                       is_write ? "write_buffer_index" : "read_buffer_index");
+  rc = sch_buffer_index_arg(c, op->blk, index_arg, is_write);
   if (rc)
     return rc;
-  op->buf = is_write ? op->blk->writes[c->args[1].u.i].buffer
-                     : op->blk->reads[c->args[1].u.i].buffer;
+  rc = sto_check_index(c, op->blk, c->args[index_arg].u.i, is_write,
+                       c->kind->params[index_arg].name);
+  if (rc)
+    return rc;
+  op->buf = is_write ? op->blk->writes[c->args[index_arg].u.i].buffer
+                     : op->blk->reads[c->args[index_arg].u.i].buffer;
   if (op->p.depth < 2)
     return sch_fail(c, TSL_EINVALID, "block '%s' is the root block",
                     op->blk->name);
@@ -82,8 +68,8 @@ static int load_operands(cache_op *op, int is_write) {
   sp.depth = op->scope + 1;
   op->n_kids = sch_child_blocks(c, &sp, &op->kids);
 
-  const tsl_sch_value *cb = &c->args[3];
-  if (cb->kind == TSL_SV_LIST && cb->n) {
+  const tsl_sch_value *cb = consumers_arg >= 0 ? &c->args[consumers_arg] : NULL;
+  if (cb && cb->kind == TSL_SV_LIST && cb->n) {
     op->cons = TSL_NEW_ARRAY(c->arena, const tsl_block *, cb->n);
     for (uint32_t i = 0; i < cb->n; i++) {
       sch_path cp;
@@ -93,7 +79,7 @@ static int load_operands(cache_op *op, int is_write) {
       const tsl_block *b = sch_path_block(&cp);
       int found = 0;
       for (uint32_t k = 0; k < op->n_kids && !found; k++)
-        found = kid(op, k) == b;
+        found = cache_kid(op, k) == b;
       if (!found)
         return sch_fail(c, TSL_EINVALID,
                         "consumer block '%s' is not a child block of '%s', "
@@ -109,15 +95,13 @@ static int load_operands(cache_op *op, int is_write) {
   return TSL_OK;
 }
 
-/* The only child block of the scope writing the buffer (index in kids),
- * -1 when none; fails when several do. */
-static int find_writer(cache_op *op, int *out) {
+int cache_find_writer(cache_op *op, int *out) {
   *out = -1;
   uint32_t n = 0;
   tsl_strbuf sb;
   tsl_strbuf_init(&sb);
   for (uint32_t i = 0; i < op->n_kids; i++) {
-    const tsl_block *b = kid(op, i);
+    const tsl_block *b = cache_kid(op, i);
     if (!sch_regions_have(b->writes, b->n_writes, op->buf))
       continue;
     tsl_strbuf_printf(&sb, "%s'%s'", n ? ", " : "", b->name);
@@ -128,13 +112,33 @@ static int find_writer(cache_op *op, int *out) {
     sch_fail(op->c, TSL_EINVALID,
              "buffer '%s' is written by %u blocks (%s); %s needs a single "
              "writer block in the scope",
-             op->buf->name, n, sb.data,
-             op->is_write ? "cache_write" : "cache_read");
+             op->buf->name, n, sb.data, op->c->kind->name);
     tsl_strbuf_free(&sb);
     return TSL_EINVALID;
   }
   tsl_strbuf_free(&sb);
   return TSL_OK;
+}
+
+void cache_commit_scope(cache_op *op, const tsl_stmt *body,
+                        const tsl_buffer *alloc) {
+  sch_call *c = op->c;
+  const tsl_stmt *scope_real = op->p.stmts[op->scope];
+  const tsl_block *scope_blk = scope_real->u.realize.block;
+  tsl_block *nb = tsl_block_clone(c->arena, scope_blk);
+  nb->body = body;
+  if (alloc) {
+    const tsl_buffer **al = TSL_NEW_ARRAY(c->arena, const tsl_buffer *,
+                                          scope_blk->n_alloc_buffers + 1);
+    if (scope_blk->n_alloc_buffers)
+      memcpy(al, scope_blk->alloc_buffers,
+             sizeof *al * scope_blk->n_alloc_buffers);
+    al[scope_blk->n_alloc_buffers] = alloc;
+    nb->alloc_buffers = al;
+    nb->n_alloc_buffers = scope_blk->n_alloc_buffers + 1;
+  }
+  const tsl_stmt *nr = sch_with_block(c->arena, scope_real, nb);
+  sch_commit(c, op->p.func, sch_path_rebuild(c->arena, &op->p, op->scope, nr));
 }
 
 /* ---- where the stage goes ------------------------------------------------------ */
@@ -184,7 +188,7 @@ static void det_visit(det *d, const tsl_stmt *s) {
     const tsl_block *b = s->u.realize.block;
     if (b == d->writer)
       d->vb = 1;
-    else if (has_block(d->related, d->n_related, b))
+    else if (cache_has_block(d->related, d->n_related, b))
       d->vr = 1;
     break;
   }
@@ -192,7 +196,7 @@ static void det_visit(det *d, const tsl_stmt *s) {
   }
 }
 
-static int locate(cache_op *op) {
+int cache_locate(cache_op *op) {
   const tsl_stmt *body = op->p.stmts[op->scope]->u.realize.block->body;
   if (op->n_related == 0) {
     /* nothing reads the result: the end of the scope */
@@ -201,7 +205,7 @@ static int locate(cache_op *op) {
     return TSL_OK;
   }
   det d = {0};
-  d.writer = op->writer >= 0 ? kid(op, (uint32_t)op->writer) : NULL;
+  d.writer = op->writer >= 0 ? cache_kid(op, (uint32_t)op->writer) : NULL;
   d.related = op->related;
   d.n_related = op->n_related;
   d.loc_pos = -1;
@@ -409,22 +413,65 @@ static void relax_region(cache_op *op, tsl_range *out) {
 
 /* Bits of guard[d]: the region may start below 0 (GUARD_LO) or end past
  * the shape (GUARD_HI) in dimension d (symbolic bounds). */
-enum { GUARD_LO = 1, GUARD_HI = 2 };
+enum { GUARD_LO = CACHE_GUARD_LO, GUARD_HI = CACHE_GUARD_HI };
+
+/* Variables around the target block with a symbolic domain (the analyzer
+ * keeps constant bounds only): bounds over them are proved by relaxing. */
+static uint32_t symbolic_vars(cache_op *op, const tsl_var **vars, tsl_range *doms) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k + 1 < op->p.depth; k++) {
+    const tsl_stmt *s = op->p.stmts[k];
+    if (s->kind == TSL_STMT_FOR) {
+      if (!tsl_expr_is_const_int(s->u.loop.extent, NULL)) {
+        vars[n] = s->u.loop.loop_var;
+        doms[n++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+      }
+    } else if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+      const tsl_block *b = s->u.realize.block;
+      for (uint32_t i = 0; i < b->n_iter_vars && n < SCH_MAX_DEPTH; i++)
+        if (!tsl_expr_is_const_int(b->iter_vars[i].dom.extent, NULL)) {
+          vars[n] = b->iter_vars[i].var;
+          doms[n++] = b->iter_vars[i].dom;
+        }
+    }
+    if (n >= SCH_MAX_DEPTH)
+      break;
+  }
+  return n;
+}
+
+/* lhs <= rhs for every value of the symbolic variables. */
+static int prove_le(cache_op *op, const tsl_expr *lhs, const tsl_expr *rhs,
+                    uint32_t nv, const tsl_var **vars, const tsl_range *doms) {
+  sch_call *c = op->c;
+  if (tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, lhs, rhs)))
+    return 1;
+  if (!nv)
+    return 0;
+  tsl_range rl, rr;
+  if (tsl_analyzer_relax(c->sch->an, c->arena, lhs, nv, vars, doms, &rl) ||
+      tsl_analyzer_relax(c->sch->an, c->arena, rhs, nv, vars, doms, &rr))
+    return 0;
+  /* max(lhs) <= min(rhs) */
+  const tsl_expr *mx = sub(c, add(c, rl.min, rl.extent), tsl_expr_int(c->arena, rl.min->dtype, 1));
+  return tsl_analyzer_can_prove(c->sch->an,
+                                tsl_expr_binary(c->arena, TSL_EXPR_LE, mx, rr.min));
+}
 
 static int out_of_bounds(cache_op *op, const tsl_range *region, int *guard) {
   sch_call *c = op->c;
   int any = 0;
+  const tsl_var *vars[SCH_MAX_DEPTH];
+  tsl_range doms[SCH_MAX_DEPTH];
+  uint32_t nv = symbolic_vars(op, vars, doms);
   for (uint32_t d = 0; d < op->buf->ndim; d++) {
     const tsl_expr *end = add(c, region[d].min, region[d].extent);
     const tsl_expr *shape = op->buf->shape[d];
     if (shape->dtype.bits != end->dtype.bits)
       shape = tsl_expr_cast(c->arena, end->dtype, shape);
-    const tsl_expr *hi_ok = tsl_expr_binary(c->arena, TSL_EXPR_LE, end, shape);
-    const tsl_expr *lo_ok =
-        tsl_expr_binary(c->arena, TSL_EXPR_GE, region[d].min,
-                        tsl_expr_int(c->arena, region[d].min->dtype, 0));
-    guard[d] = (tsl_analyzer_can_prove(c->sch->an, lo_ok) ? 0 : GUARD_LO) |
-               (tsl_analyzer_can_prove(c->sch->an, hi_ok) ? 0 : GUARD_HI);
+    const tsl_expr *zero = tsl_expr_int(c->arena, region[d].min->dtype, 0);
+    guard[d] = (prove_le(op, zero, region[d].min, nv, vars, doms) ? 0 : GUARD_LO) |
+               (prove_le(op, end, shape, nv, vars, doms) ? 0 : GUARD_HI);
     any |= guard[d];
   }
   return any;
@@ -460,7 +507,7 @@ static const tsl_expr *offset_var(sch_call *c, const tsl_expr *min,
   return tsl_expr_binary(c->arena, TSL_EXPR_ADD, min, v);
 }
 
-static const tsl_stmt *make_stage(cache_op *op, tsl_str name,
+const tsl_stmt *cache_make_stage(cache_op *op, tsl_str name,
                                   const tsl_buffer *cache,
                                   const tsl_range *region, int compact,
                                   const int *guard) {
@@ -513,7 +560,7 @@ static const tsl_stmt *make_stage(cache_op *op, tsl_str name,
   /* guard: original index = min + ax stays inside [0, shape) */
   const tsl_expr *pred = NULL;
   for (uint32_t d = 0; d < nd; d++) {
-    if (!guard[d])
+    if (!guard || !guard[d])
       continue;
     const tsl_expr *idx = offset_var(c, region[d].min, tsl_expr_var(loops[d]));
     if (guard[d] & GUARD_LO) {
@@ -544,14 +591,14 @@ static int read_mode(const tsl_block *b, void *ud) {
   const cache_op *op = ud;
   if (sch_regions_have(b->writes, b->n_writes, op->buf))
     return STO_SKIP;
-  if (op->n_cons == 0 || has_block(op->cons, op->n_cons, b))
+  if (op->n_cons == 0 || cache_has_block(op->cons, op->n_cons, b))
     return STO_REWRITE;
   return STO_RECURSE;
 }
 
 static int write_mode(const tsl_block *b, void *ud) {
   const cache_op *op = ud;
-  if (b == op->blk || has_block(op->cons, op->n_cons, b))
+  if (b == op->blk || cache_has_block(op->cons, op->n_cons, b))
     return STO_REWRITE;
   return STO_SKIP;
 }
@@ -577,7 +624,7 @@ static int apply(cache_op *op) {
     op->loc_pos = 0;
     op->in_loop = 0;
   } else {
-    int rc = locate(op);
+    int rc = cache_locate(op);
     if (rc)
       return rc;
     relax_region(op, region);
@@ -646,7 +693,7 @@ static int apply(cache_op *op) {
   char base[512];
   snprintf(base, sizeof base, "%s_%s", buf->name, op->scope_name);
   tsl_str name = sch_fresh_block_name(c, op->p.func, base);
-  const tsl_stmt *stage = make_stage(op, name, cache, region, compact, guard);
+  const tsl_stmt *stage = cache_make_stage(op, name, cache, region, compact, guard);
 
   sto_rw rw;
   sto_rw_init(&rw, c, buf, cache);
@@ -662,27 +709,98 @@ static int apply(cache_op *op) {
   else if (!rw.inserted)
     return sch_fail(c, TSL_EINVALID, "cache stage insertion point lost");
 
-  tsl_block *nb = tsl_block_clone(c->arena, scope_blk);
-  nb->body = body;
-  const tsl_buffer **al =
-      TSL_NEW_ARRAY(c->arena, const tsl_buffer *, scope_blk->n_alloc_buffers + 1);
-  if (scope_blk->n_alloc_buffers)
-    memcpy(al, scope_blk->alloc_buffers,
-           sizeof *al * scope_blk->n_alloc_buffers);
-  al[scope_blk->n_alloc_buffers] = cache;
-  nb->alloc_buffers = al;
-  nb->n_alloc_buffers = scope_blk->n_alloc_buffers + 1;
-  const tsl_stmt *nr = sch_with_block(c->arena, scope_real, nb);
-  sch_commit(c, op->p.func, sch_path_rebuild(c->arena, &op->p, op->scope, nr));
+  cache_commit_scope(op, body, cache);
   sch_out_block(c, op->p.func->name, name);
   return TSL_OK;
 }
 
+int cache_region_under(sch_call *c, const sch_path *kp, uint32_t top,
+                        const tsl_buffer_region *r, const tsl_expr **mn,
+                        const tsl_expr **mx) {
+  const tsl_stmt *real = sch_path_target(kp);
+  const tsl_block *b = real->u.realize.block;
+  bind_map bm = {b->n_iter_vars, b->iter_vars, real->u.realize.iter_values};
+  const tsl_var **vars = TSL_NEW_ARRAY(c->arena, const tsl_var *, kp->depth + 1);
+  tsl_range *doms = TSL_NEW_ARRAY(c->arena, tsl_range, kp->depth + 1);
+  uint32_t nv = 0;
+  for (uint32_t k = top + 1; k + 1 < kp->depth; k++) {
+    const tsl_stmt *s = kp->stmts[k];
+    if (s->kind == TSL_STMT_FOR) {
+      vars[nv] = s->u.loop.loop_var;
+      doms[nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+    } else if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+      return 0; /* a block between: not a direct child */
+    }
+  }
+  for (uint32_t d = 0; d < r->ndim; d++) {
+    const tsl_expr *lo = tsl_expr_substitute(c->arena, r->ranges[d].min, bind_fn, &bm);
+    const tsl_expr *ext = tsl_expr_substitute(c->arena, r->ranges[d].extent, bind_fn, &bm);
+    const tsl_expr *hi = sub(c, add(c, lo, ext), tsl_expr_int(c->arena, lo->dtype, 1));
+    tsl_range r1, r2;
+    if (tsl_analyzer_relax(c->sch->an, c->arena, lo, nv, vars, doms, &r1) ||
+        tsl_analyzer_relax(c->sch->an, c->arena, hi, nv, vars, doms, &r2))
+      return 0;
+    mn[d] = r1.min;
+    mx[d] = sub(c, add(c, r2.min, r2.extent), tsl_expr_int(c->arena, lo->dtype, 1));
+  }
+  return 1;
+}
+
+/* A writer with child blocks may read the buffer it writes when each
+ * child reading it comes after a child writing a region that covers the
+ * read (the values then come from the cache the block fills). */
+static int reads_follow_writes(cache_op *op) {
+  sch_call *c = op->c;
+  sch_path *kids;
+  uint32_t n = sch_child_blocks(c, &op->p, &kids);
+  if (!n)
+    return 0;
+  const tsl_block *blk = op->blk;
+  for (uint32_t i = 0; i < blk->n_iter_vars; i++)
+    tsl_analyzer_bind(c->sch->an, blk->iter_vars[i].var, blk->iter_vars[i].dom.min,
+                      blk->iter_vars[i].dom.extent);
+  uint32_t nd = op->buf->ndim, top = op->p.depth - 1;
+  const tsl_expr ***wmin = TSL_NEW_ARRAY(c->arena, const tsl_expr **, n);
+  const tsl_expr ***wmax = TSL_NEW_ARRAY(c->arena, const tsl_expr **, n);
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_block *k = sch_path_block(&kids[i]);
+    for (uint32_t r = 0; r < k->n_reads; r++) {
+      if (k->reads[r].buffer != op->buf)
+        continue;
+      const tsl_expr **mn = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      const tsl_expr **mx = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      if (!cache_region_under(c, &kids[i], top, &k->reads[r], mn, mx))
+        return 0;
+      int covered = 0;
+      for (uint32_t j = 0; j < i && !covered; j++) {
+        if (!wmin[j])
+          continue;
+        covered = 1;
+        for (uint32_t d = 0; d < nd && covered; d++)
+          covered = tsl_analyzer_can_prove(
+                        c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, wmin[j][d], mn[d])) &&
+                    tsl_analyzer_can_prove(
+                        c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, mx[d], wmax[j][d]));
+      }
+      if (!covered)
+        return 0;
+    }
+    for (uint32_t w = 0; w < k->n_writes; w++) {
+      if (k->writes[w].buffer != op->buf)
+        continue;
+      wmin[i] = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      wmax[i] = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
+      if (!cache_region_under(c, &kids[i], top, &k->writes[w], wmin[i], wmax[i]))
+        wmin[i] = NULL;
+      break;
+    }
+  }
+  return 1;
+}
+
 int sch_apply_cache_read(sch_call *c) {
   cache_op op;
-  memset(&op, 0, sizeof op);
-  op.c = c;
-  int rc = load_operands(&op, 0);
+  int rc = cache_load(&op, c, 0, 1, 2, 3);
   if (rc)
     return rc;
   /* TVM: every block of the scope reading the buffer has region cover */
@@ -690,7 +808,7 @@ int sch_apply_cache_read(sch_call *c) {
   sp.depth = op.scope + 1;
   if ((rc = sch_check_region_cover(c, &sp, op.buf)))
     return rc;
-  rc = find_writer(&op, &op.writer);
+  rc = cache_find_writer(&op, &op.writer);
   if (rc)
     return rc;
   if (op.n_cons) {
@@ -699,36 +817,35 @@ int sch_apply_cache_read(sch_call *c) {
   } else if (op.writer >= 0) {
     op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids);
     for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++)
-      if (sch_regions_have(kid(&op, i)->reads, kid(&op, i)->n_reads, op.buf))
-        op.related[op.n_related++] = kid(&op, i);
+      if (sch_regions_have(cache_kid(&op, i)->reads, cache_kid(&op, i)->n_reads, op.buf))
+        op.related[op.n_related++] = cache_kid(&op, i);
   }
   return apply(&op);
 }
 
 int sch_apply_cache_write(sch_call *c) {
   cache_op op;
-  memset(&op, 0, sizeof op);
-  op.c = c;
-  int rc = load_operands(&op, 1);
+  int rc = cache_load(&op, c, 1, 1, 2, 3);
   if (rc)
     return rc;
-  rc = find_writer(&op, &op.writer);
+  rc = cache_find_writer(&op, &op.writer);
   if (rc)
     return rc;
-  if (op.writer < 0 || kid(&op, (uint32_t)op.writer) != op.blk)
+  if (op.writer < 0 || cache_kid(&op, (uint32_t)op.writer) != op.blk)
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' is not the writer of '%s' in its scope",
                     op.blk->name, op.buf->name);
-  if (!op.blk->init && sch_regions_have(op.blk->reads, op.blk->n_reads, op.buf))
+  if (!op.blk->init && sch_regions_have(op.blk->reads, op.blk->n_reads, op.buf) &&
+      !reads_follow_writes(&op))
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' reads '%s' before writing it (an update "
                     "without T.init()); the cache would start uninitialized",
                     op.blk->name, op.buf->name);
   op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids);
   for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++) {
-    const tsl_block *b = kid(&op, i);
+    const tsl_block *b = cache_kid(&op, i);
     if (sch_regions_have(b->reads, b->n_reads, op.buf) &&
-        !has_block(op.cons, op.n_cons, b))
+        !cache_has_block(op.cons, op.n_cons, b))
       op.related[op.n_related++] = b;
   }
   return apply(&op);

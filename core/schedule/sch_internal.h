@@ -223,6 +223,11 @@ int sch_buffer_arg(sch_call *c, const tsl_block *b, uint32_t arg, int required,
  * definitions (copy_fresh.c). */
 const tsl_stmt *sch_stmt_copy_fresh(sch_call *c, const tsl_stmt *s,
                                     tsl_map *vars);
+/* A buffer index argument (TSL_SPF_BUFFER_NAME): an int is kept; a buffer
+ * name is resolved against block `b` as sch_buffer_arg does, must name a
+ * read (is_write 0) or write (1) buffer, and is rewritten to its index. */
+int sch_buffer_index_arg(sch_call *c, const tsl_block *b, uint32_t arg,
+                         int is_write);
 
 /* Simplify with the schedule's analyzer. */
 const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e);
@@ -300,6 +305,8 @@ const sch_inst *sch_inst_find(const char *name);
   X(compute_at) X(reverse_compute_at) X(compute_inline)                       \
   X(reverse_compute_inline) X(sample_compute_location)                        \
   X(cache_read) X(cache_write) X(set_scope) X(storage_align)                  \
+  X(reindex) X(reindex_cache_read) X(reindex_cache_write) X(cache_inplace)    \
+  X(cache_index) X(read_at) X(write_at) X(rolling_buffer)                     \
   X(decompose_reduction) X(rfactor)                                           \
   X(blockize) X(tensorize)                                                    \
   X(sample_perfect_tile) X(sample_categorical) X(enter_postproc)              \

@@ -436,7 +436,8 @@ int sch_bind_args(const tsl_sch_inst_kind *k, uint32_t n_args,
     int none_ok = !(par->flags & TSL_SPF_REQUIRED) &&
                   par->default_value.kind == TSL_SV_NONE &&
                   v.kind == TSL_SV_NONE;
-    if (!none_ok && !sch_type_ok(par->type, &v))
+    int name_ok = (par->flags & TSL_SPF_BUFFER_NAME) && v.kind == TSL_SV_STR;
+    if (!none_ok && !name_ok && !sch_type_ok(par->type, &v))
       return tsl_diag_set(diag, TSL_EINVALID,
                           "argument '%s' must be %s, not %s", par->name,
                           type_text(par->type), value_kind_text(&v));

@@ -169,16 +169,21 @@ static const tsl_expr *rw_expr(sto_rw *rw, const tsl_expr *e) {
 
 static tsl_buffer_region rw_region(sto_rw *rw, const tsl_buffer_region *r,
                                    int *changed) {
-  int k = lookup(rw, r->buffer);
-  if (k < 0)
-    return *r;
+  /* bounds may load a replaced buffer too (A[B[i], j]) */
+  int k = lookup(rw, r->buffer), ch = k >= 0;
   tsl_buffer_region out = *r;
-  tsl_range *rs = TSL_NEW_ARRAY(rw->c->arena, tsl_range, r->ndim);
+  tsl_range *rs = TSL_NEW_ARRAY(rw->c->arena, tsl_range, r->ndim + 1);
   for (uint32_t d = 0; d < r->ndim; d++) {
-    rs[d].min = shift(rw, k, d, r->ranges[d].min);
-    rs[d].extent = r->ranges[d].extent;
+    rs[d].min = rw_expr(rw, r->ranges[d].min);
+    rs[d].extent = rw_expr(rw, r->ranges[d].extent);
+    ch |= rs[d].min != r->ranges[d].min || rs[d].extent != r->ranges[d].extent;
+    if (k >= 0)
+      rs[d].min = shift(rw, k, d, rs[d].min);
   }
-  out.buffer = rw->to[k];
+  if (!ch)
+    return *r;
+  if (k >= 0)
+    out.buffer = rw->to[k];
   out.ranges = rs;
   *changed = 1;
   return out;
@@ -363,4 +368,49 @@ const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s, int active) {
     break;
   }
   return s;
+}
+
+/* ---- stage placement --------------------------------------------------------- */
+
+const tsl_stmt *sto_place_in(tsl_arena *a, sto_place *pl, const tsl_stmt *s,
+                             const tsl_stmt *r) {
+  if (!pl->seq || s != pl->seq || pl->done || !r)
+    return r;
+  pl->done = 1;
+  return sto_insert(a, r, pl->pos, pl->stage);
+}
+
+const tsl_stmt *sto_place_finish(tsl_arena *a, sto_place *pl,
+                                 const tsl_stmt *body) {
+  if (pl->seq)
+    return pl->done ? body : NULL;
+  pl->done = 1;
+  return sto_insert(a, body, pl->pos, pl->stage);
+}
+
+static int storage_rank(const char *scope) {
+  if (!strncmp(scope, "global", 6))
+    return 0;
+  if (!strncmp(scope, "shared", 6))
+    return 1;
+  if (!strncmp(scope, "warp", 4))
+    return 2;
+  return 3; /* local, wmma.*, m16n8k8.*, texture, metal.simdgroup */
+}
+
+int sto_relax_under_thread(const char *scope, const char *thread_tag) {
+  if (!thread_tag)
+    return 0;
+  int rank = storage_rank(scope);
+  if (rank == 0)
+    return 0;
+  int trank = !strncmp(thread_tag, "blockIdx.", 9)    ? 0
+              : !strncmp(thread_tag, "threadIdx.", 10) ? 1
+              : !strncmp(thread_tag, "vthread", 7)     ? 1
+                                                       : -1;
+  if (trank < 0)
+    return 0;
+  if (rank == 2)
+    return !strcmp(thread_tag, "threadIdx.x");
+  return rank <= trank;
 }

@@ -1,7 +1,9 @@
 /*
  * Helpers shared by the storage primitives (cache_read, cache_write,
- * set_scope, storage_align): storage-scope names, buffers with a new
- * scope, and a rewriter that replaces buffers throughout a statement tree.
+ * set_scope, storage_align and the reindex family): storage-scope names and
+ * ranks, buffers with a new scope, a rewriter that replaces buffers
+ * throughout a statement tree, and where a new stage goes while a
+ * tsl_mutator rewrites a scope.
  */
 #ifndef TESSEL_SCH_STORAGE_UTIL_H
 #define TESSEL_SCH_STORAGE_UTIL_H
@@ -57,6 +59,32 @@ const tsl_block *sto_rw_block(sto_rw *rw, const tsl_block *b);
  * otherwise after a single statement). */
 const tsl_stmt *sto_insert(tsl_arena *a, const tsl_stmt *body, uint32_t pos,
                            const tsl_stmt *stage);
+
+/* Where a primitive inserts a new stage while a tsl_mutator rewrites its
+ * scope body: into the SEQ `seq` at item `pos`; seq NULL means the scope
+ * body itself (pos 0: before it, otherwise after it). */
+typedef struct sto_place {
+  const tsl_stmt *seq;
+  uint32_t pos;
+  const tsl_stmt *stage;
+  int done;
+} sto_place;
+/* In a statement hook: `r`, the rewritten `s`, with the stage inserted when
+ * `s` is the place's SEQ. */
+const tsl_stmt *sto_place_in(tsl_arena *a, sto_place *pl, const tsl_stmt *s,
+                             const tsl_stmt *r);
+/* After the whole scope body was rewritten into `body`: the stage inserted
+ * when the place is the body itself. Returns NULL when the place's SEQ was
+ * never met. */
+const tsl_stmt *sto_place_finish(tsl_arena *a, sto_place *pl,
+                                 const tsl_stmt *body);
+
+/* TVM's CanRelaxStorageUnderThread: 1 when a buffer in storage `scope` is
+ * shared by the threads of a loop bound to `thread_tag` (its region is then
+ * relaxed over that loop): global never; warp over threadIdx.x only;
+ * otherwise when the scope's rank (shared 1, warp 2, local 3) is at most the
+ * thread's (blockIdx 0, threadIdx and vthread 1). */
+int sto_relax_under_thread(const char *scope, const char *thread_tag);
 
 /* The block realize at path level `level` whose alloc_buffers hold `b`,
  * searching from the target up; returns the level or -1. */

@@ -17,11 +17,13 @@ static const char *random_none(gen *g, tsl_sch_arg *a, uint32_t *n) {
 
 #include "random_layout.h"
 #include "random_loopprims.h"
+#include "random_reindex.h"
 
 static const random_group_fn random_groups[] = {
     random_none, /* placeholder: keeps the table non-empty */
     random_layout,
     random_loopprims,
+    random_reindex,
 };
 #define N_RANDOM_GROUPS ((uint32_t)(sizeof random_groups / sizeof random_groups[0]))
 

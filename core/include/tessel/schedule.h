@@ -238,7 +238,10 @@ enum {
   TSL_SPF_REQUIRED = 1, /* no default */
   TSL_SPF_VARARGS = 2,  /* *args: collects the remaining positionals into a
                            list (loop RVs); printed positionally */
-  TSL_SPF_ATTR = 4      /* an attribute (JSON "attrs"), not an input */
+  TSL_SPF_ATTR = 4,     /* an attribute (JSON "attrs"), not an input */
+  TSL_SPF_BUFFER_NAME = 8 /* an INT buffer index that also takes the
+                             buffer's name (TVM's Union[int, str, Buffer]
+                             indices); the primitive records the index */
 };
 
 typedef struct tsl_sch_param {

@@ -1,0 +1,426 @@
+/*
+ * read_at and write_at (TVM's ReadAt / WriteAt): inside a loop, a copy
+ * block "<buffer>_<scope>" (annotated auto_copy = 1, its copy loops inside
+ * the block) moves the region the loop's blocks read (write) of a buffer
+ * between the buffer and a buffer of the same shape in another storage
+ * scope, which those blocks then use. read_at puts it before the first
+ * statement of the loop body that reads the buffer, write_at after the
+ * last one that writes it. The region is the union of the blocks' regions
+ * relaxed over the loops between them and the loop, and over the thread
+ * loops above whose threads share the new scope (TVM's
+ * CanRelaxStorageUnderThread). The block's iterators are the loops from
+ * the given loop up to the scope that the region uses.
+ */
+#include "cache_internal.h"
+#include "compute_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct rwa {
+  sch_call *c;
+  int is_read;
+  const tsl_buffer *src;
+  uint32_t nd;
+  /* loops relaxed for every block: thread loops above (and the loop) */
+  uint32_t n_outer;
+  const tsl_var *vars[SCH_MAX_DEPTH];
+  tsl_range doms[SCH_MAX_DEPTH];
+  uint32_t nv;
+  const tsl_expr **mn, **mx; /* the union so far (NULL: empty) */
+  int r_seen, w_seen, bad, in_if, guarded;
+  const char *bad_block;
+  /* write_at's check: the relaxed write regions met so far */
+  uint32_t n_w;
+  const tsl_expr **w_mn[SCH_MAX_DEPTH], **w_mx[SCH_MAX_DEPTH];
+} rwa;
+
+static const tsl_expr *binding(const tsl_var *v, void *ud) {
+  const tsl_stmt *real = ud;
+  const tsl_block *b = real->u.realize.block;
+  for (uint32_t i = 0; i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].var == v)
+      return real->u.realize.iter_values[i];
+  return NULL;
+}
+
+/* [mn, mx] (inclusive) of region `r` of the block realized by `real`,
+ * bindings substituted, relaxed over x->vars[first..nv). */
+static int relax_over(rwa *x, uint32_t first, const tsl_stmt *real,
+                      const tsl_buffer_region *r, const tsl_expr ***mn_out,
+                      const tsl_expr ***mx_out) {
+  sch_call *c = x->c;
+  tsl_arena *a = c->arena;
+  const tsl_expr **mns = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
+  const tsl_expr **mxs = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
+  for (uint32_t d = 0; d < x->nd; d++) {
+    const tsl_expr *lo = tsl_expr_substitute(a, r->ranges[d].min, binding, (void *)real);
+    const tsl_expr *ext = tsl_expr_substitute(a, r->ranges[d].extent, binding, (void *)real);
+    const tsl_expr *hi = tsl_expr_binary(
+        a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, lo, ext), tsl_expr_int(a, lo->dtype, 1));
+    tsl_range r1, r2;
+    if (tsl_analyzer_relax(c->sch->an, a, lo, x->nv - first, x->vars + first, x->doms + first,
+                           &r1) ||
+        tsl_analyzer_relax(c->sch->an, a, sch_simplify(c, hi), x->nv - first, x->vars + first,
+                           x->doms + first, &r2))
+      return 0;
+    mns[d] = r1.min;
+    mxs[d] = sch_simplify(
+        c, tsl_expr_binary(a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, r2.min, r2.extent),
+                           tsl_expr_int(a, r2.min->dtype, 1)));
+  }
+  *mn_out = mns;
+  *mx_out = mxs;
+  return 1;
+}
+
+static void add_region(rwa *x, const tsl_stmt *real, const tsl_buffer_region *r) {
+  sch_call *c = x->c;
+  tsl_arena *a = c->arena;
+  const tsl_expr **mn, **mx;
+  if (!relax_over(x, 0, real, r, &mn, &mx)) {
+    x->bad = 1;
+    x->bad_block = real->u.realize.block->name;
+    return;
+  }
+  if (!x->mn) {
+    x->mn = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
+    x->mx = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
+  }
+  for (uint32_t d = 0; d < x->nd; d++) {
+    x->mn[d] = x->mn[d] ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MIN, x->mn[d], mn[d])) : mn[d];
+    x->mx[d] = x->mx[d] ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MAX, x->mx[d], mx[d])) : mx[d];
+  }
+}
+
+/* Calls `fn` on each block of one statement of the loop body (not those
+ * nested in blocks), with the loops between the loop and it pushed on
+ * x->vars. */
+static void walk(rwa *x, const tsl_stmt *s, void (*fn)(rwa *, const tsl_stmt *)) {
+  switch ((tsl_stmt_kind)s->kind) {
+  case TSL_STMT_FOR:
+    if (x->nv < SCH_MAX_DEPTH) {
+      x->vars[x->nv] = s->u.loop.loop_var;
+      x->doms[x->nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+      tsl_analyzer_bind(x->c->sch->an, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent);
+    }
+    walk(x, s->u.loop.body, fn);
+    x->nv--;
+    break;
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      walk(x, s->u.seq.stmts[i], fn);
+    break;
+  case TSL_STMT_IF:
+    x->in_if++;
+    walk(x, s->u.branch.then_case, fn);
+    if (s->u.branch.else_case)
+      walk(x, s->u.branch.else_case, fn);
+    x->in_if--;
+    break;
+  case TSL_STMT_LET: walk(x, s->u.let.body, fn); break;
+  case TSL_STMT_BLOCK_REALIZE: fn(x, s); break;
+  default: break;
+  }
+}
+
+/* The region of the buffer that a block accesses, relaxed. */
+static void on_block(rwa *x, const tsl_stmt *s) {
+  const tsl_block *b = s->u.realize.block;
+  int has_r = sch_regions_have(b->reads, b->n_reads, x->src);
+  int has_w = sch_regions_have(b->writes, b->n_writes, x->src);
+  x->r_seen |= has_r;
+  x->w_seen |= has_w;
+  if (x->is_read ? !has_r : !has_w)
+    return;
+  const tsl_buffer_region *rs = x->is_read ? b->reads : b->writes;
+  uint32_t n = x->is_read ? b->n_reads : b->n_writes;
+  for (uint32_t i = 0; i < n; i++)
+    if (rs[i].buffer == x->src)
+      add_region(x, s, &rs[i]);
+}
+
+/* write_at: a block reading the buffer must read values written before it
+ * in the same iteration of the loop (a covering write region of an earlier
+ * block there) or initialize it itself (T.init()); writes must not be
+ * guarded (the copy back covers the whole relaxed region). Regions are
+ * relaxed over the loops inside the loop only. */
+static void on_block_check(rwa *x, const tsl_stmt *s) {
+  const tsl_block *b = s->u.realize.block;
+  const tsl_expr *p = s->u.realize.predicate;
+  sch_call *c = x->c;
+  if (x->bad_block)
+    return;
+  if (sch_regions_have(b->writes, b->n_writes, x->src) &&
+      (x->in_if || !(p->kind == TSL_EXPR_INT_IMM && p->u.int_value))) {
+    x->bad_block = b->name;
+    x->guarded = 1;
+    return;
+  }
+  int self_init = b->init && sch_regions_have(b->writes, b->n_writes, x->src);
+  for (uint32_t i = 0; i < b->n_reads && !self_init; i++) {
+    if (b->reads[i].buffer != x->src)
+      continue;
+    const tsl_expr **mn, **mx;
+    if (!relax_over(x, x->n_outer, s, &b->reads[i], &mn, &mx)) {
+      x->bad_block = b->name;
+      return;
+    }
+    int covered = 0;
+    for (uint32_t w = 0; w < x->n_w && !covered; w++) {
+      covered = 1;
+      for (uint32_t d = 0; d < x->nd && covered; d++)
+        covered = tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE,
+                                                                     x->w_mn[w][d], mn[d])) &&
+                  tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE,
+                                                                     mx[d], x->w_mx[w][d]));
+    }
+    if (!covered) {
+      x->bad_block = b->name;
+      return;
+    }
+  }
+  for (uint32_t i = 0; i < b->n_writes; i++) {
+    if (b->writes[i].buffer != x->src || x->n_w >= SCH_MAX_DEPTH)
+      continue;
+    if (relax_over(x, x->n_outer, s, &b->writes[i], &x->w_mn[x->n_w], &x->w_mx[x->n_w]))
+      x->n_w++;
+  }
+}
+
+/* ---- the copy block ---- */
+
+typedef struct itv {
+  tsl_mutator m;
+  sch_call *c;
+  const tsl_var *const *loops; /* the loops from the given one up */
+  const tsl_range *ranges;
+  uint32_t n_loops;
+  tsl_map made; /* loop var -> iter var expression */
+  uint32_t n;
+  tsl_iter_var *ivs;
+  const tsl_expr **vals;
+} itv;
+
+static const tsl_expr *to_iter(tsl_mutator *m, const tsl_var *v) {
+  itv *t = (itv *)m;
+  const tsl_expr *e = tsl_map_get(&t->made, v);
+  if (e)
+    return e;
+  for (uint32_t i = 0; i < t->n_loops; i++)
+    if (t->loops[i] == v) {
+      const tsl_var *nv = cache_num_var(t->c, "v", t->n, v->dtype);
+      t->ivs[t->n] = (tsl_iter_var){nv, t->ranges[i], TSL_ITER_SPATIAL};
+      t->vals[t->n++] = tsl_expr_var(v);
+      e = tsl_expr_var(nv);
+      tsl_map_put(&t->made, v, (void *)e);
+      return e;
+    }
+  return NULL;
+}
+
+static int read_write_at(sch_call *c, int is_read) {
+  const char *scope = c->args[3].u.s;
+  if (!sto_scope_valid(scope))
+    return sch_fail(c, TSL_EINVALID, "storage scope \"%s\" is invalid; valid scopes: %s",
+                    scope, sto_scope_list());
+  sch_path lp, bp;
+  int rc = sch_loop_path(c, c->args[0].u.rv, &lp);
+  if (!rc)
+    rc = sch_block_path(c, c->args[1].u.rv, &bp);
+  if (rc)
+    return rc;
+  const tsl_block *blk = sch_path_block(&bp);
+  const char *pname = c->kind->params[2].name;
+  rc = sto_check_index(c, blk, c->args[2].u.i, !is_read, pname);
+  if (rc)
+    return rc;
+  const tsl_buffer *src =
+      is_read ? blk->reads[c->args[2].u.i].buffer : blk->writes[c->args[2].u.i].buffer;
+  const tsl_stmt *loop = sch_path_target(&lp);
+  cmp_scope s;
+  cmp_scope_of(c, &lp, &s);
+  rc = cmp_check_stage_pipeline(c, &s);
+  if (rc)
+    return rc;
+  tsl_arena *a = c->arena;
+
+  rwa x;
+  memset(&x, 0, sizeof x);
+  x.c = c;
+  x.is_read = is_read;
+  x.src = src;
+  x.nd = src->ndim;
+  for (uint32_t k = 0; k < lp.depth; k++) {
+    const tsl_stmt *l = lp.stmts[k];
+    if (l->kind != TSL_STMT_FOR)
+      continue;
+    tsl_analyzer_bind(c->sch->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
+    if (l->u.loop.for_kind == TSL_FOR_THREAD_BINDING &&
+        sto_relax_under_thread(scope, l->u.loop.thread_tag)) {
+      x.vars[x.nv] = l->u.loop.loop_var;
+      x.doms[x.nv++] = (tsl_range){l->u.loop.min, l->u.loop.extent};
+    }
+  }
+  x.n_outer = x.nv;
+  const tsl_stmt *body = loop->u.loop.body;
+  uint32_t n = body->kind == TSL_STMT_SEQ ? body->u.seq.n : 1;
+  const tsl_stmt *const *subs = body->kind == TSL_STMT_SEQ ? body->u.seq.stmts : &body;
+  int first_r = -1, last_r = -1, last_w = -1;
+  for (uint32_t i = 0; i < n; i++) {
+    x.r_seen = x.w_seen = 0;
+    walk(&x, subs[i], on_block);
+    if (x.bad)
+      return sch_fail(c, TSL_EUNSUPPORTED,
+                      "cannot bound the region of '%s' that block '%s' accesses under "
+                      "loop '%s'", src->name, x.bad_block, loop->u.loop.loop_var->name);
+    if (x.r_seen) {
+      if (first_r < 0)
+        first_r = (int)i;
+      last_r = (int)i;
+    }
+    if (x.w_seen)
+      last_w = (int)i;
+  }
+  const char *lname = loop->u.loop.loop_var->name;
+  uint32_t pos, st, ed;
+  if (is_read) {
+    if (first_r < 0)
+      return sch_fail(c, TSL_EINVALID, "no block under loop '%s' reads '%s'", lname,
+                      src->name);
+    if (last_w >= first_r)
+      return sch_fail(c, TSL_EINVALID,
+                      "a block under loop '%s' writes '%s' after a block there reads it; "
+                      "read_at needs every write before the first read",
+                      lname, src->name);
+    pos = st = (uint32_t)first_r;
+    ed = n;
+  } else {
+    if (last_w < 0)
+      return sch_fail(c, TSL_EINVALID, "no block under loop '%s' writes '%s'", lname,
+                      src->name);
+    if (last_r > last_w)
+      return sch_fail(c, TSL_EINVALID,
+                      "a block under loop '%s' reads '%s' after the last block there "
+                      "writing it; write_at needs every read before the last write",
+                      lname, src->name);
+    pos = ed = (uint32_t)last_w + 1;
+    st = 0;
+    x.bad_block = NULL;
+    for (uint32_t i = 0; i < ed && !x.bad_block; i++)
+      walk(&x, subs[i], on_block_check);
+    if (x.bad_block && x.guarded)
+      return sch_fail(c, TSL_EUNSUPPORTED,
+                      "block '%s' under loop '%s' writes '%s' under a T.where or an if; "
+                      "the copy back of the relaxed region would write elements it "
+                      "does not produce", x.bad_block, lname, src->name);
+    if (x.bad_block)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' under loop '%s' reads '%s' where no earlier block in the "
+                      "same iteration wrote it (and it has no T.init()); the new buffer "
+                      "would not hold those values", x.bad_block, lname, src->name);
+  }
+
+  /* the region: [min, max] per dimension, inside the buffer */
+  tsl_range *dom = TSL_NEW_ARRAY(a, tsl_range, x.nd + 1);
+  for (uint32_t d = 0; d < x.nd; d++) {
+    const tsl_expr *mn = x.mn[d], *mx = x.mx[d], *sh = src->shape[d];
+    if (sh->dtype.bits != mn->dtype.bits)
+      sh = tsl_expr_cast(a, mn->dtype, sh);
+    if (!tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LE,
+                                                            tsl_expr_int(a, mn->dtype, 0), mn)) ||
+        !tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LT, mx, sh)))
+      return sch_fail(c, TSL_EINVALID,
+                      "the region of '%s' the blocks under loop '%s' %s may leave the "
+                      "buffer in dimension %u", src->name, lname,
+                      is_read ? "read" : "write", d);
+    dom[d] = (tsl_range){mn, sch_simplify(c, tsl_expr_binary(
+                                             a, TSL_EXPR_SUB,
+                                             tsl_expr_binary(a, TSL_EXPR_ADD, mx,
+                                                             tsl_expr_int(a, mx->dtype, 1)),
+                                             mn))};
+  }
+
+  /* the loops from the given one up to the scope become the iterators */
+  const tsl_buffer *dst = sto_buffer_with_scope(c, src, scope, NULL);
+  itv t;
+  memset(&t, 0, sizeof t);
+  t.m = tsl_mutator_make(a);
+  t.m.var = to_iter;
+  t.c = c;
+  const tsl_var **lv = TSL_NEW_ARRAY(a, const tsl_var *, lp.depth + 1);
+  tsl_range *lr = TSL_NEW_ARRAY(a, tsl_range, lp.depth + 1);
+  for (uint32_t k = lp.depth; k-- > s.level + 1;) {
+    const tsl_stmt *l = lp.stmts[k];
+    if (l->kind != TSL_STMT_FOR)
+      break;
+    lv[t.n_loops] = l->u.loop.loop_var;
+    lr[t.n_loops++] = (tsl_range){l->u.loop.min, l->u.loop.extent};
+  }
+  t.loops = lv;
+  t.ranges = lr;
+  tsl_map_init(&t.made, a);
+  t.ivs = TSL_NEW_ARRAY(a, tsl_iter_var, t.n_loops + 1);
+  t.vals = TSL_NEW_ARRAY(a, const tsl_expr *, t.n_loops + 1);
+  tsl_range *bdom = TSL_NEW_ARRAY(a, tsl_range, x.nd + 1);
+  for (uint32_t d = 0; d < x.nd; d++) {
+    bdom[d].min = tsl_mutate_expr(&t.m, dom[d].min);
+    bdom[d].extent = tsl_mutate_expr(&t.m, dom[d].extent);
+  }
+  const tsl_var **ax = TSL_NEW_ARRAY(a, const tsl_var *, x.nd + 1);
+  const tsl_expr **idx = TSL_NEW_ARRAY(a, const tsl_expr *, x.nd + 1);
+  for (uint32_t d = 0; d < x.nd; d++) {
+    ax[d] = cache_num_var(c, "ax", d, bdom[d].extent->dtype);
+    int64_t z;
+    idx[d] = tsl_expr_is_const_int(bdom[d].min, &z) && z == 0
+                 ? tsl_expr_var(ax[d])
+                 : tsl_expr_binary(a, TSL_EXPR_ADD, bdom[d].min, tsl_expr_var(ax[d]));
+  }
+  const tsl_buffer *from = is_read ? src : dst, *to = is_read ? dst : src;
+  const tsl_stmt *copy =
+      tsl_stmt_store(a, to, tsl_expr_load(a, from, x.nd, idx), x.nd, idx);
+  for (uint32_t d = x.nd; d-- > 0;)
+    copy = tsl_stmt_for(a, ax[d], tsl_expr_int(a, bdom[d].extent->dtype, 0),
+                        bdom[d].extent, TSL_FOR_SERIAL, NULL, (tsl_attrs){0}, copy);
+  char base[512];
+  snprintf(base, sizeof base, "%s_%s", src->name, scope);
+  tsl_block *nb = TSL_NEW(a, tsl_block);
+  nb->name = sch_fresh_block_name(c, lp.func, base);
+  nb->n_iter_vars = t.n;
+  nb->iter_vars = t.ivs;
+  tsl_buffer_region rr = {from, x.nd, bdom}, wr = {to, x.nd, bdom};
+  nb->n_reads = nb->n_writes = 1;
+  nb->reads = tsl_arena_dup(a, &rr, sizeof rr);
+  nb->writes = tsl_arena_dup(a, &wr, sizeof wr);
+  nb->body = copy;
+  tsl_attr ann = {tsl_intern(c->sch->ctx, "auto_copy"),
+                  {TSL_ATTR_INT, 0, TSL_INT32, {.i = 1}}};
+  nb->annotations = tsl_attrs_make(a, 1, &ann);
+  const tsl_stmt *stage = tsl_stmt_block_realize(a, t.n, t.vals, tsl_expr_bool(a, 1), nb);
+
+  /* the loop body with the buffer replaced in [st, ed) and the stage */
+  tsl_map bufs;
+  tsl_map_init(&bufs, a);
+  tsl_map_put(&bufs, src, (void *)dst);
+  tsl_mutator m = tsl_mutator_make(a);
+  m.buffers = &bufs;
+  const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, n + 1);
+  for (uint32_t i = 0, k = 0; i <= n; i++) {
+    if (i == pos)
+      xs[k++] = stage;
+    if (i < n)
+      xs[k++] = i >= st && i < ed ? tsl_mutate_stmt(&m, subs[i]) : subs[i];
+  }
+  const tsl_stmt *nloop = sch_with_child(a, loop, 0, tsl_stmt_seq(a, n + 1, xs));
+  cache_op op;
+  memset(&op, 0, sizeof op);
+  op.c = c;
+  op.p = lp;
+  op.scope = s.level;
+  cache_commit_scope(&op, cache_scope_body_with(a, &lp, s.level, lp.depth - 1, nloop), dst);
+  sch_out_block(c, lp.func->name, nb->name);
+  return TSL_OK;
+}
+
+int sch_apply_read_at(sch_call *c) { return read_write_at(c, 1); }
+int sch_apply_write_at(sch_call *c) { return read_write_at(c, 0); }

@@ -1,0 +1,453 @@
+/*
+ * reindex_cache_read and reindex_cache_write (TVM's ReindexCacheRead /
+ * ReindexCacheWrite): a cache "<buffer>_<scope>" laid out by an index map
+ * of the block's iterators. The block's single-point access becomes an
+ * access of the cache at the mapped iterators; a copy stage (placed where
+ * cache_read / cache_write put theirs) runs the block's iterators that the
+ * access uses over the loops between the stage and the block that feed
+ * them, and copies between the buffer at the old indices and the cache at
+ * the mapped ones.
+ */
+#include "cache_internal.h"
+#include "compute_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Integer operands of different widths after a substitution (a lambda
+ * built with int32 parameters applied to int64 iterators): the narrower
+ * one is widened, constants retyped. */
+static const tsl_expr *legalize(tsl_mutator *m, const tsl_expr *e) {
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
+  if (r->n_args != 2 || r->kind < TSL_EXPR_ADD || r->kind > TSL_EXPR_OR)
+    return r;
+  const tsl_expr *x = r->args[0], *y = r->args[1];
+  if (!tsl_dtype_is_int(x->dtype) || !tsl_dtype_is_int(y->dtype) ||
+      x->dtype.bits == y->dtype.bits)
+    return r;
+  tsl_dtype w = x->dtype.bits > y->dtype.bits ? x->dtype : y->dtype;
+  int64_t v;
+  if (x->dtype.bits < w.bits)
+    x = tsl_expr_is_const_int(x, &v) ? tsl_expr_int(m->arena, w, v)
+                                     : tsl_expr_cast(m->arena, w, x);
+  else
+    y = tsl_expr_is_const_int(y, &v) ? tsl_expr_int(m->arena, w, v)
+                                     : tsl_expr_cast(m->arena, w, y);
+  return tsl_expr_binary(m->arena, (tsl_expr_kind)r->kind, x, y);
+}
+
+static const tsl_expr *subst(sch_call *c, tsl_map *vars, const tsl_expr *e) {
+  tsl_mutator m = tsl_mutator_make(c->arena);
+  m.vars = vars;
+  m.expr = legalize;
+  return tsl_mutate_expr(&m, e);
+}
+
+/* TVM's IndexMap::MapShape over the extents of the parameters: per final
+ * index, the iterator-map extent (largest split extent * scale) when the
+ * map is affine, else its bounds; each must start at 0. */
+static int map_shape(sch_call *c, uint32_t n_in, const tsl_var *const *in,
+                     const tsl_expr *const *ext, uint32_t n_out,
+                     const tsl_expr *const *out, const tsl_expr **shape) {
+  tsl_arena *a = c->arena;
+  tsl_range *doms = TSL_NEW_ARRAY(a, tsl_range, n_in + 1);
+  for (uint32_t i = 0; i < n_in; i++)
+    doms[i] = (tsl_range){tsl_expr_int(a, ext[i]->dtype, 0), ext[i]};
+  tsl_iter_map map;
+  int affine = tsl_iter_map_detect(c->sch->an, a, n_out, out, n_in, in, doms, NULL,
+                                   TSL_ITER_MAP_NO_CHECK, 0, &map, NULL) == TSL_OK;
+  for (uint32_t k = 0; k < n_out; k++) {
+    const tsl_expr *mn, *extent = NULL;
+    if (affine) {
+      const tsl_iter_sum *sum = map.indices[k];
+      mn = sum->base;
+      for (uint32_t j = 0; j < sum->n; j++) {
+        const tsl_expr *t = sch_simplify(
+            c, tsl_expr_binary(a, TSL_EXPR_MUL, sum->args[j]->extent, sum->args[j]->scale));
+        extent = extent ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MAX, extent, t)) : t;
+      }
+      if (!extent)
+        extent = tsl_expr_int(a, out[k]->dtype, 1);
+    } else {
+      tsl_range r;
+      if (tsl_analyzer_relax(c->sch->an, a, out[k], n_in, in, doms, &r))
+        return sch_fail(c, TSL_EINVALID,
+                        "index_map: cannot bound its result %u (%s) over the "
+                        "block's iterators", k, cmp_expr_str(c, out[k]));
+      mn = r.min;
+      extent = r.extent;
+    }
+    int64_t v;
+    if (!tsl_expr_is_const_int(sch_simplify(c, mn), &v) || v != 0)
+      return sch_fail(c, TSL_EINVALID,
+                      "index_map: its result %u (%s) starts at %s, not at 0, over "
+                      "the block's iterators; the cache shape must start at 0",
+                      k, cmp_expr_str(c, out[k]), cmp_expr_str(c, mn));
+    shape[k] = extent;
+  }
+  return TSL_OK;
+}
+
+/* ---- rewriting the block ---- */
+
+typedef struct rc_rw {
+  tsl_mutator m;
+  const tsl_block *blk;
+  const tsl_block *nblk;
+  sto_place place;
+} rc_rw;
+
+typedef struct acc {
+  const tsl_buffer *buf, *cache;
+  const tsl_expr *const *idx; /* the cache's indices */
+  tsl_buffer_region region;
+} acc;
+
+static const tsl_expr *acc_expr(tsl_mutator *m, const tsl_expr *e) {
+  const acc *x = m->user_data;
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
+  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == x->buf)
+    return tsl_expr_load(m->arena, x->cache, x->cache->ndim, x->idx);
+  return r;
+}
+
+static const tsl_stmt *acc_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  const acc *x = m->user_data;
+  const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+  if (r && s->kind == TSL_STMT_STORE && s->u.store.buffer == x->buf)
+    return tsl_stmt_store(m->arena, x->cache, r->u.store.value, x->cache->ndim, x->idx);
+  return r;
+}
+
+static const tsl_buffer_region *acc_regions(tsl_arena *a, const acc *x, uint32_t n,
+                                            const tsl_buffer_region *rs) {
+  tsl_buffer_region *out = TSL_NEW_ARRAY(a, tsl_buffer_region, n + 1);
+  for (uint32_t i = 0; i < n; i++)
+    out[i] = rs[i].buffer == x->buf ? x->region : rs[i];
+  return out;
+}
+
+/* The block with every access of the buffer moved to the cache. */
+static const tsl_block *move_accesses(sch_call *c, const tsl_block *b, const acc *x) {
+  tsl_mutator m = tsl_mutator_make(c->arena);
+  m.expr = acc_expr;
+  m.stmt = acc_stmt;
+  m.user_data = (void *)x;
+  tsl_block *nb = tsl_block_clone(c->arena, b);
+  nb->body = tsl_mutate_stmt(&m, b->body);
+  nb->init = b->init ? tsl_mutate_stmt(&m, b->init) : NULL;
+  nb->reads = acc_regions(c->arena, x, b->n_reads, b->reads);
+  nb->writes = acc_regions(c->arena, x, b->n_writes, b->writes);
+  if (b->n_match_buffers) {
+    tsl_match_buffer *mb = TSL_NEW_ARRAY(c->arena, tsl_match_buffer, b->n_match_buffers);
+    for (uint32_t i = 0; i < b->n_match_buffers; i++) {
+      mb[i] = b->match_buffers[i];
+      if (mb[i].source.buffer == x->buf)
+        mb[i].source = x->region;
+    }
+    nb->match_buffers = mb;
+  }
+  return nb;
+}
+
+static const tsl_stmt *scope_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  rc_rw *st = (rc_rw *)m;
+  if (s->kind == TSL_STMT_BLOCK_REALIZE)
+    return s->u.realize.block == st->blk ? sch_with_block(m->arena, s, st->nblk) : s;
+  return sto_place_in(m->arena, &st->place, s, tsl_mutate_stmt_children(m, s));
+}
+
+/* ---- checks on the block's accesses ---- */
+
+typedef struct chk {
+  const tsl_buffer *buf;
+  const tsl_expr *const *point;
+  int bad, nested;
+} chk;
+
+static int chk_expr_fn(const tsl_expr *e, void *ud) {
+  chk *k = ud;
+  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == k->buf)
+    for (uint32_t d = 0; d < e->n_args; d++)
+      k->bad |= !tsl_expr_equal(e->args[d], k->point[d]);
+  return 0;
+}
+static int chk_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  return tsl_expr_visit(e, chk_expr_fn, ud);
+}
+static int chk_stmt(const tsl_stmt *s, void *ud) {
+  chk *k = ud;
+  if (s->kind == TSL_STMT_STORE && s->u.store.buffer == k->buf)
+    for (uint32_t d = 0; d < s->u.store.n_indices; d++)
+      k->bad |= !tsl_expr_equal(s->u.store.indices[d], k->point[d]);
+  return 0;
+}
+static int chk_block(const tsl_block *b, const tsl_stmt *r, void *ud) {
+  (void)b;
+  (void)r;
+  ((chk *)ud)->nested = 1;
+  return 1;
+}
+
+/* ---- the primitive ---- */
+
+static int reindex_cache(sch_call *c, int is_write) {
+  cache_op op;
+  int rc = cache_load(&op, c, is_write, 1, 2, -1);
+  if (rc)
+    return rc;
+  const tsl_block *blk = op.blk;
+  const tsl_buffer *buf = op.buf;
+  const tsl_stmt *real = sch_path_target(&op.p);
+  cmp_scope s;
+  cmp_scope_of(c, &op.p, &s);
+  rc = cmp_check_stage_pipeline(c, &s);
+  if (rc)
+    return rc;
+  const tsl_buffer_region *reg =
+      is_write ? &blk->writes[c->args[1].u.i] : &blk->reads[c->args[1].u.i];
+  /* a single point, accessed only there, in a leaf block */
+  for (uint32_t d = 0; d < reg->ndim; d++) {
+    int64_t e;
+    if (!tsl_expr_is_const_int(reg->ranges[d].extent, &e) || e != 1)
+      return sch_fail(c, TSL_EINVALID,
+                      "the region of '%s' that block '%s' %s is not a single point "
+                      "(dimension %u has extent %s)",
+                      buf->name, blk->name, is_write ? "writes" : "reads", d,
+                      cmp_expr_str(c, reg->ranges[d].extent));
+  }
+  const tsl_expr **old_idx = TSL_NEW_ARRAY(c->arena, const tsl_expr *, reg->ndim + 1);
+  for (uint32_t d = 0; d < reg->ndim; d++)
+    old_idx[d] = reg->ranges[d].min;
+  chk k = {buf, old_idx, 0, 0};
+  tsl_stmt_visitor v = {chk_stmt, chk_block, chk_expr, NULL, &k};
+  tsl_stmt_visit(blk->body, &v);
+  if (blk->init && !k.nested)
+    tsl_stmt_visit(blk->init, &v);
+  if (k.nested)
+    return sch_fail(c, TSL_EINVALID, "block '%s' is not a leaf block (it contains other "
+                    "blocks)", blk->name);
+  if (k.bad)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' accesses '%s' at points other than its declared "
+                    "single-point region", blk->name, buf->name);
+
+  rc = cache_find_writer(&op, &op.writer);
+  if (rc)
+    return rc;
+  if (is_write) {
+    if (op.writer < 0 || cache_kid(&op, (uint32_t)op.writer) != blk)
+      return sch_fail(c, TSL_EINVALID, "block '%s' is not the only writer of '%s' in its scope",
+                      blk->name, buf->name);
+    if (!blk->init && sch_regions_have(blk->reads, blk->n_reads, buf))
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' reads '%s' before writing it (an update without "
+                      "T.init()); the cache would start uninitialized",
+                      blk->name, buf->name);
+    op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids + 1);
+    for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++) {
+      const tsl_block *b = cache_kid(&op, i);
+      if (sch_regions_have(b->reads, b->n_reads, buf))
+        op.related[op.n_related++] = b;
+    }
+    rc = cache_locate(&op);
+  } else if (op.writer >= 0) {
+    op.related = &op.blk;
+    op.n_related = 1;
+    rc = cache_locate(&op);
+  } else {
+    const tsl_stmt *body = s.block->body;
+    op.loc_seq = body->kind == TSL_STMT_SEQ ? body : NULL;
+    op.loc_pos = 0;
+  }
+  if (rc)
+    return rc;
+
+  /* the index map over the block's iterators */
+  const tsl_sch_lambda *lam = c->args[3].u.lambda;
+  uint32_t niv = blk->n_iter_vars;
+  if (lam->n_params != niv)
+    return sch_fail(c, TSL_EINVALID,
+                    "index_map takes %u parameter%s but block '%s' has %u iterator%s",
+                    lam->n_params, lam->n_params == 1 ? "" : "s", blk->name, niv,
+                    niv == 1 ? "" : "s");
+  const tsl_sch_value *body = &lam->body;
+  uint32_t nout = body->kind == TSL_SV_EXPR ? 1 : body->n;
+  const tsl_sch_value *items = body->kind == TSL_SV_EXPR ? body : body->u.items;
+  tsl_arena *a = c->arena;
+  tsl_map pmap;
+  tsl_map_init(&pmap, a);
+  const tsl_var **ivars = TSL_NEW_ARRAY(a, const tsl_var *, niv + 1);
+  const tsl_expr **iext = TSL_NEW_ARRAY(a, const tsl_expr *, niv + 1);
+  for (uint32_t i = 0; i < niv; i++) {
+    ivars[i] = blk->iter_vars[i].var;
+    iext[i] = blk->iter_vars[i].dom.extent;
+    tsl_map_put(&pmap, lam->params[i], (void *)tsl_expr_var(ivars[i]));
+    tsl_analyzer_bind(c->sch->an, ivars[i], blk->iter_vars[i].dom.min,
+                      blk->iter_vars[i].dom.extent);
+  }
+  const tsl_expr **new_idx = TSL_NEW_ARRAY(a, const tsl_expr *, nout + 1);
+  for (uint32_t j = 0; j < nout; j++) {
+    if (items[j].kind != TSL_SV_EXPR)
+      return sch_fail(c, TSL_EINVALID,
+                      "index_map: item %u of the lambda's result is not an expression",
+                      j);
+    new_idx[j] = sch_simplify(c, subst(c, &pmap, items[j].u.expr));
+  }
+  const tsl_expr **shape = TSL_NEW_ARRAY(a, const tsl_expr *, nout + 1);
+  rc = map_shape(c, niv, ivars, iext, nout, new_idx, shape);
+  if (rc)
+    return rc;
+
+  /* the stage reads the buffer at the old indices for every point of the
+   * iterators: a guarded access (T.if_then_else(v >= 1, A[v - 1], ..))
+   * would read outside it */
+  for (uint32_t d = 0; d < reg->ndim && !is_write; d++) {
+    const tsl_expr *e = old_idx[d], *sh = buf->shape[d];
+    if (sh->dtype.bits != e->dtype.bits)
+      sh = tsl_expr_cast(a, e->dtype, sh);
+    if (!tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LE,
+                                                            tsl_expr_int(a, e->dtype, 0), e)) ||
+        !tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LT, e, sh)))
+      return sch_fail(c, TSL_EINVALID,
+                      "index %u of '%s' in block '%s' (%s) may leave the buffer over the "
+                      "domain of the block's iterators (a guarded access); the cache "
+                      "stage would read out of bounds",
+                      d, buf->name, blk->name, cmp_expr_str(c, e));
+  }
+
+  /* iterators the accesses use: the same ones on both sides */
+  char *touched = TSL_NEW_ARRAY(a, char, niv + 1);
+  uint32_t nt = 0;
+  for (uint32_t i = 0; i < niv; i++) {
+    int in_old = 0, in_new = 0;
+    for (uint32_t d = 0; d < reg->ndim; d++)
+      in_old |= tsl_expr_uses_var(old_idx[d], ivars[i]);
+    for (uint32_t j = 0; j < nout; j++)
+      in_new |= tsl_expr_uses_var(new_idx[j], ivars[i]);
+    if (in_old != in_new)
+      return sch_fail(c, TSL_EINVALID,
+                      "block iterator '%s' appears in the %s indices of '%s' but not "
+                      "in the %s ones; the index map must use exactly the iterators "
+                      "the access uses",
+                      ivars[i]->name, in_old ? "old" : "new", buf->name,
+                      in_old ? "new" : "old");
+    touched[i] = (char)in_old;
+    nt += (uint32_t)in_old;
+  }
+  /* the cache holds one element per point of the used iterators */
+  {
+    const tsl_var **tv = TSL_NEW_ARRAY(a, const tsl_var *, nt + 1);
+    tsl_range *td = TSL_NEW_ARRAY(a, tsl_range, nt + 1);
+    uint32_t q = 0;
+    for (uint32_t i = 0; i < niv; i++)
+      if (touched[i]) {
+        tv[q] = ivars[i];
+        td[q++] = blk->iter_vars[i].dom;
+      }
+    tsl_iter_map map;
+    if (nout && tsl_iter_map_detect(c->sch->an, a, nout, new_idx, nt, tv, td, NULL,
+                                    TSL_ITER_MAP_BIJECTIVE, 0, &map, NULL))
+      return sch_fail(c, TSL_EINVALID,
+                      "index_map does not map the iterators of block '%s' that the "
+                      "access uses one-to-one onto the cache (two points would "
+                      "share an element)", blk->name);
+  }
+
+  /* loops between the stage and the block that feed the used iterators */
+  uint32_t top = op.scope;
+  for (uint32_t lv = op.scope + 1; lv < op.p.depth && op.loc_seq; lv++)
+    if (op.p.stmts[lv] == op.loc_seq)
+      top = lv;
+  tsl_map vmap; /* old loop / iter var -> new var expression */
+  tsl_map_init(&vmap, a);
+  uint32_t nl = 0;
+  const tsl_stmt **loops = TSL_NEW_ARRAY(a, const tsl_stmt *, op.p.depth + 1);
+  const tsl_var **nloops = TSL_NEW_ARRAY(a, const tsl_var *, op.p.depth + 1);
+  tsl_map skipped;
+  tsl_map_init(&skipped, a);
+  for (uint32_t lv = top + 1; lv + 1 < op.p.depth; lv++) {
+    const tsl_stmt *l = op.p.stmts[lv];
+    if (l->kind != TSL_STMT_FOR)
+      continue;
+    int used = 0;
+    for (uint32_t i = 0; i < niv && !used; i++)
+      used = touched[i] && tsl_expr_uses_var(real->u.realize.iter_values[i], l->u.loop.loop_var);
+    if (!used) {
+      tsl_map_put(&skipped, l->u.loop.loop_var, (void *)l);
+      continue;
+    }
+    loops[nl] = l;
+    nloops[nl] = sch_new_var(c, l->u.loop.loop_var->name, l->u.loop.loop_var->dtype);
+    tsl_map_put(&vmap, l->u.loop.loop_var, (void *)tsl_expr_var(nloops[nl]));
+    nl++;
+  }
+  tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, nt + 1);
+  const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, nt + 1);
+  uint32_t q = 0;
+  for (uint32_t i = 0; i < niv; i++) {
+    if (!touched[i])
+      continue;
+    const tsl_iter_var *iv = &blk->iter_vars[i];
+    const tsl_var *nv = sch_new_var(c, iv->var->name, iv->var->dtype);
+    ivs[q] = (tsl_iter_var){nv, iv->dom, TSL_ITER_SPATIAL};
+    vals[q++] = subst(c, &vmap, real->u.realize.iter_values[i]);
+  }
+  for (uint32_t i = 0, j = 0; i < niv; i++)
+    if (touched[i])
+      tsl_map_put(&vmap, ivars[i], (void *)tsl_expr_var(ivs[j++].var));
+  /* the block's T.where goes with the stage when it only needs its loops */
+  const tsl_expr *pred = real->u.realize.predicate;
+  uint32_t pos = 0;
+  const void *key;
+  void *val;
+  while (tsl_map_next(&skipped, &pos, &key, &val))
+    if (tsl_expr_uses_var(pred, key))
+      return sch_fail(c, TSL_EINVALID,
+                      "the T.where predicate of block '%s' uses loop '%s', which the "
+                      "cache stage does not iterate; the stage cannot be guarded",
+                      blk->name, ((const tsl_var *)key)->name);
+  pred = subst(c, &vmap, pred);
+
+  char base[512];
+  snprintf(base, sizeof base, "%s_%s", buf->name, op.scope_name);
+  const tsl_buffer *cache = tsl_buffer_new(a, base, buf->dtype, nout, shape, NULL,
+                                           NULL, op.scope_name, buf->align,
+                                           buf->offset_factor);
+  const tsl_expr **s_old = TSL_NEW_ARRAY(a, const tsl_expr *, reg->ndim + 1);
+  const tsl_expr **s_new = TSL_NEW_ARRAY(a, const tsl_expr *, nout + 1);
+  for (uint32_t d = 0; d < reg->ndim; d++)
+    s_old[d] = subst(c, &vmap, old_idx[d]);
+  for (uint32_t j = 0; j < nout; j++)
+    s_new[j] = subst(c, &vmap, new_idx[j]);
+  tsl_str name = sch_fresh_block_name(c, op.p.func, base);
+  tsl_block *sb = is_write ? cache_copy_block(c, name, nt, ivs, cache, s_new, buf, s_old)
+                           : cache_copy_block(c, name, nt, ivs, buf, s_old, cache, s_new);
+  const tsl_stmt *stage = tsl_stmt_block_realize(a, nt, vals, pred, sb);
+  for (uint32_t j = nl; j-- > 0;)
+    stage = tsl_stmt_for(a, nloops[j], loops[j]->u.loop.min, loops[j]->u.loop.extent,
+                         TSL_FOR_SERIAL, NULL, (tsl_attrs){0}, stage);
+
+  tsl_range *pr = TSL_NEW_ARRAY(a, tsl_range, nout + 1);
+  for (uint32_t j = 0; j < nout; j++)
+    pr[j] = (tsl_range){new_idx[j], tsl_expr_int(a, new_idx[j]->dtype, 1)};
+  acc x = {buf, cache, new_idx, {cache, nout, pr}};
+  rc_rw st;
+  memset(&st, 0, sizeof st);
+  st.m = tsl_mutator_make(a);
+  st.m.stmt = scope_stmt;
+  st.blk = blk;
+  st.nblk = move_accesses(c, blk, &x);
+  st.place = (sto_place){op.loc_seq, op.loc_pos, stage, 0};
+  const tsl_stmt *nbody = tsl_mutate_stmt(&st.m, s.block->body);
+  nbody = sto_place_finish(a, &st.place, nbody);
+  if (!nbody)
+    return sch_fail(c, TSL_EINVALID, "cache stage insertion point lost");
+  cache_commit_scope(&op, nbody, cache);
+  sch_out_block(c, op.p.func->name, name);
+  return TSL_OK;
+}
+
+int sch_apply_reindex_cache_read(sch_call *c) { return reindex_cache(c, 0); }
+int sch_apply_reindex_cache_write(sch_call *c) { return reindex_cache(c, 1); }

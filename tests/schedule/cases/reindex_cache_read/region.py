@@ -1,0 +1,7 @@
+@T.prim_func
+def main(A: T.Buffer((8, 8), "float32"), B: T.Buffer((8,), "float32")):
+    for i in range(8):
+        with T.block("B"):
+            vi = T.axis.spatial(8, i)
+            T.reads(A[vi, 0:8])
+            B[vi] = A[vi, 0] + A[vi, 7]
