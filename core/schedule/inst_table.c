@@ -86,7 +86,7 @@ static const tsl_sch_param p_rolling_buffer[] = {
     P("block", TSL_SP_BLOCK, REQ),
     P("write_buffer_index", TSL_SP_INT, REQ | ATTR)};
 static const tsl_sch_param p_set_scope[] = {
-    P("block", TSL_SP_BLOCK, REQ), P("buffer_index", TSL_SP_INT, REQ | ATTR),
+    P("block", TSL_SP_BLOCK, REQ), P("buffer_index", TSL_SP_INT, REQ | ATTR | BUFNAME),
     P("storage_scope", TSL_SP_STR, REQ | ATTR)};
 static const tsl_sch_param p_storage_align[] = {
     P("block", TSL_SP_BLOCK, REQ), P("buffer_index", TSL_SP_INT, REQ | ATTR),

@@ -167,11 +167,17 @@ int sch_apply_rfactor(sch_call *c) {
   const tsl_var **loop_vars = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
   for (uint32_t q = 0; q < nl; q++)
     loop_vars[q] = bp.stmts[lv_level[q]]->u.loop.loop_var;
+  /* a loop no iterator uses is accepted as TVM does when it runs once (a
+   * unit loop left by a split); repeated, each iteration would add a copy
+   * of the whole reduction to the write-back */
+  int64_t rf_ext = 0;
   if (!in_list(rf_loop->u.loop.loop_var, rd, nrd) &&
-      !in_list(rf_loop->u.loop.loop_var, dp, ndp))
+      !in_list(rf_loop->u.loop.loop_var, dp, ndp) &&
+      !(tsl_expr_is_const_int(rf_loop->u.loop.extent, &rf_ext) && rf_ext == 1))
     return sch_fail(c, TSL_EINVALID,
                     "loop '%s' is not used by any reduce iterator of block "
-                    "'%s'; rfactor needs a loop bound to reduce iterators only",
+                    "'%s'; rfactor needs a loop bound to reduce iterators only "
+                    "(or a loop of extent 1)",
                     lname, b->name);
 
   /* TVM's loop properties */

@@ -55,6 +55,10 @@ int sch_apply_set_scope(sch_call *c) {
   int rc = sch_block_path(c, c->args[0].u.rv, &p);
   if (rc)
     return rc;
+  /* a buffer name names a write buffer (TVM's required_buffer_type) */
+  rc = sch_buffer_index_arg(c, sch_path_block(&p), 1, 1);
+  if (rc)
+    return rc;
   rc = sto_check_index(c, sch_path_block(&p), c->args[1].u.i, 1,
                        "buffer_index");
   if (rc)
