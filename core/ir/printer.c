@@ -117,11 +117,18 @@ static void fv_attr_value(fv_walk *w, const tsl_attr_value *v) {
     fv_attrs(w, v->u.dict);
 }
 
+/* The elem_offset variable a declaration defines (pr_implicit_offset) is
+ * defined there in both passes. */
 static void fv_buffer(fv_walk *w, const tsl_buffer *b) {
   for (uint32_t i = 0; i < b->ndim; i++) {
     fv_expr(w, b->shape[i]);
     if (b->strides)
       fv_expr(w, b->strides[i]);
+  }
+  if (pr_implicit_offset(b)) {
+    if (!ptrset_has(&w->seen, b->elem_offset->u.var))
+      ptrset_add(&w->defined, b->elem_offset->u.var);
+    return;
   }
   fv_expr(w, b->elem_offset);
 }
@@ -217,7 +224,7 @@ static int param_kind(const tsl_param *prm) {
   for (uint32_t i = 0; i < b->ndim; i++)
     if (!is_const_expr(b->shape[i]) || (b->strides && !is_const_expr(b->strides[i])))
       return PARAM_HANDLE;
-  return is_const_expr(b->elem_offset) ? PARAM_BUFFER : PARAM_HANDLE;
+  return is_const_expr(b->elem_offset) || pr_implicit_offset(b) ? PARAM_BUFFER : PARAM_HANDLE;
 }
 
 static int is_root_realize(const tsl_stmt *s) {
@@ -317,8 +324,11 @@ static void pr_func(pr_t *p, const tsl_func *f) {
   memset(&w, 0, sizeof w);
   /* parameter shapes first: a shape variable must be declared before the
    * T.match_buffer lines even if the body (wrongly) binds it too */
-  for (uint32_t i = 0; i < f->n_params; i++)
+  for (uint32_t i = 0; i < f->n_params; i++) {
     fv_def(&w, f->params[i].var);
+    if (kinds[i] == PARAM_BUFFER && pr_implicit_offset(f->params[i].buffer))
+      fv_buffer(&w, f->params[i].buffer);
+  }
   w.collect_uses = 1;
   for (uint32_t i = 0; i < f->n_params; i++)
     if (kinds[i] == PARAM_HANDLE)

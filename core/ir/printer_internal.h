@@ -57,6 +57,16 @@ const char *pr_define(pr_t *p, const void *obj, const char *prefix,
 const char *pr_name_of(pr_t *p, const void *obj, const char *stored,
                        const char *fallback);
 const char *pr_var_name(pr_t *p, const tsl_var *v);
+/* 1 when `obj` has a name in scope. */
+int pr_has_name(const pr_t *p, const void *obj);
+/* Give `obj` exactly `text` (no sanitizing or uniquifying): for what prints
+ * as an expression, e.g. a buffer's `B.elem_offset`. */
+void pr_define_as(pr_t *p, const void *obj, const char *text);
+/* A buffer whose declaration can define its elem_offset variable, as
+ * TVMScript's does: an offset factor and a bare variable as offset
+ * (printed `offset_factor=k` with no elem_offset; uses read
+ * `B.elem_offset`). */
+int pr_implicit_offset(const tsl_buffer *b);
 const char *pr_buffer_name(pr_t *p, const tsl_buffer *b);
 
 void pr_loop_push(pr_t *p, const tsl_stmt *loop);

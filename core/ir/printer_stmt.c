@@ -7,6 +7,7 @@
 
 #include "tessel/visit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,12 @@ void pr_buffer_tail(pr_t *p, const tsl_buffer *b, int always_dtype) {
     pr_puts(p, ", strides=");
     pr_expr_tuple(p, b->ndim, b->strides);
   }
-  if (b->elem_offset) {
+  if (pr_implicit_offset(b) && p->rename && pr_has_name(p, b) &&
+      !pr_has_name(p, b->elem_offset->u.var)) {
+    char text[300];
+    snprintf(text, sizeof text, "%s.elem_offset", pr_buffer_name(p, b));
+    pr_define_as(p, b->elem_offset->u.var, text);
+  } else if (b->elem_offset) {
     pr_puts(p, ", elem_offset=");
     pr_expr(p, b->elem_offset);
   }
