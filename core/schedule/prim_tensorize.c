@@ -1,14 +1,12 @@
 /*
- * prim_tensorize.c: the tensor-intrinsic registry and
- * tensorize(block_or_loop, tensor_intrin, preserve_unit_iters).
+ * prim_tensorize.c: tensorize(block_or_loop, tensor_intrin,
+ * preserve_unit_iters).
  *
  * tensorize blockizes a loop first (blockize's rules), matches the block
  * against the intrinsic's description (tensorize_match.c) and replaces the
  * block's body with a fresh copy of the implementation's body, whose
  * buffers become match_buffers of the regions the block works on, as TVM
- * does. The registry maps names to (description, implementation) pairs
- * whose parameters must agree; a new registry holds the built-ins of
- * intrin_builtin.c.
+ * does. The registry: intrin_registry.c.
  */
 #include "bz_internal.h"
 #include "tz_internal.h"
@@ -19,195 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- registry ------------------------------------------------------------ */
-
-typedef struct intrin_entry {
-  char *name;
-  const tsl_func *desc, *impl;
-} intrin_entry;
-
-struct tsl_intrin_registry {
-  tsl_arena *arena; /* the built-ins' IR */
-  uint32_t n, cap;
-  intrin_entry *items;
-};
-
-static int root_block(const tsl_func *f, const tsl_block **out) {
-  if (!f->body || f->body->kind != TSL_STMT_BLOCK_REALIZE)
-    return 0;
-  *out = f->body->u.realize.block;
-  return 1;
-}
-
-static const tsl_buffer_region *find_region(const tsl_block *b,
-                                            const tsl_buffer *buf) {
-  for (uint32_t i = 0; i < b->n_reads; i++)
-    if (b->reads[i].buffer == buf)
-      return &b->reads[i];
-  for (uint32_t i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return &b->writes[i];
-  return NULL;
-}
-
-/* Description and implementation must take the same parameters. */
-static int check_signature(const char *name, const tsl_func *desc,
-                           const tsl_func *impl, tsl_diag *diag) {
-  if (desc->n_params != impl->n_params)
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic '%s': the description takes %u parameters "
-                        "but the implementation %u",
-                        name, desc->n_params, impl->n_params);
-  const tsl_block *droot, *iroot;
-  if (!root_block(desc, &droot) || !root_block(impl, &iroot))
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic '%s': a function body is not a root block",
-                        name);
-  for (uint32_t k = 0; k < desc->n_params; k++) {
-    const tsl_buffer *d = desc->params[k].buffer, *i = impl->params[k].buffer;
-    if (!d || !i)
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u is not a buffer in "
-                          "the %s; intrinsic parameters must be buffers",
-                          name, k + 1, !d ? "description" : "implementation");
-    char d1[32], d2[32];
-    if (!tsl_dtype_eq(d->dtype, i->dtype))
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u ('%s') has dtype %s "
-                          "in the description but %s in the implementation",
-                          name, k + 1, d->name, tsl_dtype_str(d->dtype, d1),
-                          tsl_dtype_str(i->dtype, d2));
-    if (d->ndim != i->ndim || d->scope != i->scope)
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u ('%s') has %u "
-                          "dimensions in scope %s in the description but %u "
-                          "in scope %s in the implementation",
-                          name, k + 1, d->name, d->ndim, d->scope, i->ndim,
-                          i->scope);
-    for (uint32_t dim = 0; dim < d->ndim; dim++) {
-      int64_t a, b;
-      if (tsl_expr_is_const_int(d->shape[dim], &a) &&
-          tsl_expr_is_const_int(i->shape[dim], &b) && a != b)
-        return tsl_diag_set(diag, TSL_EINVALID,
-                            "intrinsic '%s': parameter %u ('%s') has extent "
-                            "%lld in dimension %u in the description but %lld "
-                            "in the implementation",
-                            name, k + 1, d->name, (long long)a, dim,
-                            (long long)b);
-    }
-    if (!find_region(droot, d) || !find_region(iroot, i))
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u ('%s') is missing "
-                          "from the T.reads/T.writes of the %s's root block",
-                          name, k + 1, d->name,
-                          !find_region(droot, d) ? "description"
-                                                 : "implementation");
-  }
-  return TSL_OK;
-}
-
-int tsl_intrin_registry_add(tsl_intrin_registry *reg, const char *name,
-                            const tsl_func *desc, const tsl_func *impl,
-                            tsl_diag *diag) {
-  if (!name || !*name || !desc || !impl)
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic: a name, a description and an "
-                        "implementation are required");
-  const tsl_func *d0, *i0;
-  if (tsl_intrin_registry_get(reg, name, &d0, &i0))
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic '%s' is already registered", name);
-  int rc = check_signature(name, desc, impl, diag);
-  if (rc)
-    return rc;
-  if (reg->n == reg->cap) {
-    uint32_t cap = reg->cap ? reg->cap * 2 : 8;
-    intrin_entry *it = realloc(reg->items, sizeof *it * cap);
-    if (!it)
-      return tsl_diag_set(diag, TSL_ENOMEM, "intrinsic: out of memory");
-    reg->items = it;
-    reg->cap = cap;
-  }
-  char *copy = malloc(strlen(name) + 1);
-  if (!copy)
-    return tsl_diag_set(diag, TSL_ENOMEM, "intrinsic: out of memory");
-  strcpy(copy, name);
-  reg->items[reg->n++] = (intrin_entry){copy, desc, impl};
-  return TSL_OK;
-}
-
-static int parse_one(tsl_arena *a, const char *name, const char *what,
-                     const char *src, const tsl_func **out, tsl_diag *diag) {
-  const tsl_module *m;
-  int rc = tsl_parse(a, name, src, strlen(src), &m, diag);
-  if (rc)
-    return rc;
-  if (m->n_funcs != 1)
-    return tsl_diag_set(diag, TSL_EINVALID, "built-in intrinsic '%s': %s is "
-                        "not one function", name, what);
-  *out = m->funcs[0];
-  return TSL_OK;
-}
-
-int tsl_intrin_registry_new(tsl_ctx *ctx, tsl_intrin_registry **out,
-                            tsl_diag *diag) {
-  *out = NULL;
-  tsl_intrin_registry *reg = calloc(1, sizeof *reg);
-  if (!reg)
-    return tsl_diag_set(diag, TSL_ENOMEM, "intrinsic: out of memory");
-  reg->arena = tsl_arena_new(ctx);
-  uint32_t n;
-  const tz_builtin *b = tz_builtins(&n);
-  for (uint32_t i = 0; i < n; i++) {
-    const tsl_func *desc, *impl;
-    int rc = parse_one(reg->arena, b[i].name, "the description", b[i].desc_src,
-                       &desc, diag);
-    if (!rc)
-      rc = parse_one(reg->arena, b[i].name, "the implementation",
-                     b[i].impl_src, &impl, diag);
-    if (!rc)
-      rc = tsl_intrin_registry_add(reg, b[i].name, desc, impl, diag);
-    if (rc) {
-      tsl_intrin_registry_free(reg);
-      return rc;
-    }
-  }
-  *out = reg;
-  return TSL_OK;
-}
-
-void tsl_intrin_registry_free(tsl_intrin_registry *reg) {
-  if (!reg)
-    return;
-  for (uint32_t i = 0; i < reg->n; i++)
-    free(reg->items[i].name);
-  free(reg->items);
-  tsl_arena_free(reg->arena);
-  free(reg);
-}
-
-int tsl_intrin_registry_get(const tsl_intrin_registry *reg, const char *name,
-                            const tsl_func **desc, const tsl_func **impl) {
-  for (uint32_t i = 0; reg && name && i < reg->n; i++)
-    if (strcmp(reg->items[i].name, name) == 0) {
-      if (desc)
-        *desc = reg->items[i].desc;
-      if (impl)
-        *impl = reg->items[i].impl;
-      return 1;
-    }
-  return 0;
-}
-
-uint32_t tsl_intrin_registry_count(const tsl_intrin_registry *reg) {
-  return reg ? reg->n : 0;
-}
-
-const char *tsl_intrin_registry_name(const tsl_intrin_registry *reg,
-                                     uint32_t k) {
-  return reg && k < reg->n ? reg->items[k].name : NULL;
-}
 
 /* ---- copying the implementation ---------------------------------------------
  * Each use gets fresh variables and buffers, so that two tensorized blocks
@@ -405,7 +214,7 @@ int sch_apply_tensorize(sch_call *c) {
                       "the description of intrinsic '%s' never accesses its "
                       "parameter '%s'",
                       name, desc->params[i].buffer->name);
-    const tsl_buffer_region *old = find_region(iroot, ib);
+    const tsl_buffer_region *old = tz_find_region(iroot, ib);
     if (bd->n_base < old->ndim)
       return sch_fail(c, TSL_EINVALID,
                       "buffer '%s' has fewer dimensions than parameter '%s' "
