@@ -134,8 +134,8 @@ const tsl_buffer *ps_buffer_from_call(pstate *ps, const char *name,
     (void)ps_str_arg(ps, buffer_type, "buffer_type");
   /* as TVM's BufferDecl: an offset factor without an element offset makes
    * the offset a fresh variable (of the index dtype), bound where the
-   * buffer is matched */
-  if (!eo && of) {
+   * buffer is matched; an allocation keeps 0 (nothing would bind it) */
+  if (!eo && of && strcmp(fname, "T.alloc_buffer") != 0) {
     char vn[300];
     snprintf(vn, sizeof vn, "%s_elem_offset", name);
     eo = tsl_expr_var(tsl_var_new(ps->arena, vn, nd ? dims[0]->dtype : TSL_INT32));

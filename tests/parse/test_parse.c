@@ -544,6 +544,7 @@ static void test_offset_factor(void) {
       "@T.prim_func\n"
       "def f(A: T.Buffer((64, 64), \"float32\"), C: T.Buffer((64,), \"int64\"),\n"
       "      D: T.Buffer((T.int64(8),), \"float32\", offset_factor=4)):\n"
+      "    Tmp = T.alloc_buffer((4,), offset_factor=1)\n"
       "    for i in range(4):\n"
       "        with T.block(\"tile\"):\n"
       "            vi = T.axis.spatial(4, i)\n"
@@ -569,6 +570,8 @@ static void test_offset_factor(void) {
   ok(same->elem_offset == row->elem_offset, "elem_offset=Row.elem_offset shares it");
   ok(is_const_int(zero->elem_offset, 0), "an explicit elem_offset=0 stays 0");
   ok(!plain->elem_offset && plain->offset_factor == 0, "no offset_factor: offset 0, as before");
+  ok(!root_of(f)->alloc_buffers[0]->elem_offset,
+     "an allocation keeps offset 0 (nothing would bind a variable)");
   ok(d->elem_offset && d->elem_offset->kind == TSL_EXPR_VAR &&
          dt_is(d->elem_offset->dtype, "int64"),
      "the variable takes the index dtype of the shape (int64)");
@@ -583,6 +586,7 @@ static void test_offset_factor(void) {
          strstr(text, "Same = T.match_buffer(A[vi, 0:16], (16,), elem_offset=Row.elem_offset, "
                       "offset_factor=1)") &&
          strstr(text, "T.Cast(\"int64\", Row.elem_offset + 0) + D.elem_offset") &&
+         strstr(text, "Tmp = T.alloc_buffer((4,), offset_factor=1)") &&
          !strstr(text, "T.int32()"),
      "printed as declared, uses as B.elem_offset, no free variable:\n%s", text ? text : "?");
   const tsl_module *back = text ? parse("offset_printed.py", text) : NULL;
