@@ -421,9 +421,11 @@ static int buffer_fields_eq(eq_ctx *eq, const tsl_buffer *a,
   }
   if (!str_eq(a->scope ? a->scope : "global", b->scope ? b->scope : "global"))
     return report(eq, "scope \"%s\" vs \"%s\"", nm(a->scope), nm(b->scope));
-  if (a->align != b->align)
+  /* and an alignment of 0 (none given) its default, 64 */
+  if ((a->align ? a->align : 64) != (b->align ? b->align : 64))
     return report(eq, "align %d vs %d", a->align, b->align);
-  if (a->offset_factor != b->offset_factor)
+  /* TVM's Buffer constructor makes a factor of 0 (none given) 1 */
+  if ((a->offset_factor ? a->offset_factor : 1) != (b->offset_factor ? b->offset_factor : 1))
     return report(eq, "offset_factor %d vs %d", a->offset_factor,
                   b->offset_factor);
   if (a->n_axis_separators != b->n_axis_separators)

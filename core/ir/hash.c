@@ -186,7 +186,7 @@ static uint64_t h_def_buffer(hctx *hc, uint64_t h, const tsl_buffer *b) {
     h = h_expr(hc, h, b->elem_offset);
   }
   h = hstr(h, b->scope ? b->scope : "global");
-  h = mix(h, (uint64_t)(uint32_t)b->align << 32 | (uint32_t)b->offset_factor);
+  h = mix(h, (uint64_t)(uint32_t)(b->align ? b->align : 64) << 32 | (uint32_t)(b->offset_factor ? b->offset_factor : 1));
   h = mix(h, b->n_axis_separators);
   for (uint32_t i = 0; i < b->n_axis_separators; i++)
     h = mix(h, (uint32_t)b->axis_separators[i]);
