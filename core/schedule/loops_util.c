@@ -37,7 +37,7 @@ static const tsl_expr *unit_subst(const tsl_var *v, void *ud) {
 
 /* Enter a loop: bind its range; remember it when it has extent 1. */
 static void enter_loop(walk *w, const tsl_stmt *loop) {
-  tsl_analyzer_bind(w->c->sch->an, loop->u.loop.loop_var, loop->u.loop.min,
+  tsl_analyzer_bind_bounds(w->c->sch->an, loop->u.loop.loop_var, loop->u.loop.min,
                     loop->u.loop.extent);
   if (w->n_bound < WALK_MAX_DEPTH)
     w->bound[w->n_bound++] = loop->u.loop.loop_var;
