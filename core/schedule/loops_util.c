@@ -17,58 +17,57 @@ const tsl_stmt *loops_with_body(tsl_arena *a, const tsl_stmt *loop,
 
 /* ---- binding simplification -------------------------------------------- */
 
+/* TVM's IterMapSimplifyBlockBinding: the bindings of every block under the
+ * rewritten loop are detected as an iterator map of the loops around them
+ * (under the block's predicate) and written back in the map's normal form
+ * (tsl_iter_sum_to_expr, flattened); where they are no such map they
+ * stay as they are. The normal form keeps a fused sum
+ * under its division, as TVM prints it: (f_0 * 2 + f_1) // 256 rather
+ * than f_0 // 128. */
 typedef struct walk {
   sch_call *c;
+  tsl_analyzer *an; /* no bindings, as TVM's */
   int preserve;
-  uint32_t n_unit;
-  const tsl_var *unit[WALK_MAX_DEPTH];
-  const tsl_expr *unit_min[WALK_MAX_DEPTH];
-  uint32_t n_bound;
-  const tsl_var *bound[WALK_MAX_DEPTH];
+  uint32_t n;
+  const tsl_var *vars[WALK_MAX_DEPTH];
+  tsl_range doms[WALK_MAX_DEPTH];
 } walk;
-
-static const tsl_expr *unit_subst(const tsl_var *v, void *ud) {
-  walk *w = ud;
-  for (uint32_t i = 0; i < w->n_unit; i++)
-    if (w->unit[i] == v)
-      return w->unit_min[i];
-  return NULL;
-}
-
-/* Enter a loop: bind its range; remember it when it has extent 1. */
-static void enter_loop(walk *w, const tsl_stmt *loop) {
-  tsl_analyzer_bind(w->c->sch->an, loop->u.loop.loop_var, loop->u.loop.min,
-                    loop->u.loop.extent);
-  if (w->n_bound < WALK_MAX_DEPTH)
-    w->bound[w->n_bound++] = loop->u.loop.loop_var;
-  int64_t ext;
-  if (tsl_expr_is_const_int(loop->u.loop.extent, &ext) && ext == 1 &&
-      w->n_unit < WALK_MAX_DEPTH) {
-    w->unit[w->n_unit] = loop->u.loop.loop_var;
-    w->unit_min[w->n_unit++] = loop->u.loop.min;
-  }
-}
 
 static const tsl_stmt *simplify_stmt(walk *w, const tsl_stmt *s,
                                      uint32_t depth);
+
+/* The bindings as an iterator map of the loops around them, or 0. */
+static int detect(walk *w, uint32_t n, const tsl_expr *const *vals,
+                  const tsl_expr *pred, tsl_iter_map *map) {
+  return w->n && tsl_iter_map_detect(w->an, w->c->arena, n, vals, w->n, w->vars,
+                                     w->doms, pred, TSL_ITER_MAP_SURJECTIVE,
+                                     !w->preserve, map, NULL) == TSL_OK;
+}
 
 static const tsl_stmt *simplify_realize(walk *w, const tsl_stmt *s,
                                         uint32_t depth) {
   tsl_arena *a = w->c->arena;
   uint32_t n = s->u.realize.n_iter_values;
+  const tsl_expr *pred = s->u.realize.predicate;
   const tsl_expr **vals = NULL;
-  for (uint32_t i = 0; i < n; i++) {
-    const tsl_expr *v = s->u.realize.iter_values[i], *nv = v;
-    if (!w->preserve && w->n_unit)
-      nv = tsl_expr_substitute(a, v, unit_subst, w);
-    nv = sch_simplify(w->c, nv);
-    if (nv != v) {
-      if (!vals) {
-        vals = TSL_NEW_ARRAY(a, const tsl_expr *, n);
-        memcpy(vals, s->u.realize.iter_values, sizeof *vals * n);
-      }
-      vals[i] = nv;
+  tsl_iter_map map;
+  if (n && detect(w, n, s->u.realize.iter_values, pred, &map)) {
+    vals = TSL_NEW_ARRAY(a, const tsl_expr *, n);
+    const tsl_expr **flat = TSL_NEW_ARRAY(a, const tsl_expr *, n);
+    int changed = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      vals[i] = tsl_iter_sum_to_expr(w->an, a, map.indices[i]);
+      /* our maps nest fused sums ((i_0 * 2 + i_1) * 4 + i_2) where TVM's
+       * are flat; exact algebra without bounds flattens them, kept when
+       * the result is still an iterator map (it may also reduce a fused
+       * sum under a modulus, (f_0 * 64 + f_1) % 32 -> f_1 % 32, which
+       * would split f_1 apart from the fused sum) */
+      flat[i] = tsl_simplify(w->an, a, vals[i]);
+      changed |= flat[i] != vals[i];
     }
+    tsl_iter_map again;
+    if (changed && detect(w, n, flat, pred, &again))
+      vals = flat;
   }
   const tsl_block *b = s->u.realize.block;
   const tsl_stmt *body = simplify_stmt(w, b->body, depth + 1);
@@ -80,7 +79,15 @@ static const tsl_stmt *simplify_realize(walk *w, const tsl_stmt *s,
   if (!vals && b == s->u.realize.block)
     return s;
   return tsl_stmt_block_realize(a, n, vals ? vals : s->u.realize.iter_values,
-                                s->u.realize.predicate, b);
+                                pred, b);
+}
+
+static void push_loop(walk *w, const tsl_stmt *loop) {
+  if (w->n == WALK_MAX_DEPTH)
+    return;
+  w->vars[w->n] = loop->u.loop.loop_var;
+  w->doms[w->n].min = loop->u.loop.min;
+  w->doms[w->n++].extent = loop->u.loop.extent;
 }
 
 static const tsl_stmt *simplify_stmt(walk *w, const tsl_stmt *s,
@@ -90,12 +97,10 @@ static const tsl_stmt *simplify_stmt(walk *w, const tsl_stmt *s,
     return s;
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR: {
-    uint32_t nu = w->n_unit, nb = w->n_bound;
-    enter_loop(w, s);
+    uint32_t n = w->n;
+    push_loop(w, s);
     const tsl_stmt *body = simplify_stmt(w, s->u.loop.body, depth + 1);
-    tsl_analyzer_unbind(w->c->sch->an, s->u.loop.loop_var);
-    w->n_unit = nu;
-    w->n_bound = nb;
+    w->n = n;
     return body == s->u.loop.body ? s : loops_with_body(a, s, body);
   }
   case TSL_STMT_BLOCK_REALIZE: return simplify_realize(w, s, depth);
@@ -137,14 +142,14 @@ const tsl_stmt *loops_simplify_bindings(sch_call *c, const sch_path *p,
   walk *w = TSL_NEW(c->arena, walk);
   memset(w, 0, sizeof *w);
   w->c = c;
+  w->an = tsl_analyzer_new(c->sch->ctx);
   w->preserve = preserve_unit_iters;
   uint32_t scope = sch_path_scope_level(p, level);
   for (uint32_t k = scope + 1; k < level; k++)
     if (p->stmts[k]->kind == TSL_STMT_FOR)
-      enter_loop(w, p->stmts[k]);
+      push_loop(w, p->stmts[k]);
   const tsl_stmt *r = simplify_stmt(w, s, 0);
-  for (uint32_t i = 0; i < w->n_bound; i++)
-    tsl_analyzer_unbind(c->sch->an, w->bound[i]);
+  tsl_analyzer_free(w->an);
   return r;
 }
 

@@ -372,7 +372,7 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
     const tsl_stmt *l = bp->stmts[k];
     if (l->kind != TSL_STMT_FOR)
       continue;
-    tsl_analyzer_bind(x->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
+    tsl_analyzer_bind_bounds(x->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
     if (!preserve && is_const(l->u.loop.extent, 1))
       tsl_map_put(&unit, l->u.loop.loop_var, (void *)l->u.loop.min);
   }
@@ -424,7 +424,7 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
                 : tsl_expr_binary(a, TSL_EXPR_ADD,
                                   tsl_expr_binary(a, TSL_EXPR_MUL, ov, d.inner_ext),
                                   iexp);
-      tsl_analyzer_bind(x->an, ii->var, ii->dom.min, ii->dom.extent);
+      tsl_analyzer_bind_bounds(x->an, ii->var, ii->dom.min, ii->dom.extent);
     }
     tsl_map_put(&x->sub, iv->var, (void *)sub);
   }

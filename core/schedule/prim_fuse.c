@@ -125,7 +125,7 @@ int sch_apply_fuse(sch_call *c) {
     extent = tsl_expr_binary(a, TSL_EXPR_MUL, extent, exts[i]);
   }
   extent = sch_simplify(c, extent);
-  tsl_analyzer_bind(c->sch->an, fv, tsl_expr_int(a, dt, 0), extent);
+  tsl_analyzer_bind_bounds(c->sch->an, fv, tsl_expr_int(a, dt, 0), extent);
   /* old variable i = floordiv(floormod(f, lower * ext_i), lower) */
   const tsl_var **from = TSL_NEW_ARRAY(a, const tsl_var *, n);
   const tsl_expr **to = TSL_NEW_ARRAY(a, const tsl_expr *, n);

@@ -185,7 +185,7 @@ int sch_apply_split(sch_call *c) {
   split_subst ss = {lv, sub};
   const tsl_stmt *body = tsl_stmt_substitute(a, loop->u.loop.body, subst_fn, &ss);
   const tsl_expr *pred = tsl_expr_binary(a, TSL_EXPR_LT, sub, loop->u.loop.extent);
-  if (!no_pred && !tsl_analyzer_can_prove(c->sch->an, pred))
+  if (!no_pred && !tsl_analyzer_can_prove_bound(c->sch->an, pred))
     body = append_pred(a, body, pred, 0);
   for (uint32_t i = n; i-- > 0;)
     body = tsl_stmt_for(a, nv[i], tsl_expr_int(a, dt, 0), fx[i], TSL_FOR_SERIAL,
