@@ -1,8 +1,8 @@
 /*
  * Private helpers of the layout primitives (transform_layout,
  * transform_block_layout, set_axis_separator): index maps read from
- * lambdas as TVM's IndexMap, the site that defines a buffer, the padding
- * plan of transform_layout.
+ * lambdas as TVM's IndexMap (also reindex_cache_read/write's), the site
+ * that defines a buffer, the padding plan of transform_layout.
  */
 #ifndef TESSEL_LAYOUT_INTERNAL_H
 #define TESSEL_LAYOUT_INTERNAL_H
