@@ -1,17 +1,10 @@
 /*
- * Helpers of the loop primitives: loop rebuilding, block-binding
- * simplification after a loop variable was replaced, thread ranks.
+ * Helpers of the loop primitives: block-binding simplification after a
+ * loop variable was replaced, thread ranks.
  */
 #include "loops_internal.h"
 
 #include <string.h>
-
-const tsl_stmt *loops_with_body(tsl_arena *a, const tsl_stmt *loop,
-                                const tsl_stmt *body) {
-  return tsl_stmt_for(a, loop->u.loop.loop_var, loop->u.loop.min,
-                      loop->u.loop.extent, (tsl_for_kind)loop->u.loop.for_kind,
-                      loop->u.loop.thread_tag, loop->u.loop.annotations, body);
-}
 
 /* ---- binding simplification -------------------------------------------- */
 

@@ -160,7 +160,8 @@ const char *sch_rv_describe(const tsl_schedule *sch, tsl_sch_rv rv) {
   return tsl_arena_strdup(sch->arena, buf);
 }
 
-_Static_assert(offsetof(tsl_vec, data) == 0 && offsetof(tsl_vec, len) == sizeof(sch_rv *),
+_Static_assert(offsetof(tsl_schedule, rvs) == offsetof(tsl_schedule, rv_table.data) &&
+                   offsetof(tsl_schedule, n_rvs) == offsetof(tsl_schedule, rv_table.len),
                "rvs / n_rvs alias the data / len of rv_table");
 
 static tsl_sch_rv rv_push(sch_call *c, sch_rv r) {

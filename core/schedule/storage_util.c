@@ -169,9 +169,8 @@ static const tsl_buffer_region *shift_regions(sto_rw *rw, uint32_t n,
 static const tsl_block *shifted(sto_rw *rw, const tsl_block *b, const tsl_block *nb) {
   if (!rw->offset || nb == b)
     return nb;
-  tsl_block *cb = tsl_block_clone(rw->c->arena, nb);
-  cb->reads = shift_regions(rw, b->n_reads, b->reads, nb->reads);
-  cb->writes = shift_regions(rw, b->n_writes, b->writes, nb->writes);
+  const tsl_buffer_region *rd = shift_regions(rw, b->n_reads, b->reads, nb->reads);
+  const tsl_buffer_region *wr = shift_regions(rw, b->n_writes, b->writes, nb->writes);
   tsl_match_buffer *mbs = NULL;
   for (uint32_t i = 0; i < b->n_match_buffers; i++) {
     if (b->match_buffers[i].source.buffer != rw->from)
@@ -180,6 +179,11 @@ static const tsl_block *shifted(sto_rw *rw, const tsl_block *b, const tsl_block 
       mbs = tsl_arena_dup(rw->c->arena, nb->match_buffers, sizeof *mbs * nb->n_match_buffers);
     mbs[i].source = shift_region(rw, mbs[i].source);
   }
+  if (rd == nb->reads && wr == nb->writes && !mbs)
+    return nb;
+  tsl_block *cb = tsl_block_clone(rw->c->arena, nb);
+  cb->reads = rd;
+  cb->writes = wr;
   if (mbs)
     cb->match_buffers = mbs;
   return cb;

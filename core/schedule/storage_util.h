@@ -1,9 +1,9 @@
 /*
  * Helpers shared by the storage primitives (cache_read, cache_write,
  * set_scope, storage_align and the reindex family): storage-scope names and
- * ranks, buffers with a new scope, a rewriter that replaces buffers
- * throughout a statement tree, and where a new stage goes while a
- * tsl_mutator rewrites a scope.
+ * ranks, buffers with a new scope, a tsl_mutator that replaces buffers in
+ * the blocks it rewrites, and where a new stage goes while a tsl_mutator
+ * rewrites a scope.
  */
 #ifndef TESSEL_SCH_STORAGE_UTIL_H
 #define TESSEL_SCH_STORAGE_UTIL_H
