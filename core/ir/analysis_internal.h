@@ -122,7 +122,10 @@ typedef struct tsla_binding {
   const tsl_var *var;
   int has_range;
   tsla_ival range;       /* constant bounds, inclusive (may be infinite) */
-  const tsl_expr *value; /* bind_value, or NULL */
+  const tsl_expr *value; /* bind_value (or a bind of extent 1), or NULL */
+  /* the range as bound, kept for symbolic interval evaluation (TVM's
+   * int_set): [min, min + extent); NULL when none or a value is bound */
+  const tsl_expr *min, *extent;
 } tsla_binding;
 
 enum {
@@ -173,6 +176,17 @@ tsla_ival tsla_bound_poly(tsl_analyzer *an, const tsla_poly *p, int depth);
 int tsla_analyzer_var_range(tsl_analyzer *an, const tsl_var *v, tsla_ival *r);
 /* Bound value of a variable, or NULL. */
 const tsl_expr *tsla_analyzer_var_value(tsl_analyzer *an, const tsl_var *v);
+/* The symbolic range a variable was bound to (min and extent as given),
+ * or 0 when it has none (unbound, or bound to a value). */
+int tsla_analyzer_var_sym_range(tsl_analyzer *an, const tsl_var *v,
+                                tsl_range *r);
+/* floordiv / floormod by a non-constant divisor (divmod.c): the terms of
+ * x that are multiples of the monomial divisor d split off, as TVM's
+ * rewrite rules `floordiv(x * y + z, y) -> x + floordiv(z, y)` and
+ * `floormod(x * y + z, y) -> floormod(z, y)` (any y != 0). NULL when
+ * nothing splits off. */
+const tsla_poly *tsla_divmod_sym(tsl_analyzer *an, tsl_expr_kind k,
+                                 const tsla_poly *x, const tsla_poly *d);
 
 /* ---- diagnostics formatter -------------------------------------------- */
 

@@ -123,8 +123,38 @@ static tsla_ival iv_meet(tsla_ival a, tsla_ival b) {
   return ival(a.lo > b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi);
 }
 
+/* A divisor's range with TVM's assumption that a valid program never
+ * divides by zero: a range starting at 0 starts at 1. */
+static tsla_ival no_zero_divisor(tsla_ival d) {
+  if (d.lo == 0 && d.hi >= 1)
+    d.lo = 1;
+  return d;
+}
+
+/* x / y rounded down (floor) or toward zero, y > 0, either may be
+ * infinite (an infinite x keeps its sign; x / +inf is 0, or -1 for a
+ * negative x rounded down) */
+static int64_t div_end(int64_t x, int64_t y, int floor) {
+  if (is_inf(x))
+    return x;
+  if (y == TSLA_POS_INF)
+    return floor && x < 0 ? -1 : 0;
+  return floor ? tsla_floordiv(x, y) : x / y;
+}
+
 /* floor or trunc division by a non-constant divisor range */
 static tsla_ival iv_div_range(tsla_ival a, tsla_ival d, int floor) {
+  d = no_zero_divisor(d);
+  if (d.lo > 0) {
+    int64_t c[4] = {div_end(a.lo, d.lo, floor), div_end(a.lo, d.hi, floor),
+                    div_end(a.hi, d.lo, floor), div_end(a.hi, d.hi, floor)};
+    int64_t lo = c[0], hi = c[0];
+    for (int i = 1; i < 4; i++) {
+      lo = c[i] < lo ? c[i] : lo;
+      hi = c[i] > hi ? c[i] : hi;
+    }
+    return ival(lo, hi);
+  }
   if (is_inf(a.lo) || is_inf(a.hi) || is_inf(d.lo) || is_inf(d.hi))
     return UNKNOWN;
   if (d.lo <= 0 && d.hi >= 0)
@@ -207,12 +237,15 @@ tsla_ival tsla_bound_expr(tsl_analyzer *an, const tsl_expr *e, int depth) {
       r = e->kind == TSL_EXPR_FLOORMOD ? iv_floormod_c(B(0), v)
                                        : iv_truncmod_c(B(0), v);
     } else {
-      tsla_ival d = B(1);
-      if (d.lo > 0 && !is_inf(d.hi)) {
+      tsla_ival d = no_zero_divisor(B(1));
+      if (d.lo > 0) {
         tsla_ival a = B(0);
-        r = e->kind == TSL_EXPR_FLOORMOD || a.lo >= 0 ? ival(0, d.hi - 1)
-                                                      : ival(1 - d.hi, d.hi - 1);
-        if (a.lo >= 0 && !is_inf(a.lo) && a.hi < d.hi - 1)
+        int64_t cap = is_inf(d.hi) ? TSLA_POS_INF : d.hi - 1;
+        if (e->kind == TSL_EXPR_FLOORMOD || (a.lo >= 0 && !is_inf(a.lo)))
+          r = ival(0, cap);
+        else
+          r = ival(is_inf(cap) ? TSLA_NEG_INF : -cap, cap);
+        if (a.lo >= 0 && !is_inf(a.lo) && a.hi < cap)
           r.hi = a.hi;
       } else {
         return dr;

@@ -3,7 +3,8 @@
  * x = c*Q + R splits, bounds of R, nested divisions and moduli, common
  * factors and low-order parts, and the recombination
  * c*floordiv(X, c) + floormod(X, c) = X (and its relatives) that keeps
- * split and fused index expressions canonical.
+ * split and fused index expressions canonical; and the terms that are
+ * multiples of a symbolic monomial divisor.
  */
 #include "analysis_internal.h"
 
@@ -319,4 +320,70 @@ const tsla_poly *tsla_floordiv_c(tsl_analyzer *an, const tsla_poly *x,
 const tsla_poly *tsla_floormod_c(tsl_analyzer *an, const tsla_poly *x,
                                  int64_t c) {
   return floormod_c(an, x, c, 0);
+}
+
+/* ---- symbolic divisors ------------------------------------------------- */
+
+/* Does monomial t contain every atom of monomial d (as a multiset) and a
+ * multiple of its coefficient? Then *q gets t / d. */
+static int term_divides(tsl_arena *s, const tsla_term *t, const tsla_term *d,
+                        tsla_term *q) {
+  if (d->coef == 0 || t->coef % d->coef != 0 || t->n_atoms < d->n_atoms)
+    return 0;
+  const tsl_expr **rest = TSL_NEW_ARRAY(s, const tsl_expr *, t->n_atoms + 1);
+  uint8_t used[TSLA_MAX_DEGREE + 1] = {0};
+  if (t->n_atoms > TSLA_MAX_DEGREE)
+    return 0;
+  for (uint32_t i = 0; i < d->n_atoms; i++) {
+    uint32_t k = 0;
+    while (k < t->n_atoms && (used[k] || !tsla_expr_same(t->atoms[k], d->atoms[i])))
+      k++;
+    if (k == t->n_atoms)
+      return 0;
+    used[k] = 1;
+  }
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < t->n_atoms; k++)
+    if (!used[k])
+      rest[n++] = t->atoms[k];
+  q->coef = t->coef / d->coef;
+  q->n_atoms = n;
+  q->atoms = rest;
+  return 1;
+}
+
+const tsla_poly *tsla_divmod_sym(tsl_analyzer *an, tsl_expr_kind k,
+                                 const tsla_poly *x, const tsla_poly *d) {
+  if (d->n != 1 || d->c != 0 || d->t[0].n_atoms == 0)
+    return NULL;
+  /* floor((q*d + r) / d) = q + floor(r / d) for every d != 0 (TVM asks
+   * d >= 0 for some of these rules, not for floordiv(x * c, x) = c) */
+  tsla_term *qt = TSL_NEW_ARRAY(S, tsla_term, x->n + 1);
+  tsla_term *rt = TSL_NEW_ARRAY(S, tsla_term, x->n + 1);
+  uint32_t nq = 0, nr = 0;
+  for (uint32_t i = 0; i < x->n; i++) {
+    if (term_divides(S, &x->t[i], &d->t[0], &qt[nq]))
+      nq++;
+    else
+      rt[nr++] = x->t[i];
+  }
+  if (!nq)
+    return NULL;
+  /* quotient terms without atoms are constants */
+  int64_t qc = 0;
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < nq; i++) {
+    if (qt[i].n_atoms == 0)
+      qc += qt[i].coef;
+    else
+      qt[m++] = qt[i];
+  }
+  const tsla_poly *q = tsla_poly_make(S, O, x->dt, qc, m, qt);
+  const tsla_poly *r = tsla_poly_make(S, O, x->dt, x->c, nr, rt);
+  int64_t rc;
+  if (tsla_poly_is_const(r, &rc) && rc == 0)
+    return k == TSL_EXPR_FLOORDIV ? q : tsla_poly_const(S, x->dt, 0);
+  const tsl_expr *rest = tsla_bin(an, k, tsla_from(an, r), tsla_from(an, d));
+  const tsla_poly *pr = tsla_poly_atom(S, x->dt, rest);
+  return k == TSL_EXPR_FLOORDIV ? tsla_poly_add(S, O, q, pr, 1) : pr;
 }

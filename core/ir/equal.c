@@ -6,8 +6,9 @@
  * each pair gets a binding rank used to order canonical forms, so
  * alpha-equivalent expressions canonicalize to the same shape. Expressions
  * compare structurally first and, failing that, after canonical
- * simplification without bounds. The first difference is described with
- * its path. hash.c mirrors the traversal order exactly.
+ * simplification under the constant bounds of the loops and block iter
+ * vars around them. The first difference is described with its path.
+ * hash.c mirrors the traversal order (and the bounds) exactly.
  */
 #include "analysis_internal.h"
 #include "tessel/script.h"
@@ -97,6 +98,24 @@ static int eq_ensure_canon(eq_ctx *eq) {
   tsla_analyzer_set_order(eq->a.an, &oa);
   tsla_analyzer_set_order(eq->b.an, &ob);
   return 1;
+}
+
+/* Index expressions compare under the ranges of the loops and block iter
+ * vars around them (constant bounds only, an extent-1 range is not a
+ * value): `(a * 2 + b) // 256` equals `a // 128` for b in [0, 2). */
+static void eq_bind(eq_ctx *eq, const tsl_var *va, const tsl_range *ra,
+                    const tsl_var *vb, const tsl_range *rb) {
+  if (!va || !vb || !eq_ensure_canon(eq))
+    return;
+  tsl_analyzer_bind_bounds(eq->a.an, va, ra->min, ra->extent);
+  tsl_analyzer_bind_bounds(eq->b.an, vb, rb->min, rb->extent);
+}
+
+static void eq_unbind(eq_ctx *eq, const tsl_var *va, const tsl_var *vb) {
+  if (eq->scratch) {
+    tsl_analyzer_unbind(eq->a.an, va);
+    tsl_analyzer_unbind(eq->b.an, vb);
+  }
 }
 
 /* ---- paths and reports ---- */
@@ -421,9 +440,11 @@ static int buffer_fields_eq(eq_ctx *eq, const tsl_buffer *a,
   }
   if (!str_eq(a->scope ? a->scope : "global", b->scope ? b->scope : "global"))
     return report(eq, "scope \"%s\" vs \"%s\"", nm(a->scope), nm(b->scope));
-  if (a->align != b->align)
+  /* and an alignment of 0 (none given) its default, 64 */
+  if ((a->align ? a->align : 64) != (b->align ? b->align : 64))
     return report(eq, "align %d vs %d", a->align, b->align);
-  if (a->offset_factor != b->offset_factor)
+  /* TVM's Buffer constructor makes a factor of 0 (none given) 1 */
+  if ((a->offset_factor ? a->offset_factor : 1) != (b->offset_factor ? b->offset_factor : 1))
     return report(eq, "offset_factor %d vs %d", a->offset_factor,
                   b->offset_factor);
   if (a->n_axis_separators != b->n_axis_separators)
@@ -636,6 +657,8 @@ static int stmt_field_eq(eq_ctx *eq, const char *field, const tsl_stmt *a,
   return ok;
 }
 
+static int block_inside_eq(eq_ctx *eq, const tsl_block *a, const tsl_block *b);
+
 static int block_eq(eq_ctx *eq, const tsl_stmt *ra, const tsl_stmt *rb) {
   const tsl_block *a = ra->u.realize.block, *b = rb->u.realize.block;
   size_t m;
@@ -672,6 +695,19 @@ static int block_eq(eq_ctx *eq, const tsl_stmt *ra, const tsl_stmt *rb) {
     if (!ok)
       return 0;
   }
+  for (uint32_t i = 0; i < a->n_iter_vars; i++)
+    eq_bind(eq, a->iter_vars[i].var, &a->iter_vars[i].dom, b->iter_vars[i].var,
+            &b->iter_vars[i].dom);
+  int ok = block_inside_eq(eq, a, b);
+  for (uint32_t i = 0; i < a->n_iter_vars; i++)
+    eq_unbind(eq, a->iter_vars[i].var, b->iter_vars[i].var);
+  return ok;
+}
+
+/* What a block holds under its iter vars: buffers, regions, annotations,
+ * init and body. */
+static int block_inside_eq(eq_ctx *eq, const tsl_block *a, const tsl_block *b) {
+  size_t m;
   if (a->n_alloc_buffers != b->n_alloc_buffers)
     return report(eq, "%u alloc_buffers vs %u", a->n_alloc_buffers, b->n_alloc_buffers);
   for (uint32_t i = 0; i < a->n_alloc_buffers; i++) {
@@ -745,7 +781,13 @@ static int stmt_inner(eq_ctx *eq, const tsl_stmt *a, const tsl_stmt *b) {
     ok = ok && annotations_eq(eq, ".annotations", a->u.loop.annotations,
                               b->u.loop.annotations, 0);
     ok = ok && def_var(eq, va, vb);
-    ok = ok && stmt_field_eq(eq, ".body", a->u.loop.body, b->u.loop.body);
+    if (ok) {
+      tsl_range da = {a->u.loop.min, a->u.loop.extent};
+      tsl_range db = {b->u.loop.min, b->u.loop.extent};
+      eq_bind(eq, va, &da, vb, &db);
+      ok = stmt_field_eq(eq, ".body", a->u.loop.body, b->u.loop.body);
+      eq_unbind(eq, va, vb);
+    }
     pop(eq, m);
     return ok;
   }

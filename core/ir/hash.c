@@ -1,8 +1,8 @@
 /*
  * Structural hashing that agrees with equal.c: the same traversal order,
  * variables and buffers replaced by their binding rank, every expression
- * hashed in its canonical form (simplified without bounds, terms ordered by
- * rank). Names of vars and buffers are left out; block names, function
+ * hashed in its canonical form (simplified under the constant bounds of the
+ * loops and block iter vars around it, terms ordered by rank). Names of vars and buffers are left out; block names, function
  * names (module level) and annotations are in; "global_symbol" is out.
  */
 #include "analysis_internal.h"
@@ -186,7 +186,7 @@ static uint64_t h_def_buffer(hctx *hc, uint64_t h, const tsl_buffer *b) {
     h = h_expr(hc, h, b->elem_offset);
   }
   h = hstr(h, b->scope ? b->scope : "global");
-  h = mix(h, (uint64_t)(uint32_t)b->align << 32 | (uint32_t)b->offset_factor);
+  h = mix(h, (uint64_t)(uint32_t)(b->align ? b->align : 64) << 32 | (uint32_t)(b->offset_factor ? b->offset_factor : 1));
   h = mix(h, b->n_axis_separators);
   for (uint32_t i = 0; i < b->n_axis_separators; i++)
     h = mix(h, (uint32_t)b->axis_separators[i]);
@@ -295,6 +295,9 @@ static uint64_t h_block(hctx *hc, uint64_t h, const tsl_stmt *r) {
       h_def(hc, iv->var);
     }
   }
+  for (uint32_t i = 0; i < b->n_iter_vars; i++)
+    tsl_analyzer_bind_bounds(hc->an, b->iter_vars[i].var, b->iter_vars[i].dom.min,
+                             b->iter_vars[i].dom.extent);
   h = mix(h, b->n_alloc_buffers);
   for (uint32_t i = 0; i < b->n_alloc_buffers; i++)
     h = h_def_buffer(hc, h, b->alloc_buffers[i]);
@@ -311,7 +314,10 @@ static uint64_t h_block(hctx *hc, uint64_t h, const tsl_stmt *r) {
     h = h_region(hc, h, &b->writes[i]);
   h = h_attrs(hc, h, b->annotations, 0, 0);
   h = h_opt_stmt(hc, h, b->init);
-  return h_opt_stmt(hc, h, b->body);
+  h = h_opt_stmt(hc, h, b->body);
+  for (uint32_t i = 0; i < b->n_iter_vars; i++)
+    tsl_analyzer_unbind(hc->an, b->iter_vars[i].var);
+  return h;
 }
 
 static uint64_t h_stmt(hctx *hc, uint64_t h, const tsl_stmt *s) {
@@ -330,8 +336,11 @@ static uint64_t h_stmt(hctx *hc, uint64_t h, const tsl_stmt *s) {
     if (s->u.loop.loop_var) {
       h = hdtype(h, s->u.loop.loop_var->dtype);
       h_def(hc, s->u.loop.loop_var);
+      tsl_analyzer_bind_bounds(hc->an, s->u.loop.loop_var, s->u.loop.min,
+                               s->u.loop.extent);
     }
     h = h_opt_stmt(hc, h, s->u.loop.body);
+    tsl_analyzer_unbind(hc->an, s->u.loop.loop_var);
     break;
   case TSL_STMT_BLOCK_REALIZE:
     h = h_block(hc, h, s);

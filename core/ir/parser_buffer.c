@@ -132,6 +132,14 @@ const tsl_buffer *ps_buffer_from_call(pstate *ps, const char *name,
   }
   if (!is_none(buffer_type))
     (void)ps_str_arg(ps, buffer_type, "buffer_type");
+  /* as TVM's BufferDecl: an offset factor without an element offset makes
+   * the offset a fresh variable (of the index dtype), bound where the
+   * buffer is matched; an allocation keeps 0 (nothing would bind it) */
+  if (!eo && of && strcmp(fname, "T.alloc_buffer") != 0) {
+    char vn[300];
+    snprintf(vn, sizeof vn, "%s_elem_offset", name);
+    eo = tsl_expr_var(tsl_var_new(ps->arena, vn, nd ? dims[0]->dtype : TSL_INT32));
+  }
   const tsl_buffer *b = tsl_buffer_new(ps->arena, name, dt, nd, dims, st, eo, sc,
                                        (int32_t)al, (int32_t)of);
   return is_none(axis_separators) ? b : with_separators(ps, b, axis_separators);

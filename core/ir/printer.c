@@ -117,11 +117,19 @@ static void fv_attr_value(fv_walk *w, const tsl_attr_value *v) {
     fv_attrs(w, v->u.dict);
 }
 
-static void fv_buffer(fv_walk *w, const tsl_buffer *b) {
+/* The elem_offset variable a view's declaration defines (`view`: a match
+ * buffer or a parameter, pr_implicit_offset) is defined there in both
+ * passes. */
+static void fv_buffer(fv_walk *w, const tsl_buffer *b, int view) {
   for (uint32_t i = 0; i < b->ndim; i++) {
     fv_expr(w, b->shape[i]);
     if (b->strides)
       fv_expr(w, b->strides[i]);
+  }
+  if (view && pr_implicit_offset(b)) {
+    if (!ptrset_has(&w->seen, b->elem_offset->u.var))
+      ptrset_add(&w->defined, b->elem_offset->u.var);
+    return;
   }
   fv_expr(w, b->elem_offset);
 }
@@ -160,10 +168,10 @@ static void fv_stmt(fv_walk *w, const tsl_stmt *s) {
       fv_region(w, &b->writes[i]);
     fv_attrs(w, b->annotations);
     for (uint32_t i = 0; i < b->n_alloc_buffers; i++)
-      fv_buffer(w, b->alloc_buffers[i]);
+      fv_buffer(w, b->alloc_buffers[i], 0);
     for (uint32_t i = 0; i < b->n_match_buffers; i++) {
       fv_region(w, &b->match_buffers[i].source);
-      fv_buffer(w, b->match_buffers[i].buffer);
+      fv_buffer(w, b->match_buffers[i].buffer, 1);
     }
     fv_stmt(w, b->init);
     fv_stmt(w, b->body);
@@ -192,7 +200,7 @@ static void fv_stmt(fv_walk *w, const tsl_stmt *s) {
       fv_stmt(w, s->u.seq.stmts[i]);
     return;
   case TSL_STMT_ALLOCATE:
-    fv_buffer(w, s->u.alloc.buffer);
+    fv_buffer(w, s->u.alloc.buffer, 0);
     fv_stmt(w, s->u.alloc.body);
     return;
   default:
@@ -217,7 +225,7 @@ static int param_kind(const tsl_param *prm) {
   for (uint32_t i = 0; i < b->ndim; i++)
     if (!is_const_expr(b->shape[i]) || (b->strides && !is_const_expr(b->strides[i])))
       return PARAM_HANDLE;
-  return is_const_expr(b->elem_offset) ? PARAM_BUFFER : PARAM_HANDLE;
+  return is_const_expr(b->elem_offset) || pr_implicit_offset(b) ? PARAM_BUFFER : PARAM_HANDLE;
 }
 
 static int is_root_realize(const tsl_stmt *s) {
@@ -288,7 +296,7 @@ static void pr_func(pr_t *p, const tsl_func *f) {
       const tsl_buffer *b = prm->buffer;
       pr_printf(p, "%s: T.Buffer(", pr_define(p, b, NULL, b->name, "buf"));
       pr_expr_tuple(p, b->ndim, b->shape);
-      pr_buffer_tail(p, b, 1);
+      pr_buffer_tail(p, b, 1, 1);
       pr_puts(p, ")");
     } else {
       const void *key = prm->var ? (const void *)prm->var : (const void *)prm;
@@ -317,12 +325,15 @@ static void pr_func(pr_t *p, const tsl_func *f) {
   memset(&w, 0, sizeof w);
   /* parameter shapes first: a shape variable must be declared before the
    * T.match_buffer lines even if the body (wrongly) binds it too */
-  for (uint32_t i = 0; i < f->n_params; i++)
+  for (uint32_t i = 0; i < f->n_params; i++) {
     fv_def(&w, f->params[i].var);
+    if (kinds[i] == PARAM_BUFFER && pr_implicit_offset(f->params[i].buffer))
+      fv_buffer(&w, f->params[i].buffer, 1);
+  }
   w.collect_uses = 1;
   for (uint32_t i = 0; i < f->n_params; i++)
     if (kinds[i] == PARAM_HANDLE)
-      fv_buffer(&w, f->params[i].buffer);
+      fv_buffer(&w, f->params[i].buffer, 1);
   w.collect_uses = 0;
   fv_stmt(&w, f->body);
   w.collect_uses = 1;
@@ -352,7 +363,7 @@ static void pr_func(pr_t *p, const tsl_func *f) {
     pr_printf(p, "%s = T.match_buffer(%s, ", pr_define(p, b, NULL, b->name, "buf"), h);
     free(h);
     pr_expr_tuple(p, b->ndim, b->shape);
-    pr_buffer_tail(p, b, 0);
+    pr_buffer_tail(p, b, 0, 1);
     pr_puts(p, ")");
     pr_newline(p);
   }

@@ -57,6 +57,17 @@ const char *pr_define(pr_t *p, const void *obj, const char *prefix,
 const char *pr_name_of(pr_t *p, const void *obj, const char *stored,
                        const char *fallback);
 const char *pr_var_name(pr_t *p, const tsl_var *v);
+/* 1 when `obj` has a name in scope. */
+int pr_has_name(const pr_t *p, const void *obj);
+/* Give `obj` exactly `text` (no sanitizing or uniquifying): for what prints
+ * as an expression, e.g. a buffer's `B.elem_offset`. */
+void pr_define_as(pr_t *p, const void *obj, const char *text);
+/* A buffer whose declaration can define its elem_offset variable, as
+ * TVMScript's does: an offset factor and a bare variable as offset
+ * (printed `offset_factor=k` with no elem_offset; uses read
+ * `B.elem_offset`). Only views (match buffers, parameters) do: the parser
+ * gives an alloc_buffer no offset variable (nothing would bind it). */
+int pr_implicit_offset(const tsl_buffer *b);
 const char *pr_buffer_name(pr_t *p, const tsl_buffer *b);
 
 void pr_loop_push(pr_t *p, const tsl_stmt *loop);
@@ -83,8 +94,10 @@ int pr_is_const_true(const tsl_expr *e);
 void pr_stmt(pr_t *p, const tsl_stmt *s);
 /* The arguments of T.Buffer / T.match_buffer / T.alloc_buffer after the
  * shape: ", \"dtype\"" (omitted for float32 unless always_dtype) and the
- * non-default keyword arguments. */
-void pr_buffer_tail(pr_t *p, const tsl_buffer *b, int always_dtype);
+ * non-default keyword arguments. `view`: a match buffer or a parameter,
+ * whose declaration may define its offset variable (pr_implicit_offset;
+ * the buffer is named already). */
+void pr_buffer_tail(pr_t *p, const tsl_buffer *b, int always_dtype, int view);
 /* `D = T.alloc_buffer(...)` lines for buffers already defined. */
 void pr_alloc_buffers(pr_t *p, uint32_t n, const tsl_buffer *const *bufs);
 /* A block's contents (axes, where, reads, writes, attrs, buffers, init,

@@ -7,6 +7,7 @@
 
 #include "tessel/visit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,7 @@ static void pr_body(pr_t *p, const tsl_stmt *s);
 
 /* ---- buffers and regions ---- */
 
-void pr_buffer_tail(pr_t *p, const tsl_buffer *b, int always_dtype) {
+void pr_buffer_tail(pr_t *p, const tsl_buffer *b, int always_dtype, int view) {
   char dt[32];
   if (always_dtype || !tsl_dtype_eq(b->dtype, TSL_FLOAT32))
     pr_printf(p, ", \"%s\"", pr_dtype(b->dtype, dt));
@@ -22,7 +23,12 @@ void pr_buffer_tail(pr_t *p, const tsl_buffer *b, int always_dtype) {
     pr_puts(p, ", strides=");
     pr_expr_tuple(p, b->ndim, b->strides);
   }
-  if (b->elem_offset) {
+  if (view && pr_implicit_offset(b) && p->rename && pr_has_name(p, b) &&
+      !pr_has_name(p, b->elem_offset->u.var)) {
+    char text[300];
+    snprintf(text, sizeof text, "%s.elem_offset", pr_buffer_name(p, b));
+    pr_define_as(p, b->elem_offset->u.var, text);
+  } else if (b->elem_offset) {
     pr_puts(p, ", elem_offset=");
     pr_expr(p, b->elem_offset);
   }
@@ -48,7 +54,7 @@ void pr_alloc_buffers(pr_t *p, uint32_t n, const tsl_buffer *const *bufs) {
     pr_line(p);
     pr_printf(p, "%s = T.alloc_buffer(", pr_buffer_name(p, b));
     pr_expr_tuple(p, b->ndim, b->shape);
-    pr_buffer_tail(p, b, 0);
+    pr_buffer_tail(p, b, 0, 0);
     pr_puts(p, ")");
     pr_newline(p);
   }
@@ -324,7 +330,7 @@ void pr_block_contents(pr_t *p, const tsl_stmt *realize) {
     pr_printf(p, "%s = T.match_buffer(%s, ", name, src);
     free(src);
     pr_expr_tuple(p, nb->ndim, nb->shape);
-    pr_buffer_tail(p, nb, 0);
+    pr_buffer_tail(p, nb, 0, 1);
     pr_puts(p, ")");
     pr_newline(p);
   }
@@ -429,7 +435,7 @@ static void pr_allocate(pr_t *p, const tsl_stmt *s, int is_last) {
   tsl_strbuf_init(&p->out);
   pr_puts(p, "T.decl_buffer(");
   pr_expr_tuple(p, b->ndim, b->shape);
-  pr_buffer_tail(p, b, 1);
+  pr_buffer_tail(p, b, 1, 0);
   pr_puts(p, ")");
   char *decl = tsl_strbuf_take(&p->out);
   p->out = saved;

@@ -182,6 +182,30 @@ const char *pr_name_of(pr_t *p, const void *obj, const char *stored,
   return stored && *stored ? stored : fallback;
 }
 
+int pr_has_name(const pr_t *p, const void *obj) {
+  for (size_t i = p->n_names; i-- > 0;)
+    if (p->names[i].obj == obj)
+      return 1;
+  return 0;
+}
+
+void pr_define_as(pr_t *p, const void *obj, const char *text) {
+  if (p->n_names == p->cap_names) {
+    p->cap_names = p->cap_names ? p->cap_names * 2 : 32;
+    p->names = xrealloc(p->names, p->cap_names * sizeof *p->names);
+  }
+  size_t n = strlen(text);
+  char *name = xrealloc(NULL, n + 1);
+  memcpy(name, text, n + 1);
+  p->names[p->n_names].obj = obj;
+  p->names[p->n_names].name = name;
+  p->n_names++;
+}
+
+int pr_implicit_offset(const tsl_buffer *b) {
+  return b->offset_factor && b->elem_offset && b->elem_offset->kind == TSL_EXPR_VAR;
+}
+
 const char *pr_var_name(pr_t *p, const tsl_var *v) {
   return pr_name_of(p, v, v->name, "v");
 }

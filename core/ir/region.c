@@ -7,7 +7,9 @@
  * Let variables are substituted by their values; indices that use loops
  * inside the block are relaxed over those loops (tsl_analyzer_relax). Each
  * buffer gets one region covering all its accesses; where no bound can be
- * computed the region falls back to the whole dimension, as TVM does.
+ * computed the region falls back to the whole dimension, as TVM does (also
+ * for indices TVM's interval evaluator gives up on: calls, float
+ * constants, loads of floats or at indices that use inner loops).
  * Accesses through the block's own match_buffer views map to their source.
  * The walk is a tsl_stmt_visit visitor: scopes (loops, lets, allocations)
  * open in its pre-order callback and close in its post-order one.
@@ -82,9 +84,40 @@ static tsl_range full_dim(rctx *c, const tsl_buffer *b, uint32_t d) {
   return r;
 }
 
+/* Does `e` hold a node TVM's interval evaluator cannot bound (it answers
+ * "everything", so the access covers the whole dimension)? A call, a
+ * float constant, a load of a non-integer buffer or one at an index that
+ * uses a loop inside the block. */
+typedef struct opaque_ctx {
+  const rctx *c;
+  int found;
+} opaque_ctx;
+
+static int opaque_node(const tsl_expr *e, void *ud) {
+  opaque_ctx *o = ud;
+  if (e->kind == TSL_EXPR_CALL || e->kind == TSL_EXPR_FLOAT_IMM ||
+      e->kind == TSL_EXPR_STR_IMM)
+    o->found = 1;
+  if (e->kind == TSL_EXPR_LOAD) {
+    if (!tsl_dtype_is_int(e->dtype))
+      o->found = 1;
+    for (uint32_t i = 0; i < e->n_args && !o->found; i++)
+      o->found = uses_loops(o->c, e->args[i]);
+  }
+  return o->found;
+}
+
+static int interval_opaque(const rctx *c, const tsl_expr *e) {
+  opaque_ctx o = {c, 0};
+  tsl_expr_visit(e, opaque_node, &o);
+  return o.found;
+}
+
 /* Range covered by [min, min + extent) when inner loops vary. Returns 0
  * when no bound was found. */
 static int relax_range(rctx *c, tsl_range in, tsl_range *out) {
+  if (interval_opaque(c, in.min) || interval_opaque(c, in.extent))
+    return 0;
   if (!uses_loops(c, in.min) && !uses_loops(c, in.extent)) {
     *out = in;
     return 1;

@@ -3,7 +3,9 @@
  * its variables range over given domains. Affine terms are relaxed exactly
  * and symbolically (each variable at the end of its domain that its
  * coefficient's sign selects); floordiv, floormod, min and max are relaxed
- * through monotonicity; anything else falls back to constant bounds.
+ * through monotonicity (also by a symbolic divisor >= 0, as TVM's
+ * interval sets); anything else falls back to constant bounds. Also
+ * TVM's proofs by symbolic bounds (tsl_analyzer_can_prove_bound).
  */
 #include "analysis_internal.h"
 
@@ -76,6 +78,12 @@ static int const_fallback(tsl_analyzer *an, const tsl_expr *e, tsl_dtype dt,
   return 1;
 }
 
+/* A divisor TVM's interval arithmetic divides by symbolically: it uses
+ * no relaxed variable and is provably >= 0 (0 itself never divides). */
+static int sym_divisor(tsl_analyzer *an, const relax_ctx *rc, const tsl_expr *d) {
+  return !uses_relaxed(rc, d) && tsla_bound_expr(an, d, 0).lo >= 0;
+}
+
 static int relax_atom(tsl_analyzer *an, const relax_ctx *rc, const tsl_expr *a,
                       tsl_dtype dt, const tsla_poly **lo, const tsla_poly **hi,
                       int depth) {
@@ -97,7 +105,7 @@ static int relax_atom(tsl_analyzer *an, const relax_ctx *rc, const tsl_expr *a,
     return 1;
   }
   case TSL_EXPR_FLOORDIV:
-    if (!tsl_expr_is_const_int(a->args[1], &c) || c <= 0)
+    if (tsl_expr_is_const_int(a->args[1], &c) ? c <= 0 : !sym_divisor(an, rc, a->args[1]))
       break;
     if (!relax_poly(an, rc, tsla_poly_of_simplified(an, a->args[0]), &xlo,
                     &xhi, depth + 1))
@@ -110,7 +118,16 @@ static int relax_atom(tsl_analyzer *an, const relax_ctx *rc, const tsl_expr *a,
                                                       a->args[1]));
     return 1;
   case TSL_EXPR_FLOORMOD: {
-    if (!tsl_expr_is_const_int(a->args[1], &c) || c <= 0)
+    if (!tsl_expr_is_const_int(a->args[1], &c)) {
+      if (!sym_divisor(an, rc, a->args[1]))
+        break;
+      /* TVM's interval floormod by a symbolic divisor d >= 0: [0, d - 1] */
+      *lo = tsla_poly_const(S, dt, 0);
+      *hi = tsla_poly_add(S, O, tsla_poly_of_simplified(an, a->args[1]),
+                          tsla_poly_const(S, dt, 1), -1);
+      return 1;
+    }
+    if (c <= 0)
       break;
     if (relax_poly(an, rc, tsla_poly_of_simplified(an, a->args[0]), &xlo, &xhi,
                    depth + 1)) {
@@ -233,4 +250,78 @@ int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
   }
   tsla_leave(an);
   return ok ? TSL_OK : TSL_EUNSUPPORTED;
+}
+
+/* ---- proofs by symbolic interval evaluation ---------------------------- */
+
+typedef struct ranged_vars {
+  tsl_analyzer *an;
+  uint32_t n, cap;
+  const tsl_var **vars;
+  tsl_range *doms;
+} ranged_vars;
+
+static int collect_ranged(const tsl_expr *e, void *ud) {
+  ranged_vars *rv = ud;
+  tsl_range r;
+  if (e->kind != TSL_EXPR_VAR || !tsla_analyzer_var_sym_range(rv->an, e->u.var, &r))
+    return 0;
+  for (uint32_t k = 0; k < rv->n; k++)
+    if (rv->vars[k] == e->u.var)
+      return 0;
+  if (rv->n == rv->cap) {
+    uint32_t cap = rv->cap ? rv->cap * 2 : 8;
+    const tsl_var **nv = TSL_NEW_ARRAY(rv->an->scratch, const tsl_var *, cap);
+    tsl_range *nd = TSL_NEW_ARRAY(rv->an->scratch, tsl_range, cap);
+    if (rv->n) {
+      memcpy(nv, rv->vars, sizeof *nv * rv->n);
+      memcpy(nd, rv->doms, sizeof *nd * rv->n);
+    }
+    rv->vars = nv;
+    rv->doms = nd;
+    rv->cap = cap;
+  }
+  rv->vars[rv->n] = e->u.var;
+  rv->doms[rv->n++] = r;
+  return 0;
+}
+
+int tsl_analyzer_can_prove_bound(tsl_analyzer *an, const tsl_expr *cond) {
+  if (!an || !cond)
+    return 0;
+  if (tsl_analyzer_can_prove(an, cond))
+    return 1;
+  tsl_expr_kind k = (tsl_expr_kind)cond->kind;
+  if (k != TSL_EXPR_LT && k != TSL_EXPR_LE && k != TSL_EXPR_GT && k != TSL_EXPR_GE)
+    return 0;
+  const tsl_expr *a = cond->args[0], *b = cond->args[1];
+  if (!tsla_is_sint(a->dtype) || !tsl_dtype_eq(a->dtype, b->dtype))
+    return 0;
+  int64_t lb = k == TSL_EXPR_LT || k == TSL_EXPR_GT ? 1 : 0;
+  tsla_enter(an, NULL);
+  const tsl_expr *diff = k == TSL_EXPR_LT || k == TSL_EXPR_LE
+                             ? tsla_bin(an, TSL_EXPR_SUB, b, a)
+                             : tsla_bin(an, TSL_EXPR_SUB, a, b);
+  diff = tsla_simp(an, diff);
+  /* relax the variables with ranges; a range that uses other such
+   * variables is relaxed again, as TVM's evaluator does (a few rounds) */
+  const tsl_expr *lo = diff;
+  int relaxed = 0;
+  for (int round = 0; round < 4 && !an->failed; round++) {
+    ranged_vars rv = {an, 0, 0, NULL, NULL};
+    tsl_expr_visit(lo, collect_ranged, &rv);
+    tsl_range out;
+    if (!rv.n ||
+        tsl_analyzer_relax(an, an->scratch, lo, rv.n, rv.vars, rv.doms, &out) != TSL_OK)
+      break;
+    lo = out.min;
+    relaxed = 1;
+  }
+  int ok = 0;
+  if (relaxed && !an->failed) {
+    tsla_ival r = tsla_bound_poly(an, tsla_to_poly(an, lo, lo->dtype), 0);
+    ok = !an->failed && r.lo != TSLA_NEG_INF && r.lo >= lb;
+  }
+  tsla_leave(an);
+  return ok;
 }

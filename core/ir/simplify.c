@@ -95,9 +95,27 @@ static const tsla_poly *div_poly(tsl_analyzer *an, const tsl_expr *e,
       trunc = 0;
     if (c > 0 && !trunc)
       return is_div ? tsla_floordiv_c(an, pa, c) : tsla_floormod_c(an, pa, c);
+  } else if (!tsla_poly_is_const(pb, &c) &&
+             (k == TSL_EXPR_FLOORDIV || k == TSL_EXPR_FLOORMOD)) {
+    const tsla_poly *r = tsla_divmod_sym(an, k, pa, pb);
+    if (r)
+      return r;
   }
   const tsl_expr *atom = tsla_bin(an, k, tsla_from(an, pa), tsla_from(an, pb));
   return tsla_poly_atom(S, dt, atom);
+}
+
+/* Is q the single atom `dual(x, y)` or `dual(y, x)` with x equal to p? */
+static int absorbs(tsl_analyzer *an, const tsla_poly *p, const tsla_poly *q,
+                   tsl_expr_kind dual) {
+  if (q->n != 1 || q->c != 0 || q->t[0].coef != 1 || q->t[0].n_atoms != 1 ||
+      q->t[0].atoms[0]->kind != dual)
+    return 0;
+  const tsl_expr *m = q->t[0].atoms[0];
+  for (int i = 0; i < 2; i++)
+    if (poly_same(tsla_poly_of_simplified(an, m->args[i]), p))
+      return 1;
+  return 0;
 }
 
 static const tsla_poly *minmax_poly(tsl_analyzer *an, const tsl_expr *e,
@@ -110,6 +128,12 @@ static const tsla_poly *minmax_poly(tsl_analyzer *an, const tsl_expr *e,
     return is_min ? pa : pb;
   if (d.lo >= 0)
     return is_min ? pb : pa;
+  /* TVM's absorption: min(x, max(x, y)) = x, max(x, min(x, y)) = x */
+  tsl_expr_kind dual = is_min ? TSL_EXPR_MAX : TSL_EXPR_MIN;
+  if (absorbs(an, pa, pb, dual))
+    return pa;
+  if (absorbs(an, pb, pa, dual))
+    return pb;
   const tsl_expr *a = tsla_from(an, pa), *b = tsla_from(an, pb);
   if (tsla_cmp_expr(O, a, b) > 0) {
     const tsl_expr *t = a;

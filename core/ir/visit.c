@@ -190,7 +190,7 @@ static int wider_int(const tsl_expr *x, const tsl_expr *y, tsl_dtype *t) {
   return 1;
 }
 
-static const tsl_expr *legal_expr(tsl_mutator *m, const tsl_expr *e) {
+const tsl_expr *tsl_mutate_expr_legalize(tsl_mutator *m, const tsl_expr *e) {
   const tsl_expr *r = tsl_mutate_expr_children(m, e);
   tsl_arena *a = m->arena;
   tsl_dtype t;
@@ -229,7 +229,7 @@ const tsl_expr *tsl_expr_substitute_legalize(tsl_arena *a, const tsl_expr *e,
   subst s = {fn, ud};
   tsl_mutator m = tsl_mutator_make(a);
   m.var = subst_var;
-  m.expr = legal_expr;
+  m.expr = tsl_mutate_expr_legalize;
   m.user_data = &s;
   return tsl_mutate_expr(&m, e);
 }

@@ -55,19 +55,24 @@ int cmp_remove_leaf(sch_call *c, const sch_path *p, uint32_t scope_level,
  * directly under the loop. */
 uint32_t cmp_loop_iter_type(const tsl_stmt *loop);
 
-/* An inclusive interval [lo, hi]; lo == NULL means empty / none. */
-typedef struct cmp_iv {
-  const tsl_expr *lo, *hi;
-} cmp_iv;
+/* What compute_at derives for one block var of the moved block: the range
+ * of its new loop (TVM's CoverRange of the var's domain) and the bounds
+ * that become a T.where when the loop may leave them (NULL: none). */
+typedef struct cmp_var_dom {
+  const tsl_expr *min, *extent;
+  const tsl_expr *lo, *hi; /* inclusive */
+} cmp_var_dom;
 
-/* Iteration domain of each block var of the block at `bp` when it moves
- * under the loop at `lp` (reverse: reverse_compute_at), from the regions
- * the kids `deps` of scope `s` (consumers; reverse: producers) need.
- * bound[k].lo != NULL asks for a T.where keeping var k inside bound[k]. */
-int cmp_block_var_domains(sch_call *c, const sch_path *bp, const sch_path *lp,
+/* The domain of each block var of the block at `bp` when it moves under
+ * the loop at `lp` (reverse: reverse_compute_at), from the regions the
+ * kids `deps` of scope `s` (consumers; reverse: producers) need. `an` is
+ * the call's analyzer (shape variables non-negative, the loops from `lp`
+ * up to the scope bound), `fresh` one without bindings. Fails (through
+ * sch_fail) when an index pattern cannot be solved. */
+int cmp_block_var_domains(sch_call *c, tsl_analyzer *an, tsl_analyzer *fresh,
+                          const sch_path *bp, const sch_path *lp,
                           const cmp_scope *s, const uint32_t *deps,
-                          uint32_t n_deps, int reverse, cmp_iv *dom,
-                          cmp_iv *bound);
+                          uint32_t n_deps, int reverse, cmp_var_dom *out);
 
 /* The implementations, shared with the sampler's trial runs. */
 int cmp_compute_at(sch_call *c, const sch_path *block, const sch_path *loop,

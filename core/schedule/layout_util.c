@@ -292,7 +292,7 @@ int lay_map_inverse(sch_call *c, const lay_map *m, const tsl_expr *const *extent
     if (rc)
       return rc;
     for (uint32_t k = 0; k < r.n_in; k++)
-      tsl_analyzer_bind(c->sch->an, r.in[k], tsl_expr_int(a, shape[k]->dtype, 0), shape[k]);
+      tsl_analyzer_bind_bounds(c->sch->an, r.in[k], tsl_expr_int(a, shape[k]->dtype, 0), shape[k]);
     pred = tsl_simplify_predicate(c->sch->an, a, pred);
     for (uint32_t k = 0; k < r.n_in; k++)
       tsl_analyzer_unbind(c->sch->an, r.in[k]);

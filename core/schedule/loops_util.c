@@ -8,52 +8,74 @@
 
 /* ---- binding simplification -------------------------------------------- */
 
-/* A statement-only mutator: loops bind their ranges in the analyzer for
- * their scope; a realize gets its iter values simplified and its block body
- * walked (not its init). */
+/* TVM's IterMapSimplifyBlockBinding: the bindings of every block under the
+ * rewritten loop are detected as an iterator map of the loops around them
+ * (under the block's predicate) and written back in the map's normal form
+ * (tsl_iter_sum_to_expr, flattened); where they are no such map they
+ * stay as they are. The normal form keeps a fused sum
+ * under its division, as TVM prints it: (f_0 * 2 + f_1) // 256 rather
+ * than f_0 // 128. */
 typedef struct walk {
   tsl_mutator m; /* first: the hooks get the mutator */
   sch_call *c;
+  tsl_analyzer *an; /* no bindings, as TVM's */
   int preserve;
-  tsl_map unit; /* extent-1 loop var -> its min */
+  tsl_vec vars; /* const tsl_var *: the loops around, outermost first */
+  tsl_vec doms; /* tsl_range */
 } walk;
 
-static void enter_loop(walk *w, const tsl_stmt *loop) {
-  tsl_analyzer_bind(w->c->sch->an, loop->u.loop.loop_var, loop->u.loop.min,
-                    loop->u.loop.extent);
-  int64_t ext;
-  if (tsl_expr_is_const_int(loop->u.loop.extent, &ext) && ext == 1)
-    tsl_map_put(&w->unit, loop->u.loop.loop_var, (void *)loop->u.loop.min);
+/* The bindings as an iterator map of the loops around them, or 0. */
+static int detect(walk *w, uint32_t n, const tsl_expr *const *vals,
+                  const tsl_expr *pred, tsl_iter_map *map) {
+  return w->vars.len &&
+         tsl_iter_map_detect(w->an, w->c->arena, n, vals, w->vars.len,
+                             TSL_VEC_DATA(&w->vars, const tsl_var *),
+                             TSL_VEC_DATA(&w->doms, tsl_range), pred,
+                             TSL_ITER_MAP_SURJECTIVE, !w->preserve, map,
+                             NULL) == TSL_OK;
 }
 
-static void leave_loop(walk *w, const tsl_stmt *loop) {
-  tsl_analyzer_unbind(w->c->sch->an, loop->u.loop.loop_var);
-  tsl_map_del(&w->unit, loop->u.loop.loop_var);
-}
-
-/* The simplified iter values, or NULL when none changes. */
+/* The simplified bindings, or NULL where they stay. */
 static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s) {
+  tsl_arena *a = w->c->arena;
   uint32_t n = s->u.realize.n_iter_values;
-  const tsl_expr **vals = NULL;
+  const tsl_expr *pred = s->u.realize.predicate;
+  tsl_iter_map map;
+  if (!n || !detect(w, n, s->u.realize.iter_values, pred, &map))
+    return NULL;
+  const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, n);
+  const tsl_expr **flat = TSL_NEW_ARRAY(a, const tsl_expr *, n);
+  int changed = 0;
   for (uint32_t i = 0; i < n; i++) {
-    const tsl_expr *v = s->u.realize.iter_values[i], *nv = v;
-    if (!w->preserve)
-      nv = tsl_expr_substitute_map(w->c->arena, v, &w->unit);
-    nv = sch_simplify(w->c, nv);
-    if (nv != v && !vals)
-      vals = tsl_arena_dup(w->c->arena, s->u.realize.iter_values, sizeof *vals * n);
-    if (vals)
-      vals[i] = nv;
+    vals[i] = tsl_iter_sum_to_expr(w->an, a, map.indices[i]);
+    /* our maps nest fused sums ((i_0 * 2 + i_1) * 4 + i_2) where TVM's
+     * are flat; exact algebra without bounds flattens them, kept when
+     * the result is still an iterator map (it may also reduce a fused
+     * sum under a modulus, (f_0 * 64 + f_1) % 32 -> f_1 % 32, which
+     * would split f_1 apart from the fused sum) */
+    flat[i] = tsl_simplify(w->an, a, vals[i]);
+    changed |= flat[i] != vals[i];
   }
-  return vals;
+  tsl_iter_map again;
+  return changed && detect(w, n, flat, pred, &again) ? flat : vals;
 }
 
+static void push_loop(walk *w, const tsl_stmt *loop) {
+  TSL_VEC_PUSH(&w->vars, const tsl_var *, loop->u.loop.loop_var);
+  TSL_VEC_PUSH(&w->doms, tsl_range,
+               ((tsl_range){loop->u.loop.min, loop->u.loop.extent}));
+}
+
+/* A statement-only mutator: loops push their ranges for their scope; a
+ * realize gets its bindings simplified and its block body walked (not its
+ * init). */
 static const tsl_stmt *simplify_stmt(tsl_mutator *m, const tsl_stmt *s) {
   walk *w = (walk *)m;
   if (s->kind == TSL_STMT_FOR) {
-    enter_loop(w, s);
+    uint32_t n = w->vars.len;
+    push_loop(w, s);
     const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
-    leave_loop(w, s);
+    w->vars.len = w->doms.len = n;
     return r;
   }
   if (s->kind != TSL_STMT_BLOCK_REALIZE)
@@ -76,22 +98,19 @@ static const tsl_stmt *simplify_stmt(tsl_mutator *m, const tsl_stmt *s) {
 const tsl_stmt *loops_simplify_bindings(sch_call *c, const sch_path *p,
                                         uint32_t level, const tsl_stmt *s,
                                         int preserve_unit_iters) {
-  walk w;
-  memset(&w, 0, sizeof w);
-  w.m = tsl_mutator_make(c->arena);
+  walk w = {.m = tsl_mutator_make(c->arena), .c = c,
+            .an = tsl_analyzer_new(c->sch->ctx),
+            .preserve = preserve_unit_iters};
   w.m.stmt = simplify_stmt;
   w.m.expr = tsl_mutate_expr_keep;
-  w.c = c;
-  w.preserve = preserve_unit_iters;
-  tsl_map_init(&w.unit, c->arena);
+  tsl_vec_init(&w.vars, sizeof(const tsl_var *), c->arena);
+  tsl_vec_init(&w.doms, sizeof(tsl_range), c->arena);
   uint32_t scope = sch_path_scope_level(p, level);
   for (uint32_t k = scope + 1; k < level; k++)
     if (p->stmts[k]->kind == TSL_STMT_FOR)
-      enter_loop(&w, p->stmts[k]);
+      push_loop(&w, p->stmts[k]);
   const tsl_stmt *r = tsl_mutate_stmt(&w.m, s);
-  for (uint32_t k = scope + 1; k < level; k++)
-    if (p->stmts[k]->kind == TSL_STMT_FOR)
-      tsl_analyzer_unbind(c->sch->an, p->stmts[k]->u.loop.loop_var);
+  tsl_analyzer_free(w.an);
   return r;
 }
 

@@ -192,7 +192,7 @@ int sch_apply_transform_block_layout(sch_call *c) {
   for (uint32_t i = 0; i < n_it; i++)
     tsl_map_put(&sub, b->iter_vars[i].var, (void *)olds[i]);
   for (uint32_t i = 0; i < n_new; i++)
-    tsl_analyzer_bind(c->sch->an, ivs[i].var, ivs[i].dom.min, ivs[i].dom.extent);
+    tsl_analyzer_bind_bounds(c->sch->an, ivs[i].var, ivs[i].dom.min, ivs[i].dom.extent);
   simp s;
   memset(&s, 0, sizeof s);
   s.m = tsl_mutator_make(a);

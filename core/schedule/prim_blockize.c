@@ -15,6 +15,7 @@
 #include "bz_internal.h"
 
 #include "tessel/script.h"
+#include "tessel/visit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,10 +196,24 @@ static int divide(bz_ctx *x, const tsl_block *b, uint32_t i,
 
 /* ---- rewriting -------------------------------------------------------------- */
 
-static const tsl_expr *rw_sub(bz_rw *rw, const tsl_expr *e) {
-  bz_ctx *x = rw->ud;
-  const tsl_expr *n = tsl_expr_substitute(rw->a, e, bz_map_subst, &x->sub);
-  return n == e ? e : tsl_simplify(x->an, rw->a, n);
+/* `e` with the variables `vars` binds replaced (var -> expr). */
+static const tsl_expr *subst(tsl_arena *a, tsl_map *vars, const tsl_expr *e) {
+  tsl_mutator m = tsl_mutator_make(a);
+  m.vars = vars;
+  return tsl_mutate_expr(&m, e);
+}
+
+/* subst, simplified when anything was replaced. */
+static const tsl_expr *subst_simplify(bz_ctx *x, tsl_map *vars, const tsl_expr *e) {
+  const tsl_expr *n = subst(x->a, vars, e);
+  return n == e ? e : tsl_simplify(x->an, x->a, n);
+}
+
+/* Mutator hook: each top-level expression with the iter vars rewritten
+ * (x->sub), simplified whole. */
+static const tsl_expr *sub_expr(tsl_mutator *m, const tsl_expr *e) {
+  bz_ctx *x = m->user_data;
+  return subst_simplify(x, &x->sub, e);
 }
 
 static const char *suffixed(tsl_arena *a, const char *name, const char *suf) {
@@ -269,8 +284,8 @@ static const tsl_stmt *outer_init(bz_ctx *x, const tsl_stmt *init,
   uint32_t n = ib->n_iter_vars, k = 0;
   tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
   const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
-  bz_map m;
-  bz_map_init(&m, a);
+  tsl_map m; /* the init's new variables */
+  tsl_map_init(&m, a);
   for (uint32_t i = 0; i < n; i++) {
     const tsl_iter_var *iv = &ib->iter_vars[i];
     if (iv->iter_type != TSL_ITER_SPATIAL || !stmt_uses_var(init, iv->var))
@@ -278,7 +293,7 @@ static const tsl_stmt *outer_init(bz_ctx *x, const tsl_stmt *init,
     ivs[k] = *iv;
     ivs[k].var =
         sch_new_var(c, suffixed(a, iv->var->name, "_init"), iv->var->dtype);
-    bz_map_set(&m, iv->var, tsl_expr_var(ivs[k].var));
+    tsl_map_put(&m, iv->var, (void *)ivs[k].var->ref);
     vals[k++] = inner_realize->u.realize.iter_values[i];
   }
   tsl_block *nb = TSL_NEW(a, tsl_block);
@@ -290,28 +305,27 @@ static const tsl_stmt *outer_init(bz_ctx *x, const tsl_stmt *init,
   nb->body = init;
   /* loops the init does not iterate read as their start in the predicate:
    * the init runs for the first instance of the reduction */
-  bz_map first;
-  bz_map_init(&first, a);
+  tsl_map first;
+  tsl_map_init(&first, a);
   for (uint32_t l = 0; l < x->n_loops; l++)
     if (!uses_any_vals(vals, k, x->loops[l]->u.loop.loop_var))
-      bz_map_set(&first, x->loops[l]->u.loop.loop_var, x->loops[l]->u.loop.min);
-  const tsl_expr *pred = inner_realize->u.realize.predicate;
-  const tsl_expr *np = tsl_expr_substitute(a, pred, bz_map_subst, &first);
-  if (np != pred)
-    pred = tsl_simplify(x->an, a, np);
+      tsl_map_put(&first, x->loops[l]->u.loop.loop_var, (void *)x->loops[l]->u.loop.min);
+  const tsl_expr *pred = subst_simplify(x, &first, inner_realize->u.realize.predicate);
   const tsl_stmt *s = tsl_stmt_block_realize(a, k, vals, pred, nb);
   for (uint32_t l = x->n_loops; l-- > 0;) {
     const tsl_stmt *loop = x->loops[l];
-    if (bz_map_get(&first, loop->u.loop.loop_var))
+    if (tsl_map_get(&first, loop->u.loop.loop_var))
       continue;
     const tsl_var *nv = sch_new_var(c, loop->u.loop.loop_var->name,
                                     loop->u.loop.loop_var->dtype);
-    bz_map_set(&m, loop->u.loop.loop_var, tsl_expr_var(nv));
+    tsl_map_put(&m, loop->u.loop.loop_var, (void *)nv->ref);
     s = tsl_stmt_for(a, nv, loop->u.loop.min, loop->u.loop.extent,
                      (tsl_for_kind)loop->u.loop.for_kind, loop->u.loop.thread_tag,
                      loop->u.loop.annotations, s);
   }
-  return tsl_stmt_substitute(a, s, bz_map_subst, &m);
+  tsl_mutator mu = tsl_mutator_make(a);
+  mu.vars = &m;
+  return tsl_mutate_stmt(&mu, s);
 }
 
 /* Checks that the subtree under the target loop is a chain of loops ending
@@ -351,16 +365,16 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
   int rc;
 
   /* loop domains; unit loops read as their min unless preserved */
-  bz_map unit;
-  bz_map_init(&unit, a);
+  tsl_map unit;
+  tsl_map_init(&unit, a);
   uint32_t scope = sch_path_scope_level(bp, bp->depth - 1);
   for (uint32_t k = scope + 1; k + 1 < bp->depth; k++) {
     const tsl_stmt *l = bp->stmts[k];
     if (l->kind != TSL_STMT_FOR)
       continue;
-    tsl_analyzer_bind(x->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
+    tsl_analyzer_bind_bounds(x->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
     if (!preserve && is_const(l->u.loop.extent, 1))
-      bz_map_set(&unit, l->u.loop.loop_var, l->u.loop.min);
+      tsl_map_put(&unit, l->u.loop.loop_var, (void *)l->u.loop.min);
   }
 
   /* divide the bindings */
@@ -372,7 +386,7 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
   const tsl_var **ivars = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
   tsl_range *idoms = TSL_NEW_ARRAY(a, tsl_range, n + 1);
   int64_t *cover = TSL_NEW_ARRAY(a, int64_t, n + 1);
-  bz_map_init(&x->sub, a);
+  tsl_map_init(&x->sub, a);
   for (uint32_t i = 0; i < n; i++) {
     const tsl_iter_var *iv = &b->iter_vars[i];
     if (!is_const(iv->dom.min, 0))
@@ -380,9 +394,7 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
                       "block '%s' iter '%s' has a domain starting at %s; "
                       "blockize supports domains starting at 0",
                       b->name, iv->var->name, ex_str(a, iv->dom.min));
-    const tsl_expr *e = tsl_expr_substitute(a, realize->u.realize.iter_values[i],
-                                            bz_map_subst, &unit);
-    e = tsl_simplify(x->an, a, e);
+    const tsl_expr *e = tsl_simplify(x->an, a, subst(a, &unit, realize->u.realize.iter_values[i]));
     division d = {0};
     if ((rc = divide(x, b, i, e, &d)))
       return rc;
@@ -412,38 +424,33 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
                 : tsl_expr_binary(a, TSL_EXPR_ADD,
                                   tsl_expr_binary(a, TSL_EXPR_MUL, ov, d.inner_ext),
                                   iexp);
-      tsl_analyzer_bind(x->an, ii->var, ii->dom.min, ii->dom.extent);
+      tsl_analyzer_bind_bounds(x->an, ii->var, ii->dom.min, ii->dom.extent);
     }
-    bz_map_set(&x->sub, iv->var, sub);
+    tsl_map_put(&x->sub, iv->var, (void *)sub);
   }
 
   /* The predicate stays inside or moves out whole; outer loops that an
    * outer iter is bound to read as that iter inside. */
-  const tsl_expr *pred = realize->u.realize.predicate;
-  {
-    /* inner unit loops are constants: a predicate that uses only them and
-     * outer loops moves out */
-    bz_map iu;
-    bz_map_init(&iu, a);
-    for (uint32_t l = 0; l < x->n_loops; l++)
-      if (is_const(x->loops[l]->u.loop.extent, 1))
-        bz_map_set(&iu, x->loops[l]->u.loop.loop_var, x->loops[l]->u.loop.min);
-    const tsl_expr *np = tsl_expr_substitute(a, pred, bz_map_subst, &iu);
-    if (np != pred)
-      pred = tsl_simplify(x->an, a, np);
-  }
+  /* inner unit loops are constants: a predicate that uses only them and
+   * outer loops moves out */
+  tsl_map iu;
+  tsl_map_init(&iu, a);
+  for (uint32_t l = 0; l < x->n_loops; l++)
+    if (is_const(x->loops[l]->u.loop.extent, 1))
+      tsl_map_put(&iu, x->loops[l]->u.loop.loop_var, (void *)x->loops[l]->u.loop.min);
+  const tsl_expr *pred = subst_simplify(x, &iu, realize->u.realize.predicate);
   const tsl_expr *tru = tsl_expr_bool(a, 1);
   const tsl_expr *inner_pred = tru, *outer_pred = tru;
   if (!(pred->kind == TSL_EXPR_INT_IMM && pred->u.int_value)) {
     int in, o;
     uses(x, pred, &in, &o);
     if (in && o) {
-      bz_map lv;
-      bz_map_init(&lv, a);
+      tsl_map lv;
+      tsl_map_init(&lv, a);
       for (uint32_t i = 0; i < n; i++)
-        if (ovals[i]->kind == TSL_EXPR_VAR && !bz_map_get(&lv, ovals[i]->u.var))
-          bz_map_set(&lv, ovals[i]->u.var, tsl_expr_var(oivs[i].var));
-      const tsl_expr *np = tsl_expr_substitute(a, pred, bz_map_subst, &lv);
+        if (ovals[i]->kind == TSL_EXPR_VAR && !tsl_map_get(&lv, ovals[i]->u.var))
+          tsl_map_put(&lv, ovals[i]->u.var, (void *)oivs[i].var->ref);
+      const tsl_expr *np = subst(a, &lv, pred);
       for (uint32_t k = scope + 1; k < top; k++)
         if (bp->stmts[k]->kind == TSL_STMT_FOR &&
             tsl_expr_uses_var(np, bp->stmts[k]->u.loop.loop_var))
@@ -476,9 +483,11 @@ int bz_divide(bz_ctx *x, const sch_path *bp, uint32_t top, int preserve,
   tsl_block *nb = tsl_block_clone(a, b);
   nb->n_iter_vars = n_in;
   nb->iter_vars = iivs;
-  bz_rw rw = {.a = a, .expr = rw_sub, .ud = x};
+  tsl_mutator rw = tsl_mutator_make(a);
+  rw.expr = sub_expr;
+  rw.user_data = x;
   const tsl_stmt *sr =
-      bz_rw_stmt(&rw, tsl_stmt_block_realize(a, n_in, ivals, inner_pred, nb));
+      tsl_mutate_stmt(&rw, tsl_stmt_block_realize(a, n_in, ivals, inner_pred, nb));
   const tsl_block *bs = sr->u.realize.block;
   int outer_reduce = 0;
   for (uint32_t i = 0; i < n && bs->init; i++)

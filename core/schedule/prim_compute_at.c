@@ -169,9 +169,14 @@ static const tsl_expr *moved_predicate(sch_call *c, const tsl_stmt *realize,
   return np;
 }
 
-/* The block under its new loops, TVM's MakeNewLoop. */
-static const tsl_stmt *new_nest(sch_call *c, const tsl_stmt *realize,
-                                const cmp_iv *dom, const cmp_iv *bound,
+/* The block under its new loops, TVM's MakeNewLoop: a loop axK for every
+ * var whose range is not a single value (every var with
+ * preserve_unit_loops), the binding `min + axK` (else `min`), and a
+ * T.where of the bounds that cannot be proven by symbolic bounds, all
+ * simplified with the call's analyzer `an` where the new loops are bound
+ * (an extent-1 loop to its value 0). */
+static const tsl_stmt *new_nest(sch_call *c, tsl_analyzer *an,
+                                const tsl_stmt *realize, const cmp_var_dom *dom,
                                 int preserve, const sch_path *lp,
                                 const tsl_var **bad) {
   const tsl_block *b = realize->u.realize.block;
@@ -181,46 +186,88 @@ static const tsl_stmt *new_nest(sch_call *c, const tsl_stmt *realize,
   const tsl_expr **exts = TSL_NEW_ARRAY(c->arena, const tsl_expr *, n ? n : 1);
   const tsl_expr *pred = NULL;
   for (uint32_t k = 0; k < n; k++) {
-    const tsl_expr *lo = dom[k].lo;
-    tsl_dtype t = lo->dtype;
-    const tsl_expr *ext = sch_simplify(
-        c, bin(c, TSL_EXPR_ADD, bin(c, TSL_EXPR_SUB, dom[k].hi, lo),
-               tsl_expr_int(c->arena, t, 1)));
+    const tsl_expr *lo = dom[k].min, *ext = dom[k].extent;
     int64_t ev, lv;
     if (preserve || !tsl_expr_is_const_int(ext, &ev) || ev != 1) {
       char name[32];
       snprintf(name, sizeof name, "ax%u", nl);
+      tsl_dtype t = lo->dtype.bits >= ext->dtype.bits ? lo->dtype : ext->dtype;
       const tsl_var *v = sch_new_var(c, name, t);
+      const tsl_expr *zero = tsl_expr_int(c->arena, t, 0);
+      if (!tsl_dtype_eq(lo->dtype, t))
+        lo = tsl_expr_cast(c->arena, t, lo);
+      if (!tsl_dtype_eq(ext->dtype, t))
+        ext = tsl_expr_cast(c->arena, t, ext);
       vars[nl] = v;
-      exts[nl++] = ext;
+      exts[nl++] = tsl_simplify(an, c->arena, ext);
       vals[k] = tsl_expr_is_const_int(lo, &lv) && lv == 0
                     ? v->ref
                     : bin(c, TSL_EXPR_ADD, lo, v->ref);
-      tsl_analyzer_bind(c->sch->an, v, tsl_expr_int(c->arena, t, 0), ext);
+      tsl_analyzer_bind(an, v, zero, ext);
     } else {
       vals[k] = lo;
     }
-    if (!bound[k].lo)
-      continue;
-    const tsl_expr *ge = bin(c, TSL_EXPR_GE, vals[k], bound[k].lo);
-    const tsl_expr *lt =
-        bin(c, TSL_EXPR_LT, vals[k],
-            sch_simplify(c, bin(c, TSL_EXPR_ADD, bound[k].hi,
-                                tsl_expr_int(c->arena, t, 1))));
-    if (!tsl_analyzer_can_prove(c->sch->an, ge))
-      pred = pred ? bin(c, TSL_EXPR_AND, pred, ge) : ge;
-    if (!tsl_analyzer_can_prove(c->sch->an, lt))
-      pred = pred ? bin(c, TSL_EXPR_AND, pred, lt) : lt;
+    if (dom[k].lo) {
+      const tsl_expr *ge = bin(c, TSL_EXPR_GE, vals[k], dom[k].lo);
+      if (!tsl_analyzer_can_prove_bound(an, ge))
+        pred = pred ? bin(c, TSL_EXPR_AND, pred, ge) : ge;
+    }
+    if (dom[k].hi) {
+      int64_t hv;
+      const tsl_expr *end = tsl_expr_is_const_int(dom[k].hi, &hv)
+                                ? tsl_expr_int(c->arena, dom[k].hi->dtype, hv + 1)
+                                : bin(c, TSL_EXPR_ADD, dom[k].hi,
+                                      tsl_expr_int(c->arena, dom[k].hi->dtype, 1));
+      const tsl_expr *lt = bin(c, TSL_EXPR_LT, vals[k], end);
+      if (!tsl_analyzer_can_prove_bound(an, lt))
+        pred = pred ? bin(c, TSL_EXPR_AND, pred, lt) : lt;
+    }
   }
   const tsl_expr *own = moved_predicate(c, realize, vals, vars, nl, lp, bad);
   if (!(own->kind == TSL_EXPR_INT_IMM && own->u.int_value))
     pred = pred ? bin(c, TSL_EXPR_AND, own, pred) : own;
-  pred = pred ? sch_simplify(c, pred) : tsl_expr_bool(c->arena, 1);
+  pred = pred ? tsl_simplify(an, c->arena, pred) : tsl_expr_bool(c->arena, 1);
   const tsl_stmt *s = tsl_stmt_block_realize(c->arena, n, vals, pred, b);
   for (uint32_t i = nl; i-- > 0;)
     s = tsl_stmt_for(c->arena, vars[i], tsl_expr_int(c->arena, vars[i]->dtype, 0),
                      exts[i], TSL_FOR_SERIAL, NULL, (tsl_attrs){0, NULL}, s);
   return s;
+}
+
+/* TVM's AddShapeVarBounds: the shapes of the parameter buffers are
+ * non-negative. */
+static void add_shape_var_bounds(tsl_analyzer *an, const tsl_func *f) {
+  for (uint32_t i = 0; i < f->n_params; i++) {
+    const tsl_buffer *buf = f->params[i].buffer;
+    for (uint32_t d = 0; buf && d < buf->ndim; d++)
+      tsl_analyzer_mark_nonneg(an, buf->shape[d]);
+  }
+}
+
+/* The new loop nest of the block (steps 4 to 6 of TVM's
+ * ComputeAtOrReverseComputeAtImpl) with an analyzer of its own, as TVM
+ * creates one per call: shape variables non-negative, the loops from the
+ * target loop up to the scope bound (a unit loop to its value). */
+static int derive_nest(sch_call *c, const sch_path *bp, const sch_path *lp,
+                       const cmp_scope *s, const uint32_t *deps, uint32_t n_deps,
+                       int reverse, int preserve, const tsl_stmt **nest,
+                       const tsl_var **bad) {
+  const tsl_block *b = sch_path_block(bp);
+  uint32_t L = lp->depth - 1;
+  tsl_analyzer *an = tsl_analyzer_new(c->sch->ctx);
+  tsl_analyzer *fresh = tsl_analyzer_new(c->sch->ctx);
+  add_shape_var_bounds(an, bp->func);
+  for (uint32_t k = L + 1; k-- > s->level + 1;)
+    if (lp->stmts[k]->kind == TSL_STMT_FOR)
+      tsl_analyzer_bind(an, lp->stmts[k]->u.loop.loop_var, lp->stmts[k]->u.loop.min,
+                        lp->stmts[k]->u.loop.extent);
+  cmp_var_dom *dom = TSL_NEW_ARRAY(c->arena, cmp_var_dom, b->n_iter_vars ? b->n_iter_vars : 1);
+  int rc = cmp_block_var_domains(c, an, fresh, bp, lp, s, deps, n_deps, reverse, dom);
+  if (!rc)
+    *nest = new_nest(c, an, sch_path_target(bp), dom, preserve, lp, bad);
+  tsl_analyzer_free(fresh);
+  tsl_analyzer_free(an);
+  return rc;
 }
 
 int cmp_compute_at(sch_call *c, const sch_path *bp, const sch_path *lp,
@@ -284,20 +331,12 @@ int cmp_compute_at(sch_call *c, const sch_path *bp, const sch_path *lp,
   rc = insertion_point(c, &s, lp, prod, np, cons, nc, reverse, index, &pos);
   if (rc)
     return rc;
-  for (uint32_t k = 0; k <= L; k++)
-    if (lp->stmts[k]->kind == TSL_STMT_FOR)
-      tsl_analyzer_bind(c->sch->an, lp->stmts[k]->u.loop.loop_var,
-                        lp->stmts[k]->u.loop.min, lp->stmts[k]->u.loop.extent);
-  uint32_t ni = b->n_iter_vars ? b->n_iter_vars : 1;
-  cmp_iv *dom = TSL_NEW_ARRAY(c->arena, cmp_iv, ni);
-  cmp_iv *bound = TSL_NEW_ARRAY(c->arena, cmp_iv, ni);
-  rc = cmp_block_var_domains(c, bp, lp, &s, reverse ? prod : cons,
-                             reverse ? np : nc, reverse, dom, bound);
+  const tsl_var *bad = NULL;
+  const tsl_stmt *nest = NULL;
+  rc = derive_nest(c, bp, lp, &s, reverse ? prod : cons, reverse ? np : nc, reverse,
+                   preserve, &nest, &bad);
   if (rc)
     return rc;
-  const tsl_var *bad = NULL;
-  const tsl_stmt *nest =
-      new_nest(c, sch_path_target(bp), dom, bound, preserve, lp, &bad);
 
   const tsl_stmt *body;
   rc = cmp_remove_leaf(c, bp, s.level, &body);

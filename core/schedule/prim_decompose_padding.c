@@ -33,16 +33,6 @@ static int is_true(const tsl_expr *e) {
   return e->kind == TSL_EXPR_INT_IMM && e->u.int_value;
 }
 
-/* As TVM's Analyzer::Bind: a variable of a one-value range is that value. */
-static void bind(dp_ctx *x, const tsl_var *v, const tsl_expr *min,
-                 const tsl_expr *extent) {
-  int64_t e;
-  if (tsl_expr_is_const_int(extent, &e) && e == 1)
-    tsl_analyzer_bind_value(x->an, v, min);
-  else
-    tsl_analyzer_bind(x->an, v, min, extent);
-}
-
 static const tsl_expr *subst(dp_ctx *x, tsl_map *m, const tsl_expr *e) {
   return tsl_simplify(x->an, x->a, tsl_expr_substitute_map(x->a, e, m));
 }
@@ -157,8 +147,8 @@ static int analyze(dp_ctx *x, const sch_path *lp) {
   /* loop domains */
   for (uint32_t k = x->s.level + 1; k + 1 < p->depth; k++)
     if (p->stmts[k]->kind == TSL_STMT_FOR)
-      bind(x, p->stmts[k]->u.loop.loop_var, p->stmts[k]->u.loop.min,
-           p->stmts[k]->u.loop.extent);
+      tsl_analyzer_bind(x->an, p->stmts[k]->u.loop.loop_var, p->stmts[k]->u.loop.min,
+                        p->stmts[k]->u.loop.extent);
   tsl_map iv;
   tsl_map_init(&iv, a);
   uint32_t n = b->n_iter_vars;
@@ -310,7 +300,7 @@ static const tsl_stmt *in_bound_nest(dp_ctx *x) {
       tsl_map_put(&nl, v->u.var, (void *)x->ext[i]);
       vals[i] = v;
       tsl_map_put(&m, v->u.var, (void *)tsl_expr_binary(a, TSL_EXPR_ADD, v, x->base[i]));
-      bind(x, v->u.var, tsl_expr_int(a, dt, 0), x->ext[i]);
+      tsl_analyzer_bind(x->an, v->u.var, tsl_expr_int(a, dt, 0), x->ext[i]);
     } else {
       vals[i] = tsl_simplify(x->an, a, tsl_expr_binary(a, TSL_EXPR_SUB, v, x->base[i]));
     }

@@ -110,7 +110,7 @@ int sch_apply_fuse(sch_call *c) {
     extent = tsl_expr_binary(a, TSL_EXPR_MUL, extent, exts[i]);
   }
   extent = sch_simplify(c, extent);
-  tsl_analyzer_bind(c->sch->an, fv, tsl_expr_int(a, dt, 0), extent);
+  tsl_analyzer_bind_bounds(c->sch->an, fv, tsl_expr_int(a, dt, 0), extent);
   /* old variable i = floordiv(floormod(f, lower * ext_i), lower) */
   tsl_map vars;
   tsl_map_init(&vars, a);

@@ -100,7 +100,7 @@ const tsl_expr *red_project_predicate(sch_call *c, const sch_path *bp,
   /* the loops' domains make conjuncts over dropped loops provably true */
   for (uint32_t k = 0; k < bp->depth; k++)
     if (bp->stmts[k]->kind == TSL_STMT_FOR)
-      tsl_analyzer_bind(c->sch->an, bp->stmts[k]->u.loop.loop_var,
+      tsl_analyzer_bind_bounds(c->sch->an, bp->stmts[k]->u.loop.loop_var,
                         bp->stmts[k]->u.loop.min, bp->stmts[k]->u.loop.extent);
   const tsl_expr *out = project(&p, pred);
   for (uint32_t k = 0; k < bp->depth; k++)

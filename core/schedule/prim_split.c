@@ -149,7 +149,7 @@ int sch_apply_split(sch_call *c) {
   tsl_map_put(&vars, lv, (void *)sub);
   const tsl_stmt *body = tsl_stmt_substitute_map(a, loop->u.loop.body, &vars);
   const tsl_expr *pred = tsl_expr_binary(a, TSL_EXPR_LT, sub, loop->u.loop.extent);
-  if (!no_pred && !tsl_analyzer_can_prove(c->sch->an, pred)) {
+  if (!no_pred && !tsl_analyzer_can_prove_bound(c->sch->an, pred)) {
     tsl_mutator m = tsl_mutator_make(a);
     m.stmt = append_pred;
     m.expr = tsl_mutate_expr_keep;

@@ -1,310 +1,134 @@
 /*
- * prim_tensorize.c: the tensor-intrinsic registry and
- * tensorize(block_or_loop, tensor_intrin, preserve_unit_iters).
+ * prim_tensorize.c: tensorize(block_or_loop, tensor_intrin,
+ * preserve_unit_iters).
  *
  * tensorize blockizes a loop first (blockize's rules), matches the block
  * against the intrinsic's description (tensorize_match.c) and replaces the
  * block's body with a fresh copy of the implementation's body, whose
  * buffers become match_buffers of the regions the block works on, as TVM
- * does. The registry maps names to (description, implementation) pairs
- * whose parameters must agree; a new registry holds the built-ins of
- * intrin_builtin.c.
+ * does. The registry: intrin_registry.c.
  */
 #include "bz_internal.h"
 #include "tz_internal.h"
 
 #include "tessel/script.h"
+#include "tessel/visit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- registry ------------------------------------------------------------ */
-
-typedef struct intrin_entry {
-  char *name;
-  const tsl_func *desc, *impl;
-} intrin_entry;
-
-struct tsl_intrin_registry {
-  tsl_arena *arena; /* the built-ins' IR */
-  uint32_t n, cap;
-  intrin_entry *items;
-};
-
-static int root_block(const tsl_func *f, const tsl_block **out) {
-  if (!f->body || f->body->kind != TSL_STMT_BLOCK_REALIZE)
-    return 0;
-  *out = f->body->u.realize.block;
-  return 1;
-}
-
-static const tsl_buffer_region *find_region(const tsl_block *b,
-                                            const tsl_buffer *buf) {
-  for (uint32_t i = 0; i < b->n_reads; i++)
-    if (b->reads[i].buffer == buf)
-      return &b->reads[i];
-  for (uint32_t i = 0; i < b->n_writes; i++)
-    if (b->writes[i].buffer == buf)
-      return &b->writes[i];
-  return NULL;
-}
-
-/* Description and implementation must take the same parameters. */
-static int check_signature(const char *name, const tsl_func *desc,
-                           const tsl_func *impl, tsl_diag *diag) {
-  if (desc->n_params != impl->n_params)
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic '%s': the description takes %u parameters "
-                        "but the implementation %u",
-                        name, desc->n_params, impl->n_params);
-  const tsl_block *droot, *iroot;
-  if (!root_block(desc, &droot) || !root_block(impl, &iroot))
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic '%s': a function body is not a root block",
-                        name);
-  for (uint32_t k = 0; k < desc->n_params; k++) {
-    const tsl_buffer *d = desc->params[k].buffer, *i = impl->params[k].buffer;
-    if (!d || !i)
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u is not a buffer in "
-                          "the %s; intrinsic parameters must be buffers",
-                          name, k + 1, !d ? "description" : "implementation");
-    char d1[32], d2[32];
-    if (!tsl_dtype_eq(d->dtype, i->dtype))
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u ('%s') has dtype %s "
-                          "in the description but %s in the implementation",
-                          name, k + 1, d->name, tsl_dtype_str(d->dtype, d1),
-                          tsl_dtype_str(i->dtype, d2));
-    if (d->ndim != i->ndim || d->scope != i->scope)
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u ('%s') has %u "
-                          "dimensions in scope %s in the description but %u "
-                          "in scope %s in the implementation",
-                          name, k + 1, d->name, d->ndim, d->scope, i->ndim,
-                          i->scope);
-    for (uint32_t dim = 0; dim < d->ndim; dim++) {
-      int64_t a, b;
-      if (tsl_expr_is_const_int(d->shape[dim], &a) &&
-          tsl_expr_is_const_int(i->shape[dim], &b) && a != b)
-        return tsl_diag_set(diag, TSL_EINVALID,
-                            "intrinsic '%s': parameter %u ('%s') has extent "
-                            "%lld in dimension %u in the description but %lld "
-                            "in the implementation",
-                            name, k + 1, d->name, (long long)a, dim,
-                            (long long)b);
-    }
-    if (!find_region(droot, d) || !find_region(iroot, i))
-      return tsl_diag_set(diag, TSL_EINVALID,
-                          "intrinsic '%s': parameter %u ('%s') is missing "
-                          "from the T.reads/T.writes of the %s's root block",
-                          name, k + 1, d->name,
-                          !find_region(droot, d) ? "description"
-                                                 : "implementation");
-  }
-  return TSL_OK;
-}
-
-int tsl_intrin_registry_add(tsl_intrin_registry *reg, const char *name,
-                            const tsl_func *desc, const tsl_func *impl,
-                            tsl_diag *diag) {
-  if (!name || !*name || !desc || !impl)
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic: a name, a description and an "
-                        "implementation are required");
-  const tsl_func *d0, *i0;
-  if (tsl_intrin_registry_get(reg, name, &d0, &i0))
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "intrinsic '%s' is already registered", name);
-  int rc = check_signature(name, desc, impl, diag);
-  if (rc)
-    return rc;
-  if (reg->n == reg->cap) {
-    uint32_t cap = reg->cap ? reg->cap * 2 : 8;
-    intrin_entry *it = realloc(reg->items, sizeof *it * cap);
-    if (!it)
-      return tsl_diag_set(diag, TSL_ENOMEM, "intrinsic: out of memory");
-    reg->items = it;
-    reg->cap = cap;
-  }
-  char *copy = malloc(strlen(name) + 1);
-  if (!copy)
-    return tsl_diag_set(diag, TSL_ENOMEM, "intrinsic: out of memory");
-  strcpy(copy, name);
-  reg->items[reg->n++] = (intrin_entry){copy, desc, impl};
-  return TSL_OK;
-}
-
-static int parse_one(tsl_arena *a, const char *name, const char *what,
-                     const char *src, const tsl_func **out, tsl_diag *diag) {
-  const tsl_module *m;
-  int rc = tsl_parse(a, name, src, strlen(src), &m, diag);
-  if (rc)
-    return rc;
-  if (m->n_funcs != 1)
-    return tsl_diag_set(diag, TSL_EINVALID, "built-in intrinsic '%s': %s is "
-                        "not one function", name, what);
-  *out = m->funcs[0];
-  return TSL_OK;
-}
-
-int tsl_intrin_registry_new(tsl_ctx *ctx, tsl_intrin_registry **out,
-                            tsl_diag *diag) {
-  *out = NULL;
-  tsl_intrin_registry *reg = calloc(1, sizeof *reg);
-  if (!reg)
-    return tsl_diag_set(diag, TSL_ENOMEM, "intrinsic: out of memory");
-  reg->arena = tsl_arena_new(ctx);
-  uint32_t n;
-  const tz_builtin *b = tz_builtins(&n);
-  for (uint32_t i = 0; i < n; i++) {
-    const tsl_func *desc, *impl;
-    int rc = parse_one(reg->arena, b[i].name, "the description", b[i].desc_src,
-                       &desc, diag);
-    if (!rc)
-      rc = parse_one(reg->arena, b[i].name, "the implementation",
-                     b[i].impl_src, &impl, diag);
-    if (!rc)
-      rc = tsl_intrin_registry_add(reg, b[i].name, desc, impl, diag);
-    if (rc) {
-      tsl_intrin_registry_free(reg);
-      return rc;
-    }
-  }
-  *out = reg;
-  return TSL_OK;
-}
-
-void tsl_intrin_registry_free(tsl_intrin_registry *reg) {
-  if (!reg)
-    return;
-  for (uint32_t i = 0; i < reg->n; i++)
-    free(reg->items[i].name);
-  free(reg->items);
-  tsl_arena_free(reg->arena);
-  free(reg);
-}
-
-int tsl_intrin_registry_get(const tsl_intrin_registry *reg, const char *name,
-                            const tsl_func **desc, const tsl_func **impl) {
-  for (uint32_t i = 0; reg && name && i < reg->n; i++)
-    if (strcmp(reg->items[i].name, name) == 0) {
-      if (desc)
-        *desc = reg->items[i].desc;
-      if (impl)
-        *impl = reg->items[i].impl;
-      return 1;
-    }
-  return 0;
-}
-
-uint32_t tsl_intrin_registry_count(const tsl_intrin_registry *reg) {
-  return reg ? reg->n : 0;
-}
-
-const char *tsl_intrin_registry_name(const tsl_intrin_registry *reg,
-                                     uint32_t k) {
-  return reg && k < reg->n ? reg->items[k].name : NULL;
-}
-
 /* ---- copying the implementation ---------------------------------------------
  * Each use gets fresh variables and buffers, so that two tensorized blocks
- * never share a definition. */
+ * never share a definition; a bare variable in a buffer's strides or
+ * offset is defined by that buffer. As TVM's IndexDataTypeNormalizer, the
+ * copy indexes in the dtype of the block's regions: integer constants in
+ * buffer fields, accesses, loop bounds and blocks take it, integer
+ * variables are redefined in it, and the expressions using them are
+ * legalized (`C.elem_offset // T.int64(256)`). */
 
 typedef struct cp_ctx {
+  tsl_mutator m; /* first: the hooks get the context */
   sch_call *c;
-  bz_map vars;
-  uint32_t n_bufs, cap;
-  const tsl_buffer **from, **to;
+  tsl_map vars, bufs;
+  tsl_dtype index;
+  int in_index; /* the expression being copied is an index */
 } cp_ctx;
 
-static const tsl_expr *cp_expr(cp_ctx *k, const tsl_expr *e);
+static int index_like(tsl_dtype t) {
+  return tsl_dtype_is_int(t) && t.bits >= 32 && t.lanes == 1;
+}
 
-static const tsl_var *cp_def(bz_rw *rw, const tsl_var *v) {
-  cp_ctx *k = rw->ud;
-  const tsl_expr *have = bz_map_get(&k->vars, v);
+static const tsl_var *cp_def(tsl_mutator *m, const tsl_var *v) {
+  cp_ctx *k = (cp_ctx *)m;
+  const tsl_expr *have = tsl_map_get(&k->vars, v);
   if (have)
     return have->u.var;
-  const tsl_var *nv = sch_new_var(k->c, v->name, v->dtype);
-  bz_map_set(&k->vars, v, tsl_expr_var(nv));
+  const tsl_var *nv = sch_new_var(k->c, v->name, index_like(v->dtype) ? k->index : v->dtype);
+  tsl_map_put(&k->vars, v, (void *)nv->ref);
   return nv;
 }
 
-/* A bare variable in a buffer's strides or offset is defined there. */
-static const tsl_expr *cp_buffer_field(bz_rw *rw, const tsl_expr *e) {
-  cp_ctx *k = rw->ud;
-  if (e && e->kind == TSL_EXPR_VAR && !bz_map_get(&k->vars, e->u.var))
-    return tsl_expr_var(cp_def(rw, e->u.var));
-  return e ? cp_expr(k, e) : NULL;
+static const tsl_expr *cp_expr(tsl_mutator *m, const tsl_expr *e) {
+  cp_ctx *k = (cp_ctx *)m;
+  if (e->kind == TSL_EXPR_INT_IMM)
+    return k->in_index && index_like(e->dtype) && !tsl_dtype_eq(e->dtype, k->index)
+               ? tsl_expr_int(m->arena, k->index, e->u.int_value)
+               : e;
+  int saved = k->in_index;
+  if (e->kind == TSL_EXPR_LOAD)
+    k->in_index = 1;
+  const tsl_expr *r = tsl_mutate_expr_legalize(m, e);
+  k->in_index = saved;
+  return r;
 }
 
-static const tsl_buffer *cp_buffer(bz_rw *rw, const tsl_buffer *b) {
-  cp_ctx *k = rw->ud;
-  for (uint32_t i = 0; i < k->n_bufs; i++)
-    if (k->from[i] == b)
-      return k->to[i];
-  tsl_arena *a = k->c->arena;
+static const tsl_expr *cp_field(cp_ctx *k, const tsl_expr *e) {
+  if (e && e->kind == TSL_EXPR_VAR && !tsl_map_get(&k->vars, e->u.var))
+    return cp_def(&k->m, e->u.var)->ref;
+  return e ? tsl_mutate_expr(&k->m, e) : NULL;
+}
+
+static const tsl_buffer *cp_buffer(tsl_mutator *m, const tsl_buffer *b) {
+  cp_ctx *k = (cp_ctx *)m;
+  const tsl_buffer *nb = tsl_map_get(&k->bufs, b);
+  if (nb)
+    return nb;
+  tsl_arena *a = m->arena;
+  int saved = k->in_index;
+  k->in_index = 1;
   const tsl_expr **shape = TSL_NEW_ARRAY(a, const tsl_expr *, b->ndim + 1);
-  const tsl_expr **strides =
-      b->strides ? TSL_NEW_ARRAY(a, const tsl_expr *, b->ndim + 1) : NULL;
+  const tsl_expr **strides = b->strides ? TSL_NEW_ARRAY(a, const tsl_expr *, b->ndim + 1) : NULL;
   for (uint32_t d = 0; d < b->ndim; d++) {
-    shape[d] = cp_buffer_field(rw, b->shape[d]);
+    shape[d] = cp_field(k, b->shape[d]);
     if (strides)
-      strides[d] = cp_buffer_field(rw, b->strides[d]);
+      strides[d] = cp_field(k, b->strides[d]);
   }
-  const tsl_buffer *nb = tsl_buffer_new(
-      a, b->name, b->dtype, b->ndim, shape, strides,
-      cp_buffer_field(rw, b->elem_offset), b->scope, b->align, b->offset_factor);
-  if (k->n_bufs == k->cap) {
-    uint32_t cap = k->cap ? k->cap * 2 : 8;
-    const tsl_buffer **f = TSL_NEW_ARRAY(a, const tsl_buffer *, cap);
-    const tsl_buffer **t = TSL_NEW_ARRAY(a, const tsl_buffer *, cap);
-    if (k->n_bufs) {
-      memcpy(f, k->from, sizeof *f * k->n_bufs);
-      memcpy(t, k->to, sizeof *t * k->n_bufs);
-    }
-    k->from = f;
-    k->to = t;
-    k->cap = cap;
-  }
-  k->from[k->n_bufs] = b;
-  k->to[k->n_bufs++] = nb;
+  nb = tsl_buffer_new(a, b->name, b->dtype, b->ndim, shape, strides, cp_field(k, b->elem_offset),
+                      b->scope, b->align, b->offset_factor);
+  k->in_index = saved;
+  if (b->n_axis_separators)
+    nb = tsl_buffer_with_axis_separators(a, nb, b->n_axis_separators, b->axis_separators);
+  tsl_map_put(&k->bufs, b, (void *)nb);
   return nb;
 }
 
-static const tsl_buffer *cp_buf_lookup(cp_ctx *k, const tsl_buffer *b) {
-  for (uint32_t i = 0; i < k->n_bufs; i++)
-    if (k->from[i] == b)
-      return k->to[i];
-  return b;
+/* Indices are loop bounds, block parts and store indices (a store's value
+ * is not, though the loads in it index). */
+static const tsl_stmt *cp_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  cp_ctx *k = (cp_ctx *)m;
+  int saved = k->in_index;
+  const tsl_stmt *r;
+  if (s->kind == TSL_STMT_STORE) {
+    uint32_t n = s->u.store.n_indices;
+    const tsl_expr **idx = TSL_NEW_ARRAY(m->arena, const tsl_expr *, n + 1);
+    k->in_index = 1;
+    for (uint32_t i = 0; i < n; i++)
+      idx[i] = tsl_mutate_expr(m, s->u.store.indices[i]);
+    k->in_index = 0;
+    r = tsl_stmt_store(m->arena, tsl_mutate_buffer(m, s->u.store.buffer),
+                       tsl_mutate_expr(m, s->u.store.value), n, idx);
+  } else {
+    k->in_index = s->kind == TSL_STMT_FOR || s->kind == TSL_STMT_BLOCK_REALIZE;
+    r = tsl_mutate_stmt_children(m, s);
+  }
+  k->in_index = saved;
+  return r;
 }
 
-static const tsl_expr *cp_expr(cp_ctx *k, const tsl_expr *e) {
-  if (e->kind == TSL_EXPR_VAR) {
-    const tsl_expr *have = bz_map_get(&k->vars, e->u.var);
-    return have ? have : e;
+/* The widest index dtype of the block's regions (TVM's choice of the index
+ * dtype for the implementation). */
+static tsl_dtype region_index_dtype(const tsl_block *b) {
+  tsl_dtype t = TSL_INT32;
+  for (int w = 0; w < 2; w++) {
+    uint32_t n = w ? b->n_writes : b->n_reads;
+    const tsl_buffer_region *rs = w ? b->writes : b->reads;
+    for (uint32_t i = 0; i < n; i++)
+      for (uint32_t d = 0; d < rs[i].ndim; d++)
+        if (index_like(rs[i].ranges[d].min->dtype) && rs[i].ranges[d].min->dtype.bits > t.bits)
+          t = rs[i].ranges[d].min->dtype;
   }
-  if (!e->n_args)
-    return e;
-  tsl_arena *a = k->c->arena;
-  const tsl_expr **args = TSL_NEW_ARRAY(a, const tsl_expr *, e->n_args);
-  int changed = 0;
-  for (uint32_t i = 0; i < e->n_args; i++) {
-    args[i] = cp_expr(k, e->args[i]);
-    changed |= args[i] != e->args[i];
-  }
-  if (e->kind == TSL_EXPR_LOAD) {
-    const tsl_buffer *nb = cp_buf_lookup(k, e->u.buffer);
-    if (!changed && nb == e->u.buffer)
-      return e;
-    return tsl_expr_load(a, nb, e->n_args, args);
-  }
-  return changed ? tsl_expr_with_args(a, e, e->n_args, args) : e;
-}
-
-static const tsl_expr *cp_rw_expr(bz_rw *rw, const tsl_expr *e) {
-  return cp_expr(rw->ud, e);
+  return t;
 }
 
 /* ---- tensorize ---------------------------------------------------------------- */
@@ -370,10 +194,15 @@ int sch_apply_tensorize(sch_call *c) {
                     b->name, name, why);
 
   /* the implementation's buffers view the regions the block works on */
-  cp_ctx k = {.c = c};
-  bz_map_init(&k.vars, a);
-  bz_rw rw = {.a = a, .expr = cp_rw_expr, .buffer = cp_buffer, .def = cp_def,
-              .ud = &k};
+  cp_ctx k = {.c = c, .index = region_index_dtype(b)};
+  k.m = tsl_mutator_make(a);
+  k.m.expr = cp_expr;
+  k.m.stmt = cp_stmt;
+  k.m.buffer = cp_buffer;
+  k.m.def = cp_def;
+  tsl_map_init(&k.vars, a);
+  tsl_map_init(&k.bufs, a);
+  k.m.vars = &k.vars;
   const tsl_block *iroot = impl->body->u.realize.block;
   uint32_t np = impl->n_params;
   tsl_match_buffer *mbs = TSL_NEW_ARRAY(a, tsl_match_buffer, np + 1);
@@ -385,7 +214,7 @@ int sch_apply_tensorize(sch_call *c) {
                       "the description of intrinsic '%s' never accesses its "
                       "parameter '%s'",
                       name, desc->params[i].buffer->name);
-    const tsl_buffer_region *old = find_region(iroot, ib);
+    const tsl_buffer_region *old = tz_find_region(iroot, ib);
     if (bd->n_base < old->ndim)
       return sch_fail(c, TSL_EINVALID,
                       "buffer '%s' has fewer dimensions than parameter '%s' "
@@ -400,15 +229,16 @@ int sch_apply_tensorize(sch_call *c) {
         rs[d].extent = tsl_expr_int(a, mn->dtype, 1);
       } else {
         const tsl_expr *ext = old->ranges[d - off].extent;
-        rs[d].extent = tsl_dtype_eq(ext->dtype, mn->dtype)
-                           ? ext
-                           : tsl_expr_cast(a, mn->dtype, ext);
+        int64_t v;
+        rs[d].extent = tsl_dtype_eq(ext->dtype, mn->dtype) ? ext
+                       : tsl_expr_is_const_int(ext, &v) ? tsl_expr_int(a, mn->dtype, v)
+                                                        : tsl_expr_cast(a, mn->dtype, ext);
       }
     }
-    mbs[i].buffer = cp_buffer(&rw, ib);
+    mbs[i].buffer = cp_buffer(&k.m, ib);
     mbs[i].source = (tsl_buffer_region){bd->buffer, bd->n_base, rs};
   }
-  const tsl_stmt *body = bz_rw_stmt(&rw, iroot->body);
+  const tsl_stmt *body = tsl_mutate_stmt(&k.m, iroot->body);
 
   tsl_block *nb = tsl_block_clone(a, b);
   nb->body = body;
@@ -420,7 +250,7 @@ int sch_apply_tensorize(sch_call *c) {
     for (uint32_t i = 0; i < b->n_alloc_buffers; i++)
       al[i] = b->alloc_buffers[i];
     for (uint32_t i = 0; i < iroot->n_alloc_buffers; i++)
-      al[b->n_alloc_buffers + i] = cp_buffer(&rw, iroot->alloc_buffers[i]);
+      al[b->n_alloc_buffers + i] = cp_buffer(&k.m, iroot->alloc_buffers[i]);
     nb->n_alloc_buffers = na;
     nb->alloc_buffers = al;
   }

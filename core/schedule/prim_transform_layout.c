@@ -93,7 +93,7 @@ static const tsl_block *with_regions(tl_rw *w, const tsl_block *b) {
 }
 
 static void bind(tl_rw *w, const tsl_var *v, tsl_range r) {
-  tsl_analyzer_bind(w->c->sch->an, v, r.min, r.extent);
+  tsl_analyzer_bind_bounds(w->c->sch->an, v, r.min, r.extent);
 }
 
 static const tsl_stmt *rw_stmt(tsl_mutator *m, const tsl_stmt *s) {

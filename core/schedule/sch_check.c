@@ -105,7 +105,7 @@ static void bind_loops(sch_call *c, const sch_path *p, uint32_t from,
     if (s->kind != TSL_STMT_FOR)
       continue;
     if (on)
-      tsl_analyzer_bind(c->sch->an, s->u.loop.loop_var, s->u.loop.min,
+      tsl_analyzer_bind_bounds(c->sch->an, s->u.loop.loop_var, s->u.loop.min,
                         s->u.loop.extent);
     else
       tsl_analyzer_unbind(c->sch->an, s->u.loop.loop_var);

@@ -10,27 +10,31 @@
  * must equal the description's access once the base is subtracted, and
  * leading dimensions the description lacks must be single elements.
  */
-#include "bz_internal.h"
 #include "tz_internal.h"
 
+#include "tessel/container.h"
 #include "tessel/script.h"
+#include "tessel/visit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TZ_MAX_BUFS 64
+/* One buffer of the description paired with the program's buffer. */
+typedef struct tz_pair {
+  const tsl_buffer *rhs, *lhs;
+  uint32_t n_base;
+  const tsl_expr **base; /* where the description's region starts */
+} tz_pair;
 
 typedef struct tz_ctx {
   tsl_arena *a;
   tsl_analyzer *an;
-  bz_map vars; /* lhs var -> rhs var */
-  uint32_t n_bufs;
-  const tsl_buffer *rhs[TZ_MAX_BUFS], *lhs[TZ_MAX_BUFS];
-  uint32_t n_base[TZ_MAX_BUFS];
-  const tsl_expr **base[TZ_MAX_BUFS]; /* by lhs buffer slot */
-  int scope;                          /* at the outermost block */
+  tsl_map vars;  /* lhs var -> rhs var */
+  tsl_vec pairs; /* tz_pair */
+  tsl_map by_lhs, by_rhs; /* buffer -> index in pairs + 1 */
+  int scope;     /* at the outermost block */
   char *why;
   size_t cap;
 } tz_ctx;
@@ -55,29 +59,28 @@ static const char *str(tz_ctx *m, const tsl_expr *e) {
 
 /* Pair lhs var `l` with rhs var `r` (a definition on both sides). */
 static int def_equal(tz_ctx *m, const tsl_var *l, const tsl_var *r) {
-  const tsl_expr *have = bz_map_get(&m->vars, l);
-  if (have)
-    return have->u.var == r;
-  bz_map_set(&m->vars, l, tsl_expr_var(r));
+  void *have;
+  if (tsl_map_find(&m->vars, l, &have))
+    return have == r;
+  tsl_map_put(&m->vars, l, (void *)r);
   return 1;
 }
 
-static int buf_slot(tz_ctx *m, const tsl_buffer *lhs) {
-  for (uint32_t i = 0; i < m->n_bufs; i++)
-    if (m->lhs[i] == lhs)
-      return (int)i;
-  return -1;
+static tz_pair *pair_of_lhs(tz_ctx *m, const tsl_buffer *lhs) {
+  intptr_t k = tsl_map_get_int(&m->by_lhs, lhs, 0);
+  return k ? &TSL_VEC_AT(&m->pairs, tz_pair, k - 1) : NULL;
 }
 
 static int cmp_buffer(tz_ctx *m, const tsl_buffer *l, const tsl_buffer *r) {
-  for (uint32_t i = 0; i < m->n_bufs; i++)
-    if (m->rhs[i] == r) {
-      if (m->lhs[i] == l)
-        return 1;
-      return fail(m, "buffer '%s' of the description is matched to both '%s' "
-                     "and '%s'",
-                  r->name, m->lhs[i]->name, l->name);
-    }
+  intptr_t k = tsl_map_get_int(&m->by_rhs, r, 0);
+  if (k) {
+    const tz_pair *p = &TSL_VEC_AT(&m->pairs, tz_pair, k - 1);
+    if (p->lhs == l)
+      return 1;
+    return fail(m, "buffer '%s' of the description is matched to both '%s' "
+                   "and '%s'",
+                r->name, p->lhs->name, l->name);
+  }
   if (!tsl_dtype_eq(l->dtype, r->dtype) || l->scope != r->scope) {
     char d1[32], d2[32];
     return fail(m, "buffer '%s' (%s, scope %s) does not match '%s' of the "
@@ -85,25 +88,43 @@ static int cmp_buffer(tz_ctx *m, const tsl_buffer *l, const tsl_buffer *r) {
                 l->name, tsl_dtype_str(l->dtype, d1), l->scope, r->name,
                 tsl_dtype_str(r->dtype, d2), r->scope);
   }
-  if (buf_slot(m, l) >= 0)
+  if (pair_of_lhs(m, l))
     return fail(m, "buffer '%s' is matched to two buffers of the description",
                 l->name);
-  if (m->n_bufs == TZ_MAX_BUFS)
-    return fail(m, "too many buffers");
-  m->rhs[m->n_bufs] = r;
-  m->lhs[m->n_bufs] = l;
-  m->base[m->n_bufs] = NULL;
-  m->n_bufs++;
+  TSL_VEC_PUSH(&m->pairs, tz_pair, ((tz_pair){r, l, 0, NULL}));
+  tsl_map_put(&m->by_rhs, r, TSL_MAP_INT(m->pairs.len));
+  tsl_map_put(&m->by_lhs, l, TSL_MAP_INT(m->pairs.len));
   return 1;
+}
+
+/* A paired lhs variable reads as its rhs partner, cast to the lhs dtype
+ * when they differ (TVM's comparator binds lhs to cast(lhs dtype, rhs), so
+ * that a program indexing in int64 matches a description in int32). */
+static const tsl_expr *rhs_of(const tsl_var *v, void *ud) {
+  tz_ctx *m = ud;
+  const tsl_var *r = tsl_map_get(&m->vars, v);
+  if (!r)
+    return NULL;
+  return tsl_dtype_eq(r->dtype, v->dtype) ? r->ref : tsl_expr_cast(m->a, v->dtype, r->ref);
 }
 
 /* lhs expression with its paired variables renamed to the rhs ones. */
 static const tsl_expr *to_rhs(tz_ctx *m, const tsl_expr *e) {
-  return tsl_expr_substitute(m->a, e, bz_map_subst, &m->vars);
+  return tsl_expr_substitute(m->a, e, rhs_of, m);
 }
 
+/* l (lhs) == r (rhs); integers of different widths compare in the wider
+ * one. */
 static int prove_eq(tz_ctx *m, const tsl_expr *l, const tsl_expr *r) {
-  return tsl_analyzer_equal(m->an, to_rhs(m, l), r);
+  l = to_rhs(m, l);
+  if (!tsl_dtype_eq(l->dtype, r->dtype) && tsl_dtype_is_int(l->dtype) &&
+      tsl_dtype_is_int(r->dtype)) {
+    if (l->dtype.bits < r->dtype.bits)
+      l = tsl_expr_cast(m->a, r->dtype, l);
+    else
+      r = tsl_expr_cast(m->a, l->dtype, r);
+  }
+  return tsl_analyzer_equal(m->an, l, r);
 }
 
 static const tsl_expr *minus(tz_ctx *m, const tsl_expr *x, const tsl_expr *y) {
@@ -119,8 +140,8 @@ static int cmp_region(tz_ctx *m, const tsl_buffer_region *l,
                    "'%s' in the description",
                 l->buffer->name, l->ndim, r->ndim, r->buffer->name);
   uint32_t off = l->ndim - r->ndim;
-  int slot = buf_slot(m, l->buffer);
-  if (!m->base[slot]) {
+  tz_pair *p = pair_of_lhs(m, l->buffer);
+  if (!p->base) {
     if (!m->scope)
       return fail(m, "buffer '%s' is accessed inside but not in the regions "
                      "of the outer block",
@@ -134,11 +155,11 @@ static int cmp_region(tz_ctx *m, const tsl_buffer_region *l,
                        "the description's region of '%s' has extent %s",
                     l->buffer->name, str(m, l->ranges[d + off].extent),
                     d + off, r->buffer->name, str(m, r->ranges[d].extent));
-    m->base[slot] = base;
-    m->n_base[slot] = l->ndim;
+    p->base = base;
+    p->n_base = l->ndim;
     return 1;
   }
-  const tsl_expr **base = m->base[slot];
+  const tsl_expr **base = p->base;
   for (uint32_t d = 0; d < off; d++)
     if (!tsl_analyzer_equal(m->an, l->ranges[d].extent,
                             tsl_expr_int(m->a, l->ranges[d].extent->dtype, 1)))
@@ -175,14 +196,14 @@ static int cmp_access(tz_ctx *m, const tsl_buffer *lb, uint32_t nl,
                       uint32_t nr, const tsl_expr *const *ri) {
   if (!cmp_buffer(m, lb, rb))
     return 0;
-  int slot = buf_slot(m, lb);
-  if (nl < nr || !m->base[slot] || m->n_base[slot] != nl)
+  const tz_pair *p = pair_of_lhs(m, lb);
+  if (nl < nr || !p->base || p->n_base != nl)
     return fail(m, "access to '%s' does not match the description's access "
                    "to '%s'",
                 lb->name, rb->name);
   uint32_t off = nl - nr;
   for (uint32_t d = 0; d < nr; d++)
-    if (!prove_eq(m, minus(m, li[d + off], m->base[slot][d + off]), ri[d]))
+    if (!prove_eq(m, minus(m, li[d + off], p->base[d + off]), ri[d]))
       return fail(m, "index %s of '%s' does not match index %s of '%s' in "
                      "the description",
                   str(m, li[d + off]), lb->name, str(m, ri[d]), rb->name);
@@ -210,8 +231,7 @@ static int cmp_expr(tz_ctx *m, const tsl_expr *l, const tsl_expr *r) {
     return l->u.str_value == r->u.str_value ||
            fail(m, "string constants differ");
   case TSL_EXPR_VAR: {
-    const tsl_expr *have = bz_map_get(&m->vars, l->u.var);
-    if (have && have->u.var == r->u.var)
+    if (tsl_map_get(&m->vars, l->u.var) == r->u.var)
       return 1;
     return fail(m, "variable '%s' does not match '%s' of the description",
                 l->u.var->name, r->u.var->name);
@@ -370,7 +390,10 @@ int tz_match(tsl_ctx *ctx, tsl_arena *a, const tsl_stmt *realize,
   m->why = why;
   m->cap = cap;
   why[0] = 0;
-  bz_map_init(&m->vars, a);
+  tsl_map_init(&m->vars, a);
+  tsl_map_init(&m->by_lhs, a);
+  tsl_map_init(&m->by_rhs, a);
+  tsl_vec_init(&m->pairs, sizeof(tz_pair), a);
   int ok = cmp_stmt(m, realize, desc->body);
   tsl_analyzer_free(m->an);
   if (!ok) {
@@ -381,9 +404,11 @@ int tz_match(tsl_ctx *ctx, tsl_arena *a, const tsl_stmt *realize,
   for (uint32_t k = 0; k < desc->n_params; k++) {
     res[k] = (tz_binding){0};
     const tsl_buffer *db = desc->params[k].buffer;
-    for (uint32_t i = 0; db && i < m->n_bufs; i++)
-      if (m->rhs[i] == db)
-        res[k] = (tz_binding){m->lhs[i], m->n_base[i], m->base[i]};
+    intptr_t i = db ? tsl_map_get_int(&m->by_rhs, db, 0) : 0;
+    if (i) {
+      const tz_pair *p = &TSL_VEC_AT(&m->pairs, tz_pair, i - 1);
+      res[k] = (tz_binding){p->lhs, p->n_base, p->base};
+    }
   }
   return TSL_OK;
 }

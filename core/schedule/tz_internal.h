@@ -16,6 +16,9 @@ typedef struct tz_builtin {
 /* The built-in intrinsics (intrin_builtin.c). */
 const tz_builtin *tz_builtins(uint32_t *n);
 
+/* The region of `buf` among the block's T.reads/T.writes, or NULL. */
+const tsl_buffer_region *tz_find_region(const tsl_block *b, const tsl_buffer *buf);
+
 /* How one parameter of the description binds to the program. */
 typedef struct tz_binding {
   const tsl_buffer *buffer; /* the program's buffer; NULL: never used */

@@ -487,12 +487,59 @@ static void test_stmts(void) {
   ok(!tsl_stmt_equal(deep, deep), "stmt: 5000-deep nesting is refused, no crash");
 }
 
+/* A function storing 0 into its one parameter buffer X[k]. */
+static const tsl_module *store_into(const tsl_buffer *X) {
+  const tsl_var *k = tsl_var_new(A, "k", TSL_INT32);
+  const tsl_expr *ix = EV(k);
+  tsl_block *root = TSL_NEW(A, tsl_block);
+  root->name = tsl_intern(ctx, "root");
+  root->body = loop(k, I32(64), tsl_stmt_store(A, X, tsl_expr_float(A, TSL_FLOAT32, 0.0), 1, &ix),
+                    no_attrs());
+  tsl_param *params = TSL_NEW_ARRAY(A, tsl_param, 1);
+  params[0] = (tsl_param){tsl_var_new(A, "x", TSL_HANDLE), X};
+  tsl_func *fn = TSL_NEW(A, tsl_func);
+  fn->name = tsl_intern(ctx, "main");
+  fn->n_params = 1;
+  fn->params = params;
+  fn->body = tsl_stmt_block_realize(A, 0, NULL, NULL, root);
+  tsl_module *m = TSL_NEW(A, tsl_module);
+  m->arena = A;
+  m->n_funcs = 1;
+  const tsl_func **fs = TSL_NEW_ARRAY(A, const tsl_func *, 1);
+  fs[0] = fn;
+  m->funcs = fs;
+  m->is_bare_func = 1;
+  return m;
+}
+
+/* TVM's Buffer constructor turns an alignment of 0 into 64 and an offset
+ * factor of 0 into 1: not given and given as the default are equal. */
+static void test_buffer_defaults(void) {
+  const tsl_expr *shape[1] = {I32(64)};
+#define XBUF(al, of, eo) tsl_buffer_new(A, "X", TSL_FLOAT32, 1, shape, NULL, eo, NULL, al, of)
+  const tsl_module *plain = store_into(XBUF(0, 0, NULL));
+  expect_equal(plain, store_into(XBUF(64, 1, NULL)), "align 64 / offset_factor 1 are the defaults");
+  expect_equal(plain, store_into(XBUF(0, 1, I32(0))), "elem_offset=0 is the default");
+  expect_diff(plain, store_into(XBUF(32, 0, NULL)), "align 32",
+              "funcs[main].params[0].buffer: align 0 vs 32");
+  expect_diff(plain, store_into(XBUF(0, 2, NULL)), "offset_factor 2",
+              "funcs[main].params[0].buffer: offset_factor 0 vs 2");
+  const tsl_expr *off = EV(tsl_var_new(A, "X_elem_offset", TSL_INT32));
+  expect_diff(plain, store_into(XBUF(0, 1, off)), "a variable offset (offset_factor=1 alone)",
+              "funcs[main].params[0].buffer.elem_offset: 0 vs given");
+  expect_equal(store_into(XBUF(0, 1, off)),
+               store_into(XBUF(64, 1, EV(tsl_var_new(A, "o", TSL_INT32)))),
+               "two variable offsets pair");
+#undef XBUF
+}
+
 int main(void) {
   ctx = tsl_ctx_new();
   A = tsl_arena_new(ctx);
   test_modules();
   test_exprs();
   test_stmts();
+  test_buffer_defaults();
   tsl_arena_free(A);
   tsl_ctx_free(ctx);
   return tap_done();

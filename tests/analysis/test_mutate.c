@@ -2,9 +2,9 @@
  * The IR mutator (tessel/visit.h): sharing of unchanged subtrees, variable
  * and buffer maps, hooks before and after the children, definitions with
  * fresh variables, removal propagating through loops and sequences,
- * substitution through a map,
- * failure reporting, statement-only rewrites, and the visitor's
- * TSL_VISIT_SKIP. Programs are parsed from TVMScript and results are
+ * substitution through a map, failure reporting, statement-only rewrites,
+ * dtype legalization as a hook, and the visitor's TSL_VISIT_SKIP. Programs
+ * are parsed from TVMScript and results are
  * compared as printed text or with structural equality.
  */
 #include "tap.h"
@@ -421,7 +421,52 @@ static void legalize(void) {
   teardown(&fx);
 }
 
+/* The legalizing hook in a mutator whose definitions change width: a loop
+ * variable redefined in int64 widens the operators that use it. */
+static const tsl_var *to_int64(tsl_mutator *m, const tsl_var *v) {
+  return tsl_var_new(m->arena, v->name, TSL_INT64);
+}
+
+static void legalize_hook(void) {
+  static const char prog[] =
+      "@T.prim_func\n"
+      "def main(C: T.Buffer((8,), \"float32\")):\n"
+      "    for i in range(8):\n"
+      "        C[i // 2] = T.Cast(\"float32\", i * 3 + 1)\n";
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *mod = NULL;
+  tsl_diag d = {0};
+  if (tsl_parse(a, "w.py", prog, strlen(prog), &mod, &d)) {
+    tap_diag("%s", d.text);
+    abort();
+  }
+  const tsl_stmt *loop = mod->funcs[0]->body->u.realize.block->body;
+  tsl_map vars;
+  tsl_map_init(&vars, a);
+  tsl_mutator m = tsl_mutator_make(a);
+  m.def = to_int64;
+  m.vars = &vars;
+  m.expr = tsl_mutate_expr_legalize;
+  const tsl_stmt *r = tsl_mutate_stmt(&m, loop);
+  const tsl_stmt *st = r->u.loop.body;
+  char *t = tsl_print_stmt(r, 0);
+  ok(r->u.loop.loop_var->dtype.bits == 64 && st->u.store.indices[0]->dtype.bits == 64 &&
+         st->u.store.value->args[0]->dtype.bits == 64 && t &&
+         strstr(t, "C[i // T.int64(2)] = T.Cast(\"float32\", i * T.int64(3) + T.int64(1))"),
+     "uses of a widened definition are legalized in place: %s", t ? t : "?");
+  free(t);
+  ok(vars.n == 1 && tsl_map_get(&vars, loop->u.loop.loop_var) == r->u.loop.loop_var->ref,
+     "the map recorded the redefinition");
+  m.def = NULL;
+  tsl_map_clear(&vars);
+  ok(tsl_mutate_stmt(&m, loop) == loop, "with nothing widened, nothing is rebuilt");
+  tsl_arena_free(a);
+  tsl_ctx_free(ctx);
+}
+
 int main(void) {
+  legalize_hook();
   statements_only();
   visit_skip();
   vector_load();

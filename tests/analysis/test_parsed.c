@@ -173,6 +173,36 @@ static void test_spellings(void) {
   char *attr = fill("%.*s):\n    T.func_attr({\"tir.noalias\": T.bool(True)})\n%s",
                     (int)(p - with_gs), with_gs, p + 3);
   differ("function attribute", noattr, attr, "attrs: key \"tir.noalias\" only in the second");
+  /* index expressions compare under the ranges around them: TVM's fused
+   * form (a * 2 + b) // 256 of a split binding equals a // 128 for b in
+   * [0, 2), in bindings and, under the block's iter domains, in bodies */
+  const char *fused =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((256, 256), \"float32\"), C: T.Buffer((256, 256), \"float32\")):\n"
+      "    for a, b in T.grid(32768, 2):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi = T.axis.spatial(256, %s)\n"
+      "            vj = T.axis.spatial(256, %s)\n"
+      "            vf0 = T.axis.spatial(32768, a)\n"
+      "            vf1 = T.axis.spatial(2, b)\n"
+      "            C[vi, vj] = A[%s, vj] * T.float32(2)\n";
+  const char *tvm_form = fill(fused, "(a * 2 + b) // 256", "(a * 2 + b) % 256",
+                              "(vf0 * 2 + vf1) // 256");
+  same("split bindings in TVM's fused form", tvm_form,
+       fill(fused, "a // 128", "a % 128 * 2 + b", "vf0 // 128"));
+  differ("a binding that differs inside the ranges", tvm_form,
+         fill(fused, "a // 128", "a % 128 * 2", "vf0 // 128"), ".iter_values[1]");
+  /* an extent-1 loop is not its value: v = ax0 and v = 0 stay different */
+  const char *unit =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((1, 8), \"float32\")):\n"
+      "    for ax0, ax1 in T.grid(1, 8):\n"
+      "        with T.block(\"x\"):\n"
+      "            v0 = T.axis.spatial(1, %s)\n"
+      "            v1 = T.axis.spatial(8, ax1)\n"
+      "            A[v0, v1] = T.float32(0)\n";
+  differ("unit loop var vs its value", fill(unit, "ax0"), fill(unit, "0"),
+         ".iter_values[0]: ax0 vs 0");
 }
 
 /* ---- every shipped program ------------------------------------------- */

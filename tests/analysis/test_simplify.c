@@ -402,6 +402,79 @@ static void test_bounds_prove(void) {
   is_str(tu_fmt(simp("f * 2 - vo * 8")), "2", "bind_value substitutes");
 }
 
+/* symbolic ranges (TVM's int_set), extent-1 binds, symbolic divisors */
+static void test_symbolic(void) {
+  reset(TSL_INT32);
+  int64_t lo, hi;
+  /* TVM's Analyzer::Bind: a range of extent 1 binds the value */
+  bind("u", 3, 1);
+  bind("j", 0, 8);
+  check("u * 2 + j", "j + 6");
+  is_str(tu_fmt(simp("u")), "3", "an extent-1 bind substitutes the value");
+  bind("u", 0, 4);
+  is_str(tu_fmt(simp("u * 2")), "u * 2", "a later bind of extent 4 forgets the value");
+  const tsl_var *w = tu_var(&env, "w");
+  tsl_analyzer_bind_bounds(an, w, tsl_expr_i32(arena, 0), tsl_expr_i32(arena, 1));
+  is_str(tu_fmt(simp("w * 8 + j")), "w * 8 + j", "bind_bounds keeps a unit var");
+  ok(tsl_analyzer_const_bound(an, tsl_expr_var(w), &lo, &hi) && lo == 0 && hi == 0,
+     "bind_bounds of extent 1: w in [0, 0]");
+  check("(w * 8 + j) // 8", "w");
+
+  /* proofs by symbolic bounds: k0 in [0, n), k1 in [0, 32) */
+  const tsl_var *k0 = tu_var(&env, "k0"), *k1 = tu_var(&env, "k1");
+  tsl_analyzer_bind(an, k0, tsl_expr_i32(arena, 0), tu_parse(&env, "n"));
+  tsl_analyzer_bind(an, k1, tsl_expr_i32(arena, 0), tsl_expr_i32(arena, 32));
+  const tsl_expr *c1 = tu_parse(&env, "k0 * 32 + k1 < n * 32");
+  ok(!tsl_analyzer_can_prove(an, c1), "k0*32 + k1 < n*32: not by constant bounds");
+  ok(tsl_analyzer_can_prove_bound(an, c1), "k0*32 + k1 < n*32: by symbolic bounds");
+  ok(tsl_analyzer_can_prove_bound(an, tu_parse(&env, "n * 32 > k1 + k0 * 32")),
+     "n*32 > k1 + k0*32: by symbolic bounds");
+  ok(!tsl_analyzer_can_prove_bound(an, tu_parse(&env, "k0 * 32 + k1 < n * 32 - 1")),
+     "k0*32 + k1 < n*32 - 1: not provable");
+  ok(tsl_analyzer_can_prove_bound(an, tu_parse(&env, "k0 * 32 + k1 <= n * 32 - 1")),
+     "k0*32 + k1 <= n*32 - 1");
+  ok(tsl_analyzer_can_prove_bound(an, tu_parse(&env, "k0 * 32 + k1 >= 0")), "... >= 0");
+  ok(!tsl_analyzer_can_prove_bound(an, tu_parse(&env, "k0 * 32 + k1 == 0")),
+     "equalities are not proven by bounds");
+  /* a range over another ranged variable is relaxed again */
+  const tsl_var *k2 = tu_var(&env, "k2");
+  tsl_analyzer_bind(an, k2, tu_parse(&env, "k0"), tsl_expr_i32(arena, 4));
+  ok(tsl_analyzer_can_prove_bound(an, tu_parse(&env, "k2 < n + 3")), "k2 in [k0, k0 + 4)");
+  ok(!tsl_analyzer_can_prove_bound(an, tu_parse(&env, "k2 < n + 2")), "but not < n + 2");
+
+  /* symbolic divisors: multiples of the divisor split off */
+  check("(x * n + y) // n", "x + y // n");
+  check("(n * 32) // n", "32");
+  check("(n * 32) % n", "0");
+  check("(x * n * 4 + y) % (n * 4)", "y % (n * 4)");
+  check("(x * n * 4 + y) // (n * 2)", "x * 2 + y // (n * 2)");
+  check("(n * 32 - 1) // n", "-1 // n + 32");
+  check("x // n", "x // n");
+  /* TVM's min/max absorption */
+  check("min(x, max(x, y))", "x");
+  check("min(max(y, x), x)", "x");
+  check("max(x, min(y, x))", "x");
+  check("min(n * 32 - 1, max(0, n * 32 - 1))", "n * 32 - 1");
+
+  /* shape variables: non-negative, and never a zero divisor */
+  reset(TSL_INT32);
+  tsl_analyzer_mark_nonneg(an, tu_parse(&env, "n * 32"));
+  ok(tsl_analyzer_const_bound(an, tu_parse(&env, "-1 // n"), &lo, &hi) && lo == -1 &&
+         hi == -1,
+     "-1 // n = -1 for n >= 0 (no zero divisor)");
+  ok(tsl_analyzer_can_prove(an, tu_parse(&env, "f % n >= 0")), "f %% n >= 0");
+  const tsl_var *f = tu_var(&env, "f");
+  tsl_analyzer_bind(an, f, tsl_expr_i32(arena, 0), tu_parse(&env, "n * 32"));
+  ok(tsl_analyzer_can_prove(an, tu_parse(&env, "f // n >= 0")), "f // n >= 0");
+  ok(tsl_analyzer_can_prove_bound(an, tu_parse(&env, "f // n < 32")),
+     "f // n < 32 for f in [0, n * 32)");
+  ok(tsl_analyzer_can_prove_bound(an, tu_parse(&env, "f % n < n")), "f %% n < n");
+  ok(!tsl_analyzer_can_prove_bound(an, tu_parse(&env, "f // n < 31")), "not f // n < 31");
+  tsl_analyzer_mark_nonneg(an, tu_parse(&env, "m * 32 - 64"));
+  ok(tsl_analyzer_const_bound(an, tu_parse(&env, "min(m, 100)"), &lo, &hi) && lo == 2,
+     "m * 32 - 64 >= 0 gives m >= 2");
+}
+
 static void relax_case(const char *src, int n, const char **names,
                        const int64_t *mins, const int64_t *exts,
                        const char *want_min, const char *want_ext) {
@@ -694,6 +767,7 @@ int main(void) {
   test_dtypes();
   test_non_integer();
   test_bounds_prove();
+  test_symbolic();
   test_relax();
   test_caps();
   test_random();

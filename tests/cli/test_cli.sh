@@ -47,6 +47,19 @@ check "schedule --print json is one JSON object with insts and decisions" bash -
 printf 'b = sch.get_block("C")\n\ni, j, k = sch.get_loops(b)\nsch.split(j, [None, None])\n' > "$tmp/bad.sch"
 check "a failing primitive exits 2" test "$(status "$exe" schedule "$data/mm.py" "$tmp/bad.sch")" = 2
 check "  ... with SCRIPT:LINE: error: <primitive>: <reason>" grep -q "bad.sch:4: error: split: " "$tmp/err"
+intr="$data/intrin"
+check "schedule registers the intrinsics of the script's folder (intrin__NAME__desc/impl.py)" test "$(status "$exe" schedule "$intr/dot.py" "$intr/dot.sch")" = 0
+check "  ... tensorize uses it, the impl's .data / .elem_offset read its match_buffers" grep -q 'T.call_extern("int32", "dot4", C_1.data, C_1.elem_offset, A_1.data, A_1.elem_offset, B_1.data, B_1.elem_offset)' "$tmp/out"
+check "  ... whose offsets are variables (offset_factor=1, no elem_offset)" grep -q 'C_1 = T.match_buffer(C\[vi_o\], (), offset_factor=1)' "$tmp/out"
+check "  ... and the result reads back unchanged" bash -c "'$exe' fmt - < '$tmp/out' | cmp -s - '$tmp/out'"
+mkdir -p "$tmp/intr_bad"
+cp "$intr"/* "$tmp/intr_bad/"
+sed -i 's/T.evaluate(T.call_extern(/T.evaluate(T.call_extern((/' "$tmp/intr_bad/intrin__dot4__impl.py"
+check "a malformed intrinsic file exits 2" test "$(status "$exe" schedule "$intr/dot.py" "$tmp/intr_bad/dot.sch")" = 2
+check "  ... with its file:line:col: error:" grep -q "intr_bad/intrin__dot4__impl.py:11:[0-9]*: error:" "$tmp/err"
+rm "$tmp/intr_bad/intrin__dot4__impl.py"
+check "an intrinsic without its implementation file exits 2" test "$(status "$exe" schedule "$intr/dot.py" "$tmp/intr_bad/dot.sch")" = 2
+check "  ... naming the file" grep -q "intr_bad/intrin__dot4__impl.py" "$tmp/err"
 check "schedule without SCRIPT is a usage error" test "$(status "$exe" schedule "$data/mm.py")" = 2
 check "schedule --print rejects other values" test "$(status "$exe" schedule "$data/mm.py" "$tmp/s.sch" --print nope)" = 2
 for verb in fmt eq eval schedule; do

@@ -536,6 +536,65 @@ static void test_match_buffer_block(void) {
      "accesses through a view are inferred on the source buffer");
 }
 
+/* An offset factor without an element offset makes the offset a variable
+ * the declaration defines (TVM's BufferDecl); it prints back the same way,
+ * with its uses spelled B.elem_offset. */
+static void test_offset_factor(void) {
+  const char *src =
+      "@T.prim_func\n"
+      "def f(A: T.Buffer((64, 64), \"float32\"), C: T.Buffer((64,), \"int64\"),\n"
+      "      D: T.Buffer((T.int64(8),), \"float32\", offset_factor=4)):\n"
+      "    Tmp = T.alloc_buffer((4,), offset_factor=1)\n"
+      "    for i in range(4):\n"
+      "        with T.block(\"tile\"):\n"
+      "            vi = T.axis.spatial(4, i)\n"
+      "            T.reads(A[vi, 0:16])\n"
+      "            T.writes(C[vi])\n"
+      "            Row = T.match_buffer(A[vi, 0:16], (16,), offset_factor=1)\n"
+      "            Same = T.match_buffer(A[vi, 0:16], (16,), elem_offset=Row.elem_offset, offset_factor=1)\n"
+      "            Zero = T.match_buffer(A[vi, 0:16], (16,), elem_offset=0, offset_factor=1)\n"
+      "            Plain = T.match_buffer(A[vi, 0:16], (16,))\n"
+      "            C[vi] = T.Cast(\"int64\", Row.elem_offset + Plain.elem_offset) + D.elem_offset\n";
+  const tsl_module *m = parse("offset.py", src);
+  ok(m != NULL, "offset_factor without elem_offset parses");
+  if (!m)
+    return;
+  const tsl_func *f = m->funcs[0];
+  const tsl_block *b = find_block(f, "tile");
+  const tsl_buffer *row = b->match_buffers[0].buffer, *same = b->match_buffers[1].buffer;
+  const tsl_buffer *zero = b->match_buffers[2].buffer, *plain = b->match_buffers[3].buffer;
+  const tsl_buffer *d = f->params[2].buffer;
+  ok(row->elem_offset && row->elem_offset->kind == TSL_EXPR_VAR &&
+         dt_is(row->elem_offset->dtype, "int32") && row->offset_factor == 1,
+     "offset_factor=1 alone: the offset is a fresh int32 variable");
+  ok(same->elem_offset == row->elem_offset, "elem_offset=Row.elem_offset shares it");
+  ok(is_const_int(zero->elem_offset, 0), "an explicit elem_offset=0 stays 0");
+  ok(!plain->elem_offset && plain->offset_factor == 0, "no offset_factor: offset 0, as before");
+  ok(!root_of(f)->alloc_buffers[0]->elem_offset,
+     "an allocation keeps offset 0 (nothing would bind a variable)");
+  ok(d->elem_offset && d->elem_offset->kind == TSL_EXPR_VAR &&
+         dt_is(d->elem_offset->dtype, "int64"),
+     "the variable takes the index dtype of the shape (int64)");
+  const tsl_expr *v = b->body->u.store.value;
+  const tsl_expr *sum = v->args[0]->args[0];
+  ok(sum->args[0] == row->elem_offset && is_const_int(sum->args[1], 0) &&
+         v->args[1] == d->elem_offset,
+     "Row.elem_offset reads the variable, Plain.elem_offset reads 0");
+  char *text = tsl_print_module(m);
+  ok(text && strstr(text, "D: T.Buffer((T.int64(8),), \"float32\", offset_factor=4)") &&
+         strstr(text, "Row = T.match_buffer(A[vi, 0:16], (16,), offset_factor=1)") &&
+         strstr(text, "Same = T.match_buffer(A[vi, 0:16], (16,), elem_offset=Row.elem_offset, "
+                      "offset_factor=1)") &&
+         strstr(text, "T.Cast(\"int64\", Row.elem_offset + 0) + D.elem_offset") &&
+         strstr(text, "Tmp = T.alloc_buffer((4,), offset_factor=1)") &&
+         !strstr(text, "T.int32()"),
+     "printed as declared, uses as B.elem_offset, no free variable:\n%s", text ? text : "?");
+  const tsl_module *back = text ? parse("offset_printed.py", text) : NULL;
+  char why[512] = "";
+  ok(back && tsl_module_equal(m, back, why, sizeof why), "and reads back equal %s", why);
+  free(text);
+}
+
 static void test_typing(void) {
   const char *src =
       "@T.prim_func\n"
@@ -1038,6 +1097,7 @@ int main(void) {
   test_regions();
   test_inference();
   test_match_buffer_block();
+  test_offset_factor();
   test_typing();
   test_store_context();
   test_exprs();

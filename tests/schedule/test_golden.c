@@ -9,7 +9,9 @@
  *   script   the trace printed as a script, run on the original, is equal
  *   json     the trace through JSON, replayed, is equal
  * A `# bind: n=37` line in the script gives symbolic sizes their values
- * for the interpreter.
+ * for the interpreter. Tensor intrinsics in a primitive's folder
+ * (intrin__NAME__desc.py / __impl.py, as `tessel schedule` reads them
+ * beside a script) are registered for its cases.
  * TESSEL_UPDATE_GOLDEN=1 rewrites the .expected files (review them by eye);
  * TESSEL_CASES=split,fuse restricts the run to some primitives.
  */
@@ -41,8 +43,8 @@ static int equal_to(const tsl_module *want, const tsl_schedule *sch,
   return eq;
 }
 
-static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
-                     const char *name, int update, int *n_ok_cases) {
+static void run_case(tsl_ctx *ctx, const tsl_intrin_registry *intrins, const char *dir,
+                     const char *prim, const char *name, int update, int *n_ok_cases) {
   char path[8800], id[512];
   snprintf(id, sizeof id, "%s/%s", prim, name);
   snprintf(path, sizeof path, "%s/%s.py", dir, name);
@@ -66,7 +68,8 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
     tap_diag("%s", diag.text);
     goto out;
   }
-  int rc = tsl_schedule_new(ctx, m, NULL, &sch, &diag);
+  tsl_schedule_opts so = {sizeof so, NULL, 0, intrins};
+  int rc = tsl_schedule_new(ctx, m, &so, &sch, &diag);
   if (!rc)
     rc = tsl_script_run(sch, sch_name, script, strlen(script), &diag);
   char *got = rc ? strdup(diag.text) : tsl_print_module(tsl_schedule_module(sch));
@@ -139,7 +142,7 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
   const tsl_module *want = tsl_schedule_module(sch);
   const tsl_trace *tr = tsl_schedule_trace(sch);
   tsl_schedule *r = NULL;
-  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, intrins};
   if (tsl_trace_replay(ctx, tr, m, &ro, &r, &diag))
     tap_diag("replay: %s", diag.text);
   equal_to(want, r, "trace replays equal", id);
@@ -147,7 +150,7 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *prim,
   r = NULL;
 
   char *ts = tsl_trace_to_script(tr, 1);
-  if (tsl_schedule_new(ctx, m, NULL, &r, &diag) ||
+  if (tsl_schedule_new(ctx, m, &so, &r, &diag) ||
       tsl_script_run(r, "trace", ts, strlen(ts), &diag)) {
     tap_diag("trace script:\n%s\n%s", ts, diag.text);
     tsl_schedule_free(r);
@@ -191,13 +194,25 @@ int main(void) {
     }
     char dir[4400];
     snprintf(dir, sizeof dir, "%s/%s", cases, prims[p]);
+    tsl_intrin_registry *intrins = NULL;
+    tsl_arena *iarena = tsl_arena_new(ctx);
+    tsl_diag d = {0};
+    int rc = tsl_intrin_registry_new(ctx, &intrins, &d);
+    if (!rc)
+      rc = tsl_intrin_registry_add_dir(intrins, iarena, dir, NULL, &d);
+    if (rc) {
+      ok(0, "%s: the intrinsics of the folder register", prims[p]);
+      tap_diag("%s", d.text);
+    }
     char *names[512];
     int n = tf_list(dir, ".sch", 0, names, 512);
     for (int i = 0; i < n; i++) {
-      run_case(ctx, dir, prims[p], names[i], update, &n_ok_cases);
+      run_case(ctx, intrins, dir, prims[p], names[i], update, &n_ok_cases);
       free(names[i]);
       total++;
     }
+    tsl_intrin_registry_free(intrins);
+    tsl_arena_free(iarena);
     free(prims[p]);
   }
   ok(total > 0, "found %d golden cases (%d succeed, %d are expected failures)",

@@ -6,6 +6,8 @@
 #include "tap.h"
 #include "tessel/tessel.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char desc_src[] =
@@ -85,6 +87,42 @@ static const char prog_src[] =
     "            T.reads(A[vi, vj])\n"
     "            T.writes(C[vi, vj])\n"
     "            C[vi, vj] = A[vi, vj] * T.float32(2)\n";
+
+/* Every buffer storage (`B.data`) and variable an evaluated call uses must
+ * belong to a match_buffer of an enclosing block: the implementation's
+ * own parameters must not survive tensorize. */
+typedef struct views {
+  const tsl_buffer *bufs[16];
+  uint32_t n;
+  int stray;
+} views;
+
+static int view_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  (void)realize;
+  views *v = ud;
+  for (uint32_t i = 0; i < b->n_match_buffers && v->n < 16; i++)
+    v->bufs[v->n++] = b->match_buffers[i].buffer;
+  return 0;
+}
+
+static int view_use(const tsl_expr *e, void *ud) {
+  views *v = ud;
+  int found = 0;
+  for (uint32_t i = 0; i < v->n; i++)
+    found |= e->kind == TSL_EXPR_BUFFER_DATA ? e->u.buffer == v->bufs[i]
+             : e->kind == TSL_EXPR_VAR       ? v->bufs[i]->elem_offset &&
+                                             v->bufs[i]->elem_offset->kind == TSL_EXPR_VAR &&
+                                             v->bufs[i]->elem_offset->u.var == e->u.var
+                                             : 1;
+  v->stray |= !found;
+  return 0;
+}
+
+static int view_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  if (owner->kind == TSL_STMT_EVALUATE)
+    tsl_expr_visit(e, view_use, ud);
+  return 0;
+}
 
 static const tsl_func *parse_func(tsl_arena *a, const char *src) {
   const tsl_module *m = NULL;
@@ -190,6 +228,53 @@ int main(void) {
   ok(rc == TSL_ENOTFOUND && strstr(d.text, "registered: mma_4x4x4_f32") &&
          strstr(d.text, "scale2_4x4"),
      "an unknown name lists the registered intrinsics: %s", d.text);
+  tsl_schedule_free(sch);
+
+  /* a folder of intrinsic files */
+  const char *root = getenv("TESSEL_SOURCE_ROOT");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/tests/cli/data/intrin", root ? root : ".");
+  uint32_t added = 9;
+  ok(tsl_intrin_registry_add_dir(reg, a, "/nonexistent/folder", &added, &d) == TSL_OK &&
+         added == 0,
+     "a folder that does not exist adds nothing");
+  ok(tsl_intrin_registry_add_dir(reg, a, dir, &added, &d) == TSL_OK && added == 1 &&
+         tsl_intrin_registry_get(reg, "dot4", NULL, NULL),
+     "the folder's intrin__dot4__desc.py / __impl.py register as dot4: %s", d.text);
+  ok(tsl_intrin_registry_add_dir(reg, a, dir, &added, &d) == TSL_EINVALID && added == 0 &&
+         strstr(d.text, "already registered") && strstr(d.text, "intrin__dot4__impl.py"),
+     "registering the folder twice names the files: %s", d.text);
+
+  /* the implementation's A.data / A.elem_offset become its match_buffers' */
+  char path[4200];
+  snprintf(path, sizeof path, "%s/dot.py", dir);
+  prog = NULL;
+  ok(tsl_parse_file(a, path, &prog, &d) == TSL_OK, "dot.py parses: %s", d.text);
+  sch = NULL;
+  static const char dot_script[] =
+      "b = sch.get_block(\"dot\")\n"
+      "i, k = sch.get_loops(b)\n"
+      "ko, ki = sch.split(k, factors=[None, 4])\n"
+      "sch.decompose_reduction(b, ko)\n"
+      "sch.tensorize(ki, \"dot4\")\n";
+  rc = prog ? tsl_schedule_new(ctx, prog, &opts, &sch, &d) : TSL_EINVALID;
+  if (!rc)
+    rc = tsl_script_run(sch, "dot.sch", dot_script, strlen(dot_script), &d);
+  ok(rc == TSL_OK, "tensorize with dot4: %s", rc ? d.text : "ok");
+  if (rc == TSL_OK) {
+    views v = {0};
+    tsl_stmt_visitor vis = {.block = view_block, .expr = view_expr, .user_data = &v};
+    tsl_stmt_visit(tsl_schedule_func(sch)->body, &vis);
+    ok(v.n == 3 && !v.stray,
+       "the call reads the storage and offsets of the 3 match_buffers, nothing else");
+    const tsl_func *dimpl = NULL;
+    tsl_intrin_registry_get(reg, "dot4", NULL, &dimpl);
+    const tsl_buffer *c1 = v.bufs[2], *c = dimpl->params[2].buffer;
+    ok(c1->offset_factor == 1 && c1->elem_offset && c1->elem_offset->kind == TSL_EXPR_VAR &&
+           c->elem_offset && c->elem_offset->kind == TSL_EXPR_VAR &&
+           c1->elem_offset->u.var != c->elem_offset->u.var,
+       "the implementation's offset variable (offset_factor=1) is copied, not shared");
+  }
   tsl_schedule_free(sch);
 
   tsl_intrin_registry_free(reg);

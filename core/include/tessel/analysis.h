@@ -4,11 +4,14 @@
  *
  * Simplifier
  *   A tsl_analyzer holds known bounds of variables (from loop extents and
- *   block iteration domains). tsl_simplify rewrites integer expressions to a
+ *   block iteration domains; symbolic ranges are kept too) and values of
+ *   variables (substituted). tsl_simplify rewrites integer expressions to a
  *   canonical form: constants folded, affine sums collected and ordered,
  *   floordiv/floormod by constants simplified using bounds (e.g.
  *   floordiv(i, 4) -> 0 when 0 <= i < 4, floormod(i*8 + j, 8) -> j when
- *   0 <= j < 8). Non-integer expressions are returned with their integer
+ *   0 <= j < 8), floordiv/floormod by a symbolic divisor split off the
+ *   terms that are multiples of it (floordiv(i * n + j, n) -> i +
+ *   floordiv(j, n), floormod(n * 32, n) -> 0). Non-integer expressions are returned with their integer
  *   subexpressions simplified. The result is semantically equal to the input
  *   for every assignment within the bounds. Analyzers are single-threaded
  *   and own heap memory (free with tsl_analyzer_free); simplified nodes are
@@ -38,11 +41,31 @@ typedef struct tsl_analyzer tsl_analyzer;
 
 TSL_API tsl_analyzer *tsl_analyzer_new(tsl_ctx *ctx);
 TSL_API void tsl_analyzer_free(tsl_analyzer *an);
-/* Record that `v` ranges over [min, min + extent). Non-constant min/extent
- * are reduced to constant bounds when possible, else ignored. A later bind
- * of the same var replaces the earlier one. */
+/* Record that `v` ranges over [min, min + extent), as TVM's
+ * Analyzer::Bind: an extent that is the literal 1 binds the value `min`
+ * (as tsl_analyzer_bind_value: `v` is then replaced by `min` while
+ * simplifying); otherwise the simplifier gets the constant bounds that
+ * min and extent imply (none where they are unbounded), and the range
+ * itself is kept for symbolic interval evaluation
+ * (tsl_analyzer_can_prove_bound). min and extent are kept by reference:
+ * they must outlive the binding. A later bind of the same var replaces
+ * the earlier one (range and value). */
 TSL_API void tsl_analyzer_bind(tsl_analyzer *an, const tsl_var *v,
                                const tsl_expr *min, const tsl_expr *extent);
+/* As tsl_analyzer_bind, but a range of extent 1 gives only the constant
+ * bounds of min (`v` is not replaced by it). For analyses that stand for
+ * TVM's iterator domain maps rather than its Analyzer::Bind (binding
+ * simplification after split/fuse, blockize, layout maps), where unit
+ * iterators stay in the expressions. */
+TSL_API void tsl_analyzer_bind_bounds(tsl_analyzer *an, const tsl_var *v,
+                                      const tsl_expr *min,
+                                      const tsl_expr *extent);
+/* Record that the integer expression `e` (e.g. a buffer's shape) is >= 0,
+ * as TVM's MarkGlobalNonNegValue: when `e` simplifies to `k * v + c` for
+ * one variable v and k > 0 (n, n * 32, n + 1), v gets the constant lower
+ * bound ceil(-c / k); other expressions are ignored. Keeps a known upper
+ * bound. */
+TSL_API void tsl_analyzer_mark_nonneg(tsl_analyzer *an, const tsl_expr *e);
 /* Record that `v` is exactly `value` (substituted while simplifying). */
 TSL_API void tsl_analyzer_bind_value(tsl_analyzer *an, const tsl_var *v,
                                      const tsl_expr *value);
@@ -58,6 +81,15 @@ TSL_API int tsl_analyzer_const_bound(tsl_analyzer *an, const tsl_expr *e,
                                      int64_t *lo, int64_t *hi);
 /* 1 when the bool expression `cond` is provably true under the bounds. */
 TSL_API int tsl_analyzer_can_prove(tsl_analyzer *an, const tsl_expr *cond);
+/* TVM's CanProve with ProofStrength::kSymbolicBound: 1 when `cond`
+ * simplifies to true, or when it is a comparison a < b, a <= b, a > b or
+ * a >= b whose difference (b - a, resp. a - b), with every variable that
+ * has a bound range relaxed to that range symbolically (and again where
+ * the range uses such variables; variables without a range, e.g. shape
+ * variables, stay), has a constant lower bound of at least 1 (strict) or
+ * 0. Proves e.g. k0 * 32 + k1 < n * 32 from k0 in [0, n), k1 in [0, 32). */
+TSL_API int tsl_analyzer_can_prove_bound(tsl_analyzer *an,
+                                         const tsl_expr *cond);
 /* 1 when a - b simplifies to the constant 0. */
 TSL_API int tsl_analyzer_equal(tsl_analyzer *an, const tsl_expr *a,
                                const tsl_expr *b);

@@ -364,6 +364,18 @@ TSL_API void tsl_intrin_registry_free(tsl_intrin_registry *reg);
 TSL_API int tsl_intrin_registry_add(tsl_intrin_registry *reg, const char *name,
                                     const tsl_func *desc, const tsl_func *impl,
                                     tsl_diag *diag);
+/* Register the intrinsics a folder holds, as a TVM user registers them
+ * with TensorIntrin.register: each file `intrin__<name>__desc.py` with its
+ * `intrin__<name>__impl.py` (one prim_func each) becomes intrinsic <name>,
+ * in name order. The functions are parsed into `arena`, which must outlive
+ * the registry. *n_added (may be NULL) gets the number registered. A
+ * folder that cannot be opened adds nothing. Errors (a file that does not
+ * parse, with its location; a missing implementation file; a rejected
+ * signature, naming both files) stop at the first failing pair; the pairs
+ * before it stay registered. */
+TSL_API int tsl_intrin_registry_add_dir(tsl_intrin_registry *reg,
+                                        tsl_arena *arena, const char *dir,
+                                        uint32_t *n_added, tsl_diag *diag);
 /* Lookup by name; returns 0 and leaves outputs alone when missing. */
 TSL_API int tsl_intrin_registry_get(const tsl_intrin_registry *reg,
                                     const char *name, const tsl_func **desc,

@@ -181,6 +181,13 @@ TSL_API const tsl_expr *tsl_expr_substitute_legalize(tsl_arena *a,
                                                      tsl_subst_fn fn,
                                                      void *user_data);
 
+/* An `expr` hook for mutators that may change the width of integer
+ * variables: the default for the children, then the node legalized by the
+ * rule of tsl_expr_substitute_legalize (the narrower integer operand of a
+ * rebuilt operator widened). */
+TSL_API const tsl_expr *tsl_mutate_expr_legalize(tsl_mutator *m,
+                                                 const tsl_expr *e);
+
 /* 1 when `v` occurs in `e`. */
 TSL_API int tsl_expr_uses_var(const tsl_expr *e, const tsl_var *v);
 
