@@ -237,3 +237,19 @@ void *tsl_vec_dup(const tsl_vec *v, tsl_arena *arena) {
     return NULL;
   return tsl_arena_dup(arena, v->data, (size_t)v->elem_size * v->len);
 }
+
+/* ---- logged bindings ---- */
+
+void tsl_map_bind_logged(tsl_vec *log, tsl_map *m, const void *key, void *val) {
+  tsl_map_logged *x = tsl_vec_push(log);
+  x->map = m;
+  x->b = tsl_map_bind(m, key, val);
+}
+
+void tsl_map_unbind_to(tsl_vec *log, uint32_t mark) {
+  while (log->len > mark) {
+    tsl_map_logged *x = &TSL_VEC_LAST(log, tsl_map_logged);
+    tsl_map_unbind(x->map, &x->b);
+    log->len--;
+  }
+}

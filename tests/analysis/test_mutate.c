@@ -2,8 +2,9 @@
  * The IR mutator (tessel/visit.h): sharing of unchanged subtrees, variable
  * and buffer maps, hooks before and after the children, definitions with
  * fresh variables, removal propagating through loops and sequences,
- * failure reporting, statement-only rewrites, dtype legalization as a
- * hook, and the visitor's TSL_VISIT_SKIP. Programs are parsed from TVMScript and results are
+ * substitution through a map, failure reporting, statement-only rewrites,
+ * dtype legalization as a hook, and the visitor's TSL_VISIT_SKIP. Programs
+ * are parsed from TVMScript and results are
  * compared as printed text or with structural equality.
  */
 #include "tap.h"
