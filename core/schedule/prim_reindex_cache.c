@@ -212,7 +212,8 @@ static int reindex_cache(sch_call *c, int is_write) {
   }
   lay_map im;
   const tsl_expr **shape;
-  rc = lay_map_from_lambda(c, 3, lay_block_default_dtype(blk), 0, NULL, &im);
+  rc = lay_map_from_lambda(c, 3, lay_block_default_dtype(blk), LAY_ANY_ARITY, NULL,
+                           &im);
   if (!rc)
     rc = lay_map_shape(c, &im, iext, "index_map", &shape);
   if (rc)
