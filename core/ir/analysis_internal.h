@@ -1,7 +1,7 @@
 /*
- * analysis_internal.h — interfaces shared by the analysis files: pointer
- * maps, the term order of canonical forms, integer polynomials (the affine
- * canonical form), interval bounds, and a small expression formatter for
+ * analysis_internal.h — interfaces shared by the analysis files: the term
+ * order of canonical forms, integer polynomials (the affine canonical
+ * form), interval bounds, and a small expression formatter for
  * diagnostics. Not installed; names use the tsla_ prefix.
  */
 #ifndef TESSEL_ANALYSIS_INTERNAL_H
@@ -11,29 +11,6 @@
 #include "tessel/visit.h"
 
 #include <stdint.h>
-
-/* ---- pointer-keyed hash map (open addressing, linear probing) --------- */
-
-typedef struct tsla_pmap_slot {
-  const void *key; /* NULL: empty */
-  int64_t val;
-  const void *ptr;
-} tsla_pmap_slot;
-
-typedef struct tsla_pmap {
-  tsla_pmap_slot *slots;
-  uint32_t cap; /* power of two, or 0 */
-  uint32_t n;
-} tsla_pmap;
-
-void tsla_pmap_init(tsla_pmap *m);
-void tsla_pmap_free(tsla_pmap *m);
-void tsla_pmap_clear(tsla_pmap *m);
-/* Insert or replace. */
-void tsla_pmap_put(tsla_pmap *m, const void *key, int64_t val, const void *ptr);
-/* The slot of `key`, or NULL. */
-tsla_pmap_slot *tsla_pmap_get(const tsla_pmap *m, const void *key);
-void tsla_pmap_del(tsla_pmap *m, const void *key);
 
 /* ---- term order --------------------------------------------------------
  * Canonical forms order their terms by a structural key that never looks at
@@ -136,9 +113,8 @@ enum {
 
 struct tsl_analyzer {
   tsl_ctx *ctx;
-  tsla_pmap index; /* var -> position in binds */
-  tsla_binding *binds;
-  uint32_t n_binds, cap_binds;
+  tsl_map index;  /* var -> position in binds (heap) */
+  tsl_vec binds;  /* tsla_binding (heap) */
   tsla_order order; /* zeroed: by name */
   tsl_arena *out;     /* result nodes of the current call */
   tsl_arena *scratch; /* polys of the current call */
@@ -174,6 +150,11 @@ tsla_ival tsla_bound_expr(tsl_analyzer *an, const tsl_expr *e, int depth);
 tsla_ival tsla_bound_poly(tsl_analyzer *an, const tsla_poly *p, int depth);
 /* Constant range of a bound variable; 0 when nothing is known. */
 int tsla_analyzer_var_range(tsl_analyzer *an, const tsl_var *v, tsla_ival *r);
+/* The binding of `v`, or NULL when it was never bound. */
+static inline tsla_binding *tsla_find_binding(tsl_analyzer *an, const tsl_var *v) {
+  intptr_t i = tsl_map_get_int(&an->index, v, -1);
+  return i < 0 ? NULL : &TSL_VEC_AT(&an->binds, tsla_binding, i);
+}
 /* Bound value of a variable, or NULL. */
 const tsl_expr *tsla_analyzer_var_value(tsl_analyzer *an, const tsl_var *v);
 /* The symbolic range a variable was bound to (min and extent as given),

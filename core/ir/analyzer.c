@@ -16,15 +16,16 @@ tsl_analyzer *tsl_analyzer_new(tsl_ctx *ctx) {
   if (!an)
     return NULL;
   an->ctx = ctx;
-  tsla_pmap_init(&an->index);
+  tsl_map_init(&an->index, NULL);
+  tsl_vec_init(&an->binds, sizeof(tsla_binding), NULL);
   return an;
 }
 
 void tsl_analyzer_free(tsl_analyzer *an) {
   if (!an)
     return;
-  tsla_pmap_free(&an->index);
-  free(an->binds);
+  tsl_map_free(&an->index);
+  tsl_vec_free(&an->binds);
   tsl_arena_free(an->scratch);
   free(an);
 }
@@ -36,33 +37,19 @@ void tsla_analyzer_set_order(tsl_analyzer *an, const tsla_order *o) {
     memset(&an->order, 0, sizeof an->order);
 }
 
-static tsla_binding *find_binding(tsl_analyzer *an, const tsl_var *v) {
-  tsla_pmap_slot *s = tsla_pmap_get(&an->index, v);
-  return s ? &an->binds[s->val] : NULL;
-}
-
 static tsla_binding *get_binding(tsl_analyzer *an, const tsl_var *v) {
-  tsla_binding *b = find_binding(an, v);
+  tsla_binding *b = tsla_find_binding(an, v);
   if (b)
     return b;
-  if (an->n_binds == an->cap_binds) {
-    uint32_t cap = an->cap_binds ? an->cap_binds * 2 : 16;
-    tsla_binding *nb = realloc(an->binds, sizeof *nb * cap);
-    if (!nb)
-      abort();
-    an->binds = nb;
-    an->cap_binds = cap;
-  }
-  b = &an->binds[an->n_binds];
-  memset(b, 0, sizeof *b);
+  tsl_map_put(&an->index, v, TSL_MAP_INT(an->binds.len));
+  b = tsl_vec_push(&an->binds);
   b->var = v;
-  tsla_pmap_put(&an->index, v, an->n_binds++, NULL);
   return b;
 }
 
 int tsla_analyzer_var_range(tsl_analyzer *an, const tsl_var *v,
                             tsla_ival *r) {
-  tsla_binding *b = find_binding(an, v);
+  tsla_binding *b = tsla_find_binding(an, v);
   if (!b || !b->has_range)
     return 0;
   *r = b->range;
@@ -70,7 +57,7 @@ int tsla_analyzer_var_range(tsl_analyzer *an, const tsl_var *v,
 }
 
 const tsl_expr *tsla_analyzer_var_value(tsl_analyzer *an, const tsl_var *v) {
-  tsla_binding *b = find_binding(an, v);
+  tsla_binding *b = tsla_find_binding(an, v);
   return b ? b->value : NULL;
 }
 
@@ -98,7 +85,7 @@ void tsla_leave(tsl_analyzer *an) {
 
 int tsla_analyzer_var_sym_range(tsl_analyzer *an, const tsl_var *v,
                                 tsl_range *r) {
-  tsla_binding *b = find_binding(an, v);
+  tsla_binding *b = tsla_find_binding(an, v);
   if (!b || !b->min || b->value)
     return 0;
   r->min = b->min;
@@ -184,7 +171,7 @@ void tsl_analyzer_bind_value(tsl_analyzer *an, const tsl_var *v,
 void tsl_analyzer_unbind(tsl_analyzer *an, const tsl_var *v) {
   if (!an || !v)
     return;
-  tsla_binding *b = find_binding(an, v);
+  tsla_binding *b = tsla_find_binding(an, v);
   if (b) {
     b->has_range = 0;
     b->value = NULL;

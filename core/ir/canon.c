@@ -2,99 +2,10 @@
  * Canonical integer forms: the term order, exact integer helpers, and
  * polynomials (constant + sum of coefficient x monomial) with like terms
  * merged and a deterministic order that never depends on addresses or ids.
- * Also the pointer map used across the analysis files.
  */
 #include "analysis_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
-
-/* ---- pointer map ---- */
-
-static uint32_t ptr_hash(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)x;
-}
-
-void tsla_pmap_init(tsla_pmap *m) { memset(m, 0, sizeof *m); }
-
-void tsla_pmap_free(tsla_pmap *m) {
-  free(m->slots);
-  memset(m, 0, sizeof *m);
-}
-
-void tsla_pmap_clear(tsla_pmap *m) {
-  if (m->slots)
-    memset(m->slots, 0, sizeof *m->slots * m->cap);
-  m->n = 0;
-}
-
-static void pmap_grow(tsla_pmap *m) {
-  uint32_t ncap = m->cap ? m->cap * 2 : 16;
-  tsla_pmap_slot *old = m->slots;
-  uint32_t ocap = m->cap;
-  m->slots = calloc(ncap, sizeof *m->slots);
-  if (!m->slots)
-    abort();
-  m->cap = ncap;
-  m->n = 0;
-  for (uint32_t i = 0; i < ocap; i++)
-    if (old[i].key)
-      tsla_pmap_put(m, old[i].key, old[i].val, old[i].ptr);
-  free(old);
-}
-
-void tsla_pmap_put(tsla_pmap *m, const void *key, int64_t val,
-                   const void *ptr) {
-  if ((m->n + 1) * 4 >= m->cap * 3)
-    pmap_grow(m);
-  uint32_t mask = m->cap - 1, i = ptr_hash(key) & mask;
-  while (m->slots[i].key && m->slots[i].key != key)
-    i = (i + 1) & mask;
-  if (!m->slots[i].key)
-    m->n++;
-  m->slots[i].key = key;
-  m->slots[i].val = val;
-  m->slots[i].ptr = ptr;
-}
-
-tsla_pmap_slot *tsla_pmap_get(const tsla_pmap *m, const void *key) {
-  if (!m->cap || !key)
-    return NULL;
-  uint32_t mask = m->cap - 1, i = ptr_hash(key) & mask;
-  while (m->slots[i].key) {
-    if (m->slots[i].key == key)
-      return &m->slots[i];
-    i = (i + 1) & mask;
-  }
-  return NULL;
-}
-
-void tsla_pmap_del(tsla_pmap *m, const void *key) {
-  tsla_pmap_slot *s = tsla_pmap_get(m, key);
-  if (!s)
-    return;
-  uint32_t mask = m->cap - 1, i = (uint32_t)(s - m->slots);
-  m->slots[i].key = NULL;
-  m->n--;
-  /* backward-shift deletion keeps probe chains intact */
-  uint32_t j = i;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (!m->slots[j].key)
-      break;
-    uint32_t home = ptr_hash(m->slots[j].key) & mask;
-    int between = i <= j ? (i < home && home <= j) : (i < home || home <= j);
-    if (!between) {
-      m->slots[i] = m->slots[j];
-      m->slots[j].key = NULL;
-      i = j;
-    }
-  }
-}
 
 /* ---- integer helpers ---- */
 

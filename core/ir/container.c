@@ -41,10 +41,8 @@ void tsl_map_init(tsl_map *m, tsl_arena *arena) {
 
 void tsl_map_free(tsl_map *m) {
   tsl_arena *a = m->arena;
-  if (!a) {
-    free(m->entries);
-    free(m->slots);
-  }
+  if (!a)
+    free(m->entries); /* the slots share its block */
   tsl_map_init(m, a);
 }
 
@@ -65,28 +63,37 @@ static uint32_t probe(const tsl_map *m, const void *key) {
   }
 }
 
-/* Rebuild the index over live entries (compacting deleted ones). */
+/* Rebuild the index over live entries (compacting deleted ones). A new
+ * size takes one block: room for n_slots / 2 entries (the most the load
+ * limit of tsl_map_put allows), then the slots. */
 static void rehash(tsl_map *m, uint32_t n_slots) {
+  tsl_map_entry *entries = m->entries;
+  if (n_slots != m->n_slots) {
+    size_t eb = sizeof *entries * (n_slots / 2), sb = sizeof *m->slots * n_slots;
+    entries = m->arena ? tsl_arena_alloc(m->arena, eb + sb) : grow(NULL, NULL, 0, eb + sb);
+    m->slots = (uint32_t *)(void *)((char *)entries + eb);
+    m->n_slots = n_slots;
+    m->cap_entries = n_slots / 2;
+  }
   uint32_t live = 0;
   for (uint32_t i = 0; i < m->n_entries; i++)
     if (m->entries[i].key)
-      m->entries[live++] = m->entries[i];
-  m->n_entries = live;
-  if (n_slots != m->n_slots) {
-    if (m->arena)
-      m->slots = tsl_arena_alloc(m->arena, sizeof *m->slots * n_slots);
-    else
-      m->slots = grow(NULL, m->slots, 0, sizeof *m->slots * n_slots);
-    m->n_slots = n_slots;
+      entries[live++] = m->entries[i];
+  if (entries != m->entries) {
+    if (!m->arena)
+      free(m->entries);
+    m->entries = entries;
   }
+  m->n_entries = live;
   memset(m->slots, 0, sizeof *m->slots * n_slots);
   for (uint32_t i = 0; i < live; i++)
     m->slots[probe(m, m->entries[i].key)] = i + 1;
 }
 
 int tsl_map_put(tsl_map *m, const void *key, void *val) {
+  uint32_t s = 0;
   if (m->n_slots) {
-    uint32_t s = probe(m, key);
+    s = probe(m, key);
     if (m->slots[s]) {
       m->entries[m->slots[s] - 1].val = val;
       return 0;
@@ -98,39 +105,45 @@ int tsl_map_put(tsl_map *m, const void *key, void *val) {
     while ((m->n + 1) * 4 > ns)
       ns *= 2;
     rehash(m, ns);
-  }
-  if (m->n_entries == m->cap_entries) {
-    uint32_t cap = m->cap_entries ? m->cap_entries * 2 : 8;
-    m->entries = grow(m->arena, m->entries, sizeof *m->entries * m->n_entries,
-                      sizeof *m->entries * cap);
-    m->cap_entries = cap;
+    s = probe(m, key);
   }
   m->entries[m->n_entries] = (tsl_map_entry){key, val};
-  m->slots[probe(m, key)] = ++m->n_entries;
+  m->slots[s] = ++m->n_entries;
   m->n++;
   return 1;
 }
 
-int tsl_map_find(const tsl_map *m, const void *key, void **val) {
+/* The entry of `key`, or NULL. The public lookups share it inlined (a
+ * call between TSL_API names goes through the PLT). */
+static inline tsl_map_entry *lookup(const tsl_map *m, const void *key) {
   if (!m->n)
-    return 0;
-  uint32_t e = m->slots[probe(m, key)];
-  if (!e)
-    return 0;
-  if (val)
-    *val = m->entries[e - 1].val;
-  return 1;
+    return NULL;
+  uint32_t mask = m->n_slots - 1, i = hash_ptr(key) & mask;
+  for (;;) {
+    uint32_t e = m->slots[i];
+    if (!e)
+      return NULL;
+    if (m->entries[e - 1].key == key)
+      return &m->entries[e - 1];
+    i = (i + 1) & mask;
+  }
+}
+
+int tsl_map_find(const tsl_map *m, const void *key, void **val) {
+  const tsl_map_entry *e = lookup(m, key);
+  if (e && val)
+    *val = e->val;
+  return e != NULL;
 }
 
 void *tsl_map_get(const tsl_map *m, const void *key) {
-  void *v = NULL;
-  tsl_map_find(m, key, &v);
-  return v;
+  const tsl_map_entry *e = lookup(m, key);
+  return e ? e->val : NULL;
 }
 
 intptr_t tsl_map_get_int(const tsl_map *m, const void *key, intptr_t missing) {
-  void *v;
-  return tsl_map_find(m, key, &v) ? (intptr_t)v : missing;
+  const tsl_map_entry *e = lookup(m, key);
+  return e ? (intptr_t)e->val : missing;
 }
 
 int tsl_map_del(tsl_map *m, const void *key) {
@@ -189,7 +202,7 @@ void tsl_vec_free(tsl_vec *v) {
   v->len = v->cap = 0;
 }
 
-void tsl_vec_reserve(tsl_vec *v, uint32_t n) {
+static void vec_reserve(tsl_vec *v, uint32_t n) {
   if (n <= v->cap)
     return;
   uint32_t cap = v->cap ? v->cap : 8;
@@ -200,8 +213,11 @@ void tsl_vec_reserve(tsl_vec *v, uint32_t n) {
   v->cap = cap;
 }
 
+void tsl_vec_reserve(tsl_vec *v, uint32_t n) { vec_reserve(v, n); }
+
 void *tsl_vec_push(tsl_vec *v) {
-  tsl_vec_reserve(v, v->len + 1);
+  if (v->len == v->cap)
+    vec_reserve(v, v->len + 1);
   void *slot = (char *)v->data + (size_t)v->elem_size * v->len++;
   memset(slot, 0, v->elem_size);
   return slot;
@@ -210,7 +226,7 @@ void *tsl_vec_push(tsl_vec *v) {
 void tsl_vec_append(tsl_vec *v, const void *src, uint32_t n) {
   if (!n)
     return;
-  tsl_vec_reserve(v, v->len + n);
+  vec_reserve(v, v->len + n);
   memcpy((char *)v->data + (size_t)v->elem_size * v->len, src,
          (size_t)v->elem_size * n);
   v->len += n;
@@ -220,4 +236,20 @@ void *tsl_vec_dup(const tsl_vec *v, tsl_arena *arena) {
   if (!v->len)
     return NULL;
   return tsl_arena_dup(arena, v->data, (size_t)v->elem_size * v->len);
+}
+
+/* ---- logged bindings ---- */
+
+void tsl_map_bind_logged(tsl_vec *log, tsl_map *m, const void *key, void *val) {
+  tsl_map_logged *x = tsl_vec_push(log);
+  x->map = m;
+  x->b = tsl_map_bind(m, key, val);
+}
+
+void tsl_map_unbind_to(tsl_vec *log, uint32_t mark) {
+  while (log->len > mark) {
+    tsl_map_logged *x = &TSL_VEC_LAST(log, tsl_map_logged);
+    tsl_map_unbind(x->map, &x->b);
+    log->len--;
+  }
 }

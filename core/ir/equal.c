@@ -22,8 +22,8 @@
 enum { EQ_MAX_EXPR_DEPTH = 4096, EQ_MAX_STMT_DEPTH = 2000 };
 
 typedef struct eq_side {
-  tsla_pmap map;  /* var/buffer -> counterpart (ptr) */
-  tsla_pmap rank; /* var/buffer -> binding rank */
+  tsl_map map;  /* var/buffer -> counterpart */
+  tsl_map rank; /* var/buffer -> binding rank */
   tsl_analyzer *an;
 } eq_side;
 
@@ -40,21 +40,15 @@ typedef struct eq_ctx {
 } eq_ctx;
 
 static int64_t side_var_rank(const tsl_var *v, void *ud) {
-  tsla_pmap_slot *s = tsla_pmap_get(&((eq_side *)ud)->rank, v);
-  return s ? s->val : -1;
+  return tsl_map_get_int(&((eq_side *)ud)->rank, v, -1);
 }
 
 static int64_t side_buf_rank(const tsl_buffer *b, void *ud) {
-  tsla_pmap_slot *s = tsla_pmap_get(&((eq_side *)ud)->rank, b);
-  return s ? s->val : -1;
+  return tsl_map_get_int(&((eq_side *)ud)->rank, b, -1);
 }
 
 static void eq_init(eq_ctx *eq, char *why, size_t why_cap) {
   memset(eq, 0, sizeof *eq);
-  tsla_pmap_init(&eq->a.map);
-  tsla_pmap_init(&eq->a.rank);
-  tsla_pmap_init(&eq->b.map);
-  tsla_pmap_init(&eq->b.rank);
   tsl_strbuf_init(&eq->path);
   eq->why = why;
   eq->why_cap = why_cap;
@@ -63,18 +57,18 @@ static void eq_init(eq_ctx *eq, char *why, size_t why_cap) {
 }
 
 static void eq_reset_maps(eq_ctx *eq) {
-  tsla_pmap_clear(&eq->a.map);
-  tsla_pmap_clear(&eq->a.rank);
-  tsla_pmap_clear(&eq->b.map);
-  tsla_pmap_clear(&eq->b.rank);
+  tsl_map_clear(&eq->a.map);
+  tsl_map_clear(&eq->a.rank);
+  tsl_map_clear(&eq->b.map);
+  tsl_map_clear(&eq->b.rank);
   eq->next_rank = 0;
 }
 
 static void eq_free(eq_ctx *eq) {
-  tsla_pmap_free(&eq->a.map);
-  tsla_pmap_free(&eq->a.rank);
-  tsla_pmap_free(&eq->b.map);
-  tsla_pmap_free(&eq->b.rank);
+  tsl_map_free(&eq->a.map);
+  tsl_map_free(&eq->a.rank);
+  tsl_map_free(&eq->b.map);
+  tsl_map_free(&eq->b.rank);
   tsl_strbuf_free(&eq->path);
   tsl_analyzer_free(eq->a.an);
   tsl_analyzer_free(eq->b.an);
@@ -195,28 +189,32 @@ static int report_exprs(eq_ctx *eq, const tsl_expr *a, const tsl_expr *b) {
 
 /* ---- variables and buffers ---- */
 
+/* 1 when `a` of side a / b is paired: its counterpart in *other. */
+static int paired(const eq_side *side, const void *a, void **other) {
+  return tsl_map_find(&side->map, a, other);
+}
+
 static int var_use_eq(eq_ctx *eq, const tsl_var *va, const tsl_var *vb) {
-  tsla_pmap_slot *s = tsla_pmap_get(&eq->a.map, va);
-  if (s)
-    return s->ptr == vb;
-  if (tsla_pmap_get(&eq->b.map, vb))
+  void *o;
+  if (paired(&eq->a, va, &o))
+    return o == vb;
+  if (paired(&eq->b, vb, NULL))
     return 0;
   return va == vb;
 }
 
 static void pair(eq_ctx *eq, const void *a, const void *b, int ranked) {
-  tsla_pmap_slot *s = tsla_pmap_get(&eq->a.map, a);
-  if (s && s->ptr != b)
-    tsla_pmap_del(&eq->b.map, s->ptr);
-  s = tsla_pmap_get(&eq->b.map, b);
-  if (s && s->ptr != a)
-    tsla_pmap_del(&eq->a.map, s->ptr);
-  tsla_pmap_put(&eq->a.map, a, 0, b);
-  tsla_pmap_put(&eq->b.map, b, 0, a);
+  void *o;
+  if (paired(&eq->a, a, &o) && o != b)
+    tsl_map_del(&eq->b.map, o);
+  if (paired(&eq->b, b, &o) && o != a)
+    tsl_map_del(&eq->a.map, o);
+  tsl_map_put(&eq->a.map, a, (void *)b);
+  tsl_map_put(&eq->b.map, b, (void *)a);
   if (ranked) {
     int64_t r = eq->next_rank++;
-    tsla_pmap_put(&eq->a.rank, a, r, NULL);
-    tsla_pmap_put(&eq->b.rank, b, r, NULL);
+    tsl_map_put(&eq->a.rank, a, TSL_MAP_INT(r));
+    tsl_map_put(&eq->b.rank, b, TSL_MAP_INT(r));
   }
 }
 
@@ -239,12 +237,12 @@ static int def_var(eq_ctx *eq, const tsl_var *va, const tsl_var *vb) {
 typedef struct var_list {
   uint32_t n;
   const tsl_var *v[64];
-  const tsla_pmap *mapped;
+  const tsl_map *mapped;
 } var_list;
 
 static int collect_unmapped(const tsl_expr *e, void *ud) {
   var_list *l = ud;
-  if (e->kind != TSL_EXPR_VAR || tsla_pmap_get(l->mapped, e->u.var))
+  if (e->kind != TSL_EXPR_VAR || tsl_map_find(l->mapped, e->u.var, NULL))
     return 0;
   for (uint32_t i = 0; i < l->n; i++)
     if (l->v[i] == e->u.var)
@@ -276,10 +274,10 @@ static int buffer_fields_eq(eq_ctx *eq, const tsl_buffer *a,
                             const tsl_buffer *b, int bind);
 
 static int buf_use_eq(eq_ctx *eq, const tsl_buffer *ba, const tsl_buffer *bb) {
-  tsla_pmap_slot *s = tsla_pmap_get(&eq->a.map, ba);
-  if (s)
-    return s->ptr == bb;
-  if (tsla_pmap_get(&eq->b.map, bb))
+  void *o;
+  if (paired(&eq->a, ba, &o))
+    return o == bb;
+  if (paired(&eq->b, bb, NULL))
     return 0;
   if (ba == bb)
     return 1;
@@ -472,8 +470,7 @@ static int def_buffer(eq_ctx *eq, const tsl_buffer *a, const tsl_buffer *b) {
 static int use_buffer(eq_ctx *eq, const tsl_buffer *a, const tsl_buffer *b) {
   if (buf_use_eq(eq, a, b))
     return 1;
-  tsla_pmap_slot *s = tsla_pmap_get(&eq->a.map, a);
-  if (!s && !tsla_pmap_get(&eq->b.map, b)) /* free: explain the field */
+  if (!paired(&eq->a, a, NULL) && !paired(&eq->b, b, NULL)) /* free: explain the field */
     return buffer_fields_eq(eq, a, b, 0);
   return report(eq, "%s vs %s", nm(a->name), nm(b->name));
 }

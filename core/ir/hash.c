@@ -13,7 +13,7 @@
 enum { H_MAX_EXPR_DEPTH = 4096, H_MAX_STMT_DEPTH = 2000 };
 
 typedef struct hctx {
-  tsla_pmap rank;
+  tsl_map rank; /* var/buffer -> binding rank */
   int64_t next_rank;
   tsl_ctx *ctx;
   tsl_arena *scratch;
@@ -49,18 +49,16 @@ static uint64_t hdtype(uint64_t h, tsl_dtype t) {
 }
 
 static int64_t h_rank(const tsl_var *v, void *ud) {
-  tsla_pmap_slot *s = tsla_pmap_get(&((hctx *)ud)->rank, v);
-  return s ? s->val : -1;
+  return tsl_map_get_int(&((hctx *)ud)->rank, v, -1);
 }
 
 static int64_t h_buf_rank(const tsl_buffer *b, void *ud) {
-  tsla_pmap_slot *s = tsla_pmap_get(&((hctx *)ud)->rank, b);
-  return s ? s->val : -1;
+  return tsl_map_get_int(&((hctx *)ud)->rank, b, -1);
 }
 
 static int h_init(hctx *hc) {
   memset(hc, 0, sizeof *hc);
-  tsla_pmap_init(&hc->rank);
+  tsl_map_init(&hc->rank, NULL);
   hc->ctx = tsl_ctx_new();
   if (!hc->ctx)
     return 0;
@@ -74,22 +72,22 @@ static int h_init(hctx *hc) {
 }
 
 static void h_free(hctx *hc) {
-  tsla_pmap_free(&hc->rank);
+  tsl_map_free(&hc->rank);
   tsl_analyzer_free(hc->an);
   tsl_arena_free(hc->scratch);
   tsl_ctx_free(hc->ctx);
 }
 
 static void h_def(hctx *hc, const void *p) {
-  tsla_pmap_put(&hc->rank, p, hc->next_rank++, NULL);
+  tsl_map_put(&hc->rank, p, TSL_MAP_INT(hc->next_rank++));
 }
 
 /* ---- expressions ---- */
 
 static uint64_t h_buffer_use(hctx *hc, uint64_t h, const tsl_buffer *b) {
-  tsla_pmap_slot *s = tsla_pmap_get(&hc->rank, b);
-  if (s)
-    return mix(h, (uint64_t)s->val);
+  intptr_t r = tsl_map_get_int(&hc->rank, b, -1);
+  if (r >= 0)
+    return mix(h, (uint64_t)r);
   /* free buffer: equality pairs free buffers by their fields */
   h = hdtype(mix(h, 0xb0f), b->dtype);
   return mix(h, b->ndim);
@@ -112,8 +110,8 @@ static uint64_t h_expr_raw(hctx *hc, uint64_t h, const tsl_expr *e, int depth) {
   case TSL_EXPR_STR_IMM:
     return hstr(h, e->u.str_value);
   case TSL_EXPR_VAR: {
-    tsla_pmap_slot *s = tsla_pmap_get(&hc->rank, e->u.var);
-    return s ? mix(h, (uint64_t)s->val) : hstr(mix(h, 0xf4ee), e->u.var->name);
+    intptr_t r = tsl_map_get_int(&hc->rank, e->u.var, -1);
+    return r >= 0 ? mix(h, (uint64_t)r) : hstr(mix(h, 0xf4ee), e->u.var->name);
   }
   case TSL_EXPR_LOAD:
   case TSL_EXPR_BUFFER_DATA:
@@ -145,7 +143,7 @@ typedef struct first_uses {
 
 static int collect_unranked(const tsl_expr *e, void *ud) {
   first_uses *fu = ud;
-  if (e->kind != TSL_EXPR_VAR || tsla_pmap_get(&fu->hc->rank, e->u.var))
+  if (e->kind != TSL_EXPR_VAR || tsl_map_find(&fu->hc->rank, e->u.var, NULL))
     return 0;
   if (fu->n == 64) /* same cap as equal.c */
     return 1;
@@ -387,7 +385,7 @@ static uint64_t h_stmt(hctx *hc, uint64_t h, const tsl_stmt *s) {
 /* ---- functions and modules ---- */
 
 static uint64_t h_func(hctx *hc, uint64_t h, const tsl_func *f) {
-  tsla_pmap_clear(&hc->rank);
+  tsl_map_clear(&hc->rank);
   hc->next_rank = 0;
   h = mix(h, f->n_params);
   for (uint32_t i = 0; i < f->n_params; i++) {

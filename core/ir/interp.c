@@ -269,58 +269,31 @@ int tsl_interp_run_opts(const tsl_func *f, tsl_arg *args, uint32_t n_args,
 /* ---- tsl_func_param_is_output ---------------------------------------------
  */
 
-typedef struct out_scan {
-  const tsl_buffer **set; /* the parameter's buffer and views of it */
-  uint32_t n, cap;
-  int oom;
-} out_scan;
-
-static int in_set(const out_scan *o, const tsl_buffer *b) {
-  for (uint32_t i = 0; i < o->n; i++)
-    if (o->set[i] == b)
-      return 1;
-  return 0;
-}
-
+/* The scan's set (user data): the parameter's buffer and views of it. */
 static int scan_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
   (void)realize;
-  out_scan *o = ud;
-  for (uint32_t i = 0; i < b->n_match_buffers; i++) {
-    const tsl_match_buffer *m = &b->match_buffers[i];
-    if (!in_set(o, m->source.buffer) || in_set(o, m->buffer))
-      continue;
-    if (o->n == o->cap) {
-      uint32_t cap = o->cap * 2;
-      const tsl_buffer **s = realloc(o->set, sizeof *s * cap);
-      if (!s) {
-        o->oom = 1;
-        return 1;
-      }
-      o->set = s;
-      o->cap = cap;
-    }
-    o->set[o->n++] = m->buffer;
-  }
+  tsl_map *set = ud;
+  for (uint32_t i = 0; i < b->n_match_buffers; i++)
+    if (tsl_map_find(set, b->match_buffers[i].source.buffer, NULL))
+      tsl_map_put(set, b->match_buffers[i].buffer, NULL);
   return 0;
 }
 
 static int scan_stmt(const tsl_stmt *s, void *ud) {
-  return s->kind == TSL_STMT_STORE && in_set(ud, s->u.store.buffer) ? 2 : 0;
+  return s->kind == TSL_STMT_STORE && tsl_map_find(ud, s->u.store.buffer, NULL) ? 2 : 0;
 }
 
 int tsl_func_param_is_output(const tsl_func *f, uint32_t k) {
   if (!f || k >= f->n_params || !f->params[k].buffer || !f->body)
     return 0;
-  out_scan o = {NULL, 1, 8, 0};
-  o.set = malloc(sizeof *o.set * o.cap);
-  if (!o.set)
-    return 0;
-  o.set[0] = f->params[k].buffer;
+  tsl_map set;
+  tsl_map_init(&set, NULL);
+  tsl_map_put(&set, f->params[k].buffer, NULL);
   tsl_stmt_visitor v = {0};
   v.stmt = scan_stmt;
   v.block = scan_block;
-  v.user_data = &o;
+  v.user_data = &set;
   int r = tsl_stmt_visit(f->body, &v);
-  free(o.set);
+  tsl_map_free(&set);
   return r == 2;
 }

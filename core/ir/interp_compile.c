@@ -57,99 +57,6 @@ void tsli_pool_free(tsli_pool *p) {
   memset(p, 0, sizeof *p);
 }
 
-static void *xrealloc(void *p, size_t n) {
-  void *r = realloc(p, n ? n : 1);
-  if (!r) {
-    fprintf(stderr, "tessel: out of memory in the interpreter\n");
-    abort();
-  }
-  return r;
-}
-
-/* ---- scoped pointer -> slot map ------------------------------------------ */
-
-typedef struct smap {
-  const void **keys;
-  int32_t *vals; /* -1: not in scope */
-  uint32_t cap, used;
-  struct undo {
-    const void *key;
-    int32_t prev;
-  } * undo;
-  uint32_t n_undo, cap_undo;
-} smap;
-
-static uint32_t smap_hash(const void *k, uint32_t cap) {
-  uint64_t h = (uint64_t)(uintptr_t)k * 0x9e3779b97f4a7c15ull;
-  return (uint32_t)(h >> 32) & (cap - 1);
-}
-
-static uint32_t smap_find(const smap *m, const void *k) {
-  uint32_t i = smap_hash(k, m->cap);
-  while (m->keys[i] && m->keys[i] != k)
-    i = (i + 1) & (m->cap - 1);
-  return i;
-}
-
-static int32_t smap_get(const smap *m, const void *k) {
-  if (!m->cap)
-    return -1;
-  uint32_t i = smap_find(m, k);
-  return m->keys[i] ? m->vals[i] : -1;
-}
-
-static void smap_set(smap *m, const void *k, int32_t v) {
-  if ((m->used + 1) * 2 > m->cap) {
-    smap old = *m;
-    m->cap = m->cap ? m->cap * 2 : 64;
-    m->keys = calloc(m->cap, sizeof *m->keys);
-    m->vals = calloc(m->cap, sizeof *m->vals);
-    if (!m->keys || !m->vals) {
-      fprintf(stderr, "tessel: out of memory in the interpreter\n");
-      abort();
-    }
-    for (uint32_t i = 0; i < old.cap; i++)
-      if (old.keys[i]) {
-        uint32_t j = smap_find(m, old.keys[i]);
-        m->keys[j] = old.keys[i];
-        m->vals[j] = old.vals[i];
-      }
-    free(old.keys);
-    free(old.vals);
-  }
-  uint32_t i = smap_find(m, k);
-  if (!m->keys[i]) {
-    m->keys[i] = k;
-    m->used++;
-  }
-  m->vals[i] = v;
-}
-
-/* Bind `k` to `v` until the scope mark taken before is popped. */
-static void smap_push(smap *m, const void *k, int32_t v) {
-  if (m->n_undo == m->cap_undo) {
-    m->cap_undo = m->cap_undo ? m->cap_undo * 2 : 64;
-    m->undo = xrealloc(m->undo, sizeof *m->undo * m->cap_undo);
-  }
-  m->undo[m->n_undo].key = k;
-  m->undo[m->n_undo].prev = smap_get(m, k);
-  m->n_undo++;
-  smap_set(m, k, v);
-}
-
-static void smap_pop_to(smap *m, uint32_t mark) {
-  while (m->n_undo > mark) {
-    m->n_undo--;
-    smap_set(m, m->undo[m->n_undo].key, m->undo[m->n_undo].prev);
-  }
-}
-
-static void smap_free(smap *m) {
-  free(m->keys);
-  free(m->vals);
-  free(m->undo);
-}
-
 /* ---- compiler state -------------------------------------------------------
  */
 
@@ -157,8 +64,9 @@ typedef struct comp {
   tsli_prog *prog;
   tsl_diag *diag;
   int status;
-  smap vars, bufs;
-  uint32_t bufs_cap;
+  tsl_map vars, bufs; /* variable / buffer -> slot (TSL_MAP_INT), in scope */
+  tsl_vec scopes;     /* tsl_map_logged: the bindings of the open scopes */
+  tsl_vec bufinfo;    /* tsli_bufinfo by slot: prog->bufs (heap) */
   int depth;
   tsl_str block; /* innermost block being compiled, for messages */
 } comp;
@@ -196,22 +104,25 @@ static const char *etext(comp *c, const tsl_expr *e) {
   return out;
 }
 
+/* The slot of a variable or buffer in scope, or -1. */
+static int32_t slot_of(const tsl_map *m, const void *key) {
+  return (int32_t)tsl_map_get_int(m, key, -1);
+}
+
+/* Bindings are undone with tsl_map_unbind_to(&c->scopes, mark). */
 static int32_t new_var_slot(comp *c, const tsl_var *v) {
   int32_t s = c->prog->n_vars++;
-  smap_push(&c->vars, v, s);
+  tsl_map_bind_logged(&c->scopes, &c->vars, v, TSL_MAP_INT(s));
   return s;
 }
 
 static int32_t new_buf_slot(comp *c, const tsl_buffer *b, int kind) {
-  tsli_prog *p = c->prog;
-  if ((uint32_t)p->n_bufs == c->bufs_cap) {
-    c->bufs_cap = c->bufs_cap ? c->bufs_cap * 2 : 16;
-    p->bufs = xrealloc(p->bufs, sizeof *p->bufs * c->bufs_cap);
-  }
-  int32_t s = p->n_bufs++;
-  p->bufs[s].buffer = b;
-  p->bufs[s].kind = kind;
-  smap_push(&c->bufs, b, s);
+  tsli_bufinfo *bi = tsl_vec_push(&c->bufinfo);
+  bi->buffer = b;
+  bi->kind = kind;
+  c->prog->bufs = c->bufinfo.data;
+  int32_t s = c->prog->n_bufs++;
+  tsl_map_bind_logged(&c->scopes, &c->bufs, b, TSL_MAP_INT(s));
   return s;
 }
 
@@ -494,7 +405,7 @@ static tsli_x *cexpr_inner(comp *c, const tsl_expr *e) {
                  e->u.str_value ? e->u.str_value : "");
   case TSL_EXPR_VAR: {
     const tsl_var *v = e->u.var;
-    int32_t s = smap_get(&c->vars, v);
+    int32_t s = slot_of(&c->vars, v);
     if (s < 0)
       return cfail(c, TSL_EINVALID,
                    "variable '%s' is used where it has no value: it is not a "
@@ -513,7 +424,7 @@ static tsli_x *cexpr_inner(comp *c, const tsl_expr *e) {
   }
   case TSL_EXPR_LOAD: {
     const tsl_buffer *b = e->u.buffer;
-    int32_t s = smap_get(&c->bufs, b);
+    int32_t s = slot_of(&c->bufs, b);
     if (s < 0)
       return cfail(c, TSL_EINVALID,
                    "buffer '%s' is read where it is not defined: it is not a "
@@ -707,7 +618,7 @@ static tsli_x *cexpr(comp *c, const tsl_expr *e) {
  * anything else is compiled as CHECK (or as the value to use, for allocs). */
 static int cbind(comp *c, const tsl_expr *e, int bindable, tsli_bind *out) {
   if (e && bindable && e->kind == TSL_EXPR_VAR &&
-      smap_get(&c->vars, e->u.var) < 0 &&
+      slot_of(&c->vars, e->u.var) < 0 &&
       tsli_kind_of(e->u.var->dtype) != TSLI_NONE &&
       !tsli_is_float(tsli_kind_of(e->u.var->dtype))) {
     out->mode = TSLI_B_BIND;
@@ -747,7 +658,7 @@ static int calloc_buffer(comp *c, const tsl_buffer *b, tsli_alloc *a) {
   a->shape = tsli_pool_alloc(&c->prog->pool, sizeof *a->shape * (b->ndim + 1));
   for (uint32_t d = 0; d < b->ndim; d++) {
     const tsl_expr *e = b->shape[d];
-    if (e && e->kind == TSL_EXPR_VAR && smap_get(&c->vars, e->u.var) < 0) {
+    if (e && e->kind == TSL_EXPR_VAR && slot_of(&c->vars, e->u.var) < 0) {
       cfail(c, TSL_EINVALID,
             "dimension %u of allocated buffer '%s' is the variable '%s', "
             "which has no value where the buffer is allocated",
@@ -780,7 +691,7 @@ static int cmatch(comp *c, const tsl_match_buffer *mb, tsli_match *m) {
     cfail(c, TSL_EINVALID, "match_buffer '%s' has no source region", b->name);
     return 0;
   }
-  int32_t ss = smap_get(&c->bufs, src);
+  int32_t ss = slot_of(&c->bufs, src);
   if (ss < 0) {
     cfail(c, TSL_EINVALID,
           "match_buffer '%s' views buffer '%s', which is not defined here",
@@ -905,7 +816,7 @@ static tsli_s *crealize(comp *c, const tsl_stmt *s) {
       cb->dom_const = 0;
     }
   }
-  uint32_t vmark = c->vars.n_undo, bmark = c->bufs.n_undo;
+  uint32_t mark = c->scopes.len;
   for (uint32_t i = 0; i < b->n_iter_vars; i++)
     cb->iter_slot[i] = new_var_slot(c, b->iter_vars[i].var);
   const tsl_expr *pred = s->u.realize.predicate;
@@ -929,8 +840,7 @@ static tsli_s *crealize(comp *c, const tsl_stmt *s) {
     return NULL;
   if (!(cb->body = cstmt(c, b->body)))
     return NULL;
-  smap_pop_to(&c->vars, vmark);
-  smap_pop_to(&c->bufs, bmark);
+  tsl_map_unbind_to(&c->scopes, mark);
   c->block = outer;
   tsli_s *r = new_s(c, TSLI_S_BLOCK, s);
   r->block = cb;
@@ -975,18 +885,18 @@ static tsli_s *cstmt_inner(comp *c, const tsl_stmt *s) {
     if (!(r->e0 = cexpr_as(c, s->u.loop.min, TSLI_I64)) ||
         !(r->e1 = cexpr_as(c, s->u.loop.extent, TSLI_I64)))
       return NULL;
-    uint32_t mark = c->vars.n_undo;
+    uint32_t mark = c->scopes.len;
     r->slot = new_var_slot(c, s->u.loop.loop_var);
     r->reorder = reorderable(s);
     r->s0 = cstmt(c, s->u.loop.body);
-    smap_pop_to(&c->vars, mark);
+    tsl_map_unbind_to(&c->scopes, mark);
     return r->s0 ? r : NULL;
   }
   case TSL_STMT_BLOCK_REALIZE:
     return crealize(c, s);
   case TSL_STMT_STORE: {
     const tsl_buffer *b = s->u.store.buffer;
-    int32_t slot = b ? smap_get(&c->bufs, b) : -1;
+    int32_t slot = b ? slot_of(&c->bufs, b) : -1;
     if (slot < 0)
       return cfail(c, TSL_EINVALID,
                    "buffer '%s' is written where it is not defined: it is not "
@@ -1032,10 +942,10 @@ static tsli_s *cstmt_inner(comp *c, const tsl_stmt *s) {
     r->k = (uint8_t)k;
     if (!(r->e0 = cexpr_as(c, s->u.let.value, k)))
       return NULL;
-    uint32_t mark = c->vars.n_undo;
+    uint32_t mark = c->scopes.len;
     r->slot = new_var_slot(c, v);
     r->s0 = cstmt(c, s->u.let.body);
-    smap_pop_to(&c->vars, mark);
+    tsl_map_unbind_to(&c->scopes, mark);
     return r->s0 ? r : NULL;
   }
   case TSL_STMT_EVALUATE:
@@ -1054,12 +964,12 @@ static tsli_s *cstmt_inner(comp *c, const tsl_stmt *s) {
       return cfail(c, TSL_EINVALID, "allocate statement without a buffer");
     r = new_s(c, TSLI_S_ALLOC, s);
     r->alloc = tsli_pool_alloc(&c->prog->pool, sizeof *r->alloc);
-    uint32_t bmark = c->bufs.n_undo;
+    uint32_t mark = c->scopes.len;
     if (!calloc_buffer(c, s->u.alloc.buffer, r->alloc))
       return NULL;
     r->alloc->poison = 1;
     r->s0 = cstmt(c, s->u.alloc.body);
-    smap_pop_to(&c->bufs, bmark);
+    tsl_map_unbind_to(&c->scopes, mark);
     return r->s0 ? r : NULL;
   }
   case TSL_STMT_KIND_COUNT:
@@ -1089,13 +999,13 @@ static tsli_s *cstmt(comp *c, const tsl_stmt *s) {
  */
 
 typedef struct unbound_scan {
-  const smap *vars;
+  const tsl_map *vars;
   const tsl_var *found;
 } unbound_scan;
 
 static int find_unbound(const tsl_expr *e, void *ud) {
   unbound_scan *u = ud;
-  if (e->kind == TSL_EXPR_VAR && smap_get(u->vars, e->u.var) < 0) {
+  if (e->kind == TSL_EXPR_VAR && slot_of(u->vars, e->u.var) < 0) {
     u->found = e->u.var;
     return 1;
   }
@@ -1149,7 +1059,7 @@ static int cparams(comp *c, const tsl_func *f) {
       return 0;
     }
     cp->kind = k;
-    if (smap_get(&c->vars, pa->var) >= 0)
+    if (slot_of(&c->vars, pa->var) >= 0)
       cp->scalar_check = cexpr(c, pa->var->ref);
     else
       cp->slot = new_var_slot(c, pa->var);
@@ -1163,7 +1073,7 @@ static int cparams(comp *c, const tsl_func *f) {
     cp->is_buffer = 1;
     if ((cp->kind = buffer_kind(c, b, "buffer parameter")) < 0)
       return 0;
-    if (smap_get(&c->bufs, b) >= 0) {
+    if (slot_of(&c->bufs, b) >= 0) {
       cfail(c, TSL_EINVALID, "buffer '%s' is bound to two parameters", b->name);
       return 0;
     }
@@ -1175,20 +1085,20 @@ static int cparams(comp *c, const tsl_func *f) {
     const tsl_var *v;
     for (uint32_t d = 0; d < b->ndim; d++) {
       v = bare_var(b->shape[d]);
-      if (v && smap_get(&c->vars, v) < 0 &&
+      if (v && slot_of(&c->vars, v) < 0 &&
           int_var_kind(c, v, "shape variable") >= 0) {
         cp->shape[d].mode = TSLI_B_BIND;
         cp->shape[d].slot = new_var_slot(c, v);
       }
       v = b->strides ? bare_var(b->strides[d]) : NULL;
-      if (v && smap_get(&c->vars, v) < 0 &&
+      if (v && slot_of(&c->vars, v) < 0 &&
           int_var_kind(c, v, "stride variable") >= 0) {
         cp->strides[d].mode = TSLI_B_BIND;
         cp->strides[d].slot = new_var_slot(c, v);
       }
     }
     v = bare_var(b->elem_offset);
-    if (v && smap_get(&c->vars, v) < 0 &&
+    if (v && slot_of(&c->vars, v) < 0 &&
         int_var_kind(c, v, "elem_offset variable") >= 0) {
       cp->offset.mode = TSLI_B_BIND;
       cp->offset.slot = new_var_slot(c, v);
@@ -1233,6 +1143,8 @@ int tsli_compile(const tsl_func *f, tsli_prog *prog, tsl_diag *diag) {
   memset(&c, 0, sizeof c);
   c.prog = prog;
   c.diag = diag;
+  tsl_vec_init(&c.scopes, sizeof(tsl_map_logged), NULL);
+  tsl_vec_init(&c.bufinfo, sizeof(tsli_bufinfo), NULL);
   if (!f->body)
     cfail(&c, TSL_EINVALID, "function '%s' has no body", f->name);
   else if (cparams(&c, f))
@@ -1244,8 +1156,9 @@ int tsli_compile(const tsl_func *f, tsli_prog *prog, tsl_diag *diag) {
     tsl_diag_set(c.diag, c.status, "cannot interpret function '%s': %s",
                  f->name ? f->name : "?", tmp);
   }
-  smap_free(&c.vars);
-  smap_free(&c.bufs);
+  tsl_map_free(&c.vars);
+  tsl_map_free(&c.bufs);
+  tsl_vec_free(&c.scopes); /* c.bufinfo's storage is prog->bufs */
   return c.status;
 }
 

@@ -9,7 +9,6 @@
  */
 #include "analysis_internal.h"
 
-#include <string.h>
 
 typedef struct relax_ctx {
   uint32_t n;
@@ -218,10 +217,10 @@ int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
   /* the relaxed variables range over their domains, whatever was bound */
   saved_binding *saved = TSL_NEW_ARRAY(S, saved_binding, n_vars ? n_vars : 1);
   for (uint32_t k = 0; k < n_vars; k++) {
-    tsla_pmap_slot *s = tsla_pmap_get(&an->index, vars[k]);
-    saved[k].present = s != NULL;
-    if (s)
-      saved[k].b = an->binds[s->val];
+    tsla_binding *b = tsla_find_binding(an, vars[k]);
+    saved[k].present = b != NULL;
+    if (b)
+      saved[k].b = *b;
   }
   for (uint32_t k = 0; k < n_vars; k++) {
     tsl_analyzer_unbind(an, vars[k]);
@@ -242,11 +241,9 @@ int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
   }
   for (uint32_t k = 0; k < n_vars; k++) {
     tsl_analyzer_unbind(an, vars[k]);
-    if (saved[k].present) {
-      tsla_pmap_slot *s = tsla_pmap_get(&an->index, vars[k]);
-      if (s)
-        an->binds[s->val] = saved[k].b;
-    }
+    tsla_binding *b = saved[k].present ? tsla_find_binding(an, vars[k]) : NULL;
+    if (b)
+      *b = saved[k].b;
   }
   tsla_leave(an);
   return ok ? TSL_OK : TSL_EUNSUPPORTED;
@@ -256,9 +253,8 @@ int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
 
 typedef struct ranged_vars {
   tsl_analyzer *an;
-  uint32_t n, cap;
-  const tsl_var **vars;
-  tsl_range *doms;
+  tsl_vec vars; /* const tsl_var * */
+  tsl_vec doms; /* tsl_range */
 } ranged_vars;
 
 static int collect_ranged(const tsl_expr *e, void *ud) {
@@ -266,23 +262,11 @@ static int collect_ranged(const tsl_expr *e, void *ud) {
   tsl_range r;
   if (e->kind != TSL_EXPR_VAR || !tsla_analyzer_var_sym_range(rv->an, e->u.var, &r))
     return 0;
-  for (uint32_t k = 0; k < rv->n; k++)
-    if (rv->vars[k] == e->u.var)
+  for (uint32_t k = 0; k < rv->vars.len; k++)
+    if (TSL_VEC_AT(&rv->vars, const tsl_var *, k) == e->u.var)
       return 0;
-  if (rv->n == rv->cap) {
-    uint32_t cap = rv->cap ? rv->cap * 2 : 8;
-    const tsl_var **nv = TSL_NEW_ARRAY(rv->an->scratch, const tsl_var *, cap);
-    tsl_range *nd = TSL_NEW_ARRAY(rv->an->scratch, tsl_range, cap);
-    if (rv->n) {
-      memcpy(nv, rv->vars, sizeof *nv * rv->n);
-      memcpy(nd, rv->doms, sizeof *nd * rv->n);
-    }
-    rv->vars = nv;
-    rv->doms = nd;
-    rv->cap = cap;
-  }
-  rv->vars[rv->n] = e->u.var;
-  rv->doms[rv->n++] = r;
+  TSL_VEC_PUSH(&rv->vars, const tsl_var *, e->u.var);
+  TSL_VEC_PUSH(&rv->doms, tsl_range, r);
   return 0;
 }
 
@@ -308,11 +292,15 @@ int tsl_analyzer_can_prove_bound(tsl_analyzer *an, const tsl_expr *cond) {
   const tsl_expr *lo = diff;
   int relaxed = 0;
   for (int round = 0; round < 4 && !an->failed; round++) {
-    ranged_vars rv = {an, 0, 0, NULL, NULL};
+    ranged_vars rv = {an, {0}, {0}};
+    tsl_vec_init(&rv.vars, sizeof(const tsl_var *), an->scratch);
+    tsl_vec_init(&rv.doms, sizeof(tsl_range), an->scratch);
     tsl_expr_visit(lo, collect_ranged, &rv);
     tsl_range out;
-    if (!rv.n ||
-        tsl_analyzer_relax(an, an->scratch, lo, rv.n, rv.vars, rv.doms, &out) != TSL_OK)
+    if (!rv.vars.len ||
+        tsl_analyzer_relax(an, an->scratch, lo, rv.vars.len,
+                           TSL_VEC_DATA(&rv.vars, const tsl_var *),
+                           TSL_VEC_DATA(&rv.doms, tsl_range), &out) != TSL_OK)
       break;
     lo = out.min;
     relaxed = 1;

@@ -145,6 +145,24 @@ const tsl_stmt *tsl_stmt_substitute(tsl_arena *a, const tsl_stmt *st,
   return tsl_mutate_stmt(&m, st);
 }
 
+const tsl_expr *tsl_expr_substitute_map(tsl_arena *a, const tsl_expr *e,
+                                        const tsl_map *vars) {
+  if (!vars || !vars->n)
+    return e;
+  tsl_mutator m = tsl_mutator_make(a);
+  m.vars = (tsl_map *)vars; /* only read: no def hook */
+  return tsl_mutate_expr(&m, e);
+}
+
+const tsl_stmt *tsl_stmt_substitute_map(tsl_arena *a, const tsl_stmt *st,
+                                        const tsl_map *vars) {
+  if (!vars || !vars->n)
+    return st;
+  tsl_mutator m = tsl_mutator_make(a);
+  m.vars = (tsl_map *)vars;
+  return tsl_mutate_stmt(&m, st);
+}
+
 static int uses_var_fn(const tsl_expr *e, void *ud) {
   return e->kind == TSL_EXPR_VAR && e->u.var == (const tsl_var *)ud;
 }

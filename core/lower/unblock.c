@@ -30,32 +30,16 @@ typedef struct view {
   uint32_t lead;         /* root dims before the view's first dim */
 } view;
 
-/* One scoped binding, undone when its block ends. */
-typedef struct undo {
-  tsl_map *map;
-  tsl_map_binding b;
-} undo;
-
 typedef struct ub {
   tsl_mutator m; /* first: the hooks' tsl_mutator * is the ub */
   lw_ctx *c;
   tsl_map vars;  /* var -> expr (m.vars) */
   tsl_map views; /* buffer -> view */
-  tsl_vec undo;  /* undo, for the blocks being lowered */
+  tsl_vec undo;  /* tsl_map_logged, for the blocks being lowered */
 } ub;
 
 static void bind(ub *u, tsl_map *map, const void *key, const void *val) {
-  undo *x = tsl_vec_push(&u->undo);
-  x->map = map;
-  x->b = tsl_map_bind(map, key, (void *)val);
-}
-
-static void unbind_to(ub *u, uint32_t mark) {
-  while (u->undo.len > mark) {
-    undo *x = &TSL_VEC_LAST(&u->undo, undo);
-    tsl_map_unbind(x->map, &x->b);
-    u->undo.len--;
-  }
+  tsl_map_bind_logged(&u->undo, map, key, (void *)val);
 }
 
 static const tsl_expr *add_int(tsl_arena *a, const tsl_expr *x,
@@ -312,7 +296,7 @@ static const tsl_stmt *ub_realize(ub *u, const tsl_stmt *s) {
       init = tsl_mutate_stmt(m, b->init);
     body = tsl_mutate_stmt(m, b->body);
   }
-  unbind_to(u, mark);
+  tsl_map_unbind_to(&u->undo, mark);
   if (!ok)
     return s;
   if (init) {
@@ -388,7 +372,7 @@ const tsl_stmt *lw_unblock(lw_ctx *c, const tsl_stmt *body) {
   u.m.expr = ub_expr;
   u.m.vars = &u.vars;
   u.c = c;
-  tsl_vec_init(&u.undo, sizeof(undo), NULL);
+  tsl_vec_init(&u.undo, sizeof(tsl_map_logged), NULL);
   const tsl_stmt *r = tsl_mutate_stmt(&u.m, body);
   tsl_map_free(&u.vars);
   tsl_map_free(&u.views);

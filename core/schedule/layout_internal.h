@@ -1,8 +1,8 @@
 /*
  * Private helpers of the layout primitives (transform_layout,
  * transform_block_layout, set_axis_separator): index maps read from
- * lambdas as TVM's IndexMap, the site that defines a buffer, the padding
- * plan of transform_layout.
+ * lambdas as TVM's IndexMap (also reindex_cache_read/write's), the site
+ * that defines a buffer, the padding plan of transform_layout.
  */
 #ifndef TESSEL_LAYOUT_INTERNAL_H
 #define TESSEL_LAYOUT_INTERNAL_H
@@ -23,9 +23,11 @@ tsl_dtype lay_block_default_dtype(const tsl_block *b);
 
 /* The lambda argument number `arg` as an index map (IndexMap.from_func):
  * parameters of dtype `dt`, the body a tuple / list of expressions or one
- * expression, each legalized to the parameters' dtype. With `n_in` > 0 the
- * lambda must take that many parameters (`what` names them in the
- * message). */
+ * expression, each legalized to the parameters' dtype. Unless `n_in` is
+ * LAY_ANY_ARITY the lambda must take that many parameters (`what` names
+ * them in the message; zero for a block without iterators or a 0-d
+ * buffer). */
+#define LAY_ANY_ARITY UINT32_MAX
 int lay_map_from_lambda(sch_call *c, uint32_t arg, tsl_dtype dt, uint32_t n_in,
                         const char *what, lay_map *out);
 

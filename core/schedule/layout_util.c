@@ -73,7 +73,7 @@ int lay_map_from_lambda(sch_call *c, uint32_t arg, tsl_dtype dt, uint32_t n_in,
                         const char *what, lay_map *out) {
   const tsl_sch_lambda *l = c->args[arg].u.lambda;
   const char *pname = c->kind->params[arg].name;
-  if (n_in && l->n_params != n_in)
+  if (n_in != LAY_ANY_ARITY && l->n_params != n_in)
     return sch_fail(c, TSL_EINVALID, "%s: the lambda takes %u parameter%s but must take %u "
                     "(%s)", pname, l->n_params, l->n_params == 1 ? "" : "s", n_in, what);
   const tsl_sch_value *body = &l->body;

@@ -1,18 +1,14 @@
 /*
  * Helpers shared by the loop primitives (split, fuse, reorder, for-kinds,
- * annotate): rebuilding a loop with a few fields changed, simplifying
- * block bindings after a loop variable was replaced, and thread ranks. The
- * binding checks TVM applies before reorder, parallel, vectorize and bind
- * are the shared ones of sch_check.c.
+ * annotate): simplifying block bindings after a loop variable was
+ * replaced, and thread ranks. The binding checks TVM applies before
+ * reorder, parallel, vectorize and bind are the shared ones of
+ * sch_check.c.
  */
 #ifndef TESSEL_SCH_LOOPS_INTERNAL_H
 #define TESSEL_SCH_LOOPS_INTERNAL_H
 
 #include "sch_internal.h"
-
-/* `loop` (a FOR) with a new body; kind, tag and annotations kept. */
-const tsl_stmt *loops_with_body(tsl_arena *a, const tsl_stmt *loop,
-                                const tsl_stmt *body);
 
 /* Simplify the iter values of every block realize inside `s`, which will
  * replace p->stmts[level] (so the loops p->stmts[scope+1 .. level-1] and

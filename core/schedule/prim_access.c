@@ -164,21 +164,19 @@ int sch_apply_annotate_buffer_access(sch_call *c) {
   tsl_map_init(&vars, a);
   for (uint32_t i = 0; i < n; i++)
     tsl_map_put(&vars, lam->params[i], (void *)tsl_expr_var(b->iter_vars[i].var));
-  tsl_mutator mu = tsl_mutator_make(a);
-  mu.vars = &vars;
   tsl_range *ranges = TSL_NEW_ARRAY(a, tsl_range, n + 1);
   for (uint32_t d = 0; d < n; d++) {
     const tsl_sch_value *r = &body->u.items[d];
     const tsl_expr *lo, *hi;
     tsl_dtype dt = old->ranges[d].min->dtype;
     if (r->kind == TSL_SV_EXPR) {
-      lo = as_int_of(a, tsl_mutate_expr(&mu, r->u.expr), dt);
+      lo = as_int_of(a, tsl_expr_substitute_map(a, r->u.expr, &vars), dt);
       hi = tsl_expr_binary(a, TSL_EXPR_ADD, lo, tsl_expr_int(a, dt, 1));
     } else if (sch_value_has_items(r) && r->n == 2 &&
                r->u.items[0].kind == TSL_SV_EXPR &&
                r->u.items[1].kind == TSL_SV_EXPR) {
-      lo = as_int_of(a, tsl_mutate_expr(&mu, r->u.items[0].u.expr), dt);
-      hi = as_int_of(a, tsl_mutate_expr(&mu, r->u.items[1].u.expr), dt);
+      lo = as_int_of(a, tsl_expr_substitute_map(a, r->u.items[0].u.expr, &vars), dt);
+      hi = as_int_of(a, tsl_expr_substitute_map(a, r->u.items[1].u.expr, &vars), dt);
     } else {
       return sch_fail(c, TSL_EINVALID,
                       "range %u of gen_new_ranges must be an expression or a "

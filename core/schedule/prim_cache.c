@@ -144,6 +144,7 @@ void cache_commit_scope(cache_op *op, const tsl_stmt *body,
 /* ---- where the stage goes ------------------------------------------------------ */
 
 typedef struct det {
+  tsl_stmt_visitor v;
   const tsl_block *writer;
   const tsl_block *const *related;
   uint32_t n_related;
@@ -152,48 +153,43 @@ typedef struct det {
   int loc_pos;
 } det;
 
-static void det_visit(det *d, const tsl_stmt *s) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR:
+/* Visitor callbacks; a SEQ walks its items itself (vb is per SEQ) and the
+ * walk stops (returns 1) where the stage goes. */
+static int det_stmt(const tsl_stmt *s, void *ud) {
+  det *d = ud;
+  if (s->kind == TSL_STMT_FOR) {
     d->loops++;
-    det_visit(d, s->u.loop.body);
-    d->loops--;
-    break;
-  case TSL_STMT_LET: det_visit(d, s->u.let.body); break;
-  case TSL_STMT_IF:
-    det_visit(d, s->u.branch.then_case);
-    if (s->u.branch.else_case)
-      det_visit(d, s->u.branch.else_case);
-    break;
-  case TSL_STMT_SEQ: {
-    int prev = d->vb;
-    d->vb = 0;
-    for (uint32_t i = 0; i < s->u.seq.n && d->loc_pos == -1; i++) {
-      det_visit(d, s->u.seq.stmts[i]);
-      if (d->loc_pos != -1)
-        break; /* set by a nested SEQ */
-      if (d->vb && d->vr) {
-        d->loc_pos = (int)i;
-        d->loc_seq = s;
-        d->in_loop = d->loops > 0;
-        break;
-      }
-      if (d->vr)
-        break;
-    }
-    d->vb = d->vb || prev;
-    break;
-  }
-  case TSL_STMT_BLOCK_REALIZE: {
+  } else if (s->kind == TSL_STMT_BLOCK_REALIZE) {
     const tsl_block *b = s->u.realize.block;
     if (b == d->writer)
       d->vb = 1;
     else if (cache_has_block(d->related, d->n_related, b))
       d->vr = 1;
-    break;
+    return TSL_VISIT_SKIP;
+  } else if (s->kind == TSL_STMT_SEQ) {
+    int prev = d->vb;
+    d->vb = 0;
+    for (uint32_t i = 0; i < s->u.seq.n; i++) {
+      if (tsl_stmt_visit(s->u.seq.stmts[i], &d->v))
+        return 1; /* found in a nested SEQ */
+      if (d->vb && d->vr) {
+        d->loc_pos = (int)i;
+        d->loc_seq = s;
+        d->in_loop = d->loops > 0;
+        return 1;
+      }
+      if (d->vr)
+        break;
+    }
+    d->vb = d->vb || prev;
+    return TSL_VISIT_SKIP;
   }
-  default: break;
-  }
+  return 0;
+}
+
+static int det_post(const tsl_stmt *s, void *ud) {
+  ((det *)ud)->loops -= s->kind == TSL_STMT_FOR;
+  return 0;
 }
 
 int cache_locate(cache_op *op) {
@@ -204,12 +200,12 @@ int cache_locate(cache_op *op) {
     op->loc_pos = body->kind == TSL_STMT_SEQ ? body->u.seq.n : 1;
     return TSL_OK;
   }
-  det d = {0};
+  det d = {.v = {.stmt = det_stmt, .stmt_post = det_post}};
+  d.v.user_data = &d;
   d.writer = op->writer >= 0 ? cache_kid(op, (uint32_t)op->writer) : NULL;
   d.related = op->related;
   d.n_related = op->n_related;
-  d.loc_pos = -1;
-  det_visit(&d, body);
+  tsl_stmt_visit(body, &d.v);
   if (d.loc_seq) {
     op->loc_seq = d.loc_seq;
     op->loc_pos = (uint32_t)d.loc_pos;
@@ -231,20 +227,6 @@ int cache_locate(cache_op *op) {
 }
 
 /* ---- the copied region -------------------------------------------------------------- */
-
-typedef struct bind_map {
-  uint32_t n;
-  const tsl_iter_var *ivs;
-  const tsl_expr *const *vals;
-} bind_map;
-
-static const tsl_expr *bind_fn(const tsl_var *v, void *ud) {
-  const bind_map *m = ud;
-  for (uint32_t i = 0; i < m->n; i++)
-    if (m->ivs[i].var == v)
-      return m->vals[i];
-  return NULL;
-}
 
 static const tsl_expr *add(sch_call *c, const tsl_expr *x, const tsl_expr *y) {
   if (y->dtype.bits != x->dtype.bits)
@@ -330,14 +312,12 @@ static void relax_region(cache_op *op, tsl_range *out) {
     }
   }
   uint32_t n_loops = nv;
-  bind_map bm = {w->n_iter_vars, w->iter_vars, real->u.realize.iter_values};
   uint32_t nd = reg->ndim;
   const tsl_expr **mn = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
   const tsl_expr **last = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd);
   for (uint32_t d = 0; d < nd; d++) {
-    mn[d] = tsl_expr_substitute(c->arena, reg->ranges[d].min, bind_fn, &bm);
-    const tsl_expr *ext =
-        tsl_expr_substitute(c->arena, reg->ranges[d].extent, bind_fn, &bm);
+    mn[d] = sch_subst_bindings(c, real, reg->ranges[d].min);
+    const tsl_expr *ext = sch_subst_bindings(c, real, reg->ranges[d].extent);
     int64_t e1;
     last[d] = tsl_expr_is_const_int(ext, &e1) && e1 == 1
                   ? mn[d]
@@ -700,13 +680,9 @@ static int apply(cache_op *op) {
   rw.offset = offset;
   rw.block_mode = op->is_write ? write_mode : read_mode;
   rw.ud = op;
-  rw.loc_seq = op->loc_seq;
-  rw.loc_pos = op->loc_pos;
-  rw.stage = stage;
-  const tsl_stmt *body = sto_rw_stmt(&rw, scope_blk->body, 0);
-  if (!op->loc_seq)
-    body = sto_insert(c->arena, body, op->loc_pos, stage);
-  else if (!rw.inserted)
+  rw.place = (sto_place){op->loc_seq, op->loc_pos, stage, 0};
+  const tsl_stmt *body = sto_place_finish(c->arena, &rw.place, sto_rw_stmt(&rw, scope_blk->body));
+  if (!body)
     return sch_fail(c, TSL_EINVALID, "cache stage insertion point lost");
 
   cache_commit_scope(op, body, cache);
@@ -718,8 +694,6 @@ int cache_region_under(sch_call *c, const sch_path *kp, uint32_t top,
                         const tsl_buffer_region *r, const tsl_expr **mn,
                         const tsl_expr **mx) {
   const tsl_stmt *real = sch_path_target(kp);
-  const tsl_block *b = real->u.realize.block;
-  bind_map bm = {b->n_iter_vars, b->iter_vars, real->u.realize.iter_values};
   const tsl_var **vars = TSL_NEW_ARRAY(c->arena, const tsl_var *, kp->depth + 1);
   tsl_range *doms = TSL_NEW_ARRAY(c->arena, tsl_range, kp->depth + 1);
   uint32_t nv = 0;
@@ -733,8 +707,8 @@ int cache_region_under(sch_call *c, const sch_path *kp, uint32_t top,
     }
   }
   for (uint32_t d = 0; d < r->ndim; d++) {
-    const tsl_expr *lo = tsl_expr_substitute(c->arena, r->ranges[d].min, bind_fn, &bm);
-    const tsl_expr *ext = tsl_expr_substitute(c->arena, r->ranges[d].extent, bind_fn, &bm);
+    const tsl_expr *lo = sch_subst_bindings(c, real, r->ranges[d].min);
+    const tsl_expr *ext = sch_subst_bindings(c, real, r->ranges[d].extent);
     const tsl_expr *hi = sub(c, add(c, lo, ext), tsl_expr_int(c->arena, lo->dtype, 1));
     tsl_range r1, r2;
     if (tsl_analyzer_relax(c->sch->an, c->arena, lo, nv, vars, doms, &r1) ||

@@ -312,8 +312,6 @@ int sch_apply_cache_index(sch_call *c) {
         axe = tsl_expr_cast(a, x->dtype, axe);
       tsl_map_put(&sub, x, (void *)axe);
     }
-    tsl_mutator sm = tsl_mutator_make(a);
-    sm.vars = &sub;
     /* the buffer: one dimension per iterator, max binding + 1 */
     const tsl_expr **shape = TSL_NEW_ARRAY(a, const tsl_expr *, bv.len + 1);
     tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, bv.len + 1);
@@ -334,7 +332,7 @@ int sch_apply_cache_index(sch_call *c) {
       if (ext->dtype.bits != x->dtype.bits)
         ext = tsl_expr_cast(a, x->dtype, ext);
       ivs[i] = (tsl_iter_var){nv, {tsl_expr_int(a, x->dtype, 0), ext}, TSL_ITER_SPATIAL};
-      vals[i] = tsl_mutate_expr(&sm, binds[i]);
+      vals[i] = tsl_expr_substitute_map(a, binds[i], &sub);
       vidx[i] = tsl_expr_var(nv);
       bidx[i] = tsl_expr_var(x);
       tsl_map_put(&vm, x, (void *)vidx[i]);
@@ -344,9 +342,7 @@ int sch_apply_cache_index(sch_call *c) {
     const tsl_expr *one = tsl_expr_int(a, shape[0] ? shape[0]->dtype : TSL_INT32, 1);
     const tsl_expr *const *strides = bv.len == 1 ? &one : NULL;
     bufs[k] = tsl_buffer_new(a, nm, e->dtype, bv.len, shape, strides, NULL, scope, 0, 0);
-    tsl_mutator vsub = tsl_mutator_make(a);
-    vsub.vars = &vm;
-    const tsl_expr *val = tsl_mutate_expr(&vsub, e);
+    const tsl_expr *val = tsl_expr_substitute_map(a, e, &vm);
     snprintf(nm, sizeof nm, "index_%u", k);
     names[k] = sch_fresh_block_name(c, p.func, nm);
     tsl_block *b = TSL_NEW(a, tsl_block);

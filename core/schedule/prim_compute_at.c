@@ -113,60 +113,33 @@ static int insertion_point(sch_call *c, const cmp_scope *s, const sch_path *lp,
  * Otherwise it is dropped as before: it then only restates the iterators'
  * domains (vi = i_0 * 4 + i_1 < 10), which the new loops and the bound
  * predicate already respect. Found by the random-script test. */
-typedef struct pred_map {
-  const tsl_stmt *realize;
-  const tsl_expr *const *vals;
-} pred_map;
-
-static const tsl_expr *pred_subst(const tsl_var *v, void *ud) {
-  const pred_map *m = ud;
-  const tsl_stmt *r = m->realize;
-  for (uint32_t k = 0; k < r->u.realize.n_iter_values; k++) {
-    const tsl_expr *e = r->u.realize.iter_values[k];
-    if (e->kind == TSL_EXPR_VAR && e->u.var == v)
-      return m->vals[k];
-  }
-  return NULL;
-}
-
-typedef struct pred_scope {
-  const sch_path *lp;
-  const tsl_var *const *fresh;
-  uint32_t n_fresh;
-  const tsl_var *bad;
-} pred_scope;
-
-static int pred_var_ok(const tsl_expr *e, void *ud) {
-  pred_scope *ps = ud;
-  if (e->kind != TSL_EXPR_VAR)
-    return 0;
-  for (uint32_t i = 0; i < ps->n_fresh; i++)
-    if (ps->fresh[i] == e->u.var)
-      return 0;
-  for (uint32_t k = 0; k < ps->lp->depth; k++)
-    if (ps->lp->stmts[k]->kind == TSL_STMT_FOR &&
-        ps->lp->stmts[k]->u.loop.loop_var == e->u.var)
-      return 0;
-  ps->bad = e->u.var;
-  return 1;
+static int out_of_scope(const tsl_expr *e, void *in_scope) {
+  return e->kind == TSL_EXPR_VAR && !tsl_map_find(in_scope, e->u.var, NULL);
 }
 
 static const tsl_expr *moved_predicate(sch_call *c, const tsl_stmt *realize,
                                        const tsl_expr *const *vals,
                                        const tsl_var *const *fresh,
-                                       uint32_t n_fresh, const sch_path *lp,
-                                       const tsl_var **bad) {
+                                       uint32_t n_fresh, const sch_path *lp) {
   const tsl_expr *p = realize->u.realize.predicate;
   if (p->kind == TSL_EXPR_INT_IMM && p->u.int_value)
     return p;
-  pred_map m = {realize, vals};
-  const tsl_expr *np = tsl_expr_substitute(c->arena, p, pred_subst, &m);
-  pred_scope ps = {lp, fresh, n_fresh, NULL};
-  if (tsl_expr_visit(np, pred_var_ok, &ps)) {
-    *bad = ps.bad;
-    return tsl_expr_bool(c->arena, 1);
+  /* a loop variable bound directly to iterators reads as the first one */
+  tsl_map sub, in_scope;
+  tsl_map_init(&sub, c->arena);
+  tsl_map_init(&in_scope, c->arena);
+  for (uint32_t k = realize->u.realize.n_iter_values; k-- > 0;) {
+    const tsl_expr *e = realize->u.realize.iter_values[k];
+    if (e->kind == TSL_EXPR_VAR)
+      tsl_map_put(&sub, e->u.var, (void *)vals[k]);
   }
-  return np;
+  for (uint32_t i = 0; i < n_fresh; i++)
+    tsl_map_put(&in_scope, fresh[i], NULL);
+  for (uint32_t k = 0; k < lp->depth; k++)
+    if (lp->stmts[k]->kind == TSL_STMT_FOR)
+      tsl_map_put(&in_scope, lp->stmts[k]->u.loop.loop_var, NULL);
+  const tsl_expr *np = tsl_expr_substitute_map(c->arena, p, &sub);
+  return tsl_expr_visit(np, out_of_scope, &in_scope) ? tsl_expr_bool(c->arena, 1) : np;
 }
 
 /* The block under its new loops, TVM's MakeNewLoop: a loop axK for every
@@ -177,8 +150,7 @@ static const tsl_expr *moved_predicate(sch_call *c, const tsl_stmt *realize,
  * (an extent-1 loop to its value 0). */
 static const tsl_stmt *new_nest(sch_call *c, tsl_analyzer *an,
                                 const tsl_stmt *realize, const cmp_var_dom *dom,
-                                int preserve, const sch_path *lp,
-                                const tsl_var **bad) {
+                                int preserve, const sch_path *lp) {
   const tsl_block *b = realize->u.realize.block;
   uint32_t n = b->n_iter_vars, nl = 0;
   const tsl_expr **vals = TSL_NEW_ARRAY(c->arena, const tsl_expr *, n ? n : 1);
@@ -223,7 +195,7 @@ static const tsl_stmt *new_nest(sch_call *c, tsl_analyzer *an,
         pred = pred ? bin(c, TSL_EXPR_AND, pred, lt) : lt;
     }
   }
-  const tsl_expr *own = moved_predicate(c, realize, vals, vars, nl, lp, bad);
+  const tsl_expr *own = moved_predicate(c, realize, vals, vars, nl, lp);
   if (!(own->kind == TSL_EXPR_INT_IMM && own->u.int_value))
     pred = pred ? bin(c, TSL_EXPR_AND, own, pred) : own;
   pred = pred ? tsl_simplify(an, c->arena, pred) : tsl_expr_bool(c->arena, 1);
@@ -250,8 +222,7 @@ static void add_shape_var_bounds(tsl_analyzer *an, const tsl_func *f) {
  * target loop up to the scope bound (a unit loop to its value). */
 static int derive_nest(sch_call *c, const sch_path *bp, const sch_path *lp,
                        const cmp_scope *s, const uint32_t *deps, uint32_t n_deps,
-                       int reverse, int preserve, const tsl_stmt **nest,
-                       const tsl_var **bad) {
+                       int reverse, int preserve, const tsl_stmt **nest) {
   const tsl_block *b = sch_path_block(bp);
   uint32_t L = lp->depth - 1;
   tsl_analyzer *an = tsl_analyzer_new(c->sch->ctx);
@@ -264,7 +235,7 @@ static int derive_nest(sch_call *c, const sch_path *bp, const sch_path *lp,
   cmp_var_dom *dom = TSL_NEW_ARRAY(c->arena, cmp_var_dom, b->n_iter_vars ? b->n_iter_vars : 1);
   int rc = cmp_block_var_domains(c, an, fresh, bp, lp, s, deps, n_deps, reverse, dom);
   if (!rc)
-    *nest = new_nest(c, an, sch_path_target(bp), dom, preserve, lp, bad);
+    *nest = new_nest(c, an, sch_path_target(bp), dom, preserve, lp);
   tsl_analyzer_free(fresh);
   tsl_analyzer_free(an);
   return rc;
@@ -331,10 +302,9 @@ int cmp_compute_at(sch_call *c, const sch_path *bp, const sch_path *lp,
   rc = insertion_point(c, &s, lp, prod, np, cons, nc, reverse, index, &pos);
   if (rc)
     return rc;
-  const tsl_var *bad = NULL;
   const tsl_stmt *nest = NULL;
   rc = derive_nest(c, bp, lp, &s, reverse ? prod : cons, reverse ? np : nc, reverse,
-                   preserve, &nest, &bad);
+                   preserve, &nest);
   if (rc)
     return rc;
 

@@ -456,26 +456,24 @@ int cmp_block_var_domains(sch_call *c, tsl_analyzer *an, tsl_analyzer *fresh,
   uint32_t L = lp->depth - 1;
   const tsl_buffer_region *prov = reverse ? b->reads : b->writes;
   uint32_t n_prov = reverse ? b->n_reads : b->n_writes;
-  buf_regions *bufs = TSL_NEW_ARRAY(c->arena, buf_regions, n_prov ? n_prov : 1);
-  uint32_t nb = 0;
+  tsl_map bufs; /* buffer -> buf_regions, in order of first access */
+  tsl_map_init(&bufs, c->arena);
   for (uint32_t i = 0; i < n_prov; i++) {
     const tsl_buffer_region *r = &prov[i];
-    uint32_t j = 0;
-    while (j < nb && bufs[j].buf != r->buffer)
-      j++;
-    if (j == nb) {
+    buf_regions *br = tsl_map_get(&bufs, r->buffer);
+    if (!br) {
       uint32_t nd = r->ndim ? r->ndim : 1;
-      bufs[nb].buf = r->buffer;
-      bufs[nb].prov = TSL_NEW_ARRAY(c->arena, iset, nd);
-      bufs[nb].req = TSL_NEW_ARRAY(c->arena, iset, nd);
+      br = TSL_NEW(c->arena, buf_regions);
+      br->buf = r->buffer;
+      br->prov = TSL_NEW_ARRAY(c->arena, iset, nd);
+      br->req = TSL_NEW_ARRAY(c->arena, iset, nd);
       for (uint32_t d = 0; d < nd; d++)
-        bufs[nb].prov[d] = bufs[nb].req[d] = NOTHING;
-      bufs[nb].has_req = 0;
-      nb++;
+        br->prov[d] = br->req[d] = NOTHING;
+      tsl_map_put(&bufs, r->buffer, br);
     }
     for (uint32_t d = 0; d < r->ndim; d++)
-      bufs[j].prov[d] = set_union(&x, bufs[j].prov[d],
-                                  from_range(&x, r->ranges[d].min, r->ranges[d].extent));
+      br->prov[d] = set_union(&x, br->prov[d],
+                              from_range(&x, r->ranges[d].min, r->ranges[d].extent));
   }
   for (uint32_t i = 0; i < n_deps; i++) {
     const sch_path *q = &s->kids[deps[i]];
@@ -483,27 +481,27 @@ int cmp_block_var_domains(sch_call *c, tsl_analyzer *an, tsl_analyzer *fresh,
     const tsl_buffer_region *rs = reverse ? db->writes : db->reads;
     uint32_t nr = reverse ? db->n_writes : db->n_reads;
     for (uint32_t k = 0; k < nr; k++) {
-      uint32_t j = 0;
-      while (j < nb && bufs[j].buf != rs[k].buffer)
-        j++;
-      if (j == nb || rs[k].ndim != bufs[j].buf->ndim)
+      buf_regions *br = tsl_map_get(&bufs, rs[k].buffer);
+      if (!br || rs[k].ndim != br->buf->ndim)
         continue;
       iset *got = TSL_NEW_ARRAY(c->arena, iset, rs[k].ndim ? rs[k].ndim : 1);
       relax_region(&x, &rs[k], q, L, !reverse, got);
       for (uint32_t d = 0; d < rs[k].ndim; d++)
-        bufs[j].req[d] = set_union(&x, bufs[j].req[d], got[d]);
-      bufs[j].has_req = 1;
+        br->req[d] = set_union(&x, br->req[d], got[d]);
+      br->has_req = 1;
     }
   }
   var_info *info = TSL_NEW_ARRAY(c->arena, var_info, b->n_iter_vars ? b->n_iter_vars : 1);
   for (uint32_t k = 0; k < b->n_iter_vars; k++)
     info[k].dom = info[k].bound = NOTHING;
-  for (uint32_t j = 0; j < nb; j++) {
-    if (!bufs[j].has_req || bufs[j].buf->ndim == 0)
+  void *v;
+  for (uint32_t pos = 0; tsl_map_next(&bufs, &pos, NULL, &v);) {
+    const buf_regions *br = v;
+    if (!br->has_req || br->buf->ndim == 0)
       continue;
-    if (update_affine(&x, bufs[j].buf, bufs[j].prov, bufs[j].req, info))
+    if (update_affine(&x, br->buf, br->prov, br->req, info))
       continue;
-    int rc = update_dimwise(&x, bufs[j].buf, bufs[j].prov, bufs[j].req, info);
+    int rc = update_dimwise(&x, br->buf, br->prov, br->req, info);
     if (rc)
       return rc;
   }

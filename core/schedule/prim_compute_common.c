@@ -118,39 +118,35 @@ int cmp_remove_leaf(sch_call *c, const sch_path *p, uint32_t scope_level,
                   name);
 }
 
-static void count_loop_uses(const tsl_stmt *s, const tsl_var *v, int *n) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_block *b = s->u.realize.block;
-    for (uint32_t i = 0; i < s->u.realize.n_iter_values; i++) {
-      if (!tsl_expr_uses_var(s->u.realize.iter_values[i], v))
-        continue;
-      uint32_t t = b->iter_vars[i].iter_type;
-      n[t == TSL_ITER_SPATIAL ? 0 : t == TSL_ITER_REDUCE ? 1 : 2]++;
-    }
-    return;
+typedef struct loop_uses {
+  const tsl_var *v;
+  int n[3]; /* bindings using v of spatial, reduce, other iterators */
+} loop_uses;
+
+/* The blocks directly under the loop (not the blocks inside them). */
+static int count_loop_uses(const tsl_stmt *s, void *ud) {
+  loop_uses *u = ud;
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return 0;
+  const tsl_block *b = s->u.realize.block;
+  for (uint32_t i = 0; i < s->u.realize.n_iter_values; i++) {
+    if (!tsl_expr_uses_var(s->u.realize.iter_values[i], u->v))
+      continue;
+    uint32_t t = b->iter_vars[i].iter_type;
+    u->n[t == TSL_ITER_SPATIAL ? 0 : t == TSL_ITER_REDUCE ? 1 : 2]++;
   }
-  case TSL_STMT_FOR: count_loop_uses(s->u.loop.body, v, n); return;
-  case TSL_STMT_LET: count_loop_uses(s->u.let.body, v, n); return;
-  case TSL_STMT_IF:
-    count_loop_uses(s->u.branch.then_case, v, n);
-    if (s->u.branch.else_case)
-      count_loop_uses(s->u.branch.else_case, v, n);
-    return;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      count_loop_uses(s->u.seq.stmts[i], v, n);
-    return;
-  default: return;
-  }
+  return TSL_VISIT_SKIP;
 }
 
 uint32_t cmp_loop_iter_type(const tsl_stmt *loop) {
-  int n[3] = {0, 0, 0};
-  count_loop_uses(loop->u.loop.body, loop->u.loop.loop_var, n);
-  if (n[2] || (n[0] && n[1]))
+  loop_uses u = {loop->u.loop.loop_var, {0, 0, 0}};
+  tsl_stmt_visitor v = {0};
+  v.stmt = count_loop_uses;
+  v.user_data = &u;
+  tsl_stmt_visit(loop->u.loop.body, &v);
+  if (u.n[2] || (u.n[0] && u.n[1]))
     return TSL_ITER_OPAQUE;
-  return n[1] ? TSL_ITER_REDUCE : TSL_ITER_SPATIAL;
+  return u.n[1] ? TSL_ITER_REDUCE : TSL_ITER_SPATIAL;
 }
 
 int cmp_loop_mark(sch_call *c, tsl_sch_rv rv) {

@@ -58,6 +58,11 @@ static uint32_t boundary_level(const cmp_scope *s, const uint32_t *cons,
   return lvl;
 }
 
+typedef struct candidate {
+  int64_t decision;
+  uint32_t level;
+} candidate;
+
 int sch_apply_sample_compute_location(sch_call *c) {
   sch_path bp;
   int rc = sch_block_path(c, c->args[0].u.rv, &bp);
@@ -65,13 +70,12 @@ int sch_apply_sample_compute_location(sch_call *c) {
     return rc;
   cmp_scope s;
   cmp_scope_of(c, &bp, &s);
-  uint32_t cap = bp.depth + SCH_MAX_DEPTH + 2;
-  int64_t *idx = TSL_NEW_ARRAY(c->arena, int64_t, cap);
-  uint32_t *lvl = TSL_NEW_ARRAY(c->arena, uint32_t, cap);
-  uint32_t n = 0, *cons;
+  tsl_vec cands; /* candidate: decision and, for a loop, its path level */
+  tsl_vec_init(&cands, sizeof(candidate), c->arena);
   if (trial_inline(c, &bp))
-    idx[n++] = -2;
-  idx[n++] = -1;
+    TSL_VEC_PUSH(&cands, candidate, ((candidate){-2, 0}));
+  TSL_VEC_PUSH(&cands, candidate, ((candidate){-1, 0}));
+  uint32_t *cons;
   uint32_t nc = cmp_consumers(c, &s, s.self, &cons);
   const sch_path *q0 = nc ? &s.kids[cons[0]] : NULL;
   uint32_t bl = nc ? boundary_level(&s, cons, nc) : 0;
@@ -103,13 +107,12 @@ int sch_apply_sample_compute_location(sch_call *c) {
       }
       sch_path lp = *q0;
       lp.depth = loops[i] + 1;
-      if (trial_at(c, &bp, &lp)) {
-        lvl[n] = loops[i];
-        idx[n++] = i;
-      }
+      if (trial_at(c, &bp, &lp))
+        TSL_VEC_PUSH(&cands, candidate, ((candidate){i, loops[i]}));
     }
   }
-  uint32_t pick;
+  const candidate *cand = TSL_VEC_DATA(&cands, candidate);
+  uint32_t n = cands.len, pick;
   if (c->decision.kind != TSL_SV_NONE) {
     if (c->decision.kind != TSL_SV_INT)
       return sch_fail(c, TSL_EINVALID,
@@ -117,22 +120,22 @@ int sch_apply_sample_compute_location(sch_call *c) {
                       "k-th loop of the first consumer)");
     int64_t want = c->decision.u.i;
     uint32_t k = 0;
-    while (k < n && idx[k] < want)
+    while (k < n && cand[k].decision < want)
       k++;
-    if (k < n && idx[k] == want)
+    if (k < n && cand[k].decision == want)
       pick = k;
     else if (k > 0)
       pick = k - 1;
     else
-      pick = idx[0] == -1 ? 0 : 1; /* below every candidate: root */
+      pick = cand[0].decision == -1 ? 0 : 1; /* below every candidate: root */
   } else {
     pick = (uint32_t)sch_rand_below(c->sch, n);
   }
-  c->decision = tsl_sv_int(idx[pick]);
-  if (idx[pick] >= 0) {
-    sch_out_loop(c, bp.func->name, q0->stmts[lvl[pick]]->u.loop.loop_var);
+  c->decision = tsl_sv_int(cand[pick].decision);
+  if (cand[pick].decision >= 0) {
+    sch_out_loop(c, bp.func->name, q0->stmts[cand[pick].level]->u.loop.loop_var);
   } else {
-    const char *mark = idx[pick] == -1 ? CMP_ROOT_MARK : CMP_INLINE_MARK;
+    const char *mark = cand[pick].decision == -1 ? CMP_ROOT_MARK : CMP_INLINE_MARK;
     sch_out_loop(c, bp.func->name, sch_new_var(c, mark, TSL_INT32));
   }
   return TSL_OK;

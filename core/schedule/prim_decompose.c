@@ -99,7 +99,8 @@ int sch_apply_decompose_reduction(sch_call *c) {
                       tsl_stmt_kind_name((tsl_stmt_kind)bp.stmts[k]->kind));
 
   /* Step 1: the init block's iterators, the spatial ones, renewed */
-  red_map bmap = {0};
+  tsl_map bmap; /* block iter var -> the init's (or the reduce start) */
+  tsl_map_init(&bmap, a);
   uint32_t ni = 0;
   tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, b->n_iter_vars + 1);
   const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, b->n_iter_vars + 1);
@@ -108,14 +109,14 @@ int sch_apply_decompose_reduction(sch_call *c) {
     if (iv->iter_type != TSL_ITER_SPATIAL) {
       /* T.init runs where every reduce iterator is at its start, so an init
        * that reads one (a blockized init's T.where) reads that start */
-      red_map_put(a, &bmap, iv->var, iv->dom.min);
+      tsl_map_put(&bmap, iv->var, (void *)iv->dom.min);
       continue;
     }
     const tsl_var *nv = sch_new_var(c, iv->var->name, iv->var->dtype);
     ivs[ni] = *iv;
     ivs[ni].var = nv;
     vals[ni++] = realize->u.realize.iter_values[i];
-    red_map_put(a, &bmap, iv->var, tsl_expr_var(nv));
+    tsl_map_put(&bmap, iv->var, (void *)tsl_expr_var(nv));
   }
   tsl_block *ib = TSL_NEW(a, tsl_block);
   memset(ib, 0, sizeof *ib);
@@ -124,7 +125,7 @@ int sch_apply_decompose_reduction(sch_call *c) {
   ib->name = sch_fresh_block_name(c, bp.func, buf);
   ib->n_iter_vars = ni;
   ib->iter_vars = ivs;
-  ib->body = red_subst_stmt(a, b->init, &bmap);
+  ib->body = tsl_stmt_substitute_map(a, b->init, &bmap);
   ib->n_writes = b->n_writes;
   ib->writes = red_subst_regions(a, b->writes, b->n_writes, &bmap);
   ib->reads = TSL_NEW_ARRAY(a, tsl_buffer_region, 1);
@@ -150,12 +151,13 @@ int sch_apply_decompose_reduction(sch_call *c) {
       c, &bp, realize->u.realize.predicate, ndisc, disc);
   const tsl_stmt *body =
       tsl_stmt_block_realize(a, ni, vals, pred, ib);
-  red_map lmap = {0};
+  tsl_map lmap;
+  tsl_map_init(&lmap, a);
   for (uint32_t q = 0; q < nchosen; q++) {
     const tsl_stmt *ol = bp.stmts[chosen[q]];
     snprintf(buf, sizeof buf, "%s_init", ol->u.loop.loop_var->name);
     const tsl_var *nv = sch_new_var(c, buf, ol->u.loop.loop_var->dtype);
-    red_map_put(a, &lmap, ol->u.loop.loop_var, tsl_expr_var(nv));
+    tsl_map_put(&lmap, ol->u.loop.loop_var, (void *)tsl_expr_var(nv));
     tsl_attrs none = {0, NULL};
     body = tsl_stmt_for(a, nv, ol->u.loop.min, ol->u.loop.extent,
                         (tsl_for_kind)ol->u.loop.for_kind,
@@ -164,7 +166,7 @@ int sch_apply_decompose_reduction(sch_call *c) {
                             : NULL,
                         none, body);
   }
-  body = red_subst_stmt(a, body, &lmap);
+  body = tsl_stmt_substitute_map(a, body, &lmap);
 
   /* Step 3: the update block: no init, written buffers read back */
   tsl_block *ub = tsl_block_clone(a, b);

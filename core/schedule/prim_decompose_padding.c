@@ -34,9 +34,7 @@ static int is_true(const tsl_expr *e) {
 }
 
 static const tsl_expr *subst(dp_ctx *x, tsl_map *m, const tsl_expr *e) {
-  tsl_mutator mu = tsl_mutator_make(x->a);
-  mu.vars = m;
-  return tsl_simplify(x->an, x->a, tsl_mutate_expr(&mu, e));
+  return tsl_simplify(x->an, x->a, tsl_expr_substitute_map(x->a, e, m));
 }
 
 /* Conjuncts of a bool expression. */

@@ -6,21 +6,6 @@
 #include "loops_internal.h"
 
 #include <stdio.h>
-#include <string.h>
-
-typedef struct fuse_subst {
-  uint32_t n;
-  const tsl_var *const *from;
-  const tsl_expr *const *to;
-} fuse_subst;
-
-static const tsl_expr *subst_fn(const tsl_var *v, void *ud) {
-  const fuse_subst *s = ud;
-  for (uint32_t i = 0; i < s->n; i++)
-    if (s->from[i] == v)
-      return s->to[i];
-  return NULL;
-}
 
 static int is_one(const tsl_expr *e) {
   int64_t v;
@@ -127,14 +112,14 @@ int sch_apply_fuse(sch_call *c) {
   extent = sch_simplify(c, extent);
   tsl_analyzer_bind_bounds(c->sch->an, fv, tsl_expr_int(a, dt, 0), extent);
   /* old variable i = floordiv(floormod(f, lower * ext_i), lower) */
-  const tsl_var **from = TSL_NEW_ARRAY(a, const tsl_var *, n);
-  const tsl_expr **to = TSL_NEW_ARRAY(a, const tsl_expr *, n);
+  tsl_map vars;
+  tsl_map_init(&vars, a);
   const tsl_expr *lower = NULL; /* NULL: 1 */
   for (uint32_t i = n; i-- > 0;) {
     const tsl_expr *ext = exts[i];
-    from[i] = loops[i]->u.loop.loop_var;
+    const tsl_var *from = loops[i]->u.loop.loop_var;
     if (is_one(sch_simplify(c, ext))) {
-      to[i] = tsl_expr_int(a, from[i]->dtype, 0);
+      tsl_map_put(&vars, from, (void *)tsl_expr_int(a, from->dtype, 0));
       continue;
     }
     const tsl_expr *upper =
@@ -145,14 +130,12 @@ int sch_apply_fuse(sch_call *c) {
     if (lower)
       x = tsl_expr_binary(a, TSL_EXPR_FLOORDIV, x, lower);
     x = sch_simplify(c, x);
-    if (!tsl_dtype_eq(x->dtype, from[i]->dtype))
-      x = tsl_expr_cast(a, from[i]->dtype, x);
-    to[i] = x;
+    if (!tsl_dtype_eq(x->dtype, from->dtype))
+      x = tsl_expr_cast(a, from->dtype, x);
+    tsl_map_put(&vars, from, (void *)x);
     lower = upper;
   }
-  fuse_subst fs = {n, from, to};
-  const tsl_stmt *body =
-      tsl_stmt_substitute(a, loops[n - 1]->u.loop.body, subst_fn, &fs);
+  const tsl_stmt *body = tsl_stmt_substitute_map(a, loops[n - 1]->u.loop.body, &vars);
   body = tsl_stmt_for(a, fv, tsl_expr_int(a, dt, 0), extent, TSL_FOR_SERIAL,
                       NULL, (tsl_attrs){0, NULL}, body);
   body = loops_simplify_bindings(c, first, first->depth - 1, body, preserve);

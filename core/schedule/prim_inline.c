@@ -14,180 +14,79 @@
 #include "compute_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* ---- rewriting loads of one buffer --------------------------------------- */
 
-typedef struct rw_ctx {
-  sch_call *c;
+/* A mutator replacing each load of `buf` by `value` with the index vars
+ * bound to the load's indices; blocks accessing `buf` whose contents
+ * change get their regions inferred again. */
+typedef struct inliner {
+  tsl_mutator m;
   const tsl_buffer *buf;
-  /* compute_inline: the producer's index vars and stored value */
   uint32_t n_idx;
-  const tsl_var *const *idx_vars;
+  const tsl_var *const *idx_vars; /* compute_inline: the producer's */
   const tsl_expr *value;
-  const tsl_expr *const *load_idx; /* during one substitution */
-  int failed;
-} rw_ctx;
+  tsl_map at; /* index var -> the index of the load being replaced */
+} inliner;
 
-static const tsl_expr *idx_subst(const tsl_var *v, void *ud) {
-  const rw_ctx *r = ud;
-  for (uint32_t k = 0; k < r->n_idx; k++)
-    if (r->idx_vars[k] == v)
-      return r->load_idx[k];
-  return NULL;
+static const tsl_expr *inline_load(tsl_mutator *m, const tsl_expr *e) {
+  inliner *in = (inliner *)m;
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
+  if (r->kind != TSL_EXPR_LOAD || r->u.buffer != in->buf)
+    return r;
+  for (uint32_t k = 0; k < in->n_idx; k++)
+    tsl_map_put(&in->at, in->idx_vars[k], (void *)r->args[k]);
+  return tsl_expr_substitute_map(m->arena, in->value, &in->at);
 }
 
-static const tsl_expr *rw_expr(rw_ctx *r, const tsl_expr *e) {
-  if (!e || !e->n_args)
-    return e;
-  const tsl_expr **args = TSL_NEW_ARRAY(r->c->arena, const tsl_expr *, e->n_args);
-  int changed = 0;
-  for (uint32_t i = 0; i < e->n_args; i++) {
-    args[i] = rw_expr(r, e->args[i]);
-    changed |= args[i] != e->args[i];
-  }
-  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == r->buf) {
-    r->load_idx = args;
-    return tsl_expr_substitute(r->c->arena, r->value, idx_subst, r);
-  }
-  return changed ? tsl_expr_with_args(r->c->arena, e, e->n_args, args) : e;
-}
-
-static const tsl_expr **rw_exprs(rw_ctx *r, uint32_t n,
-                                 const tsl_expr *const *es, int *changed) {
-  const tsl_expr **out = TSL_NEW_ARRAY(r->c->arena, const tsl_expr *, n ? n : 1);
-  for (uint32_t i = 0; i < n; i++) {
-    out[i] = rw_expr(r, es[i]);
-    *changed |= out[i] != es[i];
-  }
-  return out;
-}
-
-static const tsl_stmt *rw_stmt(rw_ctx *r, const tsl_stmt *s);
-
-static const tsl_block *rw_block(rw_ctx *r, const tsl_block *b) {
-  const tsl_stmt *body = rw_stmt(r, b->body);
-  const tsl_stmt *init = b->init ? rw_stmt(r, b->init) : NULL;
-  if (body == b->body && init == b->init)
-    return b;
-  tsl_block *nb = tsl_block_clone(r->c->arena, b);
-  nb->body = body;
-  nb->init = init;
-  if (sch_regions_have(b->reads, b->n_reads, r->buf) ||
-      sch_regions_have(b->writes, b->n_writes, r->buf)) {
-    tsl_buffer_region *rd, *wr;
-    uint32_t nr, nw;
-    tsl_diag d;
-    if (tsl_block_infer_regions(r->c->arena, nb, &rd, &nr, &wr, &nw, &d)) {
-      r->failed = 1;
-      return b;
-    }
+/* The regions of `nb` inferred again from its contents. */
+static int reinfer(tsl_arena *a, tsl_block *nb, tsl_diag *d) {
+  tsl_buffer_region *rd, *wr;
+  uint32_t nr, nw;
+  int rc = tsl_block_infer_regions(a, nb, &rd, &nr, &wr, &nw, d);
+  if (!rc) {
     nb->reads = rd;
     nb->n_reads = nr;
     nb->writes = wr;
     nb->n_writes = nw;
   }
-  return nb;
+  return rc;
 }
 
-static const tsl_stmt *rw_stmt(rw_ctx *r, const tsl_stmt *s) {
-  tsl_arena *a = r->c->arena;
-  int ch = 0;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: {
-    const tsl_expr *mn = rw_expr(r, s->u.loop.min);
-    const tsl_expr *ex = rw_expr(r, s->u.loop.extent);
-    const tsl_stmt *body = rw_stmt(r, s->u.loop.body);
-    if (mn == s->u.loop.min && ex == s->u.loop.extent && body == s->u.loop.body)
-      return s;
-    return tsl_stmt_for(a, s->u.loop.loop_var, mn, ex,
-                        (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
-                        s->u.loop.annotations, body);
+static const tsl_stmt *inline_block(tsl_mutator *m, const tsl_stmt *s) {
+  inliner *in = (inliner *)m;
+  const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+  if (s->kind != TSL_STMT_BLOCK_REALIZE || r->u.realize.block == s->u.realize.block)
+    return r;
+  const tsl_block *b = s->u.realize.block;
+  if (!sch_regions_have(b->reads, b->n_reads, in->buf) &&
+      !sch_regions_have(b->writes, b->n_writes, in->buf))
+    return r;
+  tsl_block *nb = tsl_block_clone(m->arena, r->u.realize.block);
+  tsl_diag d;
+  if (reinfer(m->arena, nb, &d)) {
+    tsl_mutator_fail(m, TSL_EUNSUPPORTED, "cannot infer the regions of a block that read '%s'",
+                     in->buf->name);
+    return s;
   }
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_expr **vals = rw_exprs(r, s->u.realize.n_iter_values,
-                                     s->u.realize.iter_values, &ch);
-    const tsl_expr *pred = rw_expr(r, s->u.realize.predicate);
-    const tsl_block *b = rw_block(r, s->u.realize.block);
-    if (!ch && pred == s->u.realize.predicate && b == s->u.realize.block)
-      return s;
-    return tsl_stmt_block_realize(a, s->u.realize.n_iter_values, vals, pred, b);
-  }
-  case TSL_STMT_STORE: {
-    const tsl_expr *v = rw_expr(r, s->u.store.value);
-    const tsl_expr **idx =
-        rw_exprs(r, s->u.store.n_indices, s->u.store.indices, &ch);
-    if (!ch && v == s->u.store.value)
-      return s;
-    return tsl_stmt_store(a, s->u.store.buffer, v, s->u.store.n_indices, idx);
-  }
-  case TSL_STMT_IF: {
-    const tsl_expr *cond = rw_expr(r, s->u.branch.cond);
-    const tsl_stmt *t = rw_stmt(r, s->u.branch.then_case);
-    const tsl_stmt *e =
-        s->u.branch.else_case ? rw_stmt(r, s->u.branch.else_case) : NULL;
-    if (cond == s->u.branch.cond && t == s->u.branch.then_case &&
-        e == s->u.branch.else_case)
-      return s;
-    return tsl_stmt_if(a, cond, t, e);
-  }
-  case TSL_STMT_LET: {
-    const tsl_expr *v = rw_expr(r, s->u.let.value);
-    const tsl_stmt *body = rw_stmt(r, s->u.let.body);
-    if (v == s->u.let.value && body == s->u.let.body)
-      return s;
-    return tsl_stmt_let(a, s->u.let.var, v, body);
-  }
-  case TSL_STMT_EVALUATE: {
-    const tsl_expr *v = rw_expr(r, s->u.evaluate.value);
-    return v == s->u.evaluate.value ? s : tsl_stmt_evaluate(a, v);
-  }
-  case TSL_STMT_SEQ: {
-    const tsl_stmt **items = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n);
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      items[i] = rw_stmt(r, s->u.seq.stmts[i]);
-      ch |= items[i] != s->u.seq.stmts[i];
-    }
-    return ch ? tsl_stmt_seq(a, s->u.seq.n, items) : s;
-  }
-  default: return s;
-  }
+  return sch_with_block(m->arena, r, nb);
+}
+
+static void inliner_init(sch_call *c, inliner *in, const tsl_buffer *buf, uint32_t n_idx,
+                         const tsl_var *const *idx_vars, const tsl_expr *value) {
+  memset(in, 0, sizeof *in);
+  in->m = tsl_mutator_make(c->arena);
+  in->m.expr = inline_load;
+  in->m.stmt = inline_block;
+  in->buf = buf;
+  in->n_idx = n_idx;
+  in->idx_vars = idx_vars;
+  in->value = value;
+  tsl_map_init(&in->at, c->arena);
 }
 
 /* ---- shared steps -------------------------------------------------------- */
-
-/* A variable -> expression map for substitution. */
-typedef struct vmap {
-  uint32_t n, cap;
-  const tsl_var **from;
-  const tsl_expr **to;
-} vmap;
-
-static void vmap_init(sch_call *c, vmap *m, uint32_t cap) {
-  m->n = 0;
-  m->cap = cap ? cap : 1;
-  m->from = TSL_NEW_ARRAY(c->arena, const tsl_var *, m->cap);
-  m->to = TSL_NEW_ARRAY(c->arena, const tsl_expr *, m->cap);
-}
-
-static void vmap_set(vmap *m, const tsl_var *v, const tsl_expr *e) {
-  for (uint32_t i = 0; i < m->n; i++)
-    if (m->from[i] == v) {
-      m->to[i] = e;
-      return;
-    }
-  if (m->n < m->cap) {
-    m->from[m->n] = v;
-    m->to[m->n++] = e;
-  }
-}
-
-static const tsl_expr *vmap_get(const tsl_var *v, void *ud) {
-  const vmap *m = ud;
-  for (uint32_t i = 0; i < m->n; i++)
-    if (m->from[i] == v)
-      return m->to[i];
-  return NULL;
-}
 
 static int is_const(const tsl_expr *e, int64_t want) {
   int64_t v;
@@ -276,7 +175,7 @@ static int check_not_viewed(sch_call *c, const cmp_scope *s,
 /* Find the scope block again (by name) after a commit, and install it
  * with `buf` dropped from its allocations. */
 static int drop_alloc(sch_call *c, const tsl_func *func, tsl_str scope_name,
-                      const tsl_buffer *buf, rw_ctx *rw) {
+                      const tsl_buffer *buf, inliner *in) {
   const tsl_func *f = sch_func(c->sch, func->name);
   sch_path sp;
   if (!f || sch_find_block(f, scope_name, &sp) != 1)
@@ -285,13 +184,12 @@ static int drop_alloc(sch_call *c, const tsl_func *func, tsl_str scope_name,
   const tsl_stmt *realize = sch_path_target(&sp);
   const tsl_block *sb = realize->u.realize.block;
   tsl_block *nb = tsl_block_clone(c->arena, sb);
-  if (rw) {
-    nb->body = rw_stmt(rw, sb->body);
-    nb->init = sb->init ? rw_stmt(rw, sb->init) : NULL;
-    if (rw->failed)
-      return sch_fail(c, TSL_EUNSUPPORTED,
-                      "cannot infer the regions of a block that read '%s'",
-                      buf->name);
+  if (in) {
+    in->m.diag = c->diag;
+    nb->body = tsl_mutate_stmt(&in->m, sb->body);
+    nb->init = sb->init ? tsl_mutate_stmt(&in->m, sb->init) : NULL;
+    if (in->m.status)
+      return in->m.status;
   }
   const tsl_buffer **al =
       TSL_NEW_ARRAY(c->arena, const tsl_buffer *, sb->n_alloc_buffers + 1);
@@ -308,17 +206,11 @@ static int drop_alloc(sch_call *c, const tsl_func *func, tsl_str scope_name,
 }
 
 static int infer_regions(sch_call *c, tsl_block *nb, const char *name) {
-  tsl_buffer_region *rd, *wr;
-  uint32_t nr, nw;
   tsl_diag d;
-  if (tsl_block_infer_regions(c->arena, nb, &rd, &nr, &wr, &nw, &d))
+  if (reinfer(c->arena, nb, &d))
     return sch_fail(c, TSL_EUNSUPPORTED,
                     "cannot infer the regions of block '%s' after inlining: %s",
                     name, d.text);
-  nb->reads = rd;
-  nb->n_reads = nr;
-  nb->writes = wr;
-  nb->n_writes = nw;
   return TSL_OK;
 }
 
@@ -378,17 +270,17 @@ static int inline_value(sch_call *c, const tsl_block *b, const tsl_stmt *st,
     return sch_fail(c, TSL_EINVALID, "block '%s' stores %s, which cannot be "
                                      "inverted: %s",
                     b->name, index_str(c, st->u.store.buffer, n, idx), d->text);
-  vmap m;
-  vmap_init(c, &m, nv + b->n_iter_vars);
+  tsl_map m;
+  tsl_map_init(&m, c->arena);
   for (uint32_t k = 0; k < nv; k++)
-    vmap_set(&m, inv_vars[k], inv_vals[k]);
+    tsl_map_put(&m, inv_vars[k], (void *)inv_vals[k]);
   for (uint32_t k = 0; k < b->n_iter_vars; k++) {
     int64_t mn;
     if (tsl_expr_is_const_int(b->iter_vars[k].dom.min, &mn) &&
         is_const(b->iter_vars[k].dom.extent, 1))
-      vmap_set(&m, b->iter_vars[k].var, b->iter_vars[k].dom.min);
+      tsl_map_put(&m, b->iter_vars[k].var, (void *)b->iter_vars[k].dom.min);
   }
-  *value = tsl_expr_substitute(c->arena, st->u.store.value, vmap_get, &m);
+  *value = tsl_expr_substitute_map(c->arena, st->u.store.value, &m);
   const tsl_var *left = uses_iter(b, *value);
   if (left)
     return sch_fail(c, TSL_EINVALID,
@@ -447,8 +339,9 @@ int cmp_compute_inline(sch_call *c, const sch_path *bp) {
   if (rc)
     return rc;
   sch_commit(c, bp->func, body);
-  rw_ctx rw = {c, buf, st->u.store.n_indices, iv, value, NULL, 0};
-  return drop_alloc(c, bp->func, s.block->name, buf, &rw);
+  inliner in;
+  inliner_init(c, &in, buf, st->u.store.n_indices, iv, value);
+  return drop_alloc(c, bp->func, s.block->name, buf, &in);
 }
 
 int sch_apply_compute_inline(sch_call *c) {
@@ -556,7 +449,7 @@ typedef struct rev_plan {
   const tsl_block *pb;      /* the producer */
   const tsl_stmt *pstore;   /* its store into the buffer */
   const tsl_expr *pcond;    /* the condition of its IF body, or NULL */
-  vmap sub;                 /* consumer iter var -> expr of producer vars */
+  tsl_map sub;              /* consumer iter var -> expr of producer vars */
 } rev_plan;
 
 /* TVM's ReverseComputeInliner::BodyPatternAllowInline: the consumer's load
@@ -602,12 +495,12 @@ static int reverse_pattern(sch_call *c, const tsl_stmt *crealize,
                     "store into '%s' (optionally under an if without else)",
                     pb->name, buf->name);
   plan->pstore = ps;
-  vmap_init(c, &plan->sub, b->n_iter_vars);
+  tsl_map_init(&plan->sub, c->arena);
   for (uint32_t k = 0; k < b->n_iter_vars; k++) {
     const tsl_iter_var *it = &b->iter_vars[k];
     int64_t mn;
     if (tsl_expr_is_const_int(it->dom.min, &mn) && is_const(it->dom.extent, 1))
-      vmap_set(&plan->sub, it->var, it->dom.min);
+      tsl_map_put(&plan->sub, it->var, (void *)it->dom.min);
   }
   const tsl_var **iters;
   tsl_range *doms;
@@ -636,7 +529,7 @@ static int reverse_pattern(sch_call *c, const tsl_stmt *crealize,
                     "iter vars: %s",
                     b->name, index_str(c, buf, ld->n_args, ld->args), d->text);
   for (uint32_t k = 0; k < nv; k++)
-    vmap_set(&plan->sub, vars[k], vals[k]);
+    tsl_map_put(&plan->sub, vars[k], (void *)vals[k]);
   /* CheckConsumerCovered: each consumer iter var is determined, and the
    * producer's iterations reach both ends of its domain (proven, where TVM
    * only refuses what it can prove uncovered) */
@@ -647,7 +540,7 @@ static int reverse_pattern(sch_call *c, const tsl_stmt *crealize,
   rc = TSL_OK;
   for (uint32_t k = 0; k < b->n_iter_vars && !rc; k++) {
     const tsl_iter_var *it = &b->iter_vars[k];
-    const tsl_expr *e = vmap_get(it->var, &plan->sub);
+    const tsl_expr *e = tsl_map_get(&plan->sub, it->var);
     if (!e) {
       rc = sch_fail(c, TSL_EINVALID,
                     "iter var '%s' of block '%s' does not occur in its load "
@@ -700,11 +593,12 @@ static const tsl_stmt *reverse_realize(sch_call *c, const tsl_stmt *prealize,
   uint32_t n = cs->u.store.n_indices;
   const tsl_expr **idx = TSL_NEW_ARRAY(a, const tsl_expr *, n ? n : 1);
   for (uint32_t i = 0; i < n; i++)
-    idx[i] = tsl_expr_substitute(a, cs->u.store.indices[i], vmap_get, &plan->sub);
-  const tsl_expr *val = tsl_expr_substitute(a, cs->u.store.value, vmap_get, &plan->sub);
+    idx[i] = tsl_expr_substitute_map(a, cs->u.store.indices[i], &plan->sub);
+  const tsl_expr *val = tsl_expr_substitute_map(a, cs->u.store.value, &plan->sub);
   /* loads of the buffer -> the producer's right-hand side */
-  rw_ctx rw = {c, buf, 0, NULL, plan->pstore->u.store.value, NULL, 0};
-  val = rw_expr(&rw, val);
+  inliner in;
+  inliner_init(c, &in, buf, 0, NULL, plan->pstore->u.store.value);
+  val = tsl_mutate_expr(&in.m, val);
   const tsl_stmt *store = tsl_stmt_store(a, cs->u.store.buffer, val, n, idx);
   const tsl_stmt *body = plan->pcond ? tsl_stmt_if(a, plan->pcond, store, NULL) : store;
   const tsl_expr *pred = prealize->u.realize.predicate;
@@ -720,7 +614,7 @@ static const tsl_stmt *reverse_realize(sch_call *c, const tsl_stmt *prealize,
   iter_domains(c, pb, &pvars, &pdoms);
   for (uint32_t k = 0; k < b->n_iter_vars; k++) {
     const tsl_iter_var *it = &b->iter_vars[k];
-    const tsl_expr *v = vmap_get(it->var, &plan->sub);
+    const tsl_expr *v = tsl_map_get(&plan->sub, it->var);
     const tsl_expr *end = tsl_simplify(
         an, a, tsl_expr_binary(a, TSL_EXPR_ADD, it->dom.min, it->dom.extent));
     int need_lo = 1, need_hi = 1;
@@ -750,12 +644,8 @@ static const tsl_stmt *reverse_realize(sch_call *c, const tsl_stmt *prealize,
         body = store;
       }
     }
-    vmap bind;
-    vmap_init(c, &bind, pb->n_iter_vars);
-    for (uint32_t k = 0; k < pb->n_iter_vars; k++)
-      vmap_set(&bind, pb->iter_vars[k].var, prealize->u.realize.iter_values[k]);
-    const tsl_expr *outer = tsl_simplify_predicate(
-        an, a, tsl_expr_substitute(a, q, vmap_get, &bind));
+    const tsl_expr *outer =
+        tsl_simplify_predicate(an, a, sch_subst_bindings(c, prealize, q));
     /* TVM replaces the producer's predicate; we keep both (it may guard
      * the producer's own reads) */
     if (!pred || is_true(pred) || tsl_expr_equal(pred, outer))

@@ -253,9 +253,7 @@ int sch_apply_merge(sch_call *c) {
       tsl_map_put(&vars, v,
                   (void *)(tsl_dtype_eq(v->dtype, mv[k]->dtype) ? e : tsl_expr_cast(a, v->dtype, e)));
     }
-    tsl_mutator m = tsl_mutator_make(a);
-    m.vars = &vars;
-    bodies[i] = tsl_mutate_stmt(&m, sch_path_target(&ps[i])->u.loop.body);
+    bodies[i] = tsl_stmt_substitute_map(a, sch_path_target(&ps[i])->u.loop.body, &vars);
   }
   const tsl_stmt *merged = tsl_stmt_seq(a, n, bodies);
   for (uint32_t k = depth; k-- > 0;) {

@@ -288,22 +288,19 @@ static const tsl_stmt *bound_loop(const sch_path *p, uint32_t scope,
   return NULL;
 }
 
+static int count_block(const tsl_stmt *s, void *ud) {
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return 0;
+  ++*(int *)ud;
+  return TSL_VISIT_SKIP;
+}
+
+/* The blocks under `s`, not counting those inside blocks. */
 static int count_blocks(const tsl_stmt *s) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_BLOCK_REALIZE: return 1;
-  case TSL_STMT_FOR: return count_blocks(s->u.loop.body);
-  case TSL_STMT_LET: return count_blocks(s->u.let.body);
-  case TSL_STMT_IF:
-    return count_blocks(s->u.branch.then_case) +
-           (s->u.branch.else_case ? count_blocks(s->u.branch.else_case) : 0);
-  case TSL_STMT_SEQ: {
-    int n = 0;
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      n += count_blocks(s->u.seq.stmts[i]);
-    return n;
-  }
-  default: return 0;
-  }
+  int n = 0;
+  tsl_stmt_visitor v = {.stmt = count_block, .user_data = &n};
+  tsl_stmt_visit(s, &v);
+  return n;
 }
 
 int sch_apply_pad_einsum(sch_call *c) {

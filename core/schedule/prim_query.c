@@ -6,30 +6,19 @@
 
 #include <string.h>
 
-static void list_blocks(const tsl_stmt *s, tsl_strbuf *sb, int *count) {
-  if (s->kind == TSL_STMT_BLOCK_REALIZE) {
-    if (*count < 20)
-      tsl_strbuf_printf(sb, "%s %s", *count ? "," : "", s->u.realize.block->name);
-    ++*count;
-    if (s->u.realize.block->init)
-      list_blocks(s->u.realize.block->init, sb, count);
-    list_blocks(s->u.realize.block->body, sb, count);
-    return;
-  }
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: list_blocks(s->u.loop.body, sb, count); break;
-  case TSL_STMT_LET: list_blocks(s->u.let.body, sb, count); break;
-  case TSL_STMT_IF:
-    list_blocks(s->u.branch.then_case, sb, count);
-    if (s->u.branch.else_case)
-      list_blocks(s->u.branch.else_case, sb, count);
-    break;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      list_blocks(s->u.seq.stmts[i], sb, count);
-    break;
-  default: break;
-  }
+typedef struct name_list {
+  tsl_strbuf *sb;
+  int count;
+} name_list;
+
+/* Visitor block callback: the names of the first 20 blocks, and a count. */
+static int list_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+  (void)realize;
+  name_list *l = ud;
+  if (l->count < 20)
+    tsl_strbuf_printf(l->sb, "%s %s", l->count ? "," : "", b->name);
+  l->count++;
+  return 0;
 }
 
 int sch_apply_get_block(sch_call *c) {
@@ -71,10 +60,11 @@ int sch_apply_get_block(sch_call *c) {
                     n, fname, name);
   tsl_strbuf sb;
   tsl_strbuf_init(&sb);
-  int count = 0;
-  list_blocks(f->body, &sb, &count);
+  name_list l = {&sb, 0};
+  tsl_stmt_visitor v = {.block = list_block, .user_data = &l};
+  tsl_stmt_visit(f->body, &v);
   sch_fail(c, TSL_ENOTFOUND, "no block named '%s' in '%s'; blocks:%s%s", name,
-           fname, sb.data ? sb.data : " none", count > 20 ? ", ..." : "");
+           fname, sb.data ? sb.data : " none", l.count > 20 ? ", ..." : "");
   tsl_strbuf_free(&sb);
   return TSL_ENOTFOUND;
 }
@@ -148,37 +138,32 @@ int sch_apply_get_consumers(sch_call *c) { return deps(c, 0); }
 /* Every block inside `s` (at any depth, inits included) that writes a
  * buffer its scope block (the nearest block around it, `scope`) does not
  * allocate: TVM's output blocks. */
-static void output_blocks(sch_call *c, tsl_str func, const tsl_stmt *s,
-                          const tsl_block *scope) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_block *b = s->u.realize.block;
-    int out = 0;
-    for (uint32_t w = 0; w < b->n_writes && !out; w++) {
-      out = 1;
-      for (uint32_t k = 0; k < scope->n_alloc_buffers && out; k++)
-        out = scope->alloc_buffers[k] != b->writes[w].buffer;
-    }
-    if (out)
-      sch_out_block(c, func, b->name);
-    if (b->init)
-      output_blocks(c, func, b->init, b);
-    output_blocks(c, func, b->body, b);
-    break;
+typedef struct out_scan {
+  tsl_stmt_visitor v;
+  sch_call *c;
+  tsl_str func;
+  const tsl_block *scope;
+} out_scan;
+
+static int output_block(const tsl_stmt *s, void *ud) {
+  out_scan *o = ud;
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return 0;
+  const tsl_block *b = s->u.realize.block, *scope = o->scope;
+  int out = 0;
+  for (uint32_t w = 0; w < b->n_writes && !out; w++) {
+    out = 1;
+    for (uint32_t k = 0; k < scope->n_alloc_buffers && out; k++)
+      out = scope->alloc_buffers[k] != b->writes[w].buffer;
   }
-  case TSL_STMT_FOR: output_blocks(c, func, s->u.loop.body, scope); break;
-  case TSL_STMT_LET: output_blocks(c, func, s->u.let.body, scope); break;
-  case TSL_STMT_IF:
-    output_blocks(c, func, s->u.branch.then_case, scope);
-    if (s->u.branch.else_case)
-      output_blocks(c, func, s->u.branch.else_case, scope);
-    break;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      output_blocks(c, func, s->u.seq.stmts[i], scope);
-    break;
-  default: break;
-  }
+  if (out)
+    sch_out_block(o->c, o->func, b->name);
+  o->scope = b;
+  if (b->init)
+    tsl_stmt_visit(b->init, &o->v);
+  tsl_stmt_visit(b->body, &o->v);
+  o->scope = scope;
+  return TSL_VISIT_SKIP;
 }
 
 int sch_apply_get_output_blocks(sch_call *c) {
@@ -187,6 +172,8 @@ int sch_apply_get_output_blocks(sch_call *c) {
   if (rc)
     return rc;
   const tsl_block *b = sch_path_block(&p);
-  output_blocks(c, p.func->name, b->body, b);
+  out_scan o = {{.stmt = output_block}, c, p.func->name, b};
+  o.v.user_data = &o;
+  tsl_stmt_visit(b->body, &o.v);
   return TSL_OK;
 }

@@ -33,16 +33,8 @@ typedef struct rwa {
   /* write_at's check: the relaxed write regions met so far */
   uint32_t n_w;
   const tsl_expr **w_mn[SCH_MAX_DEPTH], **w_mx[SCH_MAX_DEPTH];
+  void (*on_block)(struct rwa *x, const tsl_stmt *realize); /* of walk */
 } rwa;
-
-static const tsl_expr *binding(const tsl_var *v, void *ud) {
-  const tsl_stmt *real = ud;
-  const tsl_block *b = real->u.realize.block;
-  for (uint32_t i = 0; i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].var == v)
-      return real->u.realize.iter_values[i];
-  return NULL;
-}
 
 /* [mn, mx] (inclusive) of region `r` of the block realized by `real`,
  * bindings substituted, relaxed over x->vars[first..nv). */
@@ -54,8 +46,8 @@ static int relax_over(rwa *x, uint32_t first, const tsl_stmt *real,
   const tsl_expr **mns = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
   const tsl_expr **mxs = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
   for (uint32_t d = 0; d < x->nd; d++) {
-    const tsl_expr *lo = tsl_expr_substitute(a, r->ranges[d].min, binding, (void *)real);
-    const tsl_expr *ext = tsl_expr_substitute(a, r->ranges[d].extent, binding, (void *)real);
+    const tsl_expr *lo = sch_subst_bindings(c, real, r->ranges[d].min);
+    const tsl_expr *ext = sch_subst_bindings(c, real, r->ranges[d].extent);
     const tsl_expr *hi = tsl_expr_binary(
         a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, lo, ext), tsl_expr_int(a, lo->dtype, 1));
     tsl_range r1, r2;
@@ -93,35 +85,36 @@ static void add_region(rwa *x, const tsl_stmt *real, const tsl_buffer_region *r)
   }
 }
 
-/* Calls `fn` on each block of one statement of the loop body (not those
- * nested in blocks), with the loops between the loop and it pushed on
- * x->vars. */
-static void walk(rwa *x, const tsl_stmt *s, void (*fn)(rwa *, const tsl_stmt *)) {
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR:
-    if (x->nv < SCH_MAX_DEPTH) {
-      x->vars[x->nv] = s->u.loop.loop_var;
-      x->doms[x->nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
-      tsl_analyzer_bind(x->c->sch->an, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent);
-    }
-    walk(x, s->u.loop.body, fn);
-    x->nv--;
-    break;
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      walk(x, s->u.seq.stmts[i], fn);
-    break;
-  case TSL_STMT_IF:
-    x->in_if++;
-    walk(x, s->u.branch.then_case, fn);
-    if (s->u.branch.else_case)
-      walk(x, s->u.branch.else_case, fn);
-    x->in_if--;
-    break;
-  case TSL_STMT_LET: walk(x, s->u.let.body, fn); break;
-  case TSL_STMT_BLOCK_REALIZE: fn(x, s); break;
-  default: break;
+/* Visitor callbacks calling x->on_block on each block of one statement of
+ * the loop body (not those nested in blocks), with the loops between the
+ * loop and it pushed on x->vars. */
+static int walk_stmt(const tsl_stmt *s, void *ud) {
+  rwa *x = ud;
+  if (s->kind == TSL_STMT_BLOCK_REALIZE) {
+    x->on_block(x, s);
+    return TSL_VISIT_SKIP;
   }
+  if (s->kind == TSL_STMT_IF)
+    x->in_if++;
+  if (s->kind == TSL_STMT_FOR && x->nv < SCH_MAX_DEPTH) {
+    x->vars[x->nv] = s->u.loop.loop_var;
+    x->doms[x->nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+    tsl_analyzer_bind(x->c->sch->an, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent);
+  }
+  return 0;
+}
+
+static int walk_post(const tsl_stmt *s, void *ud) {
+  rwa *x = ud;
+  x->in_if -= s->kind == TSL_STMT_IF;
+  x->nv -= s->kind == TSL_STMT_FOR;
+  return 0;
+}
+
+static void walk(rwa *x, const tsl_stmt *s, void (*fn)(rwa *, const tsl_stmt *)) {
+  tsl_stmt_visitor v = {.stmt = walk_stmt, .stmt_post = walk_post, .user_data = x};
+  x->on_block = fn;
+  tsl_stmt_visit(s, &v);
 }
 
 /* The region of the buffer that a block accesses, relaxed. */

@@ -1,102 +1,38 @@
 /*
  * Shared helpers of the reduction primitives (decompose_reduction, rfactor):
- * variable maps, variable collection and predicate projection (the
+ * region substitution, variable collection and predicate projection (the
  * reduction-block check is the shared one of sch_check.c).
  */
 #include "prim_reduction.h"
 
-#include <string.h>
-
-void red_map_put(tsl_arena *a, red_map *m, const tsl_var *v,
-                 const tsl_expr *e) {
-  for (uint32_t i = 0; i < m->n; i++)
-    if (m->from[i] == v) {
-      m->to[i] = e;
-      return;
-    }
-  if (m->n == m->cap) {
-    uint32_t nc = m->cap ? m->cap * 2 : 8;
-    const tsl_var **nf = TSL_NEW_ARRAY(a, const tsl_var *, nc);
-    const tsl_expr **nt = TSL_NEW_ARRAY(a, const tsl_expr *, nc);
-    if (m->n) {
-      memcpy(nf, m->from, sizeof *nf * m->n);
-      memcpy(nt, m->to, sizeof *nt * m->n);
-    }
-    m->from = nf;
-    m->to = nt;
-    m->cap = nc;
-  }
-  m->from[m->n] = v;
-  m->to[m->n++] = e;
-}
-
-const tsl_expr *red_map_get(const red_map *m, const tsl_var *v) {
-  for (uint32_t i = 0; i < m->n; i++)
-    if (m->from[i] == v)
-      return m->to[i];
-  return NULL;
-}
-
-static const tsl_expr *map_fn(const tsl_var *v, void *ud) {
-  return red_map_get((const red_map *)ud, v);
-}
-
-const tsl_expr *red_subst_expr(tsl_arena *a, const tsl_expr *e,
-                               const red_map *m) {
-  return m->n ? tsl_expr_substitute(a, e, map_fn, (void *)m) : e;
-}
-
-const tsl_stmt *red_subst_stmt(tsl_arena *a, const tsl_stmt *s,
-                               const red_map *m) {
-  return m->n ? tsl_stmt_substitute(a, s, map_fn, (void *)m) : s;
-}
 
 tsl_buffer_region *red_subst_regions(tsl_arena *a, const tsl_buffer_region *r,
-                                     uint32_t n, const red_map *m) {
+                                     uint32_t n, const tsl_map *vars) {
   tsl_buffer_region *out = TSL_NEW_ARRAY(a, tsl_buffer_region, n ? n : 1);
-  for (uint32_t i = 0; i < n; i++) {
-    tsl_range *rg = TSL_NEW_ARRAY(a, tsl_range, r[i].ndim ? r[i].ndim : 1);
-    for (uint32_t d = 0; d < r[i].ndim; d++) {
-      rg[d].min = red_subst_expr(a, r[i].ranges[d].min, m);
-      rg[d].extent = red_subst_expr(a, r[i].ranges[d].extent, m);
-    }
-    out[i].buffer = r[i].buffer;
-    out[i].ndim = r[i].ndim;
-    out[i].ranges = rg;
-  }
+  tsl_mutator m = tsl_mutator_make(a);
+  m.vars = (tsl_map *)vars; /* only read: no def hook */
+  for (uint32_t i = 0; i < n; i++)
+    out[i] = tsl_mutate_region(&m, &r[i]);
   return out;
 }
 
-typedef struct var_acc {
-  tsl_arena *a;
-  uint32_t n, cap;
-  const tsl_var **vars;
-} var_acc;
-
 static int collect_var(const tsl_expr *e, void *ud) {
-  var_acc *acc = ud;
+  tsl_vec *vars = ud;
   if (e->kind != TSL_EXPR_VAR)
     return 0;
-  for (uint32_t i = 0; i < acc->n; i++)
-    if (acc->vars[i] == e->u.var)
+  for (uint32_t i = 0; i < vars->len; i++)
+    if (TSL_VEC_AT(vars, const tsl_var *, i) == e->u.var)
       return 0;
-  if (acc->n == acc->cap) {
-    uint32_t nc = acc->cap ? acc->cap * 2 : 8;
-    const tsl_var **nv = TSL_NEW_ARRAY(acc->a, const tsl_var *, nc);
-    if (acc->n)
-      memcpy(nv, acc->vars, sizeof *nv * acc->n);
-    acc->vars = nv;
-    acc->cap = nc;
-  }
-  acc->vars[acc->n++] = e->u.var;
+  TSL_VEC_PUSH(vars, const tsl_var *, e->u.var);
   return 0;
 }
 
 uint32_t red_expr_vars(tsl_arena *a, const tsl_expr *e, const tsl_var ***out) {
-  var_acc acc = {a, 0, 0, NULL};
-  tsl_expr_visit(e, collect_var, &acc);
-  *out = acc.vars;
-  return acc.n;
+  tsl_vec vars;
+  tsl_vec_init(&vars, sizeof(const tsl_var *), a);
+  tsl_expr_visit(e, collect_var, &vars);
+  *out = vars.data;
+  return vars.len;
 }
 
 int red_is_true(const tsl_expr *e) {

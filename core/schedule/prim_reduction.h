@@ -1,30 +1,17 @@
 /*
  * Helpers shared by decompose_reduction and rfactor (prim_reduction.c):
- * variable maps for substitution, predicate projection and small
- * expression utilities; recognizing a block's reducer (reducer.c).
+ * region substitution, predicate projection and small expression
+ * utilities; recognizing a block's reducer (reducer.c).
  */
 #ifndef TESSEL_PRIM_REDUCTION_H
 #define TESSEL_PRIM_REDUCTION_H
 
 #include "sch_internal.h"
 
-/* A variable -> expression map for tsl_*_substitute (arena arrays). */
-typedef struct red_map {
-  uint32_t n, cap;
-  const tsl_var **from;
-  const tsl_expr **to;
-} red_map;
-
-void red_map_put(tsl_arena *a, red_map *m, const tsl_var *v,
-                 const tsl_expr *e);
-const tsl_expr *red_map_get(const red_map *m, const tsl_var *v);
-const tsl_expr *red_subst_expr(tsl_arena *a, const tsl_expr *e,
-                               const red_map *m);
-const tsl_stmt *red_subst_stmt(tsl_arena *a, const tsl_stmt *s,
-                               const red_map *m);
-/* Regions with `m` applied to every range. */
+/* Regions (a new array) with the variables of `vars` (const tsl_var * ->
+ * const tsl_expr *) substituted in every range. */
 tsl_buffer_region *red_subst_regions(tsl_arena *a, const tsl_buffer_region *r,
-                                     uint32_t n, const red_map *m);
+                                     uint32_t n, const tsl_map *vars);
 
 /* Distinct variables of `e` in pre-order (left to right). Returns the
  * count; *out is arena-allocated. */

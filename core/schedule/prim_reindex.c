@@ -328,11 +328,9 @@ int sch_apply_reindex(sch_call *c) {
     region[k] = (tsl_range){blk_idx[k], tsl_expr_int(a, iv->var->dtype, 1)};
     k++;
   }
-  tsl_mutator sm = tsl_mutator_make(a);
-  sm.vars = &subst;
   const tsl_expr **target = TSL_NEW_ARRAY(a, const tsl_expr *, nd + 1);
   for (uint32_t d = 0; d < nd; d++)
-    target[d] = tsl_mutate_expr(&sm, idx[d]);
+    target[d] = tsl_expr_substitute_map(a, idx[d], &subst);
 
   /* soundness: the copy runs over the whole domain of the iterators */
   if (!ref.is_write) {

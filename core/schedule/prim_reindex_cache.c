@@ -10,83 +10,10 @@
  */
 #include "cache_internal.h"
 #include "compute_internal.h"
+#include "layout_internal.h"
 
 #include <stdio.h>
 #include <string.h>
-
-/* Integer operands of different widths after a substitution (a lambda
- * built with int32 parameters applied to int64 iterators): the narrower
- * one is widened, constants retyped. */
-static const tsl_expr *legalize(tsl_mutator *m, const tsl_expr *e) {
-  const tsl_expr *r = tsl_mutate_expr_children(m, e);
-  if (r->n_args != 2 || r->kind < TSL_EXPR_ADD || r->kind > TSL_EXPR_OR)
-    return r;
-  const tsl_expr *x = r->args[0], *y = r->args[1];
-  if (!tsl_dtype_is_int(x->dtype) || !tsl_dtype_is_int(y->dtype) ||
-      x->dtype.bits == y->dtype.bits)
-    return r;
-  tsl_dtype w = x->dtype.bits > y->dtype.bits ? x->dtype : y->dtype;
-  int64_t v;
-  if (x->dtype.bits < w.bits)
-    x = tsl_expr_is_const_int(x, &v) ? tsl_expr_int(m->arena, w, v)
-                                     : tsl_expr_cast(m->arena, w, x);
-  else
-    y = tsl_expr_is_const_int(y, &v) ? tsl_expr_int(m->arena, w, v)
-                                     : tsl_expr_cast(m->arena, w, y);
-  return tsl_expr_binary(m->arena, (tsl_expr_kind)r->kind, x, y);
-}
-
-static const tsl_expr *subst(sch_call *c, tsl_map *vars, const tsl_expr *e) {
-  tsl_mutator m = tsl_mutator_make(c->arena);
-  m.vars = vars;
-  m.expr = legalize;
-  return tsl_mutate_expr(&m, e);
-}
-
-/* TVM's IndexMap::MapShape over the extents of the parameters: per final
- * index, the iterator-map extent (largest split extent * scale) when the
- * map is affine, else its bounds; each must start at 0. */
-static int map_shape(sch_call *c, uint32_t n_in, const tsl_var *const *in,
-                     const tsl_expr *const *ext, uint32_t n_out,
-                     const tsl_expr *const *out, const tsl_expr **shape) {
-  tsl_arena *a = c->arena;
-  tsl_range *doms = TSL_NEW_ARRAY(a, tsl_range, n_in + 1);
-  for (uint32_t i = 0; i < n_in; i++)
-    doms[i] = (tsl_range){tsl_expr_int(a, ext[i]->dtype, 0), ext[i]};
-  tsl_iter_map map;
-  int affine = tsl_iter_map_detect(c->sch->an, a, n_out, out, n_in, in, doms, NULL,
-                                   TSL_ITER_MAP_NO_CHECK, 0, &map, NULL) == TSL_OK;
-  for (uint32_t k = 0; k < n_out; k++) {
-    const tsl_expr *mn, *extent = NULL;
-    if (affine) {
-      const tsl_iter_sum *sum = map.indices[k];
-      mn = sum->base;
-      for (uint32_t j = 0; j < sum->n; j++) {
-        const tsl_expr *t = sch_simplify(
-            c, tsl_expr_binary(a, TSL_EXPR_MUL, sum->args[j]->extent, sum->args[j]->scale));
-        extent = extent ? sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_MAX, extent, t)) : t;
-      }
-      if (!extent)
-        extent = tsl_expr_int(a, out[k]->dtype, 1);
-    } else {
-      tsl_range r;
-      if (tsl_analyzer_relax(c->sch->an, a, out[k], n_in, in, doms, &r))
-        return sch_fail(c, TSL_EINVALID,
-                        "index_map: cannot bound its result %u (%s) over the "
-                        "block's iterators", k, cmp_expr_str(c, out[k]));
-      mn = r.min;
-      extent = r.extent;
-    }
-    int64_t v;
-    if (!tsl_expr_is_const_int(sch_simplify(c, mn), &v) || v != 0)
-      return sch_fail(c, TSL_EINVALID,
-                      "index_map: its result %u (%s) starts at %s, not at 0, over "
-                      "the block's iterators; the cache shape must start at 0",
-                      k, cmp_expr_str(c, out[k]), cmp_expr_str(c, mn));
-    shape[k] = extent;
-  }
-  return TSL_OK;
-}
 
 /* ---- rewriting the block ---- */
 
@@ -272,33 +199,27 @@ static int reindex_cache(sch_call *c, int is_write) {
                     "index_map takes %u parameter%s but block '%s' has %u iterator%s",
                     lam->n_params, lam->n_params == 1 ? "" : "s", blk->name, niv,
                     niv == 1 ? "" : "s");
-  const tsl_sch_value *body = &lam->body;
-  uint32_t nout = body->kind == TSL_SV_EXPR ? 1 : body->n;
-  const tsl_sch_value *items = body->kind == TSL_SV_EXPR ? body : body->u.items;
   tsl_arena *a = c->arena;
-  tsl_map pmap;
-  tsl_map_init(&pmap, a);
   const tsl_var **ivars = TSL_NEW_ARRAY(a, const tsl_var *, niv + 1);
   const tsl_expr **iext = TSL_NEW_ARRAY(a, const tsl_expr *, niv + 1);
+  const tsl_expr **irefs = TSL_NEW_ARRAY(a, const tsl_expr *, niv + 1);
   for (uint32_t i = 0; i < niv; i++) {
     ivars[i] = blk->iter_vars[i].var;
     iext[i] = blk->iter_vars[i].dom.extent;
-    tsl_map_put(&pmap, lam->params[i], (void *)tsl_expr_var(ivars[i]));
+    irefs[i] = ivars[i]->ref;
     tsl_analyzer_bind(c->sch->an, ivars[i], blk->iter_vars[i].dom.min,
                       blk->iter_vars[i].dom.extent);
   }
-  const tsl_expr **new_idx = TSL_NEW_ARRAY(a, const tsl_expr *, nout + 1);
-  for (uint32_t j = 0; j < nout; j++) {
-    if (items[j].kind != TSL_SV_EXPR)
-      return sch_fail(c, TSL_EINVALID,
-                      "index_map: item %u of the lambda's result is not an expression",
-                      j);
-    new_idx[j] = sch_simplify(c, subst(c, &pmap, items[j].u.expr));
-  }
-  const tsl_expr **shape = TSL_NEW_ARRAY(a, const tsl_expr *, nout + 1);
-  rc = map_shape(c, niv, ivars, iext, nout, new_idx, shape);
+  lay_map im;
+  const tsl_expr **shape;
+  rc = lay_map_from_lambda(c, 3, lay_block_default_dtype(blk), LAY_ANY_ARITY, NULL,
+                           &im);
+  if (!rc)
+    rc = lay_map_shape(c, &im, iext, "index_map", &shape);
   if (rc)
     return rc;
+  uint32_t nout = im.n_out;
+  const tsl_expr **new_idx = lay_map_apply(c, &im, irefs);
 
   /* the stage reads the buffer at the old indices for every point of the
    * iterators: a guarded access (T.if_then_else(v >= 1, A[v - 1], ..))
@@ -392,7 +313,7 @@ static int reindex_cache(sch_call *c, int is_write) {
     const tsl_iter_var *iv = &blk->iter_vars[i];
     const tsl_var *nv = sch_new_var(c, iv->var->name, iv->var->dtype);
     ivs[q] = (tsl_iter_var){nv, iv->dom, TSL_ITER_SPATIAL};
-    vals[q++] = subst(c, &vmap, real->u.realize.iter_values[i]);
+    vals[q++] = tsl_expr_substitute_map(a, real->u.realize.iter_values[i], &vmap);
   }
   for (uint32_t i = 0, j = 0; i < niv; i++)
     if (touched[i])
@@ -408,7 +329,7 @@ static int reindex_cache(sch_call *c, int is_write) {
                       "the T.where predicate of block '%s' uses loop '%s', which the "
                       "cache stage does not iterate; the stage cannot be guarded",
                       blk->name, ((const tsl_var *)key)->name);
-  pred = subst(c, &vmap, pred);
+  pred = tsl_expr_substitute_map(a, pred, &vmap);
 
   char base[512];
   snprintf(base, sizeof base, "%s_%s", buf->name, op.scope_name);
@@ -418,9 +339,9 @@ static int reindex_cache(sch_call *c, int is_write) {
   const tsl_expr **s_old = TSL_NEW_ARRAY(a, const tsl_expr *, reg->ndim + 1);
   const tsl_expr **s_new = TSL_NEW_ARRAY(a, const tsl_expr *, nout + 1);
   for (uint32_t d = 0; d < reg->ndim; d++)
-    s_old[d] = subst(c, &vmap, old_idx[d]);
+    s_old[d] = tsl_expr_substitute_map(a, old_idx[d], &vmap);
   for (uint32_t j = 0; j < nout; j++)
-    s_new[j] = subst(c, &vmap, new_idx[j]);
+    s_new[j] = tsl_expr_substitute_map(a, new_idx[j], &vmap);
   tsl_str name = sch_fresh_block_name(c, op.p.func, base);
   tsl_block *sb = is_write ? cache_copy_block(c, name, nt, ivs, cache, s_new, buf, s_old)
                            : cache_copy_block(c, name, nt, ivs, buf, s_old, cache, s_new);

@@ -191,7 +191,7 @@ int sch_apply_reorder(sch_call *c) {
                         "would be inside it in the new order",
                         loop_name(l), iv->name);
     }
-    body = loops_with_body(a, l, body);
+    body = sch_with_child(a, l, 0, body);
   }
   sch_commit(c, dp->func, sch_path_rebuild(a, dp, top, body));
   return TSL_OK;

@@ -54,7 +54,7 @@ static const tsl_expr **insert_at(tsl_arena *a, const tsl_expr *const *xs,
 /* Regions with `m` applied; regions of outs[k] become regions of rfs[k]
  * with [var, var + 1) inserted at `axis`. */
 static tsl_buffer_region *rf_regions(tsl_arena *a, const tsl_buffer_region *r,
-                                     uint32_t n, const red_map *m,
+                                     uint32_t n, const tsl_map *m,
                                      const red_reducer *red,
                                      const tsl_buffer *const *rfs, uint32_t axis,
                                      const tsl_var *var) {
@@ -94,13 +94,6 @@ static tsl_buffer_region *point_region(tsl_arena *a, const tsl_expr *load) {
   return r;
 }
 
-static int in_list(const tsl_var *v, const tsl_var *const *vs, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    if (vs[i] == v)
-      return 1;
-  return 0;
-}
-
 int sch_apply_rfactor(sch_call *c) {
   sch_path lp;
   int rc = sch_loop_path(c, c->args[0].u.rv, &lp);
@@ -126,28 +119,15 @@ int sch_apply_rfactor(sch_call *c) {
                     lname,
                     tsl_for_kind_name((tsl_for_kind)rf_loop->u.loop.for_kind));
 
-  /* loop vars used by spatial / reduce iterators */
-  uint32_t ndp = 0, nrd = 0;
-  const tsl_var **dp = TSL_NEW_ARRAY(a, const tsl_var *, 64);
-  const tsl_var **rd = TSL_NEW_ARRAY(a, const tsl_var *, 64);
-  uint32_t dcap = 64, rcap = 64;
+  /* loop vars used by spatial (dp) / reduce (rd) iterators */
+  tsl_map dp, rd;
+  tsl_map_init(&dp, a);
+  tsl_map_init(&rd, a);
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     const tsl_var **vs;
     uint32_t nv = red_expr_vars(a, realize->u.realize.iter_values[i], &vs);
-    int sp = b->iter_vars[i].iter_type == TSL_ITER_SPATIAL;
-    for (uint32_t q = 0; q < nv; q++) {
-      const tsl_var ***set = sp ? &dp : &rd;
-      uint32_t *n = sp ? &ndp : &nrd, *cap = sp ? &dcap : &rcap;
-      if (in_list(vs[q], *set, *n))
-        continue;
-      if (*n == *cap) {
-        const tsl_var **nn = TSL_NEW_ARRAY(a, const tsl_var *, *cap * 2);
-        memcpy(nn, *set, sizeof *nn * *n);
-        *set = nn;
-        *cap *= 2;
-      }
-      (*set)[(*n)++] = vs[q];
-    }
+    for (uint32_t q = 0; q < nv; q++)
+      tsl_map_put(b->iter_vars[i].iter_type == TSL_ITER_SPATIAL ? &dp : &rd, vs[q], NULL);
   }
 
   /* the block's loops (outermost first) and the statements in between */
@@ -171,8 +151,8 @@ int sch_apply_rfactor(sch_call *c) {
    * unit loop left by a split); repeated, each iteration would add a copy
    * of the whole reduction to the write-back */
   int64_t rf_ext = 0;
-  if (!in_list(rf_loop->u.loop.loop_var, rd, nrd) &&
-      !in_list(rf_loop->u.loop.loop_var, dp, ndp) &&
+  if (!tsl_map_find(&rd, rf_loop->u.loop.loop_var, NULL) &&
+      !tsl_map_find(&dp, rf_loop->u.loop.loop_var, NULL) &&
       !(tsl_expr_is_const_int(rf_loop->u.loop.extent, &rf_ext) && rf_ext == 1))
     return sch_fail(c, TSL_EINVALID,
                     "loop '%s' is not used by any reduce iterator of block "
@@ -197,7 +177,7 @@ int sch_apply_rfactor(sch_call *c) {
   for (uint32_t q = 0; q < nl; q++) {
     const tsl_stmt *l = bp.stmts[lv_level[q]];
     const tsl_var *v = loop_vars[q];
-    int d = in_list(v, dp, ndp), r = in_list(v, rd, nrd);
+    int d = tsl_map_find(&dp, v, NULL), r = tsl_map_find(&rd, v, NULL);
     if (d && r)
       return sch_fail(c, TSL_EINVALID,
                       "loop '%s' is used by both spatial and reduce iterators "
@@ -274,11 +254,13 @@ int sch_apply_rfactor(sch_call *c) {
   uint32_t cap = b->n_iter_vars + nl + 1, nrf = 0;
   tsl_iter_var *rf_ivs = TSL_NEW_ARRAY(a, tsl_iter_var, cap);
   const tsl_expr **rf_vals = TSL_NEW_ARRAY(a, const tsl_expr *, cap);
-  red_map l2b = {0}, vmap = {0};
+  tsl_map l2b, vmap; /* loop var -> rf iter var; block iter var -> its value */
+  tsl_map_init(&l2b, a);
+  tsl_map_init(&vmap, a);
   tsl_iter_var extra = iter_from_loop(c, rf_loop, TSL_ITER_SPATIAL);
   rf_ivs[nrf] = extra;
   rf_vals[nrf++] = tsl_expr_var(rf_loop->u.loop.loop_var);
-  red_map_put(a, &l2b, rf_loop->u.loop.loop_var, tsl_expr_var(extra.var));
+  tsl_map_put(&l2b, rf_loop->u.loop.loop_var, (void *)tsl_expr_var(extra.var));
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     const tsl_iter_var *iv = &b->iter_vars[i];
     const tsl_expr *bind = realize->u.realize.iter_values[i];
@@ -295,15 +277,15 @@ int sch_apply_rfactor(sch_call *c) {
       for (uint32_t t = 0; t < nl; t++)
         if (loop_vars[t] == vs[q])
           li = t;
-      if (li == nl || red_map_get(&l2b, vs[q]))
+      if (li == nl || tsl_map_get(&l2b, vs[q]))
         continue;
       tsl_iter_var niv =
           iter_from_loop(c, bp.stmts[lv_level[li]], TSL_ITER_REDUCE);
-      red_map_put(a, &l2b, vs[q], tsl_expr_var(niv.var));
+      tsl_map_put(&l2b, vs[q], (void *)tsl_expr_var(niv.var));
       rf_ivs[nrf] = niv;
       rf_vals[nrf++] = tsl_expr_var(vs[q]);
     }
-    red_map_put(a, &vmap, iv->var, red_subst_expr(a, bind, &l2b));
+    tsl_map_put(&vmap, iv->var, (void *)tsl_expr_substitute_map(a, bind, &l2b));
   }
   const tsl_expr **rf_idx =
       insert_at(a, red.indices, red.n_indices, axis, tsl_expr_var(extra.var));
@@ -326,7 +308,7 @@ int sch_apply_rfactor(sch_call *c) {
   rb->reads = rf_reads;
   if (rf_reduces) {
     red_combine(a, red.kind, rf_load, rhs, val);
-    rb->body = red_subst_stmt(a, red_update_stmt(c, &red, rfs, nidx, rf_idx, val), &vmap);
+    rb->body = tsl_stmt_substitute_map(a, red_update_stmt(c, &red, rfs, nidx, rf_idx, val), &vmap);
     rb->init = red_init_stmt(c, &red, rfs, nidx, rf_idx);
   } else {
     /* every reduction loop was the factored one: each element of the rf
@@ -334,7 +316,7 @@ int sch_apply_rfactor(sch_call *c) {
     const tsl_stmt *st[RED_MAX_BUFFERS];
     for (uint32_t k = 0; k < red.n; k++)
       st[k] = tsl_stmt_store(a, rfs[k], rhs[k], nidx, rf_idx);
-    rb->body = red_subst_stmt(a, red.n == 1 ? st[0] : tsl_stmt_seq(a, red.n, st), &vmap);
+    rb->body = tsl_stmt_substitute_map(a, red.n == 1 ? st[0] : tsl_stmt_seq(a, red.n, st), &vmap);
     rb->init = NULL;
     uint32_t k = 0;
     for (uint32_t i = 0; i < rb->n_reads; i++) {
@@ -352,21 +334,22 @@ int sch_apply_rfactor(sch_call *c) {
   rb->annotations = b->annotations;
 
   /* its loops: fresh copies of all the block's loops */
-  red_map lmap = {0};
+  tsl_map lmap;
+  tsl_map_init(&lmap, a);
   const tsl_var **new_lv = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
   for (uint32_t q = 0; q < nl; q++) {
     new_lv[q] = sch_new_var(c, loop_vars[q]->name, loop_vars[q]->dtype);
-    red_map_put(a, &lmap, loop_vars[q], tsl_expr_var(new_lv[q]));
+    tsl_map_put(&lmap, loop_vars[q], (void *)tsl_expr_var(new_lv[q]));
   }
   for (uint32_t i = 0; i < nrf; i++)
-    rf_vals[i] = red_subst_expr(a, rf_vals[i], &lmap);
+    rf_vals[i] = tsl_expr_substitute_map(a, rf_vals[i], &lmap);
   const tsl_stmt *rf_body = tsl_stmt_block_realize(
-      a, nrf, rf_vals, red_subst_expr(a, realize->u.realize.predicate, &lmap),
+      a, nrf, rf_vals, tsl_expr_substitute_map(a, realize->u.realize.predicate, &lmap),
       rb);
   for (uint32_t q = nl; q-- > 0;) {
     const tsl_stmt *l = bp.stmts[lv_level[q]];
-    rf_body = tsl_stmt_for(a, new_lv[q], red_subst_expr(a, l->u.loop.min, &lmap),
-                           red_subst_expr(a, l->u.loop.extent, &lmap),
+    rf_body = tsl_stmt_for(a, new_lv[q], tsl_expr_substitute_map(a, l->u.loop.min, &lmap),
+                           tsl_expr_substitute_map(a, l->u.loop.extent, &lmap),
                            (tsl_for_kind)l->u.loop.for_kind, l->u.loop.thread_tag,
                            l->u.loop.annotations, rf_body);
   }
@@ -376,10 +359,11 @@ int sch_apply_rfactor(sch_call *c) {
   tsl_iter_var *wb_ivs = TSL_NEW_ARRAY(a, tsl_iter_var, b->n_iter_vars + 1);
   const tsl_expr **wb_vals =
       TSL_NEW_ARRAY(a, const tsl_expr *, b->n_iter_vars + 1);
-  red_map wmap = {0};
+  tsl_map wmap;
+  tsl_map_init(&wmap, a);
   wb_ivs[nwb] = iter_from_loop(c, rf_loop, TSL_ITER_REDUCE);
   wb_vals[nwb] = tsl_expr_var(rf_loop->u.loop.loop_var);
-  red_map_put(a, &wmap, extra.var, tsl_expr_var(wb_ivs[nwb++].var));
+  tsl_map_put(&wmap, extra.var, (void *)tsl_expr_var(wb_ivs[nwb++].var));
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     const tsl_iter_var *iv = &b->iter_vars[i];
     if (iv->iter_type != TSL_ITER_SPATIAL)
@@ -387,14 +371,14 @@ int sch_apply_rfactor(sch_call *c) {
     wb_ivs[nwb] = *iv;
     wb_ivs[nwb].var = sch_new_var(c, iv->var->name, iv->var->dtype);
     wb_vals[nwb] = realize->u.realize.iter_values[i];
-    red_map_put(a, &wmap, iv->var, tsl_expr_var(wb_ivs[nwb++].var));
+    tsl_map_put(&wmap, iv->var, (void *)tsl_expr_var(wb_ivs[nwb++].var));
   }
   const tsl_expr *wb_lhs[RED_MAX_BUFFERS], *wb_rhs[RED_MAX_BUFFERS];
   tsl_buffer_region *wb_reads = TSL_NEW_ARRAY(a, tsl_buffer_region, red.n);
   tsl_buffer_region *wb_writes = TSL_NEW_ARRAY(a, tsl_buffer_region, red.n);
   for (uint32_t k = 0; k < red.n; k++) {
-    wb_lhs[k] = red_subst_expr(a, red.lhs[k], &wmap);
-    wb_rhs[k] = red_subst_expr(a, rf_load[k], &wmap);
+    wb_lhs[k] = tsl_expr_substitute_map(a, red.lhs[k], &wmap);
+    wb_rhs[k] = tsl_expr_substitute_map(a, rf_load[k], &wmap);
     wb_reads[k] = *point_region(a, wb_rhs[k]);
     wb_writes[k] = *point_region(a, wb_lhs[k]);
   }
@@ -414,7 +398,7 @@ int sch_apply_rfactor(sch_call *c) {
   const tsl_var **gone = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
   uint32_t ngone = 0;
   for (uint32_t q = 0; q < nl; q++)
-    if (in_list(loop_vars[q], rd, nrd) &&
+    if (tsl_map_find(&rd, loop_vars[q], NULL) &&
         loop_vars[q] != rf_loop->u.loop.loop_var)
       gone[ngone++] = loop_vars[q];
   const tsl_expr *wb_pred =
@@ -426,7 +410,7 @@ int sch_apply_rfactor(sch_call *c) {
   for (uint32_t k = bp.depth - 1; k > outer; k--) {
     const tsl_stmt *s = bp.stmts[k - 1];
     if (s->kind == TSL_STMT_FOR && s != rf_loop &&
-        in_list(s->u.loop.loop_var, rd, nrd))
+        tsl_map_find(&rd, s->u.loop.loop_var, NULL))
       continue; /* the loop disappears; its rebuilt body replaces it */
     cur = sch_with_child(a, s, bp.index[k], cur);
   }

@@ -64,15 +64,6 @@ static int find_start(const tsl_expr *e, void *ud) {
   return 0;
 }
 
-static const tsl_expr *binding(const tsl_var *v, void *ud) {
-  const tsl_stmt *real = ud;
-  const tsl_block *b = real->u.realize.block;
-  for (uint32_t i = 0; i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].var == v)
-      return real->u.realize.iter_values[i];
-  return NULL;
-}
-
 /* The region `r` of the block realized by `real` at path `p`, bindings
  * substituted and relaxed over the FOR levels > lca. */
 static int relaxed(sch_call *c, const sch_path *p, uint32_t lca, const tsl_stmt *real,
@@ -91,8 +82,8 @@ static int relaxed(sch_call *c, const sch_path *p, uint32_t lca, const tsl_stmt 
     }
   }
   for (uint32_t d = 0; d < r->ndim; d++) {
-    const tsl_expr *lo = tsl_expr_substitute(c->arena, r->ranges[d].min, binding, (void *)real);
-    const tsl_expr *ext = tsl_expr_substitute(c->arena, r->ranges[d].extent, binding, (void *)real);
+    const tsl_expr *lo = sch_subst_bindings(c, real, r->ranges[d].min);
+    const tsl_expr *ext = sch_subst_bindings(c, real, r->ranges[d].extent);
     tsl_range r1, r2;
     const tsl_expr *hi = sch_simplify(
         c, tsl_expr_binary(c->arena, TSL_EXPR_SUB, tsl_expr_binary(c->arena, TSL_EXPR_ADD, lo, ext),
@@ -207,13 +198,11 @@ static const tsl_stmt *roll_stmt(tsl_mutator *m, const tsl_stmt *s) {
       if (!st->ax[d].var || st->ax[d].overlap <= 0)
         continue;
       const tsl_var *v = st->ax[d].var;
-      const tsl_expr *idx = tsl_expr_substitute(m->arena, w->ranges[d].min, binding, (void *)s);
+      const tsl_expr *idx = sch_subst_bindings(st->c, s, w->ranges[d].min);
       tsl_map zero;
       tsl_map_init(&zero, m->arena);
       tsl_map_put(&zero, v, (void *)tsl_expr_int(m->arena, v->dtype, 0));
-      tsl_mutator z = tsl_mutator_make(m->arena);
-      z.vars = &zero;
-      const tsl_expr *off = sch_simplify(st->c, tsl_mutate_expr(&z, idx));
+      const tsl_expr *off = sch_simplify(st->c, tsl_expr_substitute_map(m->arena, idx, &zero));
       const tsl_expr *c1 = tsl_expr_binary(m->arena, TSL_EXPR_LT, tsl_expr_var(v),
                                            tsl_expr_int(m->arena, v->dtype, 1));
       const tsl_expr *c2 = tsl_expr_binary(m->arena, TSL_EXPR_GE, off,
@@ -305,8 +294,7 @@ int sch_apply_rolling_buffer(sch_call *c) {
       /* the pattern as written in the index (the simplifier may have
        * rewritten (v * 5) // 2 as v * 2 + v // 2), equal to the start */
       start_search ss = {c, rr[d].min, NULL, 0};
-      tsl_expr_visit(tsl_expr_substitute(c->arena, reg->ranges[d].min, binding, (void *)real),
-                     find_start, &ss);
+      tsl_expr_visit(sch_subst_bindings(c, real, reg->ranges[d].min), find_start, &ss);
       v = ss.var;
       stride = ss.stride;
       if (!v || !tsl_expr_is_const_int(rr[d].extent, &ext))
@@ -378,8 +366,7 @@ int sch_apply_rolling_buffer(sch_call *c) {
       int ok = 0;
       if (e->kind == TSL_EXPR_LT || e->kind == TSL_EXPR_LE)
         for (uint32_t d = 0; d < nd && !ok; d++) {
-          const tsl_expr *idx = tsl_expr_substitute(c->arena, reg->ranges[d].min, binding,
-                                                    (void *)real);
+          const tsl_expr *idx = sch_subst_bindings(c, real, reg->ranges[d].min);
           const tsl_expr *lim = buf->shape[d];
           if (e->kind == TSL_EXPR_LE)
             lim = tsl_expr_binary(c->arena, TSL_EXPR_SUB, lim, tsl_expr_int(c->arena, lim->dtype, 1));

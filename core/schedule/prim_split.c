@@ -8,59 +8,21 @@
 #include "loops_internal.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #define SPLIT_MAX_FACTORS 64
 
-typedef struct split_subst {
-  const tsl_var *from;
-  const tsl_expr *to;
-} split_subst;
-
-static const tsl_expr *subst_fn(const tsl_var *v, void *ud) {
-  const split_subst *s = ud;
-  return v == s->from ? s->to : NULL;
-}
-
-static int is_true(const tsl_expr *e) {
-  return e->kind == TSL_EXPR_INT_IMM && tsl_dtype_is_bool(e->dtype) &&
-         e->u.int_value != 0;
-}
-
-/* Conjoin `pred` to the predicate of every block realize directly under
- * `s` (not inside other blocks). */
-static const tsl_stmt *append_pred(tsl_arena *a, const tsl_stmt *s,
-                                   const tsl_expr *pred, uint32_t depth) {
-  if (depth > 512)
-    return s;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR:
-    return loops_with_body(a, s, append_pred(a, s->u.loop.body, pred, depth + 1));
-  case TSL_STMT_LET:
-    return tsl_stmt_let(a, s->u.let.var, s->u.let.value,
-                        append_pred(a, s->u.let.body, pred, depth + 1));
-  case TSL_STMT_IF:
-    return tsl_stmt_if(
-        a, s->u.branch.cond, append_pred(a, s->u.branch.then_case, pred, depth + 1),
-        s->u.branch.else_case
-            ? append_pred(a, s->u.branch.else_case, pred, depth + 1)
-            : NULL);
-  case TSL_STMT_SEQ: {
-    const tsl_stmt **items = TSL_NEW_ARRAY(a, const tsl_stmt *, s->u.seq.n);
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      items[i] = append_pred(a, s->u.seq.stmts[i], pred, depth + 1);
-    return tsl_stmt_seq(a, s->u.seq.n, items);
-  }
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_expr *old = s->u.realize.predicate;
-    const tsl_expr *np =
-        is_true(old) ? pred : tsl_expr_binary(a, TSL_EXPR_AND, old, pred);
-    return tsl_stmt_block_realize(a, s->u.realize.n_iter_values,
-                                  s->u.realize.iter_values, np,
-                                  s->u.realize.block);
-  }
-  default: return s;
-  }
+/* Conjoin `pred` (user_data) to the predicate of every block realize
+ * directly under a statement (not inside other blocks). */
+static const tsl_stmt *append_pred(tsl_mutator *m, const tsl_stmt *s) {
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return tsl_mutate_stmt_children(m, s);
+  const tsl_expr *old = s->u.realize.predicate, *pred = m->user_data;
+  int is_true = old->kind == TSL_EXPR_INT_IMM && tsl_dtype_is_bool(old->dtype) &&
+                old->u.int_value != 0;
+  return tsl_stmt_block_realize(
+      m->arena, s->u.realize.n_iter_values, s->u.realize.iter_values,
+      is_true ? pred : tsl_expr_binary(m->arena, TSL_EXPR_AND, old, pred),
+      s->u.realize.block);
 }
 
 /* Read the factors: fills f[] (-1 for the inferred one) and *infer. */
@@ -182,11 +144,18 @@ int sch_apply_split(sch_call *c) {
       sub = tsl_expr_var(nv[i]);
     }
   }
-  split_subst ss = {lv, sub};
-  const tsl_stmt *body = tsl_stmt_substitute(a, loop->u.loop.body, subst_fn, &ss);
+  tsl_map vars;
+  tsl_map_init(&vars, a);
+  tsl_map_put(&vars, lv, (void *)sub);
+  const tsl_stmt *body = tsl_stmt_substitute_map(a, loop->u.loop.body, &vars);
   const tsl_expr *pred = tsl_expr_binary(a, TSL_EXPR_LT, sub, loop->u.loop.extent);
-  if (!no_pred && !tsl_analyzer_can_prove_bound(c->sch->an, pred))
-    body = append_pred(a, body, pred, 0);
+  if (!no_pred && !tsl_analyzer_can_prove_bound(c->sch->an, pred)) {
+    tsl_mutator m = tsl_mutator_make(a);
+    m.stmt = append_pred;
+    m.expr = tsl_mutate_expr_keep;
+    m.user_data = (void *)pred;
+    body = tsl_mutate_stmt(&m, body);
+  }
   for (uint32_t i = n; i-- > 0;)
     body = tsl_stmt_for(a, nv[i], tsl_expr_int(a, dt, 0), fx[i], TSL_FOR_SERIAL,
                         NULL, (tsl_attrs){0, NULL}, body);

@@ -41,12 +41,6 @@ static int written_alloc_buffer(sch_call *c, sch_path *p,
                   (*buf)->name, b->name);
 }
 
-static int all_rewrite(const tsl_block *b, void *ud) {
-  (void)b;
-  (void)ud;
-  return STO_REWRITE;
-}
-
 int sch_apply_set_scope(sch_call *c) {
   sch_path p;
   const tsl_buffer *buf;
@@ -77,7 +71,6 @@ int sch_apply_set_scope(sch_call *c) {
   sto_rw rw;
   sto_rw_init(&rw, c, buf, nbuf);
   rw.rescope_matches = scope;
-  rw.block_mode = all_rewrite;
   const tsl_stmt *real = p.stmts[site];
   const tsl_block *nb = sto_rw_block(&rw, real->u.realize.block);
   const tsl_stmt *nr = sch_with_block(c->arena, real, nb);

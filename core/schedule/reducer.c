@@ -130,27 +130,20 @@ void red_combine(tsl_arena *a, uint32_t kind, const tsl_expr *const *x,
   }
 }
 
-/* Structural match of `e` against pattern `p`, whose placeholders
- * ph[0..n) bind to subexpressions (the same one at every use). */
-typedef struct pmatch {
-  uint32_t n;
-  const tsl_var *ph[2 * RED_MAX_BUFFERS];
-  const tsl_expr *got[2 * RED_MAX_BUFFERS];
-} pmatch;
-
-static int match(pmatch *m, const tsl_expr *p, const tsl_expr *e) {
-  if (p->kind == TSL_EXPR_VAR)
-    for (uint32_t i = 0; i < m->n; i++)
-      if (m->ph[i] == p->u.var) {
-        if (m->got[i])
-          return tsl_expr_equal(m->got[i], e);
-        m->got[i] = e;
-        return 1;
-      }
+/* Structural match of `e` against pattern `p`, whose placeholders (the
+ * keys of `got`) bind to subexpressions (the same one at every use). */
+static int match(tsl_map *got, const tsl_expr *p, const tsl_expr *e) {
+  void *g;
+  if (p->kind == TSL_EXPR_VAR && tsl_map_find(got, p->u.var, &g)) {
+    if (g)
+      return tsl_expr_equal(g, e);
+    tsl_map_put(got, p->u.var, (void *)e);
+    return 1;
+  }
   if (p->kind != e->kind || p->n_args != e->n_args)
     return 0;
   for (uint32_t i = 0; i < p->n_args; i++)
-    if (!match(m, p->args[i], e->args[i]))
+    if (!match(got, p->args[i], e->args[i]))
       return 0;
   return 1;
 }
@@ -274,17 +267,19 @@ int red_match_reducer(sch_call *c, const tsl_block *b, red_reducer *r) {
     const reducer_def *d = &reducers[q];
     if (d->n != n)
       continue;
-    pmatch m = {2 * n, {0}, {0}};
     const tsl_expr *x[RED_MAX_BUFFERS], *y[RED_MAX_BUFFERS], *pat[RED_MAX_BUFFERS];
     for (uint32_t i = 0; i < n; i++) {
-      m.ph[i] = sch_new_var(c, "x", r->value[i]->dtype);
-      m.ph[n + i] = sch_new_var(c, "y", r->value[i]->dtype);
-      x[i] = tsl_expr_var(m.ph[i]);
-      y[i] = tsl_expr_var(m.ph[n + i]);
+      x[i] = tsl_expr_var(sch_new_var(c, "x", r->value[i]->dtype));
+      y[i] = tsl_expr_var(sch_new_var(c, "y", r->value[i]->dtype));
     }
     red_combine(a, d->kind, x, y, pat);
+    tsl_map got; /* placeholder -> what it matched (NULL: nothing yet) */
+    tsl_map_init(&got, a);
     for (int swap = 0; swap < (n == 1 ? 2 : 1); swap++) {
-      memset(m.got, 0, sizeof m.got);
+      for (uint32_t i = 0; i < n; i++) {
+        tsl_map_put(&got, x[i]->u.var, NULL);
+        tsl_map_put(&got, y[i]->u.var, NULL);
+      }
       int okm = 1;
       for (uint32_t i = 0; i < n && okm; i++) {
         const tsl_expr *v = r->value[i];
@@ -296,10 +291,10 @@ int red_match_reducer(sch_call *c, const tsl_block *b, red_reducer *r) {
           }
           v = tsl_expr_binary(a, (tsl_expr_kind)v->kind, v->args[1], v->args[0]);
         }
-        okm = match(&m, pat[i], v);
+        okm = match(&got, pat[i], v);
       }
       for (uint32_t i = 0; i < n && okm; i++) {
-        const tsl_expr *lhs = m.got[i];
+        const tsl_expr *lhs = tsl_map_get(&got, x[i]->u.var);
         okm = lhs && lhs->kind == TSL_EXPR_LOAD && lhs->u.buffer == r->buf[i] &&
               lhs->n_args == r->n_indices;
         for (uint32_t dd = 0; okm && dd < r->n_indices; dd++)
@@ -313,8 +308,8 @@ int red_match_reducer(sch_call *c, const tsl_block *b, red_reducer *r) {
       }
       r->kind = d->kind;
       for (uint32_t i = 0; i < n; i++) {
-        r->lhs[i] = m.got[i];
-        r->rhs[i] = m.got[n + i];
+        r->lhs[i] = tsl_map_get(&got, x[i]->u.var);
+        r->rhs[i] = tsl_map_get(&got, y[i]->u.var);
         for (uint32_t k = 0; k < n; k++)
           if (tsl_expr_visit(r->rhs[i], reads_buffer, (void *)r->buf[k]))
             return sch_fail(c, TSL_EINVALID,

@@ -35,15 +35,15 @@ int tsl_trace_replay(tsl_ctx *ctx, const tsl_trace *trace,
   if (rc)
     return rc;
   int fresh = opts && opts->fresh_decisions;
-  uint32_t n_map = trace->n_rvs;
+  uint32_t n_map = trace->rv_kinds.len;
   uint32_t *map = malloc(sizeof *map * (n_map + 1));
   if (!map) {
     tsl_schedule_free(sch);
     return tsl_diag_set(diag, TSL_ENOMEM, "replay: out of memory");
   }
   memset(map, 0xff, sizeof *map * (n_map + 1));
-  for (uint32_t i = 0; i < trace->n && rc == TSL_OK; i++) {
-    const tsl_trace_inst *in = &trace->insts[i];
+  for (uint32_t i = 0; i < trace->insts.len && rc == TSL_OK; i++) {
+    const tsl_trace_inst *in = sch_trace_inst(trace, i);
     const tsl_sch_inst_kind *k = in->kind;
     tsl_sch_value *bound = TSL_NEW_ARRAY(sch->arena, tsl_sch_value, k->n_params + 1);
     for (uint32_t p = 0; p < k->n_params; p++)

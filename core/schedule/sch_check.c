@@ -643,16 +643,22 @@ int sch_single_child_block(sch_call *c, const sch_path *p, sch_path *out) {
 }
 
 typedef struct par_check {
+  tsl_stmt_visitor v;
   const tsl_var *loop;
   int allow_reduce;
   const tsl_block *block;
   const tsl_iter_var *iter;
 } par_check;
 
-static int par_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
+/* Visitor: 1 at the first block binding a wrong iterator to the loop.
+ * Blocks of init statements are not checked (as TVM). */
+static int par_block(const tsl_stmt *s, void *ud) {
   par_check *pc = ud;
-  for (uint32_t i = 0; i < b->n_iter_vars && i < realize->u.realize.n_iter_values; i++) {
-    if (!tsl_expr_uses_var(realize->u.realize.iter_values[i], pc->loop))
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return 0;
+  const tsl_block *b = s->u.realize.block;
+  for (uint32_t i = 0; i < b->n_iter_vars && i < s->u.realize.n_iter_values; i++) {
+    if (!tsl_expr_uses_var(s->u.realize.iter_values[i], pc->loop))
       continue;
     uint32_t t = b->iter_vars[i].iter_type;
     if (t == TSL_ITER_SPATIAL || (t == TSL_ITER_REDUCE && pc->allow_reduce))
@@ -661,29 +667,7 @@ static int par_block(const tsl_block *b, const tsl_stmt *realize, void *ud) {
     pc->iter = &b->iter_vars[i];
     return 1;
   }
-  return 0;
-}
-
-/* Blocks of init statements are not checked (as TVM). */
-static int walk_blocks(const tsl_stmt *s, par_check *pc, uint32_t depth) {
-  if (depth > SCH_MAX_DEPTH * 2)
-    return 0;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: return walk_blocks(s->u.loop.body, pc, depth + 1);
-  case TSL_STMT_LET: return walk_blocks(s->u.let.body, pc, depth + 1);
-  case TSL_STMT_IF:
-    return walk_blocks(s->u.branch.then_case, pc, depth + 1) ||
-           (s->u.branch.else_case && walk_blocks(s->u.branch.else_case, pc, depth + 1));
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      if (walk_blocks(s->u.seq.stmts[i], pc, depth + 1))
-        return 1;
-    return 0;
-  case TSL_STMT_BLOCK_REALIZE:
-    return par_block(s->u.realize.block, s, pc) ||
-           walk_blocks(s->u.realize.block->body, pc, depth + 1);
-  default: return 0;
-  }
+  return tsl_stmt_visit(b->body, &pc->v) ? 1 : TSL_VISIT_SKIP;
 }
 
 int sch_check_parallelizable(sch_call *c, const sch_path *lp, uint32_t kind,
@@ -699,8 +683,9 @@ int sch_check_parallelizable(sch_call *c, const sch_path *lp, uint32_t kind,
     return rc;
   }
   int thread_idx = kind == TSL_FOR_THREAD_BINDING && tag && !strncmp(tag, "threadIdx.", 10);
-  par_check pc = {loop->u.loop.loop_var, thread_idx, NULL, NULL};
-  if (!walk_blocks(loop->u.loop.body, &pc, 0))
+  par_check pc = {{.stmt = par_block}, loop->u.loop.loop_var, thread_idx, NULL, NULL};
+  pc.v.user_data = &pc;
+  if (!tsl_stmt_visit(loop->u.loop.body, &pc.v))
     return TSL_OK;
   return sch_fail(c, TSL_EINVALID,
                   "loop '%s' cannot be %s: block '%s' binds its %s iterator '%s' "

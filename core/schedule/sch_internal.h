@@ -44,12 +44,14 @@ typedef struct sch_rv {
 struct tsl_trace {
   tsl_ctx *ctx;
   tsl_arena *arena; /* owns args/outs arrays of the instructions */
-  uint32_t n, cap;
-  tsl_trace_inst *insts; /* heap array */
-  uint32_t n_rvs, rv_cap;
-  uint8_t *rv_kinds; /* heap array, by RV number */
+  tsl_vec insts;    /* tsl_trace_inst (heap) */
+  tsl_vec rv_kinds; /* uint8_t TSL_RV_* by RV number (heap); len: RVs named */
   int owns_arena;
 };
+
+static inline tsl_trace_inst *sch_trace_inst(const tsl_trace *t, uint32_t i) {
+  return (tsl_trace_inst *)t->insts.data + i;
+}
 
 struct tsl_schedule {
   tsl_ctx *ctx;
@@ -61,8 +63,15 @@ struct tsl_schedule {
   uint64_t rng[4];
   const tsl_intrin_registry *intrins;
   tsl_intrin_registry *own_intrins; /* created lazily when intrins NULL */
-  uint32_t n_rvs, rv_cap;
-  sch_rv *rvs; /* heap array */
+  /* the RV table: a tsl_vec of sch_rv (heap) whose data and length read as
+   * rvs / n_rvs too (state.c asserts the layout) */
+  union {
+    tsl_vec rv_table;
+    struct {
+      sch_rv *rvs;
+      uint32_t n_rvs;
+    };
+  };
   tsl_trace trace;
   int in_postproc;
   /* parameters whose layout transform_layout changed, in order (elements
@@ -92,8 +101,7 @@ typedef struct sch_call {
   /* sample_*: on entry the requested decision (NONE: draw one); the apply
    * function stores the decision it used. */
   tsl_sch_value decision;
-  uint32_t n_outs, outs_cap;
-  tsl_sch_rv *outs; /* arena */
+  tsl_vec outs; /* tsl_sch_rv, the new handles (arena) */
   tsl_diag *diag;
   /* Blocks the primitive renamed (see sch_rename_block). */
   uint32_t n_renames;

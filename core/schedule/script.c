@@ -35,11 +35,6 @@ typedef struct tok {
   char op; /* T_OP: ( ) [ ] , = . : - */
 } tok;
 
-typedef struct var {
-  tsl_str name;
-  tsl_sch_value value;
-} var;
-
 typedef struct sp {
   tsl_schedule *sch;
   const char *file, *src, *end, *p;
@@ -47,8 +42,7 @@ typedef struct sp {
   int depth; /* bracket nesting: newlines inside are ignored */
   tok cur;
   tsl_diag *diag;
-  uint32_t n_vars, cap_vars;
-  var *vars;
+  tsl_map vars; /* script name -> tsl_sch_value * (heap map, arena values) */
   tsl_strbuf sbuf;
   uint32_t stmt_line;
 } sp;
@@ -225,26 +219,17 @@ static int expect(sp *s, char op) {
 
 /* ---- variables ---------------------------------------------------------------- */
 
-static var *lookup(sp *s, tsl_str name) {
-  for (uint32_t i = s->n_vars; i-- > 0;)
-    if (s->vars[i].name == name)
-      return &s->vars[i];
-  return NULL;
+static tsl_sch_value *lookup(sp *s, tsl_str name) {
+  return tsl_map_get(&s->vars, name);
 }
 
 static void assign(sp *s, tsl_str name, tsl_sch_value v) {
-  var *x = lookup(s, name);
-  if (x) {
-    x->value = v;
-    return;
+  tsl_sch_value *x = lookup(s, name);
+  if (!x) {
+    x = TSL_NEW(s->sch->arena, tsl_sch_value);
+    tsl_map_put(&s->vars, name, x);
   }
-  if (s->n_vars == s->cap_vars) {
-    s->cap_vars = s->cap_vars ? s->cap_vars * 2 : 32;
-    s->vars = realloc(s->vars, sizeof *s->vars * s->cap_vars);
-    if (!s->vars)
-      abort();
-  }
-  s->vars[s->n_vars++] = (var){name, v};
+  *x = v;
 }
 
 /* ---- expressions ------------------------------------------------------------ */
@@ -252,19 +237,16 @@ static void assign(sp *s, tsl_str name, tsl_sch_value v) {
 static int parse_expr(sp *s, tsl_sch_value *out);
 
 static int parse_seq(sp *s, char close, tsl_sch_value *out, int *had_comma) {
-  uint32_t n = 0, cap = 8;
-  tsl_sch_value *items = TSL_NEW_ARRAY(s->sch->arena, tsl_sch_value, cap);
+  tsl_vec items;
+  tsl_vec_init(&items, sizeof(tsl_sch_value), s->sch->arena);
+  tsl_vec_reserve(&items, 8); /* never a NULL list */
   *had_comma = 0;
   while (!is_op(s, close)) {
-    if (n == cap) {
-      tsl_sch_value *ni = TSL_NEW_ARRAY(s->sch->arena, tsl_sch_value, cap * 2);
-      memcpy(ni, items, sizeof *items * n);
-      items = ni;
-      cap *= 2;
-    }
-    int rc = parse_expr(s, &items[n++]);
+    tsl_sch_value v;
+    int rc = parse_expr(s, &v);
     if (rc)
       return rc;
+    TSL_VEC_PUSH(&items, tsl_sch_value, v);
     if (!is_op(s, ','))
       break;
     *had_comma = 1;
@@ -273,7 +255,7 @@ static int parse_seq(sp *s, char close, tsl_sch_value *out, int *had_comma) {
   int rc = expect(s, close);
   if (rc)
     return rc;
-  *out = tsl_sv_list(n, items);
+  *out = tsl_sv_list(items.len, items.data);
   return TSL_OK;
 }
 
@@ -287,18 +269,12 @@ static int call_method(sp *s, tsl_sch_value *out) {
   int rc = expect(s, '(');
   if (rc)
     return rc;
-  uint32_t n = 0, cap = 8;
-  tsl_sch_arg *args = TSL_NEW_ARRAY(s->sch->arena, tsl_sch_arg, cap);
+  tsl_vec args;
+  tsl_vec_init(&args, sizeof(tsl_sch_arg), s->sch->arena);
+  tsl_vec_reserve(&args, 8);
   int seen_kw = 0;
   while (!is_op(s, ')')) {
-    if (n == cap) {
-      tsl_sch_arg *na = TSL_NEW_ARRAY(s->sch->arena, tsl_sch_arg, cap * 2);
-      memcpy(na, args, sizeof *args * n);
-      args = na;
-      cap *= 2;
-    }
-    tsl_sch_arg *a = &args[n++];
-    a->name = NULL;
+    tsl_sch_arg *a = tsl_vec_push(&args); /* zeroed: positional */
     tok at = s->cur;
     if (s->cur.kind == T_NAME) {
       /* NAME '=' is a keyword argument */
@@ -330,7 +306,7 @@ static int call_method(sp *s, tsl_sch_value *out) {
     return rc;
   const tsl_sch_rv *outs;
   uint32_t n_outs;
-  rc = tsl_sch_call(s->sch, mname, n, args, &outs, &n_outs, s->diag);
+  rc = tsl_sch_call(s->sch, mname, args.len, args.data, &outs, &n_outs, s->diag);
   if (rc) {
     sch_diag_prefix(s->diag, "%s:%u: error: ", s->file, name.line);
     return rc;
@@ -413,16 +389,15 @@ static int parse_index(sp *s, tsl_sch_value *val, const tok *at) {
 /* Script names holding an int or a sampled value, for lambda bodies. */
 static int lookup_int(void *ud, const char *name, size_t len, int64_t *value) {
   sp *s = ud;
-  var *v = lookup(s, tsl_intern_n(s->sch->ctx, name, len));
+  const tsl_sch_value *v = lookup(s, tsl_intern_n(s->sch->ctx, name, len));
   if (!v)
     return 0;
-  if (v->value.kind == TSL_SV_INT) {
-    *value = v->value.u.i;
+  if (v->kind == TSL_SV_INT) {
+    *value = v->u.i;
     return 1;
   }
-  if (v->value.kind == TSL_SV_RV &&
-      tsl_schedule_rv_kind(s->sch, v->value.u.rv) == TSL_RV_EXPR) {
-    *value = tsl_schedule_rv_value(s->sch, v->value.u.rv);
+  if (v->kind == TSL_SV_RV && tsl_schedule_rv_kind(s->sch, v->u.rv) == TSL_RV_EXPR) {
+    *value = tsl_schedule_rv_value(s->sch, v->u.rv);
     return 1;
   }
   return 0;
@@ -558,11 +533,11 @@ static int parse_atom(sp *s, tsl_sch_value *out) {
       return call_method(s, out);
     }
     {
-      var *v = lookup(s, tsl_intern_n(s->sch->ctx, t.start, t.len));
+      const tsl_sch_value *v = lookup(s, tsl_intern_n(s->sch->ctx, t.start, t.len));
       if (!v)
         return syntax_error(s, &t, "name '%.*s' is not defined", (int)t.len,
                             t.start);
-      *out = v->value;
+      *out = *v;
       lex(s);
       return TSL_OK;
     }
@@ -717,7 +692,7 @@ int tsl_script_run(tsl_schedule *sch, const char *filename, const char *src,
     }
     rc = parse_stmt(&s);
   }
-  free(s.vars);
+  tsl_map_free(&s.vars);
   tsl_strbuf_free(&s.sbuf);
   return rc;
 }

@@ -6,6 +6,7 @@
 #include "sch_internal.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,7 @@ int tsl_schedule_new(tsl_ctx *ctx, const tsl_module *mod,
   if (!sch)
     return tsl_diag_set(diag, TSL_ENOMEM, "schedule: out of memory");
   sch->ctx = ctx;
+  tsl_vec_init(&sch->rv_table, sizeof(sch_rv), NULL);
   sch->arena = tsl_arena_new(ctx);
   sch->an = tsl_analyzer_new(ctx);
   sch->orig = sch->mod = mod;
@@ -96,7 +98,7 @@ void tsl_schedule_free(tsl_schedule *sch) {
   tsl_intrin_registry_free(sch->own_intrins);
   tsl_analyzer_free(sch->an);
   tsl_arena_free(sch->arena);
-  free(sch->rvs);
+  tsl_vec_free(&sch->rv_table);
   free(sch);
 }
 
@@ -158,25 +160,15 @@ const char *sch_rv_describe(const tsl_schedule *sch, tsl_sch_rv rv) {
   return tsl_arena_strdup(sch->arena, buf);
 }
 
+_Static_assert(offsetof(tsl_schedule, rvs) == offsetof(tsl_schedule, rv_table.data) &&
+                   offsetof(tsl_schedule, n_rvs) == offsetof(tsl_schedule, rv_table.len),
+               "rvs / n_rvs alias the data / len of rv_table");
+
 static tsl_sch_rv rv_push(sch_call *c, sch_rv r) {
-  tsl_schedule *sch = c->sch;
-  if (sch->n_rvs == sch->rv_cap) {
-    sch->rv_cap = sch->rv_cap ? sch->rv_cap * 2 : 64;
-    sch->rvs = realloc(sch->rvs, sizeof *sch->rvs * sch->rv_cap);
-    if (!sch->rvs)
-      abort();
-  }
-  sch->rvs[sch->n_rvs] = r;
-  if (c->n_outs == c->outs_cap) {
-    uint32_t cap = c->outs_cap ? c->outs_cap * 2 : 8;
-    tsl_sch_rv *o = TSL_NEW_ARRAY(c->arena, tsl_sch_rv, cap);
-    if (c->n_outs)
-      memcpy(o, c->outs, sizeof *o * c->n_outs);
-    c->outs = o;
-    c->outs_cap = cap;
-  }
-  c->outs[c->n_outs++] = sch->n_rvs;
-  return sch->n_rvs++;
+  tsl_sch_rv rv = c->sch->rv_table.len;
+  TSL_VEC_PUSH(&c->sch->rv_table, sch_rv, r);
+  TSL_VEC_PUSH(&c->outs, tsl_sch_rv, rv);
+  return rv;
 }
 
 tsl_sch_rv sch_out_block(sch_call *c, tsl_str func, tsl_str name) {
@@ -208,12 +200,12 @@ static void apply_renames(const sch_call *c) {
 }
 
 sch_snapshot sch_snapshot_take(const sch_call *c) {
-  return (sch_snapshot){c->sch->mod, c->sch->n_rvs, c->n_outs, c->n_renames};
+  return (sch_snapshot){c->sch->mod, c->sch->n_rvs, c->outs.len, c->n_renames};
 }
 void sch_snapshot_restore(sch_call *c, sch_snapshot s) {
   c->sch->mod = s.mod;
   c->sch->n_rvs = s.n_rvs;
-  c->n_outs = s.n_outs;
+  c->outs.len = s.n_outs;
   c->n_renames = s.n_renames;
 }
 
@@ -532,6 +524,7 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
   memcpy(args, bound, sizeof *args * k->n_params);
   sch_call c = {.sch = sch, .arena = sch->arena, .kind = k, .args = args,
                 .decision = tsl_sv_none(), .diag = diag};
+  tsl_vec_init(&c.outs, sizeof(tsl_sch_rv), sch->arena);
   int di = decision_index(k);
   if (di >= 0) {
     c.decision = args[di];
@@ -555,18 +548,18 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
     return rc;
   }
   apply_renames(&c);
-  uint32_t kinds_buf[64];
-  uint32_t *kinds = c.n_outs <= 64 ? kinds_buf
-                                   : TSL_NEW_ARRAY(sch->arena, uint32_t, c.n_outs);
-  for (uint32_t i = 0; i < c.n_outs; i++)
-    kinds[i] = sch->rvs[c.outs[i]].kind;
+  uint32_t n = c.outs.len, kinds_buf[64];
+  const tsl_sch_rv *out_rvs = c.outs.data;
+  uint32_t *kinds = n <= 64 ? kinds_buf : TSL_NEW_ARRAY(sch->arena, uint32_t, n);
+  for (uint32_t i = 0; i < n; i++)
+    kinds[i] = sch->rvs[out_rvs[i]].kind;
   if (!inst->untraced)
-    sch_trace_append(&sch->trace, k, args, c.outs, c.n_outs, kinds,
+    sch_trace_append(&sch->trace, k, args, out_rvs, n, kinds,
                      k->is_sample ? &c.decision : NULL);
   if (outs)
-    *outs = c.outs;
+    *outs = out_rvs;
   if (n_outs)
-    *n_outs = c.n_outs;
+    *n_outs = n;
   return TSL_OK;
 }
 

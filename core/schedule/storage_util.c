@@ -1,8 +1,9 @@
 /*
  * Helpers of the storage primitives: storage-scope validation (the scopes
  * TVM's StorageScope accepts), buffers moved to another scope, and a
- * rewriter replacing buffers in loads, stores, regions, match buffers and
- * alloc buffers, optionally inserting a new stage into a SEQ.
+ * tsl_mutator replacing buffers in the blocks it rewrites (loads, stores,
+ * regions, match buffers, alloc buffers), optionally inserting a new stage
+ * into a SEQ.
  */
 #include "storage_util.h"
 
@@ -96,46 +97,10 @@ int sto_is_param(const tsl_func *f, const tsl_buffer *b) {
 
 /* ---- the rewriter ------------------------------------------------------------ */
 
-void sto_rw_init(sto_rw *rw, sch_call *c, const tsl_buffer *from,
-                 const tsl_buffer *to) {
-  memset(rw, 0, sizeof *rw);
-  rw->c = c;
-  rw->cap = 8;
-  rw->from = TSL_NEW_ARRAY(c->arena, const tsl_buffer *, rw->cap);
-  rw->to = TSL_NEW_ARRAY(c->arena, const tsl_buffer *, rw->cap);
-  rw->from[0] = from;
-  rw->to[0] = to;
-  rw->n = 1;
-}
-
-static void add_pair(sto_rw *rw, const tsl_buffer *from, const tsl_buffer *to) {
-  if (rw->n == rw->cap) {
-    uint32_t nc = rw->cap * 2;
-    const tsl_buffer **f = TSL_NEW_ARRAY(rw->c->arena, const tsl_buffer *, nc);
-    const tsl_buffer **t = TSL_NEW_ARRAY(rw->c->arena, const tsl_buffer *, nc);
-    memcpy(f, rw->from, sizeof *f * rw->n);
-    memcpy(t, rw->to, sizeof *t * rw->n);
-    rw->from = f;
-    rw->to = t;
-    rw->cap = nc;
-  }
-  rw->from[rw->n] = from;
-  rw->to[rw->n] = to;
-  rw->n++;
-}
-
-static int lookup(const sto_rw *rw, const tsl_buffer *b) {
-  for (uint32_t i = 0; i < rw->n; i++)
-    if (rw->from[i] == b)
-      return (int)i;
-  return -1;
-}
-
-/* Index `e` of dimension `d` of mapped buffer number `k`, shifted. */
-static const tsl_expr *shift(sto_rw *rw, int k, uint32_t d, const tsl_expr *e) {
+/* Index `e` of dimension `d` of the primary buffer, shifted by the offset. */
+static const tsl_expr *shift(sto_rw *rw, uint32_t d, const tsl_expr *e) {
   int64_t v;
-  if (k != 0 || !rw->offset ||
-      (tsl_expr_is_const_int(rw->offset[d], &v) && v == 0))
+  if (tsl_expr_is_const_int(rw->offset[d], &v) && v == 0)
     return e;
   const tsl_expr *off = rw->offset[d];
   if (off->dtype.bits != e->dtype.bits)
@@ -143,111 +108,150 @@ static const tsl_expr *shift(sto_rw *rw, int k, uint32_t d, const tsl_expr *e) {
   return sch_simplify(rw->c, tsl_expr_binary(rw->c->arena, TSL_EXPR_SUB, e, off));
 }
 
-static const tsl_expr *rw_expr(sto_rw *rw, const tsl_expr *e) {
-  if (e->kind == TSL_EXPR_BUFFER_DATA) { /* an opaque use: the new storage */
-    int k = lookup(rw, e->u.buffer);
-    return k >= 0 ? tsl_expr_buffer_data(rw->c->arena, rw->to[k]) : e;
-  }
-  if (e->n_args == 0 && e->kind != TSL_EXPR_LOAD)
-    return e;
-  const tsl_expr **args = TSL_NEW_ARRAY(rw->c->arena, const tsl_expr *, e->n_args);
-  int changed = 0;
-  for (uint32_t i = 0; i < e->n_args; i++) {
-    args[i] = rw_expr(rw, e->args[i]);
-    changed |= args[i] != e->args[i];
-  }
-  if (e->kind == TSL_EXPR_LOAD) {
-    int k = lookup(rw, e->u.buffer);
-    if (k >= 0) {
-      for (uint32_t i = 0; i < e->n_args; i++)
-        args[i] = shift(rw, k, i, args[i]);
-      return tsl_expr_load(rw->c->arena, rw->to[k], e->n_args, args);
-    }
-  }
-  return changed ? tsl_expr_with_args(rw->c->arena, e, e->n_args, args) : e;
-}
-
-static tsl_buffer_region rw_region(sto_rw *rw, const tsl_buffer_region *r,
-                                   int *changed) {
-  /* bounds may load a replaced buffer too (A[B[i], j]) */
-  int k = lookup(rw, r->buffer), ch = k >= 0;
-  tsl_buffer_region out = *r;
-  tsl_range *rs = TSL_NEW_ARRAY(rw->c->arena, tsl_range, r->ndim + 1);
-  for (uint32_t d = 0; d < r->ndim; d++) {
-    rs[d].min = rw_expr(rw, r->ranges[d].min);
-    rs[d].extent = rw_expr(rw, r->ranges[d].extent);
-    ch |= rs[d].min != r->ranges[d].min || rs[d].extent != r->ranges[d].extent;
-    if (k >= 0)
-      rs[d].min = shift(rw, k, d, rs[d].min);
-  }
-  if (!ch)
-    return *r;
-  if (k >= 0)
-    out.buffer = rw->to[k];
-  out.ranges = rs;
-  *changed = 1;
+static const tsl_expr **shift_all(sto_rw *rw, uint32_t n, const tsl_expr *const *idx) {
+  const tsl_expr **out = TSL_NEW_ARRAY(rw->c->arena, const tsl_expr *, n + 1);
+  for (uint32_t d = 0; d < n; d++)
+    out[d] = shift(rw, d, idx[d]);
   return out;
 }
 
-static const tsl_buffer_region *rw_regions(sto_rw *rw, uint32_t n,
-                                           const tsl_buffer_region *rs,
-                                           int *changed) {
-  int ch = 0;
-  tsl_buffer_region *out = TSL_NEW_ARRAY(rw->c->arena, tsl_buffer_region, n);
-  for (uint32_t i = 0; i < n; i++)
-    out[i] = rw_region(rw, &rs[i], &ch);
-  *changed |= ch;
-  return ch ? out : rs;
+static tsl_buffer_region shift_region(sto_rw *rw, tsl_buffer_region r) {
+  tsl_range *rs = TSL_NEW_ARRAY(rw->c->arena, tsl_range, r.ndim + 1);
+  for (uint32_t d = 0; d < r.ndim; d++)
+    rs[d] = (tsl_range){shift(rw, d, r.ranges[d].min), r.ranges[d].extent};
+  r.ranges = rs;
+  return r;
 }
 
-static const tsl_expr *const *rw_exprs(sto_rw *rw, uint32_t n,
-                                       const tsl_expr *const *xs,
-                                       int *changed) {
-  int ch = 0;
-  const tsl_expr **out = TSL_NEW_ARRAY(rw->c->arena, const tsl_expr *, n);
-  for (uint32_t i = 0; i < n; i++) {
-    out[i] = rw_expr(rw, xs[i]);
-    ch |= out[i] != xs[i];
+static const tsl_buffer *rw_buffer(tsl_mutator *m, const tsl_buffer *b) {
+  sto_rw *rw = (sto_rw *)m;
+  return rw->active ? tsl_map_get(&rw->bufs, b) : NULL;
+}
+
+static const tsl_expr *rw_expr(tsl_mutator *m, const tsl_expr *e) {
+  sto_rw *rw = (sto_rw *)m;
+  if (!rw->active)
+    return e;
+  const tsl_expr *r = tsl_mutate_expr_children(m, e);
+  if (e->kind != TSL_EXPR_LOAD || e->u.buffer != rw->from || !rw->offset)
+    return r;
+  return tsl_expr_with_args(m->arena, r, r->n_args, shift_all(rw, r->n_args, r->args));
+}
+
+/* set_scope: a match buffer whose source region changes moves to the
+ * scope too (and its uses follow). */
+static void rescope(sto_rw *rw, const tsl_block *b) {
+  for (uint32_t i = 0; rw->rescope_matches && i < b->n_match_buffers; i++) {
+    const tsl_match_buffer *mb = &b->match_buffers[i];
+    tsl_buffer_region r = tsl_mutate_region(&rw->m, &mb->source);
+    if (r.buffer != mb->source.buffer || r.ranges != mb->source.ranges)
+      tsl_map_put(&rw->bufs, mb->buffer,
+                  (void *)sto_buffer_with_scope(rw->c, mb->buffer, rw->rescope_matches, NULL));
   }
-  *changed |= ch;
-  return ch ? out : xs;
+}
+
+/* Regions of `nb` (the rewritten `b`) that were of the primary buffer,
+ * their minimums shifted. */
+static const tsl_buffer_region *shift_regions(sto_rw *rw, uint32_t n,
+                                              const tsl_buffer_region *old,
+                                              const tsl_buffer_region *cur) {
+  tsl_buffer_region *out = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    if (old[i].buffer != rw->from)
+      continue;
+    if (!out)
+      out = tsl_arena_dup(rw->c->arena, cur, sizeof *cur * n);
+    out[i] = shift_region(rw, cur[i]);
+  }
+  return out ? out : cur;
+}
+
+static const tsl_block *shifted(sto_rw *rw, const tsl_block *b, const tsl_block *nb) {
+  if (!rw->offset || nb == b)
+    return nb;
+  const tsl_buffer_region *rd = shift_regions(rw, b->n_reads, b->reads, nb->reads);
+  const tsl_buffer_region *wr = shift_regions(rw, b->n_writes, b->writes, nb->writes);
+  tsl_match_buffer *mbs = NULL;
+  for (uint32_t i = 0; i < b->n_match_buffers; i++) {
+    if (b->match_buffers[i].source.buffer != rw->from)
+      continue;
+    if (!mbs)
+      mbs = tsl_arena_dup(rw->c->arena, nb->match_buffers, sizeof *mbs * nb->n_match_buffers);
+    mbs[i].source = shift_region(rw, mbs[i].source);
+  }
+  if (rd == nb->reads && wr == nb->writes && !mbs)
+    return nb;
+  tsl_block *cb = tsl_block_clone(rw->c->arena, nb);
+  cb->reads = rd;
+  cb->writes = wr;
+  if (mbs)
+    cb->match_buffers = mbs;
+  return cb;
 }
 
 const tsl_block *sto_rw_block(sto_rw *rw, const tsl_block *b) {
-  int changed = 0;
-  tsl_block *nb = tsl_block_clone(rw->c->arena, b);
-  if (b->n_alloc_buffers) {
-    const tsl_buffer **al =
-        TSL_NEW_ARRAY(rw->c->arena, const tsl_buffer *, b->n_alloc_buffers);
-    for (uint32_t i = 0; i < b->n_alloc_buffers; i++) {
-      int k = lookup(rw, b->alloc_buffers[i]);
-      al[i] = k >= 0 ? rw->to[k] : b->alloc_buffers[i];
-      changed |= k >= 0;
-    }
-    nb->alloc_buffers = al;
+  int was = rw->active;
+  rw->active = 1;
+  rescope(rw, b);
+  const tsl_block *nb = shifted(rw, b, tsl_mutate_block_children(&rw->m, b));
+  rw->active = was;
+  return nb;
+}
+
+static const tsl_stmt *rw_realize(sto_rw *rw, const tsl_stmt *s) {
+  tsl_arena *a = rw->c->arena;
+  const tsl_block *b = s->u.realize.block, *nb;
+  if (rw->active) { /* a nested block: its bindings are rewritten too */
+    rescope(rw, b);
+    const tsl_stmt *r = tsl_mutate_stmt_children(&rw->m, s);
+    nb = shifted(rw, b, r->u.realize.block);
+    return nb == r->u.realize.block ? r : sch_with_block(a, r, nb);
   }
-  if (b->n_match_buffers) {
-    tsl_match_buffer *mb =
-        TSL_NEW_ARRAY(rw->c->arena, tsl_match_buffer, b->n_match_buffers);
-    for (uint32_t i = 0; i < b->n_match_buffers; i++) {
-      int ch = 0;
-      mb[i] = b->match_buffers[i];
-      mb[i].source = rw_region(rw, &b->match_buffers[i].source, &ch);
-      if (ch && rw->rescope_matches) {
-        mb[i].buffer = sto_buffer_with_scope(rw->c, mb[i].buffer,
-                                             rw->rescope_matches, NULL);
-        add_pair(rw, b->match_buffers[i].buffer, mb[i].buffer);
-      }
-      changed |= ch;
+  int mode = rw->block_mode ? rw->block_mode(b, rw->ud) : STO_REWRITE;
+  if (mode == STO_SKIP)
+    return s;
+  if (mode == STO_REWRITE) {
+    nb = sto_rw_block(rw, b);
+  } else {
+    const tsl_stmt *init = b->init ? tsl_mutate_stmt(&rw->m, b->init) : NULL;
+    const tsl_stmt *body = tsl_mutate_stmt(&rw->m, b->body);
+    tsl_block *cb = init == b->init && body == b->body ? NULL : tsl_block_clone(a, b);
+    if (cb) {
+      cb->init = init;
+      cb->body = body;
     }
-    nb->match_buffers = mb;
+    nb = cb ? cb : b;
   }
-  nb->reads = rw_regions(rw, b->n_reads, b->reads, &changed);
-  nb->writes = rw_regions(rw, b->n_writes, b->writes, &changed);
-  nb->init = b->init ? sto_rw_stmt(rw, b->init, 1) : NULL;
-  nb->body = sto_rw_stmt(rw, b->body, 1);
-  changed |= nb->init != b->init || nb->body != b->body;
-  return changed ? nb : b;
+  return nb == b ? s : sch_with_block(a, s, nb);
+}
+
+static const tsl_stmt *rw_stmt(tsl_mutator *m, const tsl_stmt *s) {
+  sto_rw *rw = (sto_rw *)m;
+  if (s->kind == TSL_STMT_BLOCK_REALIZE)
+    return rw_realize(rw, s);
+  const tsl_stmt *r = tsl_mutate_stmt_children(m, s);
+  if (rw->active && rw->offset && s->kind == TSL_STMT_STORE && s->u.store.buffer == rw->from)
+    r = tsl_stmt_store(m->arena, r->u.store.buffer, r->u.store.value, r->u.store.n_indices,
+                       shift_all(rw, r->u.store.n_indices, r->u.store.indices));
+  return sto_place_in(m->arena, &rw->place, s, r);
+}
+
+void sto_rw_init(sto_rw *rw, sch_call *c, const tsl_buffer *from,
+                 const tsl_buffer *to) {
+  memset(rw, 0, sizeof *rw);
+  rw->m = tsl_mutator_make(c->arena);
+  rw->m.stmt = rw_stmt;
+  rw->m.expr = rw_expr;
+  rw->m.buffer = rw_buffer;
+  rw->c = c;
+  tsl_map_init(&rw->bufs, c->arena);
+  tsl_map_put(&rw->bufs, from, (void *)to);
+  rw->from = from;
+}
+
+const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s) {
+  rw->active = 0;
+  return tsl_mutate_stmt(&rw->m, s);
 }
 
 const tsl_stmt *sto_insert(tsl_arena *a, const tsl_stmt *body, uint32_t pos,
@@ -263,111 +267,6 @@ const tsl_stmt *sto_insert(tsl_arena *a, const tsl_stmt *body, uint32_t pos,
   }
   const tsl_stmt *xs[2] = {pos == 0 ? stage : body, pos == 0 ? body : stage};
   return tsl_stmt_seq(a, 2, xs);
-}
-
-const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s, int active) {
-  tsl_arena *a = rw->c->arena;
-  int ch = 0;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_FOR: {
-    const tsl_expr *mn = active ? rw_expr(rw, s->u.loop.min) : s->u.loop.min;
-    const tsl_expr *ext =
-        active ? rw_expr(rw, s->u.loop.extent) : s->u.loop.extent;
-    const tsl_stmt *body = sto_rw_stmt(rw, s->u.loop.body, active);
-    if (mn == s->u.loop.min && ext == s->u.loop.extent && body == s->u.loop.body)
-      return s;
-    return tsl_stmt_for(a, s->u.loop.loop_var, mn, ext,
-                        (tsl_for_kind)s->u.loop.for_kind, s->u.loop.thread_tag,
-                        s->u.loop.annotations, body);
-  }
-  case TSL_STMT_BLOCK_REALIZE: {
-    const tsl_block *b = s->u.realize.block;
-    int mode = active ? STO_REWRITE : rw->block_mode(b, rw->ud);
-    const tsl_block *nb = b;
-    if (mode == STO_REWRITE) {
-      nb = sto_rw_block(rw, b);
-    } else if (mode == STO_RECURSE) {
-      const tsl_stmt *init = b->init ? sto_rw_stmt(rw, b->init, 0) : NULL;
-      const tsl_stmt *body = sto_rw_stmt(rw, b->body, 0);
-      if (init != b->init || body != b->body) {
-        tsl_block *cb = tsl_block_clone(a, b);
-        cb->init = init;
-        cb->body = body;
-        nb = cb;
-      }
-    }
-    const tsl_expr *const *vals = s->u.realize.iter_values;
-    const tsl_expr *pred = s->u.realize.predicate;
-    if (active) {
-      vals = rw_exprs(rw, s->u.realize.n_iter_values, vals, &ch);
-      pred = rw_expr(rw, pred);
-    }
-    if (nb == b && !ch && pred == s->u.realize.predicate)
-      return s;
-    return tsl_stmt_block_realize(a, s->u.realize.n_iter_values, vals, pred, nb);
-  }
-  case TSL_STMT_STORE: {
-    if (!active)
-      return s;
-    const tsl_expr *val = rw_expr(rw, s->u.store.value);
-    const tsl_expr *const *idx =
-        rw_exprs(rw, s->u.store.n_indices, s->u.store.indices, &ch);
-    int k = lookup(rw, s->u.store.buffer);
-    if (k >= 0) {
-      const tsl_expr **ni =
-          TSL_NEW_ARRAY(a, const tsl_expr *, s->u.store.n_indices);
-      for (uint32_t i = 0; i < s->u.store.n_indices; i++)
-        ni[i] = shift(rw, k, i, idx[i]);
-      return tsl_stmt_store(a, rw->to[k], val, s->u.store.n_indices, ni);
-    }
-    if (!ch && val == s->u.store.value)
-      return s;
-    return tsl_stmt_store(a, s->u.store.buffer, val, s->u.store.n_indices, idx);
-  }
-  case TSL_STMT_IF: {
-    const tsl_expr *cond =
-        active ? rw_expr(rw, s->u.branch.cond) : s->u.branch.cond;
-    const tsl_stmt *t = sto_rw_stmt(rw, s->u.branch.then_case, active);
-    const tsl_stmt *e = s->u.branch.else_case
-                            ? sto_rw_stmt(rw, s->u.branch.else_case, active)
-                            : NULL;
-    if (cond == s->u.branch.cond && t == s->u.branch.then_case &&
-        e == s->u.branch.else_case)
-      return s;
-    return tsl_stmt_if(a, cond, t, e);
-  }
-  case TSL_STMT_LET: {
-    const tsl_expr *val = active ? rw_expr(rw, s->u.let.value) : s->u.let.value;
-    const tsl_stmt *body = sto_rw_stmt(rw, s->u.let.body, active);
-    if (val == s->u.let.value && body == s->u.let.body)
-      return s;
-    return tsl_stmt_let(a, s->u.let.var, val, body);
-  }
-  case TSL_STMT_EVALUATE: {
-    if (!active)
-      return s;
-    const tsl_expr *val = rw_expr(rw, s->u.evaluate.value);
-    return val == s->u.evaluate.value ? s : tsl_stmt_evaluate(a, val);
-  }
-  case TSL_STMT_SEQ: {
-    uint32_t n = s->u.seq.n;
-    const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, n);
-    for (uint32_t i = 0; i < n; i++) {
-      xs[i] = sto_rw_stmt(rw, s->u.seq.stmts[i], active);
-      ch |= xs[i] != s->u.seq.stmts[i];
-    }
-    const tsl_stmt *out = ch ? tsl_stmt_seq(a, n, xs) : s;
-    if (s == rw->loc_seq && rw->stage && !rw->inserted) {
-      rw->inserted = 1;
-      out = sto_insert(a, out, rw->loc_pos, rw->stage);
-    }
-    return out;
-  }
-  case TSL_STMT_ALLOCATE: /* lowered programs: see core/lower */
-  case TSL_STMT_KIND_COUNT:
-    break;
-  }
-  return s;
 }
 
 /* ---- stage placement --------------------------------------------------------- */

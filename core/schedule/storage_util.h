@@ -1,9 +1,9 @@
 /*
  * Helpers shared by the storage primitives (cache_read, cache_write,
  * set_scope, storage_align and the reindex family): storage-scope names and
- * ranks, buffers with a new scope, a rewriter that replaces buffers
- * throughout a statement tree, and where a new stage goes while a
- * tsl_mutator rewrites a scope.
+ * ranks, buffers with a new scope, a tsl_mutator that replaces buffers in
+ * the blocks it rewrites, and where a new stage goes while a tsl_mutator
+ * rewrites a scope.
  */
 #ifndef TESSEL_SCH_STORAGE_UTIL_H
 #define TESSEL_SCH_STORAGE_UTIL_H
@@ -26,40 +26,6 @@ const tsl_buffer *sto_buffer_with_scope(sch_call *c, const tsl_buffer *b,
 int sto_check_index(sch_call *c, const tsl_block *b, int64_t index,
                     int is_write, const char *param);
 
-/* How the rewriter treats a block it meets (outside a rewritten block). */
-enum { STO_SKIP = 0, STO_RECURSE = 1, STO_REWRITE = 2 };
-
-typedef struct sto_rw {
-  sch_call *c;
-  /* Buffer pairs: uses of from[k] become to[k]. Entry 0 is the primary
-   * pair; offsets (when set) are subtracted from its indices and region
-   * minimums (compact cache buffers). */
-  uint32_t n, cap;
-  const tsl_buffer **from, **to;
-  const tsl_expr *const *offset;
-  /* set_scope: match buffers viewing a replaced buffer get this scope. */
-  const char *rescope_matches;
-  /* Mode of a block met outside any rewritten block. */
-  int (*block_mode)(const tsl_block *b, void *ud);
-  void *ud;
-  /* Insert `stage` into the SEQ `loc_seq` at `loc_pos` (NULL: none). */
-  const tsl_stmt *loc_seq;
-  uint32_t loc_pos;
-  const tsl_stmt *stage;
-  int inserted;
-} sto_rw;
-
-void sto_rw_init(sto_rw *rw, sch_call *c, const tsl_buffer *from,
-                 const tsl_buffer *to);
-/* Rewrite a statement; `active`: inside a rewritten block. */
-const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s, int active);
-/* A rewritten block (regions, match buffers, alloc buffers, init, body). */
-const tsl_block *sto_rw_block(sto_rw *rw, const tsl_block *b);
-/* `stage` inserted into `body` at `pos` (SEQ item index, or 0 = before /
- * otherwise after a single statement). */
-const tsl_stmt *sto_insert(tsl_arena *a, const tsl_stmt *body, uint32_t pos,
-                           const tsl_stmt *stage);
-
 /* Where a primitive inserts a new stage while a tsl_mutator rewrites its
  * scope body: into the SEQ `seq` at item `pos`; seq NULL means the scope
  * body itself (pos 0: before it, otherwise after it). */
@@ -69,6 +35,43 @@ typedef struct sto_place {
   const tsl_stmt *stage;
   int done;
 } sto_place;
+
+/* How the rewriter treats a block it meets (outside a rewritten block). */
+enum { STO_SKIP = 0, STO_RECURSE = 1, STO_REWRITE = 2 };
+
+/* A tsl_mutator replacing buffers inside the blocks it rewrites: loads,
+ * stores, `A.data`, regions (bounds included), match buffer sources and
+ * alloc_buffers, and every expression there (iter values and predicates
+ * of nested realizes, loop bounds). Outside them it walks statements only,
+ * asking `block_mode` how to treat each block it meets (NULL: rewrite);
+ * the realize of such a block keeps its iter values and predicate. */
+typedef struct sto_rw {
+  tsl_mutator m; /* first: the hooks get the mutator */
+  sch_call *c;
+  tsl_map bufs; /* uses of a key become uses of its value */
+  /* the primary buffer (sto_rw_init's `from`): `offset` (when set) is
+   * subtracted from its indices and region minimums (compact caches) */
+  const tsl_buffer *from;
+  const tsl_expr *const *offset;
+  /* set_scope: match buffers viewing a replaced buffer get this scope */
+  const char *rescope_matches;
+  int (*block_mode)(const tsl_block *b, void *ud);
+  void *ud;
+  sto_place place; /* a stage to insert (place.stage NULL: none) */
+  int active;      /* inside a rewritten block */
+} sto_rw;
+
+void sto_rw_init(sto_rw *rw, sch_call *c, const tsl_buffer *from,
+                 const tsl_buffer *to);
+/* A statement of a scope, met outside any rewritten block. */
+const tsl_stmt *sto_rw_stmt(sto_rw *rw, const tsl_stmt *s);
+/* A rewritten block. */
+const tsl_block *sto_rw_block(sto_rw *rw, const tsl_block *b);
+/* `stage` inserted into `body` at `pos` (SEQ item index, or 0 = before /
+ * otherwise after a single statement). */
+const tsl_stmt *sto_insert(tsl_arena *a, const tsl_stmt *body, uint32_t pos,
+                           const tsl_stmt *stage);
+
 /* In a statement hook: `r`, the rewritten `s`, with the stage inserted when
  * `s` is the place's SEQ. */
 const tsl_stmt *sto_place_in(tsl_arena *a, sto_place *pl, const tsl_stmt *s,

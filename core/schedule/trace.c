@@ -13,41 +13,22 @@ void sch_trace_init(tsl_trace *t, tsl_ctx *ctx, tsl_arena *arena) {
   memset(t, 0, sizeof *t);
   t->ctx = ctx;
   t->arena = arena;
+  tsl_vec_init(&t->insts, sizeof(tsl_trace_inst), NULL);
+  tsl_vec_init(&t->rv_kinds, sizeof(uint8_t), NULL);
 }
 
 void sch_trace_release(tsl_trace *t) {
-  free(t->insts);
-  free(t->rv_kinds);
+  tsl_vec_free(&t->insts);
+  tsl_vec_free(&t->rv_kinds);
   if (t->owns_arena)
     tsl_arena_free(t->arena);
-  t->insts = NULL;
-  t->rv_kinds = NULL;
-}
-
-static void grow_rvs(tsl_trace *t, uint32_t need) {
-  if (need <= t->rv_cap)
-    return;
-  uint32_t cap = t->rv_cap ? t->rv_cap : 64;
-  while (cap < need)
-    cap *= 2;
-  t->rv_kinds = realloc(t->rv_kinds, cap);
-  if (!t->rv_kinds)
-    abort();
-  memset(t->rv_kinds + t->rv_cap, 0, cap - t->rv_cap);
-  t->rv_cap = cap;
 }
 
 void sch_trace_append(tsl_trace *t, const tsl_sch_inst_kind *kind,
                       const tsl_sch_value *args, const tsl_sch_rv *outs,
                       uint32_t n_outs, const uint32_t *out_kinds,
                       const tsl_sch_value *decision) {
-  if (t->n == t->cap) {
-    t->cap = t->cap ? t->cap * 2 : 32;
-    t->insts = realloc(t->insts, sizeof *t->insts * t->cap);
-    if (!t->insts)
-      abort();
-  }
-  tsl_trace_inst *in = &t->insts[t->n++];
+  tsl_trace_inst *in = tsl_vec_push(&t->insts);
   in->kind = kind;
   in->n_args = kind->n_params;
   tsl_sch_value *a = TSL_NEW_ARRAY(t->arena, tsl_sch_value, kind->n_params + 1);
@@ -58,19 +39,18 @@ void sch_trace_append(tsl_trace *t, const tsl_sch_inst_kind *kind,
   in->outs = n_outs ? tsl_arena_dup(t->arena, outs, sizeof *outs * n_outs) : NULL;
   in->decision = decision ? sch_value_copy(t->arena, decision) : tsl_sv_none();
   for (uint32_t i = 0; i < n_outs; i++) {
-    grow_rvs(t, outs[i] + 1);
-    t->rv_kinds[outs[i]] = (uint8_t)out_kinds[i];
-    if (outs[i] + 1 > t->n_rvs)
-      t->n_rvs = outs[i] + 1;
+    while (t->rv_kinds.len <= outs[i])
+      tsl_vec_push(&t->rv_kinds);
+    TSL_VEC_AT(&t->rv_kinds, uint8_t, outs[i]) = (uint8_t)out_kinds[i];
   }
 }
 
-uint32_t tsl_trace_len(const tsl_trace *t) { return t->n; }
+uint32_t tsl_trace_len(const tsl_trace *t) { return t->insts.len; }
 const tsl_trace_inst *tsl_trace_get(const tsl_trace *t, uint32_t i) {
-  return i < t->n ? &t->insts[i] : NULL;
+  return i < t->insts.len ? sch_trace_inst(t, i) : NULL;
 }
 int tsl_trace_rv_kind(const tsl_trace *t, tsl_sch_rv rv) {
-  return rv < t->n_rvs ? t->rv_kinds[rv] : 0;
+  return rv < t->rv_kinds.len ? TSL_VEC_AT(&t->rv_kinds, uint8_t, rv) : 0;
 }
 
 static tsl_trace *trace_new_owned(tsl_ctx *ctx) {
@@ -86,14 +66,14 @@ static tsl_trace *copy_filtered(const tsl_trace *t, const uint8_t *keep) {
   tsl_trace *r = trace_new_owned(t->ctx);
   if (!r)
     return NULL;
-  for (uint32_t i = 0; i < t->n; i++) {
-    const tsl_trace_inst *in = &t->insts[i];
+  for (uint32_t i = 0; i < t->insts.len; i++) {
+    const tsl_trace_inst *in = sch_trace_inst(t, i);
     if (keep && !keep[i])
       continue;
     uint32_t kinds[256], *k = in->n_outs <= 256 ? kinds
                                                 : TSL_NEW_ARRAY(r->arena, uint32_t, in->n_outs);
     for (uint32_t j = 0; j < in->n_outs; j++)
-      k[j] = t->rv_kinds[in->outs[j]];
+      k[j] = TSL_VEC_AT(&t->rv_kinds, uint8_t, in->outs[j]);
     sch_trace_append(r, in->kind, in->args, in->outs, in->n_outs, k,
                      in->kind->is_sample ? &in->decision : NULL);
   }
@@ -118,14 +98,14 @@ static void mark_used(const tsl_sch_value *v, uint8_t *used, uint32_t n_rvs) {
 }
 
 tsl_trace *tsl_trace_simplified(const tsl_trace *t) {
-  uint8_t *used = calloc(t->n_rvs + 1, 1), *keep = calloc(t->n + 1, 1);
+  uint8_t *used = calloc(t->rv_kinds.len + 1, 1), *keep = calloc(t->insts.len + 1, 1);
   if (!used || !keep) {
     free(used);
     free(keep);
     return NULL;
   }
-  for (uint32_t i = t->n; i-- > 0;) {
-    const tsl_trace_inst *in = &t->insts[i];
+  for (uint32_t i = t->insts.len; i-- > 0;) {
+    const tsl_trace_inst *in = sch_trace_inst(t, i);
     int live = !in->kind->is_pure;
     for (uint32_t j = 0; j < in->n_outs && !live; j++)
       live = used[in->outs[j]];
@@ -133,7 +113,7 @@ tsl_trace *tsl_trace_simplified(const tsl_trace *t) {
       continue;
     keep[i] = 1;
     for (uint32_t a = 0; a < in->n_args; a++)
-      mark_used(&in->args[a], used, t->n_rvs);
+      mark_used(&in->args[a], used, t->rv_kinds.len);
   }
   tsl_trace *r = copy_filtered(t, keep);
   free(used);
@@ -143,11 +123,11 @@ tsl_trace *tsl_trace_simplified(const tsl_trace *t) {
 
 int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
                            const tsl_sch_value *decision, tsl_diag *diag) {
-  if (i >= t->n)
+  if (i >= t->insts.len)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "instruction %u does not exist (the trace has %u)", i,
-                        t->n);
-  tsl_trace_inst *in = &t->insts[i];
+                        t->insts.len);
+  tsl_trace_inst *in = sch_trace_inst(t, i);
   if (!in->kind->is_sample)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "instruction %u (%s) has no decision", i,
@@ -173,7 +153,7 @@ static void print_inst(tsl_strbuf *sb, const tsl_trace *t,
   if (in->n_outs) {
     for (uint32_t j = 0; j < in->n_outs; j++)
       tsl_strbuf_printf(sb, "%s%c%u", j ? ", " : "",
-                        sch_rv_prefix(t->rv_kinds[in->outs[j]]), in->outs[j]);
+                        sch_rv_prefix(TSL_VEC_AT(&t->rv_kinds, uint8_t, in->outs[j])), in->outs[j]);
     tsl_strbuf_append(sb, k->returns_list && in->n_outs == 1 ? ", = " : " = ");
   }
   tsl_strbuf_printf(sb, "sch.%s(", k->name);
@@ -184,7 +164,7 @@ static void print_inst(tsl_strbuf *sb, const tsl_trace *t,
     if (par->flags & TSL_SPF_VARARGS) {
       for (uint32_t j = 0; j < v->n; j++) {
         tsl_strbuf_append(sb, first ? "" : ", ");
-        sch_value_print(sb, &v->u.items[j], t->rv_kinds, t->n_rvs);
+        sch_value_print(sb, &v->u.items[j], t->rv_kinds.data, t->rv_kinds.len);
         first = 0;
       }
       continue;
@@ -197,7 +177,7 @@ static void print_inst(tsl_strbuf *sb, const tsl_trace *t,
       continue;
     }
     tsl_strbuf_printf(sb, "%s%s=", first ? "" : ", ", par->name);
-    sch_value_print(sb, v, t->rv_kinds, t->n_rvs);
+    sch_value_print(sb, v, t->rv_kinds.data, t->rv_kinds.len);
     first = 0;
   }
   tsl_strbuf_append(sb, ")\n");
@@ -207,7 +187,7 @@ char *tsl_trace_to_script(const tsl_trace *t, int with_decisions) {
   tsl_strbuf sb;
   tsl_strbuf_init(&sb);
   tsl_strbuf_append(&sb, "");
-  for (uint32_t i = 0; i < t->n; i++)
-    print_inst(&sb, t, &t->insts[i], with_decisions);
+  for (uint32_t i = 0; i < t->insts.len; i++)
+    print_inst(&sb, t, sch_trace_inst(t, i), with_decisions);
   return tsl_strbuf_take(&sb);
 }

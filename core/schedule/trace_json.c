@@ -18,7 +18,7 @@ static json_t *value_json(const tsl_sch_value *v, const tsl_trace *t) {
   case TSL_SV_BOOL: return json_boolean(v->u.i);
   case TSL_SV_RV:
     snprintf(buf, sizeof buf, "%c%u",
-             sch_rv_prefix(v->u.rv < t->n_rvs ? t->rv_kinds[v->u.rv] : 0),
+             sch_rv_prefix((uint32_t)tsl_trace_rv_kind(t, v->u.rv)),
              v->u.rv);
     return json_string(buf);
   case TSL_SV_LIST:
@@ -39,7 +39,7 @@ static json_t *value_json(const tsl_sch_value *v, const tsl_trace *t) {
   case TSL_SV_LAMBDA: {
     tsl_strbuf sb;
     tsl_strbuf_init(&sb);
-    sch_value_print(&sb, v, t->rv_kinds, t->n_rvs);
+    sch_value_print(&sb, v, t->rv_kinds.data, t->rv_kinds.len);
     json_t *o = json_pack("{s:s}", v->kind == TSL_SV_EXPR ? "expr" : "lambda",
                           sb.data ? sb.data : "");
     tsl_strbuf_free(&sb);
@@ -51,8 +51,8 @@ static json_t *value_json(const tsl_sch_value *v, const tsl_trace *t) {
 
 char *tsl_trace_to_json(const tsl_trace *t) {
   json_t *insts = json_array(), *decisions = json_array();
-  for (uint32_t i = 0; i < t->n; i++) {
-    const tsl_trace_inst *in = &t->insts[i];
+  for (uint32_t i = 0; i < t->insts.len; i++) {
+    const tsl_trace_inst *in = sch_trace_inst(t, i);
     json_t *inputs = json_array(), *attrs = json_array(), *outs = json_array();
     for (uint32_t p = 0; p < in->kind->n_params; p++) {
       const tsl_sch_param *par = &in->kind->params[p];
@@ -288,14 +288,14 @@ int tsl_trace_from_json(tsl_ctx *ctx, const char *text, tsl_trace **out,
     }
     json_int_t idx = json_integer_value(json_array_get(d, 0));
     tsl_sch_value v;
-    j.inst = idx >= 0 && idx < (json_int_t)t->n ? (uint32_t)idx : 0;
+    j.inst = idx >= 0 && idx < (json_int_t)t->insts.len ? (uint32_t)idx : 0;
     if ((rc = json_value(&j, json_array_get(d, 1), &v, 0)))
       break;
-    if (idx < 0 || idx >= (json_int_t)t->n) {
+    if (idx < 0 || idx >= (json_int_t)t->insts.len) {
       rc = tsl_diag_set(diag, TSL_EPARSE,
                         "trace JSON: decision %zu names instruction %lld; the "
                         "trace has %u",
-                        i, (long long)idx, t->n);
+                        i, (long long)idx, t->insts.len);
       break;
     }
     if (tsl_trace_set_decision(t, (uint32_t)idx, &v, diag)) {

@@ -5,7 +5,6 @@
 #include "sch_internal.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* ---- children ------------------------------------------------------------ */
 
@@ -231,19 +230,10 @@ const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype) {
   return tsl_var_new(c->arena, name, dtype);
 }
 
-static void collect(sch_call *c, sch_path *p, sch_path **out, uint32_t *n,
-                    uint32_t *cap) {
+static void collect(sch_path *p, tsl_vec *out) {
   const tsl_stmt *s = sch_path_target(p);
   if (s->kind == TSL_STMT_BLOCK_REALIZE && p->depth > 0) {
-    if (*n == *cap) {
-      uint32_t nc = *cap ? *cap * 2 : 8;
-      sch_path *np = TSL_NEW_ARRAY(c->arena, sch_path, nc);
-      if (*n)
-        memcpy(np, *out, sizeof *np * *n);
-      *out = np;
-      *cap = nc;
-    }
-    (*out)[(*n)++] = *p;
+    tsl_vec_append(out, p, 1);
     return;
   }
   uint32_t nch = n_children(s);
@@ -254,7 +244,7 @@ static void collect(sch_call *c, sch_path *p, sch_path **out, uint32_t *n,
     p->stmts[p->depth] = ch;
     p->index[p->depth] = i;
     p->depth++;
-    collect(c, p, out, n, cap);
+    collect(p, out);
     p->depth--;
   }
 }
@@ -262,8 +252,6 @@ static void collect(sch_call *c, sch_path *p, sch_path **out, uint32_t *n,
 uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out) {
   sch_path *p = TSL_NEW(c->arena, sch_path);
   *p = *base;
-  uint32_t n = 0, cap = 0;
-  *out = NULL;
   const tsl_stmt *s = sch_path_target(p);
   if (s->kind == TSL_STMT_BLOCK_REALIZE) {
     /* children of a block: walk its body only (not the init) */
@@ -271,8 +259,11 @@ uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out) {
     p->index[p->depth] = 0;
     p->depth++;
   }
-  collect(c, p, out, &n, &cap);
-  return n;
+  tsl_vec kids;
+  tsl_vec_init(&kids, sizeof(sch_path), c->arena);
+  collect(p, &kids);
+  *out = kids.data;
+  return kids.len;
 }
 
 int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
@@ -283,23 +274,16 @@ int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
   return 0;
 }
 
+static int first_block(const tsl_stmt *s, void *ud) {
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return 0;
+  *(const char **)ud = s->u.realize.block->name;
+  return 1;
+}
+
 const char *sch_first_block_name(const tsl_stmt *s) {
-  while (s->kind == TSL_STMT_FOR)
-    s = s->u.loop.body;
-  switch ((tsl_stmt_kind)s->kind) {
-  case TSL_STMT_BLOCK_REALIZE: return s->u.realize.block->name;
-  case TSL_STMT_LET: return sch_first_block_name(s->u.let.body);
-  case TSL_STMT_IF: {
-    const char *n = sch_first_block_name(s->u.branch.then_case);
-    return n || !s->u.branch.else_case ? n : sch_first_block_name(s->u.branch.else_case);
-  }
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++) {
-      const char *n = sch_first_block_name(s->u.seq.stmts[i]);
-      if (n)
-        return n;
-    }
-    return NULL;
-  default: return NULL;
-  }
+  const char *name = NULL;
+  tsl_stmt_visitor v = {.stmt = first_block, .user_data = &name};
+  tsl_stmt_visit(s, &v);
+  return name;
 }

@@ -2,8 +2,9 @@
  * The IR mutator (tessel/visit.h): sharing of unchanged subtrees, variable
  * and buffer maps, hooks before and after the children, definitions with
  * fresh variables, removal propagating through loops and sequences,
- * failure reporting, statement-only rewrites, dtype legalization as a
- * hook, and the visitor's TSL_VISIT_SKIP. Programs are parsed from TVMScript and results are
+ * substitution through a map, failure reporting, statement-only rewrites,
+ * dtype legalization as a hook, and the visitor's TSL_VISIT_SKIP. Programs
+ * are parsed from TVMScript and results are
  * compared as printed text or with structural equality.
  */
 #include "tap.h"
@@ -108,6 +109,34 @@ static void var_map(void) {
      "the binding reads 15 - i");
   free(txt);
   (void)nest1;
+  teardown(&fx);
+}
+
+/* Substitution through a map: the same result as a mutator with `vars`,
+ * the map left as it was, an empty map or NULL returning the input. */
+static void substitute_map(void) {
+  fixture fx;
+  setup(&fx);
+  const tsl_stmt *seq = fx.f->body->u.realize.block->body;
+  const tsl_var *i = seq->u.seq.stmts[0]->u.loop.loop_var;
+  tsl_map vars;
+  tsl_map_init(&vars, fx.arena);
+  ok(tsl_stmt_substitute_map(fx.arena, seq, &vars) == seq &&
+         tsl_stmt_substitute_map(fx.arena, seq, NULL) == seq &&
+         tsl_expr_substitute_map(fx.arena, i->ref, NULL) == i->ref,
+     "substitute_map: an empty or NULL map returns the input");
+  const tsl_expr *by = tsl_expr_binary(fx.arena, TSL_EXPR_SUB, tsl_expr_i32(fx.arena, 15), i->ref);
+  tsl_map_put(&vars, i, (void *)by);
+  const tsl_stmt *out = tsl_stmt_substitute_map(fx.arena, seq, &vars);
+  tsl_mutator m = tsl_mutator_make(fx.arena);
+  m.vars = &vars;
+  ok(out != seq && out->u.seq.stmts[1] == seq->u.seq.stmts[1] &&
+         tsl_stmt_equal(out, tsl_mutate_stmt(&m, seq)),
+     "substitute_map: as a mutator with the map as `vars`, sharing what it does not use");
+  const tsl_expr *e = tsl_expr_binary(fx.arena, TSL_EXPR_MUL, i->ref, i->ref);
+  const tsl_expr *r = tsl_expr_substitute_map(fx.arena, e, &vars);
+  ok(r->kind == TSL_EXPR_MUL && r->args[0] == by && r->args[1] == by && vars.n == 1,
+     "substitute_map: every use of the key replaced; the map is unchanged");
   teardown(&fx);
 }
 
@@ -444,6 +473,7 @@ int main(void) {
   legalize();
   identity_shares();
   var_map();
+  substitute_map();
   buffer_map();
   expr_hooks();
   removal();

@@ -109,6 +109,35 @@ static void map_bindings(void) {
   tsl_map_free(&m);
 }
 
+/* Logged bindings over two maps: undoing to a mark restores both, newest
+ * first, and leaves the bindings made before the mark. */
+static void map_logged(void) {
+  tsl_map a = {0}, b = {0};
+  static int k[3];
+  tsl_vec log;
+  tsl_vec_init(&log, sizeof(tsl_map_logged), NULL);
+  tsl_map_put(&a, &k[0], TSL_MAP_INT(1));
+  tsl_map_bind_logged(&log, &a, &k[1], TSL_MAP_INT(2));
+  uint32_t mark = log.len;
+  tsl_map_bind_logged(&log, &a, &k[0], TSL_MAP_INT(10));
+  tsl_map_bind_logged(&log, &b, &k[0], TSL_MAP_INT(20));
+  tsl_map_bind_logged(&log, &a, &k[0], TSL_MAP_INT(11));
+  tsl_map_bind_logged(&log, &b, &k[2], TSL_MAP_INT(30));
+  ok(log.len == 5 && tsl_map_get_int(&a, &k[0], -1) == 11 &&
+         tsl_map_get_int(&b, &k[2], -1) == 30,
+     "bind_logged: the newest bindings are visible, each logged");
+  tsl_map_unbind_to(&log, mark);
+  ok(log.len == mark && tsl_map_get_int(&a, &k[0], -1) == 1 &&
+         tsl_map_get_int(&a, &k[1], -1) == 2 && b.n == 0,
+     "unbind_to: both maps back as at the mark, earlier bindings kept");
+  tsl_map_unbind_to(&log, 0);
+  ok(log.len == 0 && a.n == 1 && !tsl_map_find(&a, &k[1], NULL),
+     "unbind_to 0: every logged binding undone");
+  tsl_vec_free(&log);
+  tsl_map_free(&a);
+  tsl_map_free(&b);
+}
+
 static void vec_tests(tsl_arena *arena, const char *what) {
   tsl_vec v;
   tsl_vec_init(&v, sizeof(int64_t), arena);
@@ -141,6 +170,7 @@ int main(void) {
   map_model(arena, "arena");
   map_order();
   map_bindings();
+  map_logged();
   vec_tests(NULL, "heap");
   vec_tests(arena, "arena");
   tsl_arena_free(arena);

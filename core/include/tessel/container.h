@@ -114,6 +114,24 @@ TSL_API void *tsl_vec_dup(const tsl_vec *v, tsl_arena *arena);
 #define TSL_VEC_AT(v, type, i) (((type *)(v)->data)[i])
 #define TSL_VEC_LAST(v, type) (((type *)(v)->data)[(v)->len - 1])
 
+/* ---- scoped bindings with a log --------------------------------------------
+ * Logged bindings, for scopes that bind a varying number of keys in one or
+ * more maps (a block's iter vars and buffers): each binding is appended to
+ * `log`, a tsl_vec of tsl_map_logged (any storage), and tsl_map_unbind_to
+ * undoes, newest first, every binding logged after `mark` (a log length
+ * taken when the scope began).
+ *   uint32_t mark = log.len;
+ *   tsl_map_bind_logged(&log, &vars, v, e); ...
+ *   tsl_map_unbind_to(&log, mark); */
+typedef struct tsl_map_logged {
+  tsl_map *map;
+  tsl_map_binding b;
+} tsl_map_logged;
+
+TSL_API void tsl_map_bind_logged(tsl_vec *log, tsl_map *m, const void *key,
+                                 void *val);
+TSL_API void tsl_map_unbind_to(tsl_vec *log, uint32_t mark);
+
 #ifdef __cplusplus
 }
 #endif

@@ -160,6 +160,14 @@ TSL_API const tsl_expr *tsl_expr_substitute(tsl_arena *a, const tsl_expr *e,
 TSL_API const tsl_stmt *tsl_stmt_substitute(tsl_arena *a, const tsl_stmt *s,
                                             tsl_subst_fn fn, void *user_data);
 
+/* Substitution through a map (const tsl_var * -> const tsl_expr *): a
+ * mutator with only `vars` set. `vars` is not modified; NULL or empty
+ * returns the input. */
+TSL_API const tsl_expr *tsl_expr_substitute_map(tsl_arena *a, const tsl_expr *e,
+                                                const tsl_map *vars);
+TSL_API const tsl_stmt *tsl_stmt_substitute_map(tsl_arena *a, const tsl_stmt *s,
+                                                const tsl_map *vars);
+
 /* tsl_expr_substitute with TVM's dtype legalization
  * (SubstituteWithDataTypeLegalization): where the replacements change the
  * width of an integer operand, the narrower operand of every arithmetic
