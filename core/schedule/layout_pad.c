@@ -5,7 +5,10 @@
  * order of preference:
  *   - no store (an input): a block asserting the pad value in the padding
  *     with T.assume, first in the scope;
- *   - row-major producer loops whose bodies store nothing else: each nest
+ *   - row-major producer loops whose bodies store nothing else and hold no
+ *     block but the store's own, which indexes the buffer by its spatial
+ *     iterators (any other block would bind an iterator to the padded
+ *     loops, outside its domain): each nest
  *     is replaced by loops over the new shape whose store writes
  *     if_then_else(padding, pad value, value), the innermost block getting
  *     new iterators `v_axisK` when the store indexes it by its spatial
@@ -25,6 +28,7 @@ typedef struct dep {
 typedef struct lay_write {
   const tsl_stmt *store;
   const tsl_stmt *realize; /* the innermost block realize, or NULL */
+  uint32_t n_inner_realizes; /* block realizes between loops[0] and the store */
   uint32_t n_loops;
   const tsl_stmt **loops; /* the loops the indices depend on, outer first */
   int row_major;
@@ -35,6 +39,7 @@ typedef struct planner {
   const lay_pad *in;
   tsl_vec loops;    /* const tsl_stmt *: the active FORs */
   tsl_vec realizes; /* const tsl_stmt *: the active realizes */
+  tsl_vec loop_realizes; /* uint32_t: realizes.len when each active FOR began */
   tsl_map depth;    /* var -> dep * */
   tsl_map binding;  /* var -> const tsl_expr *: let / iterator values */
   tsl_vec writes;   /* lay_write */
@@ -99,11 +104,13 @@ static void record_store(planner *p, const tsl_stmt *s) {
   dep_acc acc = {&p->depth, 0, {0, 0}};
   for (uint32_t i = 0; i < s->u.store.n_indices; i++)
     dep_of(s->u.store.indices[i], &acc);
-  lay_write w = {s, NULL, 0, NULL, 0};
+  lay_write w = {s, NULL, 0, 0, NULL, 0};
   const tsl_stmt **active = TSL_VEC_DATA(&p->loops, const tsl_stmt *);
   if (acc.found) {
     w.n_loops = acc.d.hi - acc.d.lo + 1;
     w.loops = tsl_arena_dup(p->c->arena, active + acc.d.lo, sizeof *w.loops * w.n_loops);
+    w.n_inner_realizes =
+        p->realizes.len - TSL_VEC_AT(&p->loop_realizes, uint32_t, acc.d.lo);
   }
   if (p->realizes.len)
     w.realize = TSL_VEC_LAST(&p->realizes, const tsl_stmt *);
@@ -128,6 +135,7 @@ static int plan_stmt(const tsl_stmt *s, void *ud) {
     d->lo = d->hi = p->loops.len;
     tsl_map_put(&p->depth, s->u.loop.loop_var, d);
     TSL_VEC_PUSH(&p->loops, const tsl_stmt *, s);
+    TSL_VEC_PUSH(&p->loop_realizes, uint32_t, p->realizes.len);
     break;
   }
   case TSL_STMT_LET:
@@ -155,6 +163,7 @@ static int plan_stmt_post(const tsl_stmt *s, void *ud) {
   switch ((tsl_stmt_kind)s->kind) {
   case TSL_STMT_FOR:
     p->loops.len--;
+    p->loop_realizes.len--;
     tsl_map_del(&p->depth, s->u.loop.loop_var);
     break;
   case TSL_STMT_LET:
@@ -310,6 +319,16 @@ static const tsl_stmt *replace_nest(sch_call *c, const lay_pad *in, const lay_wr
   r.new_idx = lrefs;
   r.pred = over(&r, in->padding, lrefs);
   block_updates(&r, lrefs, shape);
+  /* the new loops run over the padded shape: no block between them and the
+   * store may bind an iterator to the old loops (it would leave its
+   * domain), and the store's own block must index by its iterators, which
+   * become iterators over the new shape */
+  if (w->n_inner_realizes > 1 || (w->n_inner_realizes == 1 && !r.ivs))
+    return NULL;
+  for (uint32_t k = 0; k < r.n_ivs; k++)
+    for (uint32_t i = 0; i < w->n_loops; i++)
+      if (tsl_expr_uses_var(r.ivals[k], w->loops[i]->u.loop.loop_var))
+        return NULL;
   const tsl_stmt *body = tsl_mutate_stmt(&r.m, w->loops[w->n_loops - 1]->u.loop.body);
   if (!r.all_replaced || !body)
     return NULL;
@@ -429,6 +448,7 @@ int lay_pad_plan(sch_call *c, const tsl_stmt *init, const tsl_stmt *body,
   p.in = in;
   tsl_vec_init(&p.loops, sizeof(const tsl_stmt *), c->arena);
   tsl_vec_init(&p.realizes, sizeof(const tsl_stmt *), c->arena);
+  tsl_vec_init(&p.loop_realizes, sizeof(uint32_t), c->arena);
   tsl_vec_init(&p.writes, sizeof(lay_write), c->arena);
   tsl_map_init(&p.depth, c->arena);
   tsl_map_init(&p.binding, c->arena);
