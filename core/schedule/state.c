@@ -352,6 +352,15 @@ int sch_type_ok(uint32_t type, const tsl_sch_value *v) {
   return 0;
 }
 
+/* The name two parameters of `l` share, or NULL. */
+static const char *lambda_duplicate_param(const tsl_sch_lambda *l) {
+  for (uint32_t i = 0; i < l->n_params; i++)
+    for (uint32_t j = 0; j < i; j++)
+      if (strcmp(l->params[i]->name, l->params[j]->name) == 0)
+        return l->params[i]->name;
+  return NULL;
+}
+
 /* Tuples are lists everywhere but in buffer references (which the
  * primitive records as tuples) and lambdas (whose bodies keep them). */
 static tsl_sch_value tuples_as_lists(tsl_arena *a, uint32_t type,
@@ -433,6 +442,12 @@ int sch_bind_args(const tsl_sch_inst_kind *k, uint32_t n_args,
       return tsl_diag_set(diag, TSL_EINVALID,
                           "argument '%s' must be %s, not %s", par->name,
                           type_text(par->type), value_kind_text(&v));
+    const char *dup = v.kind == TSL_SV_LAMBDA ? lambda_duplicate_param(v.u.lambda) : NULL;
+    if (dup)
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "argument '%s': the lambda names two parameters '%s'; "
+                          "give each parameter its own name (a trace prints them "
+                          "by name)", par->name, dup);
     if (par->type == TSL_SP_FLOAT && v.kind == TSL_SV_INT)
       v = tsl_sv_float((double)v.u.i);
     if (par->type == TSL_SP_FLOATS) {

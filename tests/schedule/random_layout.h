@@ -95,7 +95,9 @@ static tsl_sch_value rl_pad(tsl_arena *ar, tsl_dtype t, uint32_t n) {
     const tsl_var **ps = TSL_NEW_ARRAY(ar, const tsl_var *, n + 1);
     const tsl_expr *sum = tsl_expr_i32(ar, 1);
     for (uint32_t k = 0; k < n; k++) {
-      ps[k] = tsl_var_new(ar, "p", TSL_INT32);
+      char name[16];
+      snprintf(name, sizeof name, "p%u", k);
+      ps[k] = tsl_var_new(ar, name, TSL_INT32);
       sum = tsl_expr_binary(ar, TSL_EXPR_ADD, sum, ps[k]->ref);
     }
     l->n_params = n;

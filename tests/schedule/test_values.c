@@ -222,6 +222,38 @@ static void scripts(void) {
   tsl_arena_free(a);
 }
 
+/* A lambda built through the C API with two parameters of one name would
+ * print as a trace that cannot be read back: refused at the call. */
+static void duplicate_param_names(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_module *mod;
+  tsl_parse(a, "p.py", prog, strlen(prog), &mod, &d);
+  tsl_schedule *sch;
+  tsl_schedule_new(ctx, mod, NULL, &sch, &d);
+  tsl_sch_lambda *l = TSL_NEW(a, tsl_sch_lambda);
+  const tsl_var **ps = TSL_NEW_ARRAY(a, const tsl_var *, 2);
+  ps[0] = tsl_var_new(a, "p", TSL_INT32);
+  ps[1] = tsl_var_new(a, "p", TSL_INT32);
+  const tsl_expr *items[2] = {ps[1]->ref, ps[0]->ref};
+  tsl_sch_value body[2] = {tsl_sv_expr(items[0]), tsl_sv_expr(items[1])};
+  l->n_params = 2;
+  l->params = ps;
+  l->body = tsl_sv_tuple(2, body);
+  tsl_sch_arg args[3] = {{NULL, tsl_sv_str("B")}, {NULL, tsl_sv_str("B")},
+                         {NULL, tsl_sv_lambda(l)}};
+  const tsl_module *before = tsl_schedule_module(sch);
+  int rc = tsl_sch_call(sch, "transform_layout", 3, args, NULL, NULL, &d);
+  ok(rc == TSL_EINVALID && strstr(d.text, "names two parameters 'p'") &&
+         tsl_schedule_module(sch) == before &&
+         tsl_trace_len(tsl_schedule_trace(sch)) == 0,
+     "a lambda with two parameters named 'p' is refused, the schedule unchanged");
+  if (rc != TSL_EINVALID)
+    tap_diag("rc %d: %s", rc, d.text);
+  tsl_schedule_free(sch);
+  tsl_arena_free(a);
+}
+
 int main(void) {
   ctx = tsl_ctx_new();
   lambdas();
@@ -229,6 +261,7 @@ int main(void) {
   exprs();
   spans();
   scripts();
+  duplicate_param_names();
   tsl_ctx_free(ctx);
   return tap_done();
 }
