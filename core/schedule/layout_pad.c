@@ -8,7 +8,8 @@
  *   - row-major producer loops whose bodies store nothing else and hold no
  *     block but the store's own, which indexes the buffer by its spatial
  *     iterators (any other block would bind an iterator to the padded
- *     loops, outside its domain): each nest
+ *     loops, outside its domain), each loop the whole body of the one
+ *     around it: each nest
  *     is replaced by loops over the new shape whose store writes
  *     if_then_else(padding, pad value, value), the innermost block getting
  *     new iterators `v_axisK` when the store indexes it by its spatial
@@ -325,6 +326,12 @@ static const tsl_stmt *replace_nest(sch_call *c, const lay_pad *in, const lay_wr
    * become iterators over the new shape */
   if (w->n_inner_realizes > 1 || (w->n_inner_realizes == 1 && !r.ivs))
     return NULL;
+  /* the nest is this store's alone: each dependent loop is the whole body
+   * of the one around it (a sibling, such as the init nest
+   * decompose_reduction leaves beside the update, would be dropped) */
+  for (uint32_t i = 0; i + 1 < w->n_loops; i++)
+    if (w->loops[i]->u.loop.body != w->loops[i + 1])
+      return NULL;
   for (uint32_t k = 0; k < r.n_ivs; k++)
     for (uint32_t i = 0; i < w->n_loops; i++)
       if (tsl_expr_uses_var(r.ivals[k], w->loops[i]->u.loop.loop_var))
