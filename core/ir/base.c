@@ -75,7 +75,7 @@ struct tsl_arena {
   size_t bytes;
 };
 
-enum { ARENA_CHUNK = 64 * 1024, MAX_SPARE_CHUNKS = 64 };
+enum { ARENA_CHUNK = 64 * 1024, MAX_SPARE_CHUNKS = 256 };
 
 /* Standard-size chunks of freed arenas wait in the context for the next
  * arena: a search builds and frees thousands of short-lived schedules, and

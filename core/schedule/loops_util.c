@@ -35,6 +35,15 @@ static int detect(walk *w, uint32_t n, const tsl_expr *const *vals,
                              NULL) == TSL_OK;
 }
 
+/* Whether a split of `sum` takes a fused sum apart (its expression nests
+ * the sum: ((i_0 * 2 + i_1) * 4 + i_2) // 8). */
+static int has_fused_source(const tsl_iter_sum *sum) {
+  for (uint32_t k = 0; k < sum->n; k++)
+    if (sum->args[k]->source->sum)
+      return 1;
+  return 0;
+}
+
 /* The simplified bindings, or NULL where they stay. */
 static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s) {
   tsl_arena *a = w->c->arena;
@@ -45,9 +54,14 @@ static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s) {
     return NULL;
   const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, n);
   const tsl_expr **flat = TSL_NEW_ARRAY(a, const tsl_expr *, n);
-  int changed = 0;
+  int changed = 0, nested = 0;
   for (uint32_t i = 0; i < n; i++) {
     vals[i] = tsl_iter_sum_to_expr(w->an, a, map.indices[i]);
+    nested |= has_fused_source(map.indices[i]);
+  }
+  if (!nested)
+    return vals; /* splits of the loops themselves: already flat */
+  for (uint32_t i = 0; i < n; i++) {
     /* our maps nest fused sums ((i_0 * 2 + i_1) * 4 + i_2) where TVM's
      * are flat; exact algebra without bounds flattens them, kept when
      * the result is still an iterator map (it may also reduce a fused

@@ -230,10 +230,14 @@ const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype) {
   return tsl_var_new(c->arena, name, dtype);
 }
 
-static void collect(sch_path *p, tsl_vec *out) {
+/* The block realizes under p's target, not nested in one another, in tree
+ * order: counted when `out` is NULL, else written to out[*n]. */
+static void collect(sch_path *p, sch_path *out, uint32_t *n) {
   const tsl_stmt *s = sch_path_target(p);
   if (s->kind == TSL_STMT_BLOCK_REALIZE && p->depth > 0) {
-    tsl_vec_append(out, p, 1);
+    if (out)
+      out[*n] = *p;
+    ++*n;
     return;
   }
   uint32_t nch = n_children(s);
@@ -244,7 +248,7 @@ static void collect(sch_path *p, tsl_vec *out) {
     p->stmts[p->depth] = ch;
     p->index[p->depth] = i;
     p->depth++;
-    collect(p, out);
+    collect(p, out, n);
     p->depth--;
   }
 }
@@ -259,11 +263,14 @@ uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out) {
     p->index[p->depth] = 0;
     p->depth++;
   }
-  tsl_vec kids;
-  tsl_vec_init(&kids, sizeof(sch_path), c->arena);
-  collect(p, &kids);
-  *out = kids.data;
-  return kids.len;
+  /* counted first: a path is large (SCH_MAX_DEPTH entries), so the array
+   * is allocated once at its size */
+  uint32_t n = 0;
+  collect(p, NULL, &n);
+  *out = TSL_NEW_ARRAY(c->arena, sch_path, n ? n : 1);
+  n = 0;
+  collect(p, *out, &n);
+  return n;
 }
 
 int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
