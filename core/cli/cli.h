@@ -22,6 +22,7 @@ int cli_fmt(int argc, char **argv);
 int cli_eq(int argc, char **argv);
 int cli_eval(int argc, char **argv);
 int cli_schedule(int argc, char **argv);
+int cli_space(int argc, char **argv);   /* cmd_space.c */
 int cli_run(int argc, char **argv);     /* cmd_run.c */
 int cli_build(int argc, char **argv);   /* cmd_build.c */
 int cli_plugins(int argc, char **argv); /* cmd_plugins.c */

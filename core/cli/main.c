@@ -10,7 +10,7 @@
 #include <string.h>
 
 extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[],
-    cli_schedule_usage[], cli_run_usage[], cli_build_usage[],
+    cli_schedule_usage[], cli_space_usage[], cli_run_usage[], cli_build_usage[],
     cli_plugins_usage[], cli_tune_usage[], cli_db_usage[], cli_best_usage[],
     cli_report_usage[];
 
@@ -21,6 +21,8 @@ const cli_verb cli_verbs[] = {
      cli_eval_usage, cli_eval},
     {"schedule", "apply a schedule script to a program", cli_schedule_usage,
      cli_schedule},
+    {"space", "the design space schedule rules derive for a program", cli_space_usage,
+     cli_space},
     {"run", "compile a program for a target, time it and check its outputs",
      cli_run_usage, cli_run},
     {"build", "export a program as a library (.so or .o) with a C header",

@@ -8,6 +8,7 @@
  */
 #include "plugin_internal.h"
 #include "tessel/tessel.h"
+#include "rules_internal.h"
 #include "tz_internal.h"
 
 #include <stdlib.h>
@@ -75,7 +76,7 @@ int plg_register_builtins(tsl_registry *reg, tsl_diag *diag) {
     if (rc)
       return rc;
   }
-  return TSL_OK;
+  return rules_register_builtins(reg, diag);
 }
 
 void plg_free_builtins(tsl_registry *reg) {

@@ -53,9 +53,18 @@ static inline tsl_trace_inst *sch_trace_inst(const tsl_trace *t, uint32_t i) {
   return (tsl_trace_inst *)t->insts.data + i;
 }
 
+/* A schedule's arena, shared with its forks: a fork's nodes point into its
+ * parent's arena, so an arena lives while a schedule forked from it does. */
+typedef struct sch_arena_ref {
+  tsl_arena *arena;
+  uint32_t refs;
+  struct sch_arena_ref *parent; /* the arena this one's nodes point into */
+} sch_arena_ref;
+
 struct tsl_schedule {
   tsl_ctx *ctx;
-  tsl_arena *arena;
+  tsl_arena *arena; /* == aref->arena */
+  sch_arena_ref *aref;
   const tsl_module *orig;
   const tsl_module *mod;
   tsl_str func_name; /* default function */

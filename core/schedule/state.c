@@ -80,7 +80,13 @@ int tsl_schedule_new(tsl_ctx *ctx, const tsl_module *mod,
     return tsl_diag_set(diag, TSL_ENOMEM, "schedule: out of memory");
   sch->ctx = ctx;
   tsl_vec_init(&sch->rv_table, sizeof(sch_rv), NULL);
-  sch->arena = tsl_arena_new(ctx);
+  sch->aref = calloc(1, sizeof *sch->aref);
+  if (!sch->aref) {
+    free(sch);
+    return tsl_diag_set(diag, TSL_ENOMEM, "schedule: out of memory");
+  }
+  sch->aref->arena = sch->arena = tsl_arena_new(ctx);
+  sch->aref->refs = 1;
   sch->an = tsl_analyzer_new(ctx);
   sch->orig = sch->mod = mod;
   sch->func_name = fn;
@@ -91,15 +97,61 @@ int tsl_schedule_new(tsl_ctx *ctx, const tsl_module *mod,
   return TSL_OK;
 }
 
+static void arena_release(sch_arena_ref *r) {
+  while (r && --r->refs == 0) {
+    sch_arena_ref *parent = r->parent;
+    tsl_arena_free(r->arena);
+    free(r);
+    r = parent;
+  }
+}
+
 void tsl_schedule_free(tsl_schedule *sch) {
   if (!sch)
     return;
   sch_trace_release(&sch->trace);
   tsl_intrin_registry_free(sch->own_intrins);
   tsl_analyzer_free(sch->an);
-  tsl_arena_free(sch->arena);
+  arena_release(sch->aref);
   tsl_vec_free(&sch->rv_table);
   free(sch);
+}
+
+int tsl_schedule_fork(tsl_schedule *sch, tsl_schedule **out, tsl_diag *diag) {
+  *out = NULL;
+  tsl_schedule *f = calloc(1, sizeof *f);
+  sch_arena_ref *r = calloc(1, sizeof *r);
+  if (!f || !r) {
+    free(f);
+    free(r);
+    return tsl_diag_set(diag, TSL_ENOMEM, "fork: out of memory");
+  }
+  f->ctx = sch->ctx;
+  r->arena = f->arena = tsl_arena_new(sch->ctx);
+  r->refs = 1;
+  r->parent = sch->aref;
+  sch->aref->refs++;
+  f->aref = r;
+  f->an = tsl_analyzer_new(sch->ctx);
+  f->orig = sch->orig;
+  f->mod = sch->mod;
+  f->func_name = sch->func_name;
+  f->intrins = sch->intrins; /* the parent's own set, if any, is its own */
+  f->in_postproc = sch->in_postproc;
+  tsl_vec_init(&f->rv_table, sizeof(sch_rv), NULL);
+  tsl_vec_append(&f->rv_table, sch->rv_table.data, sch->rv_table.len);
+  if (sch->param_layouts.len) {
+    tsl_vec_init(&f->param_layouts, sch->param_layouts.elem_size, f->arena);
+    tsl_vec_append(&f->param_layouts, sch->param_layouts.data, sch->param_layouts.len);
+  }
+  /* the trace's instructions point into the parent's arena, kept alive */
+  sch_trace_init(&f->trace, sch->ctx, f->arena);
+  tsl_vec_append(&f->trace.insts, sch->trace.insts.data, sch->trace.insts.len);
+  tsl_vec_append(&f->trace.rv_kinds, sch->trace.rv_kinds.data, sch->trace.rv_kinds.len);
+  /* as TVM's Schedule.copy: the fork draws its seed from the parent */
+  sch_rng_seed(f, sch_rand_u64(sch));
+  *out = f;
+  return TSL_OK;
 }
 
 const tsl_module *tsl_schedule_module(const tsl_schedule *sch) {

@@ -294,3 +294,17 @@ const char *sch_first_block_name(const tsl_stmt *s) {
   tsl_stmt_visit(s, &v);
   return name;
 }
+
+const tsl_stmt *tsl_schedule_get_stmt(tsl_schedule *sch, tsl_sch_rv rv) {
+  if (rv >= sch->n_rvs)
+    return NULL;
+  const sch_rv *r = &sch->rvs[rv];
+  if (r->kind != TSL_RV_BLOCK && r->kind != TSL_RV_LOOP)
+    return NULL;
+  const tsl_func *f = sch_func(sch, r->func);
+  sch_path p;
+  if (!f || !(r->kind == TSL_RV_BLOCK ? sch_find_block(f, r->u.block, &p) != 0
+                                      : sch_find_loop(f, r->u.loop, &p) != 0))
+    return NULL;
+  return sch_path_target(&p);
+}

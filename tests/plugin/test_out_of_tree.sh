@@ -49,7 +49,7 @@ if ldd "$lib" 2>/dev/null | grep -q libasan; then
   # a sanitized build: the ASan runtime has to come first in the host
   preload="$($cc -print-file-name=libasan.so)"
 fi
-check "  ... which loads the plugin through the installed libtessel and parses its intrinsic" \
+check "  ... which loads the plugin through the installed libtessel, parses its intrinsic and derives a space with its rule" \
   env LD_LIBRARY_PATH="$(dirname "$lib")" LD_PRELOAD="$preload" \
   TESSEL_PLUGIN_PATH= "$tmp/host" "$tmp/oot.so"
 check "  ... the installed library, not the build's" \

@@ -176,6 +176,22 @@ TSL_API tsl_ctx *tsl_schedule_ctx(const tsl_schedule *sch);
  * (e.g. a replay with fresh decisions per candidate). */
 TSL_API uint64_t tsl_schedule_fork_seed(tsl_schedule *sch);
 
+/* A copy of `sch` (TVM's Schedule.copy) to transform on its own: the same
+ * module, handles and trace so far; its random generator is seeded from
+ * `sch`'s (which advances, so two forks differ). Either may be freed first.
+ * Schedule rules fork to branch a design space. */
+TSL_API int tsl_schedule_fork(tsl_schedule *sch, tsl_schedule **out,
+                              tsl_diag *diag);
+
+/* The statement a handle refers to in the current module: the
+ * TSL_STMT_BLOCK_REALIZE of a block handle, the TSL_STMT_FOR of a loop
+ * handle; NULL for other handles or when the block or loop no longer
+ * exists (inlined, replaced). Valid while the schedule lives. Rules read a
+ * block's iterators (kinds, extents, bindings), reads, writes and
+ * annotations from it. */
+TSL_API const tsl_stmt *tsl_schedule_get_stmt(tsl_schedule *sch,
+                                              tsl_sch_rv rv);
+
 /* Kind (TSL_RV_*) of a handle, 0 when `rv` was never handed out or was
  * removed (remove_rv). */
 TSL_API int tsl_schedule_rv_kind(const tsl_schedule *sch, tsl_sch_rv rv);

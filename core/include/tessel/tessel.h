@@ -18,6 +18,7 @@
 #include "tessel/runner.h"
 #include "tessel/plugin.h"
 #include "tessel/search.h"
+#include "tessel/rules.h"
 #include "tessel/db.h"
 #include "tessel/config.h"
 #include "tessel/tune.h"

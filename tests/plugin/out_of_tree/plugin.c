@@ -1,10 +1,14 @@
 /*
  * A plugin as a vendor builds it out of tree: only the installed headers and
  *   cc -shared -fPIC -fvisibility=hidden plugin.c $(pkg-config --cflags --libs tessel)
- * It registers a tensor intrinsic (C[0:4] = A[0:4] * 2) and a schedule rule.
+ * It registers a tensor intrinsic (C[0:4] = A[0:4] * 2) and a schedule rule
+ * that branches: every block but the root gets annotated "oot.branch" = 0
+ * in the schedule it was given and = 1 in a fork of it.
  */
 #include <tessel/plugin.h>
+#include <tessel/rules.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char scale4_script[] =
@@ -34,7 +38,55 @@ static const char scale4_script[] =
 
 static const tsl_intrin_vtable scale4 = {sizeof scale4, scale4_script,
                                          "scale4_desc", "scale4_impl"};
-static const uint32_t rule_vt[2] = {sizeof rule_vt, 0};
+struct tsl_sch_rule {
+  const tsl_host_api *host;
+};
+
+static int rule_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_kv *opts,
+                       tsl_sch_rule **out, tsl_diag *diag) {
+  (void)t;
+  (void)opts;
+  if (n)
+    return tsl_diag_set(diag, TSL_EINVALID, "oot.rule: takes no options");
+  *out = malloc(sizeof **out);
+  if (!*out)
+    return tsl_diag_set(diag, TSL_ENOMEM, "oot.rule: out of memory");
+  (*out)->host = ud;
+  return TSL_OK;
+}
+
+static void rule_destroy(tsl_sch_rule *r) { free(r); }
+
+static int mark(tsl_schedule *sch, tsl_sch_rv block, int64_t branch, tsl_diag *diag) {
+  tsl_sch_arg a[3] = {{NULL, tsl_sv_rv(block)},
+                      {NULL, tsl_sv_str(tsl_intern(tsl_schedule_ctx(sch), "oot.branch"))},
+                      {NULL, tsl_sv_int(branch)}};
+  return tsl_sch_call(sch, "annotate", 3, a, NULL, NULL, diag);
+}
+
+static int rule_apply(tsl_sch_rule *r, tsl_schedule *sch, tsl_sch_rv block,
+                      tsl_schedule_list *out, tsl_diag *diag) {
+  (void)r;
+  tsl_schedule *fork = NULL;
+  int rc = TSL_OK;
+  if (!tsl_sch_is_root_block(sch, block)) {
+    rc = tsl_schedule_fork(sch, &fork, diag);
+    if (!rc)
+      rc = mark(sch, block, 0, diag);
+    if (!rc)
+      rc = mark(fork, block, 1, diag);
+  }
+  if (rc) {
+    tsl_schedule_free(sch);
+    tsl_schedule_free(fork);
+    return rc;
+  }
+  tsl_schedule_list_push(out, sch);
+  return fork ? tsl_schedule_list_push(out, fork) : TSL_OK;
+}
+
+static const tsl_schedule_rule_vtable rule_vt = {sizeof rule_vt, rule_create, rule_destroy,
+                                                 rule_apply};
 
 TSL_PLUGIN_ENTRY(host, session, diag) {
   if (host->struct_size < sizeof(tsl_host_api))
@@ -51,6 +103,7 @@ TSL_PLUGIN_ENTRY(host, session, diag) {
   c.kind = TSL_COMPONENT_SCHEDULE_RULE;
   c.name = "oot.rule";
   c.summary = "out-of-tree test rule";
-  c.vtable = rule_vt;
+  c.vtable = &rule_vt;
+  c.user_data = (void *)host;
   return host->register_component(session, &c, diag);
 }

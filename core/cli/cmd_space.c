@@ -1,0 +1,140 @@
+/*
+ * `tessel space PROGRAM`: the design space the target's default schedule
+ * rules derive for a prim_func, each sketch printed as a trace (a schedule
+ * script in TVM's trace form) with its sample_* decisions drawn from the
+ * seed; --json prints {"sketches": [{"trace": "..."}, ...]}.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char cli_space_usage[] =
+    "usage: tessel space PROGRAM [--func F] [--target llvm] [--num-cores N]\n"
+    "                    [--seed S] [--json]\n"
+    "\n"
+    "Derive the design space of the prim_func F of PROGRAM from the target's\n"
+    "default schedule rules (TVM MetaSchedule's PostOrderApply over the\n"
+    "blocks) and print each sketch as a trace: a schedule script whose\n"
+    "sample_* calls carry decisions drawn from the seed.\n"
+    "\n"
+    "  --func F         the function (default: \"main\", or the only one)\n"
+    "  --target T       the target whose rules apply (default and only: llvm)\n"
+    "  --num-cores N    cores the rules plan for (default: this machine's)\n"
+    "  --seed S         seed of the decisions (default 0)\n"
+    "  --json           print {\"sketches\": [{\"trace\": \"<script>\"}, ...]} in\n"
+    "                   generation order\n"
+    "\n"
+    "exit status: 0 ok, 2 on error\n";
+
+static int parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (*s == '-')
+    return 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || end == s || *end)
+    return 0;
+  *out = v;
+  return 1;
+}
+
+static void print_sketches(tsl_trace **traces, uint32_t n, int json) {
+  if (json) {
+    json_t *arr = json_array();
+    for (uint32_t i = 0; i < n; i++) {
+      char *t = tsl_trace_to_script(traces[i], 1);
+      json_array_append_new(arr, json_pack("{s:s}", "trace", t ? t : ""));
+      free(t);
+    }
+    json_t *root = json_pack("{s:o}", "sketches", arr);
+    char *s = json_dumps(root, JSON_INDENT(2));
+    printf("%s\n", s ? s : "{}");
+    free(s);
+    json_decref(root);
+    return;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    char *t = tsl_trace_to_script(traces[i], 1);
+    printf("%s# sketch %u of %u\n%s", i ? "\n" : "", i + 1, n, t ? t : "");
+    if (t && t[0] && t[strlen(t) - 1] != '\n')
+      putchar('\n');
+    free(t);
+  }
+}
+
+int cli_space(int argc, char **argv) {
+  const char *prog = NULL, *func_name = NULL, *target = "llvm";
+  uint64_t seed = 0, cores = 0;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if (!strcmp(a, "--func") || !strcmp(a, "--target") || !strcmp(a, "--seed") ||
+               !strcmp(a, "--num-cores")) {
+      if (i + 1 >= argc)
+        return cli_error("space", "option %s needs a value\nnote: see tessel space --help", a);
+      const char *v = argv[++i];
+      if (!strcmp(a, "--func"))
+        func_name = v;
+      else if (!strcmp(a, "--target"))
+        target = v;
+      else if (!strcmp(a, "--seed") && !parse_u64(v, &seed))
+        return cli_error("space", "--seed expects a non-negative integer, got '%s'", v);
+      else if (!strcmp(a, "--num-cores") && (!parse_u64(v, &cores) || !cores || cores > 4096))
+        return cli_error("space", "--num-cores expects an integer from 1 to 4096, got '%s'", v);
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return cli_error("space", "unknown option '%s'\nnote: valid options: --func, --target, "
+                                "--num-cores, --seed, --json, --help", a);
+    } else if (!prog) {
+      prog = a;
+    } else {
+      return cli_error("space", "unexpected argument '%s' (PROGRAM is already given)", a);
+    }
+  }
+  if (!prog)
+    return cli_error("space", "missing PROGRAM\nnote: usage: tessel space PROGRAM [--json]");
+  if (!cores) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cores = n > 0 ? (uint64_t)n : 1;
+  }
+
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *arena = tsl_arena_new(ctx);
+  tsl_registry *reg = NULL;
+  tsl_diag diag = {0};
+  const tsl_module *m = NULL;
+  const tsl_func *f = NULL;
+  tsl_space_rule *rules = NULL;
+  uint32_t n_rules = 0, n = 0;
+  tsl_trace **traces = NULL;
+  int rc = cli_load(arena, prog, &m);
+  if (rc == CLI_OK && !(f = cli_pick_func("space", m, func_name, prog)))
+    rc = CLI_USAGE;
+  const tsl_component *tc = NULL;
+  tsl_rule_target rt = {sizeof rt, target, (int32_t)cores,
+                        __builtin_cpu_supports("avx512f") ? 64 : 32};
+  if (rc == CLI_OK &&
+      (tsl_registry_new(ctx, &reg, &diag) || tsl_registry_load_default(reg, 0, NULL, &diag) ||
+       tsl_registry_require(reg, TSL_COMPONENT_TARGET, target, &tc, &diag) ||
+       tsl_space_default_rules(reg, &rt, &rules, &n_rules, &diag) ||
+       tsl_space_generate(ctx, m, f->name, n_rules, rules, seed, NULL, &traces, &n, &diag))) {
+    fprintf(stderr, "tessel space: error: %s\n", diag.text);
+    rc = CLI_USAGE;
+  }
+  if (rc == CLI_OK)
+    print_sketches(traces, n, json);
+  for (uint32_t i = 0; i < n; i++)
+    tsl_trace_free(traces[i]);
+  free(traces);
+  tsl_space_rules_free(rules, n_rules);
+  tsl_registry_free(reg);
+  tsl_arena_free(arena);
+  tsl_ctx_free(ctx);
+  return rc;
+}

@@ -1,0 +1,57 @@
+/*
+ * Private helpers of core/rules: option tables, calls on a schedule, the
+ * built-in components.
+ */
+#ifndef TESSEL_RULES_INTERNAL_H
+#define TESSEL_RULES_INTERNAL_H
+
+#include "tessel/tessel.h"
+
+/* ---- options -------------------------------------------------------------- */
+
+enum { RULE_OPT_BOOL, RULE_OPT_INT, RULE_OPT_INTS };
+
+#define RULE_MAX_INTS 16
+typedef struct rule_ints {
+  uint32_t n;
+  int64_t v[RULE_MAX_INTS];
+} rule_ints;
+
+/* One option: the key, its type and where it goes in the options struct
+ * (int32_t for BOOL, int64_t for INT, rule_ints for INTS). */
+typedef struct rule_opt {
+  const char *key;
+  int type;
+  size_t offset;
+} rule_opt;
+
+/* Read `opts` into `out` by `table`: "true"/"false" (or 1/0), integers,
+ * integer lists ("[0, 16, 64]" or "0,16,64"). An unknown key or a bad value
+ * is TSL_EINVALID naming the rule, the key and what would be valid. */
+int rule_parse_opts(const char *rule, const rule_opt *table, uint32_t n_table,
+                    uint32_t n, const tsl_kv *opts, void *out, tsl_diag *diag);
+
+/* ---- schedule calls ---------------------------------------------------------- */
+
+/* tsl_sch_call with positional arguments; *out the first output (may be
+ * NULL). */
+int rule_call(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_value *args,
+              tsl_sch_rv *out, tsl_diag *diag);
+/* The outputs of a list-returning query (get_producers, ...), recorded in
+ * the trace as TVM's rules record it: heap array (free()), or NULL with *n
+ * 0. */
+tsl_sch_rv *rule_query(tsl_schedule *sch, const char *inst, tsl_sch_rv rv, uint32_t *n);
+/* The block's annotation `key`, or NULL. */
+const tsl_attr_value *rule_block_ann(tsl_schedule *sch, tsl_sch_rv block, const char *key);
+
+/* ---- built-ins ------------------------------------------------------------------ */
+
+extern const tsl_schedule_rule_vtable rule_auto_inline_vt;
+extern const tsl_schedule_rule_vtable rule_inline_const_scalars_vt;
+extern const tsl_schedule_rule_vtable rule_parallel_vectorize_unroll_vt;
+extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
+
+/* Register the built-in rules, postprocessors and mutators in `reg`. */
+int rules_register_builtins(tsl_registry *reg, tsl_diag *diag);
+
+#endif

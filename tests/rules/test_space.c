@@ -1,0 +1,362 @@
+/*
+ * Design spaces from schedule rules (tessel/rules.h):
+ *   sketches  the llvm default rules on workloads/ programs: the traces
+ *             (2 cores, seed 0) equal tests/rules/sketches/NAME.sketch,
+ *             and every sketch, replayed with its decisions and with fresh
+ *             ones (3 seeds), computes what the program computes
+ *             (interpreter, parallel loops also shuffled and reversed)
+ *   fork      a forked schedule is independent of its parent, and either
+ *             may be freed first
+ *   analyses  the block analyses rules use, against hand-computed facts
+ *   options   rule options: defaults, unknown keys and bad values refused
+ *   custom    a block annotated schedule_rule is left to the named rule
+ * TESSEL_UPDATE_GOLDEN=1 rewrites the .sketch files (review them by eye).
+ */
+#include "tap.h"
+#include "tessel/tessel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_files.h"
+
+static tsl_ctx *ctx;
+static tsl_registry *reg;
+static const char *root;
+static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
+
+static const tsl_module *parse(tsl_arena *a, const char *src, const char *what) {
+  const tsl_module *m = NULL;
+  tsl_diag d = {0};
+  if (tsl_parse(a, what, src, strlen(src), &m, &d)) {
+    ok(0, "%s parses", what);
+    tap_diag("%s", d.text);
+    return NULL;
+  }
+  return m;
+}
+
+static char *slurp(const char *path) {
+  char *s = NULL;
+  size_t n;
+  tsl_diag d = {0};
+  return tsl_read_file(path, &s, &n, &d) == TSL_OK ? s : NULL;
+}
+
+static char *sketches_text(tsl_trace **sk, uint32_t n) {
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  for (uint32_t i = 0; i < n; i++) {
+    char *t = tsl_trace_to_script(sk[i], 1);
+    tsl_strbuf_printf(&sb, "%s# sketch %u of %u\n%s", i ? "\n" : "", i + 1, n, t);
+    free(t);
+  }
+  return tsl_strbuf_take(&sb);
+}
+
+/* The sketch replayed (recorded or fresh decisions) computes what the
+ * program computes. */
+static int sketch_sound(const tsl_module *m, const tsl_trace *t, int fresh, uint64_t seed,
+                        char *why, size_t cap) {
+  tsl_replay_opts ro = {sizeof ro, fresh, seed, NULL, NULL};
+  tsl_schedule *s = NULL;
+  tsl_diag d = {0};
+  if (tsl_trace_replay(ctx, t, m, &ro, &s, &d)) {
+    snprintf(why, cap, "replay: %.1000s", d.text);
+    return 0;
+  }
+  const tsl_func *f0 = tsl_schedule_original(s)->funcs[0];
+  const tsl_func *f1 = tsl_schedule_func_in_original_layout(s, f0->name);
+  tsl_equiv_report rep;
+  tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed};
+  int rc = tsl_interp_check_equivalent_opts(f0, f1, NULL, 0, seed, &io, &rep, &d);
+  if (rc)
+    snprintf(why, cap, "interpreter: %.1000s", d.text);
+  tsl_schedule_free(s);
+  return rc == TSL_OK;
+}
+
+static void sketches(void) {
+  static const char *const names[] = {"elementwise_add", "softmax", "layer_norm", "gelu",
+                                      "matmul_relu",     "dense_bias_relu", "conv2d_relu_nchw",
+                                      "reductions",      "avg_pool2d",      "reshape_slice"};
+  int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
+  tsl_space_rule *rules;
+  uint32_t n_rules;
+  tsl_diag d = {0};
+  if (!ok(tsl_space_default_rules(reg, &target, &rules, &n_rules, &d) == TSL_OK,
+          "the llvm default rules are created"))
+    tap_diag("%s", d.text);
+  for (size_t w = 0; w < sizeof names / sizeof names[0]; w++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/workloads/%s.py", root, names[w]);
+    char *src = slurp(path);
+    tsl_arena *a = tsl_arena_new(ctx);
+    const tsl_module *m = src ? parse(a, src, names[w]) : NULL;
+    tsl_trace **sk = NULL;
+    uint32_t n = 0;
+    if (m && tsl_space_generate(ctx, m, NULL, n_rules, rules, 0, NULL, &sk, &n, &d)) {
+      ok(0, "%s: space generated", names[w]);
+      tap_diag("%s", d.text);
+    } else if (m) {
+      char *text = sketches_text(sk, n);
+      snprintf(path, sizeof path, "%s/tests/rules/sketches/%s.sketch", root, names[w]);
+      if (update) {
+        FILE *f = fopen(path, "w");
+        if (f) {
+          fputs(text, f);
+          fclose(f);
+        }
+      }
+      char *want = slurp(path);
+      is_str(text, want ? want : "(missing)", "%s: %u sketch%s as in %s.sketch", names[w], n,
+             n == 1 ? "" : "es", names[w]);
+      free(want);
+      free(text);
+      int sound = 1;
+      char why[1200] = "";
+      for (uint32_t i = 0; i < n && sound; i++) {
+        sound = sketch_sound(m, sk[i], 0, 1, why, sizeof why);
+        for (uint64_t s = 1; s <= 3 && sound; s++)
+          sound = sketch_sound(m, sk[i], 1, s, why, sizeof why);
+      }
+      if (!ok(sound, "%s: every sketch, with its decisions and 3 fresh draws, computes what "
+                     "the program computes", names[w]))
+        tap_diag("%s", why);
+    }
+    for (uint32_t i = 0; i < n; i++)
+      tsl_trace_free(sk[i]);
+    free(sk);
+    tsl_arena_free(a);
+    free(src);
+  }
+  tsl_space_rules_free(rules, n_rules);
+}
+
+static const char *two_stage =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((16, 16), \"float32\"), C: T.Buffer((16, 16), \"float32\")):\n"
+    "    B = T.alloc_buffer((16, 16))\n"
+    "    for i, j in T.grid(16, 16):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            B[vi, vj] = A[vi, vj] * T.float32(2)\n"
+    "    for i, j in T.grid(16, 16):\n"
+    "        with T.block(\"C\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            C[vi, vj] = B[vj, vi] + T.float32(1)\n";
+
+static tsl_sch_rv block_rv(tsl_schedule *s, const char *name) {
+  tsl_sch_rv rv = 0;
+  tsl_diag d = {0};
+  tsl_sch_get_block(s, name, &rv, &d);
+  return rv;
+}
+
+static void fork_test(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, two_stage, "two_stage");
+  tsl_schedule *s = NULL, *f = NULL;
+  tsl_diag d = {0};
+  tsl_schedule_new(ctx, m, NULL, &s, &d);
+  tsl_sch_rv b = block_rv(s, "B");
+  tsl_sch_arg args[1] = {{NULL, tsl_sv_rv(b)}};
+  ok(tsl_schedule_fork(s, &f, &d) == TSL_OK, "fork");
+  ok(tsl_sch_call(f, "compute_inline", 1, args, NULL, NULL, &d) == TSL_OK,
+     "the fork inlines B through the parent's handle");
+  ok(tsl_schedule_get_stmt(s, b) && !tsl_schedule_get_stmt(f, b),
+     "B is gone in the fork only");
+  ok(tsl_trace_len(tsl_schedule_trace(s)) == 1 && tsl_trace_len(tsl_schedule_trace(f)) == 2,
+     "the traces went apart (1 and 2 instructions)");
+  tsl_schedule *g = NULL;
+  tsl_schedule_fork(f, &g, &d);
+  tsl_schedule_free(f); /* g's nodes live in f's arena: kept alive */
+  tsl_schedule_free(s);
+  char *t = tsl_trace_to_script(tsl_schedule_trace(g), 1);
+  ok(t && strstr(t, "compute_inline(block=b0)"),
+     "a fork of a fork outlives both parents with its trace");
+  free(t);
+  char *p = tsl_print_module(tsl_schedule_module(g));
+  ok(p && strstr(p, "A[vj, vi] * T.float32(2)"), "  ... and its module");
+  free(p);
+  tsl_schedule *h = NULL, *h2 = NULL;
+  tsl_schedule_fork(g, &h, &d);
+  tsl_schedule_fork(g, &h2, &d);
+  ok(tsl_schedule_fork_seed(h) != tsl_schedule_fork_seed(h2),
+     "two forks draw different seeds from their parent");
+  tsl_schedule_free(h);
+  tsl_schedule_free(g);
+  tsl_schedule_free(h2);
+  tsl_arena_free(a);
+}
+
+static void analyses(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, two_stage, "two_stage");
+  tsl_schedule *s = NULL;
+  tsl_diag d = {0};
+  tsl_schedule_new(ctx, m, NULL, &s, &d);
+  tsl_sch_rv b = block_rv(s, "B"), c = block_rv(s, "C"), r = block_rv(s, "root");
+  ok(tsl_sch_is_root_block(s, r) && !tsl_sch_is_root_block(s, b), "root block");
+  ok(tsl_sch_is_output_block(s, c) && !tsl_sch_is_output_block(s, b),
+     "C writes an output, B a buffer its scope allocates");
+  ok(tsl_sch_is_trivial_binding(s, b) && tsl_sch_is_spatial_func(s, b), "trivial, spatial");
+  const tsl_block *deps[4];
+  ok(tsl_sch_block_deps(s, b, 0, deps, 4) == 1 && deps[0]->name == tsl_intern(ctx, "C") &&
+         tsl_sch_block_deps(s, c, 1, deps, 4) == 1 &&
+         tsl_sch_block_deps(s, b, 1, NULL, 0) == 0,
+     "B's consumer is C, C's producer is B, B has none");
+  ok(tsl_trace_len(tsl_schedule_trace(s)) == 3, "the analyses record nothing in the trace");
+  const tsl_stmt *loops[4];
+  uint32_t nl;
+  ok(tsl_sch_block_scope(s, c, loops, 4, &nl) == tsl_schedule_func(s)->body && nl == 2,
+     "C's scope is the root, under 2 loops");
+  const tsl_block *cb = tsl_schedule_get_stmt(s, c)->u.realize.block;
+  tsl_rw_pattern p;
+  ok(tsl_rw_pattern_analyze(&cb->reads[0], &cb->writes[0], &p) && p.surjective &&
+         p.injective && !p.ordered && p.no_const_read && p.no_shift_read,
+     "B[vj, vi] against C[vi, vj]: surjective, injective, not ordered");
+  tsl_schedule_free(s);
+
+  const char *src =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((16,), \"float32\"), D: T.Buffer((4,), \"float32\"),\n"
+      "         C: T.Buffer((16, 16), \"float32\")):\n"
+      "    for i, j in T.grid(16, 16):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+      "            T.where(i < 15)\n"
+      "            C[vi, vj] = A[vi + 1] + D[3]\n";
+  m = parse(a, src, "shifted");
+  tsl_schedule_new(ctx, m, NULL, &s, &d);
+  c = block_rv(s, "C");
+  cb = tsl_schedule_get_stmt(s, c)->u.realize.block;
+  ok(tsl_sch_has_if_then_else(s, c), "a T.where counts as a branch");
+  ok(tsl_rw_pattern_analyze(&cb->reads[0], &cb->writes[0], &p) && !p.surjective &&
+         p.injective && p.ordered && !p.no_shift_read && p.no_const_read,
+     "A[vi + 1] against C[vi, vj]: shifted, vj unread");
+  ok(tsl_rw_pattern_analyze(&cb->reads[1], &cb->writes[0], &p) && !p.no_const_read &&
+         !p.surjective,
+     "D[3] against C[vi, vj]: a constant read");
+  tsl_schedule_free(s);
+  tsl_arena_free(a);
+}
+
+static void options(void) {
+  tsl_space_rule r;
+  tsl_diag d = {0};
+  tsl_kv bad_key = {"into_produce", "true"}, bad_val = {"into_producer", "maybe"},
+         steps = {"unroll_max_steps", "[0, 8]"}, bad_list = {"unroll_max_steps", "[0, x]"};
+  ok(tsl_space_rule_create(reg, "AutoInline", &target, 1, &bad_key, &r, &d) == TSL_EINVALID &&
+         strstr(d.text, "unknown option 'into_produce'; valid: into_producer, into_consumer"),
+     "an unknown option names the valid ones: %s", d.text);
+  ok(tsl_space_rule_create(reg, "AutoInline", &target, 1, &bad_val, &r, &d) == TSL_EINVALID &&
+         strstr(d.text, "'into_producer' is 'maybe'; it must be true or false"),
+     "a bad value says what is valid: %s", d.text);
+  ok(tsl_space_rule_create(reg, "ParallelizeVectorizeUnroll", &target, 1, &bad_list, &r, &d) ==
+         TSL_EINVALID && strstr(d.text, "a list of integers"),
+     "a bad list says what is valid: %s", d.text);
+  ok(tsl_space_rule_create(reg, "NoSuchRule", &target, 0, NULL, &r, &d) != TSL_OK &&
+         strstr(d.text, "AutoInline"),
+     "an unknown rule lists the registered ones: %s", d.text);
+  tsl_rule_target no_cores = target;
+  no_cores.num_cores = 0;
+  ok(tsl_space_rule_create(reg, "ParallelizeVectorizeUnroll", &no_cores, 0, NULL, &r, &d) ==
+         TSL_EINVALID && strstr(d.text, "core count"),
+     "parallelizing without a core count is refused: %s", d.text);
+  /* a 2-step unroll list shows in the sample */
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, two_stage, "two_stage");
+  const char *sum =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((16, 16), \"float32\"), B: T.Buffer((16,), \"float32\")):\n"
+      "    for i, k in T.grid(16, 16):\n"
+      "        with T.block(\"B\"):\n"
+      "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+      "            with T.init():\n"
+      "                B[vi] = T.float32(0)\n"
+      "            B[vi] = B[vi] + A[vi, vk]\n";
+  const tsl_module *ms = parse(a, sum, "sum");
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  if (ok(tsl_space_rule_create(reg, "ParallelizeVectorizeUnroll", &target, 1, &steps, &r, &d) ==
+             TSL_OK,
+         "unroll_max_steps: [0, 8]") &&
+      tsl_space_generate(ctx, ms, NULL, 1, &r, 0, NULL, &sk, &n, &d) == TSL_OK && n == 1) {
+    char *t = tsl_trace_to_script(sk[0], 1);
+    ok(strstr(t, "candidates=[0, 8], probs=[0.5, 0.5]") &&
+           strstr(t, "meta_schedule.parallel\", ann_val=32"),
+       "the sample draws from [0, 8]; parallel extent 16 jobs x 2 cores");
+    free(t);
+    tsl_trace_free(sk[0]);
+    free(sk);
+    sk = NULL;
+    /* a spatial function gets no unroll sample */
+    if (tsl_space_generate(ctx, m, NULL, 1, &r, 0, NULL, &sk, &n, &d) == TSL_OK && n == 1) {
+      t = tsl_trace_to_script(sk[0], 1);
+      ok(!strstr(t, "sample_categorical"), "no unroll sample in a spatial function");
+      free(t);
+      tsl_trace_free(sk[0]);
+    }
+    free(sk);
+    tsl_space_rules_free(NULL, 0);
+    r.vtable->destroy(r.rule);
+  }
+  tsl_arena_free(a);
+}
+
+static void custom(void) {
+  const char *src =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((16,), \"float32\"), C: T.Buffer((16,), \"float32\")):\n"
+      "    B = T.alloc_buffer((16,))\n"
+      "    for i in range(16):\n"
+      "        with T.block(\"B\"):\n"
+      "            vi = T.axis.spatial(16, i)\n"
+      "            T.block_attr({\"schedule_rule\": \"my_rule\"})\n"
+      "            B[vi] = A[vi] * T.float32(2)\n"
+      "    for i in range(16):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi = T.axis.spatial(16, i)\n"
+      "            C[vi] = B[vi] + T.float32(1)\n";
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, src, "custom");
+  tsl_space_rule r;
+  tsl_diag d = {0};
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  if (m && tsl_space_rule_create(reg, "AutoInline", &target, 0, NULL, &r, &d) == TSL_OK &&
+      tsl_space_generate(ctx, m, NULL, 1, &r, 0, NULL, &sk, &n, &d) == TSL_OK && n == 1) {
+    char *t = tsl_trace_to_script(sk[0], 1);
+    ok(!strstr(t, "compute_inline"), "AutoInline leaves a block annotated schedule_rule alone");
+    free(t);
+    tsl_trace_free(sk[0]);
+    r.vtable->destroy(r.rule);
+  } else {
+    ok(0, "AutoInline leaves a block annotated schedule_rule alone");
+    tap_diag("%s", d.text);
+  }
+  free(sk);
+  tsl_arena_free(a);
+}
+
+int main(void) {
+  root = getenv("TESSEL_SOURCE_ROOT");
+  if (!root)
+    root = ".";
+  ctx = tsl_ctx_new();
+  tsl_diag d = {0};
+  if (tsl_registry_new(ctx, &reg, &d)) {
+    ok(0, "registry: %s", d.text);
+    return tap_done();
+  }
+  sketches();
+  fork_test();
+  analyses();
+  options();
+  custom();
+  tsl_registry_free(reg);
+  tsl_ctx_free(ctx);
+  return tap_done();
+}
