@@ -10,6 +10,7 @@
 static const char *type_text(int type) {
   return type == RULE_OPT_BOOL  ? "true or false"
          : type == RULE_OPT_INT ? "an integer"
+         : type == RULE_OPT_STR ? "a string of at most 127 characters"
                                 : "a list of integers such as [0, 16, 64]";
 }
 
@@ -35,6 +36,13 @@ static int parse_value(int type, const char *s, void *dst) {
     return 1;
   }
   const char *end;
+  if (type == RULE_OPT_STR) {
+    size_t n = strlen(s);
+    if (n >= RULE_STR_MAX)
+      return 0;
+    memcpy(dst, s, n + 1);
+    return 1;
+  }
   if (type == RULE_OPT_INT) {
     int64_t v;
     if (!parse_int(s, &end, &v) || *end)

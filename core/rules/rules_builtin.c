@@ -18,6 +18,9 @@ static const builtin_rule builtin_rules[] = {
      &rule_inline_const_scalars_vt},
     {"AutoInline", "inline elementwise blocks into their consumers (TVM's AutoInline)",
      &rule_auto_inline_vt},
+    {"MultiLevelTiling",
+     "tile a block with data reuse into levels of loops (TVM's MultiLevelTiling)",
+     &rule_multi_level_tiling_vt},
     {"ParallelizeVectorizeUnroll",
      "annotate the root block for parallel, vectorize and a sampled unroll step",
      &rule_parallel_vectorize_unroll_vt},
@@ -37,10 +40,10 @@ int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {
   return TSL_OK;
 }
 
-/* TVM's llvm list, in its order. MultiLevelTiling and AddRFactor join it
- * as they are written (issue 13). */
+/* TVM's llvm list, in its order. AddRFactor joins it (between AutoInline
+ * and MultiLevelTiling) when it is written (issue 13). */
 static const char *const llvm_rules[] = {"InlineConstantScalars", "AutoInline",
-                                         "ParallelizeVectorizeUnroll",
+                                         "MultiLevelTiling", "ParallelizeVectorizeUnroll",
                                          "RandomComputeLocation"};
 
 int tsl_space_rule_create(const tsl_registry *reg, const char *name,

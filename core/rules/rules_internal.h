@@ -9,7 +9,9 @@
 
 /* ---- options -------------------------------------------------------------- */
 
-enum { RULE_OPT_BOOL, RULE_OPT_INT, RULE_OPT_INTS };
+enum { RULE_OPT_BOOL, RULE_OPT_INT, RULE_OPT_INTS, RULE_OPT_STR };
+
+#define RULE_STR_MAX 128
 
 #define RULE_MAX_INTS 16
 typedef struct rule_ints {
@@ -18,7 +20,8 @@ typedef struct rule_ints {
 } rule_ints;
 
 /* One option: the key, its type and where it goes in the options struct
- * (int32_t for BOOL, int64_t for INT, rule_ints for INTS). */
+ * (int32_t for BOOL, int64_t for INT, rule_ints for INTS, char[RULE_STR_MAX]
+ * for STR). */
 typedef struct rule_opt {
   const char *key;
   int type;
@@ -48,6 +51,7 @@ const tsl_attr_value *rule_block_ann(tsl_schedule *sch, tsl_sch_rv block, const 
 
 extern const tsl_schedule_rule_vtable rule_auto_inline_vt;
 extern const tsl_schedule_rule_vtable rule_inline_const_scalars_vt;
+extern const tsl_schedule_rule_vtable rule_multi_level_tiling_vt;
 extern const tsl_schedule_rule_vtable rule_parallel_vectorize_unroll_vt;
 extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
 

@@ -258,3 +258,68 @@ const tsl_stmt *tsl_sch_block_scope(tsl_schedule *sch, tsl_sch_rv block,
     *n_loops = n;
   return p.stmts[scope];
 }
+
+typedef struct var_set {
+  const tsl_var *v[64];
+  uint32_t n;
+  int overflow;
+} var_set;
+
+static int collect_var(const tsl_expr *e, void *ud) {
+  var_set *s = ud;
+  if (e->kind != TSL_EXPR_VAR)
+    return 0;
+  for (uint32_t i = 0; i < s->n; i++)
+    if (s->v[i] == e->u.var)
+      return 0;
+  if (s->n < 64)
+    s->v[s->n++] = e->u.var;
+  else
+    s->overflow = 1;
+  return 0;
+}
+
+int tsl_sch_needs_multi_level_tiling(tsl_schedule *sch, tsl_sch_rv block) {
+  sch_path p;
+  if (!block_at(sch, block, &p) || p.depth == 1)
+    return 0;
+  const tsl_block *b = sch_path_block(&p);
+  if (tsl_attrs_get(b->annotations, "meta_schedule.tiling_structure") || b->n_writes != 1 ||
+      !b->n_reads || all_spatial(b) || !tsl_sch_is_trivial_binding(sch, block))
+    return 0;
+  const tsl_buffer *wbuf = b->writes[0].buffer;
+  /* spatial iterators, leaving out those of domain [0, 1) */
+  const tsl_var *spatial[64];
+  uint32_t ns = 0;
+  for (uint32_t i = 0; i < b->n_iter_vars && ns < 64; i++) {
+    const tsl_iter_var *iv = &b->iter_vars[i];
+    int64_t mn, ext;
+    int unit = tsl_expr_is_const_int(iv->dom.min, &mn) && tsl_expr_is_const_int(iv->dom.extent, &ext) &&
+               mn == 0 && ext == 1;
+    if (iv->iter_type == TSL_ITER_SPATIAL && !unit)
+      spatial[ns++] = iv->var;
+  }
+  uint32_t unused = 0;
+  for (uint32_t r = 0; r < b->n_reads; r++) {
+    const tsl_buffer_region *rg = &b->reads[r];
+    for (uint32_t q = 0; q < r; q++)
+      if (b->reads[q].buffer == rg->buffer)
+        return 0; /* a buffer read twice */
+    if (rg->buffer == wbuf)
+      continue; /* the reduction's own buffer */
+    var_set vs = {{0}, 0, 0};
+    for (uint32_t d = 0; d < rg->ndim; d++) {
+      int64_t ext;
+      if (!tsl_expr_is_const_int(rg->ranges[d].extent, &ext))
+        return 0;
+      tsl_expr_visit(rg->ranges[d].min, collect_var, &vs);
+    }
+    for (uint32_t k = 0; k < ns; k++) {
+      int used = vs.overflow;
+      for (uint32_t i = 0; i < vs.n && !used; i++)
+        used = vs.v[i] == spatial[k];
+      unused += !used;
+    }
+  }
+  return unused >= 1;
+}

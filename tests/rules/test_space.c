@@ -8,7 +8,8 @@
  *   fork      a forked schedule is independent of its parent, and either
  *             may be freed first
  *   analyses  the block analyses rules use, against hand-computed facts
- *   options   rule options: defaults, unknown keys and bad values refused
+ *   options   rule options: defaults, unknown keys and bad values refused;
+ *             MultiLevelTiling with thread binds and read reuse
  *   custom    a block annotated schedule_rule is left to the named rule
  * TESSEL_UPDATE_GOLDEN=1 rewrites the .sketch files (review them by eye).
  */
@@ -78,9 +79,10 @@ static int sketch_sound(const tsl_module *m, const tsl_trace *t, int fresh, uint
 }
 
 static void sketches(void) {
-  static const char *const names[] = {"elementwise_add", "softmax", "layer_norm", "gelu",
-                                      "matmul_relu",     "dense_bias_relu", "conv2d_relu_nchw",
-                                      "reductions",      "avg_pool2d",      "reshape_slice"};
+  static const char *const names[] = {
+      "elementwise_add", "softmax",    "layer_norm",   "gelu",       "matmul_relu",
+      "dense_bias_relu", "conv2d_relu_nchw", "reductions", "avg_pool2d", "reshape_slice",
+      "matmul_128",      "conv2d_nhwc", "batch_matmul", "gemv",      "depthwise_conv2d"};
   int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
   tsl_space_rule *rules;
   uint32_t n_rules;
@@ -306,6 +308,76 @@ static void options(void) {
   tsl_arena_free(a);
 }
 
+/* MultiLevelTiling with the GPU-style options: thread binds and read reuse
+ * with cooperative fetching; and its option errors. */
+static void mlt_options(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const char *mm =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((64, 64), \"float32\"), B: T.Buffer((64, 64), \"float32\"),\n"
+      "         C: T.Buffer((64, 64), \"float32\")):\n"
+      "    for i, j, k in T.grid(64, 64, 64):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+      "            with T.init():\n"
+      "                C[vi, vj] = T.float32(0)\n"
+      "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+  const tsl_module *m = parse(a, mm, "mm");
+  tsl_kv gpu[] = {{"structure", "SSSRRSRS"},
+                  {"tile_binds", "blockIdx.x, vthread.x, threadIdx.x"},
+                  {"max_innermost_factor", "16"},
+                  {"vector_load_lens", "[1, 2, 3, 4, 8]"},
+                  {"reuse_read_req", "must"},
+                  {"reuse_read_levels", "[4]"},
+                  {"reuse_read_scope", "shared"},
+                  {"reuse_write_req", "must"},
+                  {"reuse_write_levels", "[3]"},
+                  {"reuse_write_scope", "local"}};
+  tsl_space_rule r;
+  tsl_diag d = {0};
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  if (ok(tsl_space_rule_create(reg, "MultiLevelTiling", &target, 10, gpu, &r, &d) == TSL_OK,
+         "MultiLevelTiling with TVM's CUDA options") &&
+      ok(tsl_space_generate(ctx, m, NULL, 1, &r, 3, NULL, &sk, &n, &d) == TSL_OK && n == 1,
+         "  ... gives one sketch (write reuse must, one level; read reuse at level 4)")) {
+    char *t = tsl_trace_to_script(sk[0], 1);
+    ok(strstr(t, "sch.bind(loop=") && strstr(t, "thread_axis=\"threadIdx.x\"") &&
+           strstr(t, "storage_scope=\"shared\"") && strstr(t, "storage_scope=\"local\"") &&
+           strstr(t, "meta_schedule.cooperative_fetch") &&
+           strstr(t, "candidates=[1, 2, 3, 4], probs=[0.25, 0.25, 0.25, 0.25]"),
+       "  ... fused levels bound to threads, shared and local caches, fetch lengths <= 4 "
+       "for float32");
+    char why[1200] = "";
+    int sound = sketch_sound(m, sk[0], 0, 1, why, sizeof why);
+    for (uint64_t s = 1; s <= 3 && sound; s++)
+      sound = sketch_sound(m, sk[0], 1, s, why, sizeof why);
+    if (!ok(sound, "  ... computes the matmul with its decisions and 3 fresh draws"))
+      tap_diag("%s\n%s", why, t);
+    free(t);
+    tsl_trace_free(sk[0]);
+    r.vtable->destroy(r.rule);
+  } else {
+    tap_diag("%s", d.text);
+  }
+  free(sk);
+  struct {
+    tsl_kv kv;
+    const char *want;
+  } bad[] = {
+      {{"structure", "SSXR"}, "only S (spatial) and R (reduction) are valid"},
+      {{"reuse_write_req", "always"}, "reuse_write_req is 'always'; it must be no, may or must"},
+      {{"reuse_write_levels", "[7]"}, "levels run from 1 to 6"},
+      {{"reuse_read_req", "may"}, "reuse_read_req may is not supported"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int rc = tsl_space_rule_create(reg, "MultiLevelTiling", &target, 1, &bad[i].kv, &r, &d);
+    ok(rc == TSL_EINVALID && strstr(d.text, bad[i].want), "MultiLevelTiling %s: %s refused: %s",
+       bad[i].kv.key, bad[i].kv.value, d.text);
+  }
+  tsl_arena_free(a);
+}
+
 static void custom(void) {
   const char *src =
       "@T.prim_func\n"
@@ -355,6 +427,7 @@ int main(void) {
   fork_test();
   analyses();
   options();
+  mlt_options();
   custom();
   tsl_registry_free(reg);
   tsl_ctx_free(ctx);

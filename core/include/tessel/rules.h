@@ -120,6 +120,13 @@ TSL_API int tsl_sch_is_output_block(tsl_schedule *sch, tsl_sch_rv block);
 /* Each binding is the loop variable at its position, one loop per
  * iterator (TVM's IsTrivialBinding). */
 TSL_API int tsl_sch_is_trivial_binding(tsl_schedule *sch, tsl_sch_rv block);
+/* TVM's NeedsMultiLevelTiling: not tiled yet (no
+ * meta_schedule.tiling_structure annotation), one write, some reads, not
+ * every iterator spatial, trivial bindings, no buffer read twice, constant
+ * read extents, and at least one spatial iterator (of extent other than 1)
+ * that some read other than the written buffer does not use: data reuse a
+ * tiling can exploit (matmul, conv; not an elementwise block). */
+TSL_API int tsl_sch_needs_multi_level_tiling(tsl_schedule *sch, tsl_sch_rv block);
 /* The block or a statement in it branches: a T.where predicate other than
  * true, an if, a Select or T.if_then_else (TVM's HasIfThenElse). */
 TSL_API int tsl_sch_has_if_then_else(tsl_schedule *sch, tsl_sch_rv block);
