@@ -14,6 +14,7 @@ typedef struct tsl_sch_rule {
   int32_t into_producer, into_consumer, inline_const_tensor;
   int32_t disallow_if_then_else, require_injective, require_ordered;
   int32_t const_scalars; /* InlineConstantScalars */
+  char disallow_op[RULE_STR_MAX]; /* comma-separated, "tir.exp" or "exp" */
 } ai_rule;
 
 static const rule_opt ai_opts[] = {
@@ -23,18 +24,39 @@ static const rule_opt ai_opts[] = {
     {"disallow_if_then_else", RULE_OPT_BOOL, offsetof(ai_rule, disallow_if_then_else)},
     {"require_injective", RULE_OPT_BOOL, offsetof(ai_rule, require_injective)},
     {"require_ordered", RULE_OPT_BOOL, offsetof(ai_rule, require_ordered)},
+    {"disallow_op", RULE_OPT_STR, offsetof(ai_rule, disallow_op)},
 };
 
-/* Defaults: TVM's llvm list (into_producer false, the rest true). */
+/* The math intrinsic an op name names ("tir.exp" or "exp"), or -1. */
+static int op_intrin(const char *name, size_t n) {
+  if (n > 4 && !strncmp(name, "tir.", 4)) {
+    name += 4;
+    n -= 4;
+  }
+  return tsl_intrin_lookup(name, n);
+}
+
+/* Defaults: TVM's llvm list (into_producer false, the rest true,
+ * disallow_op tir.exp). */
 static int ai_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_kv *opts,
                      tsl_sch_rule **out, tsl_diag *diag) {
   (void)ud;
   (void)t;
-  ai_rule r = {0, 1, 1, 1, 1, 1, 0};
+  ai_rule r = {0, 1, 1, 1, 1, 1, 0, "tir.exp"};
   int rc = rule_parse_opts("AutoInline", ai_opts, sizeof ai_opts / sizeof ai_opts[0], n,
                            opts, &r, diag);
   if (rc)
     return rc;
+  for (const char *p = r.disallow_op; *p;) {
+    size_t k = strcspn(p, ", ");
+    if (k && op_intrin(p, k) < 0)
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "AutoInline: disallow_op names '%.*s', which is not a math "
+                          "intrinsic (e.g. tir.exp, tir.log, tir.sqrt, tir.tanh)",
+                          (int)k, p);
+    p += k;
+    p += strspn(p, ", ");
+  }
   *out = malloc(sizeof r);
   if (!*out)
     return tsl_diag_set(diag, TSL_ENOMEM, "AutoInline: out of memory");
@@ -63,6 +85,36 @@ static int try_inline(tsl_schedule *sch, tsl_sch_rv block, const char *inst) {
   return rule_call(sch, inst, 1, &a, NULL, NULL) == TSL_OK;
 }
 
+typedef struct op_scan {
+  const char *ops;
+  int found;
+} op_scan;
+
+static int scan_op(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  op_scan *s = ud;
+  if (e->kind != TSL_EXPR_CALL)
+    return 0;
+  for (const char *p = s->ops; *p && !s->found;) {
+    size_t k = strcspn(p, ", ");
+    if (k && op_intrin(p, k) == (int)e->intrin)
+      s->found = 1;
+    p += k;
+    p += strspn(p, ", ");
+  }
+  return s->found;
+}
+
+/* TVM's HasOp: the block calls one of the ops. */
+static int has_op(tsl_schedule *sch, tsl_sch_rv block, const char *ops) {
+  if (!*ops)
+    return 0;
+  op_scan s = {ops, 0};
+  tsl_stmt_visitor v = {.expr = scan_op, .user_data = &s};
+  tsl_stmt_visit(tsl_schedule_get_stmt(sch, block), &v);
+  return s.found;
+}
+
 static int is_str(const tsl_attr_value *v, const char *s) {
   return v && v->kind == TSL_ATTR_STR && !strcmp(v->u.s, s);
 }
@@ -75,6 +127,8 @@ static void auto_inline(const ai_rule *r, tsl_schedule *sch, tsl_sch_rv block) {
     return;
   if (r->inline_const_tensor && b->n_reads == 0 && tsl_sch_block_deps(sch, block, 0, NULL, 0) &&
       try_inline(sch, block, "compute_inline"))
+    return;
+  if (!pure_spatial && has_op(sch, block, r->disallow_op))
     return;
   if (!pure_spatial && r->disallow_if_then_else && tsl_sch_has_if_then_else(sch, block))
     return;

@@ -18,6 +18,8 @@ static const builtin_rule builtin_rules[] = {
      &rule_inline_const_scalars_vt},
     {"AutoInline", "inline elementwise blocks into their consumers (TVM's AutoInline)",
      &rule_auto_inline_vt},
+    {"AddRFactor", "factor a reduction with little spatial parallelism (TVM's AddRFactor)",
+     &rule_add_rfactor_vt},
     {"MultiLevelTiling",
      "tile a block with data reuse into levels of loops (TVM's MultiLevelTiling)",
      &rule_multi_level_tiling_vt},
@@ -40,9 +42,8 @@ int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {
   return TSL_OK;
 }
 
-/* TVM's llvm list, in its order. AddRFactor joins it (between AutoInline
- * and MultiLevelTiling) when it is written (issue 13). */
-static const char *const llvm_rules[] = {"InlineConstantScalars", "AutoInline",
+/* TVM's llvm list, in its order. */
+static const char *const llvm_rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",
                                          "MultiLevelTiling", "ParallelizeVectorizeUnroll",
                                          "RandomComputeLocation"};
 

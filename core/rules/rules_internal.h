@@ -51,6 +51,7 @@ const tsl_attr_value *rule_block_ann(tsl_schedule *sch, tsl_sch_rv block, const 
 
 extern const tsl_schedule_rule_vtable rule_auto_inline_vt;
 extern const tsl_schedule_rule_vtable rule_inline_const_scalars_vt;
+extern const tsl_schedule_rule_vtable rule_add_rfactor_vt;
 extern const tsl_schedule_rule_vtable rule_multi_level_tiling_vt;
 extern const tsl_schedule_rule_vtable rule_parallel_vectorize_unroll_vt;
 extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;

@@ -323,3 +323,60 @@ int tsl_sch_needs_multi_level_tiling(tsl_schedule *sch, tsl_sch_rv block) {
   }
   return unused >= 1;
 }
+
+int tsl_sch_is_reduction_block(tsl_schedule *sch, tsl_sch_rv block) {
+  sch_path p;
+  if (!block_at(sch, block, &p) || p.depth == 1)
+    return 0;
+  sch_call c = {.sch = sch, .arena = sch->arena};
+  return sch_is_reduction(&c, &p);
+}
+
+int tsl_sch_is_complete_block(tsl_schedule *sch, tsl_sch_rv block) {
+  sch_path p;
+  if (!block_at(sch, block, &p) || p.depth == 1)
+    return 0;
+  sch_call c = {.sch = sch, .arena = sch->arena};
+  return sch_is_complete(&c, &p);
+}
+
+typedef struct loop_kind {
+  tsl_stmt_visitor v;
+  const tsl_var *loop;
+  uint32_t spatial, reduce, other;
+} loop_kind;
+
+static int uses_loop(const tsl_expr *e, void *ud) {
+  return e->kind == TSL_EXPR_VAR && e->u.var == (const tsl_var *)ud;
+}
+
+static int kind_realize(const tsl_stmt *s, void *ud) {
+  loop_kind *k = ud;
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return 0;
+  const tsl_block *b = s->u.realize.block;
+  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
+    if (!tsl_expr_visit(s->u.realize.iter_values[i], uses_loop, (void *)k->loop))
+      continue;
+    tsl_iter_type t = (tsl_iter_type)b->iter_vars[i].iter_type;
+    if (t == TSL_ITER_SPATIAL)
+      k->spatial++;
+    else if (t == TSL_ITER_REDUCE)
+      k->reduce++;
+    else
+      k->other++;
+  }
+  return TSL_VISIT_SKIP; /* TVM looks at the outermost blocks only */
+}
+
+int tsl_sch_loop_iter_type(tsl_schedule *sch, tsl_sch_rv loop) {
+  const tsl_stmt *s = tsl_schedule_get_stmt(sch, loop);
+  if (!s || s->kind != TSL_STMT_FOR)
+    return -1;
+  loop_kind k = {{.stmt = kind_realize}, s->u.loop.loop_var, 0, 0, 0};
+  k.v.user_data = &k;
+  tsl_stmt_visit(s->u.loop.body, &k.v);
+  if (k.other || (k.spatial && k.reduce))
+    return TSL_ITER_OPAQUE;
+  return k.reduce ? TSL_ITER_REDUCE : TSL_ITER_SPATIAL;
+}

@@ -74,11 +74,12 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 7,
-         "a new registry holds the two built-in intrinsics and the five built-in rules");
-  static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "MultiLevelTiling",
-                                      "ParallelizeVectorizeUnroll", "RandomComputeLocation"};
-  for (int i = 0; i < 5; i++)
+  is_int(tsl_registry_count(reg), 8,
+         "a new registry holds the two built-in intrinsics and the six built-in rules");
+  static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",
+                                      "MultiLevelTiling", "ParallelizeVectorizeUnroll",
+                                      "RandomComputeLocation"};
+  for (int i = 0; i < 6; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_SCHEDULE_RULE, rules[i]) &&
            !strcmp(tsl_registry_path(reg, (uint32_t)(2 + i)), "built-in"),
        "built-in schedule rule %s", rules[i]);

@@ -262,6 +262,14 @@ static void options(void) {
   ok(tsl_space_rule_create(reg, "NoSuchRule", &target, 0, NULL, &r, &d) != TSL_OK &&
          strstr(d.text, "AutoInline"),
      "an unknown rule lists the registered ones: %s", d.text);
+  tsl_kv bad_op = {"disallow_op", "tir.exp,tir.frob"};
+  ok(tsl_space_rule_create(reg, "AutoInline", &target, 1, &bad_op, &r, &d) == TSL_EINVALID &&
+         strstr(d.text, "'tir.frob', which is not a math intrinsic"),
+     "disallow_op names only math intrinsics: %s", d.text);
+  tsl_kv rf_bad = {"max_innermost_factor", "sixty"};
+  ok(tsl_space_rule_create(reg, "AddRFactor", &target, 1, &rf_bad, &r, &d) == TSL_EINVALID &&
+         strstr(d.text, "it must be an integer"),
+     "AddRFactor options are checked: %s", d.text);
   tsl_rule_target no_cores = target;
   no_cores.num_cores = 0;
   ok(tsl_space_rule_create(reg, "ParallelizeVectorizeUnroll", &no_cores, 0, NULL, &r, &d) ==
@@ -378,6 +386,48 @@ static void mlt_options(void) {
   tsl_arena_free(a);
 }
 
+/* AutoInline keeps a block calling a disallowed op (TVM's llvm list:
+ * tir.exp), and inlines it when the list is empty. */
+static void disallow_op(void) {
+  const char *src =
+      "@T.prim_func\n"
+      "def main(A: T.Buffer((16, 16), \"float32\"), C: T.Buffer((16,), \"float32\")):\n"
+      "    B = T.alloc_buffer((16, 16))\n"
+      "    for i, j in T.grid(16, 16):\n"
+      "        with T.block(\"B\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+      "            B[vi, vj] = T.exp(A[vi, vj])\n"
+      "    for i, k in T.grid(16, 16):\n"
+      "        with T.block(\"C\"):\n"
+      "            vi, vk = T.axis.remap(\"SR\", [i, k])\n"
+      "            with T.init():\n"
+      "                C[vi] = T.float32(0)\n"
+      "            C[vi] = C[vi] + B[vi, vk]\n";
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, src, "exp_sum");
+  tsl_kv none = {"disallow_op", ""};
+  for (int k = 0; k < 2 && m; k++) {
+    tsl_space_rule r;
+    tsl_diag d = {0};
+    tsl_trace **sk = NULL;
+    uint32_t n = 0;
+    if (tsl_space_rule_create(reg, "AutoInline", &target, k ? 1 : 0, &none, &r, &d) ||
+        tsl_space_generate(ctx, m, NULL, 1, &r, 0, NULL, &sk, &n, &d) || n != 1) {
+      ok(0, "AutoInline on exp_sum: %s", d.text);
+      continue;
+    }
+    char *t = tsl_trace_to_script(sk[0], 1);
+    ok(!strstr(t, "compute_inline") == !k,
+       k ? "AutoInline with disallow_op empty inlines the exp block"
+         : "AutoInline keeps the exp block (disallow_op tir.exp by default)");
+    free(t);
+    tsl_trace_free(sk[0]);
+    free(sk);
+    r.vtable->destroy(r.rule);
+  }
+  tsl_arena_free(a);
+}
+
 static void custom(void) {
   const char *src =
       "@T.prim_func\n"
@@ -428,6 +478,7 @@ int main(void) {
   analyses();
   options();
   mlt_options();
+  disallow_op();
   custom();
   tsl_registry_free(reg);
   tsl_ctx_free(ctx);

@@ -127,6 +127,14 @@ TSL_API int tsl_sch_is_trivial_binding(tsl_schedule *sch, tsl_sch_rv block);
  * that some read other than the written buffer does not use: data reuse a
  * tiling can exploit (matmul, conv; not an elementwise block). */
 TSL_API int tsl_sch_needs_multi_level_tiling(tsl_schedule *sch, tsl_sch_rv block);
+/* TVM's IsReductionBlock / IsCompleteBlock within the block's scope. */
+TSL_API int tsl_sch_is_reduction_block(tsl_schedule *sch, tsl_sch_rv block);
+TSL_API int tsl_sch_is_complete_block(tsl_schedule *sch, tsl_sch_rv block);
+/* TVM's GetLoopIterType for a loop handle: TSL_ITER_SPATIAL when the
+ * outermost blocks under the loop bind it only to spatial iterators (or not
+ * at all), TSL_ITER_REDUCE when only to reduction iterators,
+ * TSL_ITER_OPAQUE when to both or to others; -1 for a dead handle. */
+TSL_API int tsl_sch_loop_iter_type(tsl_schedule *sch, tsl_sch_rv loop);
 /* The block or a statement in it branches: a T.where predicate other than
  * true, an if, a Select or T.if_then_else (TVM's HasIfThenElse). */
 TSL_API int tsl_sch_has_if_then_else(tsl_schedule *sch, tsl_sch_rv block);
