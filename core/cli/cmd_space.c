@@ -15,7 +15,7 @@
 
 const char cli_space_usage[] =
     "usage: tessel space PROGRAM [--func F] [--target llvm] [--num-cores N]\n"
-    "                    [--seed S] [--json]\n"
+    "                    [--seed S] [--postproc] [--json]\n"
     "\n"
     "Derive the design space of the prim_func F of PROGRAM from the target's\n"
     "default schedule rules (TVM MetaSchedule's PostOrderApply over the\n"
@@ -26,6 +26,10 @@ const char cli_space_usage[] =
     "  --target T       the target whose rules apply (default and only: llvm)\n"
     "  --num-cores N    cores the rules plan for (default: this machine's)\n"
     "  --seed S         seed of the decisions (default 0)\n"
+    "  --postproc       also run the target's default postprocessors on each\n"
+    "                   sketch (with its decisions) and print the traces with\n"
+    "                   their instructions after sch.enter_postproc(); a sketch\n"
+    "                   they reject prints the reason instead\n"
     "  --json           print {\"sketches\": [{\"trace\": \"<script>\"}, ...]} in\n"
     "                   generation order\n"
     "\n"
@@ -43,10 +47,43 @@ static int parse_u64(const char *s, uint64_t *out) {
   return 1;
 }
 
-static void print_sketches(tsl_trace **traces, uint32_t n, int json) {
+/* Replace each trace by its postprocessed one (recorded decisions), or by
+ * NULL with the rejection in why[i]. */
+static int postprocess(tsl_ctx *ctx, const tsl_module *m, const tsl_registry *reg,
+                       const tsl_rule_target *rt, tsl_trace **traces, uint32_t n,
+                       char (*why)[512], tsl_diag *diag) {
+  tsl_space_postproc *pps;
+  uint32_t npp;
+  int rc = tsl_space_default_postprocs(reg, rt, &pps, &npp, diag);
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    tsl_schedule *s = NULL;
+    tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+    if ((rc = tsl_trace_replay(ctx, traces[i], m, &ro, &s, diag)))
+      break;
+    tsl_diag d = {0};
+    int prc = tsl_space_apply_postprocs(s, npp, pps, &d);
+    tsl_trace_free(traces[i]);
+    traces[i] = NULL;
+    if (prc == TSL_OK)
+      traces[i] = tsl_trace_copy(tsl_schedule_trace(s));
+    else if (prc == TSL_EINVALID)
+      snprintf(why[i], 512, "%.500s", d.text);
+    else
+      rc = tsl_diag_set(diag, prc, "%s", d.text);
+    tsl_schedule_free(s);
+  }
+  tsl_space_postprocs_free(pps, npp);
+  return rc;
+}
+
+static void print_sketches(tsl_trace **traces, char (*why)[512], uint32_t n, int json) {
   if (json) {
     json_t *arr = json_array();
     for (uint32_t i = 0; i < n; i++) {
+      if (!traces[i]) {
+        json_array_append_new(arr, json_pack("{s:s}", "rejected", why[i]));
+        continue;
+      }
       char *t = tsl_trace_to_script(traces[i], 1);
       json_array_append_new(arr, json_pack("{s:s}", "trace", t ? t : ""));
       free(t);
@@ -59,6 +96,10 @@ static void print_sketches(tsl_trace **traces, uint32_t n, int json) {
     return;
   }
   for (uint32_t i = 0; i < n; i++) {
+    if (!traces[i]) {
+      printf("%s# sketch %u of %u\n# rejected: %s\n", i ? "\n" : "", i + 1, n, why[i]);
+      continue;
+    }
     char *t = tsl_trace_to_script(traces[i], 1);
     printf("%s# sketch %u of %u\n%s", i ? "\n" : "", i + 1, n, t ? t : "");
     if (t && t[0] && t[strlen(t) - 1] != '\n')
@@ -70,11 +111,13 @@ static void print_sketches(tsl_trace **traces, uint32_t n, int json) {
 int cli_space(int argc, char **argv) {
   const char *prog = NULL, *func_name = NULL, *target = "llvm";
   uint64_t seed = 0, cores = 0;
-  int json = 0;
+  int json = 0, post = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--json")) {
       json = 1;
+    } else if (!strcmp(a, "--postproc")) {
+      post = 1;
     } else if (!strcmp(a, "--func") || !strcmp(a, "--target") || !strcmp(a, "--seed") ||
                !strcmp(a, "--num-cores")) {
       if (i + 1 >= argc)
@@ -90,7 +133,7 @@ int cli_space(int argc, char **argv) {
         return cli_error("space", "--num-cores expects an integer from 1 to 4096, got '%s'", v);
     } else if (a[0] == '-' && a[1] != '\0') {
       return cli_error("space", "unknown option '%s'\nnote: valid options: --func, --target, "
-                                "--num-cores, --seed, --json, --help", a);
+                                "--num-cores, --seed, --postproc, --json, --help", a);
     } else if (!prog) {
       prog = a;
     } else {
@@ -127,8 +170,14 @@ int cli_space(int argc, char **argv) {
     fprintf(stderr, "tessel space: error: %s\n", diag.text);
     rc = CLI_USAGE;
   }
+  char (*why)[512] = rc == CLI_OK ? calloc(n ? n : 1, sizeof *why) : NULL;
+  if (rc == CLI_OK && post && postprocess(ctx, m, reg, &rt, traces, n, why, &diag)) {
+    fprintf(stderr, "tessel space: error: %s\n", diag.text);
+    rc = CLI_USAGE;
+  }
   if (rc == CLI_OK)
-    print_sketches(traces, n, json);
+    print_sketches(traces, why, n, json);
+  free(why);
   for (uint32_t i = 0; i < n; i++)
     tsl_trace_free(traces[i]);
   free(traces);

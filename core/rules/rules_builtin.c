@@ -30,11 +30,35 @@ static const builtin_rule builtin_rules[] = {
      &rule_random_compute_location_vt},
 };
 
+typedef struct builtin_postproc {
+  const char *name;
+  const char *summary;
+  const tsl_postproc_vtable *vt;
+} builtin_postproc;
+
+static const builtin_postproc builtin_postprocs[] = {
+    {"DisallowDynamicLoop", "reject programs with a loop of non-constant extent",
+     &postproc_disallow_dynamic_loop_vt},
+    {"RewriteParallelVectorizeUnroll",
+     "turn the root block's parallel / vectorize / unroll annotations into loops",
+     &postproc_parallel_vectorize_unroll_vt},
+    {"RewriteReductionBlock", "decompose reduction blocks at their first reduction loop",
+     &postproc_rewrite_reduction_block_vt},
+};
+
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {
   for (size_t i = 0; i < sizeof builtin_rules / sizeof builtin_rules[0]; i++) {
     tsl_component c = {sizeof c,     TSL_COMPONENT_SCHEDULE_RULE, builtin_rules[i].name,
                        TSL_VERSION_STRING, builtin_rules[i].summary,    builtin_rules[i].vt,
                        NULL};
+    int rc = tsl_registry_add(reg, &c, diag);
+    if (rc)
+      return rc;
+  }
+  for (size_t i = 0; i < sizeof builtin_postprocs / sizeof builtin_postprocs[0]; i++) {
+    tsl_component c = {sizeof c,           TSL_COMPONENT_POSTPROC, builtin_postprocs[i].name,
+                       TSL_VERSION_STRING, builtin_postprocs[i].summary,
+                       builtin_postprocs[i].vt, NULL};
     int rc = tsl_registry_add(reg, &c, diag);
     if (rc)
       return rc;
@@ -95,4 +119,75 @@ void tsl_space_rules_free(tsl_space_rule *rules, uint32_t n) {
     if (rules[i].vtable && rules[i].vtable->destroy && rules[i].rule)
       rules[i].vtable->destroy(rules[i].rule);
   free(rules);
+}
+
+/* ---- postprocessors ---------------------------------------------------------- */
+
+static const char *const llvm_postprocs[] = {"DisallowDynamicLoop",
+                                             "RewriteParallelVectorizeUnroll",
+                                             "RewriteReductionBlock"};
+
+int tsl_space_postproc_create(const tsl_registry *reg, const char *name,
+                              const tsl_rule_target *target, uint32_t n_opts,
+                              const tsl_kv *opts, tsl_space_postproc *out, tsl_diag *diag) {
+  memset(out, 0, sizeof *out);
+  const tsl_component *c;
+  int rc = tsl_registry_require(reg, TSL_COMPONENT_POSTPROC, name, &c, diag);
+  if (rc)
+    return rc;
+  const tsl_postproc_vtable *vt = c->vtable;
+  if (vt->struct_size < sizeof *vt || !vt->create || !vt->apply)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "postprocessor '%s': its vtable lacks create or apply", name);
+  out->struct_size = sizeof *out;
+  out->name = c->name;
+  out->vtable = vt;
+  return vt->create(c->user_data, target, n_opts, opts, &out->pp, diag);
+}
+
+int tsl_space_default_postprocs(const tsl_registry *reg, const tsl_rule_target *target,
+                                tsl_space_postproc **out, uint32_t *n_out, tsl_diag *diag) {
+  *out = NULL;
+  *n_out = 0;
+  if (!target || !target->kind || strcmp(target->kind, "llvm"))
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                        "space: no default postprocessors for target '%s' (there are for: "
+                        "llvm); list them in the config",
+                        target && target->kind ? target->kind : "(none)");
+  uint32_t n = sizeof llvm_postprocs / sizeof llvm_postprocs[0];
+  tsl_space_postproc *pps = calloc(n, sizeof *pps);
+  if (!pps)
+    return tsl_diag_set(diag, TSL_ENOMEM, "space: out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    int rc = tsl_space_postproc_create(reg, llvm_postprocs[i], target, 0, NULL, &pps[i], diag);
+    if (rc) {
+      tsl_space_postprocs_free(pps, i);
+      return rc;
+    }
+  }
+  *out = pps;
+  *n_out = n;
+  return TSL_OK;
+}
+
+void tsl_space_postprocs_free(tsl_space_postproc *pps, uint32_t n) {
+  for (uint32_t i = 0; pps && i < n; i++)
+    if (pps[i].vtable && pps[i].vtable->destroy && pps[i].pp)
+      pps[i].vtable->destroy(pps[i].pp);
+  free(pps);
+}
+
+int tsl_space_apply_postprocs(tsl_schedule *sch, uint32_t n, const tsl_space_postproc *pps,
+                              tsl_diag *diag) {
+  int rc = tsl_sch_call(sch, "enter_postproc", 0, NULL, NULL, NULL, diag);
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    rc = pps[i].vtable->apply(pps[i].pp, sch, diag);
+    if (rc && rc != TSL_ENOMEM) {
+      char msg[sizeof diag->text];
+      memcpy(msg, diag->text, sizeof msg);
+      tsl_diag_set(diag, TSL_EINVALID, "%s: %s", pps[i].name, msg);
+      rc = TSL_EINVALID;
+    }
+  }
+  return rc;
 }

@@ -56,6 +56,10 @@ extern const tsl_schedule_rule_vtable rule_multi_level_tiling_vt;
 extern const tsl_schedule_rule_vtable rule_parallel_vectorize_unroll_vt;
 extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
 
+extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
+extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;
+extern const tsl_postproc_vtable postproc_rewrite_reduction_block_vt;
+
 /* Register the built-in rules, postprocessors and mutators in `reg`. */
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag);
 

@@ -74,8 +74,14 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 8,
-         "a new registry holds the two built-in intrinsics and the six built-in rules");
+  is_int(tsl_registry_count(reg), 11,
+         "a new registry holds the two built-in intrinsics, the six built-in rules and the "
+         "three built-in postprocessors");
+  static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
+                                    "RewriteReductionBlock"};
+  for (int i = 0; i < 3; i++)
+    ok(tsl_registry_find(reg, TSL_COMPONENT_POSTPROC, pps[i]) != NULL,
+       "built-in postprocessor %s", pps[i]);
   static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",
                                       "MultiLevelTiling", "ParallelizeVectorizeUnroll",
                                       "RandomComputeLocation"};

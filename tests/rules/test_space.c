@@ -3,8 +3,9 @@
  *   sketches  the llvm default rules on workloads/ programs: the traces
  *             (2 cores, seed 0) equal tests/rules/sketches/NAME.sketch,
  *             and every sketch, replayed with its decisions and with fresh
- *             ones (3 seeds), computes what the program computes
- *             (interpreter, parallel loops also shuffled and reversed)
+ *             ones, computes what the program computes before and after
+ *             the default postprocessors (interpreter, parallel loops also
+ *             shuffled and reversed), and the postprocessed program lowers
  *   fork      a forked schedule is independent of its parent, and either
  *             may be freed first
  *   analyses  the block analyses rules use, against hand-computed facts
@@ -58,6 +59,24 @@ static char *sketches_text(tsl_trace **sk, uint32_t n) {
 
 /* The sketch replayed (recorded or fresh decisions) computes what the
  * program computes. */
+static tsl_space_postproc *postprocs;
+static uint32_t n_postprocs;
+static int n_postprocessed, n_rejected, n_parallel;
+
+typedef struct kind_scan {
+  tsl_stmt_visitor v;
+  int parallel;
+} kind_scan;
+
+static int find_parallel(const tsl_stmt *s, void *ud) {
+  if (s->kind == TSL_STMT_FOR && s->u.loop.for_kind == TSL_FOR_PARALLEL)
+    ((kind_scan *)ud)->parallel = 1;
+  return 0;
+}
+
+/* The sketch replayed (recorded or fresh decisions) computes what the
+ * program computes, before and after the default postprocessors (which
+ * may reject the candidate); the postprocessed program lowers. */
 static int sketch_sound(const tsl_module *m, const tsl_trace *t, int fresh, uint64_t seed,
                         char *why, size_t cap) {
   tsl_replay_opts ro = {sizeof ro, fresh, seed, NULL, NULL};
@@ -67,15 +86,51 @@ static int sketch_sound(const tsl_module *m, const tsl_trace *t, int fresh, uint
     snprintf(why, cap, "replay: %.1000s", d.text);
     return 0;
   }
-  const tsl_func *f0 = tsl_schedule_original(s)->funcs[0];
-  const tsl_func *f1 = tsl_schedule_func_in_original_layout(s, f0->name);
-  tsl_equiv_report rep;
-  tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed};
-  int rc = tsl_interp_check_equivalent_opts(f0, f1, NULL, 0, seed, &io, &rep, &d);
-  if (rc)
-    snprintf(why, cap, "interpreter: %.1000s", d.text);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) {
+      int rc = tsl_space_apply_postprocs(s, n_postprocs, postprocs, &d);
+      if (rc == TSL_EINVALID) {
+        n_rejected++;
+        break;
+      }
+      if (rc) {
+        snprintf(why, cap, "postprocessors: %.1000s", d.text);
+        tsl_schedule_free(s);
+        return 0;
+      }
+      n_postprocessed++;
+      kind_scan k = {{.stmt = find_parallel}, 0};
+      k.v.user_data = &k;
+      tsl_stmt_visit(tsl_schedule_func(s)->body, &k.v);
+      n_parallel += k.parallel;
+      tsl_arena *la = tsl_arena_new(ctx);
+      const tsl_lowered_func *lf = NULL;
+      rc = tsl_lower_func(la, tsl_schedule_func(s), NULL, &lf, &d);
+      tsl_arena_free(la);
+      if (rc) {
+        char *tt = tsl_trace_to_script(tsl_schedule_trace(s), 1);
+        snprintf(why, cap, "lowering the postprocessed program: %.800s\n%.3000s", d.text, tt);
+        free(tt);
+        tsl_schedule_free(s);
+        return 0;
+      }
+    }
+    const tsl_func *f0 = tsl_schedule_original(s)->funcs[0];
+    const tsl_func *f1 = tsl_schedule_func_in_original_layout(s, f0->name);
+    tsl_equiv_report rep;
+    tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed};
+    int rc = tsl_interp_check_equivalent_opts(f0, f1, NULL, 0, seed, &io, &rep, &d);
+    if (rc) {
+      char *tt = tsl_trace_to_script(tsl_schedule_trace(s), 1);
+      snprintf(why, cap, "interpreter%s: %.800s\n%.3000s", pass ? " after postprocessing" : "",
+               d.text, tt);
+      free(tt);
+      tsl_schedule_free(s);
+      return 0;
+    }
+  }
   tsl_schedule_free(s);
-  return rc == TSL_OK;
+  return 1;
 }
 
 static void sketches(void) {
@@ -117,14 +172,14 @@ static void sketches(void) {
       free(want);
       free(text);
       int sound = 1;
-      char why[1200] = "";
+      char why[8192] = "";
       for (uint32_t i = 0; i < n && sound; i++) {
         sound = sketch_sound(m, sk[i], 0, 1, why, sizeof why);
-        for (uint64_t s = 1; s <= 3 && sound; s++)
-          sound = sketch_sound(m, sk[i], 1, s, why, sizeof why);
+        if (sound)
+          sound = sketch_sound(m, sk[i], 1, 7 + i, why, sizeof why);
       }
-      if (!ok(sound, "%s: every sketch, with its decisions and 3 fresh draws, computes what "
-                     "the program computes", names[w]))
+      if (!ok(sound, "%s: every sketch, with its decisions and a fresh draw, computes what the "
+                     "program computes, also postprocessed", names[w]))
         tap_diag("%s", why);
     }
     for (uint32_t i = 0; i < n; i++)
@@ -134,6 +189,10 @@ static void sketches(void) {
     free(src);
   }
   tsl_space_rules_free(rules, n_rules);
+  ok(n_postprocessed > 40 && n_parallel * 10 >= n_postprocessed * 8,
+     "the default postprocessors: %d candidates postprocessed (interpreter-checked, lowered), "
+     "%d with a parallel loop, %d rejected",
+     n_postprocessed, n_parallel, n_rejected);
 }
 
 static const char *two_stage =
@@ -356,7 +415,7 @@ static void mlt_options(void) {
            strstr(t, "candidates=[1, 2, 3, 4], probs=[0.25, 0.25, 0.25, 0.25]"),
        "  ... fused levels bound to threads, shared and local caches, fetch lengths <= 4 "
        "for float32");
-    char why[1200] = "";
+    char why[8192] = "";
     int sound = sketch_sound(m, sk[0], 0, 1, why, sizeof why);
     for (uint64_t s = 1; s <= 3 && sound; s++)
       sound = sketch_sound(m, sk[0], 1, s, why, sizeof why);
@@ -473,6 +532,10 @@ int main(void) {
     ok(0, "registry: %s", d.text);
     return tap_done();
   }
+  if (tsl_space_default_postprocs(reg, &target, &postprocs, &n_postprocs, &d)) {
+    ok(0, "default postprocessors: %s", d.text);
+    return tap_done();
+  }
   sketches();
   fork_test();
   analyses();
@@ -480,6 +543,7 @@ int main(void) {
   mlt_options();
   disallow_op();
   custom();
+  tsl_space_postprocs_free(postprocs, n_postprocs);
   tsl_registry_free(reg);
   tsl_ctx_free(ctx);
   return tap_done();

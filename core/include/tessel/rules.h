@@ -205,6 +205,36 @@ TSL_API int tsl_space_rule_create(const tsl_registry *reg, const char *name,
                                   tsl_diag *diag);
 TSL_API void tsl_space_rules_free(tsl_space_rule *rules, uint32_t n);
 
+/* ---- postprocessors of a space --------------------------------------------------- */
+
+typedef struct tsl_space_postproc {
+  uint32_t struct_size;
+  const char *name;
+  const tsl_postproc_vtable *vtable;
+  tsl_postproc *pp;
+} tsl_space_postproc;
+
+/* The target's default postprocessors (for "llvm": TVM's DisallowDynamicLoop,
+ * RewriteParallelVectorizeUnroll, RewriteReductionBlock; RewriteLayout
+ * follows), in order. Free with tsl_space_postprocs_free. */
+TSL_API int tsl_space_default_postprocs(const tsl_registry *reg,
+                                        const tsl_rule_target *target,
+                                        tsl_space_postproc **out, uint32_t *n_out,
+                                        tsl_diag *diag);
+TSL_API int tsl_space_postproc_create(const tsl_registry *reg, const char *name,
+                                      const tsl_rule_target *target, uint32_t n_opts,
+                                      const tsl_kv *opts, tsl_space_postproc *out,
+                                      tsl_diag *diag);
+TSL_API void tsl_space_postprocs_free(tsl_space_postproc *pps, uint32_t n);
+
+/* Postprocess a schedule whose decisions are filled in: enter_postproc, then
+ * each postprocessor in order (TVM's Postproc.apply in a tuning run). TSL_OK,
+ * or TSL_EINVALID when one rejects the candidate or a primitive it calls
+ * fails (the message in diag, prefixed with the postprocessor's name); the
+ * schedule is then in an unspecified state and is to be dropped. */
+TSL_API int tsl_space_apply_postprocs(tsl_schedule *sch, uint32_t n,
+                                      const tsl_space_postproc *pps, tsl_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
