@@ -271,7 +271,7 @@ static const char *const k_top[] = {
     "workload", "target",   "space",  "strategy",     "cost_model", "runner",
     "builder",  "database", "work_dir", "export", "plugin_paths", "seed", NULL};
 static const char *const k_workload[] = {"file", "func", NULL};
-static const char *const k_space[] = {"schedule", NULL};
+static const char *const k_space[] = {"schedule", "rules", NULL};
 static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_ms",
                                        "timeout_s", "warmup",      "flush_cache",
                                        "check",     NULL};
@@ -302,17 +302,30 @@ static int v_workload(vstate *v, const cfg_node *root) {
 }
 
 static int v_space(vstate *v, const cfg_node *root) {
-  const char *valid = "{schedule: SCRIPT.sch}";
+  const char *valid = "{schedule: SCRIPT.sch} or {rules: default}";
   const cfg_node *n = get(root, "space");
-  if (!n)
-    return missing(v, root, "space", valid);
+  if (!n) { /* as TVM's tune_tir: the target's default rules */
+    v->c->pub.space_rules = "default";
+    return TSL_OK;
+  }
   int rc = want_section(v, n, "space", valid, k_space);
   if (rc)
     return rc;
+  const cfg_node *s = get(n, "schedule"), *r = get(n, "rules");
+  if (s && r)
+    return verr(v, TSL_EINVALID, r, "space.rules: give either schedule or rules, not both; "
+                "valid: %s", valid);
+  if (r) {
+    const char *rvalid = "default (the target's schedule rules, as TVM's)";
+    rc = want_string(v, r, "space.rules", rvalid, &v->c->pub.space_rules);
+    if (!rc && strcmp(v->c->pub.space_rules, "default"))
+      return verr(v, TSL_EINVALID, r, "space.rules: unknown rule set, got '%s'; valid: %s",
+                  v->c->pub.space_rules, rvalid);
+    return rc;
+  }
   const char *svalid = "an existing schedule script, relative to the config's folder";
-  const cfg_node *s = get(n, "schedule");
   if (!s)
-    return missing(v, n, "space.schedule", svalid);
+    return verr(v, TSL_EINVALID, n, "space: needs schedule or rules; valid: %s", valid);
   return want_file(v, s, "space.schedule", svalid, &v->c->pub.space_schedule);
 }
 

@@ -24,7 +24,10 @@ typedef struct tuner {
   const tsl_module *mod;
   const tsl_func *func;
   const char *func_name;
-  tsl_trace *space;
+  tsl_trace **spaces; /* the design space: sketches (or one script's trace) */
+  uint32_t n_spaces;
+  tsl_space_postproc *pps; /* with a rule-derived space: the target's */
+  uint32_t n_pps;
   const tsl_target_vtable *tvt;
   tsl_target *target;
   const char *desc;
@@ -124,7 +127,42 @@ static int load_workload(tuner *tu) {
   return TSL_OK;
 }
 
+/* What the rules know of the target: its kind and the cores from its
+ * `threads` (or `num_cores`) option, else this machine's. */
+static tsl_rule_target rule_target(const tsl_run_config *c) {
+  tsl_rule_target t = {sizeof t, c->target.kind, 0, __builtin_cpu_supports("avx512f") ? 64 : 32};
+  for (uint32_t i = 0; i < c->target.n_opts; i++)
+    if (!strcmp(c->target.opts[i].key, "threads") || !strcmp(c->target.opts[i].key, "num_cores"))
+      t.num_cores = atoi(c->target.opts[i].value);
+  if (t.num_cores <= 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    t.num_cores = n > 0 ? (int32_t)n : 1;
+  }
+  return t;
+}
+
+/* The space of the target's default schedule rules (TVM's tune_tir): the
+ * sketches, and the postprocessors every candidate goes through. */
+static int load_rule_space(tuner *tu) {
+  tsl_rule_target t = rule_target(tu->cfg);
+  tsl_space_rule *rules = NULL;
+  uint32_t n_rules = 0;
+  tsl_diag d = {0};
+  int rc = tsl_space_default_rules(tu->reg, &t, &rules, &n_rules, &d);
+  if (!rc)
+    rc = tsl_space_default_postprocs(tu->reg, &t, &tu->pps, &tu->n_pps, &d);
+  if (!rc)
+    rc = tsl_space_generate(tu->ctx, tu->mod, tu->func_name, n_rules, rules, tu->cfg->seed,
+                            NULL, &tu->spaces, &tu->n_spaces, &d);
+  tsl_space_rules_free(rules, n_rules);
+  if (!rc && !tu->n_spaces)
+    rc = tsl_diag_set(&d, TSL_EINVALID, "the rules derived no sketch");
+  return rc ? located(tu, "space", rc, d.text) : TSL_OK;
+}
+
 static int load_space(tuner *tu) {
+  if (tu->cfg->space_rules)
+    return load_rule_space(tu);
   char *src = NULL;
   size_t len = 0;
   tsl_diag d = {0};
@@ -141,9 +179,11 @@ static int load_space(tuner *tu) {
     tsl_schedule_free(sch);
     return tsl_diag_set(tu->diag, rc, "design space: %s", d.text);
   }
-  tu->space = tsl_trace_copy(tsl_schedule_trace(sch));
+  tu->spaces = calloc(1, sizeof *tu->spaces);
+  if (tu->spaces && (tu->spaces[0] = tsl_trace_copy(tsl_schedule_trace(sch))))
+    tu->n_spaces = 1;
   tsl_schedule_free(sch);
-  return tu->space ? TSL_OK : tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
+  return tu->n_spaces ? TSL_OK : tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
 }
 
 /* A plugin's create error, located at the option it names (a whole word
@@ -289,7 +329,10 @@ static void teardown(tuner *tu) {
   tsl_db_close(tu->db);
   if (tu->builds_dir[0])
     tune_remove_builds(tu->builds_dir);
-  tsl_trace_free(tu->space);
+  for (uint32_t i = 0; i < tu->n_spaces; i++)
+    tsl_trace_free(tu->spaces[i]);
+  free(tu->spaces);
+  tsl_space_postprocs_free(tu->pps, tu->n_pps);
   for (uint32_t i = 0; i < tu->n_keys; i++)
     free(tu->keys[i]);
   free(tu->keys);
@@ -413,6 +456,20 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       c->sch = NULL;
       record(tu, c, NULL, TSL_RUN_BUILD_ERROR, rd.text, -1);
       continue;
+    }
+    if (tu->n_pps) {
+      /* the postprocessors (TVM's): a rejection is a failed candidate; the
+       * trace recorded is the postprocessed one, which replays alone */
+      int prc = tsl_space_apply_postprocs(c->sch, tu->n_pps, tu->pps, &rd);
+      tsl_trace *pt = prc ? NULL : tsl_trace_copy(tsl_schedule_trace(c->sch));
+      if (prc || !pt) {
+        char text[600];
+        snprintf(text, sizeof text, "postprocessing: %.570s", prc ? rd.text : "out of memory");
+        record(tu, c, NULL, TSL_RUN_BUILD_ERROR, text, -1);
+        continue;
+      }
+      tsl_trace_free(c->trace);
+      c->trace = pt;
     }
     if (tsl_lower_func(arena, tsl_schedule_func(c->sch), NULL, &c->lf, &rd)) {
       char text[600];
@@ -554,8 +611,8 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
       (void)tsl_db_best(tu.db, tu.wid, tu.desc, take_latency, &st.best_s, &d);
   }
   if (!rc) {
-    const tsl_trace *spaces[1] = {tu.space};
-    tsl_search_space sp = {sizeof sp, tu.ctx, tu.mod, tu.func_name, 1, spaces, NULL,
+    tsl_search_space sp = {sizeof sp, tu.ctx, tu.mod, tu.func_name, tu.n_spaces,
+                           (const tsl_trace *const *)tu.spaces, NULL,
                            cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
                            cfg->batch, cfg->seed, tu.desc, is_measured, &tu, tu.cvt,
                            tu.cost};

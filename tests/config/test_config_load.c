@@ -258,6 +258,35 @@ static void test_defaults_and_paths(void) {
     tap_diag("%s", d.text);
   }
 
+  /* an omitted space is the target's default rules, as TVM's tune_tir */
+  write_file(cfg,
+             "workload: {file: prog.py}\n"
+             "target: {kind: llvm}\n"
+             "strategy: {kind: random, trials: 4}\n"
+             "database: out/tune.db\n");
+  c = NULL;
+  if (ok(tsl_run_config_load(cfg, 0, NULL, &c, &d) == TSL_OK, "a config without space loads")) {
+    ok(c->space_rules && !strcmp(c->space_rules, "default") && !c->space_schedule,
+       "  ... as space: {rules: default}");
+    tsl_run_config_free(c);
+  } else {
+    tap_diag("%s", d.text);
+  }
+  write_file(cfg,
+             "workload: {file: prog.py}\n"
+             "target: {kind: llvm}\n"
+             "space: {rules: default}\n"
+             "strategy: {kind: random, trials: 4}\n"
+             "database: out/tune.db\n");
+  c = NULL;
+  if (ok(tsl_run_config_load(cfg, 0, NULL, &c, &d) == TSL_OK, "space: {rules: default} loads")) {
+    ok(c->space_rules && !strcmp(c->space_rules, "default") && !c->space_schedule,
+       "  ... with no schedule");
+    tsl_run_config_free(c);
+  } else {
+    tap_diag("%s", d.text);
+  }
+
   /* block and flow style read the same; every optional key set */
   write_file(flow,
              "workload:\n  file: prog.py\n  func: main\n"

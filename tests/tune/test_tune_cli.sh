@@ -152,5 +152,22 @@ sys.exit(0 if len(k)==len(set(k))==12 else 1)\""
 check "a config error is reported with its location" \
   bash -c "! '$exe' tune '$tmp/run.yaml' --set strategy.trials=abc > '$tmp/out' 2>'$tmp/err' && grep -q 'strategy.trials' '$tmp/err'"
 
+# the space from the target's default rules (space omitted, as TVM's
+# tune_tir): sketches, postprocessors, a parallel vectorized best
+cat > "$tmp/auto.yaml" <<YAML
+workload: {file: $src/workloads/matmul_64.py}
+target: {kind: llvm, threads: 2}
+strategy: {kind: random, trials: 6, batch: 3}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 10}
+database: db/auto.db
+seed: 3
+YAML
+check "tune without a space derives it from the default rules" test "$(status "$exe" tune "$tmp/auto.yaml" --json)" = 0
+check "  ... measured 6, none failed; the best trace is a sketch with its postprocessing, the program parallel and vectorized" \
+  json "d['trials'] == 6 and d['errors'] == 0 and d['best_gflops'] > 0 and 'meta_schedule.tiling_structure' in d['best_trace'] and 'sch.enter_postproc()' in d['best_trace'] and 'sch.parallel(' in d['best_trace'] and 'T.parallel(' in d['best_program'] and 'T.vectorized(' in d['best_program']"
+check "  ... and tessel best replays the recorded trace to the same program" bash -c "'$exe' best '$tmp/db/auto.db' --json > '$tmp/best.json' && python3 -c \"
+import json; a=json.load(open('$tmp/out')); b=json.load(open('$tmp/best.json'))
+assert 'T.parallel(' in b.get('program', b.get('best_program', '')), b.keys()
+\""
 echo "1..$n"
 exit $((failed > 0))

@@ -7,6 +7,8 @@
  *   workload:   {file: ../workloads/matmul_128.py, func: main}  # func optional
  *   target:     {kind: llvm, threads: 1}           # plugin name + its options
  *   space:      {schedule: ../workloads/matmul_stochastic.sch}
+ *               # or {rules: default}: the target's schedule rules (also
+ *               # when space is omitted), TVM's tune_tir space
  *   strategy:   {kind: random, trials: 64, batch: 16}   # + strategy options
  *   cost_model: {kind: random}                          # optional, + options
  *   runner:     {number: 3, repeat: 1, min_repeat_ms: 50, timeout_s: 10}
@@ -59,7 +61,8 @@ typedef struct tsl_run_config {
   const char *workload_file; /* resolved path (exists) */
   const char *workload_func; /* NULL: the file's only function, or main */
   tsl_config_plugin target;  /* kind required */
-  const char *space_schedule; /* resolved path of the schedule script */
+  const char *space_schedule; /* resolved path of the schedule script, or
+                                 NULL with space_rules */
   tsl_config_plugin strategy; /* kind required; opts exclude trials, batch */
   int64_t trials;             /* strategy.trials, >= 1 (required) */
   int32_t batch;              /* strategy.batch, >= 1 (default 16) */
@@ -84,6 +87,9 @@ typedef struct tsl_run_config {
    * when export is absent. */
   const char *export_prefix;
   const char *export_header;
+  /* space.rules ("default"), or NULL when space.schedule is given; an
+   * omitted space means "default" (added in 0.1, after export_header) */
+  const char *space_rules;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.
