@@ -46,7 +46,27 @@ static const builtin_postproc builtin_postprocs[] = {
      &postproc_rewrite_reduction_block_vt},
 };
 
+typedef struct builtin_mutator {
+  const char *name;
+  const char *summary;
+  const tsl_trace_mutator_vtable *vt;
+} builtin_mutator;
+
+static const builtin_mutator builtin_mutators[] = {
+    {"MutateTileSize", "move a divisor between the factors of a sample_perfect_tile",
+     &mutator_tile_size_vt},
+    {"MutateUnroll", "redraw the unroll step of a sketch", &mutator_unroll_vt},
+};
+
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {
+  for (size_t i = 0; i < sizeof builtin_mutators / sizeof builtin_mutators[0]; i++) {
+    tsl_component c = {sizeof c,           TSL_COMPONENT_MUTATOR, builtin_mutators[i].name,
+                       TSL_VERSION_STRING, builtin_mutators[i].summary,
+                       builtin_mutators[i].vt, NULL};
+    int rc = tsl_registry_add(reg, &c, diag);
+    if (rc)
+      return rc;
+  }
   for (size_t i = 0; i < sizeof builtin_rules / sizeof builtin_rules[0]; i++) {
     tsl_component c = {sizeof c,     TSL_COMPONENT_SCHEDULE_RULE, builtin_rules[i].name,
                        TSL_VERSION_STRING, builtin_rules[i].summary,    builtin_rules[i].vt,
@@ -190,4 +210,64 @@ int tsl_space_apply_postprocs(tsl_schedule *sch, uint32_t n, const tsl_space_pos
     }
   }
   return rc;
+}
+
+/* ---- mutators ------------------------------------------------------------------- */
+
+/* TVM's llvm probabilities; MutateComputeLocation (0.05) and MutateParallel
+ * (0.02) follow (issue 13). */
+static const struct {
+  const char *name;
+  double prob;
+} llvm_mutators[] = {{"MutateTileSize", 0.9}, {"MutateUnroll", 0.03}};
+
+int tsl_space_mutator_create(const tsl_registry *reg, const char *name,
+                             const tsl_rule_target *target, double prob, uint32_t n_opts,
+                             const tsl_kv *opts, tsl_space_mutator *out, tsl_diag *diag) {
+  memset(out, 0, sizeof *out);
+  const tsl_component *c;
+  int rc = tsl_registry_require(reg, TSL_COMPONENT_MUTATOR, name, &c, diag);
+  if (rc)
+    return rc;
+  const tsl_trace_mutator_vtable *vt = c->vtable;
+  if (vt->struct_size < sizeof *vt || !vt->create || !vt->apply)
+    return tsl_diag_set(diag, TSL_EINVALID, "mutator '%s': its vtable lacks create or apply",
+                        name);
+  out->struct_size = sizeof *out;
+  out->name = c->name;
+  out->vtable = vt;
+  out->prob = prob;
+  return vt->create(c->user_data, target, n_opts, opts, &out->m, diag);
+}
+
+int tsl_space_default_mutators(const tsl_registry *reg, const tsl_rule_target *target,
+                               tsl_space_mutator **out, uint32_t *n_out, tsl_diag *diag) {
+  *out = NULL;
+  *n_out = 0;
+  if (!target || !target->kind || strcmp(target->kind, "llvm"))
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                        "space: no default mutators for target '%s' (there are for: llvm)",
+                        target && target->kind ? target->kind : "(none)");
+  uint32_t n = sizeof llvm_mutators / sizeof llvm_mutators[0];
+  tsl_space_mutator *ms = calloc(n, sizeof *ms);
+  if (!ms)
+    return tsl_diag_set(diag, TSL_ENOMEM, "space: out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    int rc = tsl_space_mutator_create(reg, llvm_mutators[i].name, target, llvm_mutators[i].prob,
+                                      0, NULL, &ms[i], diag);
+    if (rc) {
+      tsl_space_mutators_free(ms, i);
+      return rc;
+    }
+  }
+  *out = ms;
+  *n_out = n;
+  return TSL_OK;
+}
+
+void tsl_space_mutators_free(tsl_space_mutator *ms, uint32_t n) {
+  for (uint32_t i = 0; ms && i < n; i++)
+    if (ms[i].vtable && ms[i].vtable->destroy && ms[i].m)
+      ms[i].vtable->destroy(ms[i].m);
+  free(ms);
 }

@@ -47,6 +47,12 @@ tsl_sch_rv *rule_query(tsl_schedule *sch, const char *inst, tsl_sch_rv rv, uint3
 /* The block's annotation `key`, or NULL. */
 const tsl_attr_value *rule_block_ann(tsl_schedule *sch, tsl_sch_rv block, const char *key);
 
+/* ---- random numbers (mutators) ---------------------------------------------------
+ * splitmix64 over the caller's state. */
+uint64_t rule_rand_next(uint64_t *state);
+uint64_t rule_rand_below(uint64_t *state, uint64_t n); /* [0, n); 0 when n is 0 */
+double rule_rand_unit(uint64_t *state);                 /* [0, 1) */
+
 /* ---- built-ins ------------------------------------------------------------------ */
 
 extern const tsl_schedule_rule_vtable rule_auto_inline_vt;
@@ -59,6 +65,9 @@ extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
 extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
 extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;
 extern const tsl_postproc_vtable postproc_rewrite_reduction_block_vt;
+
+extern const tsl_trace_mutator_vtable mutator_tile_size_vt;
+extern const tsl_trace_mutator_vtable mutator_unroll_vt;
 
 /* Register the built-in rules, postprocessors and mutators in `reg`. */
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag);

@@ -235,6 +235,29 @@ TSL_API void tsl_space_postprocs_free(tsl_space_postproc *pps, uint32_t n);
 TSL_API int tsl_space_apply_postprocs(tsl_schedule *sch, uint32_t n,
                                       const tsl_space_postproc *pps, tsl_diag *diag);
 
+/* ---- mutators of a space ------------------------------------------------------------ */
+
+typedef struct tsl_space_mutator {
+  uint32_t struct_size;
+  const char *name;
+  const tsl_trace_mutator_vtable *vtable;
+  tsl_trace_mutator *m;
+  double prob; /* the weight an evolutionary search draws it with */
+} tsl_space_mutator;
+
+/* The target's default mutators with TVM's weights (for "llvm":
+ * MutateTileSize 0.9, MutateUnroll 0.03; MutateComputeLocation 0.05 and
+ * MutateParallel 0.02 follow). Free with tsl_space_mutators_free. */
+TSL_API int tsl_space_default_mutators(const tsl_registry *reg,
+                                       const tsl_rule_target *target,
+                                       tsl_space_mutator **out, uint32_t *n_out,
+                                       tsl_diag *diag);
+TSL_API int tsl_space_mutator_create(const tsl_registry *reg, const char *name,
+                                     const tsl_rule_target *target, double prob,
+                                     uint32_t n_opts, const tsl_kv *opts,
+                                     tsl_space_mutator *out, tsl_diag *diag);
+TSL_API void tsl_space_mutators_free(tsl_space_mutator *ms, uint32_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -306,6 +306,10 @@ TSL_API int tsl_trace_rv_kind(const tsl_trace *t, tsl_sch_rv rv);
 /* Deep copy (its own memory); free with tsl_trace_free. */
 TSL_API tsl_trace *tsl_trace_copy(const tsl_trace *t);
 TSL_API void tsl_trace_free(tsl_trace *t);
+/* A copy of the instructions before the first enter_postproc (all of them
+ * when there is none): the sketch part of a postprocessed candidate, which
+ * mutators edit (TVM's remove_postproc). */
+TSL_API tsl_trace *tsl_trace_before_postproc(const tsl_trace *t);
 /* Replace the decision of instruction `i` (a sample_* instruction) in a
  * trace obtained from tsl_trace_copy or tsl_trace_from_json. The value is
  * checked for shape only (int for sample_categorical and

@@ -1,0 +1,240 @@
+/*
+ * MutateTileSize and MutateUnroll, as TVM's mutators: they change one
+ * decision of a candidate's trace (its sketch part: the instructions
+ * before enter_postproc) and keep everything else.
+ *   MutateTileSize: a sample_perfect_tile decision of two or more factors
+ *     with a product of at least 2 moves a divisor of one factor to
+ *     another (the innermost kept within max_innermost_factor), or a
+ *     cooperative-fetch vector length is redrawn.
+ *   MutateUnroll: the sample behind a meta_schedule.unroll_explicit /
+ *     unroll_implicit annotation takes another of its candidates, drawn by
+ *     their probabilities.
+ */
+#include "rules_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tsl_trace_mutator {
+  int32_t which; /* 0 MutateTileSize, 1 MutateUnroll */
+} dec_mutator;
+
+static int create(const char *name, int which, uint32_t n, const tsl_kv *opts,
+                  tsl_trace_mutator **out, tsl_diag *diag) {
+  int rc = rule_parse_opts(name, NULL, 0, n, opts, NULL, diag);
+  if (rc)
+    return rc;
+  *out = calloc(1, sizeof **out);
+  if (!*out)
+    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
+  (*out)->which = which;
+  return TSL_OK;
+}
+
+static int mts_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_kv *opts,
+                      tsl_trace_mutator **out, tsl_diag *diag) {
+  (void)ud;
+  (void)t;
+  return create("MutateTileSize", 0, n, opts, out, diag);
+}
+
+static int mu_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_kv *opts,
+                     tsl_trace_mutator **out, tsl_diag *diag) {
+  (void)ud;
+  (void)t;
+  return create("MutateUnroll", 1, n, opts, out, diag);
+}
+
+static void m_destroy(tsl_trace_mutator *m) { free(m); }
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static int is_inst(const tsl_trace_inst *in, const char *name) {
+  return !strcmp(in->kind->name, name);
+}
+
+/* An annotate instruction's key, or NULL. */
+static const char *ann_key(const tsl_trace_inst *in) {
+  return is_inst(in, "annotate") && in->args[1].kind == TSL_SV_STR ? in->args[1].u.s : NULL;
+}
+
+/* The instruction whose output is `rv` (a sample_categorical), or -1. */
+static int64_t producer_of(const tsl_trace *t, tsl_sch_rv rv) {
+  for (uint32_t i = 0; i < tsl_trace_len(t); i++) {
+    const tsl_trace_inst *in = tsl_trace_get(t, i);
+    if (is_inst(in, "sample_categorical") && in->n_outs == 1 && in->outs[0] == rv)
+      return i;
+  }
+  return -1;
+}
+
+static double num(const tsl_sch_value *v) {
+  return v->kind == TSL_SV_FLOAT ? v->u.f : v->kind == TSL_SV_INT ? (double)v->u.i : 0;
+}
+
+/* A categorical decision other than `old`, drawn by the other candidates'
+ * probabilities (TVM's MakeMultinomialSampler after erasing the old). */
+static int64_t redraw(const tsl_trace_inst *in, int64_t old, uint64_t *rng) {
+  const tsl_sch_value *probs = &in->args[1];
+  double total = 0;
+  for (uint32_t k = 0; k < probs->n; k++)
+    if ((int64_t)k != old)
+      total += num(&probs->u.items[k]);
+  double x = rule_rand_unit(rng) * total;
+  int64_t last = -1;
+  for (uint32_t k = 0; k < probs->n; k++) {
+    if ((int64_t)k == old)
+      continue;
+    last = k;
+    x -= num(&probs->u.items[k]);
+    if (x < 0)
+      return k;
+  }
+  return last;
+}
+
+/* The sketch part of `t` with instruction i's decision replaced. */
+static int with_decision(const tsl_trace *t, uint32_t i, tsl_sch_value d, tsl_trace **out,
+                         tsl_diag *diag) {
+  tsl_trace *r = tsl_trace_before_postproc(t);
+  if (!r)
+    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
+  int rc = tsl_trace_set_decision(r, i, &d, diag);
+  if (rc) {
+    tsl_trace_free(r);
+    return rc;
+  }
+  *out = r;
+  return TSL_OK;
+}
+
+/* ---- MutateTileSize -------------------------------------------------------------- */
+
+enum { MAX_CANDS = 256, MAX_TILES = 16 };
+
+static int mutate_tiles(const tsl_trace *t, uint32_t i, uint64_t *rng, tsl_trace **out,
+                        tsl_diag *diag) {
+  const tsl_trace_inst *in = tsl_trace_get(t, i);
+  const tsl_sch_value *d = &in->decision;
+  uint32_t n = d->n;
+  int64_t tiles[MAX_TILES];
+  for (uint32_t k = 0; k < n; k++)
+    tiles[k] = d->u.items[k].u.i;
+  int64_t limit = in->args[2].kind == TSL_SV_INT ? in->args[2].u.i : -1;
+  for (int attempt = 0; attempt < 1000; attempt++) {
+    uint32_t x = (uint32_t)rule_rand_below(rng, n);
+    if (tiles[x] <= 1)
+      continue;
+    uint32_t y = (uint32_t)rule_rand_below(rng, n - 1);
+    if (y >= x)
+      y++;
+    int64_t f[64];
+    uint32_t nf = 0;
+    for (int64_t q = 1; q * q <= tiles[x] && nf < 62; q++)
+      if (tiles[x] % q == 0) {
+        f[nf++] = q;
+        if (q * q != tiles[x])
+          f[nf++] = tiles[x] / q;
+      }
+    for (uint32_t a = 1; a < nf; a++) /* sort */
+      for (uint32_t b = a; b > 0 && f[b - 1] > f[b]; b--) {
+        int64_t tmp = f[b];
+        f[b] = f[b - 1];
+        f[b - 1] = tmp;
+      }
+    int64_t div;
+    if (y != n - 1) {
+      div = f[1 + rule_rand_below(rng, nf - 1)];
+    } else {
+      int64_t top = (int64_t)nf - 1;
+      while (top >= 1 && limit > 0 && f[top] * tiles[y] > limit)
+        top--;
+      if (top == 0) {
+        if (n <= 2)
+          return TSL_OK; /* nothing to propose */
+        continue;
+      }
+      div = f[1 + rule_rand_below(rng, (uint64_t)top)];
+    }
+    tiles[x] /= div;
+    tiles[y] *= div;
+    tsl_sch_value items[MAX_TILES];
+    for (uint32_t k = 0; k < n; k++)
+      items[k] = tsl_sv_int(tiles[k]);
+    return with_decision(t, i, tsl_sv_list(n, items), out, diag);
+  }
+  return TSL_OK;
+}
+
+static int tile_size(const tsl_trace *t, uint64_t *rng, tsl_trace **out, tsl_diag *diag) {
+  uint32_t tiles[MAX_CANDS], vecs[MAX_CANDS], na = 0, nb = 0;
+  uint32_t len = tsl_trace_len(t);
+  for (uint32_t i = 0; i < len; i++) {
+    const tsl_trace_inst *in = tsl_trace_get(t, i);
+    if (is_inst(in, "enter_postproc"))
+      break;
+    if (is_inst(in, "sample_perfect_tile") && in->decision.n >= 2 &&
+        in->decision.n <= MAX_TILES && na < MAX_CANDS) {
+      int64_t prod = 1;
+      for (uint32_t k = 0; k < in->decision.n; k++)
+        prod *= in->decision.u.items[k].u.i;
+      if (prod >= 2)
+        tiles[na++] = i;
+    }
+    const char *key = ann_key(in);
+    if (key && !strcmp(key, "meta_schedule.cooperative_fetch") && in->args[2].kind == TSL_SV_RV &&
+        nb < MAX_CANDS) {
+      int64_t p = producer_of(t, in->args[2].u.rv);
+      if (p >= 0 && tsl_trace_get(t, (uint32_t)p)->args[1].n > 1)
+        vecs[nb++] = (uint32_t)p;
+    }
+  }
+  if (!na && !nb)
+    return TSL_OK;
+  uint32_t k = (uint32_t)rule_rand_below(rng, na + nb);
+  if (k < na)
+    return mutate_tiles(t, tiles[k], rng, out, diag);
+  const tsl_trace_inst *in = tsl_trace_get(t, vecs[k - na]);
+  return with_decision(t, vecs[k - na], tsl_sv_int(redraw(in, in->decision.u.i, rng)), out,
+                       diag);
+}
+
+/* ---- MutateUnroll ---------------------------------------------------------------- */
+
+static int unroll(const tsl_trace *t, uint64_t *rng, tsl_trace **out, tsl_diag *diag) {
+  uint32_t anns[MAX_CANDS], n = 0;
+  uint32_t len = tsl_trace_len(t);
+  for (uint32_t i = 0; i < len && n < MAX_CANDS; i++) {
+    const tsl_trace_inst *in = tsl_trace_get(t, i);
+    if (is_inst(in, "enter_postproc"))
+      break;
+    const char *key = ann_key(in);
+    if (key && (!strcmp(key, "meta_schedule.unroll_explicit") ||
+                !strcmp(key, "meta_schedule.unroll_implicit")) &&
+        in->args[2].kind == TSL_SV_RV)
+      anns[n++] = i;
+  }
+  if (!n)
+    return TSL_OK;
+  const tsl_trace_inst *ann = tsl_trace_get(t, anns[rule_rand_below(rng, n)]);
+  int64_t p = producer_of(t, ann->args[2].u.rv);
+  if (p < 0)
+    return TSL_OK;
+  const tsl_trace_inst *in = tsl_trace_get(t, (uint32_t)p);
+  if (in->args[1].n < 2)
+    return TSL_OK;
+  return with_decision(t, (uint32_t)p, tsl_sv_int(redraw(in, in->decision.u.i, rng)), out,
+                       diag);
+}
+
+static int m_apply(tsl_trace_mutator *m, const tsl_trace *trace, uint64_t *rand_state,
+                   tsl_trace **out, tsl_diag *diag) {
+  *out = NULL;
+  return m->which == 0 ? tile_size(trace, rand_state, out, diag)
+                       : unroll(trace, rand_state, out, diag);
+}
+
+const tsl_trace_mutator_vtable mutator_tile_size_vt = {
+    sizeof(tsl_trace_mutator_vtable), mts_create, m_destroy, m_apply};
+const tsl_trace_mutator_vtable mutator_unroll_vt = {sizeof(tsl_trace_mutator_vtable), mu_create,
+                                                    m_destroy, m_apply};
