@@ -53,6 +53,9 @@ const tsl_func *cli_pick_func(const char *verb, const tsl_module *m,
 int cli_script_intrins(tsl_ctx *ctx, tsl_arena *arena, const char *script,
                        tsl_intrin_registry **out, tsl_diag *d);
 
+/* A non-negative integer (decimal, 0x..) filling the whole string. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
 extern const cli_verb cli_verbs[];
 
 #endif

@@ -43,17 +43,6 @@ const char cli_schedule_usage[] =
 
 enum { MAX_BINDS = 64 };
 
-static int parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (*s == '-')
-    return 0;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno || end == s || *end)
-    return 0;
-  *out = v;
-  return 1;
-}
 
 int cli_schedule(int argc, char **argv) {
   const char *prog = NULL, *script = NULL, *func_name = NULL, *what = "module";
@@ -73,7 +62,7 @@ int cli_schedule(int argc, char **argv) {
       if (!strcmp(a, "--func")) {
         func_name = v;
       } else if (!strcmp(a, "--seed")) {
-        if (!parse_u64(v, &seed))
+        if (!cli_parse_u64(v, &seed))
           return cli_error("schedule", "--seed expects a non-negative integer, got '%s'", v);
       } else if (!strcmp(a, "--print")) {
         if (strcmp(v, "module") && strcmp(v, "trace") && strcmp(v, "json"))

@@ -35,17 +35,6 @@ const char cli_space_usage[] =
     "\n"
     "exit status: 0 ok, 2 on error\n";
 
-static int parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  if (*s == '-')
-    return 0;
-  unsigned long long v = strtoull(s, &end, 0);
-  if (errno || end == s || *end)
-    return 0;
-  *out = v;
-  return 1;
-}
 
 /* Replace each trace by its postprocessed one (recorded decisions), or by
  * NULL with the rejection in why[i]. */
@@ -127,9 +116,9 @@ int cli_space(int argc, char **argv) {
         func_name = v;
       else if (!strcmp(a, "--target"))
         target = v;
-      else if (!strcmp(a, "--seed") && !parse_u64(v, &seed))
+      else if (!strcmp(a, "--seed") && !cli_parse_u64(v, &seed))
         return cli_error("space", "--seed expects a non-negative integer, got '%s'", v);
-      else if (!strcmp(a, "--num-cores") && (!parse_u64(v, &cores) || !cores || cores > 4096))
+      else if (!strcmp(a, "--num-cores") && (!cli_parse_u64(v, &cores) || !cores || cores > 4096))
         return cli_error("space", "--num-cores expects an integer from 1 to 4096, got '%s'", v);
     } else if (a[0] == '-' && a[1] != '\0') {
       return cli_error("space", "unknown option '%s'\nnote: valid options: --func, --target, "

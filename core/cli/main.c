@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,18 @@ int cli_help_requested(int argc, char **argv, const char *usage) {
     }
   }
   return -1;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  if (*s == '-')
+    return 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || end == s || *end)
+    return 0;
+  *out = v;
+  return 1;
 }
 
 int cli_error(const char *verb, const char *fmt, ...) {

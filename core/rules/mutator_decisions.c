@@ -21,14 +21,10 @@ typedef struct tsl_trace_mutator {
 
 static int create(const char *name, int which, uint32_t n, const tsl_kv *opts,
                   tsl_trace_mutator **out, tsl_diag *diag) {
-  int rc = rule_parse_opts(name, NULL, 0, n, opts, NULL, diag);
-  if (rc)
-    return rc;
-  *out = calloc(1, sizeof **out);
-  if (!*out)
-    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
-  (*out)->which = which;
-  return TSL_OK;
+  int rc = rule_create_plain(name, n, opts, sizeof **out, (void **)out, diag);
+  if (!rc)
+    (*out)->which = which;
+  return rc;
 }
 
 static int mts_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_kv *opts,

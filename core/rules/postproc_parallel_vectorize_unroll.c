@@ -30,11 +30,8 @@ static int pp_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_k
                      tsl_postproc **out, tsl_diag *diag) {
   (void)ud;
   (void)t;
-  int rc = rule_parse_opts("RewriteParallelVectorizeUnroll", NULL, 0, n, opts, NULL, diag);
-  if (rc)
-    return rc;
-  *out = calloc(1, sizeof **out);
-  return *out ? TSL_OK : tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
+  return rule_create_plain("RewriteParallelVectorizeUnroll", n, opts, sizeof **out,
+                           (void **)out, diag);
 }
 
 static void pp_destroy(tsl_postproc *p) { free(p); }

@@ -68,14 +68,10 @@ static int ics_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_
                       tsl_sch_rule **out, tsl_diag *diag) {
   (void)ud;
   (void)t;
-  int rc = rule_parse_opts("InlineConstantScalars", NULL, 0, n, opts, NULL, diag);
-  if (rc)
-    return rc;
-  *out = calloc(1, sizeof **out);
-  if (!*out)
-    return tsl_diag_set(diag, TSL_ENOMEM, "InlineConstantScalars: out of memory");
-  (*out)->const_scalars = 1;
-  return TSL_OK;
+  int rc = rule_create_plain("InlineConstantScalars", n, opts, sizeof **out, (void **)out, diag);
+  if (!rc)
+    (*out)->const_scalars = 1;
+  return rc;
 }
 
 static void rule_destroy(tsl_sch_rule *r) { free(r); }

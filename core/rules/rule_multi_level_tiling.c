@@ -170,6 +170,15 @@ static state *state_copy(const state *s, tsl_diag *diag) {
   return c;
 }
 
+/* Push `s` when rc is TSL_OK, else drop it; rc or the push's status. */
+static int keep_or_drop(states *out, state *s, int rc, tsl_diag *diag) {
+  if (!rc)
+    return states_push(out, s, diag);
+  tsl_schedule_free(s->sch);
+  free(s);
+  return rc;
+}
+
 static tsl_sch_value rv(tsl_sch_rv x) { return tsl_sv_rv(x); }
 
 static tsl_sch_value str(tsl_schedule *sch, const char *s) {
@@ -342,13 +351,8 @@ static int add_write_reuse(const mlt_rule *r, state *st, tsl_sch_rv block, state
         state *c = state_copy(st, diag);
         if (!c)
           return tsl_diag_set(diag, TSL_ENOMEM, "MultiLevelTiling: out of memory");
-        rc = move_under(c, cons[0], levels.v[i], "reverse_compute_at", diag);
-        if (rc) {
-          tsl_schedule_free(c->sch);
-          free(c);
-        } else {
-          rc = states_push(out, c, diag);
-        }
+        rc = keep_or_drop(out, c,
+                          move_under(c, cons[0], levels.v[i], "reverse_compute_at", diag), diag);
       }
       return rc ? rc : states_push(out, st, diag);
     }
@@ -367,13 +371,8 @@ static int add_write_reuse(const mlt_rule *r, state *st, tsl_sch_rv block, state
     state *c = state_copy(st, diag);
     if (!c)
       return tsl_diag_set(diag, TSL_ENOMEM, "MultiLevelTiling: out of memory");
-    rc = move_under(c, cache, levels.v[i], "reverse_compute_at", diag);
-    if (rc) {
-      tsl_schedule_free(c->sch);
-      free(c);
-    } else {
-      rc = states_push(out, c, diag);
-    }
+    rc = keep_or_drop(out, c, move_under(c, cache, levels.v[i], "reverse_compute_at", diag),
+                      diag);
   }
   tsl_schedule_free(st->sch);
   free(st);
@@ -447,12 +446,7 @@ static int add_read_reuse(const mlt_rule *r, state *st, tsl_sch_rv block, states
           rc = tsl_sch_call(c->sch, "annotate", 3, aa, NULL, NULL, diag);
       }
     }
-    if (rc) {
-      tsl_schedule_free(c->sch);
-      free(c);
-    } else {
-      rc = states_push(out, c, diag);
-    }
+    rc = keep_or_drop(out, c, rc, diag);
   }
   tsl_schedule_free(st->sch);
   free(st);

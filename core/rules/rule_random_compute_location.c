@@ -20,11 +20,7 @@ static int rcl_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_
                       tsl_sch_rule **out, tsl_diag *diag) {
   (void)ud;
   (void)t;
-  int rc = rule_parse_opts("RandomComputeLocation", NULL, 0, n, opts, NULL, diag);
-  if (rc)
-    return rc;
-  *out = calloc(1, sizeof **out);
-  return *out ? TSL_OK : tsl_diag_set(diag, TSL_ENOMEM, "RandomComputeLocation: out of memory");
+  return rule_create_plain("RandomComputeLocation", n, opts, sizeof **out, (void **)out, diag);
 }
 
 static void rcl_destroy(tsl_sch_rule *r) { free(r); }

@@ -152,3 +152,13 @@ uint64_t rule_rand_below(uint64_t *state, uint64_t n) {
 double rule_rand_unit(uint64_t *state) {
   return (double)(rule_rand_next(state) >> 11) * (1.0 / 9007199254740992.0);
 }
+
+int rule_create_plain(const char *name, uint32_t n, const tsl_kv *opts, size_t size,
+                      void **out, tsl_diag *diag) {
+  *out = NULL;
+  int rc = rule_parse_opts(name, NULL, 0, n, opts, NULL, diag);
+  if (rc)
+    return rc;
+  *out = calloc(1, size);
+  return *out ? TSL_OK : tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", name);
+}

@@ -86,6 +86,31 @@ int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {
   return TSL_OK;
 }
 
+/* The component `name` of `kind` whose vtable is at least `min_size`, or
+ * NULL with the error in diag. */
+static const tsl_component *find_component(const tsl_registry *reg, uint32_t kind,
+                                           const char *what, const char *name, size_t min_size,
+                                           tsl_diag *diag) {
+  const tsl_component *c;
+  if (tsl_registry_require(reg, kind, name, &c, diag))
+    return NULL;
+  if (*(const uint32_t *)c->vtable < min_size) {
+    tsl_diag_set(diag, TSL_EINVALID, "%s '%s': its vtable is older than this tessel's (%u < %zu "
+                 "bytes)", what, name, *(const uint32_t *)c->vtable, min_size);
+    return NULL;
+  }
+  return c;
+}
+
+/* The default lists are TVM's llvm ones; other targets name theirs. */
+static int llvm_only(const tsl_rule_target *t, const char *what, tsl_diag *diag) {
+  if (t && t->kind && !strcmp(t->kind, "llvm"))
+    return TSL_OK;
+  return tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                      "space: no default %s for target '%s' (there are for: llvm); list them "
+                      "in the config", what, t && t->kind ? t->kind : "(none)");
+}
+
 /* TVM's llvm list, in its order. */
 static const char *const llvm_rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",
                                          "MultiLevelTiling", "ParallelizeVectorizeUnroll",
@@ -95,12 +120,12 @@ int tsl_space_rule_create(const tsl_registry *reg, const char *name,
                           const tsl_rule_target *target, uint32_t n_opts,
                           const tsl_kv *opts, tsl_space_rule *out, tsl_diag *diag) {
   memset(out, 0, sizeof *out);
-  const tsl_component *c;
-  int rc = tsl_registry_require(reg, TSL_COMPONENT_SCHEDULE_RULE, name, &c, diag);
-  if (rc)
-    return rc;
+  const tsl_component *c = find_component(reg, TSL_COMPONENT_SCHEDULE_RULE, "schedule rule",
+                                          name, sizeof(tsl_schedule_rule_vtable), diag);
+  if (!c)
+    return TSL_EINVALID;
   const tsl_schedule_rule_vtable *vt = c->vtable;
-  if (vt->struct_size < sizeof *vt || !vt->create || !vt->apply)
+  if (!vt->create || !vt->apply)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "schedule rule '%s': its vtable lacks create or apply", name);
   out->struct_size = sizeof *out;
@@ -113,17 +138,15 @@ int tsl_space_default_rules(const tsl_registry *reg, const tsl_rule_target *targ
                             tsl_space_rule **out, uint32_t *n_out, tsl_diag *diag) {
   *out = NULL;
   *n_out = 0;
-  if (!target || !target->kind || strcmp(target->kind, "llvm"))
-    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
-                        "space: no default schedule rules for target '%s' (there are "
-                        "for: llvm); list the rules in the config",
-                        target && target->kind ? target->kind : "(none)");
+  int rc = llvm_only(target, "schedule rules", diag);
+  if (rc)
+    return rc;
   uint32_t n = sizeof llvm_rules / sizeof llvm_rules[0];
   tsl_space_rule *rules = calloc(n, sizeof *rules);
   if (!rules)
     return tsl_diag_set(diag, TSL_ENOMEM, "space: out of memory");
   for (uint32_t i = 0; i < n; i++) {
-    int rc = tsl_space_rule_create(reg, llvm_rules[i], target, 0, NULL, &rules[i], diag);
+    rc = tsl_space_rule_create(reg, llvm_rules[i], target, 0, NULL, &rules[i], diag);
     if (rc) {
       tsl_space_rules_free(rules, i);
       return rc;
@@ -151,12 +174,12 @@ int tsl_space_postproc_create(const tsl_registry *reg, const char *name,
                               const tsl_rule_target *target, uint32_t n_opts,
                               const tsl_kv *opts, tsl_space_postproc *out, tsl_diag *diag) {
   memset(out, 0, sizeof *out);
-  const tsl_component *c;
-  int rc = tsl_registry_require(reg, TSL_COMPONENT_POSTPROC, name, &c, diag);
-  if (rc)
-    return rc;
+  const tsl_component *c = find_component(reg, TSL_COMPONENT_POSTPROC, "postprocessor", name,
+                                          sizeof(tsl_postproc_vtable), diag);
+  if (!c)
+    return TSL_EINVALID;
   const tsl_postproc_vtable *vt = c->vtable;
-  if (vt->struct_size < sizeof *vt || !vt->create || !vt->apply)
+  if (!vt->create || !vt->apply)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "postprocessor '%s': its vtable lacks create or apply", name);
   out->struct_size = sizeof *out;
@@ -169,17 +192,15 @@ int tsl_space_default_postprocs(const tsl_registry *reg, const tsl_rule_target *
                                 tsl_space_postproc **out, uint32_t *n_out, tsl_diag *diag) {
   *out = NULL;
   *n_out = 0;
-  if (!target || !target->kind || strcmp(target->kind, "llvm"))
-    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
-                        "space: no default postprocessors for target '%s' (there are for: "
-                        "llvm); list them in the config",
-                        target && target->kind ? target->kind : "(none)");
+  int rc = llvm_only(target, "postprocessors", diag);
+  if (rc)
+    return rc;
   uint32_t n = sizeof llvm_postprocs / sizeof llvm_postprocs[0];
   tsl_space_postproc *pps = calloc(n, sizeof *pps);
   if (!pps)
     return tsl_diag_set(diag, TSL_ENOMEM, "space: out of memory");
   for (uint32_t i = 0; i < n; i++) {
-    int rc = tsl_space_postproc_create(reg, llvm_postprocs[i], target, 0, NULL, &pps[i], diag);
+    rc = tsl_space_postproc_create(reg, llvm_postprocs[i], target, 0, NULL, &pps[i], diag);
     if (rc) {
       tsl_space_postprocs_free(pps, i);
       return rc;
@@ -225,12 +246,12 @@ int tsl_space_mutator_create(const tsl_registry *reg, const char *name,
                              const tsl_rule_target *target, double prob, uint32_t n_opts,
                              const tsl_kv *opts, tsl_space_mutator *out, tsl_diag *diag) {
   memset(out, 0, sizeof *out);
-  const tsl_component *c;
-  int rc = tsl_registry_require(reg, TSL_COMPONENT_MUTATOR, name, &c, diag);
-  if (rc)
-    return rc;
+  const tsl_component *c = find_component(reg, TSL_COMPONENT_MUTATOR, "mutator", name,
+                                          sizeof(tsl_trace_mutator_vtable), diag);
+  if (!c)
+    return TSL_EINVALID;
   const tsl_trace_mutator_vtable *vt = c->vtable;
-  if (vt->struct_size < sizeof *vt || !vt->create || !vt->apply)
+  if (!vt->create || !vt->apply)
     return tsl_diag_set(diag, TSL_EINVALID, "mutator '%s': its vtable lacks create or apply",
                         name);
   out->struct_size = sizeof *out;
@@ -244,17 +265,16 @@ int tsl_space_default_mutators(const tsl_registry *reg, const tsl_rule_target *t
                                tsl_space_mutator **out, uint32_t *n_out, tsl_diag *diag) {
   *out = NULL;
   *n_out = 0;
-  if (!target || !target->kind || strcmp(target->kind, "llvm"))
-    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
-                        "space: no default mutators for target '%s' (there are for: llvm)",
-                        target && target->kind ? target->kind : "(none)");
+  int rc = llvm_only(target, "mutators", diag);
+  if (rc)
+    return rc;
   uint32_t n = sizeof llvm_mutators / sizeof llvm_mutators[0];
   tsl_space_mutator *ms = calloc(n, sizeof *ms);
   if (!ms)
     return tsl_diag_set(diag, TSL_ENOMEM, "space: out of memory");
   for (uint32_t i = 0; i < n; i++) {
-    int rc = tsl_space_mutator_create(reg, llvm_mutators[i].name, target, llvm_mutators[i].prob,
-                                      0, NULL, &ms[i], diag);
+    rc = tsl_space_mutator_create(reg, llvm_mutators[i].name, target, llvm_mutators[i].prob, 0,
+                                  NULL, &ms[i], diag);
     if (rc) {
       tsl_space_mutators_free(ms, i);
       return rc;

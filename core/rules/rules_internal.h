@@ -34,6 +34,11 @@ typedef struct rule_opt {
 int rule_parse_opts(const char *rule, const rule_opt *table, uint32_t n_table,
                     uint32_t n, const tsl_kv *opts, void *out, tsl_diag *diag);
 
+/* A zeroed instance of `size` bytes for a component that takes no options
+ * (any option is an error naming the component). */
+int rule_create_plain(const char *name, uint32_t n, const tsl_kv *opts, size_t size,
+                      void **out, tsl_diag *diag);
+
 /* ---- schedule calls ---------------------------------------------------------- */
 
 /* tsl_sch_call with positional arguments; *out the first output (may be
