@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Compare tessel's design spaces with MetaSchedule's CPU design-space tests.
+
+TVM's tests/python/meta_schedule/test_meta_schedule_space_cpu.py lists, for
+each workload, the sketches its default llvm rules derive (as programs) and
+the decisions that made them. This script reads that file from a bare git
+folder of apache/tvm (nothing of it is imported or executed: it is parsed with
+`ast`), and for each workload tessel has in workloads/:
+
+  1. runs `tessel space WORKLOAD --num-cores 18 --json` (TVM's test target,
+     aws/cpu/c5.9xlarge, has 18 cores) and checks that it gives as many
+     sketches as TVM, each with the same sample_* instructions in the same
+     order (perfect tiles of the same lengths);
+  2. puts TVM's decisions into each sketch, replays it with `tessel schedule`
+     and compares the program with TVM's expected one using `tessel eq`.
+
+TVM's text stays in a temporary folder. Usage, from the repository root after
+a build:
+
+    python3 docs/space_conformance.py --git-dir GITDIR [--tag v0.19.0]
+
+Prints one line per workload and a total. Standard library only.
+"""
+import argparse
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+TEST = "tests/python/meta_schedule/test_meta_schedule_space_cpu.py"
+# TVM's test -> tessel's TVMScript version of the same TE workload
+WORKLOADS = [
+    ("test_cpu_gmm", "workloads/batch_matmul_1x128.py"),
+    ("test_cpu_sfm", "workloads/softmax_256.py"),
+    ("test_cpu_nrm", "workloads/norm_bmn.py"),
+    ("test_cpu_c2d", "bench/tune/conv2d_nhwc_stem.py"),  # too big for the tests,
+]
+KIND = {"sample_perfect_tile": "SamplePerfectTile",
+        "sample_categorical": "SampleCategorical",
+        "sample_compute_location": "SampleComputeLocation"}
+EXE = "build/core/cli/tessel"
+
+
+def test_function(tree, name):
+    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def expected(src, tree, name):
+    """TVM's decision lists and expected programs of one test, in order."""
+    fn = test_function(tree, name)
+    decisions, programs = {}, []
+    for st in fn.body:
+        if (isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name)
+                and st.targets[0].id.startswith("decision_")):
+            decisions[int(st.targets[0].id.split("_")[1])] = ast.literal_eval(st.value)
+        elif isinstance(st, ast.FunctionDef):
+            programs.append(textwrap.dedent(ast.get_source_segment(src, st, padded=True)))
+    return [decisions[k] for k in sorted(decisions)], programs
+
+
+def sketches(workload):
+    out = subprocess.check_output([EXE, "space", workload, "--num-cores", "18", "--json"])
+    return [s["trace"] for s in json.loads(out)["sketches"]]
+
+
+def samples(trace):
+    seq = []
+    for line in trace.splitlines():
+        m = re.search(r"sch\.(sample_\w+)\(.*decision=(.*)\)$", line)
+        if m:
+            seq.append((KIND[m.group(1)], json.loads(m.group(2))))
+    return seq
+
+
+def shape(seq):
+    return [(k, len(v) if isinstance(v, list) else None) for k, v in seq]
+
+
+def with_decisions(trace, decisions):
+    out, k = [], 0
+    for line in trace.splitlines():
+        m = re.search(r"(sch\.sample_\w+\(.*decision=)(.*)(\))$", line)
+        if m:
+            line = line[:m.start(2)] + json.dumps(decisions[k][1]) + ")"
+            k += 1
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--git-dir", required=True, help="bare git folder of apache/tvm")
+    ap.add_argument("--tag", default="v0.19.0")
+    args = ap.parse_args()
+    src = subprocess.check_output(["git", "--git-dir", args.git_dir, "show",
+                                   f"refs/tags/{args.tag}:{TEST}"], text=True)
+    tree = ast.parse(src)
+    tmp = tempfile.mkdtemp(prefix="tessel_space_")
+    total = equal = kinds_ok = 0
+    for test, workload in WORKLOADS:
+        decisions, programs = expected(src, tree, test)
+        ours = sketches(workload)
+        same_kinds = len(ours) == len(decisions) and all(
+            shape(samples(t)) == shape(d) for t, d in zip(ours, decisions))
+        n_eq = 0
+        for i, (trace, dec, prog) in enumerate(zip(ours, decisions, programs)):
+            sch = os.path.join(tmp, f"{test}_{i}.sch")
+            want = os.path.join(tmp, f"{test}_{i}_tvm.py")
+            got = os.path.join(tmp, f"{test}_{i}_tessel.py")
+            with open(sch, "w") as f:
+                f.write(with_decisions(trace, dec))
+            with open(want, "w") as f:
+                f.write("from tvm.script import tir as T\n@T.prim_func\n" + prog)
+            r = subprocess.run([EXE, "schedule", workload, sch], capture_output=True, text=True)
+            if r.returncode:
+                print(f"  {test} sketch {i}: replay failed: {r.stderr.strip()[:300]}")
+                continue
+            with open(got, "w") as f:
+                f.write(r.stdout)
+            e = subprocess.run([EXE, "eq", want, got], capture_output=True, text=True)
+            if e.returncode == 0:
+                n_eq += 1
+            else:
+                print(f"  {test} sketch {i}: differs: {(e.stdout + e.stderr).strip()[:300]}")
+        print(f"{test:14s} {workload:34s} sketches TVM {len(decisions)} tessel {len(ours)}, "
+              f"samples in the same order: {'yes' if same_kinds else 'no'}, "
+              f"programs equal with TVM's decisions: {n_eq}/{len(programs)}")
+        total += len(programs)
+        equal += n_eq
+        kinds_ok += same_kinds
+    print(f"design spaces: {kinds_ok}/{len(WORKLOADS)} workloads with TVM's sketches; "
+          f"{equal}/{total} sketch programs equal to TVM's (files in {tmp})")
+    return 0 if equal == total and kinds_ok == len(WORKLOADS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
