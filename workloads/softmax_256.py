@@ -1,4 +1,4 @@
-# Row-wise softmax of a 256x256 float32 matrix: row max, exp(x - max), row sum of exps, normalize. The SFM workload of MetaSchedule's CPU design-space tests.
+# Row-wise softmax of a 256x256 float32 matrix: row max, exp(x - max), row sum of exps, normalize.
 # from tvm.script import tir as T
 
 @T.prim_func
