@@ -13,8 +13,12 @@ struct tsl_schedule_list {
 };
 
 int tsl_schedule_list_push(tsl_schedule_list *list, tsl_schedule *sch) {
-  if (!list || !sch)
+  if (!sch)
     return TSL_EINVALID;
+  if (!list) {
+    tsl_schedule_free(sch); /* as documented: the list takes it, even so */
+    return TSL_EINVALID;
+  }
   TSL_VEC_PUSH(&list->items, tsl_schedule *, sch);
   return TSL_OK;
 }

@@ -98,12 +98,15 @@ sed -e "s|db/t.db|db3/c.db|" -e "s|trials: 6, batch: 3|trials: 16, batch: 8|" "$
 "$exe" tune "$tmp/two.yaml" --set seed=11 >"$tmp/two3.out" 2>&1 & p3=$!
 wait "$p1"; r1=$?; wait "$p2"; r2=$?; wait "$p3"; r3=$?
 check "three concurrent runs on one database all exit 0" test "$r1$r2$r3" = 000
+cat "$tmp/two1.out" "$tmp/two2.out" "$tmp/two3.out" > "$tmp/err" 2>/dev/null
 check "  ... exactly the budget (16), no decision set measured twice, no failure" \
   bash -c "'$exe' db export '$tmp/db3/c.db' --json '$tmp/c.jsonl' >/dev/null 2>&1 && python3 -c \"
 import json,sys
 r=[json.loads(l) for l in open('$tmp/c.jsonl') if l.strip()]
 k=[x['decisions'] for x in r]
-sys.exit(0 if len(k)==len(set(k))==16 and all(x['status']==0 for x in r) else 1)\""
+bad=[(x['decisions'], x['status'], x.get('error')) for x in r if x['status']!=0]
+print('records', len(k), 'distinct', len(set(k)), 'failed', bad)
+sys.exit(0 if len(k)==len(set(k))==16 and not bad else 1)\" > '$tmp/out'"
 check "  ... no claim left behind" test "$(sqlite3 "$tmp/db3/c.db" 'select count(*) from claims')" = 0
 
 # two runs on different databases sharing one work folder (one tunes
