@@ -9,6 +9,9 @@
  *   MutateUnroll: the sample behind a meta_schedule.unroll_explicit /
  *     unroll_implicit annotation takes another of its candidates, drawn by
  *     their probabilities.
+ *   MutateComputeLocation: a sample_compute_location takes another of the
+ *     locations its block has where the trace reaches it (found by
+ *     replaying the trace before it on the workload).
  */
 #include "rules_internal.h"
 
@@ -16,7 +19,7 @@
 #include <string.h>
 
 typedef struct tsl_trace_mutator {
-  int32_t which; /* 0 MutateTileSize, 1 MutateUnroll */
+  int32_t which; /* 0 MutateTileSize, 1 MutateUnroll, 2 MutateComputeLocation */
 } dec_mutator;
 
 static int create(const char *name, int which, uint32_t n, const tsl_kv *opts,
@@ -39,6 +42,13 @@ static int mu_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_k
   (void)ud;
   (void)t;
   return create("MutateUnroll", 1, n, opts, out, diag);
+}
+
+static int mcl_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_kv *opts,
+                      tsl_trace_mutator **out, tsl_diag *diag) {
+  (void)ud;
+  (void)t;
+  return create("MutateComputeLocation", 2, n, opts, out, diag);
 }
 
 static void m_destroy(tsl_trace_mutator *m) { free(m); }
@@ -223,14 +233,92 @@ static int unroll(const tsl_trace *t, uint64_t *rng, tsl_trace **out, tsl_diag *
                        diag);
 }
 
-static int m_apply(tsl_trace_mutator *m, const tsl_trace *trace, uint64_t *rand_state,
-                   tsl_trace **out, tsl_diag *diag) {
+/* ---- MutateComputeLocation ------------------------------------------------------ */
+
+/* The other locations sample_compute_location number i could take: the
+ * trace before it replayed on `mod`, its block's candidates without the
+ * current decision. *n 0 when none. */
+static int other_locations(tsl_ctx *ctx, const tsl_module *mod, const tsl_trace *t,
+                           uint32_t i, int64_t *locs, uint32_t max, uint32_t *n) {
+  *n = 0;
+  const tsl_trace_inst *in = tsl_trace_get(t, i);
+  tsl_sch_rv block = in->args[0].u.rv;
+  /* the instruction that made the block handle, and which of its outputs */
+  int64_t maker = -1;
+  uint32_t out_no = 0;
+  for (uint32_t k = 0; k < i && maker < 0; k++) {
+    const tsl_trace_inst *x = tsl_trace_get(t, k);
+    for (uint32_t j = 0; j < x->n_outs; j++)
+      if (x->outs[j] == block) {
+        maker = k;
+        out_no = j;
+      }
+  }
+  if (maker < 0)
+    return TSL_OK;
+  tsl_trace *prefix = tsl_trace_prefix(t, i);
+  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+  tsl_schedule *s = NULL;
+  tsl_diag d;
+  if (!prefix || tsl_trace_replay(ctx, prefix, mod, &ro, &s, &d)) {
+    tsl_trace_free(prefix);
+    return TSL_OK; /* a trace that does not replay has nothing to mutate */
+  }
+  /* the replayed schedule's trace numbers handles as the schedule does */
+  const tsl_trace_inst *rx = tsl_trace_get(tsl_schedule_trace(s), (uint32_t)maker);
+  int64_t all[64];
+  uint32_t na = rx && out_no < rx->n_outs
+                    ? tsl_sch_compute_locations(s, rx->outs[out_no], all, 64) : 0;
+  for (uint32_t k = 0; k < na && k < 64; k++)
+    if (all[k] != in->decision.u.i && *n < max)
+      locs[(*n)++] = all[k];
+  tsl_schedule_free(s);
+  tsl_trace_free(prefix);
+  return TSL_OK;
+}
+
+/* TVM's MutateComputeLocation: among the sample_compute_location
+ * instructions with another possible location, one at random takes one of
+ * its other locations at random. */
+static int compute_location(const tsl_module *mod, const tsl_trace *t, uint64_t *rng,
+                            tsl_trace **out, tsl_diag *diag) {
+  if (!mod)
+    return TSL_OK;
+  tsl_ctx *ctx = tsl_ctx_new();
+  uint32_t cand[MAX_CANDS], nc = 0;
+  int64_t locs[MAX_CANDS][16];
+  uint32_t nl[MAX_CANDS];
+  int rc = TSL_OK;
+  for (uint32_t i = 0; i < tsl_trace_len(t) && nc < MAX_CANDS && !rc; i++) {
+    const tsl_trace_inst *in = tsl_trace_get(t, i);
+    if (is_inst(in, "enter_postproc"))
+      break;
+    if (!is_inst(in, "sample_compute_location") || in->args[0].kind != TSL_SV_RV)
+      continue;
+    rc = other_locations(ctx, mod, t, i, locs[nc], 16, &nl[nc]);
+    if (!rc && nl[nc])
+      cand[nc++] = i;
+  }
+  if (!rc && nc) {
+    uint32_t k = (uint32_t)rule_rand_below(rng, nc);
+    int64_t loc = locs[k][rule_rand_below(rng, nl[k])];
+    rc = with_decision(t, cand[k], tsl_sv_int(loc), out, diag);
+  }
+  tsl_ctx_free(ctx);
+  return rc;
+}
+
+static int m_apply(tsl_trace_mutator *m, const tsl_module *mod, const tsl_trace *trace,
+                   uint64_t *rand_state, tsl_trace **out, tsl_diag *diag) {
   *out = NULL;
-  return m->which == 0 ? tile_size(trace, rand_state, out, diag)
-                       : unroll(trace, rand_state, out, diag);
+  return m->which == 0   ? tile_size(trace, rand_state, out, diag)
+         : m->which == 1 ? unroll(trace, rand_state, out, diag)
+                         : compute_location(mod, trace, rand_state, out, diag);
 }
 
 const tsl_trace_mutator_vtable mutator_tile_size_vt = {
     sizeof(tsl_trace_mutator_vtable), mts_create, m_destroy, m_apply};
 const tsl_trace_mutator_vtable mutator_unroll_vt = {sizeof(tsl_trace_mutator_vtable), mu_create,
                                                     m_destroy, m_apply};
+const tsl_trace_mutator_vtable mutator_compute_location_vt = {
+    sizeof(tsl_trace_mutator_vtable), mcl_create, m_destroy, m_apply};

@@ -56,6 +56,8 @@ static const builtin_mutator builtin_mutators[] = {
     {"MutateTileSize", "move a divisor between the factors of a sample_perfect_tile",
      &mutator_tile_size_vt},
     {"MutateUnroll", "redraw the unroll step of a sketch", &mutator_unroll_vt},
+    {"MutateComputeLocation", "move a block to another of its compute_at locations",
+     &mutator_compute_location_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {
@@ -235,12 +237,12 @@ int tsl_space_apply_postprocs(tsl_schedule *sch, uint32_t n, const tsl_space_pos
 
 /* ---- mutators ------------------------------------------------------------------- */
 
-/* TVM's llvm probabilities; MutateComputeLocation (0.05) and MutateParallel
- * (0.02) follow (issue 13). */
+/* TVM's llvm probabilities; MutateParallel (0.02) follows (issue 13). */
 static const struct {
   const char *name;
   double prob;
-} llvm_mutators[] = {{"MutateTileSize", 0.9}, {"MutateUnroll", 0.03}};
+} llvm_mutators[] = {
+    {"MutateTileSize", 0.9}, {"MutateComputeLocation", 0.05}, {"MutateUnroll", 0.03}};
 
 int tsl_space_mutator_create(const tsl_registry *reg, const char *name,
                              const tsl_rule_target *target, double prob, uint32_t n_opts,

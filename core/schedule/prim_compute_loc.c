@@ -63,21 +63,22 @@ typedef struct candidate {
   uint32_t level;
 } candidate;
 
-int sch_apply_sample_compute_location(sch_call *c) {
-  sch_path bp;
-  int rc = sch_block_path(c, c->args[0].u.rv, &bp);
-  if (rc)
-    return rc;
+/* The candidate locations of the block at `bp` into cands (candidate),
+ * in increasing decision order; *q0 the first consumer's path (NULL when
+ * there is none). */
+static void location_candidates(sch_call *c, const sch_path *bpp, tsl_vec *cands,
+                                const sch_path **q0_out) {
+  sch_path bp = *bpp;
   cmp_scope s;
   cmp_scope_of(c, &bp, &s);
-  tsl_vec cands; /* candidate: decision and, for a loop, its path level */
-  tsl_vec_init(&cands, sizeof(candidate), c->arena);
+  tsl_vec_init(cands, sizeof(candidate), c->arena);
   if (trial_inline(c, &bp))
-    TSL_VEC_PUSH(&cands, candidate, ((candidate){-2, 0}));
-  TSL_VEC_PUSH(&cands, candidate, ((candidate){-1, 0}));
+    TSL_VEC_PUSH(cands, candidate, ((candidate){-2, 0}));
+  TSL_VEC_PUSH(cands, candidate, ((candidate){-1, 0}));
   uint32_t *cons;
   uint32_t nc = cmp_consumers(c, &s, s.self, &cons);
   const sch_path *q0 = nc ? &s.kids[cons[0]] : NULL;
+  *q0_out = q0;
   uint32_t bl = nc ? boundary_level(&s, cons, nc) : 0;
   if (nc && q0->stmts[bl]->kind == TSL_STMT_FOR) {
     /* the loops of the first consumer, outermost first, up to the boundary */
@@ -108,9 +109,19 @@ int sch_apply_sample_compute_location(sch_call *c) {
       sch_path lp = *q0;
       lp.depth = loops[i] + 1;
       if (trial_at(c, &bp, &lp))
-        TSL_VEC_PUSH(&cands, candidate, ((candidate){i, loops[i]}));
+        TSL_VEC_PUSH(cands, candidate, ((candidate){i, loops[i]}));
     }
   }
+}
+
+int sch_apply_sample_compute_location(sch_call *c) {
+  sch_path bp;
+  int rc = sch_block_path(c, c->args[0].u.rv, &bp);
+  if (rc)
+    return rc;
+  tsl_vec cands; /* candidate: decision and, for a loop, its path level */
+  const sch_path *q0;
+  location_candidates(c, &bp, &cands, &q0);
   const candidate *cand = TSL_VEC_DATA(&cands, candidate);
   uint32_t n = cands.len, pick;
   if (c->decision.kind != TSL_SV_NONE) {
@@ -139,4 +150,20 @@ int sch_apply_sample_compute_location(sch_call *c) {
     sch_out_loop(c, bp.func->name, sch_new_var(c, mark, TSL_INT32));
   }
   return TSL_OK;
+}
+
+uint32_t tsl_sch_compute_locations(tsl_schedule *sch, tsl_sch_rv block, int64_t *out,
+                                   uint32_t max) {
+  sch_call c = {.sch = sch, .arena = sch->arena, .kind = tsl_sch_inst_kind_find("compute_at"),
+                .decision = tsl_sv_none()};
+  tsl_vec_init(&c.outs, sizeof(tsl_sch_rv), sch->arena);
+  sch_path bp;
+  if (sch_block_path(&c, block, &bp))
+    return 0;
+  tsl_vec cands;
+  const sch_path *q0;
+  location_candidates(&c, &bp, &cands, &q0);
+  for (uint32_t i = 0; i < cands.len && i < max; i++)
+    out[i] = TSL_VEC_AT(&cands, candidate, i).decision;
+  return cands.len;
 }

@@ -82,6 +82,17 @@ static tsl_trace *copy_filtered(const tsl_trace *t, const uint8_t *keep) {
 
 tsl_trace *tsl_trace_copy(const tsl_trace *t) { return copy_filtered(t, NULL); }
 
+tsl_trace *tsl_trace_prefix(const tsl_trace *t, uint32_t n) {
+  uint8_t *keep = calloc(t->insts.len + 1, 1);
+  if (!keep)
+    return NULL;
+  for (uint32_t i = 0; i < n && i < t->insts.len; i++)
+    keep[i] = 1;
+  tsl_trace *r = copy_filtered(t, keep);
+  free(keep);
+  return r;
+}
+
 tsl_trace *tsl_trace_before_postproc(const tsl_trace *t) {
   uint8_t *keep = calloc(t->insts.len + 1, 1);
   if (!keep)

@@ -74,12 +74,13 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 13,
-         "a new registry holds the two built-in intrinsics, the two built-in mutators, the six "
-         "built-in rules and the three built-in postprocessors");
+  is_int(tsl_registry_count(reg), 14,
+         "a new registry holds the two built-in intrinsics, the three built-in mutators, the "
+         "six built-in rules and the three built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
-         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll"),
-     "built-in mutators MutateTileSize and MutateUnroll");
+         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
+         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation"),
+     "built-in mutators MutateTileSize, MutateComputeLocation and MutateUnroll");
   static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
                                     "RewriteReductionBlock"};
   for (int i = 0; i < 3; i++)
@@ -90,7 +91,7 @@ static void test_builtins(tsl_ctx *ctx) {
                                       "RandomComputeLocation"};
   for (int i = 0; i < 6; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_SCHEDULE_RULE, rules[i]) &&
-           !strcmp(tsl_registry_path(reg, (uint32_t)(4 + i)), "built-in"),
+           !strcmp(tsl_registry_path(reg, (uint32_t)(5 + i)), "built-in"),
        "built-in schedule rule %s", rules[i]);
   const char *names[2] = {"mma_4x4x4_f32", "vec_fma_4_f32"};
   tsl_intrin_registry *core = NULL;

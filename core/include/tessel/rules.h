@@ -96,10 +96,11 @@ typedef struct tsl_trace_mutator_vtable {
   int (*create)(void *user_data, const tsl_rule_target *target, uint32_t n_opts,
                 const tsl_kv *opts, tsl_trace_mutator **out, tsl_diag *diag);
   void (*destroy)(tsl_trace_mutator *m);
-  /* A changed copy of `trace` (decisions edited, instructions dropped) in
-   * *out (the caller frees it), drawing random numbers from *rand_state;
-   * *out NULL when the mutator has nothing to change in this trace. */
-  int (*apply)(tsl_trace_mutator *m, const tsl_trace *trace,
+  /* A changed copy of `trace`, a candidate of `mod` (decisions edited,
+   * instructions dropped) in *out (the caller frees it), drawing random
+   * numbers from *rand_state; *out NULL when the mutator has nothing to
+   * change in this trace. */
+  int (*apply)(tsl_trace_mutator *m, const tsl_module *mod, const tsl_trace *trace,
                uint64_t *rand_state, tsl_trace **out, tsl_diag *diag);
 } tsl_trace_mutator_vtable;
 
@@ -154,6 +155,13 @@ TSL_API const tsl_stmt *tsl_sch_block_scope(tsl_schedule *sch, tsl_sch_rv block,
 TSL_API uint32_t tsl_sch_block_deps(tsl_schedule *sch, tsl_sch_rv block,
                                     int producers, const tsl_block **out,
                                     uint32_t max);
+
+/* The locations sample_compute_location may pick for the block, in
+ * increasing order (-2 inline, -1 root, k >= 0 the k-th loop of its first
+ * consumer), each checked by a trial that leaves the schedule as it was:
+ * the count, the first `max` in out. 0 for a dead handle. */
+TSL_API uint32_t tsl_sch_compute_locations(tsl_schedule *sch, tsl_sch_rv block,
+                                           int64_t *out, uint32_t max);
 
 /* TVM's AnalyzeReadWritePattern of read region `r` against write region
  * `w` of a block: each read index a constant or `v + c` of a write index
@@ -246,8 +254,8 @@ typedef struct tsl_space_mutator {
 } tsl_space_mutator;
 
 /* The target's default mutators with TVM's weights (for "llvm":
- * MutateTileSize 0.9, MutateUnroll 0.03; MutateComputeLocation 0.05 and
- * MutateParallel 0.02 follow). Free with tsl_space_mutators_free. */
+ * MutateTileSize 0.9, MutateComputeLocation 0.05, MutateUnroll 0.03;
+ * MutateParallel 0.02 follows). Free with tsl_space_mutators_free. */
 TSL_API int tsl_space_default_mutators(const tsl_registry *reg,
                                        const tsl_rule_target *target,
                                        tsl_space_mutator **out, uint32_t *n_out,

@@ -310,6 +310,8 @@ TSL_API void tsl_trace_free(tsl_trace *t);
  * when there is none): the sketch part of a postprocessed candidate, which
  * mutators edit (TVM's remove_postproc). */
 TSL_API tsl_trace *tsl_trace_before_postproc(const tsl_trace *t);
+/* A copy of the first `n` instructions. */
+TSL_API tsl_trace *tsl_trace_prefix(const tsl_trace *t, uint32_t n);
 /* Replace the decision of instruction `i` (a sample_* instruction) in a
  * trace obtained from tsl_trace_copy or tsl_trace_from_json. The value is
  * checked for shape only (int for sample_categorical and
