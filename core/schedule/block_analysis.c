@@ -212,31 +212,15 @@ uint32_t tsl_sch_block_deps(tsl_schedule *sch, tsl_sch_rv block, int producers,
   if (!block_at(sch, block, &p) || p.depth == 1)
     return 0;
   sch_call c = {.sch = sch, .arena = sch->arena};
-  const tsl_block *b = sch_path_block(&p);
-  sch_path sp = p;
-  sp.depth = sch_path_scope_level(&p, p.depth - 1) + 1;
-  sch_path *kids;
-  uint32_t n = sch_child_blocks(&c, &sp, &kids), self = n, found = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (sch_path_block(&kids[i]) == b)
-      self = i;
-  for (uint32_t i = 0; i < n; i++) {
-    const tsl_block *o = sch_path_block(&kids[i]);
-    int hit = 0;
-    if (producers && i < self) {
-      for (uint32_t r = 0; r < b->n_reads && !hit; r++)
-        hit = sch_regions_have(o->writes, o->n_writes, b->reads[r].buffer);
-    } else if (!producers && i > self && i < n) {
-      for (uint32_t w = 0; w < b->n_writes && !hit; w++)
-        hit = sch_regions_have(o->reads, o->n_reads, b->writes[w].buffer);
-    }
-    if (hit) {
-      if (out && found < max)
-        out[found] = o;
-      found++;
-    }
+  uint32_t n = sch_block_deps(&c, &p, producers, NULL, 0);
+  uint32_t k = n < max ? n : max;
+  if (out && k) {
+    sch_path *found = TSL_NEW_ARRAY(sch->arena, sch_path, k);
+    sch_block_deps(&c, &p, producers, found, k);
+    for (uint32_t i = 0; i < k; i++)
+      out[i] = sch_path_block(&found[i]);
   }
-  return found;
+  return n;
 }
 
 const tsl_stmt *tsl_sch_block_scope(tsl_schedule *sch, tsl_sch_rv block,

@@ -345,104 +345,103 @@ static const tsl_stmt *replace_nest(sch_call *c, const lay_pad *in, const lay_wr
   return body;
 }
 
-/* ---- the padding block (EpiloguePlan) ---- */
+/* ---- blocks over the new shape (EpiloguePlan, ProloguePlan) ---- */
 
-static const tsl_stmt *padding_block(sch_call *c, const lay_pad *in) {
+/* Loops over the new buffer's shape around a block whose iterators
+ * `v_<axis>` index it point-wise. */
+typedef struct shape_nest {
+  uint32_t n;
+  const tsl_var **lv;     /* the loops */
+  const tsl_expr **lrefs; /* ... as expressions (the iterators' bindings) */
+  const tsl_expr **vrefs; /* the iterators as expressions */
+  tsl_iter_var *ivs;
+  tsl_range *point;       /* the point vrefs of the new buffer */
+  tsl_map to_loops, to_iters; /* the inverse's parameters -> lrefs / vrefs */
+} shape_nest;
+
+static void nest_init(sch_call *c, const lay_pad *in, shape_nest *sn) {
   tsl_arena *a = c->arena;
   const tsl_buffer *nb = in->new_buf;
   const lay_map *inv = &in->inv;
-  uint32_t n = inv->n_in;
-  const tsl_var **lv = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
-  const tsl_expr **lrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
-  const tsl_expr **vrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
-  tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
-  tsl_range *pt = TSL_NEW_ARRAY(a, tsl_range, n + 1);
-  tsl_map to_loops;
-  tsl_map_init(&to_loops, a);
+  uint32_t n = sn->n = inv->n_in;
+  sn->lv = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
+  sn->lrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  sn->vrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  sn->ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
+  sn->point = TSL_NEW_ARRAY(a, tsl_range, n + 1);
+  tsl_map_init(&sn->to_loops, a);
+  tsl_map_init(&sn->to_iters, a);
   for (uint32_t k = 0; k < n; k++) {
     char name[160];
-    lv[k] = sch_new_var(c, inv->in[k]->name, inv->in[k]->dtype);
-    lrefs[k] = lv[k]->ref;
+    sn->lv[k] = sch_new_var(c, inv->in[k]->name, inv->in[k]->dtype);
+    sn->lrefs[k] = sn->lv[k]->ref;
     snprintf(name, sizeof name, "v_%s", inv->in[k]->name);
     const tsl_var *v = sch_new_var(c, name, inv->in[k]->dtype);
-    vrefs[k] = v->ref;
-    ivs[k] = (tsl_iter_var){v, {tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k]},
-                            TSL_ITER_SPATIAL};
-    pt[k] = (tsl_range){vrefs[k], tsl_expr_int(a, vrefs[k]->dtype, 1)};
-    tsl_map_put(&to_loops, inv->in[k], (void *)lrefs[k]);
+    sn->vrefs[k] = v->ref;
+    sn->ivs[k] = (tsl_iter_var){v, {tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k]},
+                                TSL_ITER_SPATIAL};
+    sn->point[k] = (tsl_range){sn->vrefs[k], tsl_expr_int(a, sn->vrefs[k]->dtype, 1)};
+    tsl_map_put(&sn->to_loops, inv->in[k], (void *)sn->lrefs[k]);
+    tsl_map_put(&sn->to_iters, inv->in[k], (void *)sn->vrefs[k]);
   }
-  const tsl_expr *pad = lay_map_apply(c, &in->pad, vrefs)[0];
+}
+
+/* A block `buffer_<name>_<suffix>` with the nest's iterators and `body`,
+ * realized under `pred` inside the nest's loops. */
+static const tsl_stmt *nest_block(sch_call *c, const lay_pad *in, const shape_nest *sn,
+                                  const char *suffix, const tsl_stmt *body, int writes,
+                                  const tsl_expr *pred) {
+  tsl_arena *a = c->arena;
+  const tsl_buffer *nb = in->new_buf;
   tsl_block *b = TSL_NEW(a, tsl_block);
   char name[300];
-  snprintf(name, sizeof name, "buffer_%s_padding", nb->name);
+  snprintf(name, sizeof name, "buffer_%s_%s", nb->name, suffix);
   b->name = sch_fresh_block_name(c, in->func, name);
-  b->n_iter_vars = n;
-  b->iter_vars = ivs;
-  b->n_writes = 1;
-  tsl_buffer_region *wr = TSL_NEW(a, tsl_buffer_region);
-  *wr = (tsl_buffer_region){nb, n, pt};
-  b->writes = wr;
-  b->body = tsl_stmt_store(a, nb, pad, n, vrefs);
-  const tsl_stmt *s = tsl_stmt_block_realize(
-      a, n, lrefs, tsl_expr_substitute(a, in->padding, binding_fn, &to_loops), b);
-  for (uint32_t k = n; k-- > 0;)
-    s = tsl_stmt_for(a, lv[k], tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k],
+  b->n_iter_vars = sn->n;
+  b->iter_vars = sn->ivs;
+  tsl_buffer_region *r = TSL_NEW(a, tsl_buffer_region);
+  *r = (tsl_buffer_region){nb, sn->n, sn->point};
+  if (writes) {
+    b->n_writes = 1;
+    b->writes = r;
+  } else {
+    b->n_reads = 1;
+    b->reads = r;
+  }
+  b->body = body;
+  const tsl_stmt *s = tsl_stmt_block_realize(a, sn->n, sn->lrefs, pred, b);
+  for (uint32_t k = sn->n; k-- > 0;)
+    s = tsl_stmt_for(a, sn->lv[k], tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k],
                      TSL_FOR_SERIAL, NULL, (tsl_attrs){0, NULL}, s);
   return s;
 }
 
-/* ---- the assumption block of an input (ProloguePlan) ---- */
+/* EpiloguePlan: the pad value stored where the padding predicate holds. */
+static const tsl_stmt *padding_block(sch_call *c, const lay_pad *in) {
+  shape_nest sn;
+  nest_init(c, in, &sn);
+  const tsl_expr *pad = lay_map_apply(c, &in->pad, sn.vrefs)[0];
+  const tsl_stmt *store = tsl_stmt_store(c->arena, in->new_buf, pad, sn.n, sn.vrefs);
+  return nest_block(c, in, &sn, "padding", store, 1,
+                    tsl_expr_substitute(c->arena, in->padding, binding_fn, &sn.to_loops));
+}
 
-/* Loops over the new shape around a block `name` whose iterators index the
- * new buffer; `body_of` gets the iterators. */
+/* ProloguePlan (an input): T.assume(not padding or A[v...] == pad) over the
+ * new shape. */
 static const tsl_stmt *assumption_block(sch_call *c, const lay_pad *in) {
   tsl_arena *a = c->arena;
-  const tsl_buffer *nb = in->new_buf;
-  const lay_map *inv = &in->inv;
-  uint32_t n = inv->n_in;
-  const tsl_var **lv = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
-  const tsl_expr **lrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
-  const tsl_expr **vrefs = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
-  tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
-  tsl_range *pt = TSL_NEW_ARRAY(a, tsl_range, n + 1);
-  tsl_map to_iters;
-  tsl_map_init(&to_iters, a);
-  for (uint32_t k = 0; k < n; k++) {
-    char name[160];
-    lv[k] = sch_new_var(c, inv->in[k]->name, inv->in[k]->dtype);
-    lrefs[k] = lv[k]->ref;
-    snprintf(name, sizeof name, "v_%s", inv->in[k]->name);
-    const tsl_var *v = sch_new_var(c, name, inv->in[k]->dtype);
-    vrefs[k] = v->ref;
-    ivs[k] = (tsl_iter_var){v, {tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k]},
-                            TSL_ITER_SPATIAL};
-    pt[k] = (tsl_range){vrefs[k], tsl_expr_int(a, vrefs[k]->dtype, 1)};
-    tsl_map_put(&to_iters, inv->in[k], (void *)vrefs[k]);
-  }
-  /* T.assume(not padding or A[v...] == pad) */
-  const tsl_expr *pad = lay_map_apply(c, &in->pad, vrefs)[0];
-  const tsl_expr *padding = tsl_expr_substitute(a, in->padding, binding_fn, &to_iters);
-  const tsl_expr *ld = tsl_expr_load(a, nb, n, vrefs);
+  shape_nest sn;
+  nest_init(c, in, &sn);
+  const tsl_expr *pad = lay_map_apply(c, &in->pad, sn.vrefs)[0];
+  const tsl_expr *padding = tsl_expr_substitute(a, in->padding, binding_fn, &sn.to_iters);
+  const tsl_expr *ld = tsl_expr_load(a, in->new_buf, sn.n, sn.vrefs);
   if (!tsl_dtype_eq(pad->dtype, ld->dtype))
     pad = tsl_expr_cast(a, ld->dtype, pad);
   const tsl_expr *cond = tsl_expr_binary(a, TSL_EXPR_OR, tsl_expr_unary(a, TSL_EXPR_NOT, padding),
                                          tsl_expr_binary(a, TSL_EXPR_EQ, ld, pad));
-  tsl_block *b = TSL_NEW(a, tsl_block);
-  char name[300];
-  snprintf(name, sizeof name, "buffer_%s_assumption", nb->name);
-  b->name = sch_fresh_block_name(c, in->func, name);
-  b->n_iter_vars = n;
-  b->iter_vars = ivs;
-  b->n_reads = 1;
-  tsl_buffer_region *rd = TSL_NEW(a, tsl_buffer_region);
-  *rd = (tsl_buffer_region){nb, n, pt};
-  b->reads = rd;
-  b->body = tsl_stmt_evaluate(a, tsl_expr_builtin(a, TSL_BUILTIN_ASSUME, TSL_BOOL, 1, &cond));
-  const tsl_stmt *s = tsl_stmt_block_realize(a, n, lrefs, tsl_expr_bool(a, 1), b);
-  for (uint32_t k = n; k-- > 0;)
-    s = tsl_stmt_for(a, lv[k], tsl_expr_int(a, nb->shape[k]->dtype, 0), nb->shape[k],
-                     TSL_FOR_SERIAL, NULL, (tsl_attrs){0, NULL}, s);
-  return s;
+  const tsl_stmt *body =
+      tsl_stmt_evaluate(a, tsl_expr_builtin(a, TSL_BUILTIN_ASSUME, TSL_BOOL, 1, &cond));
+  return nest_block(c, in, &sn, "assumption", body, 0, tsl_expr_bool(a, 1));
 }
 
 int lay_pad_plan(sch_call *c, const tsl_stmt *init, const tsl_stmt *body,

@@ -83,17 +83,7 @@ int bz_blockize_blocks(sch_call *c, const tsl_sch_value *list, int preserve) {
         return sch_fail(c, TSL_EINVALID, "block '%s' is given twice", block_name_of(&ps[i]));
   }
   /* the sequence the blocks' nests are items of */
-  uint32_t L = 0;
-  for (;;) {
-    uint32_t next = L + 1;
-    int same = 1;
-    for (uint32_t i = 0; i < n && same; i++)
-      same = next < ps[i].depth && next < ps[0].depth &&
-             ps[i].stmts[next] == ps[0].stmts[next];
-    if (!same)
-      break;
-    L = next;
-  }
+  uint32_t L = sch_paths_common_level(ps, n);
   for (uint32_t i = 0; i < n; i++)
     if (L + 1 >= ps[i].depth)
       return sch_fail(c, TSL_EINVALID,

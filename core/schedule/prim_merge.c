@@ -119,17 +119,7 @@ int sch_apply_merge(sch_call *c) {
                         loop_name(sch_path_target(&ps[i])));
   }
   /* the deepest statement above all of them */
-  uint32_t lca = 0;
-  for (;;) {
-    uint32_t next = lca + 1;
-    int same = 1;
-    for (uint32_t i = 0; i < n && same; i++)
-      same = next < ps[i].depth && next < ps[0].depth &&
-             ps[i].stmts[next] == ps[0].stmts[next];
-    if (!same)
-      break;
-    lca = next;
-  }
+  uint32_t lca = sch_paths_common_level(ps, n);
   for (uint32_t i = 0; i < n; i++)
     if (lca + 1 >= ps[i].depth)
       return sch_fail(c, TSL_EINVALID,

@@ -105,30 +105,11 @@ static int deps(sch_call *c, int producers) {
   int rc = sch_block_path(c, c->args[0].u.rv, &p);
   if (rc)
     return rc;
-  const tsl_block *b = sch_path_block(&p);
-  uint32_t scope = sch_path_scope_level(&p, p.depth - 1);
-  sch_path sp = p;
-  sp.depth = scope + 1;
-  sch_path *kids;
-  uint32_t n = sch_child_blocks(c, &sp, &kids), self = n;
+  uint32_t n = sch_block_deps(c, &p, producers, NULL, 0);
+  sch_path *found = TSL_NEW_ARRAY(c->arena, sch_path, n ? n : 1);
+  sch_block_deps(c, &p, producers, found, n);
   for (uint32_t i = 0; i < n; i++)
-    if (sch_path_block(&kids[i]) == b)
-      self = i;
-  for (uint32_t i = 0; i < n; i++) {
-    const tsl_block *o = sch_path_block(&kids[i]);
-    if (i == self)
-      continue;
-    int hit = 0;
-    if (producers && i < self) {
-      for (uint32_t r = 0; r < b->n_reads && !hit; r++)
-        hit = sch_regions_have(o->writes, o->n_writes, b->reads[r].buffer);
-    } else if (!producers && i > self) {
-      for (uint32_t w = 0; w < b->n_writes && !hit; w++)
-        hit = sch_regions_have(o->reads, o->n_reads, b->writes[w].buffer);
-    }
-    if (hit)
-      sch_out_block(c, p.func->name, o->name);
-  }
+    sch_out_block(c, p.func->name, sch_path_block(&found[i])->name);
   return TSL_OK;
 }
 

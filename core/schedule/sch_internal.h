@@ -217,6 +217,15 @@ uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out);
  * followed first, as TVM's loop_partition names its blocks), or NULL. */
 const char *sch_first_block_name(const tsl_stmt *s);
 /* 1 when the region list has an entry for buffer `b`. */
+/* The deepest level the n paths share (ps[i].stmts[0 .. level] equal for
+ * all of them): their lowest common statement. */
+uint32_t sch_paths_common_level(const sch_path *ps, uint32_t n);
+
+/* The blocks of the scope of the block at `p` that write what it reads
+ * (producers = 1) or read what it writes (producers = 0), in program order:
+ * the count; out[0 .. min(count, max)) gets their paths (out may be NULL). */
+uint32_t sch_block_deps(sch_call *c, const sch_path *p, int producers, sch_path *out,
+                        uint32_t max);
 int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
                      const tsl_buffer *b);
 

@@ -273,6 +273,44 @@ uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out) {
   return n;
 }
 
+uint32_t sch_paths_common_level(const sch_path *ps, uint32_t n) {
+  uint32_t level = 0;
+  for (;;) {
+    uint32_t next = level + 1;
+    for (uint32_t i = 0; i < n; i++)
+      if (next >= ps[i].depth || next >= ps[0].depth || ps[i].stmts[next] != ps[0].stmts[next])
+        return level;
+    level = next;
+  }
+}
+
+uint32_t sch_block_deps(sch_call *c, const sch_path *p, int producers, sch_path *out,
+                        uint32_t max) {
+  const tsl_block *b = sch_path_block(p);
+  sch_path sp = *p;
+  sp.depth = sch_path_scope_level(p, p->depth - 1) + 1;
+  sch_path *kids;
+  uint32_t n = sch_child_blocks(c, &sp, &kids), self = n, found = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (sch_path_block(&kids[i]) == b)
+      self = i;
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_block *o = sch_path_block(&kids[i]);
+    int hit = 0;
+    if (producers && i < self) {
+      for (uint32_t r = 0; r < b->n_reads && !hit; r++)
+        hit = sch_regions_have(o->writes, o->n_writes, b->reads[r].buffer);
+    } else if (!producers && i > self && self < n) {
+      for (uint32_t w = 0; w < b->n_writes && !hit; w++)
+        hit = sch_regions_have(o->reads, o->n_reads, b->writes[w].buffer);
+    }
+    if (hit && out && found < max)
+      out[found] = kids[i];
+    found += hit;
+  }
+  return found;
+}
+
 int sch_regions_have(const tsl_buffer_region *r, uint32_t n,
                      const tsl_buffer *b) {
   for (uint32_t i = 0; i < n; i++)
