@@ -3,6 +3,7 @@
  * The intern table is an open-addressing hash set of arena-held strings.
  */
 #include "tessel/base.h"
+#include "arena_internal.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -61,6 +62,15 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
+static void *xcalloc(size_t n) {
+  void *p = calloc(1, n);
+  if (!p) {
+    fprintf(stderr, "tessel: out of memory (%zu bytes)\n", n);
+    abort();
+  }
+  return p;
+}
+
 /* ---- arenas ---- */
 
 typedef struct arena_chunk {
@@ -73,6 +83,7 @@ struct tsl_arena {
   tsl_ctx *ctx;
   arena_chunk *head;
   size_t bytes;
+  const void **const_slots; /* arena_internal.h */
 };
 
 enum { ARENA_CHUNK = 64 * 1024, MAX_SPARE_CHUNKS = 256 };
@@ -88,6 +99,7 @@ tsl_arena *tsl_arena_new(tsl_ctx *ctx) {
   a->ctx = ctx;
   a->head = NULL;
   a->bytes = 0;
+  a->const_slots = NULL;
   return a;
 }
 
@@ -104,31 +116,46 @@ void tsl_arena_free(tsl_arena *a) {
 
 tsl_ctx *tsl_arena_ctx(const tsl_arena *a) { return a->ctx; }
 
+/* Memory past a chunk's `used` is always zero (fresh chunks come from
+ * calloc, kept ones are cleared when their arena is freed), so handing out a
+ * zeroed block is a pointer bump: one bulk clear per chunk instead of a
+ * memset per node. */
+__attribute__((noinline)) static void *arena_alloc_slow(tsl_arena *a, size_t size) {
+  arena_chunk *c = a->head;
+  size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+  arena_chunk *n = cap == ARENA_CHUNK ? ctx_take_chunk(a->ctx) : NULL;
+  if (!n)
+    n = xcalloc(sizeof *n + cap);
+  n->used = 0;
+  n->cap = cap;
+  if (c && size > ARENA_CHUNK / 4) {
+    /* big block: keep the current chunk as head for small allocations */
+    n->next = c->next;
+    c->next = n;
+  } else {
+    n->next = c;
+    a->head = n;
+  }
+  n->used = size;
+  a->bytes += size;
+  return n->data;
+}
+
 void *tsl_arena_alloc(tsl_arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   arena_chunk *c = a->head;
-  if (!c || c->cap - c->used < size) {
-    size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
-    arena_chunk *n = cap == ARENA_CHUNK ? ctx_take_chunk(a->ctx) : NULL;
-    if (!n)
-      n = xmalloc(sizeof *n + cap);
-    n->used = 0;
-    n->cap = cap;
-    if (c && size > ARENA_CHUNK / 4) {
-      /* big block: keep the current chunk as head for small allocations */
-      n->next = c->next;
-      c->next = n;
-    } else {
-      n->next = c;
-      a->head = n;
-    }
-    c = n;
-  }
+  if (__builtin_expect(!c || c->cap - c->used < size, 0))
+    return arena_alloc_slow(a, size);
   void *p = c->data + c->used;
   c->used += size;
   a->bytes += size;
-  memset(p, 0, size);
   return p;
+}
+
+const void **tsl_arena_const_slots(tsl_arena *a) {
+  if (!a->const_slots)
+    a->const_slots = tsl_arena_alloc(a, sizeof(void *) * TSL_ARENA_CONST_SLOTS);
+  return a->const_slots;
 }
 
 void *tsl_arena_dup(tsl_arena *a, const void *src, size_t n) {
@@ -198,6 +225,8 @@ static arena_chunk *ctx_take_chunk(tsl_ctx *ctx) {
 static int ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *k) {
   if (!ctx || ctx->n_spare >= MAX_SPARE_CHUNKS)
     return 0;
+  memset(k->data, 0, k->used);
+  k->used = 0;
   k->next = ctx->spare;
   ctx->spare = k;
   ctx->n_spare++;

@@ -335,7 +335,7 @@ const tsla_poly *tsla_poly_make(tsl_arena *s, const tsla_order *o,
   if (n == 0)
     return p;
   tsla_term *t = TSL_NEW_ARRAY(s, tsla_term, n);
-  tsla_term *tmp = TSL_NEW_ARRAY(s, tsla_term, n);
+  tsla_term *tmp = n > 8 ? TSL_NEW_ARRAY(s, tsla_term, n) : NULL; /* merge sort only */
   uint32_t m = 0;
   for (uint32_t i = 0; i < n; i++) {
     int64_t k = tsla_wrap(dt, terms[i].coef);
@@ -378,6 +378,14 @@ const tsla_poly *tsla_poly_add(tsl_arena *s, const tsla_order *o,
   if (q->n == 0 && p->n == 0)
     return tsla_poly_const(s, p->dt,
                            (int64_t)((uint64_t)p->c + (uint64_t)k * (uint64_t)q->c));
+  int64_t c = (int64_t)((uint64_t)p->c + (uint64_t)k * (uint64_t)q->c);
+  if (tsl_dtype_eq(p->dt, q->dt) && (q->n == 0 || (p->n == 0 && k == 1))) { /* one side's terms */
+    tsla_poly *r = TSL_NEW(s, tsla_poly);
+    *r = q->n ? *q : *p;
+    r->dt = p->dt;
+    r->c = tsla_wrap(p->dt, c);
+    return r;
+  }
   uint32_t n = p->n + q->n;
   tsla_term *t = TSL_NEW_ARRAY(s, tsla_term, n ? n : 1);
   if (p->n)
@@ -386,7 +394,6 @@ const tsla_poly *tsla_poly_add(tsl_arena *s, const tsla_order *o,
     t[p->n + i] = q->t[i];
     t[p->n + i].coef = (int64_t)((uint64_t)q->t[i].coef * (uint64_t)k);
   }
-  int64_t c = (int64_t)((uint64_t)p->c + (uint64_t)k * (uint64_t)q->c);
   return tsla_poly_make(s, o, p->dt, c, n, t);
 }
 

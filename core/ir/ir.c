@@ -2,6 +2,7 @@
  * IR node builders and the static kind tables.
  */
 #include "tessel/ir.h"
+#include "arena_internal.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -131,9 +132,29 @@ static tsl_expr *new_expr(tsl_arena *a, tsl_expr_kind kind, tsl_dtype t,
   return e;
 }
 
+/* The slot of a shared constant (arena_internal.h), or -1. */
+static int const_slot(tsl_dtype t, int64_t v) {
+  if (v < TSL_ARENA_CONST_MIN || v > TSL_ARENA_CONST_MAX || t.lanes != 1)
+    return -1;
+  int type = t.code == TSL_DT_INT && t.bits == 32   ? 0
+             : t.code == TSL_DT_INT && t.bits == 64 ? 1
+             : tsl_dtype_is_bool(t)                 ? 2
+                                                    : -1;
+  if (type < 0)
+    return -1;
+  return type * (TSL_ARENA_CONST_MAX - TSL_ARENA_CONST_MIN + 1) +
+         (int)(v - TSL_ARENA_CONST_MIN);
+}
+
 const tsl_expr *tsl_expr_int(tsl_arena *a, tsl_dtype t, int64_t v) {
+  int slot = const_slot(t, v);
+  const void **slots = slot >= 0 ? tsl_arena_const_slots(a) : NULL;
+  if (slots && slots[slot])
+    return slots[slot];
   tsl_expr *e = new_expr(a, TSL_EXPR_INT_IMM, t, 0);
   e->u.int_value = v;
+  if (slots)
+    slots[slot] = e;
   return e;
 }
 

@@ -114,19 +114,49 @@ static void bind_loops(sch_call *c, const sch_path *p, uint32_t from,
 
 /* ---- affine bindings ----------------------------------------------------------- */
 
-int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
-                       const char **why) {
+/* One answer of sch_binding_affine: the block realize, the level checked
+ * from and the loops that bound its bindings (variables and ranges: a
+ * loop's kind or annotations do not change the answer). */
+typedef struct sch_affine_memo {
+  struct sch_affine_memo *next;
+  const tsl_stmt *realize;
+  uint32_t from, n;
+  const tsl_var **vars;
+  tsl_range *doms;
+  int affine;
+  const char *why;
+} sch_affine_memo;
+
+enum { AFFINE_MEMO_SEARCH = 32 };
+
+static sch_affine_memo *affine_memo_find(tsl_schedule *sch, const tsl_stmt *realize,
+                                         uint32_t from, const loop_set *all) {
+  uint32_t k = 0;
+  for (sch_affine_memo *m = sch->affine_memo; m && k < AFFINE_MEMO_SEARCH; m = m->next, k++) {
+    if (m->realize != realize || m->from != from || m->n != all->n)
+      continue;
+    uint32_t i = 0;
+    while (i < m->n && m->vars[i] == all->vars[i] && m->doms[i].min == all->doms[i].min &&
+           m->doms[i].extent == all->doms[i].extent)
+      i++;
+    if (i == m->n)
+      return m;
+  }
+  return NULL;
+}
+
+static int binding_affine(sch_call *c, const sch_path *bp, uint32_t scope, uint32_t from,
+                          const char **why) {
   const tsl_stmt *realize = sch_path_target(bp);
   const tsl_block *b = realize->u.realize.block;
-  uint32_t scope = sch_path_scope_level(bp, bp->depth - 1);
-  if (from <= scope)
-    from = scope + 1;
   loop_set ls = loops_between(c, bp, from, bp->depth - 1);
   if (!ls.n)
     return 1;
   uint32_t n = realize->u.realize.n_iter_values;
   tsl_iter_map map;
-  tsl_diag d = {0};
+  tsl_diag d; /* 8 KiB: read only on failure, so not cleared */
+  d.len = 0;
+  d.text[0] = '\0';
   bind_loops(c, bp, scope + 1, from, 1);
   int rc = tsl_iter_map_detect(c->sch->an, c->arena, n,
                                realize->u.realize.iter_values, ls.n, ls.vars,
@@ -134,8 +164,7 @@ int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
                                TSL_ITER_MAP_SURJECTIVE, 0, &map, &d);
   bind_loops(c, bp, scope + 1, from, 0);
   if (rc) {
-    if (why)
-      *why = tsl_arena_strdup(c->arena, d.text);
+    *why = tsl_arena_strdup(c->arena, d.text);
     return 0;
   }
   /* TVM's IsAffineBinding: each index's leading split steps by 1 */
@@ -144,15 +173,38 @@ int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
     int64_t scale = 1;
     if (!sum->n || (tsl_expr_is_const_int(sum->args[0]->scale, &scale) && scale == 1))
       continue;
-    if (why)
-      *why = asp(c,
-                 "the binding `%s` of iterator '%s' steps by %lld; an affine "
-                 "binding steps by 1",
-                 ex(c, realize->u.realize.iter_values[i]), b->iter_vars[i].var->name,
-                 (long long)scale);
+    *why = asp(c,
+               "the binding `%s` of iterator '%s' steps by %lld; an affine "
+               "binding steps by 1",
+               ex(c, realize->u.realize.iter_values[i]), b->iter_vars[i].var->name,
+               (long long)scale);
     return 0;
   }
   return 1;
+}
+
+int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
+                       const char **why) {
+  uint32_t scope = sch_path_scope_level(bp, bp->depth - 1);
+  if (from <= scope)
+    from = scope + 1;
+  const tsl_stmt *realize = sch_path_target(bp);
+  loop_set all = loops_between(c, bp, scope + 1, bp->depth - 1);
+  sch_affine_memo *m = affine_memo_find(c->sch, realize, from, &all);
+  if (!m) {
+    m = TSL_NEW(c->arena, sch_affine_memo);
+    m->realize = realize;
+    m->from = from;
+    m->n = all.n;
+    m->vars = all.vars;
+    m->doms = all.doms;
+    m->affine = binding_affine(c, bp, scope, from, &m->why);
+    m->next = c->sch->affine_memo;
+    c->sch->affine_memo = m;
+  }
+  if (!m->affine && why)
+    *why = m->why;
+  return m->affine;
 }
 
 /* ---- complete and reduction blocks --------------------------------------------- */

@@ -86,6 +86,10 @@ struct tsl_schedule {
   /* parameters whose layout transform_layout changed, in order (elements
    * sch_param_layout, layout_internal.h; arena-backed once used) */
   tsl_vec param_layouts;
+  /* sch_binding_affine's answers (sch_check.c), newest first, in the arena:
+   * blocks keep their bindings across most primitives, and TVM keeps the
+   * same answer per block in its ScheduleState */
+  struct sch_affine_memo *affine_memo;
 };
 
 /* A path from a function's root realize down to one statement:

@@ -1,0 +1,16 @@
+/* Arena services private to the core library. */
+#ifndef TSL_ARENA_INTERNAL_H
+#define TSL_ARENA_INTERNAL_H
+
+#include "tessel/base.h"
+
+/* Small integer constants are immutable and hugely repeated (every split,
+ * bound and simplification makes 0s and 1s), so tsl_expr_int hands out one
+ * node per (dtype, value) and arena: this table of TSL_ARENA_CONST_SLOTS
+ * pointers, created zeroed on first use, lives as long as the arena. */
+enum { TSL_ARENA_CONST_MIN = -8, TSL_ARENA_CONST_MAX = 63, TSL_ARENA_CONST_TYPES = 3 };
+#define TSL_ARENA_CONST_SLOTS                                                  \
+  (TSL_ARENA_CONST_TYPES * (TSL_ARENA_CONST_MAX - TSL_ARENA_CONST_MIN + 1))
+const void **tsl_arena_const_slots(tsl_arena *a);
+
+#endif
