@@ -114,12 +114,16 @@ static void bind_loops(sch_call *c, const sch_path *p, uint32_t from,
 
 /* ---- affine bindings ----------------------------------------------------------- */
 
-/* One answer of sch_binding_affine: the block realize, the level checked
- * from and the loops that bound its bindings (variables and ranges: a
- * loop's kind or annotations do not change the answer). */
+/* One answer of sch_binding_affine: the block's bindings and predicate
+ * (by value: primitives rebuild equal ones; a block's annotations do not
+ * change the answer), the level checked from and the loops that bound the
+ * bindings (variables and ranges, not kinds). */
 typedef struct sch_affine_memo {
   struct sch_affine_memo *next;
-  const tsl_stmt *realize;
+  const tsl_block *block;
+  uint32_t n_bindings;
+  const tsl_expr *const *bindings;
+  const tsl_expr *predicate;
   uint32_t from, n;
   const tsl_var **vars;
   tsl_range *doms;
@@ -133,14 +137,27 @@ static sch_affine_memo *affine_memo_find(tsl_schedule *sch, const tsl_stmt *real
                                          uint32_t from, const loop_set *all) {
   uint32_t k = 0;
   for (sch_affine_memo *m = sch->affine_memo; m && k < AFFINE_MEMO_SEARCH; m = m->next, k++) {
-    if (m->realize != realize || m->from != from || m->n != all->n)
+    if (m->from != from || m->n != all->n || m->n_bindings != realize->u.realize.n_iter_values ||
+        strcmp(m->block->name, realize->u.realize.block->name))
       continue;
     uint32_t i = 0;
     while (i < m->n && m->vars[i] == all->vars[i] && m->doms[i].min == all->doms[i].min &&
            m->doms[i].extent == all->doms[i].extent)
       i++;
-    if (i == m->n)
-      return m;
+    if (i < m->n)
+      continue;
+    const tsl_expr *pred = realize->u.realize.predicate;
+    if (!(m->predicate == pred ||
+          (m->predicate && pred && tsl_expr_equal(m->predicate, pred))))
+      continue;
+    i = 0;
+    while (i < m->n_bindings && (m->bindings[i] == realize->u.realize.iter_values[i] ||
+                                 tsl_expr_equal(m->bindings[i],
+                                                realize->u.realize.iter_values[i])))
+      i++;
+    if (i < m->n_bindings)
+      continue;
+    return m;
   }
   return NULL;
 }
@@ -193,7 +210,10 @@ int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
   sch_affine_memo *m = affine_memo_find(c->sch, realize, from, &all);
   if (!m) {
     m = TSL_NEW(c->arena, sch_affine_memo);
-    m->realize = realize;
+    m->block = realize->u.realize.block;
+    m->n_bindings = realize->u.realize.n_iter_values;
+    m->bindings = realize->u.realize.iter_values;
+    m->predicate = realize->u.realize.predicate;
     m->from = from;
     m->n = all.n;
     m->vars = all.vars;
