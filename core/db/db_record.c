@@ -229,6 +229,19 @@ int tsl_db_each(tsl_db *db, int64_t workload_id, const char *target,
   return each_row(db, st, fn, user_data, 0, diag);
 }
 
+int tsl_db_top(tsl_db *db, int64_t workload_id, const char *target, uint32_t k,
+               tsl_db_record_fn fn, void *user_data, tsl_diag *diag) {
+  sqlite3_stmt *st;
+  int rc = db_prepare(db, "SELECT " DB_RECORD_COLUMNS " FROM records WHERE "
+                      DB_FILTER " AND status = 0 AND latency_s >= 0 "
+                      "ORDER BY latency_s, id LIMIT ?3", &st, diag);
+  if (rc != TSL_OK)
+    return rc;
+  bind_filter(st, workload_id, target);
+  sqlite3_bind_int64(st, 3, k);
+  return each_row(db, st, fn, user_data, 0, diag);
+}
+
 int tsl_db_best(tsl_db *db, int64_t workload_id, const char *target,
                 tsl_db_record_fn fn, void *user_data, tsl_diag *diag) {
   sqlite3_stmt *st;

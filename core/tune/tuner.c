@@ -28,6 +28,8 @@ typedef struct tuner {
   uint32_t n_spaces;
   tsl_space_postproc *pps; /* with a rule-derived space: the target's */
   uint32_t n_pps;
+  tsl_space_mutator *mutators; /* the target's, for strategies that mutate */
+  uint32_t n_mutators;
   const tsl_target_vtable *tvt;
   tsl_target *target;
   const char *desc;
@@ -88,6 +90,30 @@ static int32_t is_measured(void *core_data, const tsl_trace *trace) {
   return known;
 }
 
+typedef struct top_list {
+  tsl_ctx *ctx;
+  tsl_trace **out;
+  uint32_t n, k;
+} top_list;
+
+static int take_top(void *user_data, const tsl_db_record *rec) {
+  top_list *l = user_data;
+  tsl_diag d;
+  tsl_trace *t = NULL;
+  if (l->n < l->k && !tsl_trace_from_json(l->ctx, rec->trace_json, &t, &d))
+    l->out[l->n++] = t; /* a record that does not read back is skipped */
+  return 0;
+}
+
+static int32_t top_measured(void *core_data, uint32_t k, tsl_trace **out, uint32_t *n_out,
+                            tsl_diag *diag) {
+  tuner *tu = core_data;
+  top_list l = {tu->ctx, out, 0, k};
+  int rc = k ? tsl_db_top(tu->db, tu->wid, tu->desc, k, take_top, &l, diag) : 0;
+  *n_out = l.n;
+  return rc;
+}
+
 /* ---- setup ------------------------------------------------------------------- */
 
 static int load_workload(tuner *tu) {
@@ -143,6 +169,14 @@ static tsl_rule_target rule_target(const tsl_run_config *c) {
 
 /* The space of the target's default schedule rules (TVM's tune_tir): the
  * sketches, and the postprocessors every candidate goes through. */
+/* The target's mutators (none for a target without defaults). */
+static int load_mutators(tuner *tu) {
+  tsl_rule_target t = rule_target(tu->cfg);
+  tsl_diag d = {0};
+  int rc = tsl_space_default_mutators(tu->reg, &t, &tu->mutators, &tu->n_mutators, &d);
+  return rc == TSL_EUNSUPPORTED ? TSL_OK : rc ? located(tu, "target", rc, d.text) : TSL_OK;
+}
+
 static int load_rule_space(tuner *tu) {
   tsl_rule_target t = rule_target(tu->cfg);
   tsl_space_rule *rules = NULL;
@@ -186,10 +220,20 @@ static int load_space(tuner *tu) {
   return tu->n_spaces ? TSL_OK : tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
 }
 
-/* A plugin's create error, located at the option it names (a whole word
+/* A plugin's create error, located at the option it names (one quoted,
+ * 'key', first, as in "unknown option 'key'; valid: ..."; else a whole word
  * of the message) when there is one, else at the section. */
 static int located_option(tuner *tu, const char *section, const tsl_config_plugin *p,
                           int rc, const char *what) {
+  for (uint32_t i = 0; i < p->n_opts; i++) {
+    char quoted[260];
+    snprintf(quoted, sizeof quoted, "'%.256s'", p->opts[i].key);
+    if (strstr(what, quoted)) {
+      char key[256];
+      snprintf(key, sizeof key, "%s.%s", section, p->opts[i].key);
+      return located(tu, key, rc, what);
+    }
+  }
   for (uint32_t i = 0; i < p->n_opts; i++) {
     const char *k = p->opts[i].key;
     size_t n = strlen(k);
@@ -295,7 +339,8 @@ static int open_session(tuner *tu) {
 
 static int setup(tuner *tu) {
   int rc;
-  if ((rc = load_workload(tu)) || (rc = load_space(tu)) || (rc = open_plugins(tu)))
+  if ((rc = load_workload(tu)) || (rc = load_space(tu)) || (rc = open_plugins(tu)) ||
+      (rc = load_mutators(tu)))
     return rc;
   tsl_diag d = {0};
   if ((rc = tsl_db_open(tu->cfg->database, TSL_DB_CREATE, &tu->db, &d)))
@@ -333,6 +378,7 @@ static void teardown(tuner *tu) {
     tsl_trace_free(tu->spaces[i]);
   free(tu->spaces);
   tsl_space_postprocs_free(tu->pps, tu->n_pps);
+  tsl_space_mutators_free(tu->mutators, tu->n_mutators);
   for (uint32_t i = 0; i < tu->n_keys; i++)
     free(tu->keys[i]);
   free(tu->keys);
@@ -615,7 +661,8 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
                            (const tsl_trace *const *)tu.spaces, NULL,
                            cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
                            cfg->batch, cfg->seed, tu.desc, is_measured, &tu, tu.cvt,
-                           tu.cost};
+                           tu.cost, tu.n_pps, tu.pps, tu.n_mutators, tu.mutators,
+                           top_measured};
     tsl_diag d = {0};
     int prc = sp.trials > 0 ? tu.svt->pre_tuning(tu.strategy, &sp, &d) : 0;
     if (prc)

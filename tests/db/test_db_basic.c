@@ -172,6 +172,17 @@ int main(void) {
   is_int(tsl_db_best(db, wb, NULL, collect_fn, &c, &d), TSL_ENOTFOUND,
          "best of a workload with only a wrong-output record: none");
   is_int(c.n, 0, "  ... fn not called");
+  memset(&c, 0, sizeof c);
+  is_int(tsl_db_top(db, wa, "llvm", 5, collect_fn, &c, &d), TSL_OK, "top 5 of a on llvm");
+  ok(c.n == 3 && c.ids[0] == r1.id && c.ids[1] == r3.id && c.ids[2] == r0.id,
+     "  ... the three OK records, fastest first, ties older first");
+  memset(&c, 0, sizeof c);
+  tsl_db_top(db, wa, "llvm", 2, collect_fn, &c, &d);
+  ok(c.n == 2 && c.ids[1] == r3.id, "top 2: cut at k");
+  memset(&c, 0, sizeof c);
+  is_int(tsl_db_top(db, wb, NULL, 4, collect_fn, &c, &d), TSL_OK,
+         "top of a workload without OK records: no error");
+  is_int(c.n, 0, "  ... and no call");
 
   tsl_db_stats s;
   is_int(tsl_db_get_stats(db, &s, &d), TSL_OK, "stats");

@@ -30,7 +30,7 @@ static tsl_registry *load_registry(tsl_ctx *ctx) {
 }
 
 /* The component (kind, "random") and its index in the registry. */
-static const tsl_component *find_random(const tsl_registry *reg, uint32_t kind,
+static inline const tsl_component *find_random(const tsl_registry *reg, uint32_t kind,
                                         uint32_t *index) {
   for (uint32_t k = 0; k < tsl_registry_count(reg); k++) {
     const tsl_component *c = tsl_registry_get(reg, k);

@@ -172,5 +172,30 @@ check "  ... and tessel best replays the recorded trace to the same program" bas
 import json; a=json.load(open('$tmp/out')); b=json.load(open('$tmp/best.json'))
 assert 'T.parallel(' in b.get('program', b.get('best_program', '')), b.keys()
 \""
+
+# the evolutionary strategy (TVM's defaults but a small population) on the
+# rule-derived space, then a resume: the search continues from the
+# database's best and never measures a decision set twice
+cat > "$tmp/evo.yaml" <<YAML
+workload: {file: $src/workloads/matmul_64.py}
+target: {kind: llvm, threads: 2}
+strategy: {kind: evolutionary, trials: 8, batch: 4, population_size: 32, init_min_unmeasured: 8}
+cost_model: {kind: random}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 10}
+database: db/evo.db
+seed: 5
+YAML
+check "an evolutionary run measures its budget" test "$(status "$exe" tune "$tmp/evo.yaml" --json)" = 0
+check "  ... 8 measured, none failed" json "d['trials'] == 8 and d['errors'] == 0 and d['total'] == 8"
+check "a resumed evolutionary run with trials 16 measures the 8 missing" \
+  test "$(status "$exe" tune "$tmp/evo.yaml" --set strategy.trials=16 --json)" = 0
+check "  ... 8 measured, 16 in the database" json "d['trials'] == 8 and d['total'] == 16"
+check "  ... no decision set measured twice" bash -c "'$exe' db export '$tmp/db/evo.db' --json '$tmp/evo.jsonl' >/dev/null 2>&1 && python3 -c \"
+import json,sys
+k=[json.loads(l)['decisions'] for l in open('$tmp/evo.jsonl') if l.strip()]
+sys.exit(0 if len(k)==len(set(k))==16 else 1)\""
+check "an unknown evolutionary option is located at its key" bash -c "
+  ! '$exe' tune '$tmp/evo.yaml' --set strategy.populaton_size=4 > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"^--set strategy.populaton_size=4: error: strategy.populaton_size: strategy 'evolutionary': unknown option 'populaton_size'; valid: population_size,\" '$tmp/err'"
 echo "1..$n"
 exit $((failed > 0))

@@ -137,6 +137,11 @@ TSL_API int tsl_db_each(tsl_db *db, int64_t workload_id, const char *target,
  * target (NULL: any target) passed to fn; TSL_ENOTFOUND when none. */
 TSL_API int tsl_db_best(tsl_db *db, int64_t workload_id, const char *target,
                         tsl_db_record_fn fn, void *user_data, tsl_diag *diag);
+/* The k fastest records with status OK, fastest first (ties: the older),
+ * passed to fn in that order (none: TSL_OK without a call), as TVM's
+ * Database.get_top_k: what an evolutionary search seeds its population with. */
+TSL_API int tsl_db_top(tsl_db *db, int64_t workload_id, const char *target, uint32_t k,
+                       tsl_db_record_fn fn, void *user_data, tsl_diag *diag);
 
 typedef struct tsl_db_stats {
   uint32_t struct_size;

@@ -32,6 +32,7 @@
 
 #include "tessel/base.h"
 #include "tessel/lower.h"
+#include "tessel/rules.h"
 #include "tessel/schedule.h"
 #include "tessel/target.h"
 
@@ -87,6 +88,24 @@ typedef struct tsl_search_space {
   /* The run's cost model, or NULL when the config names none. */
   const tsl_cost_model_vtable *cost_vtable;
   tsl_cost_model *cost_model;
+  /* ---- appended in 0.2: check struct_size before reading on ---- */
+  /* The postprocessors the core applies to every candidate before it is
+   * built (a rule-derived space: the target's; a schedule script: none).
+   * A strategy that ranks candidates applies them too
+   * (tsl_space_apply_postprocs), to rank what will be measured, and still
+   * returns the trace before them (tsl_trace_before_postproc). */
+  uint32_t n_postprocs;
+  const tsl_space_postproc *postprocs;
+  /* The target's mutators with their weights (tsl_space_default_mutators);
+   * none when the target has no defaults. */
+  uint32_t n_mutators;
+  const tsl_space_mutator *mutators;
+  /* Up to k measured candidates of this workload and target, fastest
+   * first (the database's records with status OK, this run's included),
+   * stored in out[0..*n_out) as traces the caller frees (postprocessed, as
+   * recorded). 0, or an error status with the message in diag. */
+  int32_t (*top_measured)(void *core_data, uint32_t k, tsl_trace **out, uint32_t *n_out,
+                          tsl_diag *diag);
 } tsl_search_space;
 
 typedef struct tsl_strategy_vtable {

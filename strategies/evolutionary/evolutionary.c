@@ -1,0 +1,670 @@
+/*
+ * strategies/evolutionary/evolutionary.c — the "evolutionary" search
+ * strategy, TVM MetaSchedule's EvolutionarySearch with its defaults.
+ *
+ * One generate call is one of TVM's GenerateMeasureCandidates:
+ *   1. the population starts from the database's fastest records
+ *      (population x init_measured_ratio; a resumed run continues from
+ *      them) and fresh samples of the design space (rounds of
+ *      population - measured samples until init_min_unmeasured are valid;
+ *      max_fail_count rounds without one end the search);
+ *   2. genetic_num_iters rounds: the cost model scores the population,
+ *      unseen members enter a heap of the `batch` best, and the next
+ *      population draws parents in proportion to their scores, mutating
+ *      each with genetic_mutate_prob (a mutator drawn by its weight) or
+ *      copying it (each parent once), retrying genetic_max_fail_count
+ *      times before reusing the parent;
+ *   3. the batch: (1 - eps_greedy) from the heap, best first, the rest
+ *      from the fresh samples in random order, none proposed or measured
+ *      before.
+ * A member is replayed and postprocessed (the space's postprocessors) to
+ * be scored; the trace returned is the one before postprocessing, which
+ * the core postprocesses again. Without a cost model every member scores
+ * 1 (parents are drawn uniformly). Decisions keys decide "seen": TVM
+ * compares the scheduled modules, equal decisions give equal modules.
+ */
+#include "evolutionary.h"
+
+#include "tessel/container.h"
+#include "tessel/runner.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tsl_strategy {
+  /* options */
+  int64_t population, init_min_unmeasured, max_fail_count, genetic_num_iters,
+      genetic_max_fail_count;
+  double init_measured_ratio, genetic_mutate_prob, eps_greedy;
+  /* the run, between pre_tuning and post_tuning */
+  const tsl_search_space *space;
+  tsl_map seen; /* interned decisions keys proposed in this run (heap) */
+  uint64_t rng;     /* splitmix64 */
+  int64_t proposed;
+  int exhausted;
+  /* counters */
+  int64_t n_replays, n_replay_failed, n_postproc_failed, n_mutated, n_mutate_failed;
+};
+
+/* A member of the population. */
+typedef struct member {
+  tsl_trace *trace;  /* before postprocessing, owned */
+  tsl_schedule *sch; /* postprocessed, owned; NULL once scored */
+  const char *key;   /* interned decisions key */
+  double score;
+} member;
+
+typedef struct population {
+  member *m;
+  uint32_t n, cap;
+} population;
+
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *state) {
+  return (double)(splitmix64(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* An index drawn in proportion to w[0..n) (uniformly when they sum to 0). */
+static uint32_t draw(uint64_t *rng, const double *w, uint32_t n) {
+  double total = 0;
+  for (uint32_t i = 0; i < n; i++)
+    total += w[i];
+  if (!(total > 0))
+    return (uint32_t)(splitmix64(rng) % n);
+  double x = uniform01(rng) * total;
+  for (uint32_t i = 0; i < n; i++) {
+    if (x < w[i])
+      return i;
+    x -= w[i];
+  }
+  return n - 1;
+}
+
+/* ---- options ----------------------------------------------------------------- */
+
+#define EVO_OPTIONS                                                                  \
+  "population_size, init_measured_ratio, init_min_unmeasured, max_fail_count, "     \
+  "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, eps_greedy"
+
+static int opt_int(const char *key, const char *text, int64_t lo, int64_t hi, int64_t *out,
+                   tsl_diag *diag) {
+  char *end = NULL;
+  errno = 0;
+  long long v = text ? strtoll(text, &end, 10) : 0;
+  if (!text || !*text || *end || errno || v < lo || v > hi)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'evolutionary': %s: '%s' is not valid; valid: an integer "
+                        "from %lld to %lld",
+                        key, text ? text : "(null)", (long long)lo, (long long)hi);
+  *out = v;
+  return TSL_OK;
+}
+
+static int opt_prob(const char *key, const char *text, double *out, tsl_diag *diag) {
+  char *end = NULL;
+  errno = 0;
+  double v = text ? strtod(text, &end) : 0;
+  if (!text || !*text || *end || errno || !(v >= 0 && v <= 1))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'evolutionary': %s: '%s' is not valid; valid: a number "
+                        "from 0 to 1",
+                        key, text ? text : "(null)");
+  *out = v;
+  return TSL_OK;
+}
+
+static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
+                      tsl_strategy **out, tsl_diag *diag) {
+  (void)user_data;
+  *out = NULL;
+  tsl_strategy o = {.population = EVO_POPULATION,
+                    .init_min_unmeasured = EVO_INIT_MIN_UNMEASURED,
+                    .max_fail_count = EVO_MAX_FAIL_COUNT,
+                    .genetic_num_iters = EVO_GENETIC_NUM_ITERS,
+                    .genetic_max_fail_count = EVO_GENETIC_MAX_FAIL_COUNT,
+                    .init_measured_ratio = EVO_INIT_MEASURED_RATIO,
+                    .genetic_mutate_prob = EVO_GENETIC_MUTATE_PROB,
+                    .eps_greedy = EVO_EPS_GREEDY};
+  for (uint32_t i = 0; i < n_opts; i++) {
+    const char *k = opts[i].key ? opts[i].key : "(null)", *v = opts[i].value;
+    int rc;
+    if (!strcmp(k, "population_size"))
+      rc = opt_int(k, v, 1, 1 << 20, &o.population, diag);
+    else if (!strcmp(k, "init_measured_ratio"))
+      rc = opt_prob(k, v, &o.init_measured_ratio, diag);
+    else if (!strcmp(k, "init_min_unmeasured"))
+      rc = opt_int(k, v, 1, 1 << 20, &o.init_min_unmeasured, diag);
+    else if (!strcmp(k, "max_fail_count"))
+      rc = opt_int(k, v, 1, INT32_MAX, &o.max_fail_count, diag);
+    else if (!strcmp(k, "genetic_num_iters"))
+      rc = opt_int(k, v, 0, 1 << 16, &o.genetic_num_iters, diag);
+    else if (!strcmp(k, "genetic_mutate_prob"))
+      rc = opt_prob(k, v, &o.genetic_mutate_prob, diag);
+    else if (!strcmp(k, "genetic_max_fail_count"))
+      rc = opt_int(k, v, 0, INT32_MAX, &o.genetic_max_fail_count, diag);
+    else if (!strcmp(k, "eps_greedy"))
+      rc = opt_prob(k, v, &o.eps_greedy, diag);
+    else
+      rc = tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'evolutionary': unknown option '%s'; valid: " EVO_OPTIONS, k);
+    if (rc)
+      return rc;
+  }
+  tsl_strategy *s = malloc(sizeof *s);
+  if (!s)
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+  *s = o;
+  *out = s;
+  return TSL_OK;
+}
+
+static void evo_post_tuning(tsl_strategy *s) {
+  if (!s || !s->space)
+    return;
+  tsl_map_free(&s->seen);
+  s->space = NULL;
+}
+
+static void evo_destroy(tsl_strategy *s) {
+  evo_post_tuning(s);
+  free(s);
+}
+
+static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_diag *diag) {
+  if (!space || space->struct_size < sizeof(tsl_search_space))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'evolutionary': pre_tuning: missing or too old search "
+                        "space (struct_size %u; this strategy needs %zu: postprocessors, "
+                        "mutators, measured records)",
+                        space ? space->struct_size : 0, sizeof(tsl_search_space));
+  if (!space->ctx || !space->mod || !space->n_space || !space->space)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'evolutionary': pre_tuning: the design space is empty; "
+                        "valid: at least one trace");
+  for (uint32_t i = 0; i < space->n_space; i++)
+    if (!space->space[i])
+      return tsl_diag_set(diag, TSL_EINVALID,
+                          "strategy 'evolutionary': pre_tuning: design space trace %u is NULL",
+                          i);
+  if (space->batch <= 0)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'evolutionary': pre_tuning: batch %d; valid: > 0",
+                        space->batch);
+  evo_post_tuning(s);
+  s->space = space;
+  tsl_map_init(&s->seen, NULL);
+  s->rng = space->seed;
+  s->proposed = 0;
+  s->exhausted = 0;
+  s->n_replays = s->n_replay_failed = s->n_postproc_failed = 0;
+  s->n_mutated = s->n_mutate_failed = 0;
+  return TSL_OK;
+}
+
+/* ---- members ----------------------------------------------------------------- */
+
+static void member_free(member *m) {
+  tsl_trace_free(m->trace);
+  tsl_schedule_free(m->sch);
+  memset(m, 0, sizeof *m);
+}
+
+static void pop_clear(population *p) {
+  for (uint32_t i = 0; i < p->n; i++)
+    member_free(&p->m[i]);
+  p->n = 0;
+}
+
+static void pop_free(population *p) {
+  pop_clear(p);
+  free(p->m);
+  memset(p, 0, sizeof *p);
+}
+
+static int pop_push(population *p, member *m) {
+  if (p->n == p->cap) {
+    uint32_t cap = p->cap ? 2 * p->cap : 64;
+    member *n = realloc(p->m, cap * sizeof *n);
+    if (!n)
+      return TSL_ENOMEM;
+    p->m = n;
+    p->cap = cap;
+  }
+  p->m[p->n++] = *m;
+  memset(m, 0, sizeof *m);
+  return TSL_OK;
+}
+
+/* Replay `trace` (with its decisions, or fresh ones drawn from `seed` when
+ * `fresh`), postprocess, and fill *out. 0: a member; 1: the trace does not
+ * make a candidate (replay or a postprocessor failed); < 0: out of memory. */
+static int prepare(tsl_strategy *s, const tsl_trace *trace, int fresh, member *out) {
+  const tsl_search_space *sp = s->space;
+  tsl_replay_opts ro = {.struct_size = sizeof ro,
+                        .fresh_decisions = fresh,
+                        .seed = splitmix64(&s->rng),
+                        .func_name = sp->func_name,
+                        .intrins = sp->intrins};
+  tsl_schedule *sch = NULL;
+  tsl_diag d;
+  s->n_replays++;
+  int rc = tsl_trace_replay(sp->ctx, trace, sp->mod, &ro, &sch, &d);
+  if (rc == TSL_ENOMEM)
+    return -1;
+  if (rc) {
+    s->n_replay_failed++;
+    return 1;
+  }
+  tsl_trace *pre = tsl_trace_before_postproc(tsl_schedule_trace(sch));
+  if (!pre) {
+    tsl_schedule_free(sch);
+    return -1;
+  }
+  if (sp->n_postprocs) {
+    rc = tsl_space_apply_postprocs(sch, sp->n_postprocs, sp->postprocs, &d);
+    if (rc) {
+      s->n_postproc_failed++;
+      tsl_trace_free(pre);
+      tsl_schedule_free(sch);
+      return rc == TSL_ENOMEM ? -1 : 1;
+    }
+  }
+  char *key = tsl_trace_decisions_key(pre);
+  if (!key) {
+    tsl_trace_free(pre);
+    tsl_schedule_free(sch);
+    return -1;
+  }
+  out->trace = pre;
+  out->sch = sch;
+  out->key = tsl_intern(sp->ctx, key);
+  out->score = 0;
+  free(key);
+  return 0;
+}
+
+/* 1 when the member's decisions were proposed in this run or measured. */
+static int known(tsl_strategy *s, const member *m) {
+  const tsl_search_space *sp = s->space;
+  return tsl_map_get(&s->seen, m->key) ||
+         (sp->is_measured && sp->is_measured(sp->core_data, m->trace));
+}
+
+/* ---- the steps of one round ----------------------------------------------------- */
+
+/* TVM's PickBestFromDatabase: the fastest measured candidates. */
+static int pick_measured(tsl_strategy *s, uint32_t num, population *out, tsl_diag *diag) {
+  const tsl_search_space *sp = s->space;
+  if (!num || !sp->top_measured)
+    return TSL_OK;
+  tsl_trace **traces = calloc(num, sizeof *traces);
+  if (!traces)
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+  uint32_t n = 0;
+  int rc = sp->top_measured(sp->core_data, num, traces, &n, diag);
+  for (uint32_t i = 0; i < n; i++) {
+    tsl_trace *pre = rc ? NULL : tsl_trace_before_postproc(traces[i]);
+    member m = {0};
+    int prc = pre ? prepare(s, pre, 0, &m) : 1;
+    if (prc < 0 || (!prc && pop_push(out, &m))) {
+      member_free(&m);
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    }
+    tsl_trace_free(pre);
+    tsl_trace_free(traces[i]);
+  }
+  free(traces);
+  return rc;
+}
+
+/* TVM's SampleInitPopulation: rounds of `num` fresh samples until
+ * init_min_unmeasured are valid or max_fail_count rounds gave none. */
+static int sample_init(tsl_strategy *s, uint32_t num, population *out, tsl_diag *diag) {
+  const tsl_search_space *sp = s->space;
+  int64_t fails = 0;
+  while ((int64_t)out->n < s->init_min_unmeasured && fails < s->max_fail_count) {
+    int found = 0;
+    for (uint32_t i = 0; i < num; i++) {
+      const tsl_trace *design = sp->space[splitmix64(&s->rng) % sp->n_space];
+      member m = {0};
+      int rc = prepare(s, design, 1, &m);
+      if (rc < 0 || (!rc && pop_push(out, &m))) {
+        member_free(&m);
+        return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      }
+      found |= rc == 0;
+    }
+    fails += !found;
+  }
+  return TSL_OK;
+}
+
+/* Scores of the population (TVM's PredictNormalizedScore: negative ones
+ * become 0); the schedules are freed after. */
+static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
+  const tsl_search_space *sp = s->space;
+  int rc = TSL_OK;
+  if (sp->cost_vtable && sp->cost_model && p->n) {
+    tsl_candidate *cands = calloc(p->n, sizeof *cands);
+    double *scores = calloc(p->n, sizeof *scores);
+    if (!cands || !scores) {
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    } else {
+      for (uint32_t i = 0; i < p->n; i++)
+        cands[i] = (tsl_candidate){sizeof cands[i], tsl_schedule_trace(p->m[i].sch),
+                                   tsl_schedule_module(p->m[i].sch), NULL};
+      tsl_diag md;
+      md.len = 0;
+      md.text[0] = '\0';
+      rc = sp->cost_vtable->predict(sp->cost_model, p->n, cands, scores, &md);
+      if (rc)
+        tsl_diag_set(diag, rc, "strategy 'evolutionary': cost model: %s", md.text);
+      for (uint32_t i = 0; !rc && i < p->n; i++)
+        p->m[i].score = isfinite(scores[i]) && scores[i] > 0 ? scores[i] : 0;
+    }
+    free(cands);
+    free(scores);
+  } else {
+    for (uint32_t i = 0; i < p->n; i++)
+      p->m[i].score = 1;
+  }
+  for (uint32_t i = 0; i < p->n; i++) {
+    tsl_schedule_free(p->m[i].sch);
+    p->m[i].sch = NULL;
+  }
+  return rc;
+}
+
+/* The `limit` best unseen members met during the evolution: a min-heap on
+ * score (TVM's SizedHeap); entries own trace copies. */
+typedef struct best_heap {
+  member *m;
+  uint32_t n, limit;
+} best_heap;
+
+static void heap_sift_down(best_heap *h, uint32_t i) {
+  for (;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, min = i;
+    if (l < h->n && h->m[l].score < h->m[min].score)
+      min = l;
+    if (r < h->n && h->m[r].score < h->m[min].score)
+      min = r;
+    if (min == i)
+      return;
+    member t = h->m[i];
+    h->m[i] = h->m[min];
+    h->m[min] = t;
+    i = min;
+  }
+}
+
+static int heap_push(best_heap *h, const member *m) {
+  if (h->n == h->limit && !(m->score > h->m[0].score))
+    return TSL_OK;
+  tsl_trace *copy = tsl_trace_copy(m->trace);
+  if (!copy)
+    return TSL_ENOMEM;
+  member e = {copy, NULL, m->key, m->score};
+  if (h->n == h->limit) {
+    tsl_trace_free(h->m[0].trace);
+    h->m[0] = e;
+    heap_sift_down(h, 0);
+    return TSL_OK;
+  }
+  uint32_t i = h->n++;
+  h->m[i] = e;
+  while (i && h->m[(i - 1) / 2].score > h->m[i].score) {
+    member t = h->m[i];
+    h->m[i] = h->m[(i - 1) / 2];
+    h->m[(i - 1) / 2] = t;
+    i = (i - 1) / 2;
+  }
+  return TSL_OK;
+}
+
+static int by_score_desc(const void *a, const void *b) {
+  double x = ((const member *)a)->score, y = ((const member *)b)->score;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* A mutator drawn as TVM's MakeMutatorSampler: none with probability
+ * 1 - genetic_mutate_prob, else one in proportion to its weight (-1: none). */
+static int draw_mutator(tsl_strategy *s) {
+  const tsl_search_space *sp = s->space;
+  double total = 0;
+  for (uint32_t i = 0; i < sp->n_mutators; i++)
+    total += sp->mutators[i].prob > 0 ? sp->mutators[i].prob : 0;
+  if (!(total > 0) || uniform01(&s->rng) >= s->genetic_mutate_prob)
+    return -1;
+  double x = uniform01(&s->rng) * total;
+  for (uint32_t i = 0; i < sp->n_mutators; i++) {
+    double w = sp->mutators[i].prob > 0 ? sp->mutators[i].prob : 0;
+    if (x < w)
+      return (int)i;
+    x -= w;
+  }
+  return (int)sp->n_mutators - 1;
+}
+
+/* One member of the next population (TVM's f_find_candidate). */
+static int offspring(tsl_strategy *s, const population *cur, const double *w,
+                     unsigned char *copied, member *out) {
+  const tsl_search_space *sp = s->space;
+  uint32_t parent = 0;
+  for (int64_t fail = 0; fail <= s->genetic_max_fail_count; fail++) {
+    parent = draw(&s->rng, w, cur->n);
+    int mi = draw_mutator(s);
+    if (mi >= 0) {
+      const tsl_space_mutator *mu = &sp->mutators[mi];
+      tsl_trace *nt = NULL;
+      tsl_diag d;
+      int rc = mu->vtable->apply(mu->m, sp->mod, cur->m[parent].trace, &s->rng, &nt, &d);
+      if (rc == TSL_ENOMEM)
+        return -1;
+      if (rc || !nt) {
+        s->n_mutate_failed++;
+        tsl_trace_free(nt);
+        continue;
+      }
+      rc = prepare(s, nt, 0, out);
+      tsl_trace_free(nt);
+      if (rc <= 0) {
+        s->n_mutated += rc == 0;
+        return rc;
+      }
+    } else if (!copied[parent]) {
+      copied[parent] = 1;
+      break;
+    }
+  }
+  /* not mutated, or every try failed: the parent again */
+  int rc = prepare(s, cur->m[parent].trace, 0, out);
+  return rc < 0 ? -1 : rc;
+}
+
+/* TVM's EvolveWithCostModel: the `num` best unseen members, best first. */
+static int evolve(tsl_strategy *s, population *pop, uint32_t num, best_heap *h,
+                  tsl_diag *diag) {
+  h->limit = num;
+  h->m = calloc(num ? num : 1, sizeof *h->m);
+  if (!h->m)
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+  tsl_map exists; /* keys judged in this evolution, on top of `known` */
+  tsl_map_init(&exists, NULL);
+  population next = {0};
+  int rc = TSL_OK;
+  for (int64_t iter = 0; !rc; iter++) {
+    if ((rc = score(s, pop, diag)))
+      break;
+    for (uint32_t i = 0; !rc && i < pop->n; i++) {
+      member *m = &pop->m[i];
+      if (tsl_map_get(&exists, m->key))
+        continue;
+      tsl_map_put(&exists, m->key, (void *)1);
+      if (!known(s, m) && heap_push(h, m))
+        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    }
+    if (rc || iter == s->genetic_num_iters || !pop->n)
+      break;
+    double *w = malloc(pop->n * sizeof *w);
+    unsigned char *copied = calloc(pop->n, 1);
+    if (!w || !copied) {
+      free(w);
+      free(copied);
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      break;
+    }
+    for (uint32_t i = 0; i < pop->n; i++)
+      w[i] = pop->m[i].score;
+    for (int64_t k = 0; !rc && k < s->population; k++) {
+      member m = {0};
+      int orc = offspring(s, pop, w, copied, &m);
+      if (orc < 0 || (!orc && pop_push(&next, &m))) {
+        member_free(&m);
+        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      }
+    }
+    free(w);
+    free(copied);
+    pop_clear(pop);
+    population t = *pop;
+    *pop = next;
+    next = t;
+  }
+  pop_free(&next);
+  tsl_map_free(&exists);
+  qsort(h->m, h->n, sizeof *h->m, by_score_desc);
+  return rc;
+}
+
+/* TVM's PickWithEpsGreedy: `num` picks, the last num x eps_greedy from the
+ * fresh samples in random order, the others from `bests` (each list
+ * standing in when the other runs out), none proposed or measured before. */
+static int pick(tsl_strategy *s, const population *fresh, const best_heap *bests, uint32_t num,
+                tsl_trace **out, uint32_t *n_out, tsl_diag *diag) {
+  uint32_t n_rand = (uint32_t)(num * s->eps_greedy), n_best = num - n_rand;
+  uint32_t *order = malloc((fresh->n ? fresh->n : 1) * sizeof *order);
+  if (!order)
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+  for (uint32_t i = 0; i < fresh->n; i++)
+    order[i] = i;
+  for (uint32_t i = fresh->n; i > 1; i--) { /* Fisher-Yates */
+    uint32_t j = (uint32_t)(splitmix64(&s->rng) % i);
+    uint32_t t = order[i - 1];
+    order[i - 1] = order[j];
+    order[j] = t;
+  }
+  uint32_t ib = 0, ir = 0;
+  int rc = TSL_OK;
+  for (uint32_t i = 0; i < num && !rc; i++) {
+    int has_best = ib < bests->n, has_rand = ir < fresh->n;
+    const member *m;
+    if (i < n_best ? has_best : !has_rand && has_best)
+      m = &bests->m[ib++];
+    else if (has_rand)
+      m = &fresh->m[order[ir++]];
+    else
+      break;
+    if (known(s, m))
+      continue;
+    tsl_trace *t = tsl_trace_copy(m->trace);
+    if (!t) {
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      break;
+    }
+    tsl_map_put(&s->seen, m->key, (void *)1);
+    out[(*n_out)++] = t;
+  }
+  free(order);
+  return rc;
+}
+
+/* One of TVM's GenerateMeasureCandidates. */
+static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_out,
+                  tsl_diag *diag) {
+  uint32_t pop_n = (uint32_t)s->population;
+  population measured = {0}, fresh = {0}, pop = {0};
+  best_heap bests = {0};
+  int rc = pick_measured(s, (uint32_t)(pop_n * s->init_measured_ratio), &measured, diag);
+  if (!rc)
+    rc = sample_init(s, pop_n > measured.n ? pop_n - measured.n : 1, &fresh, diag);
+  if (!rc && (int64_t)fresh.n < s->init_min_unmeasured) {
+    s->exhausted = 1; /* TVM: "cannot sample enough initial population" */
+    goto done;
+  }
+  /* the population: measured then fresh members (fresh keeps its traces
+   * for the eps-greedy picks, the population gets its own) */
+  for (uint32_t i = 0; !rc && i < measured.n + fresh.n; i++) {
+    const member *src = i < measured.n ? &measured.m[i] : &fresh.m[i - measured.n];
+    member m = {tsl_trace_copy(src->trace), src->sch, src->key, 0};
+    if (!m.trace || pop_push(&pop, &m))
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    else if (i < measured.n)
+      measured.m[i].sch = NULL; /* moved */
+    else
+      fresh.m[i - measured.n].sch = NULL;
+  }
+  if (!rc)
+    rc = evolve(s, &pop, want, &bests, diag);
+  if (!rc)
+    rc = pick(s, &fresh, &bests, want, out, n_out, diag);
+done:
+  for (uint32_t i = 0; i < bests.n; i++)
+    tsl_trace_free(bests.m[i].trace);
+  free(bests.m);
+  pop_free(&measured);
+  pop_free(&fresh);
+  pop_free(&pop);
+  return rc;
+}
+
+static int evo_generate(tsl_strategy *s, uint32_t max, tsl_trace **out, uint32_t *n_out,
+                        tsl_diag *diag) {
+  *n_out = 0;
+  if (!s->space)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'evolutionary': generate called before pre_tuning");
+  int64_t left = s->space->trials - s->proposed;
+  uint32_t want = left <= 0 ? 0 : (left < (int64_t)max ? (uint32_t)left : max);
+  /* a round that finds nothing new is repeated (TVM: num_empty_iters) */
+  for (int empty = 0; want && !*n_out && !s->exhausted && empty < EVO_EMPTY_ROUNDS; empty++) {
+    int rc = round_(s, want, out, n_out, diag);
+    if (rc) {
+      for (uint32_t i = 0; i < *n_out; i++)
+        tsl_trace_free(out[i]);
+      *n_out = 0;
+      return rc;
+    }
+  }
+  s->proposed += *n_out;
+  return TSL_OK;
+}
+
+static int evo_notify(tsl_strategy *s, uint32_t n, const tsl_measured *results,
+                      tsl_diag *diag) {
+  (void)s;
+  (void)n;
+  (void)results;
+  (void)diag; /* the database holds the results; the next round reads them */
+  return TSL_OK;
+}
+
+const tsl_strategy_vtable evo_vtable = {
+    .struct_size = sizeof(tsl_strategy_vtable),
+    .create = evo_create,
+    .destroy = evo_destroy,
+    .pre_tuning = evo_pre_tuning,
+    .generate = evo_generate,
+    .notify = evo_notify,
+    .post_tuning = evo_post_tuning,
+};
