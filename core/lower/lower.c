@@ -66,24 +66,53 @@ static int collect_size_var(const tsl_expr *e, void *ud) {
   return 0;
 }
 
-int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *opts,
-                   const tsl_lowered_func **out, tsl_diag *diag) {
-  if (out)
-    *out = NULL;
+static void ctx_init(lw_ctx *c, tsl_arena *arena, const tsl_func *f, tsl_diag *diag) {
+  memset(c, 0, sizeof *c);
+  c->arena = arena;
+  c->tctx = tsl_arena_ctx(arena);
+  c->diag = diag;
+  c->func = f;
+  tsl_vec_init(&c->allocs, sizeof(lw_alloc), arena);
+  tsl_map_init(&c->alloc_index, arena);
+}
+
+static int check_args(tsl_arena *arena, const tsl_func *f, const void *out, tsl_diag *diag) {
   if (!arena || !f || !out)
     return tsl_diag_set(diag, TSL_EINVALID, "tsl_lower_func: NULL argument");
   if (!f->body)
     return tsl_diag_set(diag, TSL_EINVALID, "lowering '%s': the function has no body",
                         f->name ? f->name : "?");
+  return TSL_OK;
+}
+
+int tsl_lower_func_structured(tsl_arena *arena, const tsl_func *f, const tsl_stmt **out,
+                              tsl_diag *diag) {
+  if (out)
+    *out = NULL;
+  int rc = check_args(arena, f, out, diag);
+  if (rc)
+    return rc;
+  lw_ctx c;
+  ctx_init(&c, arena, f, diag);
+  const tsl_stmt *body = lw_unblock(&c, f->body);
+  if (body)
+    body = lw_place_allocs(&c, body);
+  if (c.status || !body)
+    return c.status ? c.status : tsl_diag_set(diag, TSL_EINVALID, "lowering failed");
+  *out = body;
+  return TSL_OK;
+}
+
+int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *opts,
+                   const tsl_lowered_func **out, tsl_diag *diag) {
+  if (out)
+    *out = NULL;
+  int rc = check_args(arena, f, out, diag);
+  if (rc)
+    return rc;
   int vectorize = opts ? opts->vectorize : 1;
   lw_ctx c;
-  memset(&c, 0, sizeof c);
-  c.arena = arena;
-  c.tctx = tsl_arena_ctx(arena);
-  c.diag = diag;
-  c.func = f;
-  tsl_vec_init(&c.allocs, sizeof(lw_alloc), arena);
-  tsl_map_init(&c.alloc_index, arena);
+  ctx_init(&c, arena, f, diag);
 
   tsl_param *params = TSL_NEW_ARRAY(arena, tsl_param, f->n_params + 1);
   const tsl_stmt *body = lw_unblock(&c, f->body);

@@ -90,6 +90,16 @@ typedef struct tsl_lower_opts {
 TSL_API int tsl_lower_func(tsl_arena *arena, const tsl_func *f,
                            const tsl_lower_opts *opts,
                            const tsl_lowered_func **out, tsl_diag *diag);
+/* The first two stages of tsl_lower_func alone, what analyses of the
+ * scheduled loop program read (TVM's feature extraction runs the same
+ * passes: LowerInitBlock, ConvertBlocksToOpaque, PlanAndUpdateBuffer-
+ * AllocationLocation, CompactBufferAllocation): no BLOCK_REALIZE (block
+ * variables replaced by their bindings, T.where and init as IF), unit loops
+ * gone, ALLOCATE statements placed and compacted as above, but buffers
+ * still multi-dimensional (an ALLOCATE's buffer too), loops as scheduled
+ * (kinds, annotations, no unrolling, no vector code). */
+TSL_API int tsl_lower_func_structured(tsl_arena *arena, const tsl_func *f,
+                                      const tsl_stmt **out, tsl_diag *diag);
 /* Lower every prim_func of a module. */
 TSL_API int tsl_lower_module(tsl_arena *arena, const tsl_module *m,
                              const tsl_lower_opts *opts,

@@ -14,6 +14,7 @@
 #include "tessel/interp.h"
 #include "tessel/schedule.h"
 #include "tessel/lower.h"
+#include "tessel/feature.h"
 #include "tessel/target.h"
 #include "tessel/runner.h"
 #include "tessel/plugin.h"
