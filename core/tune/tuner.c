@@ -585,7 +585,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       res[i] = cs[i].res;
       views[i] = (tsl_candidate){sizeof views[i], cs[i].trace,
                                  cs[i].sch ? tsl_schedule_module(cs[i].sch) : NULL,
-                                 cs[i].lf ? &cs[i].lm : NULL};
+                                 cs[i].lf ? &cs[i].lm : NULL, tu->mod};
     }
     tsl_diag ud = {0};
     if (kept && tu->cost && tu->cvt->update(tu->cost, kept, views, res, &ud))
@@ -606,6 +606,76 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   free(cs);
   free(jobs);
   return rc ? rc : tu->db_rc;
+}
+
+/* ---- the cost model's warm start ----------------------------------------------- */
+
+enum { WARM_CHUNK = 256 };
+
+typedef struct warm {
+  tuner *tu;
+  tsl_schedule *sch[WARM_CHUNK];
+  tsl_trace *trace[WARM_CHUNK];
+  tsl_candidate cand[WARM_CHUNK];
+  tsl_measured res[WARM_CHUNK];
+  uint32_t n;
+  int64_t fed;
+  int rc;
+} warm;
+
+static void warm_flush(warm *w) {
+  tuner *tu = w->tu;
+  tsl_diag d = {0};
+  if (w->n && !w->rc && tu->cvt->update(tu->cost, w->n, w->cand, w->res, &d))
+    fprintf(stderr, "tessel tune: warning: cost model warm start: %s\n", d.text);
+  w->fed += w->n;
+  for (uint32_t i = 0; i < w->n; i++) {
+    tsl_schedule_free(w->sch[i]);
+    tsl_trace_free(w->trace[i]);
+  }
+  w->n = 0;
+}
+
+static int warm_record(void *user_data, const tsl_db_record *rec) {
+  warm *w = user_data;
+  tuner *tu = w->tu;
+  tsl_diag d;
+  tsl_trace *t = NULL;
+  tsl_schedule *sch = NULL;
+  tsl_replay_opts ro = {sizeof ro, 0, tu->cfg->seed, tu->func_name, NULL};
+  if (tsl_trace_from_json(tu->ctx, rec->trace_json, &t, &d) ||
+      tsl_trace_replay(tu->ctx, t, tu->mod, &ro, &sch, &d)) {
+    tsl_trace_free(t); /* a record that no longer replays teaches nothing */
+    return 0;
+  }
+  uint32_t i = w->n++;
+  w->sch[i] = sch;
+  w->trace[i] = t;
+  w->cand[i] = (tsl_candidate){sizeof w->cand[i], t, tsl_schedule_module(sch), NULL, tu->mod};
+  w->res[i] = (tsl_measured){sizeof w->res[i], t, rec->status, rec->latency_s,
+                             rec->latency_s > 0 && tu->flops > 0
+                                 ? tu->flops / rec->latency_s * 1e-9 : 0};
+  if (w->n == WARM_CHUNK)
+    warm_flush(w);
+  return 0;
+}
+
+/* A resumed run's cost model learns the database's records of this
+ * workload and target first (the records' traces replayed). */
+static int warm_start(tuner *tu, int64_t *fed) {
+  *fed = 0;
+  if (!tu->cost)
+    return TSL_OK;
+  warm *w = calloc(1, sizeof *w);
+  if (!w)
+    return tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
+  w->tu = tu;
+  tsl_diag d = {0};
+  int rc = tsl_db_each(tu->db, tu->wid, tu->desc, warm_record, w, &d);
+  warm_flush(w);
+  *fed = w->fed;
+  free(w);
+  return rc ? located(tu, "database", rc, d.text) : TSL_OK;
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
@@ -651,6 +721,10 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
     out->flops = tu.flops;
     out->target = strdup(tu.desc);
     rc = budget_used(&tu, &st.done, NULL);
+    int64_t fed = 0;
+    if (!rc && st.done > 0 && !(rc = warm_start(&tu, &fed)) && fed)
+      fprintf(stderr, "tessel tune: the cost model learned the database's %lld records "
+                      "first\n", (long long)fed);
     /* the progress shows the database's best from the start (none: -1) */
     tsl_diag d = {0};
     if (!rc)

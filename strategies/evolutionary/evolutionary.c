@@ -362,7 +362,7 @@ static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
     } else {
       for (uint32_t i = 0; i < p->n; i++)
         cands[i] = (tsl_candidate){sizeof cands[i], tsl_schedule_trace(p->m[i].sch),
-                                   tsl_schedule_module(p->m[i].sch), NULL};
+                                   tsl_schedule_module(p->m[i].sch), NULL, sp->mod};
       tsl_diag md;
       md.len = 0;
       md.text[0] = '\0';

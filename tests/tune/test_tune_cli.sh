@@ -197,5 +197,18 @@ sys.exit(0 if len(k)==len(set(k))==16 else 1)\""
 check "an unknown evolutionary option is located at its key" bash -c "
   ! '$exe' tune '$tmp/evo.yaml' --set strategy.populaton_size=4 > '$tmp/out' 2>'$tmp/err' &&
   grep -q \"^--set strategy.populaton_size=4: error: strategy.populaton_size: strategy 'evolutionary': unknown option 'populaton_size'; valid: population_size,\" '$tmp/err'"
+
+# the XGBoost model guiding the evolutionary search (trained from the
+# first batch on), then a resume whose model first learns the records
+sed -e "s|kind: random}|kind: xgb, num_warmup_samples: 4}|" -e "s|db/evo.db|db/xgb.db|" \
+    "$tmp/evo.yaml" > "$tmp/xgb.yaml"
+check "an evolutionary run with the xgb model measures its budget, no candidate failing" \
+  bash -c "'$exe' tune '$tmp/xgb.yaml' --json > '$tmp/out' 2>'$tmp/err'"
+check "  ... 8 measured, none failed (parallel kernels in workers forked after training)" \
+  json "d['trials'] == 8 and d['errors'] == 0"
+check "a resume: the model learns the database's 8 records first" bash -c "
+  '$exe' tune '$tmp/xgb.yaml' --set strategy.trials=12 --json > '$tmp/out' 2>'$tmp/err' &&
+  grep -q 'the cost model learned the database.s 8 records first' '$tmp/err'"
+check "  ... 4 more measured, none failed" json "d['trials'] == 4 and d['errors'] == 0"
 echo "1..$n"
 exit $((failed > 0))

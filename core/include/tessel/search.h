@@ -61,6 +61,8 @@ typedef struct tsl_candidate {
   const tsl_trace *trace;
   const tsl_module *scheduled;       /* the module after replay */
   const tsl_lowered_module *lowered; /* after lowering */
+  /* ---- appended in 0.2: check struct_size before reading on ---- */
+  const tsl_module *workload; /* the unscheduled module (TVM's task), may be NULL */
 } tsl_candidate;
 
 /* The task being tuned and the run's settings. */

@@ -1,0 +1,306 @@
+/*
+ * plugins/xgb/xgb_model.c — the "xgb" cost model (TVM MetaSchedule's
+ * XGBModel): options, update (features of the measured candidates, labels
+ * normalized per workload, retraining when the data grew by a fifth) and
+ * predict (random scores during warm-up, then the booster's row scores
+ * summed per candidate).
+ */
+#include "xgb_internal.h"
+
+#include "tessel/analysis.h"
+#include "tessel/runner.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define XGB_OPTIONS                                                                       \
+  "max_depth, gamma, min_child_weight, eta, seed, nthread, num_warmup_samples, "          \
+  "early_stopping_rounds, max_rounds, adaptive_training"
+
+static int opt_int(const char *k, const char *v, int64_t lo, int64_t hi, int64_t *out,
+                   tsl_diag *diag) {
+  char *end = NULL;
+  errno = 0;
+  long long x = v ? strtoll(v, &end, 10) : 0;
+  if (!v || !*v || *end || errno || x < lo || x > hi)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "cost model 'xgb': %s: '%s' is not valid; valid: an integer from %lld "
+                        "to %lld",
+                        k, v ? v : "(null)", (long long)lo, (long long)hi);
+  *out = x;
+  return TSL_OK;
+}
+
+static int opt_num(const char *k, const char *v, double lo, double hi, double *out,
+                   tsl_diag *diag) {
+  char *end = NULL;
+  errno = 0;
+  double x = v ? strtod(v, &end) : 0;
+  if (!v || !*v || *end || errno || !(x >= lo && x <= hi))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "cost model 'xgb': %s: '%s' is not valid; valid: a number from %g to %g",
+                        k, v ? v : "(null)", lo, hi);
+  *out = x;
+  return TSL_OK;
+}
+
+static int xgb_create(void *user_data, uint32_t n_opts, const tsl_kv *opts, uint64_t seed,
+                      tsl_cost_model **out, tsl_diag *diag) {
+  (void)user_data;
+  *out = NULL;
+  /* nthread 1: XGBoost's OpenMP threads would live in the tuning process,
+   * and a measurement worker forked from it deadlocks in libgomp when its
+   * kernel opens a parallel region (see README) */
+  tsl_cost_model o = {.max_depth = 10,
+                      .seed = 43,
+                      .nthread = 1,
+                      .num_warmup_samples = 100,
+                      .early_stopping_rounds = 50,
+                      .max_rounds = 10000,
+                      .gamma = 0.001,
+                      .min_child_weight = 0,
+                      .eta = 0.2,
+                      .adaptive_training = 1};
+  for (uint32_t i = 0; i < n_opts; i++) {
+    const char *k = opts[i].key ? opts[i].key : "(null)", *v = opts[i].value;
+    int64_t b;
+    int rc;
+    if (!strcmp(k, "max_depth"))
+      rc = opt_int(k, v, 1, 64, &o.max_depth, diag);
+    else if (!strcmp(k, "gamma"))
+      rc = opt_num(k, v, 0, 1e30, &o.gamma, diag);
+    else if (!strcmp(k, "min_child_weight"))
+      rc = opt_num(k, v, 0, 1e30, &o.min_child_weight, diag);
+    else if (!strcmp(k, "eta"))
+      rc = opt_num(k, v, 0, 1, &o.eta, diag);
+    else if (!strcmp(k, "seed"))
+      rc = opt_int(k, v, 0, INT32_MAX, &o.seed, diag);
+    else if (!strcmp(k, "nthread"))
+      rc = opt_int(k, v, 1, 1024, &o.nthread, diag);
+    else if (!strcmp(k, "num_warmup_samples"))
+      rc = opt_int(k, v, 0, INT32_MAX, &o.num_warmup_samples, diag);
+    else if (!strcmp(k, "early_stopping_rounds"))
+      rc = opt_int(k, v, 1, INT32_MAX, &o.early_stopping_rounds, diag);
+    else if (!strcmp(k, "max_rounds"))
+      rc = opt_int(k, v, 1, INT32_MAX, &o.max_rounds, diag);
+    else if (!strcmp(k, "adaptive_training")) {
+      rc = v && (!strcmp(v, "true") || !strcmp(v, "false"))
+               ? TSL_OK
+               : opt_int(k, v, 0, 1, &b, diag);
+      if (!rc)
+        o.adaptive_training = v[0] == 't' || v[0] == '1';
+      else
+        rc = tsl_diag_set(diag, TSL_EINVALID,
+                          "cost model 'xgb': adaptive_training: '%s' is not valid; valid: "
+                          "true, false",
+                          v ? v : "(null)");
+    } else
+      rc = tsl_diag_set(diag, TSL_EINVALID,
+                        "cost model 'xgb': unknown option '%s'; valid: " XGB_OPTIONS, k);
+    if (rc)
+      return rc;
+  }
+  tsl_cost_model *m = malloc(sizeof *m);
+  tsl_ctx *ctx = tsl_ctx_new();
+  if (!m || !ctx) {
+    free(m);
+    tsl_ctx_free(ctx);
+    return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
+  }
+  *m = o;
+  m->rng = seed;
+  m->ctx = ctx;
+  *out = m;
+  return TSL_OK;
+}
+
+void xgb_clear(tsl_cost_model *m) {
+  for (uint32_t g = 0; g < m->n_groups; g++) {
+    for (uint32_t i = 0; i < m->groups[g].n; i++)
+      free(m->groups[g].s[i].rows);
+    free(m->groups[g].s);
+  }
+  free(m->groups);
+  m->groups = NULL;
+  m->n_groups = 0;
+  m->data_size = m->last_train_size = 0;
+  if (m->booster)
+    XGBoosterFree(m->booster);
+  m->booster = NULL;
+}
+
+static void xgb_destroy(tsl_cost_model *m) {
+  if (!m)
+    return;
+  xgb_clear(m);
+  tsl_ctx_free(m->ctx);
+  free(m);
+}
+
+int xgb_fail(tsl_diag *diag, const char *what) {
+  return tsl_diag_set(diag, TSL_ERUNTIME, "cost model 'xgb': %s: %s", what, XGBGetLastError());
+}
+
+/* The feature rows of one candidate (every function of its scheduled
+ * module, TVM's ExtractSingle); 0 rows when it has none. */
+static int features(tsl_cost_model *m, const tsl_candidate *c, xgb_sample *out,
+                    tsl_diag *diag) {
+  memset(out, 0, sizeof *out);
+  if (!c->scheduled)
+    return TSL_OK;
+  tsl_arena *a = tsl_arena_new(m->ctx);
+  int rc = TSL_OK;
+  for (uint32_t f = 0; f < c->scheduled->n_funcs && !rc; f++) {
+    tsl_features fs;
+    tsl_diag fd;
+    if (tsl_features_per_store(a, c->scheduled->funcs[f], NULL, &fs, &fd) ||
+        fs.row_len != XGB_NCOL || !fs.n_rows)
+      continue; /* a program the features cannot read adds nothing */
+    float *rows = realloc(out->rows, sizeof(float) * XGB_NCOL * (out->n_rows + fs.n_rows));
+    if (!rows) {
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
+      break;
+    }
+    out->rows = rows;
+    for (size_t k = 0; k < (size_t)fs.n_rows * XGB_NCOL; k++) {
+      double v = fs.values[k]; /* XGBoost refuses infinities; NaN is "missing" */
+      rows[(size_t)out->n_rows * XGB_NCOL + k] =
+          isinf(v) ? (v > 0 ? 1e30f : -1e30f) : (float)v;
+    }
+    out->n_rows += fs.n_rows;
+  }
+  tsl_arena_free(a);
+  return rc;
+}
+
+static uint64_t workload_of(const tsl_candidate *c) {
+  if (c->struct_size < sizeof(tsl_candidate) || !c->workload)
+    return 0;
+  return tsl_module_hash(c->workload);
+}
+
+int xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples,
+            tsl_diag *diag) {
+  xgb_group *g = NULL;
+  for (uint32_t i = 0; i < m->n_groups && !g; i++)
+    if (m->groups[i].workload == workload)
+      g = &m->groups[i];
+  if (!g) {
+    xgb_group *gs = realloc(m->groups, sizeof *gs * (m->n_groups + 1));
+    if (!gs)
+      return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
+    m->groups = gs;
+    g = &gs[m->n_groups++];
+    memset(g, 0, sizeof *g);
+    g->workload = workload;
+    g->min_cost = INFINITY;
+  }
+  if (g->n + n > g->cap) {
+    uint32_t cap = g->cap ? g->cap : 64;
+    while (cap < g->n + n)
+      cap *= 2;
+    xgb_sample *s = realloc(g->s, sizeof *s * cap);
+    if (!s)
+      return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
+    g->s = s;
+    g->cap = cap;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    g->s[g->n++] = samples[i];
+    if (samples[i].cost < g->min_cost)
+      g->min_cost = samples[i].cost;
+    samples[i].rows = NULL;
+  }
+  m->data_size += n;
+  return TSL_OK;
+}
+
+static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
+                      const tsl_measured *results, tsl_diag *diag) {
+  if (!n)
+    return TSL_OK;
+  xgb_sample *s = calloc(n, sizeof *s);
+  if (!s)
+    return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
+  uint32_t kept = 0;
+  int rc = TSL_OK;
+  uint64_t workload = workload_of(&cands[0]);
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    rc = features(m, &cands[i], &s[kept], diag);
+    if (rc || !s[kept].n_rows) /* TVM drops candidates without features */
+      continue;
+    const tsl_measured *r = &results[i];
+    s[kept].cost = r->status == TSL_RUN_OK && r->latency_s > 0 ? r->latency_s : 1e10;
+    kept++;
+  }
+  if (!rc && kept)
+    rc = xgb_add(m, workload, kept, s, diag);
+  for (uint32_t i = 0; i < n; i++)
+    free(s[i].rows);
+  free(s);
+  if (rc || !kept)
+    return rc;
+  if (m->adaptive_training && (double)(m->data_size - m->last_train_size) <
+                                  (double)m->last_train_size / 5)
+    return TSL_OK; /* retrain once the data grew by a fifth */
+  m->last_train_size = m->data_size;
+  return xgb_train(m, diag);
+}
+
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static int xgb_predict(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
+                       double *scores, tsl_diag *diag) {
+  if (m->data_size < m->num_warmup_samples || !m->booster) {
+    for (uint32_t i = 0; i < n; i++) /* TVM: uniform in [0, 1) until warmed up */
+      scores[i] = (double)(splitmix64(&m->rng) >> 11) * (1.0 / 9007199254740992.0);
+    return TSL_OK;
+  }
+  xgb_sample *s = calloc(n ? n : 1, sizeof *s);
+  const xgb_sample **ps = calloc(n ? n : 1, sizeof *ps);
+  int rc = s && ps ? TSL_OK : tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    rc = features(m, &cands[i], &s[i], diag);
+    ps[i] = &s[i];
+  }
+  DMatrixHandle dm = NULL;
+  uint32_t *ids = NULL;
+  uint64_t n_rows = 0;
+  if (!rc)
+    rc = xgb_matrix(ps, n, &dm, &ids, &n_rows, diag);
+  bst_ulong len = 0;
+  const float *pred = NULL;
+  if (!rc && n_rows && XGBoosterPredict(m->booster, dm, 0, 0, 0, &len, &pred))
+    rc = xgb_fail(diag, "predict");
+  for (uint32_t i = 0; !rc && i < n; i++)
+    scores[i] = 0; /* a candidate without features scores 0 */
+  for (uint64_t k = 0; !rc && k < len && k < n_rows; k++)
+    scores[ids[k]] += pred[k]; /* pack-sum: a candidate's score is its rows' sum */
+  if (dm)
+    XGDMatrixFree(dm);
+  free(ids);
+  for (uint32_t i = 0; s && i < n; i++)
+    free(s[i].rows);
+  free(s);
+  free(ps);
+  return rc;
+}
+
+const tsl_cost_model_vtable xgb_vtable = {
+    .struct_size = sizeof(tsl_cost_model_vtable),
+    .create = xgb_create,
+    .destroy = xgb_destroy,
+    .update = xgb_update,
+    .predict = xgb_predict,
+    .save = xgb_save,
+    .load = xgb_load,
+};
