@@ -43,11 +43,14 @@ struct tsl_strategy {
   /* the run, between pre_tuning and post_tuning */
   const tsl_search_space *space;
   tsl_map seen; /* interned decisions keys proposed in this run (heap) */
+  tsl_map scores; /* key -> double * (arena): members scored in this round */
+  tsl_arena *score_arena;
   uint64_t rng;     /* splitmix64 */
   int64_t proposed;
   int exhausted;
   /* counters */
-  int64_t n_replays, n_replay_failed, n_postproc_failed, n_mutated, n_mutate_failed;
+  int64_t n_replays, n_replay_failed, n_postproc_failed, n_mutated, n_mutate_failed,
+      n_score_reused;
 };
 
 /* A member of the population. */
@@ -56,6 +59,7 @@ typedef struct member {
   tsl_schedule *sch; /* postprocessed, owned; NULL once scored */
   const char *key;   /* interned decisions key */
   double score;
+  int scored;        /* score known (this round already scored the key) */
 } member;
 
 typedef struct population {
@@ -172,6 +176,9 @@ static void evo_post_tuning(tsl_strategy *s) {
   if (!s || !s->space)
     return;
   tsl_map_free(&s->seen);
+  tsl_map_free(&s->scores);
+  tsl_arena_free(s->score_arena);
+  s->score_arena = NULL;
   s->space = NULL;
 }
 
@@ -203,11 +210,13 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
   evo_post_tuning(s);
   s->space = space;
   tsl_map_init(&s->seen, NULL);
+  tsl_map_init(&s->scores, NULL);
+  s->score_arena = NULL;
   s->rng = space->seed;
   s->proposed = 0;
   s->exhausted = 0;
   s->n_replays = s->n_replay_failed = s->n_postproc_failed = 0;
-  s->n_mutated = s->n_mutate_failed = 0;
+  s->n_mutated = s->n_mutate_failed = s->n_score_reused = 0;
   return TSL_OK;
 }
 
@@ -354,34 +363,50 @@ static int sample_init(tsl_strategy *s, uint32_t num, population *out, tsl_diag 
 static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
   int rc = TSL_OK;
-  if (sp->cost_vtable && sp->cost_model && p->n) {
-    tsl_candidate *cands = calloc(p->n, sizeof *cands);
-    double *scores = calloc(p->n, sizeof *scores);
+  uint32_t *todo = calloc(p->n ? p->n : 1, sizeof *todo), n = 0;
+  if (!todo)
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+  for (uint32_t i = 0; i < p->n; i++)
+    if (!p->m[i].scored && p->m[i].sch)
+      todo[n++] = i;
+  if (sp->cost_vtable && sp->cost_model && n) {
+    tsl_candidate *cands = calloc(n, sizeof *cands);
+    double *scores = calloc(n, sizeof *scores);
     if (!cands || !scores) {
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
     } else {
-      for (uint32_t i = 0; i < p->n; i++)
-        cands[i] = (tsl_candidate){sizeof cands[i], tsl_schedule_trace(p->m[i].sch),
-                                   tsl_schedule_module(p->m[i].sch), NULL, sp->mod};
+      for (uint32_t k = 0; k < n; k++) {
+        const member *m = &p->m[todo[k]];
+        cands[k] = (tsl_candidate){sizeof cands[k], tsl_schedule_trace(m->sch),
+                                   tsl_schedule_module(m->sch), NULL, sp->mod};
+      }
       tsl_diag md;
       md.len = 0;
       md.text[0] = '\0';
-      rc = sp->cost_vtable->predict(sp->cost_model, p->n, cands, scores, &md);
+      rc = sp->cost_vtable->predict(sp->cost_model, n, cands, scores, &md);
       if (rc)
         tsl_diag_set(diag, rc, "strategy 'evolutionary': cost model: %s", md.text);
-      for (uint32_t i = 0; !rc && i < p->n; i++)
-        p->m[i].score = isfinite(scores[i]) && scores[i] > 0 ? scores[i] : 0;
+      for (uint32_t k = 0; !rc && k < n; k++)
+        p->m[todo[k]].score = isfinite(scores[k]) && scores[k] > 0 ? scores[k] : 0;
     }
     free(cands);
     free(scores);
   } else {
-    for (uint32_t i = 0; i < p->n; i++)
-      p->m[i].score = 1;
+    for (uint32_t k = 0; k < n; k++)
+      p->m[todo[k]].score = 1;
+  }
+  for (uint32_t k = 0; !rc && k < n; k++) { /* later members with these keys reuse them */
+    member *m = &p->m[todo[k]];
+    m->scored = 1;
+    double *v = TSL_NEW(s->score_arena, double);
+    *v = m->score;
+    tsl_map_put(&s->scores, m->key, v);
   }
   for (uint32_t i = 0; i < p->n; i++) {
     tsl_schedule_free(p->m[i].sch);
     p->m[i].sch = NULL;
   }
+  free(todo);
   return rc;
 }
 
@@ -414,7 +439,7 @@ static int heap_push(best_heap *h, const member *m) {
   tsl_trace *copy = tsl_trace_copy(m->trace);
   if (!copy)
     return TSL_ENOMEM;
-  member e = {copy, NULL, m->key, m->score};
+  member e = {copy, NULL, m->key, m->score, 1};
   if (h->n == h->limit) {
     tsl_trace_free(h->m[0].trace);
     h->m[0] = e;
@@ -456,7 +481,23 @@ static int draw_mutator(tsl_strategy *s) {
   return (int)sp->n_mutators - 1;
 }
 
-/* One member of the next population (TVM's f_find_candidate). */
+/* A member for `trace` (taken over) whose key this round scored already:
+ * no replay, no prediction. 1 when there is none. */
+static int reuse_score(tsl_strategy *s, tsl_trace *trace, member *out) {
+  char *key = tsl_trace_decisions_key(trace);
+  const char *k = key ? tsl_intern(s->space->ctx, key) : NULL;
+  free(key);
+  const double *v = k ? tsl_map_get(&s->scores, k) : NULL;
+  if (!v)
+    return 1;
+  *out = (member){trace, NULL, k, *v, 1};
+  s->n_score_reused++;
+  return 0;
+}
+
+/* One member of the next population (TVM's f_find_candidate). A parent
+ * copied, or a child whose decisions this round scored already, keeps its
+ * score (TVM predicts it again: the model gives the same). */
 static int offspring(tsl_strategy *s, const population *cur, const double *w,
                      unsigned char *copied, member *out) {
   const tsl_search_space *sp = s->space;
@@ -476,6 +517,10 @@ static int offspring(tsl_strategy *s, const population *cur, const double *w,
         tsl_trace_free(nt);
         continue;
       }
+      if (!reuse_score(s, nt, out)) {
+        s->n_mutated++;
+        return 0;
+      }
       rc = prepare(s, nt, 0, out);
       tsl_trace_free(nt);
       if (rc <= 0) {
@@ -488,8 +533,12 @@ static int offspring(tsl_strategy *s, const population *cur, const double *w,
     }
   }
   /* not mutated, or every try failed: the parent again */
-  int rc = prepare(s, cur->m[parent].trace, 0, out);
-  return rc < 0 ? -1 : rc;
+  const member *p = &cur->m[parent];
+  tsl_trace *t = tsl_trace_copy(p->trace);
+  if (!t)
+    return -1;
+  *out = (member){t, NULL, p->key, p->score, 1};
+  return 0;
 }
 
 /* TVM's EvolveWithCostModel: the `num` best unseen members, best first. */
@@ -594,6 +643,10 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
                   tsl_diag *diag) {
   uint32_t pop_n = (uint32_t)s->population;
   population measured = {0}, fresh = {0}, pop = {0};
+  /* scores hold for one round: the model learns between rounds */
+  tsl_map_clear(&s->scores);
+  tsl_arena_free(s->score_arena);
+  s->score_arena = tsl_arena_new(s->space->ctx);
   best_heap bests = {0};
   int rc = pick_measured(s, (uint32_t)(pop_n * s->init_measured_ratio), &measured, diag);
   if (!rc)
@@ -606,7 +659,7 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
    * for the eps-greedy picks, the population gets its own) */
   for (uint32_t i = 0; !rc && i < measured.n + fresh.n; i++) {
     const member *src = i < measured.n ? &measured.m[i] : &fresh.m[i - measured.n];
-    member m = {tsl_trace_copy(src->trace), src->sch, src->key, 0};
+    member m = {tsl_trace_copy(src->trace), src->sch, src->key, 0, 0};
     if (!m.trace || pop_push(&pop, &m))
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
     else if (i < measured.n)
