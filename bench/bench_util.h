@@ -5,8 +5,11 @@
 #ifndef TESSEL_BENCH_UTIL_H
 #define TESSEL_BENCH_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static inline double bench_now(void) {
   struct timespec t;
@@ -23,6 +26,30 @@ static inline int bench_cmp_double(const void *a, const void *b) {
 static inline double bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* OpenBLAS falls back to slow kernels on AVX-512 CPUs unless
+ * OPENBLAS_CORETYPE=SkylakeX is set before it loads (and must not get it
+ * elsewhere: SkylakeX kernels would not run). Re-executes the program with
+ * the variable set when the CPU has avx512f and it is missing; returns
+ * otherwise (-1 when the re-exec failed). */
+static inline int bench_openblas_env(char **argv) {
+  if (getenv("OPENBLAS_CORETYPE"))
+    return 0;
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[8192];
+  int found = 0;
+  while (f && !found && fgets(line, sizeof line, f))
+    if (!strncmp(line, "flags", 5))
+      found = strstr(line, " avx512f") != NULL ? 1 : -1;
+  if (f)
+    fclose(f);
+  if (found != 1)
+    return 0;
+  setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+  execv("/proc/self/exe", argv);
+  perror("re-exec with OPENBLAS_CORETYPE");
+  return -1;
 }
 
 #endif

@@ -146,25 +146,9 @@ static const tsl_lowered_module *prepare(tsl_ctx *ctx, tsl_arena *arena,
   return lm;
 }
 
-static int cpu_has_avx512f(void) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  char line[8192];
-  int found = 0;
-  while (f && !found && fgets(line, sizeof line, f))
-    if (!strncmp(line, "flags", 5))
-      found = strstr(line, " avx512f") != NULL ? 1 : -1;
-  if (f)
-    fclose(f);
-  return found == 1;
-}
-
 int main(int argc, char **argv) {
-  if (!getenv("OPENBLAS_CORETYPE") && cpu_has_avx512f()) {
-    setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
-    execv("/proc/self/exe", argv);
-    perror("bench_matmul: re-exec with OPENBLAS_CORETYPE");
+  if (bench_openblas_env(argv))
     return 2;
-  }
   const char *root = argc > 1 ? argv[1] : ".";
   int sizes[MAX_SIZES] = {128, 512, 1024, 2048}, n_sizes = 4;
   int rounds = 5, compiles = 20;
