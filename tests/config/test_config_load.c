@@ -444,6 +444,41 @@ static void test_huge(void) {
   rmdir(dir);
 }
 
+/* Every config shipped in configs/ loads and names registered plugins. */
+static void test_shipped(void) {
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_registry *reg = NULL;
+  tsl_diag d = {0};
+  if (tsl_registry_new(ctx, &reg, &d) || tsl_registry_load_default(reg, 0, NULL, &d)) {
+    ok(0, "registry loads: %s", d.text);
+    tsl_ctx_free(ctx);
+    return;
+  }
+  static const char *const shipped[] = {"configs/quickstart.yaml", "configs/auto.yaml"};
+  for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
+    tsl_run_config *c = NULL;
+    int rc = tsl_run_config_load(shipped[i], 0, NULL, &c, &d);
+    if (!rc)
+      rc = tsl_run_config_check_plugins(c, reg, &d);
+    ok(rc == TSL_OK, "%s loads and its plugins are registered", shipped[i]);
+    if (rc)
+      tap_diag("%s", d.text);
+    tsl_run_config_free(c);
+  }
+  tsl_run_config *c = NULL;
+  if (!tsl_run_config_load("configs/auto.yaml", 0, NULL, &c, &d)) {
+    ok(c->space_rules && !c->space_schedule, "auto.yaml: the space from the default rules");
+    ok(!strcmp(c->strategy.kind, "evolutionary") && !strcmp(c->cost_model.kind, "xgb"),
+       "auto.yaml: evolutionary search with the xgb model");
+    ok(c->runner.number == 3 && c->runner.repeat == 1 && c->runner.min_repeat_ms == 100 &&
+           c->runner.timeout_s == 30,
+       "auto.yaml: TVM's runner settings");
+    tsl_run_config_free(c);
+  }
+  tsl_registry_free(reg);
+  tsl_ctx_free(ctx);
+}
+
 int main(void) {
   const char *root = getenv("TESSEL_SOURCE_ROOT");
   if (!root || chdir(root) != 0) {
@@ -455,5 +490,6 @@ int main(void) {
   test_defaults_and_paths();
   test_plugins();
   test_huge();
+  test_shipped();
   return tap_done();
 }
