@@ -58,6 +58,8 @@ static const builtin_mutator builtin_mutators[] = {
     {"MutateUnroll", "redraw the unroll step of a sketch", &mutator_unroll_vt},
     {"MutateComputeLocation", "move a block to another of its compute_at locations",
      &mutator_compute_location_vt},
+    {"MutateParallel", "change how many leading loops the parallel annotation fuses",
+     &mutator_parallel_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {
@@ -237,12 +239,13 @@ int tsl_space_apply_postprocs(tsl_schedule *sch, uint32_t n, const tsl_space_pos
 
 /* ---- mutators ------------------------------------------------------------------- */
 
-/* TVM's llvm probabilities; MutateParallel (0.02) follows (issue 13). */
+/* TVM's llvm probabilities. */
 static const struct {
   const char *name;
   double prob;
 } llvm_mutators[] = {
-    {"MutateTileSize", 0.9}, {"MutateComputeLocation", 0.05}, {"MutateUnroll", 0.03}};
+    {"MutateTileSize", 0.9}, {"MutateComputeLocation", 0.05}, {"MutateUnroll", 0.03},
+    {"MutateParallel", 0.02}};
 
 int tsl_space_mutator_create(const tsl_registry *reg, const char *name,
                              const tsl_rule_target *target, double prob, uint32_t n_opts,

@@ -170,6 +170,37 @@ int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
   return TSL_OK;
 }
 
+static int holds_rv(const tsl_sch_value *v) {
+  if (v->kind == TSL_SV_RV)
+    return 1;
+  if (v->kind == TSL_SV_LIST || v->kind == TSL_SV_TUPLE || v->kind == TSL_SV_DICT)
+    for (uint32_t k = 0; k < v->n; k++)
+      if (holds_rv(&v->u.items[k]))
+        return 1;
+  return 0;
+}
+
+int tsl_trace_set_arg(tsl_trace *t, uint32_t i, uint32_t arg, const tsl_sch_value *value,
+                      tsl_diag *diag) {
+  if (i >= t->insts.len)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "instruction %u does not exist (the trace has %u)", i, t->insts.len);
+  tsl_trace_inst *in = sch_trace_inst(t, i);
+  if (arg >= in->n_args)
+    return tsl_diag_set(diag, TSL_EINVALID, "instruction %u (%s) has %u arguments, not %u", i,
+                        in->kind->name, in->n_args, arg + 1);
+  if (holds_rv(&in->args[arg]) || holds_rv(value))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "instruction %u (%s): argument %u refers to random variables; only "
+                        "constant arguments are replaced",
+                        i, in->kind->name, arg);
+  tsl_sch_value *args = TSL_NEW_ARRAY(t->arena, tsl_sch_value, in->n_args);
+  memcpy(args, in->args, sizeof *args * in->n_args);
+  args[arg] = sch_value_copy(t->arena, value);
+  in->args = args;
+  return TSL_OK;
+}
+
 /* ---- printing ------------------------------------------------------------- */
 
 static void print_inst(tsl_strbuf *sb, const tsl_trace *t,

@@ -320,6 +320,12 @@ TSL_API tsl_trace *tsl_trace_prefix(const tsl_trace *t, uint32_t n);
 TSL_API int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
                                    const tsl_sch_value *decision,
                                    tsl_diag *diag);
+/* Replace argument `arg` of instruction `i` (a constant: neither the old
+ * nor the new value may hold random variables), e.g. the value of an
+ * annotate, in a trace obtained from tsl_trace_copy or
+ * tsl_trace_from_json. Replay checks it against the program. */
+TSL_API int tsl_trace_set_arg(tsl_trace *t, uint32_t i, uint32_t arg,
+                              const tsl_sch_value *value, tsl_diag *diag);
 /* The trace without instructions after the last one that is not pure
  * (dead queries and samples), as TVM's simplified trace; a copy. */
 TSL_API tsl_trace *tsl_trace_simplified(const tsl_trace *t);
