@@ -254,8 +254,8 @@ typedef struct tsl_space_mutator {
 } tsl_space_mutator;
 
 /* The target's default mutators with TVM's weights (for "llvm":
- * MutateTileSize 0.9, MutateComputeLocation 0.05, MutateUnroll 0.03;
- * MutateParallel 0.02 follows). Free with tsl_space_mutators_free. */
+ * MutateTileSize 0.9, MutateComputeLocation 0.05, MutateUnroll 0.03,
+ * MutateParallel 0.02). Free with tsl_space_mutators_free. */
 TSL_API int tsl_space_default_mutators(const tsl_registry *reg,
                                        const tsl_rule_target *target,
                                        tsl_space_mutator **out, uint32_t *n_out,
