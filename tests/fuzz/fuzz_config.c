@@ -99,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   } else {
     if (!c || !c->target.kind || !c->strategy.kind || !c->workload_file ||
-        !c->space_schedule || !c->database || c->trials < 1 || c->batch < 1 ||
+        (!c->space_schedule && !c->space_rules) || !c->database || c->trials < 1 || c->batch < 1 ||
         c->batch > 4096 || c->build_workers < 1 || !(c->build_timeout_s > 0) ||
         !(c->runner.timeout_s > 0) || c->runner.repeat < 1 ||
         (c->export_path && (!c->export_prefix || !c->export_header))) {

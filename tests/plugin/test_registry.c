@@ -74,13 +74,15 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 14,
-         "a new registry holds the two built-in intrinsics, the three built-in mutators, the "
+  is_int(tsl_registry_count(reg), 15,
+         "a new registry holds the two built-in intrinsics, the four built-in mutators, the "
          "six built-in rules and the three built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
-         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation"),
-     "built-in mutators MutateTileSize, MutateComputeLocation and MutateUnroll");
+         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&
+         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateParallel"),
+     "built-in mutators MutateTileSize, MutateComputeLocation, MutateUnroll and "
+     "MutateParallel");
   static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
                                     "RewriteReductionBlock"};
   for (int i = 0; i < 3; i++)
