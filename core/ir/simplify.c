@@ -492,8 +492,8 @@ const tsl_expr *tsla_simp(tsl_analyzer *an, const tsl_expr *e) {
 
 const tsl_expr *tsl_simplify(tsl_analyzer *an, tsl_arena *arena,
                              const tsl_expr *e) {
-  if (!an || !arena || !e)
-    return e;
+  if (!an || !arena || !e || e->kind == TSL_EXPR_INT_IMM || e->kind == TSL_EXPR_FLOAT_IMM)
+    return e; /* a constant is simplified already */
   tsla_enter(an, arena);
   const tsl_expr *r = tsla_simp(an, e);
   if (an->failed)
