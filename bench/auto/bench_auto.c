@@ -410,7 +410,9 @@ int main(int argc, char **argv) {
     int n_models = 0;
     char list[256];
     snprintf(list, sizeof list, "%s", models);
-    for (char *m = strtok(list, ","); m && n_models < MAX_MODELS; m = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *m = strtok_r(list, ",", &save); m && n_models < MAX_MODELS;
+         m = strtok_r(NULL, ",", &save)) {
       char wl[4300], model[128];
       snprintf(wl, sizeof wl, "workload.file=%s/bench/tune/matmul_1024.py", abs_root);
       snprintf(model, sizeof model, "cost_model.kind=%s", m);

@@ -75,7 +75,8 @@ int tune_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
     size_t bytes = (size_t)tsl_tensor_numel(&m->tensor) * elem_bytes(m->tensor.dtype);
     size_t cap = round64(bytes ? bytes : 1);
     a->bytes[p] = bytes;
-    a->pristine[p] = aligned_alloc(64, cap);
+    /* whole pages: a persistent worker write-protects them (runner.c) */
+    a->pristine[p] = aligned_alloc(4096, (cap + 4095) & ~(size_t)4095);
     a->work[p] = aligned_alloc(64, cap);
     void *r = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     a->ref[p] = r == MAP_FAILED ? NULL : r;
@@ -117,6 +118,16 @@ void tune_args_reset_work(tune_args *a) {
   for (uint32_t p = 0; p < a->n_params; p++)
     if (a->work && a->work[p])
       memcpy(a->work[p], a->pristine[p], a->bytes[p]);
+}
+
+void tune_args_protect(tune_args *a) {
+  for (uint32_t p = 0; p < a->n_params; p++) {
+    size_t len = (a->bytes[p] + 4095) & ~(size_t)4095;
+    if (a->pristine && a->pristine[p] && len)
+      mprotect(a->pristine[p], len, PROT_READ);
+    if (a->ref && a->ref[p] && len)
+      mprotect(a->ref[p], len, PROT_READ);
+  }
 }
 
 void tune_args_reset_ref(tune_args *a) {

@@ -65,9 +65,12 @@ typedef struct measure_job {
   const tsl_run_opts *opts;
 } measure_job;
 
-static tsl_packed_fn open_library(const char *path, const char *symbol, char *err,
-                                  size_t cap) {
+/* The symbol of a library loaded now; *handle (when asked) for dlclose. */
+static tsl_packed_fn open_library(const char *path, const char *symbol, void **handle,
+                                  char *err, size_t cap) {
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (handle)
+    *handle = h;
   if (!h) {
     const char *e = dlerror();
     snprintf(err, cap, "cannot load %s: %s", path, e ? e : "unknown reason");
@@ -89,7 +92,7 @@ static void measure_body(void *user_data, void *out) {
   tsl_run_result *r = out;
   tsl_packed_fn fn = j->fn;
   if (!fn) {
-    fn = open_library(j->so_path, j->symbol, r->error, sizeof r->error);
+    fn = open_library(j->so_path, j->symbol, NULL, r->error, sizeof r->error);
     if (!fn) {
       r->status = TSL_RUN_BUILD_ERROR;
       return;
@@ -187,28 +190,35 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
   return TSL_OK;
 }
 
-/* Run the measuring worker of `j`; every way it can end becomes r->status. */
-static int measure_forked(const measure_job *j, tsl_run_result *r, tsl_diag *diag) {
-  tsl_run_result out = *r;
-  out.status = TSL_RUN_CRASH; /* overwritten by a worker that finishes */
-  tune_outcome oc;
-  tune_worker_run(j->opts->timeout_s, measure_body, (void *)j, &out, sizeof out, &oc);
-  switch (oc.kind) {
+/* A worker's outcome as the run's result: the worker's own result when it
+ * finished (*done), else the status the way it ended gives. */
+static int outcome_result(const tune_outcome *oc, const tsl_run_result *done, tsl_run_result *r,
+                          tsl_diag *diag) {
+  switch (oc->kind) {
   case TUNE_WORKER_DONE:
-    *r = out;
+    *r = *done;
     r->struct_size = sizeof *r;
     return TSL_OK;
   case TUNE_WORKER_TIMEOUT:
     r->status = TSL_RUN_TIMEOUT;
     break;
   case TUNE_WORKER_NOFORK:
-    return setup_fail(r, diag, TSL_ERUNTIME, "", oc.message);
+    return setup_fail(r, diag, TSL_ERUNTIME, "", oc->message);
   default:
     r->status = TSL_RUN_CRASH;
     break;
   }
-  join_text(r->error, sizeof r->error, oc.message, "");
+  join_text(r->error, sizeof r->error, oc->message, "");
   return TSL_OK;
+}
+
+/* Run the measuring worker of `j`; every way it can end becomes r->status. */
+static int measure_forked(const measure_job *j, tsl_run_result *r, tsl_diag *diag) {
+  tsl_run_result out = *r;
+  out.status = TSL_RUN_CRASH; /* overwritten by a worker that finishes */
+  tune_outcome oc;
+  tune_worker_run(j->opts->timeout_s, measure_body, (void *)j, &out, sizeof out, &oc);
+  return outcome_result(&oc, &out, r, diag);
 }
 
 /* The start of every run: the result reset to a setup error, then the
@@ -259,12 +269,43 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
 
 /* ---- sessions: arguments and reference made once ---------------------------- */
 
+/* One job of a session's persistent worker: a library and its symbol. */
+typedef struct session_req {
+  char so_path[4096];
+  char symbol[512];
+} session_req;
+
 struct tsl_measure_session {
   const tsl_lowered_func *lf;
   tsl_run_opts opts;
   tune_args args;
   int have_ref;
+  tune_pworker worker;
 };
+
+/* In the worker: fresh inputs, the library loaded, measured, unloaded. */
+static void session_body(void *user_data, const void *req, void *out) {
+  tsl_measure_session *s = user_data;
+  const session_req *q = req;
+  tsl_run_result *r = out;
+  r->struct_size = sizeof *r;
+  static int protected; /* per worker: each is a fresh fork of a parent at 0 */
+  if (!protected) {
+    tune_args_protect(&s->args);
+    protected = 1;
+  }
+  tune_args_reset_work(&s->args);
+  void *h = NULL;
+  tsl_packed_fn fn = open_library(q->so_path, q->symbol, &h, r->error, sizeof r->error);
+  if (!fn) {
+    r->status = TSL_RUN_BUILD_ERROR;
+  } else {
+    measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts};
+    measure_body(&j, r);
+  }
+  if (h)
+    dlclose(h);
+}
 
 int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref,
                             const tsl_run_opts *opts, tsl_measure_session **out,
@@ -290,6 +331,11 @@ int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref
     tsl_measure_session_free(s);
     return rc;
   }
+  s->worker = (tune_pworker){session_body, s, sizeof(session_req), sizeof(tsl_run_result),
+                             0, -1, -1, 0};
+  /* forked now, before the caller starts threads (a cost model's) whose
+   * state a later fork would inherit half-way */
+  tune_pworker_start(&s->worker);
   *out = s;
   return TSL_OK;
 }
@@ -297,9 +343,12 @@ int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref
 void tsl_measure_session_free(tsl_measure_session *s) {
   if (!s)
     return;
+  tune_pworker_stop(&s->worker);
   tune_args_free(&s->args);
   free(s);
 }
+
+int64_t tune_session_forks(const tsl_measure_session *s) { return s ? s->worker.forks : 0; }
 
 int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
                             const char *so_path, const char *symbol,
@@ -307,11 +356,22 @@ int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
   int rc = begin_run(r, fn, so_path, symbol, diag);
   if (rc)
     return rc;
-  /* The worker is a fork: its writes to the arguments stay in the child,
-   * so the session's buffers are pristine for the next candidate. */
-  measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
-                   s->have_ref, &s->opts};
-  return measure_forked(&j, r, diag);
+  session_req q;
+  if (fn || strlen(so_path) >= sizeof q.so_path || strlen(symbol) >= sizeof q.symbol) {
+    /* an in-process function (it may not exist in the worker), or names
+     * too long for a job: a worker of its own, forked from here; its writes
+     * to the arguments stay in it */
+    measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
+                     s->have_ref, &s->opts};
+    return measure_forked(&j, r, diag);
+  }
+  memset(&q, 0, sizeof q);
+  strcpy(q.so_path, so_path);
+  strcpy(q.symbol, symbol);
+  tsl_run_result out = *r;
+  tune_outcome oc;
+  tune_pworker_run(&s->worker, s->opts.timeout_s, &q, &out, &oc);
+  return outcome_result(&oc, &out, r, diag);
 }
 
 /* run_common refuses a missing function, library or symbol as a setup

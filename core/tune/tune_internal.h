@@ -24,7 +24,7 @@ typedef struct tune_args {
   tsl_arg *meta;      /* n_params: dtype/shape of buffers (data NULL) and
                          scalar values, as tsl_func_make_args made them */
   size_t *bytes;      /* n_params: bytes of each buffer (0: scalar) */
-  void **pristine;    /* n_params: 64-byte aligned (NULL: scalar) */
+  void **pristine;    /* n_params: whole pages (NULL: scalar) */
   void **work;        /* n_params: 64-byte aligned */
   void **ref;         /* n_params: MAP_SHARED pages */
   int64_t *ints;      /* n_params + n_size_vars */
@@ -38,6 +38,10 @@ typedef struct tune_args {
 int tune_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
                    tune_args *a, tsl_diag *diag);
 void tune_args_free(tune_args *a);
+/* Make pristine and ref read-only in this process (a persistent worker:
+ * a candidate writing past its buffers then crashes instead of changing
+ * the inputs or the reference of the candidates after it). */
+void tune_args_protect(tune_args *a);
 /* Copy pristine into work (every buffer) / into ref. */
 void tune_args_reset_work(tune_args *a);
 void tune_args_reset_ref(tune_args *a);
@@ -81,6 +85,36 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
                      void *out, size_t out_size, tune_outcome *outcome);
 /* "worker died: Segmentation fault", "timed out after 2 s", ... */
 void tune_outcome_text(const tune_outcome *o, char *buf, size_t cap);
+
+/* ---- persistent worker (pworker.c) ------------------------------------------
+ * A worker that stays alive across jobs: forked by tune_pworker_start,
+ * given one fixed-size request at a time through a pipe, answering with a
+ * fixed-size result; after it crashed, exited or timed out (killed), the
+ * next job forks a fresh one. The child runs body(user_data, req, out)
+ * on the memory it had at its fork. */
+typedef void (*tune_pworker_body)(void *user_data, const void *req, void *out);
+
+typedef struct tune_pworker {
+  tune_pworker_body body;
+  void *user_data;
+  size_t req_size, out_size;
+  pid_t pid; /* 0: not running */
+  int req_fd, res_fd;
+  int64_t forks; /* workers started so far */
+} tune_pworker;
+
+/* Workers a measurement session forked so far (runner.c; for tests). */
+struct tsl_measure_session;
+int64_t tune_session_forks(const struct tsl_measure_session *s);
+
+/* Fork the worker now (it would be forked by the first job otherwise). */
+int tune_pworker_start(tune_pworker *w);
+/* One job; the outcome as tune_worker_run's (DONE when the result came
+ * back; the worker then stays). */
+void tune_pworker_run(tune_pworker *w, double timeout_s, const void *req, void *out,
+                      tune_outcome *o);
+/* End the worker (closing its pipe; it exits), reaped. */
+void tune_pworker_stop(tune_pworker *w);
 
 /* ---- timing (timing.c) ----------------------------------------------------- */
 

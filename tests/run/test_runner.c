@@ -426,6 +426,66 @@ static void test_library(const tsl_func *f) {
 #endif
 }
 
+/* runner.c, internal: workers a session forked so far */
+struct tsl_measure_session;
+int64_t tune_session_forks(const struct tsl_measure_session *s);
+
+/* A session's persistent worker: forked once, kept across candidates,
+ * replaced after a crash or a timeout; every candidate starts from the
+ * pristine inputs whatever the one before did to them. */
+static void test_session_worker(const tsl_func *f) {
+#ifdef RUN_TESTLIB
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.timeout_s = 2;
+  tsl_measure_session *s = NULL;
+  tsl_diag d = {0};
+  if (!ok(tsl_measure_session_new(&lf, &ref, &o, &s, &d) == TSL_OK, "session")) {
+    tap_diag("%s", d.text);
+    return;
+  }
+  is_int(tune_session_forks(s), 1, "the worker is forked when the session is made");
+  tsl_run_result r;
+  int good = 1;
+  for (int i = 0; i < 3; i++) {
+    tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+    good &= r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK;
+  }
+  ok(good, "three candidates measured and checked");
+  is_int(tune_session_forks(s), 1, "  ... by the same worker");
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_scribble_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH, "a kernel that scribbles over its input: mismatch");
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+     "  ... the next candidate starts from the pristine inputs: ok (%s)", r.error);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_crash_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_CRASH && strstr(r.error, "worker died"),
+     "a crash ends the worker (%s)", r.error);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK, "  ... the next candidate gets a fresh one");
+  is_int(tune_session_forks(s), 2, "  ... the second worker");
+  double t0 = now();
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_hang_packed", NULL, &r, &d);
+  double took = now() - t0;
+  ok(r.status == TSL_RUN_TIMEOUT && took < 4, "a hang is killed after the timeout (%.1f s)",
+     took);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK, "  ... then a third worker measures the next");
+  is_int(tune_session_forks(s), 3, "  ... three workers in all");
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "nope", NULL, &r, &d);
+  ok(r.status == TSL_RUN_BUILD_ERROR && strstr(r.error, "nope"),
+     "a missing symbol is a build error, and the worker stays");
+  is_int(tune_session_forks(s), 3, "  ... still three");
+  tsl_measure_session_free(s);
+  ok(no_children(), "freeing the session ends and reaps its worker");
+#else
+  (void)f;
+  tap_skip("no test library", "session worker");
+#endif
+}
+
 int main(void) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
@@ -436,6 +496,7 @@ int main(void) {
   test_symbolic(parse(arena, sym_src));
   test_int_scalar(parse(arena, int_src));
   test_library(mm);
+  test_session_worker(mm);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return tap_done();

@@ -14,3 +14,27 @@ __attribute__((visibility("default"))) int32_t testlib_mm_packed(void *const *ar
     }
   return 0;
 }
+
+/* For the session's persistent worker: a crash, a hang, and a kernel that
+ * scribbles over its input before computing a wrong result. */
+__attribute__((visibility("default"))) int32_t testlib_crash_packed(void *const *args) {
+  (void)args;
+  __builtin_trap(); /* SIGILL: a crash the compiler does not reason away */
+  return 0;
+}
+
+__attribute__((visibility("default"))) int32_t testlib_hang_packed(void *const *args) {
+  (void)args;
+  for (volatile int spin = 1; spin;)
+    ;
+  return 0;
+}
+
+__attribute__((visibility("default"))) int32_t testlib_scribble_packed(void *const *args) {
+  float *A = args[0], *C = args[2];
+  for (int i = 0; i < 32 * 32; i++) {
+    A[i] = -7.0f;
+    C[i] = 3.0f;
+  }
+  return 0;
+}

@@ -1,0 +1,172 @@
+/*
+ * The persistent measurement worker (tune_internal.h): one child process
+ * serving jobs over two pipes, so that a tuning run forks once rather than
+ * once per candidate (and the child keeps what it set up: loaded runtime
+ * libraries, the OpenMP thread pool). A job's deadline, a crash or an exit
+ * end that child; the next job forks another. EINTR is retried everywhere
+ * and every child is reaped.
+ */
+#include "tune_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int io_all(int fd, void *p, size_t n, int writing) {
+  unsigned char *b = p;
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = writing ? write(fd, b + done, n - done) : read(fd, b + done, n - done);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return -1;
+    done += (size_t)r;
+  }
+  return 0;
+}
+
+static void child_loop(tune_pworker *w, int req_fd, int res_fd) {
+  struct rlimit no_core = {0, 0}; /* a crashing candidate writes no core file */
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(SIGPIPE, SIG_DFL);
+  void *req = malloc(w->req_size), *out = malloc(w->out_size);
+  if (!req || !out)
+    _exit(4);
+  while (io_all(req_fd, req, w->req_size, 0) == 0) {
+    memset(out, 0, w->out_size);
+    w->body(w->user_data, req, out);
+    if (io_all(res_fd, out, w->out_size, 1))
+      _exit(3);
+  }
+  _exit(0); /* the parent closed the pipe: no more jobs */
+}
+
+int tune_pworker_start(tune_pworker *w) {
+  if (w->pid > 0)
+    return 0;
+  int rq[2], rs[2];
+  if (pipe(rq))
+    return -1;
+  if (pipe(rs)) {
+    close(rq[0]);
+    close(rq[1]);
+    return -1;
+  }
+  fflush(NULL); /* nothing buffered is written twice */
+  pid_t pid = tune_fork();
+  if (pid < 0) {
+    close(rq[0]);
+    close(rq[1]);
+    close(rs[0]);
+    close(rs[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(rq[1]);
+    close(rs[0]);
+    child_loop(w, rq[0], rs[1]);
+  }
+  close(rq[0]);
+  close(rs[1]);
+  w->pid = pid;
+  w->req_fd = rq[1];
+  w->res_fd = rs[0];
+  w->forks++;
+  return 0;
+}
+
+static void reap_into(tune_pworker *w, int killed, double timeout_s, tune_outcome *o) {
+  if (killed)
+    kill(w->pid, SIGKILL);
+  close(w->req_fd);
+  close(w->res_fd);
+  int status = 0;
+  pid_t r;
+  while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR)
+    ;
+  w->pid = 0;
+  if (killed) {
+    o->kind = TUNE_WORKER_TIMEOUT;
+    snprintf(o->message, sizeof o->message, "timed out after %g s", timeout_s);
+  } else if (r > 0 && WIFSIGNALED(status)) {
+    o->kind = TUNE_WORKER_SIGNAL;
+    o->sig = WTERMSIG(status);
+    snprintf(o->message, sizeof o->message, "worker died: %s", strsignal(o->sig));
+  } else {
+    o->kind = TUNE_WORKER_EXIT;
+    o->exit_code = r > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    snprintf(o->message, sizeof o->message,
+             "worker exited with status %d before sending its result "
+             "(the code called exit, or a sanitizer stopped it)",
+             o->exit_code);
+  }
+}
+
+void tune_pworker_run(tune_pworker *w, double timeout_s, const void *req, void *out,
+                      tune_outcome *o) {
+  memset(o, 0, sizeof *o);
+  double t0 = tune_now();
+  if (tune_pworker_start(w)) {
+    o->kind = TUNE_WORKER_NOFORK;
+    snprintf(o->message, sizeof o->message, "cannot fork a worker: %s", strerror(errno));
+    return;
+  }
+  sigset_t pipe_sig, old;
+  sigemptyset(&pipe_sig);
+  sigaddset(&pipe_sig, SIGPIPE); /* a worker that just died must not kill us */
+  pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
+  int sent = io_all(w->req_fd, (void *)req, w->req_size, 1) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (!sent) {
+    reap_into(w, 0, timeout_s, o);
+    return;
+  }
+  unsigned char *p = out;
+  size_t got = 0;
+  double deadline = timeout_s > 0 ? t0 + timeout_s : 0;
+  while (got < w->out_size) {
+    int wait_ms = -1;
+    if (deadline > 0) {
+      double left = deadline - tune_now();
+      if (left <= 0) {
+        reap_into(w, 1, timeout_s, o);
+        return;
+      }
+      wait_ms = left > 3600 ? 3600000 : (int)(left * 1e3) + 1;
+    }
+    struct pollfd pfd = {w->res_fd, POLLIN, 0};
+    int pr = poll(&pfd, 1, wait_ms);
+    if (pr < 0 && errno == EINTR)
+      continue;
+    if (pr == 0)
+      continue; /* the deadline check above decides */
+    ssize_t r = pr < 0 ? -1 : read(w->res_fd, p + got, w->out_size - got);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) { /* the worker ended without its result */
+      reap_into(w, 0, timeout_s, o);
+      return;
+    }
+    got += (size_t)r;
+  }
+  o->kind = TUNE_WORKER_DONE;
+  o->wall_s = tune_now() - t0;
+}
+
+void tune_pworker_stop(tune_pworker *w) {
+  if (w->pid <= 0)
+    return;
+  close(w->req_fd); /* the worker reads EOF and exits */
+  close(w->res_fd);
+  int status;
+  while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  w->pid = 0;
+}
