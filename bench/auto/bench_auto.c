@@ -11,12 +11,16 @@
  *          first model's ranking quality on its own records (trained on
  *          the even-numbered, scored on the odd-numbered: pairwise
  *          accuracy and top-32 recall);
- *   m128   workloads/matmul_128.py in 64 trials at 1 and 2 threads.
+ *   m128   workloads/matmul_128.py in 64 trials at 1 and 2 threads;
+ *   ops    the ResNet stem (conv2d NHWC 7x7 stride 2 with padding) in 64
+ *          trials, a depthwise conv2d, softmax and layer norm in 32, at 2
+ *          threads: the untuned program (an empty schedule, measured the
+ *          same way) against the tuned one, and the ratio to the peak.
  * Every run prints its search overhead: search time (mutation, replay,
  * postprocessing, features, prediction, training) per measured
  * candidate and its share of the wall time.
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
- *                   [--only m1024,m128] [--models xgb,random]
+ *                   [--only m1024,m128,ops] [--models xgb,random]
  *                                                (or ./tessel bench auto ...)
  */
 #define _XOPEN_SOURCE 700
@@ -352,6 +356,43 @@ static void model_quality(const char *root, const run *r, const char *model) {
   tsl_ctx_free(ctx);
 }
 
+/* ---- other operators --------------------------------------------------------------- */
+
+static void ops(const char *root, double peak2) {
+  static const struct {
+    const char *name, *file;
+    int trials;
+  } ws[] = {{"conv2d NHWC 7x7/2 + pad (ResNet stem)", "bench/tune/conv2d_nhwc_stem.py", 64},
+            {"depthwise conv2d 3x3 (1x16x14x14)", "workloads/depthwise_conv2d.py", 32},
+            {"softmax 256x256", "workloads/softmax_256.py", 32},
+            {"layer norm 32x64", "workloads/layer_norm.py", 32}};
+  char empty[] = "/tmp/tessel-bench-auto-empty-XXXXXX";
+  int fd = mkstemp(empty);
+  if (fd < 0)
+    return;
+  close(fd);
+  printf("\noperators, 2 threads: untuned (no schedule) and tuned from the bare program\n"
+         "  %-40s %8s %12s %12s %8s %7s %8s\n", "workload", "trials", "untuned GF/s",
+         "tuned GF/s", "speedup", "/peak", "wall s");
+  for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) {
+    char wl[4300], sp[128];
+    snprintf(wl, sizeof wl, "workload.file=%s/%s", root, ws[i].file);
+    snprintf(sp, sizeof sp, "space.schedule=%s", empty);
+    const char *bare[] = {wl, sp, "strategy.kind=random", "cost_model.kind=random",
+                          "target.threads=2"};
+    const char *auto_sets[] = {wl, "target.threads=2"};
+    run u, t;
+    int bad = tune(root, bare, 5, 1, &u) | tune(root, auto_sets, 2, ws[i].trials, &t);
+    double gu = u.c.n ? u.c.best_gflops[u.c.n] : 0, gt = t.c.n ? t.c.best_gflops[t.c.n] : 0;
+    if (!bad)
+      printf("  %-40s %8lld %12.2f %12.2f %8.2f %7.3f %8.1f\n", ws[i].name, (long long)t.c.n,
+             gu, gt, gu > 0 ? gt / gu : 0, gt / peak2, t.wall);
+    run_free(&u);
+    run_free(&t);
+  }
+  remove(empty);
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 static int parse_list(const char *s, int64_t *out, int max) {
@@ -369,7 +410,7 @@ static int parse_list(const char *s, int64_t *out, int max) {
 int main(int argc, char **argv) {
   if (bench_openblas_env(argv))
     return 2;
-  const char *root = getenv("TESSEL_SOURCE_ROOT"), *only = "m1024,m128", *models = "xgb";
+  const char *root = getenv("TESSEL_SOURCE_ROOT"), *only = "m1024,m128,ops", *models = "xgb";
   int64_t cp[MAX_CP] = {32, 64, 128, 256, 640};
   int n_cp = 5;
   for (int i = 1; i < argc; i++) {
@@ -383,7 +424,7 @@ int main(int argc, char **argv) {
       root = argv[i];
     else {
       fprintf(stderr, "usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640] "
-                      "[--only m1024,m128] [--models xgb,random]\n");
+                      "[--only m1024,m128,ops] [--models xgb,random]\n");
       return 2;
     }
   }
@@ -470,5 +511,7 @@ int main(int argc, char **argv) {
       run_free(&r);
     }
   }
+  if (strstr(only, "ops"))
+    ops(abs_root, peak2);
   return 0;
 }
