@@ -77,6 +77,9 @@ static const tsl_func *parse(const char *src) {
   return m->funcs[0];
 }
 
+static tsl_schedule *kept[8]; /* the scheduled functions live in them */
+static int n_kept;
+
 static const tsl_func *scheduled(const char *src, const char *script) {
   const tsl_module *m = NULL;
   tsl_diag d = {0};
@@ -87,7 +90,8 @@ static const tsl_func *scheduled(const char *src, const char *script) {
     printf("Bail out! schedule: %s\n", d.text);
     exit(1);
   }
-  return tsl_schedule_func(sch); /* the schedule is kept: the function lives in it */
+  kept[n_kept++] = sch;
+  return tsl_schedule_func(sch);
 }
 
 static tsl_features features(const tsl_func *f) {
@@ -297,6 +301,8 @@ int main(void) {
   test_serial_reuse();
   test_selects();
   test_structured();
+  for (int i = 0; i < n_kept; i++)
+    tsl_schedule_free(kept[i]);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return tap_done();

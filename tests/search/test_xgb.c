@@ -24,6 +24,7 @@ enum { N_CANDS = 160, N_TRAIN = 120 };
 
 static tsl_ctx *ctx;
 static tsl_arena *arena;
+static tsl_registry *reg; /* kept to the end: the vtable lives in the plugin */
 static const tsl_cost_model_vtable *vt;
 static const tsl_module *mod;
 static tsl_schedule *schs[N_CANDS];
@@ -47,7 +48,7 @@ static double synthetic_cost(const tsl_schedule *sch, uint32_t i) {
 }
 
 static void build_candidates(void) {
-  tsl_registry *reg = load_registry(ctx);
+  reg = load_registry(ctx);
   tsl_rule_target t = {sizeof t, "llvm", 2, 32};
   tsl_space_rule *rules = NULL;
   uint32_t n_rules = 0, n_sk = 0;
@@ -96,7 +97,6 @@ static void build_candidates(void) {
     printf("Bail out! no cost model 'xgb' in the build tree\n");
     exit(1);
   }
-  /* the registry stays loaded: the vtable lives in the plugin */
 }
 
 static tsl_cost_model *create(uint32_t n, const tsl_kv *kv) {
@@ -282,6 +282,7 @@ int main(void) {
   test_failures();
   for (uint32_t i = 0; i < N_CANDS; i++)
     tsl_schedule_free(schs[i]);
+  tsl_registry_free(reg);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return tap_done();
