@@ -196,6 +196,82 @@ static void sketches(void) {
      n_postprocessed, n_parallel, n_rejected);
 }
 
+/* The workloads of MetaSchedule's CPU design-space tests written in
+ * TVMScript (bench/space; docs/space_conformance.py compares them with
+ * TVM's sketches): too big for the interpreter, so their sketches are
+ * golden traces that postprocess and lower. */
+static void space_workloads(void) {
+  static const char *const names[] = {
+      "conv1d_nlc",        "conv3d_ndhwc",          "conv2d_capsule_nhwijc",
+      "depthwise_conv2d_nhwc", "conv2d_dilated_nhwc", "conv2d_group_nhwc",
+      "conv2d_transpose_nhwc", "conv2d_nhwc_bn_relu", "transpose_batch_matmul"};
+  int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
+  tsl_space_rule *rules = NULL;
+  uint32_t n_rules = 0;
+  tsl_diag d = {0};
+  if (tsl_space_default_rules(reg, &target, &rules, &n_rules, &d)) {
+    ok(0, "default rules: %s", d.text);
+    return;
+  }
+  for (size_t w = 0; w < sizeof names / sizeof names[0]; w++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/bench/space/%s.py", root, names[w]);
+    char *src = slurp(path);
+    tsl_arena *a = tsl_arena_new(ctx);
+    const tsl_module *m = src ? parse(a, src, names[w]) : NULL;
+    tsl_trace **sk = NULL;
+    uint32_t n = 0;
+    if (!m || tsl_space_generate(ctx, m, NULL, n_rules, rules, 0, NULL, &sk, &n, &d)) {
+      ok(0, "%s: space generated: %s", names[w], m ? d.text : "no program");
+    } else {
+      char *text = sketches_text(sk, n);
+      snprintf(path, sizeof path, "%s/tests/rules/sketches/space_%s.sketch", root, names[w]);
+      if (update) {
+        FILE *f = fopen(path, "w");
+        if (f) {
+          fputs(text, f);
+          fclose(f);
+        }
+      }
+      char *want = slurp(path);
+      is_str(text, want ? want : "(missing)", "%s: %u sketches as in space_%s.sketch",
+             names[w], n, names[w]);
+      free(want);
+      free(text);
+      /* a draw a postprocessor rejects (DisallowDynamicLoop after a compute
+       * location with a variable extent) is a rejected candidate, as in TVM:
+       * each sketch needs one of its first draws to make a program */
+      int fine = n > 0;
+      for (uint32_t i = 0; i < n && fine; i++) {
+        int made = 0;
+        for (uint64_t seed = 0; seed < 8 && !made; seed++) {
+          tsl_replay_opts ro = {sizeof ro, seed > 0, seed, NULL, NULL};
+          tsl_schedule *s = NULL;
+          tsl_arena *la = tsl_arena_new(ctx);
+          const tsl_lowered_func *lf = NULL;
+          if (!tsl_trace_replay(ctx, sk[i], m, &ro, &s, &d) &&
+              !tsl_space_apply_postprocs(s, n_postprocs, postprocs, &d)) {
+            made = 1;
+            fine = !tsl_lower_func(la, tsl_schedule_func(s), NULL, &lf, &d);
+          }
+          if (!fine)
+            tap_diag("%s sketch %u: %s", names[w], i, d.text);
+          tsl_arena_free(la);
+          tsl_schedule_free(s);
+        }
+        fine &= made;
+      }
+      ok(fine, "%s: every sketch gives a candidate that postprocesses and lowers", names[w]);
+    }
+    for (uint32_t i = 0; i < n; i++)
+      tsl_trace_free(sk[i]);
+    free(sk);
+    tsl_arena_free(a);
+    free(src);
+  }
+  tsl_space_rules_free(rules, n_rules);
+}
+
 static const char *two_stage =
     "@T.prim_func\n"
     "def main(A: T.Buffer((16, 16), \"float32\"), C: T.Buffer((16, 16), \"float32\")):\n"
@@ -748,6 +824,7 @@ int main(void) {
     return tap_done();
   }
   sketches();
+  space_workloads();
   fork_test();
   analyses();
   options();
