@@ -85,8 +85,18 @@ int tsl_db_workload(tsl_db *db, const tsl_func *f, double flops, int64_t *id,
   char *script = tsl_print_func(f);
   if (!script)
     return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", db->path);
-  int rc = db_workload_lookup(db, tsl_func_hash(f), f->name, script, flops, id,
-                              NULL, diag);
+  /* the lookup and the insert in one write transaction: runs starting
+   * together on one database must find one workload, not add one each */
+  int own_tx = !db->readonly && sqlite3_get_autocommit(db->h);
+  int rc = own_tx ? db_exec(db, "BEGIN IMMEDIATE", diag) : TSL_OK;
+  if (rc == TSL_OK)
+    rc = db_workload_lookup(db, tsl_func_hash(f), f->name, script, flops, id, NULL, diag);
+  if (own_tx) {
+    if (rc == TSL_OK)
+      rc = db_exec(db, "COMMIT", diag);
+    if (rc != TSL_OK)
+      sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+  }
   free(script);
   return rc;
 }

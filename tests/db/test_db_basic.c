@@ -6,6 +6,7 @@
  */
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "db_fixture.h"
@@ -276,6 +277,49 @@ int main(void) {
   free(ro);
   tsl_db_close(db);
   free(before);
+
+  /* ---- one workload when runs start together ---- */
+  {
+    const char *race = tmp_path("race.db");
+    tsl_db *r0 = NULL;
+    tsl_db_open(race, TSL_DB_CREATE, &r0, &d);
+    tsl_db_close(r0);
+    int gate[2];
+    if (pipe(gate) == 0) {
+      pid_t kids[6];
+      for (int k = 0; k < 6; k++)
+        if ((kids[k] = fork()) == 0) {
+          char c;
+          close(gate[1]);
+          if (read(gate[0], &c, 1) < 0) /* all start when the gate opens */
+            _exit(3);
+          tsl_db *h = NULL;
+          tsl_diag cd = {0};
+          int64_t w = 0;
+          int bad = tsl_db_open(race, TSL_DB_CREATE, &h, &cd) ||
+                    tsl_db_workload(h, pa.func, 128, &w, &cd);
+          tsl_db_close(h);
+          _exit(bad ? 1 : 0);
+        }
+      close(gate[0]);
+      close(gate[1]); /* EOF: every child reads at once */
+      int all = 1;
+      for (int k = 0; k < 6; k++) {
+        int st = 0;
+        waitpid(kids[k], &st, 0);
+        all &= WIFEXITED(st) && WEXITSTATUS(st) == 0;
+      }
+      ok(all, "six processes add the same workload at once");
+      sqlite3 *rr;
+      sqlite3_open(race, &rr);
+      sqlite3_stmt *cs;
+      sqlite3_prepare_v2(rr, "SELECT count(*) FROM workloads", -1, &cs, NULL);
+      sqlite3_step(cs);
+      is_int(sqlite3_column_int(cs, 0), 1, "  ... one workload row (lookup and insert in one transaction)");
+      sqlite3_finalize(cs);
+      sqlite3_close(rr);
+    }
+  }
 
   /* ---- foreign and newer files ---- */
   const char *junk = tmp_path("junk.db");
