@@ -133,13 +133,34 @@ static int sketch_sound(const tsl_module *m, const tsl_trace *t, int fresh, uint
   return 1;
 }
 
+/* The sketches' text against tests/rules/sketches/PREFIX NAME.sketch
+ * (rewritten first with TESSEL_UPDATE_GOLDEN=1). */
+static void golden_sketches(tsl_trace *const *sk, uint32_t n, const char *prefix,
+                            const char *name) {
+  char path[4200];
+  char *text = sketches_text((tsl_trace **)sk, n);
+  snprintf(path, sizeof path, "%s/tests/rules/sketches/%s%s.sketch", root, prefix, name);
+  const char *up = getenv("TESSEL_UPDATE_GOLDEN");
+  if (up && !strcmp(up, "1")) {
+    FILE *f = fopen(path, "w");
+    if (f) {
+      fputs(text, f);
+      fclose(f);
+    }
+  }
+  char *want = slurp(path);
+  is_str(text, want ? want : "(missing)", "%s: %u sketch%s as in %s%s.sketch", name, n,
+         n == 1 ? "" : "es", prefix, name);
+  free(want);
+  free(text);
+}
+
 static void sketches(void) {
   static const char *const names[] = {
       "elementwise_add", "softmax",    "layer_norm",   "gelu",       "matmul_relu",
       "dense_bias_relu", "conv2d_relu_nchw", "reductions", "avg_pool2d", "reshape_slice",
       "matmul_128",      "conv2d_nhwc", "batch_matmul", "gemv",      "depthwise_conv2d",
       "batch_matmul_1x128", "norm_bmn"}; /* softmax_256: softmax's sketches, 40x slower */
-  int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
   tsl_space_rule *rules;
   uint32_t n_rules;
   tsl_diag d = {0};
@@ -158,20 +179,7 @@ static void sketches(void) {
       ok(0, "%s: space generated", names[w]);
       tap_diag("%s", d.text);
     } else if (m) {
-      char *text = sketches_text(sk, n);
-      snprintf(path, sizeof path, "%s/tests/rules/sketches/%s.sketch", root, names[w]);
-      if (update) {
-        FILE *f = fopen(path, "w");
-        if (f) {
-          fputs(text, f);
-          fclose(f);
-        }
-      }
-      char *want = slurp(path);
-      is_str(text, want ? want : "(missing)", "%s: %u sketch%s as in %s.sketch", names[w], n,
-             n == 1 ? "" : "es", names[w]);
-      free(want);
-      free(text);
+      golden_sketches(sk, n, "", names[w]);
       int sound = 1;
       char why[8192] = "";
       for (uint32_t i = 0; i < n && sound; i++) {
@@ -205,7 +213,6 @@ static void space_workloads(void) {
       "conv1d_nlc",        "conv3d_ndhwc",          "conv2d_capsule_nhwijc",
       "depthwise_conv2d_nhwc", "conv2d_dilated_nhwc", "conv2d_group_nhwc",
       "conv2d_transpose_nhwc", "conv2d_nhwc_bn_relu", "transpose_batch_matmul"};
-  int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
   tsl_space_rule *rules = NULL;
   uint32_t n_rules = 0;
   tsl_diag d = {0};
@@ -224,20 +231,7 @@ static void space_workloads(void) {
     if (!m || tsl_space_generate(ctx, m, NULL, n_rules, rules, 0, NULL, &sk, &n, &d)) {
       ok(0, "%s: space generated: %s", names[w], m ? d.text : "no program");
     } else {
-      char *text = sketches_text(sk, n);
-      snprintf(path, sizeof path, "%s/tests/rules/sketches/space_%s.sketch", root, names[w]);
-      if (update) {
-        FILE *f = fopen(path, "w");
-        if (f) {
-          fputs(text, f);
-          fclose(f);
-        }
-      }
-      char *want = slurp(path);
-      is_str(text, want ? want : "(missing)", "%s: %u sketches as in space_%s.sketch",
-             names[w], n, names[w]);
-      free(want);
-      free(text);
+      golden_sketches(sk, n, "space_", names[w]);
       /* a draw a postprocessor rejects (DisallowDynamicLoop after a compute
        * location with a variable extent) is a rejected candidate, as in TVM:
        * each sketch needs one of its first draws to make a program */
@@ -570,25 +564,54 @@ static void disallow_op(void) {
  * innermost factor within max_innermost_factor; another unroll step;
  * another compute location), and it replays, postprocesses and computes
  * what the program computes. */
-static void mutate_one(const tsl_space_mutator *mu, const char *workload, const char *kind) {
-  tsl_arena *a = tsl_arena_new(ctx);
+/* A workload's first sketch postprocessed with its own decisions: what the
+ * mutator tests mutate. */
+typedef struct first_cand {
+  tsl_arena *a;
+  char *src;
+  const tsl_module *m;
+  tsl_space_rule *rules;
+  uint32_t n_rules, n;
+  tsl_trace **sk;
+  tsl_schedule *s;
+} first_cand;
+
+static int first_cand_make(first_cand *fc, const char *workload, tsl_diag *d) {
+  memset(fc, 0, sizeof *fc);
+  fc->a = tsl_arena_new(ctx);
   char path[4200];
   snprintf(path, sizeof path, "%s/workloads/%s.py", root, workload);
-  char *src = slurp(path);
-  const tsl_module *m = src ? parse(a, src, workload) : NULL;
-  tsl_space_rule *rules = NULL;
-  uint32_t n_rules = 0, n = 0;
-  tsl_trace **sk = NULL;
-  tsl_diag d = {0};
-  tsl_schedule *s = NULL;
+  fc->src = slurp(path);
+  fc->m = fc->src ? parse(fc->a, fc->src, workload) : NULL;
   tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
-  if (!m || tsl_space_default_rules(reg, &target, &rules, &n_rules, &d) ||
-      tsl_space_generate(ctx, m, NULL, n_rules, rules, 0, NULL, &sk, &n, &d) || !n ||
-      tsl_trace_replay(ctx, sk[0], m, &ro, &s, &d) ||
-      tsl_space_apply_postprocs(s, n_postprocs, postprocs, &d)) {
+  return !fc->m || tsl_space_default_rules(reg, &target, &fc->rules, &fc->n_rules, d) ||
+                 tsl_space_generate(ctx, fc->m, NULL, fc->n_rules, fc->rules, 0, NULL, &fc->sk,
+                                    &fc->n, d) ||
+                 !fc->n || tsl_trace_replay(ctx, fc->sk[0], fc->m, &ro, &fc->s, d) ||
+                 tsl_space_apply_postprocs(fc->s, n_postprocs, postprocs, d)
+             ? -1
+             : 0;
+}
+
+static void first_cand_free(first_cand *fc) {
+  tsl_schedule_free(fc->s);
+  for (uint32_t i = 0; i < fc->n; i++)
+    tsl_trace_free(fc->sk[i]);
+  free(fc->sk);
+  tsl_space_rules_free(fc->rules, fc->n_rules);
+  free(fc->src);
+  tsl_arena_free(fc->a);
+}
+
+static void mutate_one(const tsl_space_mutator *mu, const char *workload, const char *kind) {
+  first_cand fc;
+  tsl_diag d = {0};
+  const tsl_module *m = NULL;
+  if (first_cand_make(&fc, workload, &d)) {
     ok(0, "%s on %s: setup: %s", mu->name, workload, d.text);
   } else {
-    tsl_trace *cand = tsl_trace_copy(tsl_schedule_trace(s));
+    m = fc.m;
+    tsl_trace *cand = tsl_trace_copy(tsl_schedule_trace(fc.s));
     tsl_trace *base = tsl_trace_before_postproc(cand);
     int proposals = 0, good = 0, sound = 0, checked = 0;
     char why[8192] = "";
@@ -632,13 +655,7 @@ static void mutate_one(const tsl_space_mutator *mu, const char *workload, const 
     tsl_trace_free(base);
     tsl_trace_free(cand);
   }
-  tsl_schedule_free(s);
-  for (uint32_t i = 0; i < n; i++)
-    tsl_trace_free(sk[i]);
-  free(sk);
-  tsl_space_rules_free(rules, n_rules);
-  free(src);
-  tsl_arena_free(a);
+  first_cand_free(&fc);
 }
 
 /* The postprocessed program of a candidate (heap text), or NULL. */
@@ -657,24 +674,14 @@ static char *postprocessed(const tsl_module *m, const tsl_trace *t) {
 /* MutateParallel changes only the meta_schedule.parallel annotation's
  * value, to a limit that fuses another number of leading loops. */
 static void mutate_parallel(const tsl_space_mutator *mu) {
-  tsl_arena *a = tsl_arena_new(ctx);
-  char path[4200];
-  snprintf(path, sizeof path, "%s/workloads/matmul_64.py", root);
-  char *src = slurp(path);
-  const tsl_module *m = src ? parse(a, src, "matmul_64") : NULL;
-  tsl_space_rule *rules = NULL;
-  uint32_t n_rules = 0, n = 0;
-  tsl_trace **sk = NULL;
+  first_cand fc;
   tsl_diag d = {0};
-  tsl_schedule *s = NULL;
-  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
-  if (!m || tsl_space_default_rules(reg, &target, &rules, &n_rules, &d) ||
-      tsl_space_generate(ctx, m, NULL, n_rules, rules, 0, NULL, &sk, &n, &d) || !n ||
-      tsl_trace_replay(ctx, sk[0], m, &ro, &s, &d) ||
-      tsl_space_apply_postprocs(s, n_postprocs, postprocs, &d)) {
+  const tsl_module *m = NULL;
+  if (first_cand_make(&fc, "matmul_64", &d)) {
     ok(0, "MutateParallel: setup: %s", d.text);
   } else {
-    tsl_trace *cand = tsl_trace_copy(tsl_schedule_trace(s));
+    m = fc.m;
+    tsl_trace *cand = tsl_trace_copy(tsl_schedule_trace(fc.s));
     tsl_trace *base = tsl_trace_before_postproc(cand);
     char *orig_prog = postprocessed(m, base);
     int64_t orig_val = -1;
@@ -736,13 +743,7 @@ static void mutate_parallel(const tsl_space_mutator *mu) {
     tsl_trace_free(base);
     tsl_trace_free(cand);
   }
-  tsl_schedule_free(s);
-  for (uint32_t i = 0; i < n; i++)
-    tsl_trace_free(sk[i]);
-  free(sk);
-  tsl_space_rules_free(rules, n_rules);
-  free(src);
-  tsl_arena_free(a);
+  first_cand_free(&fc);
   /* options */
   tsl_space_mutator bad;
   tsl_kv kv = {"max_jobs_per_core", "0"};
