@@ -21,12 +21,20 @@
 static int tap_count_ = 0;
 static int tap_failed_ = 0;
 
+/* A name is one TAP line: a newline in it (a message quoted in the name)
+ * is printed as " / ". */
 static inline int tap_okv_(int cond, const char *fmt, va_list ap) {
+  char name[16384];
   tap_count_++;
   if (!cond)
     tap_failed_++;
+  vsnprintf(name, sizeof name, fmt, ap);
   printf("%sok %d - ", cond ? "" : "not ", tap_count_);
-  vprintf(fmt, ap);
+  for (const char *c = name; *c; c++)
+    if (*c == '\n')
+      fputs(c[1] ? " / " : "", stdout);
+    else
+      putchar(*c);
   printf("\n");
   fflush(stdout);
   return cond;
