@@ -9,13 +9,11 @@
 #include "tune_internal.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static int io_all(int fd, void *p, size_t n, int writing) {
@@ -82,31 +80,17 @@ int tune_pworker_start(tune_pworker *w) {
   return 0;
 }
 
-static void reap_into(tune_pworker *w, int killed, double timeout_s, tune_outcome *o) {
+/* The worker ended (or is killed past its deadline): reaped, its pipes
+ * closed, the way it ended in *o. */
+static void end_worker(tune_pworker *w, int killed, double timeout_s, tune_outcome *o) {
   if (killed)
     kill(w->pid, SIGKILL);
   close(w->req_fd);
   close(w->res_fd);
   int status = 0;
-  pid_t r;
-  while ((r = waitpid(w->pid, &status, 0)) < 0 && errno == EINTR)
-    ;
+  tune_reap(w->pid, &status);
   w->pid = 0;
-  if (killed) {
-    o->kind = TUNE_WORKER_TIMEOUT;
-    snprintf(o->message, sizeof o->message, "timed out after %g s", timeout_s);
-  } else if (r > 0 && WIFSIGNALED(status)) {
-    o->kind = TUNE_WORKER_SIGNAL;
-    o->sig = WTERMSIG(status);
-    snprintf(o->message, sizeof o->message, "worker died: %s", strsignal(o->sig));
-  } else {
-    o->kind = TUNE_WORKER_EXIT;
-    o->exit_code = r > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    snprintf(o->message, sizeof o->message,
-             "worker exited with status %d before sending its result "
-             "(the code called exit, or a sanitizer stopped it)",
-             o->exit_code);
-  }
+  tune_outcome_end(o, status, killed, timeout_s, 0);
 }
 
 void tune_pworker_run(tune_pworker *w, double timeout_s, const void *req, void *out,
@@ -124,37 +108,12 @@ void tune_pworker_run(tune_pworker *w, double timeout_s, const void *req, void *
   pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
   int sent = io_all(w->req_fd, (void *)req, w->req_size, 1) == 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (!sent) {
-    reap_into(w, 0, timeout_s, o);
-    return;
-  }
-  unsigned char *p = out;
   size_t got = 0;
-  double deadline = timeout_s > 0 ? t0 + timeout_s : 0;
-  while (got < w->out_size) {
-    int wait_ms = -1;
-    if (deadline > 0) {
-      double left = deadline - tune_now();
-      if (left <= 0) {
-        reap_into(w, 1, timeout_s, o);
-        return;
-      }
-      wait_ms = left > 3600 ? 3600000 : (int)(left * 1e3) + 1;
-    }
-    struct pollfd pfd = {w->res_fd, POLLIN, 0};
-    int pr = poll(&pfd, 1, wait_ms);
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr == 0)
-      continue; /* the deadline check above decides */
-    ssize_t r = pr < 0 ? -1 : read(w->res_fd, p + got, w->out_size - got);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0) { /* the worker ended without its result */
-      reap_into(w, 0, timeout_s, o);
-      return;
-    }
-    got += (size_t)r;
+  int timed_out = sent && tune_read_deadline(w->res_fd, out, w->out_size,
+                                             timeout_s > 0 ? t0 + timeout_s : 0, 0, &got);
+  if (!sent || timed_out || got < w->out_size) { /* the worker ended without its result */
+    end_worker(w, timed_out, timeout_s, o);
+    return;
   }
   o->kind = TUNE_WORKER_DONE;
   o->wall_s = tune_now() - t0;
@@ -166,7 +125,6 @@ void tune_pworker_stop(tune_pworker *w) {
   close(w->req_fd); /* the worker reads EOF and exits */
   close(w->res_fd);
   int status;
-  while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
-    ;
+  tune_reap(w->pid, &status);
   w->pid = 0;
 }

@@ -85,6 +85,18 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
                      void *out, size_t out_size, tune_outcome *outcome);
 /* "worker died: Segmentation fault", "timed out after 2 s", ... */
 void tune_outcome_text(const tune_outcome *o, char *buf, size_t cap);
+/* waitpid for `pid`, EINTR retried: 0, or -1 with errno. */
+int tune_reap(pid_t pid, int *status);
+/* Read `size` bytes of `fd` into buf before `deadline` (CLOCK_MONOTONIC
+ * seconds, 0: none), polling; with `drain`, go on reading (and dropping)
+ * until EOF. *got the bytes kept. 1 when the deadline passed, else 0 (all
+ * read, or EOF first). */
+int tune_read_deadline(int fd, void *buf, size_t size, double deadline, int drain,
+                       size_t *got);
+/* The outcome of a reaped worker: timed out (killed), a signal, an exit
+ * before a complete result (`complete` 0), or done. */
+void tune_outcome_end(tune_outcome *o, int status, int timed_out, double timeout_s,
+                      int complete);
 
 /* ---- persistent worker (pworker.c) ------------------------------------------
  * A worker that stays alive across jobs: forked by tune_pworker_start,

@@ -40,13 +40,69 @@ static void child_main(int fd, tune_worker_body body, void *user_data, void *out
   _exit(0);
 }
 
-static int reap(pid_t pid, int *status) {
+int tune_reap(pid_t pid, int *status) {
   for (;;) {
     pid_t r = waitpid(pid, status, 0);
     if (r == pid)
       return 0;
     if (r < 0 && errno != EINTR)
       return -1;
+  }
+}
+
+int tune_read_deadline(int fd, void *buf, size_t size, double deadline, int drain,
+                       size_t *got) {
+  unsigned char *p = buf;
+  *got = 0;
+  while (drain || *got < size) {
+    int wait_ms = -1;
+    if (deadline > 0) {
+      double left = deadline - tune_now();
+      if (left <= 0)
+        return 1;
+      wait_ms = left > 3600 ? 3600000 : (int)(left * 1e3) + 1; /* no int overflow */
+    }
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int pr = poll(&pfd, 1, wait_ms);
+    if (pr < 0) {
+      if (errno == EINTR)
+        continue;
+      return 0; /* unexpected: taken as the end */
+    }
+    if (pr == 0)
+      continue; /* the deadline check above decides */
+    unsigned char scratch[256];
+    unsigned char *dst = *got < size ? p + *got : scratch;
+    size_t cap = *got < size ? size - *got : sizeof scratch;
+    ssize_t r = read(fd, dst, cap);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return 0;
+    if (*got < size)
+      *got += (size_t)r;
+  }
+  return 0;
+}
+
+void tune_outcome_end(tune_outcome *o, int status, int timed_out, double timeout_s,
+                      int complete) {
+  if (timed_out) {
+    o->kind = TUNE_WORKER_TIMEOUT;
+    snprintf(o->message, sizeof o->message, "timed out after %g s", timeout_s);
+  } else if (WIFSIGNALED(status)) {
+    o->kind = TUNE_WORKER_SIGNAL;
+    o->sig = WTERMSIG(status);
+    snprintf(o->message, sizeof o->message, "worker died: %s", strsignal(o->sig));
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !complete) {
+    o->kind = TUNE_WORKER_EXIT;
+    o->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    snprintf(o->message, sizeof o->message,
+             "worker exited with status %d before sending its result "
+             "(the code called exit, or a sanitizer stopped it)",
+             o->exit_code);
+  } else {
+    o->kind = TUNE_WORKER_DONE;
   }
 }
 
@@ -93,67 +149,20 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
     child_main(fds[1], body, user_data, out, out_size);
   }
   close(fds[1]);
-  unsigned char *p = out;
   size_t got = 0;
-  int timed_out = 0, eof = 0;
-  double deadline = timeout_s > 0 ? t0 + timeout_s : 0;
-  while (!eof) {
-    int wait_ms = -1;
-    if (deadline > 0) {
-      double left = deadline - tune_now();
-      if (left <= 0) {
-        timed_out = 1;
-        break;
-      }
-      wait_ms = left > 3600 ? 3600000 : (int)(left * 1e3) + 1; /* no int overflow */
-    }
-    struct pollfd pfd = {fds[0], POLLIN, 0};
-    int pr = poll(&pfd, 1, wait_ms);
-    if (pr < 0) {
-      if (errno == EINTR)
-        continue;
-      break; /* unexpected: treat as the end of the result */
-    }
-    if (pr == 0)
-      continue; /* the deadline check above decides */
-    unsigned char scratch[256];
-    unsigned char *dst = got < out_size ? p + got : scratch;
-    size_t cap = got < out_size ? out_size - got : sizeof scratch;
-    ssize_t r = read(fds[0], dst, cap);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      eof = 1;
-    else if (got < out_size)
-      got += (size_t)r;
-  }
+  int timed_out = tune_read_deadline(fds[0], out, out_size,
+                                     timeout_s > 0 ? t0 + timeout_s : 0, 1, &got);
   close(fds[0]);
   if (timed_out)
     kill(pid, SIGKILL);
   int status = 0;
-  if (reap(pid, &status) != 0) {
+  if (tune_reap(pid, &status) != 0) {
     o->kind = TUNE_WORKER_NOFORK;
     snprintf(o->message, sizeof o->message, "cannot wait for the worker: %s", strerror(errno));
     return;
   }
   o->wall_s = tune_now() - t0;
-  if (timed_out) {
-    o->kind = TUNE_WORKER_TIMEOUT;
-    snprintf(o->message, sizeof o->message, "timed out after %g s", timeout_s);
-  } else if (WIFSIGNALED(status)) {
-    o->kind = TUNE_WORKER_SIGNAL;
-    o->sig = WTERMSIG(status);
-    snprintf(o->message, sizeof o->message, "worker died: %s", strsignal(o->sig));
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got < out_size) {
-    o->kind = TUNE_WORKER_EXIT;
-    o->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    snprintf(o->message, sizeof o->message,
-             "worker exited with status %d before sending its result "
-             "(the code called exit, or a sanitizer stopped it)",
-             o->exit_code);
-  } else {
-    o->kind = TUNE_WORKER_DONE;
-  }
+  tune_outcome_end(o, status, timed_out, timeout_s, got == out_size);
 }
 
 void tune_outcome_text(const tune_outcome *o, char *buf, size_t cap) {
