@@ -20,10 +20,34 @@ typedef struct row {
   int64_t alloc_size, alloc_prod, alloc_outer_prod;
 } row;
 
+/* The options with their defaults filled in, and where each group starts. */
+typedef struct layout {
+  int32_t per_store, samples, line, is_gpu;
+} layout;
+
+static layout layout_of(const tsl_feature_opts *o) {
+  layout l = {TSL_FEATURE_BUFFERS_PER_STORE, TSL_FEATURE_CURVE_SAMPLES,
+              TSL_FEATURE_CACHE_LINE_BYTES, 0};
+  if (o && o->buffers_per_store > 0)
+    l.per_store = o->buffers_per_store;
+  if (o && o->arith_intensity_samples > 0)
+    l.samples = o->arith_intensity_samples;
+  if (o && o->cache_line_bytes > 0)
+    l.line = o->cache_line_bytes;
+  l.is_gpu = o && o->is_gpu;
+  return l;
+}
+
+static uint32_t g2_at(void) { return FS_GROUP1_LEN; }
+static uint32_t g3_at(const layout *l) { return FS_GROUP1_LEN + (uint32_t)l->per_store * FS_ACCESS_LEN; }
+static uint32_t g4_at(const layout *l) { return g3_at(l) + (uint32_t)l->samples; }
+static uint32_t g5_at(const layout *l) { return g4_at(l) + FS_GROUP4_LEN; }
+static uint32_t row_len(const layout *l) { return g5_at(l) + FS_GROUP5_LEN; }
+
 typedef struct walk {
   tsl_arena *a;
   tsl_analyzer *an;
-  int32_t per_store, samples, line, is_gpu;
+  layout lay;
   uint32_t row_len;
   fs_nest nest;
   fs_touched touched;
@@ -31,10 +55,6 @@ typedef struct walk {
   tsl_vec order; /* row *, by first store */
 } walk;
 
-static uint32_t g2_at(void) { return FS_GROUP1_LEN; }
-static uint32_t g3_at(const walk *w) { return FS_GROUP1_LEN + (uint32_t)w->per_store * FS_ACCESS_LEN; }
-static uint32_t g4_at(const walk *w) { return g3_at(w) + (uint32_t)w->samples; }
-static uint32_t g5_at(const walk *w) { return g4_at(w) + FS_GROUP4_LEN; }
 
 /* ---- group 1 ------------------------------------------------------------------ */
 
@@ -138,16 +158,16 @@ static void group1(const walk *w, const tsl_stmt *store, double *o, double *arit
   for_kind(&w->nest, TSL_FOR_PARALLEL, o + 38);
   static const char *const tags[7] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
                                       "threadIdx.y", "threadIdx.z", "vthread"};
-  o[49] = w->is_gpu;
+  o[49] = w->lay.is_gpu;
   for (int t = 0; t < 7; t++)
-    o[50 + t] = fs_slog(w->is_gpu ? (double)thread_extent(&w->nest, tags[t], t == 6) : 1);
+    o[50 + t] = fs_slog(w->lay.is_gpu ? (double)thread_extent(&w->nest, tags[t], t == 6) : 1);
 }
 
 /* ---- group 3 ------------------------------------------------------------------ */
 
 static void group3(const walk *w, const int64_t *for_touched_bytes, const double *arith,
                    double *o) {
-  uint32_t n = w->nest.loops.len, ns = (uint32_t)w->samples;
+  uint32_t n = w->nest.loops.len, ns = (uint32_t)w->lay.samples;
   const tsl_stmt *const *loops = TSL_VEC_DATA(&w->nest.loops, const tsl_stmt *);
   memset(o, 0, ns * sizeof *o);
   double total = 0;
@@ -228,11 +248,11 @@ static void on_store(walk *w, const tsl_stmt *s) {
   uint32_t n = w->nest.loops.len;
   int64_t *touched = TSL_NEW_ARRAY(w->a, int64_t, n + 1);
   group1(w, s, r->values, arith);
-  fs_buffer_access(w->a, w->an, s, &w->nest, w->line, w->per_store, &w->touched, touched,
+  fs_buffer_access(w->a, w->an, s, &w->nest, w->lay.line, w->lay.per_store, &w->touched, touched,
                    r->values + g2_at());
-  group3(w, touched, arith, r->values + g3_at(w));
+  group3(w, touched, arith, r->values + g3_at(&w->lay));
   const int64_t *au = TSL_VEC_DATA(&w->nest.auto_unroll, int64_t);
-  double *g5 = r->values + g5_at(w);
+  double *g5 = r->values + g5_at(&w->lay);
   g5[0] = fs_slog((double)w->nest.prod);
   g5[1] = fs_slog((double)n);
   g5[2] = fs_slog(w->nest.auto_unroll.len ? (double)au[w->nest.auto_unroll.len - 1] : 0);
@@ -289,11 +309,8 @@ static int post(const tsl_stmt *s, void *ud) {
 }
 
 uint32_t tsl_feature_row_len(const tsl_feature_opts *o) {
-  int32_t b = o && o->buffers_per_store > 0 ? o->buffers_per_store : TSL_FEATURE_BUFFERS_PER_STORE;
-  int32_t s = o && o->arith_intensity_samples > 0 ? o->arith_intensity_samples
-                                                  : TSL_FEATURE_CURVE_SAMPLES;
-  return FS_GROUP1_LEN + (uint32_t)b * FS_ACCESS_LEN + (uint32_t)s + FS_GROUP4_LEN +
-         FS_GROUP5_LEN;
+  layout l = layout_of(o);
+  return row_len(&l);
 }
 
 int tsl_features_per_store(tsl_arena *arena, const tsl_func *f, const tsl_feature_opts *opts,
@@ -308,14 +325,8 @@ int tsl_features_per_store(tsl_arena *arena, const tsl_func *f, const tsl_featur
   memset(&w, 0, sizeof w);
   w.a = arena;
   w.an = tsl_analyzer_new(tsl_arena_ctx(arena));
-  w.per_store = opts && opts->buffers_per_store > 0 ? opts->buffers_per_store
-                                                    : TSL_FEATURE_BUFFERS_PER_STORE;
-  w.samples = opts && opts->arith_intensity_samples > 0 ? opts->arith_intensity_samples
-                                                        : TSL_FEATURE_CURVE_SAMPLES;
-  w.line = opts && opts->cache_line_bytes > 0 ? opts->cache_line_bytes
-                                              : TSL_FEATURE_CACHE_LINE_BYTES;
-  w.is_gpu = opts ? opts->is_gpu != 0 : 0;
-  w.row_len = tsl_feature_row_len(opts);
+  w.lay = layout_of(opts);
+  w.row_len = row_len(&w.lay);
   w.nest.prod = 1;
   tsl_vec_init(&w.nest.loops, sizeof(const tsl_stmt *), arena);
   tsl_vec_init(&w.nest.auto_unroll, sizeof(int64_t), arena);
@@ -335,7 +346,7 @@ int tsl_features_per_store(tsl_arena *arena, const tsl_func *f, const tsl_featur
     const row *r = rows[i];
     double *o = values + (size_t)i * w.row_len;
     memcpy(o, r->values, w.row_len * sizeof *o);
-    double *g4 = o + g4_at(&w);
+    double *g4 = o + g4_at(&w.lay);
     int64_t outer = r->has_alloc ? r->alloc_outer_prod : 1;
     g4[0] = fs_slog(r->has_alloc ? (double)r->alloc_size : 0);
     g4[1] = fs_slog(r->has_alloc ? (double)r->alloc_prod : 0);
@@ -375,24 +386,19 @@ static const char *const g45_names[FS_GROUP4_LEN + FS_GROUP5_LEN] = {
     "outer_prod", "num_loops", "auto_unroll_max_step"};
 
 const char *tsl_feature_name(const tsl_feature_opts *opts, uint32_t c, char *buf, size_t cap) {
-  walk w;
-  memset(&w, 0, sizeof w);
-  w.per_store = opts && opts->buffers_per_store > 0 ? opts->buffers_per_store
-                                                    : TSL_FEATURE_BUFFERS_PER_STORE;
-  w.samples = opts && opts->arith_intensity_samples > 0 ? opts->arith_intensity_samples
-                                                        : TSL_FEATURE_CURVE_SAMPLES;
+  layout l = layout_of(opts);
   if (c < FS_GROUP1_LEN)
     return g1_names[c];
-  if (c < g3_at(&w)) {
+  if (c < g3_at(&l)) {
     uint32_t k = c - FS_GROUP1_LEN;
     snprintf(buf, cap, "B%u.%s", k / FS_ACCESS_LEN, g2_names[k % FS_ACCESS_LEN]);
     return buf;
   }
-  if (c < g4_at(&w)) {
-    snprintf(buf, cap, "arith_intensity_%u", c - g3_at(&w));
+  if (c < g4_at(&l)) {
+    snprintf(buf, cap, "arith_intensity_%u", c - g3_at(&l));
     return buf;
   }
-  if (c < g4_at(&w) + FS_GROUP4_LEN + FS_GROUP5_LEN)
-    return g45_names[c - g4_at(&w)];
+  if (c < row_len(&l))
+    return g45_names[c - g4_at(&l)];
   return NULL;
 }
