@@ -229,8 +229,9 @@ int tsl_db_each(tsl_db *db, int64_t workload_id, const char *target,
   return each_row(db, st, fn, user_data, 0, diag);
 }
 
-int tsl_db_top(tsl_db *db, int64_t workload_id, const char *target, uint32_t k,
-               tsl_db_record_fn fn, void *user_data, tsl_diag *diag) {
+/* The k fastest successful records; need_one: TSL_ENOTFOUND when none. */
+static int fastest(tsl_db *db, int64_t workload_id, const char *target, uint32_t k,
+                   int need_one, tsl_db_record_fn fn, void *user_data, tsl_diag *diag) {
   sqlite3_stmt *st;
   int rc = db_prepare(db, "SELECT " DB_RECORD_COLUMNS " FROM records WHERE "
                       DB_FILTER " AND status = 0 AND latency_s >= 0 "
@@ -239,19 +240,17 @@ int tsl_db_top(tsl_db *db, int64_t workload_id, const char *target, uint32_t k,
     return rc;
   bind_filter(st, workload_id, target);
   sqlite3_bind_int64(st, 3, k);
-  return each_row(db, st, fn, user_data, 0, diag);
+  return each_row(db, st, fn, user_data, need_one, diag);
+}
+
+int tsl_db_top(tsl_db *db, int64_t workload_id, const char *target, uint32_t k,
+               tsl_db_record_fn fn, void *user_data, tsl_diag *diag) {
+  return fastest(db, workload_id, target, k, 0, fn, user_data, diag);
 }
 
 int tsl_db_best(tsl_db *db, int64_t workload_id, const char *target,
                 tsl_db_record_fn fn, void *user_data, tsl_diag *diag) {
-  sqlite3_stmt *st;
-  int rc = db_prepare(db, "SELECT " DB_RECORD_COLUMNS " FROM records WHERE "
-                      DB_FILTER " AND status = 0 AND latency_s >= 0 "
-                      "ORDER BY latency_s, id LIMIT 1", &st, diag);
-  if (rc != TSL_OK)
-    return rc;
-  bind_filter(st, workload_id, target);
-  rc = each_row(db, st, fn, user_data, 1, diag);
+  int rc = fastest(db, workload_id, target, 1, 1, fn, user_data, diag);
   if (rc == TSL_ENOTFOUND)
     tsl_diag_set(diag, rc, "%s: no successful record for workload %lld%s%s",
                  db->path, (long long)workload_id,
