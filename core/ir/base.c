@@ -71,6 +71,23 @@ static void *xcalloc(size_t n) {
   return p;
 }
 
+/* ---- random numbers ---- */
+
+uint64_t tsl_rand_next(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+uint64_t tsl_rand_below(uint64_t *state, uint64_t n) {
+  return n ? tsl_rand_next(state) % n : 0;
+}
+
+double tsl_rand_unit(uint64_t *state) {
+  return (double)(tsl_rand_next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 /* ---- arenas ---- */
 
 typedef struct arena_chunk {

@@ -86,7 +86,7 @@ static int64_t redraw(const tsl_trace_inst *in, int64_t old, uint64_t *rng) {
   for (uint32_t k = 0; k < probs->n; k++)
     if ((int64_t)k != old)
       total += num(&probs->u.items[k]);
-  double x = rule_rand_unit(rng) * total;
+  double x = tsl_rand_unit(rng) * total;
   int64_t last = -1;
   for (uint32_t k = 0; k < probs->n; k++) {
     if ((int64_t)k == old)
@@ -128,10 +128,10 @@ static int mutate_tiles(const tsl_trace *t, uint32_t i, uint64_t *rng, tsl_trace
     tiles[k] = d->u.items[k].u.i;
   int64_t limit = in->args[2].kind == TSL_SV_INT ? in->args[2].u.i : -1;
   for (int attempt = 0; attempt < 1000; attempt++) {
-    uint32_t x = (uint32_t)rule_rand_below(rng, n);
+    uint32_t x = (uint32_t)tsl_rand_below(rng, n);
     if (tiles[x] <= 1)
       continue;
-    uint32_t y = (uint32_t)rule_rand_below(rng, n - 1);
+    uint32_t y = (uint32_t)tsl_rand_below(rng, n - 1);
     if (y >= x)
       y++;
     int64_t f[64];
@@ -150,7 +150,7 @@ static int mutate_tiles(const tsl_trace *t, uint32_t i, uint64_t *rng, tsl_trace
       }
     int64_t div;
     if (y != n - 1) {
-      div = f[1 + rule_rand_below(rng, nf - 1)];
+      div = f[1 + tsl_rand_below(rng, nf - 1)];
     } else {
       int64_t top = (int64_t)nf - 1;
       while (top >= 1 && limit > 0 && f[top] * tiles[y] > limit)
@@ -160,7 +160,7 @@ static int mutate_tiles(const tsl_trace *t, uint32_t i, uint64_t *rng, tsl_trace
           return TSL_OK; /* nothing to propose */
         continue;
       }
-      div = f[1 + rule_rand_below(rng, (uint64_t)top)];
+      div = f[1 + tsl_rand_below(rng, (uint64_t)top)];
     }
     tiles[x] /= div;
     tiles[y] *= div;
@@ -197,7 +197,7 @@ static int tile_size(const tsl_trace *t, uint64_t *rng, tsl_trace **out, tsl_dia
   }
   if (!na && !nb)
     return TSL_OK;
-  uint32_t k = (uint32_t)rule_rand_below(rng, na + nb);
+  uint32_t k = (uint32_t)tsl_rand_below(rng, na + nb);
   if (k < na)
     return mutate_tiles(t, tiles[k], rng, out, diag);
   const tsl_trace_inst *in = tsl_trace_get(t, vecs[k - na]);
@@ -222,7 +222,7 @@ static int unroll(const tsl_trace *t, uint64_t *rng, tsl_trace **out, tsl_diag *
   }
   if (!n)
     return TSL_OK;
-  const tsl_trace_inst *ann = tsl_trace_get(t, anns[rule_rand_below(rng, n)]);
+  const tsl_trace_inst *ann = tsl_trace_get(t, anns[tsl_rand_below(rng, n)]);
   int64_t p = producer_of(t, ann->args[2].u.rv);
   if (p < 0)
     return TSL_OK;
@@ -300,8 +300,8 @@ static int compute_location(const tsl_module *mod, const tsl_trace *t, uint64_t 
       cand[nc++] = i;
   }
   if (!rc && nc) {
-    uint32_t k = (uint32_t)rule_rand_below(rng, nc);
-    int64_t loc = locs[k][rule_rand_below(rng, nl[k])];
+    uint32_t k = (uint32_t)tsl_rand_below(rng, nc);
+    int64_t loc = locs[k][tsl_rand_below(rng, nl[k])];
     rc = with_decision(t, cand[k], tsl_sv_int(loc), out, diag);
   }
   tsl_ctx_free(ctx);

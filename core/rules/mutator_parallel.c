@@ -187,7 +187,7 @@ static int mp_apply(tsl_trace_mutator *m, const tsl_module *mod, const tsl_trace
     tsl_trace_free(t);
     return TSL_OK;
   }
-  uint32_t which = anns[rule_rand_below(rng, na)];
+  uint32_t which = anns[tsl_rand_below(rng, na)];
   const tsl_trace_inst *ann = tsl_trace_get(t, which);
   int64_t current = ann->args[2].u.i;
   tsl_ctx *ctx = tsl_ctx_new();
@@ -238,7 +238,7 @@ static int mp_apply(tsl_trace_mutator *m, const tsl_module *mod, const tsl_trace
       }
   }
   if (!rc && np) {
-    tsl_sch_value v = tsl_sv_int(limits[rule_rand_below(rng, np)]);
+    tsl_sch_value v = tsl_sv_int(limits[tsl_rand_below(rng, np)]);
     rc = tsl_trace_set_arg(t, which, 2, &v, diag);
     if (!rc) {
       *out = t;

@@ -138,21 +138,6 @@ const tsl_attr_value *rule_block_ann(tsl_schedule *sch, tsl_sch_rv block, const 
              : NULL;
 }
 
-uint64_t rule_rand_next(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-uint64_t rule_rand_below(uint64_t *state, uint64_t n) {
-  return n ? rule_rand_next(state) % n : 0;
-}
-
-double rule_rand_unit(uint64_t *state) {
-  return (double)(rule_rand_next(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 int rule_create_plain(const char *name, uint32_t n, const tsl_kv *opts, size_t size,
                       void **out, tsl_diag *diag) {
   *out = NULL;

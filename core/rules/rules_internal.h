@@ -52,12 +52,6 @@ tsl_sch_rv *rule_query(tsl_schedule *sch, const char *inst, tsl_sch_rv rv, uint3
 /* The block's annotation `key`, or NULL. */
 const tsl_attr_value *rule_block_ann(tsl_schedule *sch, tsl_sch_rv block, const char *key);
 
-/* ---- random numbers (mutators) ---------------------------------------------------
- * splitmix64 over the caller's state. */
-uint64_t rule_rand_next(uint64_t *state);
-uint64_t rule_rand_below(uint64_t *state, uint64_t n); /* [0, n); 0 when n is 0 */
-double rule_rand_unit(uint64_t *state);                 /* [0, 1) */
-
 /* ---- built-ins ------------------------------------------------------------------ */
 
 extern const tsl_schedule_rule_vtable rule_auto_inline_vt;

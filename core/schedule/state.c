@@ -13,17 +13,10 @@
 
 /* ---- random generator (xoshiro256**, seeded by splitmix64) ------------- */
 
-static uint64_t splitmix64(uint64_t *x) {
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 void sch_rng_seed(tsl_schedule *sch, uint64_t seed) {
   uint64_t x = seed;
   for (int i = 0; i < 4; i++)
-    sch->rng[i] = splitmix64(&x);
+    sch->rng[i] = tsl_rand_next(&x);
 }
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

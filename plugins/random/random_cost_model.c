@@ -22,13 +22,6 @@ struct tsl_cost_model {
   uint64_t n_predicted; /* scores handed out */
 };
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 static int rcm_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                       uint64_t seed, tsl_cost_model **out, tsl_diag *diag) {
   (void)user_data;
@@ -61,7 +54,7 @@ static int rcm_predict(tsl_cost_model *m, uint32_t n,
                        tsl_diag *diag) {
   (void)cands, (void)diag;
   for (uint32_t i = 0; i < n; i++)
-    scores[i] = (double)(splitmix64(&m->state) >> 11) * 0x1.0p-53;
+    scores[i] = tsl_rand_unit(&m->state);
   m->n_predicted += n;
   return TSL_OK;
 }

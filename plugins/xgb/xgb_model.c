@@ -251,18 +251,11 @@ static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
   return xgb_train(m, diag);
 }
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 static int xgb_predict(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
                        double *scores, tsl_diag *diag) {
   if (m->data_size < m->num_warmup_samples || !m->booster) {
     for (uint32_t i = 0; i < n; i++) /* TVM: uniform in [0, 1) until warmed up */
-      scores[i] = (double)(splitmix64(&m->rng) >> 11) * (1.0 / 9007199254740992.0);
+      scores[i] = tsl_rand_unit(&m->rng);
     return TSL_OK;
   }
   xgb_sample *s = calloc(n ? n : 1, sizeof *s);

@@ -67,25 +67,14 @@ typedef struct population {
   uint32_t n, cap;
 } population;
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static double uniform01(uint64_t *state) {
-  return (double)(splitmix64(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 /* An index drawn in proportion to w[0..n) (uniformly when they sum to 0). */
 static uint32_t draw(uint64_t *rng, const double *w, uint32_t n) {
   double total = 0;
   for (uint32_t i = 0; i < n; i++)
     total += w[i];
   if (!(total > 0))
-    return (uint32_t)(splitmix64(rng) % n);
-  double x = uniform01(rng) * total;
+    return (uint32_t)tsl_rand_below(rng, n);
+  double x = tsl_rand_unit(rng) * total;
   for (uint32_t i = 0; i < n; i++) {
     if (x < w[i])
       return i;
@@ -261,7 +250,7 @@ static int prepare(tsl_strategy *s, const tsl_trace *trace, int fresh, member *o
   const tsl_search_space *sp = s->space;
   tsl_replay_opts ro = {.struct_size = sizeof ro,
                         .fresh_decisions = fresh,
-                        .seed = splitmix64(&s->rng),
+                        .seed = tsl_rand_next(&s->rng),
                         .func_name = sp->func_name,
                         .intrins = sp->intrins};
   tsl_schedule *sch = NULL;
@@ -344,7 +333,7 @@ static int sample_init(tsl_strategy *s, uint32_t num, population *out, tsl_diag 
   while ((int64_t)out->n < s->init_min_unmeasured && fails < s->max_fail_count) {
     int found = 0;
     for (uint32_t i = 0; i < num; i++) {
-      const tsl_trace *design = sp->space[splitmix64(&s->rng) % sp->n_space];
+      const tsl_trace *design = sp->space[tsl_rand_next(&s->rng) % sp->n_space];
       member m = {0};
       int rc = prepare(s, design, 1, &m);
       if (rc < 0 || (!rc && pop_push(out, &m))) {
@@ -469,9 +458,9 @@ static int draw_mutator(tsl_strategy *s) {
   double total = 0;
   for (uint32_t i = 0; i < sp->n_mutators; i++)
     total += sp->mutators[i].prob > 0 ? sp->mutators[i].prob : 0;
-  if (!(total > 0) || uniform01(&s->rng) >= s->genetic_mutate_prob)
+  if (!(total > 0) || tsl_rand_unit(&s->rng) >= s->genetic_mutate_prob)
     return -1;
-  double x = uniform01(&s->rng) * total;
+  double x = tsl_rand_unit(&s->rng) * total;
   for (uint32_t i = 0; i < sp->n_mutators; i++) {
     double w = sp->mutators[i].prob > 0 ? sp->mutators[i].prob : 0;
     if (x < w)
@@ -608,7 +597,7 @@ static int pick(tsl_strategy *s, const population *fresh, const best_heap *bests
   for (uint32_t i = 0; i < fresh->n; i++)
     order[i] = i;
   for (uint32_t i = fresh->n; i > 1; i--) { /* Fisher-Yates */
-    uint32_t j = (uint32_t)(splitmix64(&s->rng) % i);
+    uint32_t j = (uint32_t)(tsl_rand_next(&s->rng) % i);
     uint32_t t = order[i - 1];
     order[i - 1] = order[j];
     order[j] = t;

@@ -38,13 +38,6 @@ struct tsl_strategy {
   double best_latency_s;
 };
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 static int parse_max_fail(const char *text, int64_t *out, tsl_diag *diag) {
   char *end = NULL;
   errno = 0;
@@ -143,7 +136,7 @@ static int sample_one(tsl_strategy *s, tsl_trace **out, tsl_diag *diag) {
   tsl_replay_opts ro = {
       .struct_size = sizeof ro,
       .fresh_decisions = 1,
-      .seed = splitmix64(&s->rng),
+      .seed = tsl_rand_next(&s->rng),
       .func_name = sp->func_name,
       .intrins = sp->intrins,
   };

@@ -66,6 +66,15 @@ TSL_API void tsl_diag_append(tsl_diag *diag, const char *fmt, ...)
 /* Short name of a status code ("ok", "parse error", ...). */
 TSL_API const char *tsl_status_name(int status);
 
+/* ---- random numbers -------------------------------------------------------
+ * splitmix64 over the caller's 64-bit state: every component that draws
+ * (schedules' seeds, strategies, mutators, cost models) uses this stream, so
+ * equal seeds give equal runs. */
+TSL_API uint64_t tsl_rand_next(uint64_t *state);
+/* Uniform in [0, n) (0 when n is 0), and in [0, 1) with 53 bits. */
+TSL_API uint64_t tsl_rand_below(uint64_t *state, uint64_t n);
+TSL_API double tsl_rand_unit(uint64_t *state);
+
 /* ---- context and interned strings ------------------------------------ */
 
 typedef struct tsl_ctx tsl_ctx;
