@@ -44,6 +44,8 @@ struct tsl_strategy {
   const tsl_search_space *space;
   tsl_map seen; /* interned decisions keys proposed in this run (heap) */
   tsl_map scores; /* key -> double * (arena): members scored in this round */
+  double *mutator_w; /* the space's mutator weights, negative ones as 0 */
+  int any_mutator;   /* some weight > 0 */
   tsl_arena *score_arena;
   uint64_t rng;     /* splitmix64 */
   int64_t proposed;
@@ -168,6 +170,8 @@ static void evo_post_tuning(tsl_strategy *s) {
   tsl_map_free(&s->scores);
   tsl_arena_free(s->score_arena);
   s->score_arena = NULL;
+  free(s->mutator_w);
+  s->mutator_w = NULL;
   s->space = NULL;
 }
 
@@ -201,6 +205,14 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
   tsl_map_init(&s->seen, NULL);
   tsl_map_init(&s->scores, NULL);
   s->score_arena = NULL;
+  s->mutator_w = calloc(space->n_mutators + 1, sizeof *s->mutator_w);
+  if (!s->mutator_w)
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+  s->any_mutator = 0;
+  for (uint32_t i = 0; i < space->n_mutators; i++) {
+    s->mutator_w[i] = space->mutators[i].prob > 0 ? space->mutators[i].prob : 0;
+    s->any_mutator |= s->mutator_w[i] > 0;
+  }
   s->rng = space->seed;
   s->proposed = 0;
   s->exhausted = 0;
@@ -454,20 +466,9 @@ static int by_score_desc(const void *a, const void *b) {
 /* A mutator drawn as TVM's MakeMutatorSampler: none with probability
  * 1 - genetic_mutate_prob, else one in proportion to its weight (-1: none). */
 static int draw_mutator(tsl_strategy *s) {
-  const tsl_search_space *sp = s->space;
-  double total = 0;
-  for (uint32_t i = 0; i < sp->n_mutators; i++)
-    total += sp->mutators[i].prob > 0 ? sp->mutators[i].prob : 0;
-  if (!(total > 0) || tsl_rand_unit(&s->rng) >= s->genetic_mutate_prob)
+  if (!s->any_mutator || tsl_rand_unit(&s->rng) >= s->genetic_mutate_prob)
     return -1;
-  double x = tsl_rand_unit(&s->rng) * total;
-  for (uint32_t i = 0; i < sp->n_mutators; i++) {
-    double w = sp->mutators[i].prob > 0 ? sp->mutators[i].prob : 0;
-    if (x < w)
-      return (int)i;
-    x -= w;
-  }
-  return (int)sp->n_mutators - 1;
+  return (int)draw(&s->rng, s->mutator_w, s->space->n_mutators);
 }
 
 /* A member for `trace` (taken over) whose key this round scored already:
