@@ -52,4 +52,31 @@ static inline int bench_openblas_env(char **argv) {
   return -1;
 }
 
+#ifdef TESSEL_TESSEL_H
+/* A `tessel tune` run through the public API, as the CLI makes it: the
+ * config with `--set` overrides, the default plugin search path, the
+ * plugins checked, the tuner. Status as tsl_tune; the message in diag. */
+static inline int bench_tune_run(const char *config, uint32_t n_sets, const char *const *sets,
+                                 tsl_tune_progress_fn progress, void *user_data,
+                                 tsl_tune_result *r, tsl_diag *d) {
+  tsl_run_config *cfg = NULL;
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_registry *reg = NULL;
+  memset(r, 0, sizeof *r);
+  int rc = tsl_run_config_load(config, n_sets, sets, &cfg, d);
+  if (!rc)
+    rc = tsl_registry_new(ctx, &reg, d);
+  if (!rc)
+    rc = tsl_registry_load_default(reg, cfg->n_plugin_paths, cfg->plugin_paths, d);
+  if (!rc)
+    rc = tsl_run_config_check_plugins(cfg, reg, d);
+  if (!rc)
+    rc = tsl_tune(cfg, reg, progress, user_data, r, d);
+  tsl_registry_free(reg);
+  tsl_ctx_free(ctx);
+  tsl_run_config_free(cfg);
+  return rc;
+}
+#endif
+
 #endif

@@ -186,25 +186,11 @@ static int tune(const char *root, const char *const *sets, int n_sets, int64_t t
   out->c.best_gflops = calloc((size_t)trials + 1, sizeof(double));
   out->c.elapsed_s = calloc((size_t)trials + 1, sizeof(double));
   tsl_diag *d = calloc(1, sizeof *d);
-  tsl_run_config *cfg = NULL;
-  tsl_ctx *ctx = tsl_ctx_new();
-  tsl_registry *reg = NULL;
   double t0 = bench_now();
-  int rc = tsl_run_config_load(config, (uint32_t)n, all, &cfg, d);
-  if (!rc)
-    rc = tsl_registry_new(ctx, &reg, d);
-  if (!rc)
-    rc = tsl_registry_load_default(reg, cfg->n_plugin_paths, cfg->plugin_paths, d);
-  if (!rc)
-    rc = tsl_run_config_check_plugins(cfg, reg, d);
-  if (!rc)
-    rc = tsl_tune(cfg, reg, on_progress, &out->c, &out->r, d);
+  int rc = d ? bench_tune_run(config, (uint32_t)n, all, on_progress, &out->c, &out->r, d) : -1;
   out->wall = bench_now() - t0;
   if (rc)
-    fprintf(stderr, "bench_auto: %s\n", d->text);
-  tsl_registry_free(reg);
-  tsl_ctx_free(ctx);
-  tsl_run_config_free(cfg);
+    fprintf(stderr, "bench_auto: %s\n", d ? d->text : "out of memory");
   free(d);
   return rc;
 }

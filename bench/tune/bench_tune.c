@@ -73,23 +73,9 @@ static int run_scenario(const char *config, const scenario *s, figures *out) {
     rm_tree(tmpl);
     return -1;
   }
-  tsl_run_config *cfg = NULL;
-  tsl_ctx *ctx = NULL;
-  tsl_registry *reg = NULL;
   tsl_tune_result r;
-  memset(&r, 0, sizeof r);
   double t0 = bench_now();
-  int rc = tsl_run_config_load(config, (uint32_t)n, sets, &cfg, d);
-  if (!rc) {
-    ctx = tsl_ctx_new();
-    rc = tsl_registry_new(ctx, &reg, d);
-  }
-  if (!rc)
-    rc = tsl_registry_load_default(reg, cfg->n_plugin_paths, cfg->plugin_paths, d);
-  if (!rc)
-    rc = tsl_run_config_check_plugins(cfg, reg, d);
-  if (!rc)
-    rc = tsl_tune(cfg, reg, NULL, NULL, &r, d);
+  int rc = bench_tune_run(config, (uint32_t)n, sets, NULL, NULL, &r, d);
   double wall = bench_now() - t0;
   if (rc) {
     fprintf(stderr, "bench_tune: scenario %c: %s\n", s->id, d->text);
@@ -111,9 +97,6 @@ static int run_scenario(const char *config, const scenario *s, figures *out) {
             r.build_s, r.measure_s, r.total_s, r.best_gflops);
   }
   tsl_tune_result_free(&r);
-  tsl_registry_free(reg);
-  tsl_ctx_free(ctx);
-  tsl_run_config_free(cfg);
   free(d);
   rm_tree(tmpl);
   return rc;
