@@ -4,6 +4,7 @@
  * order, and the bracketing of public calls (output arena, scratch arena
  * for polynomials, depth and work limits).
  */
+#include "arena_internal.h"
 #include "analysis_internal.h"
 
 #include <stdlib.h>
@@ -75,11 +76,9 @@ void tsla_enter(tsl_analyzer *an, tsl_arena *out) {
 void tsla_leave(tsl_analyzer *an) {
   if (--an->nest == 0) {
     an->out = NULL;
-    /* keep a small scratch arena for the next call, drop a big one */
-    if (an->scratch && tsl_arena_bytes(an->scratch) > 256 * 1024) {
-      tsl_arena_free(an->scratch);
-      an->scratch = NULL;
-    }
+    /* nothing in scratch outlives the call: empty it, keeping one chunk */
+    if (an->scratch)
+      tsl_arena_reset(an->scratch);
   }
 }
 

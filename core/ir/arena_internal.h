@@ -13,4 +13,8 @@ enum { TSL_ARENA_CONST_MIN = -8, TSL_ARENA_CONST_MAX = 63, TSL_ARENA_CONST_TYPES
   (TSL_ARENA_CONST_TYPES * (TSL_ARENA_CONST_MAX - TSL_ARENA_CONST_MIN + 1))
 const void **tsl_arena_const_slots(tsl_arena *a);
 
+/* Free every allocation but keep one chunk for reuse: a scratch arena
+ * emptied between calls stays small and warm in the cache. */
+void tsl_arena_reset(tsl_arena *a);
+
 #endif

@@ -131,6 +131,25 @@ void tsl_arena_free(tsl_arena *a) {
   free(a);
 }
 
+void tsl_arena_reset(tsl_arena *a) {
+  arena_chunk *keep = NULL;
+  for (arena_chunk *c = a->head, *n; c; c = n) {
+    n = c->next;
+    if (!keep && c->cap == ARENA_CHUNK) {
+      memset(c->data, 0, c->used);
+      c->used = 0;
+      keep = c;
+    } else if (c->cap != ARENA_CHUNK || !ctx_keep_chunk(a->ctx, c)) {
+      free(c);
+    }
+  }
+  if (keep)
+    keep->next = NULL;
+  a->head = keep;
+  a->bytes = 0;
+  a->const_slots = NULL;
+}
+
 tsl_ctx *tsl_arena_ctx(const tsl_arena *a) { return a->ctx; }
 
 /* Memory past a chunk's `used` is always zero (fresh chunks come from
