@@ -271,8 +271,11 @@ static int read_fields(import_state *s, json_t *o, tsl_db_record *r,
   return TSL_OK;
 }
 
-/* The trace parses and its decisions key is the line's. */
-static int check_trace(import_state *s, const tsl_db_record *r, tsl_diag *diag) {
+/* The trace parses and its key is the line's; a key of tessel 0.2 (the
+ * decisions alone) is accepted when it is the key's decisions part, and
+ * replaced by the key (*key_out, heap). */
+static int check_trace(import_state *s, const tsl_db_record *r, char **key_out,
+                       tsl_diag *diag) {
   tsl_trace *t = NULL;
   tsl_diag td = {0};
   if (tsl_trace_from_json(s->ctx, r->trace_json, &t, &td) != TSL_OK)
@@ -281,12 +284,17 @@ static int check_trace(import_state *s, const tsl_db_record *r, tsl_diag *diag) 
   tsl_trace_free(t);
   if (!key)
     return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", s->path);
-  int rc = TSL_OK;
-  if (strcmp(key, r->decisions) != 0)
-    rc = LINE_ERR(s, "decisions: do not match the trace (the line has '%.200s', "
-                     "the trace's decisions are '%.200s')", r->decisions, key);
-  free(key);
-  return rc;
+  size_t n = tsl_key_decisions_len(key);
+  int old = !strchr(r->decisions, '@') && strlen(r->decisions) == n &&
+            !strncmp(key, r->decisions, n);
+  if (strcmp(key, r->decisions) != 0 && !old) {
+    int rc = LINE_ERR(s, "decisions: do not match the trace (the line has '%.200s', "
+                         "the trace's key is '%.200s')", r->decisions, key);
+    free(key);
+    return rc;
+  }
+  *key_out = key;
+  return TSL_OK;
 }
 
 /* One line: 1 added (or checked), 0 skipped, negative on error. */
@@ -309,8 +317,9 @@ static int import_line(import_state *s, const char *text, tsl_diag *diag) {
     rc = read_fields(s, o, &r, &w, &trace_text, diag);
   }
   r.trace_json = trace_text;
-  if (rc == TSL_OK)
-    rc = check_trace(s, &r, diag);
+  char *key = NULL;
+  if (rc == TSL_OK && (rc = check_trace(s, &r, &key, diag)) == TSL_OK)
+    r.decisions = key;
   if (rc == TSL_OK)
     rc = workload_of(s, w, &r.workload_id, diag);
   if (rc == TSL_OK && !s->db)
@@ -324,6 +333,7 @@ static int import_line(import_state *s, const char *text, tsl_diag *diag) {
   } else if (rc == 1) {
     rc = 0;
   }
+  free(key);
   free(trace_text);
   json_decref(o);
   return rc;

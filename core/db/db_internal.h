@@ -12,7 +12,7 @@
 /* PRAGMA application_id of a tessel database ("TSLD") and the schema
  * version kept in PRAGMA user_version. */
 #define DB_APPLICATION_ID 0x54534c44
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 struct tsl_db {
   sqlite3 *h;
@@ -27,6 +27,13 @@ int db_fail(tsl_db *db, tsl_diag *diag, int status, const char *what);
 int db_prepare(tsl_db *db, const char *sql, sqlite3_stmt **st, tsl_diag *diag);
 /* Run SQL without parameters (BEGIN, COMMIT, ...). */
 int db_exec(tsl_db *db, const char *sql, tsl_diag *diag);
+/* The same, retried while SQLite answers BUSY without waiting (one
+ * statement). */
+int db_exec_retry(tsl_db *db, const char *sql, tsl_diag *diag);
+/* Bring a database of an older schema (version 1: keys without the
+ * structure digest) to DB_SCHEMA_VERSION, in one transaction; a database
+ * already there is left alone (db_migrate.c). */
+int db_migrate(tsl_db *db, tsl_diag *diag);
 /* sqlite3_step, retried (short sleeps) while SQLite answers BUSY/LOCKED
  * without waiting, for up to the busy timeout. */
 int db_step_retry(tsl_db *db, sqlite3_stmt *st);

@@ -78,7 +78,7 @@ int db_step_retry(tsl_db *db, sqlite3_stmt *st) {
 }
 
 /* sqlite3_exec with db_step_retry for each statement of `sql` (one). */
-static int exec_retry(tsl_db *db, const char *sql, tsl_diag *diag) {
+int db_exec_retry(tsl_db *db, const char *sql, tsl_diag *diag) {
   sqlite3_stmt *st;
   int rc = db_prepare(db, sql, &st, diag);
   if (rc != TSL_OK)
@@ -159,7 +159,7 @@ static int classify(tsl_db *db, tsl_diag *diag) {
   /* one read transaction: a consistent view while another process may be
    * creating the schema (outside one, create_schema's BEGIN IMMEDIATE) */
   int own_tx = sqlite3_get_autocommit(db->h);
-  int rc = own_tx ? exec_retry(db, "BEGIN", diag) : TSL_OK;
+  int rc = own_tx ? db_exec_retry(db, "BEGIN", diag) : TSL_OK;
   if (rc == TSL_OK)
     rc = query_int(db, "PRAGMA application_id", &app, diag);
   if (rc == TSL_OK)
@@ -191,7 +191,7 @@ static int classify(tsl_db *db, tsl_diag *diag) {
 }
 
 static int create_schema(tsl_db *db, tsl_diag *diag) {
-  int rc = exec_retry(db, "BEGIN IMMEDIATE", diag);
+  int rc = db_exec_retry(db, "BEGIN IMMEDIATE", diag);
   if (rc != TSL_OK)
     return rc;
   /* another process may have created it since classify() */
@@ -201,12 +201,12 @@ static int create_schema(tsl_db *db, tsl_diag *diag) {
     if (rc == TSL_OK)
       rc = db_exec(db, "PRAGMA application_id = 1414745156", diag);
     if (rc == TSL_OK)
-      rc = db_exec(db, "PRAGMA user_version = 1", diag);
+      rc = db_exec(db, "PRAGMA user_version = 2", diag);
   } else if (kind < 0) {
     rc = kind;
   }
   if (rc == TSL_OK)
-    return exec_retry(db, "COMMIT", diag);
+    return db_exec_retry(db, "COMMIT", diag);
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
   return rc;
 }
@@ -266,9 +266,11 @@ static int setup(tsl_db *db, uint32_t mode, tsl_diag *diag) {
     rc = db_exec(db, "PRAGMA foreign_keys = ON", diag);
   if (rc == TSL_OK && kind == 0)
     rc = create_schema(db, diag);
-  if (rc == TSL_OK && (rc = exec_retry(db, claims_sql, diag)) != TSL_OK &&
+  if (rc == TSL_OK && (rc = db_exec_retry(db, claims_sql, diag)) != TSL_OK &&
       is_readonly_error(db))
     rc = readonly_fail(db, diag);
+  if (rc == TSL_OK && kind == 1)
+    rc = db_migrate(db, diag);
   return rc;
 }
 

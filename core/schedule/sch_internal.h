@@ -47,6 +47,7 @@ struct tsl_trace {
   tsl_vec insts;    /* tsl_trace_inst (heap) */
   tsl_vec rv_kinds; /* uint8_t TSL_RV_* by RV number (heap); len: RVs named */
   int owns_arena;
+  char *key; /* tsl_trace_key's text (heap), NULL until asked; dropped on change */
 };
 
 static inline tsl_trace_inst *sch_trace_inst(const tsl_trace *t, uint32_t i) {
@@ -378,6 +379,8 @@ int sch_value_has_exprs(const tsl_sch_value *v);
 void sch_value_print(tsl_strbuf *sb, const tsl_sch_value *v,
                      const uint8_t *rv_kinds, uint32_t n_rvs);
 char sch_rv_prefix(uint32_t kind);
+/* A value as trace JSON (jansson; trace_json.c). */
+struct json_t *sch_value_json(const tsl_sch_value *v, const tsl_trace *t);
 
 /* Length of the expression starting at `p`: up to the first ',', ')', ']',
  * '}', '#' or newline outside brackets and strings (trailing blanks

@@ -17,7 +17,14 @@ void sch_trace_init(tsl_trace *t, tsl_ctx *ctx, tsl_arena *arena) {
   tsl_vec_init(&t->rv_kinds, sizeof(uint8_t), NULL);
 }
 
+/* The trace changed: its key is computed again when asked. */
+static void forget_key(tsl_trace *t) {
+  free(t->key);
+  t->key = NULL;
+}
+
 void sch_trace_release(tsl_trace *t) {
+  forget_key(t);
   tsl_vec_free(&t->insts);
   tsl_vec_free(&t->rv_kinds);
   if (t->owns_arena)
@@ -28,6 +35,7 @@ void sch_trace_append(tsl_trace *t, const tsl_sch_inst_kind *kind,
                       const tsl_sch_value *args, const tsl_sch_rv *outs,
                       uint32_t n_outs, const uint32_t *out_kinds,
                       const tsl_sch_value *decision) {
+  forget_key(t);
   tsl_trace_inst *in = tsl_vec_push(&t->insts);
   in->kind = kind;
   in->n_args = kind->n_params;
@@ -80,7 +88,12 @@ static tsl_trace *copy_filtered(const tsl_trace *t, const uint8_t *keep) {
   return r;
 }
 
-tsl_trace *tsl_trace_copy(const tsl_trace *t) { return copy_filtered(t, NULL); }
+tsl_trace *tsl_trace_copy(const tsl_trace *t) {
+  tsl_trace *r = copy_filtered(t, NULL);
+  if (r && t->key)
+    r->key = strdup(t->key); /* equal traces, equal keys (NULL: asked again) */
+  return r;
+}
 
 tsl_trace *tsl_trace_prefix(const tsl_trace *t, uint32_t n) {
   uint8_t *keep = calloc(t->insts.len + 1, 1);
@@ -167,6 +180,7 @@ int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
                         "instruction %u (%s): the decision must be %s", i,
                         in->kind->name, want_list ? "a list of ints" : "an int");
   in->decision = sch_value_copy(t->arena, decision);
+  forget_key(t);
   return TSL_OK;
 }
 
@@ -198,6 +212,7 @@ int tsl_trace_set_arg(tsl_trace *t, uint32_t i, uint32_t arg, const tsl_sch_valu
   memcpy(args, in->args, sizeof *args * in->n_args);
   args[arg] = sch_value_copy(t->arena, value);
   in->args = args;
+  forget_key(t);
   return TSL_OK;
 }
 

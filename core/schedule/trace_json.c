@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static json_t *value_json(const tsl_sch_value *v, const tsl_trace *t) {
+json_t *sch_value_json(const tsl_sch_value *v, const tsl_trace *t) {
   char buf[32];
   switch (v->kind) {
   case TSL_SV_INT: return json_integer(v->u.i);
@@ -25,14 +25,14 @@ static json_t *value_json(const tsl_sch_value *v, const tsl_trace *t) {
   case TSL_SV_TUPLE: {
     json_t *a = json_array();
     for (uint32_t i = 0; i < v->n; i++)
-      json_array_append_new(a, value_json(&v->u.items[i], t));
+      json_array_append_new(a, sch_value_json(&v->u.items[i], t));
     return v->kind == TSL_SV_LIST ? a : json_pack("{s:o}", "tuple", a);
   }
   case TSL_SV_DICT: {
     json_t *a = json_array();
     for (uint32_t i = 0; i + 1 < v->n; i += 2)
       json_array_append_new(a, json_pack("[s,o]", v->u.items[i].u.s,
-                                         value_json(&v->u.items[i + 1], t)));
+                                         sch_value_json(&v->u.items[i + 1], t)));
     return json_pack("{s:o}", "dict", a);
   }
   case TSL_SV_EXPR:
@@ -59,11 +59,11 @@ char *tsl_trace_to_json(const tsl_trace *t) {
       if (par->type == TSL_SP_DECISION)
         continue;
       json_array_append_new((par->flags & TSL_SPF_ATTR) ? attrs : inputs,
-                            value_json(&in->args[p], t));
+                            sch_value_json(&in->args[p], t));
     }
     for (uint32_t j = 0; j < in->n_outs; j++) {
       tsl_sch_value rv = tsl_sv_rv(in->outs[j]);
-      json_array_append_new(outs, value_json(&rv, t));
+      json_array_append_new(outs, sch_value_json(&rv, t));
     }
     json_array_append_new(insts, json_pack("{s:s,s:o,s:o,s:o}", "kind",
                                            in->kind->name, "inputs", inputs,
@@ -71,7 +71,7 @@ char *tsl_trace_to_json(const tsl_trace *t) {
     if (in->kind->is_sample && in->decision.kind != TSL_SV_NONE)
       json_array_append_new(decisions,
                             json_pack("[I,o]", (json_int_t)i,
-                                      value_json(&in->decision, t)));
+                                      sch_value_json(&in->decision, t)));
   }
   json_t *root = json_pack("{s:o,s:o}", "insts", insts, "decisions", decisions);
   char *s = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));

@@ -76,7 +76,7 @@ struct tsl_cost_model {
  * decisions (from its decisions key). */
 static double innermost_product(const tsl_trace *t) {
   char *key = tsl_trace_decisions_key(t);
-  json_t *j = key ? json_loads(key, 0, NULL) : NULL;
+  json_t *j = key ? json_loadb(key, tsl_key_decisions_len(key), 0, NULL) : NULL;
   double p = 1;
   size_t i;
   json_t *e;

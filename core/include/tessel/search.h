@@ -154,12 +154,24 @@ struct tsl_cost_model_vtable {
   int (*load)(tsl_cost_model *m, const char *path, tsl_diag *diag);
 };
 
-/* The decisions of `t` as a canonical JSON text, e.g.
- * "[[3,[16,8]],[7,2]]" (instruction index, decision), the key under which
- * the database and is_measured recognize candidates measured before. Two
- * traces of one design space with equal decisions give equal texts. Heap
- * string (free()); NULL when out of memory. */
+/* The identity of a candidate: the decisions of `t` as canonical JSON
+ * (instruction index, decision) followed by '@' and 16 hex digits of a
+ * digest of the rest of the trace (instruction kinds, arguments, outputs),
+ * both up to an enter_postproc instruction (a postprocessed trace has the
+ * key of the trace before postprocessing), e.g. "[[3,[16,8]],[7,2]]@5f2c1a9e0b3d4c6a". The database, is_measured and
+ * the candidate service recognize candidates by it. Equal traces give equal
+ * keys; two sketches that sample at the same instruction indices, or a
+ * trace whose annotation MutateParallel changed, differ in the digest.
+ * (Keys of tessel 0.2 were the JSON part alone; tsl_key_decisions_len.)
+ * Heap string (free()); NULL when out of memory. */
 TSL_API char *tsl_trace_decisions_key(const tsl_trace *t);
+/* The same text, computed once and kept with the trace until it changes
+ * (a decision or an argument set, an instruction appended; copies share
+ * it): valid while `t` lives unchanged. NULL when out of memory. */
+TSL_API const char *tsl_trace_key(const tsl_trace *t);
+/* Length of the decisions part of a key (before the last '@'; the whole
+ * text when there is none, as in a key of tessel 0.2). */
+TSL_API size_t tsl_key_decisions_len(const char *key);
 
 #ifdef __cplusplus
 }
