@@ -393,7 +393,7 @@ typedef struct cand {
   const tsl_lowered_func *lf;
   const tsl_lowered_func *one[1];
   tsl_lowered_module lm;
-  tune_build_job *job;
+  measure_build_job *job;
   tsl_measured res;
 } cand;
 
@@ -445,7 +445,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
                      int *budget_full, uint32_t batch_no) {
   tsl_trace **traces = calloc(max, sizeof *traces);
   cand *cs = calloc(max, sizeof *cs);
-  tune_build_job *jobs = calloc(max, sizeof *jobs);
+  measure_build_job *jobs = calloc(max, sizeof *jobs);
   if (!traces || !cs || !jobs) {
     free(traces);
     free(cs);
@@ -533,11 +533,11 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   /* nothing new (or only duplicates a strategy should not send): stop;
    * candidates other runs hold are not the end of the space */
   *exhausted = kept == 0 && taken == 0 && !*budget_full;
-  double t0 = tune_now();
+  double t0 = measure_now();
   if (n_jobs)
-    tune_build_batch(tu->tvt, tu->target, jobs, n_jobs, tu->cfg->build_workers,
+    measure_build_batch(tu->tvt, tu->target, TUNE_PREFIX, jobs, n_jobs, tu->cfg->build_workers,
                      tu->cfg->build_timeout_s);
-  st->build_s += tune_now() - t0;
+  st->build_s += measure_now() - t0;
   char symbol[512];
   snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->func_name);
   for (uint32_t i = 0; i < kept; i++) {
@@ -556,10 +556,10 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       } else {
         tsl_run_result r;
         tsl_diag md = {0};
-        double m0 = tune_now();
+        double m0 = measure_now();
         int mrc = tsl_measure_session_run(tu->session, c->lf, c->job->so_path, symbol,
                                           NULL, &r, &md);
-        st->measure_s += tune_now() - m0;
+        st->measure_s += measure_now() - m0;
         record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
                mrc ? md.text : r.error, c->job->build_s);
         unlink(c->job->so_path);
@@ -574,7 +574,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     if (st->progress) {
       tsl_tune_progress p = {sizeof p, tu->func_name, tu->flops, st->done,
                              tu->cfg->trials, st->measured, st->errors, st->best_s,
-                             tune_now() - st->t0, i + 1 == kept};
+                             measure_now() - st->t0, i + 1 == kept};
       st->progress(st->user_data, &p);
     }
   }
@@ -713,9 +713,9 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   tu.diag = diag;
   tu.ctx = tsl_ctx_new();
   tu.arena = tsl_arena_new(tu.ctx);
-  double t0 = tune_now();
+  double t0 = measure_now();
   int rc = setup(&tu);
-  double fixed_s = tune_now() - t0;
+  double fixed_s = measure_now() - t0;
   run_state st = {0, 0, 0, -1, t0, 0, 0, progress, user_data};
   if (!rc) {
     out->flops = tu.flops;
@@ -766,9 +766,9 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   if (!rc) {
     tuner_best_ctx b = {cfg, tu.ctx, tu.arena, tu.mod, tu.func_name, tu.db, tu.wid,
                         tu.desc, tu.tvt, tu.target, out, diag};
-    double b0 = tune_now();
+    double b0 = measure_now();
     rc = tune_best(&b);
-    fixed_s += tune_now() - b0;
+    fixed_s += measure_now() - b0;
   }
   out->trials = st.measured;
   out->errors = st.errors;
@@ -777,7 +777,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->total = st.done;
   out->build_s = st.build_s;
   out->measure_s = st.measure_s;
-  out->total_s = tune_now() - t0;
+  out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;
   out->fixed_s = fixed_s;
   teardown(&tu);

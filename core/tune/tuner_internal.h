@@ -1,6 +1,6 @@
 /*
- * core/tune: declarations shared by the tuner's files (tuner.c, builder.c,
- * tuner_best.c). Only files of core/tune include this header.
+ * core/tune: declarations shared by the tuner's files (tuner.c,
+ * tuner_best.c, tuner_files.c). Only files of core/tune include this header.
  */
 #ifndef TESSEL_TUNER_INTERNAL_H
 #define TESSEL_TUNER_INTERNAL_H
@@ -9,25 +9,7 @@
 #include "tessel/tune.h"
 
 #define TUNE_PREFIX "cand"
-#define TUNE_MAX_WORKERS 256
-
-/* One candidate of a batch to build into `so_path`. */
-typedef struct tune_build_job {
-  const tsl_lowered_module *lm;
-  char so_path[1024];
-  int32_t done, ok;
-  double build_s;
-  char error[512];
-} tune_build_job;
-
-/* Build every job with up to `workers` forked processes; every job ends
- * with ok or an error text. A build running longer than `timeout_s` is
- * killed; a crash or a timeout costs only the job being built. */
-void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
-                      tune_build_job *jobs, uint32_t n, int32_t workers,
-                      double timeout_s);
-
-double tune_now(void);
+#include "measure.h"
 
 /* tuner_files.c: remove a run's build folder (its files, then itself);
  * remove the run-PID folders under `builds` whose process is gone; check

@@ -428,7 +428,7 @@ static void test_library(const tsl_func *f) {
 
 /* runner.c, internal: workers a session forked so far */
 struct tsl_measure_session;
-int64_t tune_session_forks(const struct tsl_measure_session *s);
+int64_t measure_session_forks(const struct tsl_measure_session *s);
 
 /* A session's persistent worker: forked once, kept across candidates,
  * replaced after a crash or a timeout; every candidate starts from the
@@ -446,7 +446,7 @@ static void test_session_worker(const tsl_func *f) {
     tap_diag("%s", d.text);
     return;
   }
-  is_int(tune_session_forks(s), 1, "the worker is forked when the session is made");
+  is_int(measure_session_forks(s), 1, "the worker is forked when the session is made");
   tsl_run_result r;
   int good = 1;
   for (int i = 0; i < 3; i++) {
@@ -454,7 +454,7 @@ static void test_session_worker(const tsl_func *f) {
     good &= r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK;
   }
   ok(good, "three candidates measured and checked");
-  is_int(tune_session_forks(s), 1, "  ... by the same worker");
+  is_int(measure_session_forks(s), 1, "  ... by the same worker");
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_scribble_packed", NULL, &r, &d);
   ok(r.status == TSL_RUN_MISMATCH, "a kernel that scribbles over its input: mismatch");
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
@@ -465,7 +465,7 @@ static void test_session_worker(const tsl_func *f) {
      "a crash ends the worker (%s)", r.error);
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
   ok(r.status == TSL_RUN_OK, "  ... the next candidate gets a fresh one");
-  is_int(tune_session_forks(s), 2, "  ... the second worker");
+  is_int(measure_session_forks(s), 2, "  ... the second worker");
   double t0 = now();
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_hang_packed", NULL, &r, &d);
   double took = now() - t0;
@@ -473,11 +473,11 @@ static void test_session_worker(const tsl_func *f) {
      took);
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
   ok(r.status == TSL_RUN_OK, "  ... then a third worker measures the next");
-  is_int(tune_session_forks(s), 3, "  ... three workers in all");
+  is_int(measure_session_forks(s), 3, "  ... three workers in all");
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "nope", NULL, &r, &d);
   ok(r.status == TSL_RUN_BUILD_ERROR && strstr(r.error, "nope"),
      "a missing symbol is a build error, and the worker stays");
-  is_int(tune_session_forks(s), 3, "  ... still three");
+  is_int(measure_session_forks(s), 3, "  ... still three");
   tsl_measure_session_free(s);
   ok(no_children(), "freeing the session ends and reaps its worker");
 #else

@@ -7,7 +7,7 @@
  * checked, inputs restored, warm-up and timing, the result sent back
  * through a pipe. Every way the worker can fail becomes a result status.
  */
-#include "tune_internal.h"
+#include "measure_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -58,7 +58,7 @@ static void opts_from(const tsl_run_opts *in, tsl_run_opts *o) {
 
 typedef struct measure_job {
   const tsl_lowered_func *lf;
-  tune_args *args;
+  measure_args *args;
   tsl_packed_fn fn;
   const char *so_path, *symbol;
   int have_ref;
@@ -106,18 +106,18 @@ static void measure_body(void *user_data, void *out) {
     return;
   }
   if (j->have_ref)
-    tune_compare(j->args, j->lf->source, r);
+    measure_compare(j->args, j->lf->source, r);
   else
     r->check = TSL_CHECK_SKIPPED;
   /* Fresh inputs for the timing, in case the function writes in place. */
-  tune_args_reset_work(j->args);
-  tune_flush fl = {NULL, 0}, *flp = NULL;
+  measure_args_reset_work(j->args);
+  measure_flush fl = {NULL, 0}, *flp = NULL;
   if (j->opts->flush_cache) {
-    fl.size = tune_flush_size();
+    fl.size = measure_flush_size();
     fl.buf = calloc(fl.size, 1);
     flp = fl.buf ? &fl : NULL;
   }
-  rc = tune_time_calls(fn, j->args->slots, j->opts, flp, r);
+  rc = measure_time_calls(fn, j->args->slots, j->opts, flp, r);
   free(fl.buf);
   if (rc) {
     r->status = TSL_RUN_ERROR;
@@ -129,7 +129,7 @@ static void measure_body(void *user_data, void *out) {
 
 typedef struct ref_job {
   tsl_packed_fn fn;
-  tune_args *args;
+  measure_args *args;
 } ref_job;
 
 static void ref_body(void *user_data, void *out) {
@@ -156,7 +156,7 @@ static int setup_fail(tsl_run_result *r, tsl_diag *diag, int status, const char 
 
 /* Reference outputs into a->ref. */
 static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
-                          tune_args *a, const tsl_run_opts *o, tsl_run_result *r,
+                          measure_args *a, const tsl_run_opts *o, tsl_run_result *r,
                           tsl_diag *diag) {
   if (ref->interp_func) {
     const tsl_func *g = ref->interp_func;
@@ -166,7 +166,7 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
                g->n_params, lf->source->n_params);
       return setup_fail(r, diag, TSL_EINVALID, "reference function: ", why);
     }
-    tsl_arg *view = tune_args_ref_view(a);
+    tsl_arg *view = measure_args_ref_view(a);
     if (!view)
       return setup_fail(r, diag, TSL_ENOMEM, "reference: ", "out of memory");
     tsl_diag sub = {0};
@@ -178,9 +178,9 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
   }
   ref_job j = {ref->compiled_fn, a};
   int32_t rc = 0;
-  tune_outcome oc;
-  tune_worker_run(o->timeout_s, ref_body, &j, &rc, sizeof rc, &oc);
-  if (oc.kind != TUNE_WORKER_DONE)
+  measure_outcome oc;
+  measure_worker_run(o->timeout_s, ref_body, &j, &rc, sizeof rc, &oc);
+  if (oc.kind != MEASURE_WORKER_DONE)
     return setup_fail(r, diag, TSL_ERUNTIME, "reference (compiled): ", oc.message);
   if (rc) {
     char why[64];
@@ -192,17 +192,17 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
 
 /* A worker's outcome as the run's result: the worker's own result when it
  * finished (*done), else the status the way it ended gives. */
-static int outcome_result(const tune_outcome *oc, const tsl_run_result *done, tsl_run_result *r,
+static int outcome_result(const measure_outcome *oc, const tsl_run_result *done, tsl_run_result *r,
                           tsl_diag *diag) {
   switch (oc->kind) {
-  case TUNE_WORKER_DONE:
+  case MEASURE_WORKER_DONE:
     *r = *done;
     r->struct_size = sizeof *r;
     return TSL_OK;
-  case TUNE_WORKER_TIMEOUT:
+  case MEASURE_WORKER_TIMEOUT:
     r->status = TSL_RUN_TIMEOUT;
     break;
-  case TUNE_WORKER_NOFORK:
+  case MEASURE_WORKER_NOFORK:
     return setup_fail(r, diag, TSL_ERUNTIME, "", oc->message);
   default:
     r->status = TSL_RUN_CRASH;
@@ -216,8 +216,8 @@ static int outcome_result(const tune_outcome *oc, const tsl_run_result *done, ts
 static int measure_forked(const measure_job *j, tsl_run_result *r, tsl_diag *diag) {
   tsl_run_result out = *r;
   out.status = TSL_RUN_CRASH; /* overwritten by a worker that finishes */
-  tune_outcome oc;
-  tune_worker_run(j->opts->timeout_s, measure_body, (void *)j, &out, sizeof out, &oc);
+  measure_outcome oc;
+  measure_worker_run(j->opts->timeout_s, measure_body, (void *)j, &out, sizeof out, &oc);
   return outcome_result(&oc, &out, r, diag);
 }
 
@@ -251,19 +251,19 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
     return setup_fail(r, diag, TSL_EINVALID, "tsl_run: ", "NULL lowered function or source");
   tsl_run_opts o;
   opts_from(opts_in, &o);
-  tune_args a;
+  measure_args a;
   tsl_diag sub = {0};
-  int rc = tune_args_make(lf, &o, &a, &sub);
+  int rc = measure_args_make(lf, &o, &a, &sub);
   if (rc)
     return setup_fail(r, diag, rc, "arguments: ", sub.text);
   int have_ref = ref && (ref->interp_func || ref->compiled_fn);
   if (have_ref && (rc = make_reference(lf, ref, &a, &o, r, diag))) {
-    tune_args_free(&a);
+    measure_args_free(&a);
     return rc;
   }
   measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o};
   rc = measure_forked(&j, r, diag);
-  tune_args_free(&a);
+  measure_args_free(&a);
   return rc;
 }
 
@@ -278,9 +278,9 @@ typedef struct session_req {
 struct tsl_measure_session {
   const tsl_lowered_func *lf;
   tsl_run_opts opts;
-  tune_args args;
+  measure_args args;
   int have_ref;
-  tune_pworker worker;
+  measure_pworker worker;
 };
 
 /* In the worker: fresh inputs, the library loaded, measured, unloaded. */
@@ -291,10 +291,10 @@ static void session_body(void *user_data, const void *req, void *out) {
   r->struct_size = sizeof *r;
   static int protected; /* per worker: each is a fresh fork of a parent at 0 */
   if (!protected) {
-    tune_args_protect(&s->args);
+    measure_args_protect(&s->args);
     protected = 1;
   }
-  tune_args_reset_work(&s->args);
+  measure_args_reset_work(&s->args);
   void *h = NULL;
   tsl_packed_fn fn = open_library(q->so_path, q->symbol, &h, r->error, sizeof r->error);
   if (!fn) {
@@ -319,7 +319,7 @@ int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref
   s->lf = lf;
   opts_from(opts, &s->opts);
   tsl_diag sub = {0};
-  int rc = tune_args_make(lf, &s->opts, &s->args, &sub);
+  int rc = measure_args_make(lf, &s->opts, &s->args, &sub);
   if (rc) {
     free(s);
     return tsl_diag_set(diag, rc, "arguments: %s", sub.text);
@@ -331,11 +331,11 @@ int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref
     tsl_measure_session_free(s);
     return rc;
   }
-  s->worker = (tune_pworker){session_body, s, sizeof(session_req), sizeof(tsl_run_result),
+  s->worker = (measure_pworker){session_body, s, sizeof(session_req), sizeof(tsl_run_result),
                              0, -1, -1, 0};
   /* forked now, before the caller starts threads (a cost model's) whose
    * state a later fork would inherit half-way */
-  tune_pworker_start(&s->worker);
+  measure_pworker_start(&s->worker);
   *out = s;
   return TSL_OK;
 }
@@ -343,12 +343,12 @@ int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref
 void tsl_measure_session_free(tsl_measure_session *s) {
   if (!s)
     return;
-  tune_pworker_stop(&s->worker);
-  tune_args_free(&s->args);
+  measure_pworker_stop(&s->worker);
+  measure_args_free(&s->args);
   free(s);
 }
 
-int64_t tune_session_forks(const tsl_measure_session *s) { return s ? s->worker.forks : 0; }
+int64_t measure_session_forks(const tsl_measure_session *s) { return s ? s->worker.forks : 0; }
 
 int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
                             const char *so_path, const char *symbol,
@@ -369,8 +369,8 @@ int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
   strcpy(q.so_path, so_path);
   strcpy(q.symbol, symbol);
   tsl_run_result out = *r;
-  tune_outcome oc;
-  tune_pworker_run(&s->worker, s->opts.timeout_s, &q, &out, &oc);
+  measure_outcome oc;
+  measure_pworker_run(&s->worker, s->opts.timeout_s, &q, &out, &oc);
   return outcome_result(&oc, &out, r, diag);
 }
 

@@ -6,7 +6,7 @@
  * optionally a cache flush before every timed call, each then timed alone.
  * Also the size of that flush buffer.
  */
-#include "tune_internal.h"
+#include "measure_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
  * large min_repeat_ms would otherwise grow `number` without bound). */
 #define NUMBER_CAP (1 << 28)
 
-double tune_now(void) {
+double measure_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
@@ -30,7 +30,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-double tune_median(const double *v, int32_t n) {
+double measure_median(const double *v, int32_t n) {
   if (n <= 0)
     return 0;
   double tmp[TSL_RUN_MAX_REPEAT];
@@ -80,7 +80,7 @@ static size_t sysfs_llc(void) {
   return best;
 }
 
-size_t tune_flush_size(void) {
+size_t measure_flush_size(void) {
   size_t llc = sysfs_llc();
 #ifdef _SC_LEVEL3_CACHE_SIZE
   if (!llc) {
@@ -97,7 +97,7 @@ size_t tune_flush_size(void) {
   return size;
 }
 
-static void flush_caches(tune_flush *fl) {
+static void flush_caches(measure_flush *fl) {
   /* Writing (not reading) every line evicts the previous contents and
    * leaves the function's data cold. The counter keeps the stores live. */
   volatile unsigned char *b = fl->buf;
@@ -108,30 +108,30 @@ static void flush_caches(tune_flush *fl) {
 
 /* Total seconds of `number` calls; *rc gets the first nonzero return. */
 static double time_repeat(tsl_packed_fn fn, void *const *slots, int32_t number,
-                          tune_flush *fl, int32_t *rc) {
+                          measure_flush *fl, int32_t *rc) {
   double total = 0;
   if (!fl) {
-    double t0 = tune_now();
+    double t0 = measure_now();
     for (int32_t i = 0; i < number; i++) {
       int32_t r = fn(slots);
       if (r && !*rc)
         *rc = r;
     }
-    return tune_now() - t0;
+    return measure_now() - t0;
   }
   for (int32_t i = 0; i < number; i++) {
     flush_caches(fl);
-    double t0 = tune_now();
+    double t0 = measure_now();
     int32_t r = fn(slots);
-    total += tune_now() - t0;
+    total += measure_now() - t0;
     if (r && !*rc)
       *rc = r;
   }
   return total;
 }
 
-int32_t tune_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_opts *o,
-                        tune_flush *fl, tsl_run_result *res) {
+int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_opts *o,
+                        measure_flush *fl, tsl_run_result *res) {
   int32_t rc = 0;
   for (int32_t i = 0; i < o->warmup && !rc; i++)
     rc = fn(slots);
@@ -153,6 +153,6 @@ int32_t tune_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_opts
     res->times_s[res->n_times++] = t / number;
   }
   res->number = number;
-  res->median_s = tune_median(res->times_s, res->n_times);
+  res->median_s = measure_median(res->times_s, res->n_times);
   return rc;
 }

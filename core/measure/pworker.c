@@ -1,12 +1,12 @@
 /*
- * The persistent measurement worker (tune_internal.h): one child process
+ * The persistent measurement worker (measure_internal.h): one child process
  * serving jobs over two pipes, so that a tuning run forks once rather than
  * once per candidate (and the child keeps what it set up: loaded runtime
  * libraries, the OpenMP thread pool). A job's deadline, a crash or an exit
  * end that child; the next job forks another. EINTR is retried everywhere
  * and every child is reaped.
  */
-#include "tune_internal.h"
+#include "measure_internal.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -30,7 +30,7 @@ static int io_all(int fd, void *p, size_t n, int writing) {
   return 0;
 }
 
-static void child_loop(tune_pworker *w, int req_fd, int res_fd) {
+static void child_loop(measure_pworker *w, int req_fd, int res_fd) {
   struct rlimit no_core = {0, 0}; /* a crashing candidate writes no core file */
   setrlimit(RLIMIT_CORE, &no_core);
   signal(SIGPIPE, SIG_DFL);
@@ -46,7 +46,7 @@ static void child_loop(tune_pworker *w, int req_fd, int res_fd) {
   _exit(0); /* the parent closed the pipe: no more jobs */
 }
 
-int tune_pworker_start(tune_pworker *w) {
+int measure_pworker_start(measure_pworker *w) {
   if (w->pid > 0)
     return 0;
   int rq[2], rs[2];
@@ -58,7 +58,7 @@ int tune_pworker_start(tune_pworker *w) {
     return -1;
   }
   fflush(NULL); /* nothing buffered is written twice */
-  pid_t pid = tune_fork();
+  pid_t pid = measure_fork();
   if (pid < 0) {
     close(rq[0]);
     close(rq[1]);
@@ -82,23 +82,23 @@ int tune_pworker_start(tune_pworker *w) {
 
 /* The worker ended (or is killed past its deadline): reaped, its pipes
  * closed, the way it ended in *o. */
-static void end_worker(tune_pworker *w, int killed, double timeout_s, tune_outcome *o) {
+static void end_worker(measure_pworker *w, int killed, double timeout_s, measure_outcome *o) {
   if (killed)
     kill(w->pid, SIGKILL);
   close(w->req_fd);
   close(w->res_fd);
   int status = 0;
-  tune_reap(w->pid, &status);
+  measure_reap(w->pid, &status);
   w->pid = 0;
-  tune_outcome_end(o, status, killed, timeout_s, 0);
+  measure_outcome_end(o, status, killed, timeout_s, 0);
 }
 
-void tune_pworker_run(tune_pworker *w, double timeout_s, const void *req, void *out,
-                      tune_outcome *o) {
+void measure_pworker_run(measure_pworker *w, double timeout_s, const void *req, void *out,
+                      measure_outcome *o) {
   memset(o, 0, sizeof *o);
-  double t0 = tune_now();
-  if (tune_pworker_start(w)) {
-    o->kind = TUNE_WORKER_NOFORK;
+  double t0 = measure_now();
+  if (measure_pworker_start(w)) {
+    o->kind = MEASURE_WORKER_NOFORK;
     snprintf(o->message, sizeof o->message, "cannot fork a worker: %s", strerror(errno));
     return;
   }
@@ -109,22 +109,22 @@ void tune_pworker_run(tune_pworker *w, double timeout_s, const void *req, void *
   int sent = io_all(w->req_fd, (void *)req, w->req_size, 1) == 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   size_t got = 0;
-  int timed_out = sent && tune_read_deadline(w->res_fd, out, w->out_size,
+  int timed_out = sent && measure_read_deadline(w->res_fd, out, w->out_size,
                                              timeout_s > 0 ? t0 + timeout_s : 0, 0, &got);
   if (!sent || timed_out || got < w->out_size) { /* the worker ended without its result */
     end_worker(w, timed_out, timeout_s, o);
     return;
   }
-  o->kind = TUNE_WORKER_DONE;
-  o->wall_s = tune_now() - t0;
+  o->kind = MEASURE_WORKER_DONE;
+  o->wall_s = measure_now() - t0;
 }
 
-void tune_pworker_stop(tune_pworker *w) {
+void measure_pworker_stop(measure_pworker *w) {
   if (w->pid <= 0)
     return;
   close(w->req_fd); /* the worker reads EOF and exits */
   close(w->res_fd);
   int status;
-  tune_reap(w->pid, &status);
+  measure_reap(w->pid, &status);
   w->pid = 0;
 }

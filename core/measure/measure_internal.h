@@ -1,10 +1,10 @@
 /*
- * core/tune internal declarations: the measurement's argument sets, the
+ * core/measure internal declarations: the measurement's argument sets, the
  * forked worker, the timing loop and the output comparison. Only files of
- * core/tune include this header.
+ * core/measure include this header.
  */
-#ifndef TESSEL_TUNE_INTERNAL_H
-#define TESSEL_TUNE_INTERNAL_H
+#ifndef TESSEL_MEASURE_INTERNAL_H
+#define TESSEL_MEASURE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,13 +12,15 @@
 
 #include "tessel/runner.h"
 
+#include "measure.h"
+
 /* ---- arguments (args.c) ---------------------------------------------------
  * Three copies of every buffer parameter: `pristine` (the seeded random
  * inputs, never passed to code), `work` (what the measured function gets)
  * and `ref` (what the reference gets; shared memory, so that a reference run
  * in a forked worker writes where the parent reads). Scalars and size
  * variables are stored once and pointed to from both slot arrays. */
-typedef struct tune_args {
+typedef struct measure_args {
   uint32_t n_params;
   uint32_t n_size_vars;
   tsl_arg *meta;      /* n_params: dtype/shape of buffers (data NULL) and
@@ -32,43 +34,43 @@ typedef struct tune_args {
   void **slots;       /* packed arguments over `work` */
   void **ref_slots;   /* packed arguments over `ref` */
   uint8_t *is_output; /* n_params */
-} tune_args;
+} measure_args;
 
 /* Make the arguments of `lf` from the binds and seed of `opts`. */
-int tune_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
-                   tune_args *a, tsl_diag *diag);
-void tune_args_free(tune_args *a);
+int measure_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
+                   measure_args *a, tsl_diag *diag);
+void measure_args_free(measure_args *a);
 /* Make pristine and ref read-only in this process (a persistent worker:
  * a candidate writing past its buffers then crashes instead of changing
  * the inputs or the reference of the candidates after it). */
-void tune_args_protect(tune_args *a);
+void measure_args_protect(measure_args *a);
 /* Copy pristine into work (every buffer) / into ref. */
-void tune_args_reset_work(tune_args *a);
-void tune_args_reset_ref(tune_args *a);
+void measure_args_reset_work(measure_args *a);
+void measure_args_reset_ref(measure_args *a);
 /* tsl_arg views over the ref buffers, for the interpreter (n_params
  * entries, caller frees the array with free()). */
-tsl_arg *tune_args_ref_view(const tune_args *a);
+tsl_arg *measure_args_ref_view(const measure_args *a);
 
 /* ---- forked worker (worker.c) ---------------------------------------------
  * Runs `body(user_data, out)` in a child process; the child sends `out`
  * (out_size bytes, at most a few KiB) back through a pipe and exits. */
-typedef void (*tune_worker_body)(void *user_data, void *out);
+typedef void (*measure_worker_body)(void *user_data, void *out);
 
 enum {
-  TUNE_WORKER_DONE = 0,     /* the child sent its result and exited 0 */
-  TUNE_WORKER_SIGNAL = 1,   /* killed by a signal (sig) */
-  TUNE_WORKER_EXIT = 2,     /* exited (exit_code) without a full result */
-  TUNE_WORKER_TIMEOUT = 3,  /* still running after timeout_s: killed */
-  TUNE_WORKER_NOFORK = 4    /* fork or pipe failed (message) */
+  MEASURE_WORKER_DONE = 0,     /* the child sent its result and exited 0 */
+  MEASURE_WORKER_SIGNAL = 1,   /* killed by a signal (sig) */
+  MEASURE_WORKER_EXIT = 2,     /* exited (exit_code) without a full result */
+  MEASURE_WORKER_TIMEOUT = 3,  /* still running after timeout_s: killed */
+  MEASURE_WORKER_NOFORK = 4    /* fork or pipe failed (message) */
 };
 
-typedef struct tune_outcome {
-  int kind;      /* TUNE_WORKER_* */
+typedef struct measure_outcome {
+  int kind;      /* MEASURE_WORKER_* */
   int sig;
   int exit_code;
   double wall_s; /* from fork to reaping */
   char message[256];
-} tune_outcome;
+} measure_outcome;
 
 /* fork() for every worker (measurements and builds). The child dies with
  * the parent (PR_SET_PDEATHSIG; a parent already gone ends it) and has
@@ -77,81 +79,80 @@ typedef struct tune_outcome {
  * blocked across the fork, so one that comes before the child has reset
  * its handlers waits for that instead of running the parent's handler in
  * the child. Returns as fork() does. */
-pid_t tune_fork(void);
+pid_t measure_fork(void);
 
 /* Never leaves a zombie: the child is always reaped. timeout_s <= 0 waits
  * forever. */
-void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
-                     void *out, size_t out_size, tune_outcome *outcome);
+void measure_worker_run(double timeout_s, measure_worker_body body, void *user_data,
+                     void *out, size_t out_size, measure_outcome *outcome);
 /* "worker died: Segmentation fault", "timed out after 2 s", ... */
-void tune_outcome_text(const tune_outcome *o, char *buf, size_t cap);
+void measure_outcome_text(const measure_outcome *o, char *buf, size_t cap);
 /* waitpid for `pid`, EINTR retried: 0, or -1 with errno. */
-int tune_reap(pid_t pid, int *status);
+int measure_reap(pid_t pid, int *status);
 /* Read `size` bytes of `fd` into buf before `deadline` (CLOCK_MONOTONIC
  * seconds, 0: none), polling; with `drain`, go on reading (and dropping)
  * until EOF. *got the bytes kept. 1 when the deadline passed, else 0 (all
  * read, or EOF first). */
-int tune_read_deadline(int fd, void *buf, size_t size, double deadline, int drain,
+int measure_read_deadline(int fd, void *buf, size_t size, double deadline, int drain,
                        size_t *got);
 /* The outcome of a reaped worker: timed out (killed), a signal, an exit
  * before a complete result (`complete` 0), or done. */
-void tune_outcome_end(tune_outcome *o, int status, int timed_out, double timeout_s,
+void measure_outcome_end(measure_outcome *o, int status, int timed_out, double timeout_s,
                       int complete);
 
 /* ---- persistent worker (pworker.c) ------------------------------------------
- * A worker that stays alive across jobs: forked by tune_pworker_start,
+ * A worker that stays alive across jobs: forked by measure_pworker_start,
  * given one fixed-size request at a time through a pipe, answering with a
  * fixed-size result; after it crashed, exited or timed out (killed), the
  * next job forks a fresh one. The child runs body(user_data, req, out)
  * on the memory it had at its fork. */
-typedef void (*tune_pworker_body)(void *user_data, const void *req, void *out);
+typedef void (*measure_pworker_body)(void *user_data, const void *req, void *out);
 
-typedef struct tune_pworker {
-  tune_pworker_body body;
+typedef struct measure_pworker {
+  measure_pworker_body body;
   void *user_data;
   size_t req_size, out_size;
   pid_t pid; /* 0: not running */
   int req_fd, res_fd;
   int64_t forks; /* workers started so far */
-} tune_pworker;
+} measure_pworker;
 
 /* Workers a measurement session forked so far (runner.c; for tests). */
 struct tsl_measure_session;
-int64_t tune_session_forks(const struct tsl_measure_session *s);
+int64_t measure_session_forks(const struct tsl_measure_session *s);
 
 /* Fork the worker now (it would be forked by the first job otherwise). */
-int tune_pworker_start(tune_pworker *w);
-/* One job; the outcome as tune_worker_run's (DONE when the result came
+int measure_pworker_start(measure_pworker *w);
+/* One job; the outcome as measure_worker_run's (DONE when the result came
  * back; the worker then stays). */
-void tune_pworker_run(tune_pworker *w, double timeout_s, const void *req, void *out,
-                      tune_outcome *o);
+void measure_pworker_run(measure_pworker *w, double timeout_s, const void *req, void *out,
+                      measure_outcome *o);
 /* End the worker (closing its pipe; it exits), reaped. */
-void tune_pworker_stop(tune_pworker *w);
+void measure_pworker_stop(measure_pworker *w);
 
 /* ---- timing (timing.c) ----------------------------------------------------- */
 
-typedef struct tune_flush {
+typedef struct measure_flush {
   unsigned char *buf;
   size_t size;
-} tune_flush;
+} measure_flush;
 
 /* Bytes to write for a cache flush: 1.5x the last-level cache (sysfs, then
  * sysconf), clamped to [8 MiB, 256 MiB]; 48 MiB when unknown. */
-size_t tune_flush_size(void);
+size_t measure_flush_size(void);
 /* Time `fn(slots)` per `opts` into `r` (times_s, n_times, number,
  * median_s). Returns the first nonzero return code of a call (timing stops
  * there), else 0. `flush` NULL: no flushing. */
-int32_t tune_time_calls(tsl_packed_fn fn, void *const *slots,
-                        const tsl_run_opts *opts, tune_flush *flush,
+int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots,
+                        const tsl_run_opts *opts, measure_flush *flush,
                         tsl_run_result *r);
-double tune_now(void);
-double tune_median(const double *v, int32_t n);
+double measure_median(const double *v, int32_t n);
 
 /* ---- comparison (compare.c) ------------------------------------------------ */
 
 /* Compare a->work outputs with a->ref outputs: fills r->check,
  * r->max_abs_err, r->n_mismatched and, on a mismatch, r->error with the
  * first differing element. `names` are the parameters' buffer names. */
-void tune_compare(const tune_args *a, const tsl_func *src, tsl_run_result *r);
+void measure_compare(const measure_args *a, const tsl_func *src, tsl_run_result *r);
 
-#endif /* TESSEL_TUNE_INTERNAL_H */
+#endif /* TESSEL_MEASURE_INTERNAL_H */

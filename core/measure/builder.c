@@ -7,8 +7,8 @@
  * job it was building becomes a build error naming why, and a fresh worker
  * takes over the remaining jobs.
  */
-#include "tuner_internal.h"
-#include "tune_internal.h"
+#include "measure.h"
+#include "measure_internal.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -64,18 +64,18 @@ static int read_all(int fd, void *buf, size_t n) {
   return 0;
 }
 
-static void worker_main(const tsl_target_vtable *vt, tsl_target *t,
-                        tune_build_job *jobs, uint32_t n, int fd) {
+static void worker_main(const tsl_target_vtable *vt, tsl_target *t, const char *prefix,
+                        measure_build_job *jobs, uint32_t n, int fd) {
   uint32_t i;
   while (read_all(fd, &i, sizeof i) == 0 && i < n) {
     build_msg m;
     memset(&m, 0, sizeof m);
     m.job = i;
     tsl_diag d = {0};
-    double t0 = tune_now();
-    int rc = vt->export_library(t, jobs[i].lm, TUNE_PREFIX, jobs[i].so_path,
+    double t0 = measure_now();
+    int rc = vt->export_library(t, jobs[i].lm, prefix, jobs[i].so_path,
                                 NULL, &d);
-    m.build_s = tune_now() - t0;
+    m.build_s = measure_now() - t0;
     m.ok = rc == TSL_OK;
     if (!m.ok)
       snprintf(m.error, sizeof m.error, "build: %.500s", d.text);
@@ -88,12 +88,12 @@ static void worker_main(const tsl_target_vtable *vt, tsl_target *t,
 /* Fork worker `k`; 0 on success. The child closes every other worker's
  * socket so that each one sees the end of its own. */
 static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable *vt,
-                 tsl_target *t, tune_build_job *jobs, uint32_t n) {
+                 tsl_target *t, const char *prefix, measure_build_job *jobs, uint32_t n) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
     return -1;
   fflush(NULL);
-  pid_t pid = tune_fork();
+  pid_t pid = measure_fork();
   if (pid < 0) {
     close(sv[0]);
     close(sv[1]);
@@ -104,7 +104,7 @@ static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable 
     for (uint32_t o = 0; o < n_ws; o++)
       if (ws[o].fd >= 0)
         close(ws[o].fd);
-    worker_main(vt, t, jobs, n, sv[1]);
+    worker_main(vt, t, prefix, jobs, n, sv[1]);
   }
   close(sv[1]);
   ws[k] = (worker){.pid = pid, .fd = sv[0], .job = -1};
@@ -113,7 +113,7 @@ static int spawn(worker *ws, uint32_t n_ws, uint32_t k, const tsl_target_vtable 
 
 /* Kill (when `kill_it`) and reap worker k; the job it held fails with `why`
  * followed by how the process ended. */
-static void retire(worker *w, tune_build_job *jobs, int kill_it, const char *why) {
+static void retire(worker *w, measure_build_job *jobs, int kill_it, const char *why) {
   if (kill_it)
     kill(w->pid, SIGKILL);
   close(w->fd);
@@ -122,10 +122,10 @@ static void retire(worker *w, tune_build_job *jobs, int kill_it, const char *why
   while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
     ;
   if (w->job >= 0) {
-    tune_build_job *j = &jobs[w->job];
+    measure_build_job *j = &jobs[w->job];
     j->done = 1;
     j->ok = 0;
-    j->build_s = tune_now() - w->started;
+    j->build_s = measure_now() - w->started;
     if (why)
       snprintf(j->error, sizeof j->error, "build: %s", why);
     else if (WIFSIGNALED(st))
@@ -139,9 +139,9 @@ static void retire(worker *w, tune_build_job *jobs, int kill_it, const char *why
   w->job = -1;
 }
 
-void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
-                      tune_build_job *jobs, uint32_t n, int32_t workers,
-                      double timeout_s) {
+void measure_build_batch(const tsl_target_vtable *vt, tsl_target *t, const char *prefix,
+                         measure_build_job *jobs, uint32_t n, int32_t workers,
+                         double timeout_s) {
   for (uint32_t i = 0; i < n; i++) {
     jobs[i].done = 0;
     jobs[i].ok = 0;
@@ -153,9 +153,9 @@ void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
   uint32_t n_ws = workers < 1 ? 1 : (uint32_t)workers;
   if (n_ws > n)
     n_ws = n;
-  if (n_ws > TUNE_MAX_WORKERS)
-    n_ws = TUNE_MAX_WORKERS;
-  worker ws[TUNE_MAX_WORKERS];
+  if (n_ws > MEASURE_MAX_BUILD_WORKERS)
+    n_ws = MEASURE_MAX_BUILD_WORKERS;
+  worker ws[MEASURE_MAX_BUILD_WORKERS];
   for (uint32_t k = 0; k < n_ws; k++)
     ws[k] = (worker){.pid = -1, .fd = -1, .job = -1};
   uint32_t next = 0, finished = 0;
@@ -166,22 +166,22 @@ void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
     for (uint32_t k = 0; k < n_ws && next < n; k++) {
       if (ws[k].fd >= 0 && ws[k].job >= 0)
         continue;
-      if (ws[k].fd < 0 && spawn(ws, n_ws, k, vt, t, jobs, n) != 0) {
+      if (ws[k].fd < 0 && spawn(ws, n_ws, k, vt, t, prefix, jobs, n) != 0) {
         spawn_errno = errno;
         continue;
       }
       uint32_t i = next++;
       ws[k].job = i;
-      ws[k].started = tune_now();
+      ws[k].started = measure_now();
       ws[k].got = 0;
       if (write_all(ws[k].fd, &i, sizeof i) != 0) {
         retire(&ws[k], jobs, 1, NULL);
         finished++;
       }
     }
-    struct pollfd pf[TUNE_MAX_WORKERS];
-    uint32_t map[TUNE_MAX_WORKERS], n_pf = 0;
-    double now = tune_now(), wait_s = -1;
+    struct pollfd pf[MEASURE_MAX_BUILD_WORKERS];
+    uint32_t map[MEASURE_MAX_BUILD_WORKERS], n_pf = 0;
+    double now = measure_now(), wait_s = -1;
     for (uint32_t k = 0; k < n_ws; k++) {
       if (ws[k].fd < 0 || ws[k].job < 0)
         continue;
@@ -234,7 +234,7 @@ void tune_build_batch(const tsl_target_vtable *vt, tsl_target *t,
         finished++;
         continue;
       }
-      tune_build_job *j = &jobs[w->job];
+      measure_build_job *j = &jobs[w->job];
       j->done = 1;
       j->ok = w->msg.ok;
       j->build_s = w->msg.build_s;

@@ -5,7 +5,7 @@
  * buffers, the reference's copy in shared memory, and the packed slot arrays
  * of target.h's calling convention.
  */
-#include "tune_internal.h"
+#include "measure_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +25,8 @@ static const tsl_binding *find_bind(const tsl_run_opts *o, const char *name) {
   return NULL;
 }
 
-int tune_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
-                   tune_args *a, tsl_diag *diag) {
+int measure_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
+                   measure_args *a, tsl_diag *diag) {
   memset(a, 0, sizeof *a);
   const tsl_func *f = lf->source;
   if (!f)
@@ -51,14 +51,14 @@ int tune_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
   a->is_output = calloc(n + 1, 1);
   if (!a->meta || !a->bytes || !a->pristine || !a->work || !a->ref || !a->ints ||
       !a->floats || !a->slots || !a->ref_slots || !a->is_output) {
-    tune_args_free(a);
+    measure_args_free(a);
     return tsl_diag_set(diag, TSL_ENOMEM, "out of memory for the argument list");
   }
   int rc = tsl_func_make_args(f, opts->binds, opts->n_binds, opts->seed, a->meta, diag);
   if (rc) {
     free(a->meta);
     a->meta = NULL; /* make_args freed what it made */
-    tune_args_free(a);
+    measure_args_free(a);
     return rc;
   }
   for (uint32_t p = 0; p < n && !rc; p++) {
@@ -106,21 +106,21 @@ int tune_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
     a->slots[n + v] = a->ref_slots[n + v] = &a->ints[n + v];
   }
   if (rc) {
-    tune_args_free(a);
+    measure_args_free(a);
     return rc;
   }
-  tune_args_reset_work(a);
-  tune_args_reset_ref(a);
+  measure_args_reset_work(a);
+  measure_args_reset_ref(a);
   return TSL_OK;
 }
 
-void tune_args_reset_work(tune_args *a) {
+void measure_args_reset_work(measure_args *a) {
   for (uint32_t p = 0; p < a->n_params; p++)
     if (a->work && a->work[p])
       memcpy(a->work[p], a->pristine[p], a->bytes[p]);
 }
 
-void tune_args_protect(tune_args *a) {
+void measure_args_protect(measure_args *a) {
   for (uint32_t p = 0; p < a->n_params; p++) {
     size_t len = (a->bytes[p] + 4095) & ~(size_t)4095;
     if (a->pristine && a->pristine[p] && len)
@@ -130,13 +130,13 @@ void tune_args_protect(tune_args *a) {
   }
 }
 
-void tune_args_reset_ref(tune_args *a) {
+void measure_args_reset_ref(measure_args *a) {
   for (uint32_t p = 0; p < a->n_params; p++)
     if (a->ref && a->ref[p])
       memcpy(a->ref[p], a->pristine[p], a->bytes[p]);
 }
 
-tsl_arg *tune_args_ref_view(const tune_args *a) {
+tsl_arg *measure_args_ref_view(const measure_args *a) {
   tsl_arg *v = calloc(a->n_params + 1, sizeof *v);
   if (!v)
     return NULL;
@@ -148,7 +148,7 @@ tsl_arg *tune_args_ref_view(const tune_args *a) {
   return v;
 }
 
-void tune_args_free(tune_args *a) {
+void measure_args_free(measure_args *a) {
   for (uint32_t p = 0; p < a->n_params; p++) {
     if (a->meta && !a->meta[p].is_scalar)
       tsl_tensor_free(&a->meta[p].tensor);

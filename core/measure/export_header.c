@@ -7,7 +7,7 @@
  * "<prefix>_<name>_packed", with every parameter's shape (symbolic names as
  * written) and dtype in the comments.
  */
-#include "tune_internal.h"
+#include "measure_internal.h"
 
 #include "tessel/script.h"
 #include "tessel/tessel.h"

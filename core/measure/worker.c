@@ -6,7 +6,7 @@
  * with SIGKILL when it passes, and always reaps it (no zombies). EINTR is
  * retried everywhere.
  */
-#include "tune_internal.h"
+#include "measure_internal.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -18,7 +18,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-static void child_main(int fd, tune_worker_body body, void *user_data, void *out,
+static void child_main(int fd, measure_worker_body body, void *user_data, void *out,
                        size_t out_size) {
   /* A crashing candidate must not write core files. */
   struct rlimit no_core = {0, 0};
@@ -40,7 +40,7 @@ static void child_main(int fd, tune_worker_body body, void *user_data, void *out
   _exit(0);
 }
 
-int tune_reap(pid_t pid, int *status) {
+int measure_reap(pid_t pid, int *status) {
   for (;;) {
     pid_t r = waitpid(pid, status, 0);
     if (r == pid)
@@ -50,14 +50,14 @@ int tune_reap(pid_t pid, int *status) {
   }
 }
 
-int tune_read_deadline(int fd, void *buf, size_t size, double deadline, int drain,
+int measure_read_deadline(int fd, void *buf, size_t size, double deadline, int drain,
                        size_t *got) {
   unsigned char *p = buf;
   *got = 0;
   while (drain || *got < size) {
     int wait_ms = -1;
     if (deadline > 0) {
-      double left = deadline - tune_now();
+      double left = deadline - measure_now();
       if (left <= 0)
         return 1;
       wait_ms = left > 3600 ? 3600000 : (int)(left * 1e3) + 1; /* no int overflow */
@@ -85,28 +85,28 @@ int tune_read_deadline(int fd, void *buf, size_t size, double deadline, int drai
   return 0;
 }
 
-void tune_outcome_end(tune_outcome *o, int status, int timed_out, double timeout_s,
+void measure_outcome_end(measure_outcome *o, int status, int timed_out, double timeout_s,
                       int complete) {
   if (timed_out) {
-    o->kind = TUNE_WORKER_TIMEOUT;
+    o->kind = MEASURE_WORKER_TIMEOUT;
     snprintf(o->message, sizeof o->message, "timed out after %g s", timeout_s);
   } else if (WIFSIGNALED(status)) {
-    o->kind = TUNE_WORKER_SIGNAL;
+    o->kind = MEASURE_WORKER_SIGNAL;
     o->sig = WTERMSIG(status);
     snprintf(o->message, sizeof o->message, "worker died: %s", strsignal(o->sig));
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !complete) {
-    o->kind = TUNE_WORKER_EXIT;
+    o->kind = MEASURE_WORKER_EXIT;
     o->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     snprintf(o->message, sizeof o->message,
              "worker exited with status %d before sending its result "
              "(the code called exit, or a sanitizer stopped it)",
              o->exit_code);
   } else {
-    o->kind = TUNE_WORKER_DONE;
+    o->kind = MEASURE_WORKER_DONE;
   }
 }
 
-pid_t tune_fork(void) {
+pid_t measure_fork(void) {
   sigset_t stop, old;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
@@ -125,20 +125,20 @@ pid_t tune_fork(void) {
   return pid;
 }
 
-void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
-                     void *out, size_t out_size, tune_outcome *o) {
+void measure_worker_run(double timeout_s, measure_worker_body body, void *user_data,
+                     void *out, size_t out_size, measure_outcome *o) {
   memset(o, 0, sizeof *o);
   int fds[2];
   if (pipe(fds) != 0) {
-    o->kind = TUNE_WORKER_NOFORK;
+    o->kind = MEASURE_WORKER_NOFORK;
     snprintf(o->message, sizeof o->message, "cannot create a pipe: %s", strerror(errno));
     return;
   }
-  double t0 = tune_now();
+  double t0 = measure_now();
   fflush(NULL); /* nothing buffered is written twice */
-  pid_t pid = tune_fork();
+  pid_t pid = measure_fork();
   if (pid < 0) {
-    o->kind = TUNE_WORKER_NOFORK;
+    o->kind = MEASURE_WORKER_NOFORK;
     snprintf(o->message, sizeof o->message, "cannot fork a worker: %s", strerror(errno));
     close(fds[0]);
     close(fds[1]);
@@ -150,21 +150,21 @@ void tune_worker_run(double timeout_s, tune_worker_body body, void *user_data,
   }
   close(fds[1]);
   size_t got = 0;
-  int timed_out = tune_read_deadline(fds[0], out, out_size,
+  int timed_out = measure_read_deadline(fds[0], out, out_size,
                                      timeout_s > 0 ? t0 + timeout_s : 0, 1, &got);
   close(fds[0]);
   if (timed_out)
     kill(pid, SIGKILL);
   int status = 0;
-  if (tune_reap(pid, &status) != 0) {
-    o->kind = TUNE_WORKER_NOFORK;
+  if (measure_reap(pid, &status) != 0) {
+    o->kind = MEASURE_WORKER_NOFORK;
     snprintf(o->message, sizeof o->message, "cannot wait for the worker: %s", strerror(errno));
     return;
   }
-  o->wall_s = tune_now() - t0;
-  tune_outcome_end(o, status, timed_out, timeout_s, got == out_size);
+  o->wall_s = measure_now() - t0;
+  measure_outcome_end(o, status, timed_out, timeout_s, got == out_size);
 }
 
-void tune_outcome_text(const tune_outcome *o, char *buf, size_t cap) {
+void measure_outcome_text(const measure_outcome *o, char *buf, size_t cap) {
   snprintf(buf, cap, "%s", o->message[0] ? o->message : "ok");
 }

@@ -5,13 +5,13 @@
  * floats |ref - got| <= tol * max(1, |ref|)). A NaN where the reference
  * has a number (or the other way round) is a mismatch of infinite size.
  */
-#include "tune_internal.h"
+#include "measure_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-void tune_compare(const tune_args *a, const tsl_func *src, tsl_run_result *r) {
+void measure_compare(const measure_args *a, const tsl_func *src, tsl_run_result *r) {
   int64_t checked = 0, bad = 0;
   double max_err = 0;
   char first[400] = "";
