@@ -239,7 +239,7 @@ static int take_record(void *ud, const tsl_db_record *rec) {
   uint32_t i = rs->n++;
   rs->sch[i] = sch;
   rs->cand[i] = (tsl_candidate){sizeof rs->cand[i], tsl_schedule_trace(sch),
-                                tsl_schedule_module(sch), NULL, rs->mod};
+                                tsl_schedule_module(sch), NULL, rs->mod, NULL, NULL};
   rs->res[i] = (tsl_measured){sizeof rs->res[i], rs->cand[i].trace, rec->status,
                               rec->latency_s, 0};
   tsl_trace_free(t);

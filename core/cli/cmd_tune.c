@@ -167,6 +167,16 @@ static void print_json(const tsl_tune_result *r) {
   json_object_set_new(o, "measure_s", json_real(r->measure_s));
   json_object_set_new(o, "total_s", json_real(r->total_s));
   json_object_set_new(o, "stop", json_string(r->stop_reason ? "exhausted" : "budget"));
+  json_t *c = json_object();
+  json_object_set_new(c, "prepared", json_integer(r->cands.prepared));
+  json_object_set_new(c, "hits", json_integer(r->cands.hits));
+  json_object_set_new(c, "replays", json_integer(r->cands.replays));
+  json_object_set_new(c, "failed", json_integer(r->cands.failed));
+  json_object_set_new(c, "featurized", json_integer(r->cands.featurized));
+  json_object_set_new(c, "replay_s", json_real(r->cands.replay_s));
+  json_object_set_new(c, "postproc_s", json_real(r->cands.postproc_s));
+  json_object_set_new(c, "feature_s", json_real(r->cands.feature_s));
+  json_object_set_new(o, "candidates", c);
   char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
   if (s)
     printf("%s\n", s);
@@ -182,6 +192,11 @@ static void print_text(const tsl_tune_result *r) {
   printf("time: %.2f s (search %.2f s of which setup and the best program %.2f s, "
          "builds %.2f s, measurements %.2f s)\n",
          r->total_s, r->search_s, r->fixed_s, r->build_s, r->measure_s);
+  const tsl_cand_service_stats *c = &r->cands;
+  printf("candidates: %lld prepared, %lld from the cache, %lld replays (%.2f s), "
+         "postprocessing %.2f s, %lld feature extractions (%.2f s)\n",
+         (long long)c->prepared, (long long)c->hits, (long long)c->replays, c->replay_s,
+         c->postproc_s, (long long)c->featurized, c->feature_s);
   if (r->best_seconds <= 0) {
     printf("no candidate ran successfully\n");
     return;

@@ -4,6 +4,7 @@
  * lower, build in parallel, measure one at a time, record, learn, notify.
  */
 #include "tuner_internal.h"
+#include "candidates_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -40,8 +41,8 @@ typedef struct tuner {
   tsl_db *db;
   int64_t wid;
   double flops;
-  char **keys; /* decisions proposed in this run */
-  uint32_t n_keys, cap_keys;
+  tsl_cand_service *cands; /* the run's candidates and known keys */
+  tsl_map taken;           /* interned keys this run took for measurement */
   const tsl_lowered_func *ref_lf;
   tsl_kernel *ref_kernel;
   tsl_measure_session *session;
@@ -56,38 +57,12 @@ static int located(tuner *tu, const char *key, int rc, const char *what) {
                       key, what);
 }
 
-static int key_seen(const tuner *tu, const char *key) {
-  for (uint32_t i = 0; i < tu->n_keys; i++)
-    if (!strcmp(tu->keys[i], key))
-      return 1;
-  return 0;
-}
-
-static int key_add(tuner *tu, char *key) {
-  if (tu->n_keys == tu->cap_keys) {
-    uint32_t cap = tu->cap_keys ? tu->cap_keys * 2 : 64;
-    char **k = realloc(tu->keys, cap * sizeof *k);
-    if (!k)
-      return TSL_ENOMEM;
-    tu->keys = k;
-    tu->cap_keys = cap;
-  }
-  tu->keys[tu->n_keys++] = key;
-  return TSL_OK;
-}
-
-/* 1 when the decisions `key` were proposed in this run or measured
- * before (database). */
-static int key_known(tuner *tu, const char *key) {
-  tsl_diag d = {0};
-  return key_seen(tu, key) || tsl_db_has(tu->db, tu->wid, tu->desc, key, &d) == 1;
-}
-
+/* 1 when the key of `trace` was measured (database, this run) or proposed
+ * in this run: one hash lookup in the candidate service. */
 static int32_t is_measured(void *core_data, const tsl_trace *trace) {
-  char *key = tsl_trace_decisions_key(trace);
-  int known = !key || key_known(core_data, key);
-  free(key);
-  return known;
+  const tuner *tu = core_data;
+  const char *key = tsl_trace_key(trace);
+  return !key || tsl_cand_service_known(tu->cands, key);
 }
 
 typedef struct top_list {
@@ -337,6 +312,22 @@ static int open_session(tuner *tu) {
   return TSL_OK;
 }
 
+static int mark_known(void *user_data, const tsl_db_record *rec) {
+  return tsl_cand_service_mark(user_data, rec->decisions);
+}
+
+/* The run's candidate service, knowing the database's records. */
+static int open_candidates(tuner *tu) {
+  tsl_cand_service_opts o = {sizeof o, tu->ctx, tu->mod, tu->func_name, NULL,
+                             tu->n_pps, tu->pps, 0};
+  tsl_diag d = {0};
+  int rc = tsl_cand_service_new(&o, &tu->cands, &d);
+  if (rc)
+    return tsl_diag_set(tu->diag, rc, "%s", d.text);
+  rc = tsl_db_each(tu->db, tu->wid, tu->desc, mark_known, tu->cands, &d);
+  return rc ? located(tu, "database", rc, d.text) : TSL_OK;
+}
+
 static int setup(tuner *tu) {
   int rc;
   if ((rc = load_workload(tu)) || (rc = load_space(tu)) || (rc = open_plugins(tu)) ||
@@ -347,6 +338,8 @@ static int setup(tuner *tu) {
     return located(tu, "database", rc, d.text);
   if ((rc = tsl_db_workload(tu->db, tu->func, tu->flops, &tu->wid, &d)))
     return tsl_diag_set(tu->diag, rc, "%s", d.text);
+  if ((rc = open_candidates(tu)))
+    return rc;
   /* builds of this run in a folder of its own: runs sharing a work folder
    * never see each other's libraries */
   snprintf(tu->builds_dir, sizeof tu->builds_dir, "%s/builds", tu->cfg->work_dir);
@@ -379,17 +372,17 @@ static void teardown(tuner *tu) {
   free(tu->spaces);
   tsl_space_postprocs_free(tu->pps, tu->n_pps);
   tsl_space_mutators_free(tu->mutators, tu->n_mutators);
-  for (uint32_t i = 0; i < tu->n_keys; i++)
-    free(tu->keys[i]);
-  free(tu->keys);
+  tsl_cand_service_free(tu->cands);
+  tsl_map_free(&tu->taken);
 }
 
 /* ---- one batch ------------------------------------------------------------------ */
 
 typedef struct cand {
-  tsl_trace *trace; /* owned */
-  const char *key;  /* owned by tu->keys */
-  tsl_schedule *sch;
+  tsl_trace *trace; /* owned; the postprocessed one once replayed */
+  const char *key;  /* interned */
+  tsl_cand *cand;   /* the service's candidate (a reference), or NULL */
+  tsl_schedule *sch; /* the candidate's */
   const tsl_lowered_func *lf;
   const tsl_lowered_func *one[1];
   tsl_lowered_module lm;
@@ -466,14 +459,16 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   tsl_arena *arena = tsl_arena_new(tu->ctx);
   uint32_t kept = 0, n_jobs = 0, taken = 0;
   for (uint32_t i = 0; i < n; i++) {
-    char *key = traces[i] ? tsl_trace_decisions_key(traces[i]) : NULL;
-    /* never measure twice: proposed in this run (here), measured or held by
+    const char *k = traces[i] ? tsl_trace_key(traces[i]) : NULL;
+    const char *key = k ? tsl_intern(tu->ctx, k) : NULL;
+    /* never measure twice: taken in this run (here), measured or held by
      * another run (the claim below checks the database) */
-    if (!key || key_seen(tu, key) || key_add(tu, key)) {
-      free(key);
+    if (!key || tsl_map_get(&tu->taken, key)) {
       tsl_trace_free(traces[i]);
       continue;
     }
+    tsl_map_put(&tu->taken, key, TSL_MAP_INT(1));
+    tsl_cand_service_mark(tu->cands, key);
     int claimed = 0;
     tsl_diag cd = {0};
     if (!tu->db_rc && !*budget_full &&
@@ -482,41 +477,44 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       located(tu, "database", TSL_EIO, cd.text);
     }
     if (claimed != 1) {
-      /* measured or held by another run (0): the key stays in the run's
-       * set, never proposed again; the budget spent (2): the rest of the batch is
+      /* measured or held by another run (0): the key stays taken, never
+       * proposed again; the budget spent (2): the rest of the batch is
        * dropped */
-      if (claimed == 2) { /* not proposed after all: a later batch may take it */
+      if (claimed == 2) { /* not taken after all: a later batch may take it */
         *budget_full = 1;
-        free(tu->keys[--tu->n_keys]);
+        tsl_map_del(&tu->taken, key);
       }
       taken += claimed == 0 && !tu->db_rc;
+      tsl_cand *gone = tsl_cand_service_find(tu->cands, key);
+      if (gone) { /* a strategy's proposal that will not be measured */
+        cands_measured(gone);
+        tsl_cand_unref(gone);
+      }
       tsl_trace_free(traces[i]);
       continue;
     }
     cand *c = &cs[kept++];
     c->trace = traces[i];
     c->key = key;
-    tsl_replay_opts ro = {sizeof ro, 0, tu->cfg->seed, tu->func_name, NULL};
+    /* the strategy's candidate (replayed and postprocessed once), or, for
+     * a strategy that does not use the service, prepared now; a rejection
+     * by a postprocessor (TVM's) is a failed candidate, and the trace
+     * recorded is the postprocessed one, which replays alone */
     tsl_diag rd = {0};
-    if (tsl_trace_replay(tu->ctx, c->trace, tu->mod, &ro, &c->sch, &rd)) {
+    c->cand = tsl_cand_service_find(tu->cands, key);
+    int prc = c->cand ? 0
+                      : tsl_cand_service_prepare(tu->cands, c->trace, 0, tu->cfg->seed,
+                                                 &c->cand, &rd);
+    if (!prc)
+      prc = tsl_cand_schedule(c->cand, &c->sch, &rd);
+    tsl_trace *pt = prc ? NULL : tsl_trace_copy(tsl_schedule_trace(c->sch));
+    if (prc || !pt) {
       c->sch = NULL;
-      record(tu, c, NULL, TSL_RUN_BUILD_ERROR, rd.text, -1);
+      record(tu, c, NULL, TSL_RUN_BUILD_ERROR, prc ? rd.text : "out of memory", -1);
       continue;
     }
-    if (tu->n_pps) {
-      /* the postprocessors (TVM's): a rejection is a failed candidate; the
-       * trace recorded is the postprocessed one, which replays alone */
-      int prc = tsl_space_apply_postprocs(c->sch, tu->n_pps, tu->pps, &rd);
-      tsl_trace *pt = prc ? NULL : tsl_trace_copy(tsl_schedule_trace(c->sch));
-      if (prc || !pt) {
-        char text[600];
-        snprintf(text, sizeof text, "postprocessing: %.570s", prc ? rd.text : "out of memory");
-        record(tu, c, NULL, TSL_RUN_BUILD_ERROR, text, -1);
-        continue;
-      }
-      tsl_trace_free(c->trace);
-      c->trace = pt;
-    }
+    tsl_trace_free(c->trace);
+    c->trace = pt;
     if (tsl_lower_func(arena, tsl_schedule_func(c->sch), NULL, &c->lf, &rd)) {
       char text[600];
       snprintf(text, sizeof text, "lowering: %.580s", rd.text);
@@ -583,9 +581,13 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   if (res && views) {
     for (uint32_t i = 0; i < kept; i++) {
       res[i] = cs[i].res;
-      views[i] = (tsl_candidate){sizeof views[i], cs[i].trace,
-                                 cs[i].sch ? tsl_schedule_module(cs[i].sch) : NULL,
-                                 cs[i].lf ? &cs[i].lm : NULL, tu->mod};
+      if (cs[i].sch) { /* the service's view: features extracted once */
+        views[i] = *tsl_cand_view(cs[i].cand);
+        views[i].lowered = cs[i].lf ? &cs[i].lm : NULL;
+      } else {
+        views[i] = (tsl_candidate){sizeof views[i], cs[i].trace, NULL, NULL, tu->mod,
+                                   NULL, NULL};
+      }
     }
     tsl_diag ud = {0};
     if (kept && tu->cost && tu->cvt->update(tu->cost, kept, views, res, &ud))
@@ -598,9 +600,13 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   free(res);
   free(views);
   for (uint32_t i = 0; i < kept; i++) {
-    tsl_schedule_free(cs[i].sch);
+    if (cs[i].cand) {
+      cands_measured(cs[i].cand);
+      tsl_cand_unref(cs[i].cand);
+    }
     tsl_trace_free(cs[i].trace);
   }
+  tsl_cand_service_sweep(tu->cands);
   tsl_arena_free(arena);
   free(traces);
   free(cs);
@@ -614,8 +620,7 @@ enum { WARM_CHUNK = 256 };
 
 typedef struct warm {
   tuner *tu;
-  tsl_schedule *sch[WARM_CHUNK];
-  tsl_trace *trace[WARM_CHUNK];
+  tsl_cand *c[WARM_CHUNK];
   tsl_candidate cand[WARM_CHUNK];
   tsl_measured res[WARM_CHUNK];
   uint32_t n;
@@ -629,11 +634,10 @@ static void warm_flush(warm *w) {
   if (w->n && !w->rc && tu->cvt->update(tu->cost, w->n, w->cand, w->res, &d))
     fprintf(stderr, "tessel tune: warning: cost model warm start: %s\n", d.text);
   w->fed += w->n;
-  for (uint32_t i = 0; i < w->n; i++) {
-    tsl_schedule_free(w->sch[i]);
-    tsl_trace_free(w->trace[i]);
-  }
+  for (uint32_t i = 0; i < w->n; i++)
+    tsl_cand_unref(w->c[i]);
   w->n = 0;
+  tsl_cand_service_sweep(tu->cands);
 }
 
 static int warm_record(void *user_data, const tsl_db_record *rec) {
@@ -641,18 +645,19 @@ static int warm_record(void *user_data, const tsl_db_record *rec) {
   tuner *tu = w->tu;
   tsl_diag d;
   tsl_trace *t = NULL;
-  tsl_schedule *sch = NULL;
-  tsl_replay_opts ro = {sizeof ro, 0, tu->cfg->seed, tu->func_name, NULL};
-  if (tsl_trace_from_json(tu->ctx, rec->trace_json, &t, &d) ||
-      tsl_trace_replay(tu->ctx, t, tu->mod, &ro, &sch, &d)) {
-    tsl_trace_free(t); /* a record that no longer replays teaches nothing */
+  tsl_cand *c = NULL;
+  int rc = tsl_trace_from_json(tu->ctx, rec->trace_json, &t, &d);
+  if (!rc)
+    rc = tsl_cand_service_prepare(tu->cands, t, 0, tu->cfg->seed, &c, &d);
+  tsl_trace_free(t);
+  if (rc < 0 && rc != TSL_EINVALID)
+    return rc;
+  if (rc) /* a record that no longer replays teaches nothing */
     return 0;
-  }
   uint32_t i = w->n++;
-  w->sch[i] = sch;
-  w->trace[i] = t;
-  w->cand[i] = (tsl_candidate){sizeof w->cand[i], t, tsl_schedule_module(sch), NULL, tu->mod};
-  w->res[i] = (tsl_measured){sizeof w->res[i], t, rec->status, rec->latency_s,
+  w->c[i] = c;
+  w->cand[i] = *tsl_cand_view(c);
+  w->res[i] = (tsl_measured){sizeof w->res[i], w->cand[i].trace, rec->status, rec->latency_s,
                              rec->latency_s > 0 && tu->flops > 0
                                  ? tu->flops / rec->latency_s * 1e-9 : 0};
   if (w->n == WARM_CHUNK)
@@ -736,7 +741,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
                            cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
                            cfg->batch, cfg->seed, tu.desc, is_measured, &tu, tu.cvt,
                            tu.cost, tu.n_pps, tu.pps, tu.n_mutators, tu.mutators,
-                           top_measured};
+                           top_measured, tu.cands};
     tsl_diag d = {0};
     int prc = sp.trials > 0 ? tu.svt->pre_tuning(tu.strategy, &sp, &d) : 0;
     if (prc)
@@ -780,6 +785,8 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;
   out->fixed_s = fixed_s;
+  if (tu.cands)
+    tsl_cand_service_get_stats(tu.cands, &out->cands);
   teardown(&tu);
   tsl_arena_free(tu.arena);
   tsl_ctx_free(tu.ctx);

@@ -145,11 +145,36 @@ int xgb_fail(tsl_diag *diag, const char *what) {
   return tsl_diag_set(diag, TSL_ERUNTIME, "cost model 'xgb': %s: %s", what, XGBGetLastError());
 }
 
+/* Float rows from double features (XGBoost refuses infinities; NaN is
+ * "missing"), appended to out. */
+static int add_rows(xgb_sample *out, const tsl_features *fs, tsl_diag *diag) {
+  if (fs->row_len != XGB_NCOL || !fs->n_rows)
+    return TSL_OK; /* a program the features cannot read adds nothing */
+  float *rows = realloc(out->rows, sizeof(float) * XGB_NCOL * (out->n_rows + fs->n_rows));
+  if (!rows)
+    return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
+  out->rows = rows;
+  for (size_t k = 0; k < (size_t)fs->n_rows * XGB_NCOL; k++) {
+    double v = fs->values[k];
+    rows[(size_t)out->n_rows * XGB_NCOL + k] = isinf(v) ? (v > 0 ? 1e30f : -1e30f) : (float)v;
+  }
+  out->n_rows += fs->n_rows;
+  return TSL_OK;
+}
+
 /* The feature rows of one candidate (every function of its scheduled
- * module, TVM's ExtractSingle); 0 rows when it has none. */
+ * module, TVM's ExtractSingle): the core's, extracted once per candidate,
+ * when it offers them; else extracted here. 0 rows when it has none. */
 static int features(tsl_cost_model *m, const tsl_candidate *c, xgb_sample *out,
                     tsl_diag *diag) {
   memset(out, 0, sizeof *out);
+  if (c->struct_size >= sizeof(tsl_candidate) && c->features) {
+    tsl_features fs;
+    tsl_diag fd;
+    if (c->features(c, &fs, &fd))
+      return TSL_OK; /* a candidate that no longer replays has none */
+    return add_rows(out, &fs, diag);
+  }
   if (!c->scheduled)
     return TSL_OK;
   tsl_arena *a = tsl_arena_new(m->ctx);
@@ -157,21 +182,8 @@ static int features(tsl_cost_model *m, const tsl_candidate *c, xgb_sample *out,
   for (uint32_t f = 0; f < c->scheduled->n_funcs && !rc; f++) {
     tsl_features fs;
     tsl_diag fd;
-    if (tsl_features_per_store(a, c->scheduled->funcs[f], NULL, &fs, &fd) ||
-        fs.row_len != XGB_NCOL || !fs.n_rows)
-      continue; /* a program the features cannot read adds nothing */
-    float *rows = realloc(out->rows, sizeof(float) * XGB_NCOL * (out->n_rows + fs.n_rows));
-    if (!rows) {
-      rc = tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
-      break;
-    }
-    out->rows = rows;
-    for (size_t k = 0; k < (size_t)fs.n_rows * XGB_NCOL; k++) {
-      double v = fs.values[k]; /* XGBoost refuses infinities; NaN is "missing" */
-      rows[(size_t)out->n_rows * XGB_NCOL + k] =
-          isinf(v) ? (v > 0 ? 1e30f : -1e30f) : (float)v;
-    }
-    out->n_rows += fs.n_rows;
+    if (!tsl_features_per_store(a, c->scheduled->funcs[f], NULL, &fs, &fd))
+      rc = add_rows(out, &fs, diag);
   }
   tsl_arena_free(a);
   return rc;

@@ -25,6 +25,7 @@
  */
 #include "evolutionary.h"
 
+#include "tessel/candidates.h"
 #include "tessel/container.h"
 #include "tessel/runner.h"
 
@@ -42,8 +43,9 @@ struct tsl_strategy {
   double init_measured_ratio, genetic_mutate_prob, eps_greedy;
   /* the run, between pre_tuning and post_tuning */
   const tsl_search_space *space;
-  tsl_map seen; /* interned decisions keys proposed in this run (heap) */
-  tsl_map scores; /* key -> double * (arena): members scored in this round */
+  tsl_cand_service *svc;     /* the core's (space->cands), or own_svc */
+  tsl_cand_service *own_svc; /* made in pre_tuning when the core gives none */
+  tsl_map scores; /* interned key -> double * (arena): members scored in this round */
   double *mutator_w; /* the space's mutator weights, negative ones as 0 */
   int any_mutator;   /* some weight > 0 */
   tsl_arena *score_arena;
@@ -51,17 +53,15 @@ struct tsl_strategy {
   int64_t proposed;
   int exhausted;
   /* counters */
-  int64_t n_replays, n_replay_failed, n_postproc_failed, n_mutated, n_mutate_failed,
-      n_score_reused;
+  int64_t n_prepared, n_failed, n_mutated, n_mutate_failed, n_score_reused;
 };
 
-/* A member of the population. */
+/* A member of the population: a candidate of the service (its trace before
+ * postprocessing, its key, its schedule until a sweep drops it). */
 typedef struct member {
-  tsl_trace *trace;  /* before postprocessing, owned */
-  tsl_schedule *sch; /* postprocessed, owned; NULL once scored */
-  const char *key;   /* interned decisions key */
+  tsl_cand *c; /* a reference */
   double score;
-  int scored;        /* score known (this round already scored the key) */
+  int scored;  /* score known (this round already scored the key) */
 } member;
 
 typedef struct population {
@@ -166,7 +166,8 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
 static void evo_post_tuning(tsl_strategy *s) {
   if (!s || !s->space)
     return;
-  tsl_map_free(&s->seen);
+  tsl_cand_service_free(s->own_svc); /* every member is freed by now */
+  s->own_svc = s->svc = NULL;
   tsl_map_free(&s->scores);
   tsl_arena_free(s->score_arena);
   s->score_arena = NULL;
@@ -201,8 +202,16 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
                         "strategy 'evolutionary': pre_tuning: batch %d; valid: > 0",
                         space->batch);
   evo_post_tuning(s);
+  s->svc = space->cands;
+  if (!s->svc) { /* a host without the service: one of our own */
+    tsl_cand_service_opts o = {sizeof o, space->ctx, space->mod, space->func_name,
+                               space->intrins, space->n_postprocs, space->postprocs, 0};
+    int rc = tsl_cand_service_new(&o, &s->own_svc, diag);
+    if (rc)
+      return rc;
+    s->svc = s->own_svc;
+  }
   s->space = space;
-  tsl_map_init(&s->seen, NULL);
   tsl_map_init(&s->scores, NULL);
   s->score_arena = NULL;
   s->mutator_w = calloc(space->n_mutators + 1, sizeof *s->mutator_w);
@@ -216,7 +225,7 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
   s->rng = space->seed;
   s->proposed = 0;
   s->exhausted = 0;
-  s->n_replays = s->n_replay_failed = s->n_postproc_failed = 0;
+  s->n_prepared = s->n_failed = 0;
   s->n_mutated = s->n_mutate_failed = s->n_score_reused = 0;
   return TSL_OK;
 }
@@ -224,8 +233,7 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
 /* ---- members ----------------------------------------------------------------- */
 
 static void member_free(member *m) {
-  tsl_trace_free(m->trace);
-  tsl_schedule_free(m->sch);
+  tsl_cand_unref(m->c);
   memset(m, 0, sizeof *m);
 }
 
@@ -255,59 +263,30 @@ static int pop_push(population *p, member *m) {
   return TSL_OK;
 }
 
-/* Replay `trace` (with its decisions, or fresh ones drawn from `seed` when
- * `fresh`), postprocess, and fill *out. 0: a member; 1: the trace does not
- * make a candidate (replay or a postprocessor failed); < 0: out of memory. */
+/* The candidate of `trace` (with its decisions, or fresh ones when
+ * `fresh`) from the service: replayed and postprocessed there once per
+ * run. 0: a member; 1: the trace makes no candidate; < 0: out of memory. */
 static int prepare(tsl_strategy *s, const tsl_trace *trace, int fresh, member *out) {
-  const tsl_search_space *sp = s->space;
-  tsl_replay_opts ro = {.struct_size = sizeof ro,
-                        .fresh_decisions = fresh,
-                        .seed = tsl_rand_next(&s->rng),
-                        .func_name = sp->func_name,
-                        .intrins = sp->intrins};
-  tsl_schedule *sch = NULL;
   tsl_diag d;
-  s->n_replays++;
-  int rc = tsl_trace_replay(sp->ctx, trace, sp->mod, &ro, &sch, &d);
-  if (rc == TSL_ENOMEM)
+  tsl_cand *c = NULL;
+  s->n_prepared++;
+  int rc = tsl_cand_service_prepare(s->svc, trace, fresh, tsl_rand_next(&s->rng), &c, &d);
+  if (rc < 0)
     return -1;
   if (rc) {
-    s->n_replay_failed++;
+    s->n_failed++;
     return 1;
   }
-  tsl_trace *pre = tsl_trace_before_postproc(tsl_schedule_trace(sch));
-  if (!pre) {
-    tsl_schedule_free(sch);
-    return -1;
-  }
-  if (sp->n_postprocs) {
-    rc = tsl_space_apply_postprocs(sch, sp->n_postprocs, sp->postprocs, &d);
-    if (rc) {
-      s->n_postproc_failed++;
-      tsl_trace_free(pre);
-      tsl_schedule_free(sch);
-      return rc == TSL_ENOMEM ? -1 : 1;
-    }
-  }
-  char *key = tsl_trace_decisions_key(pre);
-  if (!key) {
-    tsl_trace_free(pre);
-    tsl_schedule_free(sch);
-    return -1;
-  }
-  out->trace = pre;
-  out->sch = sch;
-  out->key = tsl_intern(sp->ctx, key);
-  out->score = 0;
-  free(key);
+  *out = (member){c, 0, 0};
   return 0;
 }
 
-/* 1 when the member's decisions were proposed in this run or measured. */
+/* 1 when the member's key was proposed in this run or measured. */
 static int known(tsl_strategy *s, const member *m) {
   const tsl_search_space *sp = s->space;
-  return tsl_map_get(&s->seen, m->key) ||
-         (sp->is_measured && sp->is_measured(sp->core_data, m->trace));
+  if (tsl_cand_service_known(s->svc, tsl_cand_key(m->c)))
+    return 1;
+  return s->own_svc && sp->is_measured && sp->is_measured(sp->core_data, tsl_cand_trace(m->c));
 }
 
 /* ---- the steps of one round ----------------------------------------------------- */
@@ -323,14 +302,12 @@ static int pick_measured(tsl_strategy *s, uint32_t num, population *out, tsl_dia
   uint32_t n = 0;
   int rc = sp->top_measured(sp->core_data, num, traces, &n, diag);
   for (uint32_t i = 0; i < n; i++) {
-    tsl_trace *pre = rc ? NULL : tsl_trace_before_postproc(traces[i]);
     member m = {0};
-    int prc = pre ? prepare(s, pre, 0, &m) : 1;
+    int prc = rc ? 1 : prepare(s, traces[i], 0, &m); /* the key ignores postprocessing */
     if (prc < 0 || (!prc && pop_push(out, &m))) {
       member_free(&m);
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
     }
-    tsl_trace_free(pre);
     tsl_trace_free(traces[i]);
   }
   free(traces);
@@ -360,7 +337,8 @@ static int sample_init(tsl_strategy *s, uint32_t num, population *out, tsl_diag 
 }
 
 /* Scores of the population (TVM's PredictNormalizedScore: negative ones
- * become 0); the schedules are freed after. */
+ * become 0), on the service's views (features extracted once per
+ * candidate). */
 static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
   int rc = TSL_OK;
@@ -368,7 +346,7 @@ static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
   if (!todo)
     return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
   for (uint32_t i = 0; i < p->n; i++)
-    if (!p->m[i].scored && p->m[i].sch)
+    if (!p->m[i].scored)
       todo[n++] = i;
   if (sp->cost_vtable && sp->cost_model && n) {
     tsl_candidate *cands = calloc(n, sizeof *cands);
@@ -376,11 +354,8 @@ static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
     if (!cands || !scores) {
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
     } else {
-      for (uint32_t k = 0; k < n; k++) {
-        const member *m = &p->m[todo[k]];
-        cands[k] = (tsl_candidate){sizeof cands[k], tsl_schedule_trace(m->sch),
-                                   tsl_schedule_module(m->sch), NULL, sp->mod};
-      }
+      for (uint32_t k = 0; k < n; k++)
+        cands[k] = *tsl_cand_view(p->m[todo[k]].c);
       tsl_diag md;
       md.len = 0;
       md.text[0] = '\0';
@@ -401,18 +376,15 @@ static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
     m->scored = 1;
     double *v = TSL_NEW(s->score_arena, double);
     *v = m->score;
-    tsl_map_put(&s->scores, m->key, v);
-  }
-  for (uint32_t i = 0; i < p->n; i++) {
-    tsl_schedule_free(p->m[i].sch);
-    p->m[i].sch = NULL;
+    tsl_map_put(&s->scores, tsl_cand_key(m->c), v);
   }
   free(todo);
   return rc;
 }
 
 /* The `limit` best unseen members met during the evolution: a min-heap on
- * score (TVM's SizedHeap); entries own trace copies. */
+ * score (TVM's SizedHeap); entries hold a reference and keep the
+ * candidate's schedule (the core builds the picks from it). */
 typedef struct best_heap {
   member *m;
   uint32_t n, limit;
@@ -434,15 +406,18 @@ static void heap_sift_down(best_heap *h, uint32_t i) {
   }
 }
 
+static void heap_entry_free(member *e) {
+  tsl_cand_let_go(e->c);
+  member_free(e);
+}
+
 static int heap_push(best_heap *h, const member *m) {
   if (h->n == h->limit && !(m->score > h->m[0].score))
     return TSL_OK;
-  tsl_trace *copy = tsl_trace_copy(m->trace);
-  if (!copy)
-    return TSL_ENOMEM;
-  member e = {copy, NULL, m->key, m->score, 1};
+  member e = {tsl_cand_ref(m->c), m->score, 1};
+  tsl_cand_keep(e.c);
   if (h->n == h->limit) {
-    tsl_trace_free(h->m[0].trace);
+    heap_entry_free(&h->m[0]);
     h->m[0] = e;
     heap_sift_down(h, 0);
     return TSL_OK;
@@ -471,23 +446,10 @@ static int draw_mutator(tsl_strategy *s) {
   return (int)draw(&s->rng, s->mutator_w, s->space->n_mutators);
 }
 
-/* A member for `trace` (taken over) whose key this round scored already:
- * no replay, no prediction. 1 when there is none. */
-static int reuse_score(tsl_strategy *s, tsl_trace *trace, member *out) {
-  char *key = tsl_trace_decisions_key(trace);
-  const char *k = key ? tsl_intern(s->space->ctx, key) : NULL;
-  free(key);
-  const double *v = k ? tsl_map_get(&s->scores, k) : NULL;
-  if (!v)
-    return 1;
-  *out = (member){trace, NULL, k, *v, 1};
-  s->n_score_reused++;
-  return 0;
-}
-
 /* One member of the next population (TVM's f_find_candidate). A parent
- * copied, or a child whose decisions this round scored already, keeps its
- * score (TVM predicts it again: the model gives the same). */
+ * copied, or a child whose key this round scored already, keeps its score
+ * (TVM predicts it again: the model gives the same); a child met before in
+ * the run comes from the service without a replay. */
 static int offspring(tsl_strategy *s, const population *cur, const double *w,
                      unsigned char *copied, member *out) {
   const tsl_search_space *sp = s->space;
@@ -499,7 +461,8 @@ static int offspring(tsl_strategy *s, const population *cur, const double *w,
       const tsl_space_mutator *mu = &sp->mutators[mi];
       tsl_trace *nt = NULL;
       tsl_diag d;
-      int rc = mu->vtable->apply(mu->m, sp->mod, cur->m[parent].trace, &s->rng, &nt, &d);
+      int rc = mu->vtable->apply(mu->m, sp->mod, tsl_cand_trace(cur->m[parent].c), &s->rng,
+                                 &nt, &d);
       if (rc == TSL_ENOMEM)
         return -1;
       if (rc || !nt) {
@@ -507,15 +470,19 @@ static int offspring(tsl_strategy *s, const population *cur, const double *w,
         tsl_trace_free(nt);
         continue;
       }
-      if (!reuse_score(s, nt, out)) {
-        s->n_mutated++;
-        return 0;
-      }
       rc = prepare(s, nt, 0, out);
       tsl_trace_free(nt);
-      if (rc <= 0) {
-        s->n_mutated += rc == 0;
+      if (rc < 0)
         return rc;
+      if (rc == 0) {
+        const double *v = tsl_map_get(&s->scores, tsl_cand_key(out->c));
+        if (v) {
+          out->score = *v;
+          out->scored = 1;
+          s->n_score_reused++;
+        }
+        s->n_mutated++;
+        return 0;
       }
     } else if (!copied[parent]) {
       copied[parent] = 1;
@@ -524,10 +491,7 @@ static int offspring(tsl_strategy *s, const population *cur, const double *w,
   }
   /* not mutated, or every try failed: the parent again */
   const member *p = &cur->m[parent];
-  tsl_trace *t = tsl_trace_copy(p->trace);
-  if (!t)
-    return -1;
-  *out = (member){t, NULL, p->key, p->score, 1};
+  *out = (member){tsl_cand_ref(p->c), p->score, 1};
   return 0;
 }
 
@@ -547,12 +511,15 @@ static int evolve(tsl_strategy *s, population *pop, uint32_t num, best_heap *h,
       break;
     for (uint32_t i = 0; !rc && i < pop->n; i++) {
       member *m = &pop->m[i];
-      if (tsl_map_get(&exists, m->key))
+      const char *key = tsl_cand_key(m->c);
+      if (tsl_map_get(&exists, key))
         continue;
-      tsl_map_put(&exists, m->key, (void *)1);
+      tsl_map_put(&exists, key, (void *)1);
       if (!known(s, m) && heap_push(h, m))
         rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
     }
+    /* schedules past here only for the heap's members */
+    tsl_cand_service_sweep(s->svc);
     if (rc || iter == s->genetic_num_iters || !pop->n)
       break;
     double *w = malloc(pop->n * sizeof *w);
@@ -616,12 +583,12 @@ static int pick(tsl_strategy *s, const population *fresh, const best_heap *bests
       break;
     if (known(s, m))
       continue;
-    tsl_trace *t = tsl_trace_copy(m->trace);
-    if (!t) {
+    tsl_trace *t = tsl_trace_copy(tsl_cand_trace(m->c));
+    if (!t || tsl_cand_propose(m->c)) { /* known from now on; the core builds it */
+      tsl_trace_free(t);
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
       break;
     }
-    tsl_map_put(&s->seen, m->key, (void *)1);
     out[(*n_out)++] = t;
   }
   free(order);
@@ -649,13 +616,11 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
    * for the eps-greedy picks, the population gets its own) */
   for (uint32_t i = 0; !rc && i < measured.n + fresh.n; i++) {
     const member *src = i < measured.n ? &measured.m[i] : &fresh.m[i - measured.n];
-    member m = {tsl_trace_copy(src->trace), src->sch, src->key, 0, 0};
-    if (!m.trace || pop_push(&pop, &m))
+    member m = {tsl_cand_ref(src->c), 0, 0};
+    if (pop_push(&pop, &m)) {
+      member_free(&m);
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
-    else if (i < measured.n)
-      measured.m[i].sch = NULL; /* moved */
-    else
-      fresh.m[i - measured.n].sch = NULL;
+    }
   }
   if (!rc)
     rc = evolve(s, &pop, want, &bests, diag);
@@ -663,11 +628,12 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
     rc = pick(s, &fresh, &bests, want, out, n_out, diag);
 done:
   for (uint32_t i = 0; i < bests.n; i++)
-    tsl_trace_free(bests.m[i].trace);
+    heap_entry_free(&bests.m[i]);
   free(bests.m);
   pop_free(&measured);
   pop_free(&fresh);
   pop_free(&pop);
+  tsl_cand_service_sweep(s->svc); /* the picks stay: proposed */
   return rc;
 }
 

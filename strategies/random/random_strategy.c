@@ -5,14 +5,17 @@
  *
  * Seeds come from a splitmix64 stream seeded by the run's seed, and design
  * space traces are taken round-robin, so equal seeds give equal candidate
- * sequences. A sample fails when its replay fails, when its decisions were
- * proposed before in this run, or when the core says they were measured.
+ * sequences. Samples are the core's candidates (the candidate service:
+ * replayed and postprocessed once, built later from the same schedule). A
+ * sample fails when its replay or a postprocessor fails, when its key was
+ * proposed before in this run, or when the core says it was measured.
  * After max_fail failures in a row the strategy gives up for good (the
  * space is taken as exhausted); it never proposes more than space->trials.
  */
-#include "keyset.h"
 #include "random_strategy.h"
 
+#include "tessel/candidates.h"
+#include "tessel/container.h"
 #include "tessel/runner.h"
 
 #include <errno.h>
@@ -31,7 +34,8 @@ struct tsl_strategy {
   int64_t proposed;    /* candidates returned so far */
   int64_t fails;       /* consecutive failed samples */
   int exhausted;       /* the failure bound was reached */
-  rs_keyset keys;      /* decision keys proposed in this run */
+  tsl_map keys;        /* interned keys proposed in this run -> 1 */
+  tsl_cand_service *svc, *own_svc; /* the core's, or one made here */
   /* counters (notify) */
   int64_t n_samples, n_replay_failed, n_duplicate, n_measured_before;
   int64_t n_notified, n_ok;
@@ -82,7 +86,9 @@ static int rs_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
 static void rs_post_tuning(tsl_strategy *s) {
   if (!s)
     return;
-  rs_keyset_clear(&s->keys);
+  tsl_map_free(&s->keys);
+  tsl_cand_service_free(s->own_svc);
+  s->own_svc = s->svc = NULL;
   s->space = NULL;
 }
 
@@ -114,6 +120,19 @@ static int rs_pre_tuning(tsl_strategy *s, const tsl_search_space *space,
                         "strategy 'random': pre_tuning: batch %d; valid: > 0",
                         space->batch);
   rs_post_tuning(s);
+  int full = space->struct_size >= sizeof(tsl_search_space);
+  s->svc = full ? space->cands : NULL;
+  if (!s->svc) { /* a host without the candidate service: one of our own */
+    int pp = space->struct_size >= offsetof(tsl_search_space, n_mutators);
+    tsl_cand_service_opts o = {sizeof o, space->ctx, space->mod, space->func_name,
+                               space->intrins, pp ? space->n_postprocs : 0,
+                               pp ? space->postprocs : NULL, 0};
+    int rc = tsl_cand_service_new(&o, &s->own_svc, diag);
+    if (rc)
+      return rc;
+    s->svc = s->own_svc;
+  }
+  tsl_map_init(&s->keys, NULL);
   s->space = space;
   s->fail_bound = s->max_fail ? s->max_fail
                               : (int64_t)RS_MAX_FAIL_PER_BATCH * space->batch;
@@ -133,46 +152,37 @@ static int sample_one(tsl_strategy *s, tsl_trace **out, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
   const tsl_trace *design = sp->space[s->next_space];
   s->next_space = (s->next_space + 1) % sp->n_space;
-  tsl_replay_opts ro = {
-      .struct_size = sizeof ro,
-      .fresh_decisions = 1,
-      .seed = tsl_rand_next(&s->rng),
-      .func_name = sp->func_name,
-      .intrins = sp->intrins,
-  };
   s->n_samples++;
-  tsl_schedule *sch = NULL;
+  tsl_cand *c = NULL;
   tsl_diag rd = {0};
-  int rc = tsl_trace_replay(sp->ctx, design, sp->mod, &ro, &sch, &rd);
-  if (rc == TSL_ENOMEM)
-    return tsl_diag_set(diag, rc, "strategy 'random': replay: %s", rd.text);
+  int rc = tsl_cand_service_prepare(s->svc, design, 1, tsl_rand_next(&s->rng), &c, &rd);
+  if (rc < 0)
+    return tsl_diag_set(diag, rc, "strategy 'random': %s", rd.text);
   if (rc) {
     s->n_replay_failed++;
     return 1;
   }
-  tsl_trace *t = tsl_trace_copy(tsl_schedule_trace(sch));
-  tsl_schedule_free(sch);
-  char *key = t ? tsl_trace_decisions_key(t) : NULL;
-  if (!key) {
-    tsl_trace_free(t);
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'random': out of memory");
-  }
-  if (rs_keyset_has(&s->keys, key)) {
+  const char *key = tsl_cand_key(c);
+  int failed = 1;
+  if (tsl_map_get(&s->keys, key))
     s->n_duplicate++;
-    free(key);
-    tsl_trace_free(t);
-    return 1;
-  }
-  if (sp->is_measured && sp->is_measured(sp->core_data, t)) {
+  else if (tsl_cand_service_known(s->svc, key) ||
+           (s->own_svc && sp->is_measured && sp->is_measured(sp->core_data, tsl_cand_trace(c))))
     s->n_measured_before++;
-    free(key);
+  else
+    failed = 0;
+  tsl_trace *t = failed ? NULL : tsl_trace_copy(tsl_cand_trace(c));
+  if (!failed && (!t || tsl_cand_propose(c))) {
     tsl_trace_free(t);
-    return 1;
-  }
-  if (rs_keyset_add(&s->keys, key)) {
-    free(key);
-    tsl_trace_free(t);
+    tsl_cand_unref(c);
     return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'random': out of memory");
+  }
+  if (!failed)
+    tsl_map_put(&s->keys, key, TSL_MAP_INT(1));
+  tsl_cand_unref(c);
+  if (failed) {
+    tsl_cand_service_sweep(s->svc); /* its schedule is not needed */
+    return 1;
   }
   *out = t;
   return 0;

@@ -75,7 +75,7 @@ static void build_candidates(void) {
     schs[n] = sch;
     cost[n] = synthetic_cost(sch, n);
     cands[n] = (tsl_candidate){sizeof cands[n], tsl_schedule_trace(sch),
-                               tsl_schedule_module(sch), NULL, mod};
+                               tsl_schedule_module(sch), NULL, mod, NULL, NULL};
     res[n] = (tsl_measured){sizeof res[n], cands[n].trace, TSL_RUN_OK, cost[n], 0};
     n++;
   }

@@ -42,6 +42,8 @@ check "  ... GFLOPS = FLOPs / latency" \
   json "abs(d['best_gflops'] - 2 * 128**3 / d['best_seconds'] * 1e-9) < 1e-6 * d['best_gflops']"
 check "  ... the time is split into search, builds and measurements" \
   json "d['search_s'] >= 0 and d['build_s'] > 0 and d['measure_s'] > 0 and abs(d['search_s'] + d['build_s'] + d['measure_s'] - d['total_s']) < 1e-6 and 0 < d['fixed_s'] <= d['search_s']"
+check "  ... each candidate replayed once: the tuner builds the strategy's schedule" \
+  json "d['candidates']['prepared'] >= 6 and d['candidates']['replays'] == d['candidates']['prepared']"
 check "  ... a progress table with TVM's columns" grep -q "Speed (GFLOPS)" "$tmp/err"
 check "  ... a log in the work folder" grep -q "^done: 6 measured" "$tmp/db/tune.log"
 check "  ... the best trace is a runnable schedule script" bash -c "
@@ -168,6 +170,8 @@ YAML
 check "tune without a space derives it from the default rules" test "$(status "$exe" tune "$tmp/auto.yaml" --json)" = 0
 check "  ... measured 6, none failed; the best trace is a sketch with its postprocessing, the program parallel and vectorized" \
   json "d['trials'] == 6 and d['errors'] == 0 and d['best_gflops'] > 0 and 'meta_schedule.tiling_structure' in d['best_trace'] and 'sch.enter_postproc()' in d['best_trace'] and 'sch.parallel(' in d['best_trace'] and 'T.parallel(' in d['best_program'] and 'T.vectorized(' in d['best_program']"
+check "  ... each candidate replayed and postprocessed once" \
+  json "d['candidates']['prepared'] >= 6 and d['candidates']['replays'] == d['candidates']['prepared'] and d['candidates']['postproc_s'] > 0"
 check "  ... and tessel best replays the recorded trace to the same program" bash -c "'$exe' best '$tmp/db/auto.db' --json > '$tmp/best.json' && python3 -c \"
 import json; a=json.load(open('$tmp/out')); b=json.load(open('$tmp/best.json'))
 assert 'T.parallel(' in b.get('program', b.get('best_program', '')), b.keys()
@@ -187,6 +191,8 @@ seed: 5
 YAML
 check "an evolutionary run measures its budget" test "$(status "$exe" tune "$tmp/evo.yaml" --json)" = 0
 check "  ... 8 measured, none failed" json "d['trials'] == 8 and d['errors'] == 0 and d['total'] == 8"
+check "  ... children met before come from the candidate cache, not a replay" \
+  json "d['candidates']['hits'] > 0 and d['candidates']['replays'] < d['candidates']['prepared']"
 check "a resumed evolutionary run with trials 16 measures the 8 missing" \
   test "$(status "$exe" tune "$tmp/evo.yaml" --set strategy.trials=16 --json)" = 0
 check "  ... 8 measured, 16 in the database" json "d['trials'] == 8 and d['total'] == 16"
@@ -206,6 +212,8 @@ check "an evolutionary run with the xgb model measures its budget, no candidate 
   bash -c "'$exe' tune '$tmp/xgb.yaml' --json > '$tmp/out' 2>'$tmp/err'"
 check "  ... 8 measured, none failed (parallel kernels in workers forked after training)" \
   json "d['trials'] == 8 and d['errors'] == 0"
+check "  ... features extracted once per candidate (prediction and training share them)" \
+  json "0 < d['candidates']['featurized'] <= d['candidates']['prepared'] - d['candidates']['hits']"
 check "a resume: the model learns the database's 8 records first" bash -c "
   '$exe' tune '$tmp/xgb.yaml' --set strategy.trials=12 --json > '$tmp/out' 2>'$tmp/err' &&
   grep -q 'the cost model learned the database.s 8 records first' '$tmp/err'"

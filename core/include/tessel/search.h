@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "tessel/base.h"
+#include "tessel/feature.h"
 #include "tessel/lower.h"
 #include "tessel/rules.h"
 #include "tessel/schedule.h"
@@ -43,6 +44,7 @@ extern "C" {
 typedef struct tsl_strategy tsl_strategy;     /* a plugin-defined instance */
 typedef struct tsl_cost_model tsl_cost_model; /* a plugin-defined instance */
 typedef struct tsl_cost_model_vtable tsl_cost_model_vtable;
+typedef struct tsl_cand_service tsl_cand_service; /* candidates.h */
 
 /* One measured candidate, as the core reports it to strategies and cost
  * models. */
@@ -63,6 +65,15 @@ typedef struct tsl_candidate {
   const tsl_lowered_module *lowered; /* after lowering */
   /* ---- appended in 0.2: check struct_size before reading on ---- */
   const tsl_module *workload; /* the unscheduled module (TVM's task), may be NULL */
+  /* ---- appended in 0.3: check struct_size before reading on ---- */
+  /* The per-store features (feature.h, default options) of every function
+   * of the scheduled module, rows concatenated (TVM's ExtractSingle),
+   * extracted once per candidate by the core's candidate service and kept
+   * with it: 0 and *out (valid while the candidate is), or an error status
+   * when the program cannot be read. NULL when the core offers none (a
+   * model then extracts them from `scheduled` itself). */
+  int32_t (*features)(const struct tsl_candidate *self, tsl_features *out, tsl_diag *diag);
+  void *core_data; /* for `features` */
 } tsl_candidate;
 
 /* The task being tuned and the run's settings. */
@@ -108,6 +119,13 @@ typedef struct tsl_search_space {
    * recorded). 0, or an error status with the message in diag. */
   int32_t (*top_measured)(void *core_data, uint32_t k, tsl_trace **out, uint32_t *n_out,
                           tsl_diag *diag);
+  /* ---- appended in 0.3: check struct_size before reading on ---- */
+  /* The run's candidate service (candidates.h): replays, postprocesses and
+   * featurizes each candidate once, knows every key measured or proposed.
+   * A strategy prepares its candidates there and proposes (tsl_cand_propose)
+   * the ones generate returns, so that the core builds them without
+   * replaying them again. */
+  tsl_cand_service *cands;
 } tsl_search_space;
 
 typedef struct tsl_strategy_vtable {

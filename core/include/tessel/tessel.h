@@ -19,6 +19,7 @@
 #include "tessel/runner.h"
 #include "tessel/plugin.h"
 #include "tessel/search.h"
+#include "tessel/candidates.h"
 #include "tessel/rules.h"
 #include "tessel/db.h"
 #include "tessel/config.h"

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "tessel/base.h"
+#include "tessel/candidates.h"
 #include "tessel/config.h"
 #include "tessel/plugin.h"
 
@@ -67,6 +68,11 @@ typedef struct tsl_tune_result {
    * database, reference outputs) and the best program at the end. The
    * search overhead per candidate is (search_s - fixed_s) / trials. */
   double fixed_s;
+  /* ---- appended in 0.3: check struct_size before reading on ---- */
+  /* The run's candidate service (candidates.h): candidates prepared, cache
+   * hits, replays (a strategy's and the tuner's), feature extractions, and
+   * the seconds of each: the search overhead's breakdown. */
+  tsl_cand_service_stats cands;
 } tsl_tune_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).
