@@ -51,6 +51,31 @@ void measure_args_reset_ref(measure_args *a);
  * entries, caller frees the array with free()). */
 tsl_arg *measure_args_ref_view(const measure_args *a);
 
+/* ---- the device (device.c) -------------------------------------------------
+ * The memory a measured call runs on: the target's device hooks (target.h),
+ * or host memory when it has none (then the device buffers are `work`).
+ * Opened lazily in the process that measures (a worker), kept there. */
+typedef struct measure_device {
+  const tsl_target_vtable *vt; /* NULL: host */
+  tsl_target *t;
+  int hooks;        /* vt has every hook */
+  int open;
+  void **buf;       /* n_params: device buffers (NULL: scalar) */
+  void **slots;     /* packed arguments over buf */
+} measure_device;
+
+/* A device for `vt`/`t` (either may be NULL: host memory). */
+void measure_device_init(measure_device *d, const tsl_target_vtable *vt, tsl_target *t);
+/* Allocate the device buffers of `a` (once); 0, or nonzero with the
+ * message in err. */
+int measure_device_open(measure_device *d, measure_args *a, char *err, size_t cap);
+/* Copy the pristine inputs to the device buffers. */
+int measure_device_upload(measure_device *d, measure_args *a, char *err, size_t cap);
+/* Copy the output buffers back into `work` (to be compared). */
+int measure_device_download(measure_device *d, measure_args *a, char *err, size_t cap);
+/* Wait for the device's calls; 0 without hooks. */
+int measure_device_sync(measure_device *d, char *err, size_t cap);
+
 /* ---- forked worker (worker.c) ---------------------------------------------
  * Runs `body(user_data, out)` in a child process; the child sends `out`
  * (out_size bytes, at most a few KiB) back through a pipe and exits. */
@@ -142,10 +167,12 @@ typedef struct measure_flush {
 size_t measure_flush_size(void);
 /* Time `fn(slots)` per `opts` into `r` (times_s, n_times, number,
  * median_s). Returns the first nonzero return code of a call (timing stops
- * there), else 0. `flush` NULL: no flushing. */
+ * there), else 0. `flush` NULL: no flushing. `dev` (may be NULL) is
+ * synchronized before every reading of the clock that ends calls; a failed
+ * synchronization stops the timing: INT32_MIN, its message in r->error. */
 int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots,
                         const tsl_run_opts *opts, measure_flush *flush,
-                        tsl_run_result *r);
+                        measure_device *dev, tsl_run_result *r);
 double measure_median(const double *v, int32_t n);
 
 /* ---- comparison (compare.c) ------------------------------------------------ */

@@ -9,6 +9,8 @@
  */
 #include "measure_internal.h"
 
+#include <stdint.h>
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +65,7 @@ typedef struct measure_job {
   const char *so_path, *symbol;
   int have_ref;
   const tsl_run_opts *opts;
+  measure_device *dev; /* opened in the worker */
 } measure_job;
 
 /* The symbol of a library loaded now; *handle (when asked) for dlclose. */
@@ -98,11 +101,27 @@ static void measure_body(void *user_data, void *out) {
       return;
     }
   }
-  /* The checked call runs on pristine inputs (work == pristine at fork). */
-  int32_t rc = fn(j->args->slots);
+  /* The device's buffers (the target's hooks, or `work` on the host) get
+   * the pristine inputs; the checked call runs on them, its outputs come
+   * back into `work` to be compared. */
+  measure_device *dev = j->dev;
+  if (measure_device_open(dev, j->args, r->error, sizeof r->error) ||
+      measure_device_upload(dev, j->args, r->error, sizeof r->error)) {
+    r->status = TSL_RUN_SETUP_ERROR;
+    return;
+  }
+  int32_t rc = fn(dev->slots);
   if (rc) {
     r->status = TSL_RUN_ERROR;
     snprintf(r->error, sizeof r->error, "the function returned %d", (int)rc);
+    return;
+  }
+  if (measure_device_sync(dev, r->error, sizeof r->error)) {
+    r->status = TSL_RUN_ERROR;
+    return;
+  }
+  if (measure_device_download(dev, j->args, r->error, sizeof r->error)) {
+    r->status = TSL_RUN_SETUP_ERROR;
     return;
   }
   if (j->have_ref)
@@ -110,15 +129,22 @@ static void measure_body(void *user_data, void *out) {
   else
     r->check = TSL_CHECK_SKIPPED;
   /* Fresh inputs for the timing, in case the function writes in place. */
-  measure_args_reset_work(j->args);
+  if (measure_device_upload(dev, j->args, r->error, sizeof r->error)) {
+    r->status = TSL_RUN_SETUP_ERROR;
+    return;
+  }
   measure_flush fl = {NULL, 0}, *flp = NULL;
   if (j->opts->flush_cache) {
     fl.size = measure_flush_size();
     fl.buf = calloc(fl.size, 1);
     flp = fl.buf ? &fl : NULL;
   }
-  rc = measure_time_calls(fn, j->args->slots, j->opts, flp, r);
+  rc = measure_time_calls(fn, dev->slots, j->opts, flp, dev, r);
   free(fl.buf);
+  if (rc == INT32_MIN) { /* the device failed; r->error says how */
+    r->status = TSL_RUN_ERROR;
+    return;
+  }
   if (rc) {
     r->status = TSL_RUN_ERROR;
     snprintf(r->error, sizeof r->error, "the function returned %d in a timed call", (int)rc);
@@ -261,7 +287,9 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
     measure_args_free(&a);
     return rc;
   }
-  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o};
+  measure_device dev;
+  measure_device_init(&dev, NULL, NULL); /* host memory */
+  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev};
   rc = measure_forked(&j, r, diag);
   measure_args_free(&a);
   return rc;
@@ -280,6 +308,7 @@ struct tsl_measure_session {
   tsl_run_opts opts;
   measure_args args;
   int have_ref;
+  measure_device dev; /* opened by each worker, in the worker */
   measure_pworker worker;
 };
 
@@ -294,13 +323,12 @@ static void session_body(void *user_data, const void *req, void *out) {
     measure_args_protect(&s->args);
     protected = 1;
   }
-  measure_args_reset_work(&s->args);
   void *h = NULL;
   tsl_packed_fn fn = open_library(q->so_path, q->symbol, &h, r->error, sizeof r->error);
   if (!fn) {
     r->status = TSL_RUN_BUILD_ERROR;
   } else {
-    measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts};
+    measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts, &s->dev};
     measure_body(&j, r);
   }
   if (h)
@@ -310,6 +338,13 @@ static void session_body(void *user_data, const void *req, void *out) {
 int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref,
                             const tsl_run_opts *opts, tsl_measure_session **out,
                             tsl_diag *diag) {
+  return tsl_measure_session_new_on(lf, ref, opts, NULL, NULL, out, diag);
+}
+
+int tsl_measure_session_new_on(const tsl_lowered_func *lf, const tsl_reference *ref,
+                               const tsl_run_opts *opts, const tsl_target_vtable *vt,
+                               tsl_target *target, tsl_measure_session **out,
+                               tsl_diag *diag) {
   *out = NULL;
   if (!lf || !lf->source)
     return tsl_diag_set(diag, TSL_EINVALID, "measure session: NULL lowered function");
@@ -318,6 +353,7 @@ int tsl_measure_session_new(const tsl_lowered_func *lf, const tsl_reference *ref
     return tsl_diag_set(diag, TSL_ENOMEM, "measure session: out of memory");
   s->lf = lf;
   opts_from(opts, &s->opts);
+  measure_device_init(&s->dev, vt, target);
   tsl_diag sub = {0};
   int rc = measure_args_make(lf, &s->opts, &s->args, &sub);
   if (rc) {
@@ -362,7 +398,7 @@ int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
      * too long for a job: a worker of its own, forked from here; its writes
      * to the arguments stay in it */
     measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
-                     s->have_ref, &s->opts};
+                     s->have_ref, &s->opts, &s->dev};
     return measure_forked(&j, r, diag);
   }
   memset(&q, 0, sizeof q);

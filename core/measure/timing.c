@@ -9,6 +9,7 @@
 #include "measure_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,9 +107,17 @@ static void flush_caches(measure_flush *fl) {
     b[i] = v;
 }
 
+/* The device has finished the calls made (else *rc = INT32_MIN, the
+ * message in res->error). */
+static void device_sync(measure_device *dev, int32_t *rc, tsl_run_result *res) {
+  if (dev && !*rc && measure_device_sync(dev, res->error, sizeof res->error))
+    *rc = INT32_MIN;
+}
+
 /* Total seconds of `number` calls; *rc gets the first nonzero return. */
 static double time_repeat(tsl_packed_fn fn, void *const *slots, int32_t number,
-                          measure_flush *fl, int32_t *rc) {
+                          measure_flush *fl, measure_device *dev, int32_t *rc,
+                          tsl_run_result *res) {
   double total = 0;
   if (!fl) {
     double t0 = measure_now();
@@ -117,24 +126,27 @@ static double time_repeat(tsl_packed_fn fn, void *const *slots, int32_t number,
       if (r && !*rc)
         *rc = r;
     }
+    device_sync(dev, rc, res);
     return measure_now() - t0;
   }
   for (int32_t i = 0; i < number; i++) {
     flush_caches(fl);
     double t0 = measure_now();
     int32_t r = fn(slots);
-    total += measure_now() - t0;
     if (r && !*rc)
       *rc = r;
+    device_sync(dev, rc, res);
+    total += measure_now() - t0;
   }
   return total;
 }
 
 int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_opts *o,
-                        measure_flush *fl, tsl_run_result *res) {
+                        measure_flush *fl, measure_device *dev, tsl_run_result *res) {
   int32_t rc = 0;
   for (int32_t i = 0; i < o->warmup && !rc; i++)
     rc = fn(slots);
+  device_sync(dev, &rc, res);
   int32_t number = o->number < 1 ? 1 : o->number;
   int32_t repeat = o->repeat < 1 ? 1 : o->repeat;
   if (repeat > TSL_RUN_MAX_REPEAT)
@@ -142,13 +154,13 @@ int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_o
   double min_s = o->min_repeat_ms > 0 ? o->min_repeat_ms * 1e-3 : 0;
   res->n_times = 0;
   for (int32_t r = 0; r < repeat && !rc; r++) {
-    double t = time_repeat(fn, slots, number, fl, &rc);
+    double t = time_repeat(fn, slots, number, fl, dev, &rc, res);
     while (!rc && t < min_s && number < NUMBER_CAP) {
       double per = t / number;
       double want = per > 0 ? min_s / per + 1 : (double)number * 2;
       double grown = fmax(want, (double)number * 1.618);
       number = grown >= NUMBER_CAP ? NUMBER_CAP : (int32_t)ceil(grown);
-      t = time_repeat(fn, slots, number, fl, &rc);
+      t = time_repeat(fn, slots, number, fl, dev, &rc, res);
     }
     res->times_s[res->n_times++] = t / number;
   }

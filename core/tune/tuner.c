@@ -306,8 +306,8 @@ static int open_session(tuner *tu) {
                             "building the reference: no function '%s'", tu->func_name);
     }
   }
-  if ((rc = tsl_measure_session_new(tu->ref_lf, &ref, &tu->cfg->runner,
-                                    &tu->session, &d)))
+  if ((rc = tsl_measure_session_new_on(tu->ref_lf, &ref, &tu->cfg->runner, tu->tvt,
+                                       tu->target, &tu->session, &d)))
     return tsl_diag_set(tu->diag, rc, "reference outputs: %s", d.text);
   return TSL_OK;
 }

@@ -5,12 +5,14 @@
  *
  * libgomp is opened with RTLD_NODELETE: its thread pool outlives every
  * parallel region, and unloading the library under idle pool threads would
- * crash them.
+ * crash them. The device hooks are the host's: 64-byte aligned memory,
+ * memcpy, nothing to wait for.
  */
 #include "llvm_internal.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                     tsl_target **out, tsl_diag *diag) {
@@ -80,6 +82,34 @@ static int t_export(tsl_target *t, const tsl_lowered_module *m,
   return tll_export(t, m, prefix, path, header_path, diag);
 }
 
+/* ---- device hooks: the host ---- */
+
+static int t_dev_alloc(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
+  (void)t;
+  *out = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+  return *out ? TSL_OK
+              : tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory for %zu bytes",
+                             bytes);
+}
+
+static void t_dev_free(tsl_target *t, void *p) {
+  (void)t;
+  free(p);
+}
+
+static int t_copy(tsl_target *t, void *dst, const void *src, size_t bytes, tsl_diag *diag) {
+  (void)t;
+  (void)diag;
+  memcpy(dst, src, bytes);
+  return TSL_OK;
+}
+
+static int t_sync(tsl_target *t, tsl_diag *diag) {
+  (void)t;
+  (void)diag;
+  return TSL_OK; /* calls return when they are done */
+}
+
 const tsl_target_vtable tll_vtable = {
     .struct_size = sizeof(tsl_target_vtable),
     .create = t_create,
@@ -90,4 +120,9 @@ const tsl_target_vtable tll_vtable = {
     .kernel_free = tll_jit_free,
     .export_library = t_export,
     .time_calls = NULL,
+    .dev_alloc = t_dev_alloc,
+    .dev_free = t_dev_free,
+    .copy_to_device = t_copy,
+    .copy_from_device = t_copy,
+    .synchronize = t_sync,
 };

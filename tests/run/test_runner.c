@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,6 +487,130 @@ static void test_session_worker(const tsl_func *f) {
 #endif
 }
 
+/* ---- the device hooks ---------------------------------------------------------
+ * A fake device: host memory behind the target's hooks, every call counted
+ * in shared memory (the hooks run in the measuring worker). */
+typedef struct dev_log {
+  int allocs, to, from, syncs, corrupt, fail_sync, n_bufs;
+  void *bufs[8], *seen[3];
+} dev_log;
+static dev_log *g_dev;
+struct tsl_target {
+  int unused;
+};
+
+static int fd_alloc(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
+  (void)t;
+  (void)diag;
+  *out = malloc(bytes);
+  g_dev->allocs++;
+  if (g_dev->n_bufs < 8)
+    g_dev->bufs[g_dev->n_bufs++] = *out;
+  return TSL_OK;
+}
+static void fd_free(tsl_target *t, void *p) {
+  (void)t;
+  free(p);
+}
+static int fd_to(tsl_target *t, void *dst, const void *src, size_t n, tsl_diag *diag) {
+  (void)t;
+  (void)diag;
+  memcpy(dst, src, n);
+  g_dev->to++;
+  return TSL_OK;
+}
+static int fd_from(tsl_target *t, void *dst, const void *src, size_t n, tsl_diag *diag) {
+  (void)t;
+  (void)diag;
+  memcpy(dst, src, n);
+  if (g_dev->corrupt)
+    ((float *)dst)[0] += 1.0f;
+  g_dev->from++;
+  return TSL_OK;
+}
+static int fd_sync(tsl_target *t, tsl_diag *diag) {
+  (void)t;
+  g_dev->syncs++;
+  return g_dev->fail_sync ? tsl_diag_set(diag, TSL_ERUNTIME, "the device lost the kernel")
+                          : TSL_OK;
+}
+
+static int32_t mm_on_device(void *const *args) {
+  for (int i = 0; i < 3; i++)
+    g_dev->seen[i] = args[i];
+  matmul(args[0], args[1], args[2]);
+  return 0;
+}
+
+static void test_device(const tsl_func *f) {
+  g_dev = mmap(NULL, sizeof *g_dev, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  tsl_target_vtable vt;
+  memset(&vt, 0, sizeof vt);
+  vt.struct_size = sizeof vt;
+  vt.dev_alloc = fd_alloc;
+  vt.dev_free = fd_free;
+  vt.copy_to_device = fd_to;
+  vt.copy_from_device = fd_from;
+  vt.synchronize = fd_sync;
+  struct tsl_target target = {0};
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.repeat = 2;
+  o.number = 2;
+  tsl_measure_session *s = NULL;
+  tsl_diag d = {0};
+  if (!ok(tsl_measure_session_new_on(&lf, &ref, &o, &vt, &target, &s, &d) == TSL_OK,
+          "a session on a device")) {
+    tap_diag("%s", d.text);
+    return;
+  }
+  ok(g_dev->allocs == 0, "the tuner's process allocates nothing on the device");
+  tsl_run_result r;
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_on_device, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK, "measured and checked through the hooks (%s)",
+     r.error);
+  is_int(g_dev->allocs, 3, "  ... one device buffer per buffer parameter");
+  ok(g_dev->seen[0] == g_dev->bufs[0] && g_dev->seen[1] == g_dev->bufs[1] &&
+         g_dev->seen[2] == g_dev->bufs[2],
+     "  ... the function got the device buffers");
+  is_int(g_dev->to, 6, "  ... inputs copied in twice (checked call, timed calls)");
+  is_int(g_dev->from, 1, "  ... only the output read back");
+  ok(g_dev->syncs >= 1 + 1 + 2, "  ... synchronized after the checked call, the warm-up and each repeat (%d)",
+     g_dev->syncs);
+  g_dev->corrupt = 1;
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_on_device, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH, "outputs read back wrong: a mismatch (the check reads the device)");
+  g_dev->corrupt = 0;
+  g_dev->fail_sync = 1;
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_on_device, &r, &d);
+  ok(r.status == TSL_RUN_ERROR && strstr(r.error, "device: synchronizing: the device lost the kernel"),
+     "a failed synchronization is an error naming it (%s)", r.error);
+  g_dev->fail_sync = 0;
+#ifdef RUN_TESTLIB
+  memset(g_dev, 0, sizeof *g_dev);
+  int good = 1;
+  for (int i = 0; i < 3; i++) {
+    tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+    good &= r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK;
+  }
+  ok(good && g_dev->allocs == 3,
+     "the persistent worker keeps its device buffers across candidates (%d allocations for 3)",
+     g_dev->allocs);
+#endif
+  tsl_measure_session_free(s);
+  vt.struct_size = offsetof(tsl_target_vtable, dev_alloc); /* a 0.2 target */
+  memset(g_dev, 0, sizeof *g_dev);
+  s = NULL;
+  tsl_measure_session_new_on(&lf, &ref, &o, &vt, &target, &s, &d);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_on_device, &r, &d);
+  ok(r.status == TSL_RUN_OK && g_dev->allocs == 0 && g_dev->to == 0,
+     "a target without the hooks is measured in host memory");
+  tsl_measure_session_free(s);
+  munmap(g_dev, sizeof *g_dev);
+}
+
 int main(void) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
@@ -497,6 +622,7 @@ int main(void) {
   test_int_scalar(parse(arena, int_src));
   test_library(mm);
   test_session_worker(mm);
+  test_device(mm);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return tap_done();

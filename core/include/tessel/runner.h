@@ -121,6 +121,16 @@ TSL_API int tsl_measure_session_new(const tsl_lowered_func *lf,
                                     const tsl_reference *ref,
                                     const tsl_run_opts *opts,
                                     tsl_measure_session **out, tsl_diag *diag);
+/* The same, measuring on the device of `target` through its device hooks
+ * (target.h: buffers allocated, inputs copied in and outputs read back
+ * through them, calls synchronized before the clock is read), in the
+ * session's worker process. A vtable without the hooks, or NULL: host
+ * memory. `vt` and `target` must outlive the session. */
+TSL_API int tsl_measure_session_new_on(const tsl_lowered_func *lf,
+                                       const tsl_reference *ref,
+                                       const tsl_run_opts *opts,
+                                       const tsl_target_vtable *vt, tsl_target *target,
+                                       tsl_measure_session **out, tsl_diag *diag);
 TSL_API void tsl_measure_session_free(tsl_measure_session *s);
 /* Measure one candidate: `fn` in-process code, or `symbol` in the shared
  * library `so_path`; as tsl_run_packed / tsl_run_library otherwise. `lf` is

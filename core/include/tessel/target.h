@@ -86,6 +86,30 @@ typedef struct tsl_target_vtable {
   int (*time_calls)(tsl_target *t, tsl_kernel *k, tsl_packed_fn fn,
                     void *const *args, int32_t number, double *mean_s,
                     tsl_diag *diag);
+  /* ---- appended in 0.3: check struct_size before reading on ---- */
+  /* The device hooks: how a measurement reaches the memory the target's
+   * code runs on. A measurement session on the target (runner.h,
+   * tsl_measure_session_new_on) allocates one buffer per buffer parameter
+   * with dev_alloc, copies the seeded inputs in with copy_to_device before
+   * the checked call and again before the timed ones, reads the outputs
+   * back with copy_from_device to compare them, and calls synchronize after
+   * the calls it checks or times, before it reads the clock (a device that
+   * runs calls asynchronously has finished them then). The packed
+   * arguments of target.h's convention point at the device buffers.
+   * The hooks run in the measurement worker process, never in the tuner's:
+   * a target creates its device context lazily, in the process that calls.
+   * A worker allocates its buffers once and keeps them for the candidates
+   * it measures; they go with the worker process (dev_free is for buffers
+   * given up before). The llvm target implements them on the host. NULL
+   * hooks (or an older vtable): host memory, as the llvm target's. Errors
+   * are an error status with the message in diag. */
+  int (*dev_alloc)(tsl_target *t, size_t bytes, void **out, tsl_diag *diag);
+  void (*dev_free)(tsl_target *t, void *ptr);
+  int (*copy_to_device)(tsl_target *t, void *dst, const void *src, size_t bytes,
+                        tsl_diag *diag);
+  int (*copy_from_device)(tsl_target *t, void *dst, const void *src, size_t bytes,
+                          tsl_diag *diag);
+  int (*synchronize)(tsl_target *t, tsl_diag *diag);
 } tsl_target_vtable;
 
 #ifdef __cplusplus
