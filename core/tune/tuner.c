@@ -17,43 +17,58 @@
  * program compiled by the target, not the interpreter. */
 #define TUNE_INTERP_MAX_OPS 8388608.0
 
-typedef struct tuner {
+/* What a run holds for every task it tunes: the config, the plugins'
+ * registry, the target, the database, the cost model (one for all tasks,
+ * as TVM's task scheduler keeps one), the builds' folder. */
+typedef struct tune_run {
   const tsl_run_config *cfg;
   tsl_registry *reg;
   tsl_ctx *ctx;
   tsl_arena *arena;
+  const tsl_target_vtable *tvt;
+  tsl_target *target;
+  const char *desc;
+  const tsl_cost_model_vtable *cvt;
+  tsl_cost_model *cost;
+  tsl_db *db;
+  char builds_dir[960];
+  int db_rc; /* a record that could not be written stops the run */
+  tsl_diag *diag;
+} tune_run;
+
+/* One task: a prim_func of the workload, its design space, strategy and
+ * candidates, its database workload and its reference outputs. */
+typedef struct tune_task {
   const tsl_module *mod;
   const tsl_func *func;
   const char *func_name;
+  double flops;
+  int64_t wid;
   tsl_trace **spaces; /* the design space: sketches (or one script's trace) */
   uint32_t n_spaces;
   tsl_space_postproc *pps; /* with a rule-derived space: the target's */
   uint32_t n_pps;
   tsl_space_mutator *mutators; /* the target's, for strategies that mutate */
   uint32_t n_mutators;
-  const tsl_target_vtable *tvt;
-  tsl_target *target;
-  const char *desc;
   const tsl_strategy_vtable *svt;
   tsl_strategy *strategy;
-  const tsl_cost_model_vtable *cvt;
-  tsl_cost_model *cost;
-  tsl_db *db;
-  int64_t wid;
-  double flops;
-  tsl_cand_service *cands; /* the run's candidates and known keys */
+  tsl_cand_service *cands; /* the task's candidates and known keys */
   tsl_map taken;           /* interned keys this run took for measurement */
   const tsl_lowered_func *ref_lf;
   tsl_kernel *ref_kernel;
   tsl_measure_session *session;
-  char builds_dir[960];
-  int db_rc; /* a record that could not be written stops the run */
-  tsl_diag *diag;
+} tune_task;
+
+/* The tuner of one run; today one task (the task scheduler of multi-task
+ * tuning will hold several). */
+typedef struct tuner {
+  tune_run run;
+  tune_task task;
 } tuner;
 
 static int located(tuner *tu, const char *key, int rc, const char *what) {
-  const char *w = tsl_run_config_where(tu->cfg, key);
-  return tsl_diag_set(tu->diag, rc, "%s: error: %s: %s", w ? w : tu->cfg->path,
+  const char *w = tsl_run_config_where(tu->run.cfg, key);
+  return tsl_diag_set(tu->run.diag, rc, "%s: error: %s: %s", w ? w : tu->run.cfg->path,
                       key, what);
 }
 
@@ -62,7 +77,7 @@ static int located(tuner *tu, const char *key, int rc, const char *what) {
 static int32_t is_measured(void *core_data, const tsl_trace *trace) {
   const tuner *tu = core_data;
   const char *key = tsl_trace_key(trace);
-  return !key || tsl_cand_service_known(tu->cands, key);
+  return !key || tsl_cand_service_known(tu->task.cands, key);
 }
 
 typedef struct top_list {
@@ -83,8 +98,8 @@ static int take_top(void *user_data, const tsl_db_record *rec) {
 static int32_t top_measured(void *core_data, uint32_t k, tsl_trace **out, uint32_t *n_out,
                             tsl_diag *diag) {
   tuner *tu = core_data;
-  top_list l = {tu->ctx, out, 0, k};
-  int rc = k ? tsl_db_top(tu->db, tu->wid, tu->desc, k, take_top, &l, diag) : 0;
+  top_list l = {tu->run.ctx, out, 0, k};
+  int rc = k ? tsl_db_top(tu->run.db, tu->task.wid, tu->run.desc, k, take_top, &l, diag) : 0;
   *n_out = l.n;
   return rc;
 }
@@ -92,12 +107,12 @@ static int32_t top_measured(void *core_data, uint32_t k, tsl_trace **out, uint32
 /* ---- setup ------------------------------------------------------------------- */
 
 static int load_workload(tuner *tu) {
-  const tsl_run_config *c = tu->cfg;
+  const tsl_run_config *c = tu->run.cfg;
   tsl_diag d = {0};
-  int rc = tsl_parse_file(tu->arena, c->workload_file, &tu->mod, &d);
+  int rc = tsl_parse_file(tu->run.arena, c->workload_file, &tu->task.mod, &d);
   if (rc)
-    return tsl_diag_set(tu->diag, rc, "%s", d.text);
-  const tsl_module *m = tu->mod;
+    return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
+  const tsl_module *m = tu->task.mod;
   const tsl_func *f = NULL;
   for (uint32_t i = 0; i < m->n_funcs; i++) {
     const char *name = m->funcs[i]->name;
@@ -122,18 +137,20 @@ static int load_workload(tuner *tu) {
     return located(tu, c->workload_func ? "workload.func" : "workload", TSL_ENOTFOUND,
                    what);
   }
-  tu->func = f;
-  tu->func_name = f->name;
-  tu->flops = tsl_func_flops(f);
+  tu->task.func = f;
+  tu->task.func_name = f->name;
+  tu->task.flops = tsl_func_flops(f);
   return TSL_OK;
 }
 
 /* What the rules know of the target: its kind and the cores from its
  * `threads` (or `num_cores`) option, else this machine's. */
 static tsl_rule_target rule_target(const tsl_run_config *c) {
-  tsl_rule_target t = {sizeof t, c->target.kind, 0, __builtin_cpu_supports("avx512f") ? 64 : 32};
+  tsl_rule_target t = {sizeof t, c->target.kind, 0,
+                       __builtin_cpu_supports("avx512f") ? 64 : 32};
   for (uint32_t i = 0; i < c->target.n_opts; i++)
-    if (!strcmp(c->target.opts[i].key, "threads") || !strcmp(c->target.opts[i].key, "num_cores"))
+    if (!strcmp(c->target.opts[i].key, "threads") ||
+        !strcmp(c->target.opts[i].key, "num_cores"))
       t.num_cores = atoi(c->target.opts[i].value);
   if (t.num_cores <= 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -146,53 +163,55 @@ static tsl_rule_target rule_target(const tsl_run_config *c) {
  * sketches, and the postprocessors every candidate goes through. */
 /* The target's mutators (none for a target without defaults). */
 static int load_mutators(tuner *tu) {
-  tsl_rule_target t = rule_target(tu->cfg);
+  tsl_rule_target t = rule_target(tu->run.cfg);
   tsl_diag d = {0};
-  int rc = tsl_space_default_mutators(tu->reg, &t, &tu->mutators, &tu->n_mutators, &d);
+  int rc = tsl_space_default_mutators(tu->run.reg, &t, &tu->task.mutators,
+                                      &tu->task.n_mutators, &d);
   return rc == TSL_EUNSUPPORTED ? TSL_OK : rc ? located(tu, "target", rc, d.text) : TSL_OK;
 }
 
 static int load_rule_space(tuner *tu) {
-  tsl_rule_target t = rule_target(tu->cfg);
+  tsl_rule_target t = rule_target(tu->run.cfg);
   tsl_space_rule *rules = NULL;
   uint32_t n_rules = 0;
   tsl_diag d = {0};
-  int rc = tsl_space_default_rules(tu->reg, &t, &rules, &n_rules, &d);
+  int rc = tsl_space_default_rules(tu->run.reg, &t, &rules, &n_rules, &d);
   if (!rc)
-    rc = tsl_space_default_postprocs(tu->reg, &t, &tu->pps, &tu->n_pps, &d);
+    rc = tsl_space_default_postprocs(tu->run.reg, &t, &tu->task.pps, &tu->task.n_pps, &d);
   if (!rc)
-    rc = tsl_space_generate(tu->ctx, tu->mod, tu->func_name, n_rules, rules, tu->cfg->seed,
-                            NULL, &tu->spaces, &tu->n_spaces, &d);
+    rc = tsl_space_generate(tu->run.ctx, tu->task.mod, tu->task.func_name, n_rules, rules,
+                            tu->run.cfg->seed, NULL, &tu->task.spaces, &tu->task.n_spaces,
+                            &d);
   tsl_space_rules_free(rules, n_rules);
-  if (!rc && !tu->n_spaces)
+  if (!rc && !tu->task.n_spaces)
     rc = tsl_diag_set(&d, TSL_EINVALID, "the rules derived no sketch");
   return rc ? located(tu, "space", rc, d.text) : TSL_OK;
 }
 
 static int load_space(tuner *tu) {
-  if (tu->cfg->space_rules)
+  if (tu->run.cfg->space_rules)
     return load_rule_space(tu);
   char *src = NULL;
   size_t len = 0;
   tsl_diag d = {0};
-  int rc = tsl_read_file(tu->cfg->space_schedule, &src, &len, &d);
+  int rc = tsl_read_file(tu->run.cfg->space_schedule, &src, &len, &d);
   if (rc)
-    return tsl_diag_set(tu->diag, rc, "%s", d.text);
-  tsl_schedule_opts so = {sizeof so, tu->func_name, tu->cfg->seed, NULL};
+    return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
+  tsl_schedule_opts so = {sizeof so, tu->task.func_name, tu->run.cfg->seed, NULL};
   tsl_schedule *sch = NULL;
-  rc = tsl_schedule_new(tu->ctx, tu->mod, &so, &sch, &d);
+  rc = tsl_schedule_new(tu->run.ctx, tu->task.mod, &so, &sch, &d);
   if (!rc)
-    rc = tsl_script_run(sch, tu->cfg->space_schedule, src, len, &d);
+    rc = tsl_script_run(sch, tu->run.cfg->space_schedule, src, len, &d);
   free(src);
   if (rc) {
     tsl_schedule_free(sch);
-    return tsl_diag_set(tu->diag, rc, "design space: %s", d.text);
+    return tsl_diag_set(tu->run.diag, rc, "design space: %s", d.text);
   }
-  tu->spaces = calloc(1, sizeof *tu->spaces);
-  if (tu->spaces && (tu->spaces[0] = tsl_trace_copy(tsl_schedule_trace(sch))))
-    tu->n_spaces = 1;
+  tu->task.spaces = calloc(1, sizeof *tu->task.spaces);
+  if (tu->task.spaces && (tu->task.spaces[0] = tsl_trace_copy(tsl_schedule_trace(sch))))
+    tu->task.n_spaces = 1;
   tsl_schedule_free(sch);
-  return tu->n_spaces ? TSL_OK : tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
+  return tu->task.n_spaces ? TSL_OK : tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
 }
 
 /* A plugin's create error, located at the option it names (one quoted,
@@ -228,36 +247,36 @@ static int located_option(tuner *tu, const char *section, const tsl_config_plugi
 static int open_component(tuner *tu, uint32_t kind, const char *key,
                           const tsl_config_plugin *p, const tsl_component **out) {
   tsl_diag d = {0};
-  int rc = tsl_registry_require(tu->reg, kind, p->kind, out, &d);
+  int rc = tsl_registry_require(tu->run.reg, kind, p->kind, out, &d);
   return rc ? located(tu, key, rc, d.text) : TSL_OK;
 }
 
 static int open_plugins(tuner *tu) {
-  const tsl_run_config *c = tu->cfg;
+  const tsl_run_config *c = tu->run.cfg;
   const tsl_component *comp;
   tsl_diag d = {0};
   int rc = open_component(tu, TSL_COMPONENT_TARGET, "target.kind", &c->target, &comp);
   if (rc)
     return rc;
-  tu->tvt = comp->vtable;
-  if ((rc = tu->tvt->create(comp->user_data, c->target.n_opts, c->target.opts,
-                            &tu->target, &d)))
+  tu->run.tvt = comp->vtable;
+  if ((rc = tu->run.tvt->create(comp->user_data, c->target.n_opts, c->target.opts,
+                            &tu->run.target, &d)))
     return located_option(tu, "target", &c->target, rc, d.text);
-  tu->desc = tu->tvt->describe(tu->target);
+  tu->run.desc = tu->run.tvt->describe(tu->run.target);
   if ((rc = open_component(tu, TSL_COMPONENT_STRATEGY, "strategy.kind", &c->strategy,
                            &comp)))
     return rc;
-  tu->svt = comp->vtable;
-  if ((rc = tu->svt->create(comp->user_data, c->strategy.n_opts, c->strategy.opts,
-                            &tu->strategy, &d)))
+  tu->task.svt = comp->vtable;
+  if ((rc = tu->task.svt->create(comp->user_data, c->strategy.n_opts, c->strategy.opts,
+                            &tu->task.strategy, &d)))
     return located_option(tu, "strategy", &c->strategy, rc, d.text);
   if (c->cost_model.kind) {
     if ((rc = open_component(tu, TSL_COMPONENT_COST_MODEL, "cost_model.kind",
                              &c->cost_model, &comp)))
       return rc;
-    tu->cvt = comp->vtable;
-    if ((rc = tu->cvt->create(comp->user_data, c->cost_model.n_opts,
-                              c->cost_model.opts, c->seed, &tu->cost, &d)))
+    tu->run.cvt = comp->vtable;
+    if ((rc = tu->run.cvt->create(comp->user_data, c->cost_model.n_opts,
+                              c->cost_model.opts, c->seed, &tu->run.cost, &d)))
       return located_option(tu, "cost_model", &c->cost_model, rc, d.text);
   }
   return TSL_OK;
@@ -285,30 +304,30 @@ static double buffer_elems(const tsl_func *f) {
  * and make the reference outputs once. */
 static int open_session(tuner *tu) {
   tsl_diag d = {0};
-  int rc = tsl_lower_func(tu->arena, tu->func, NULL, &tu->ref_lf, &d);
+  int rc = tsl_lower_func(tu->run.arena, tu->task.func, NULL, &tu->task.ref_lf, &d);
   if (rc)
-    return tsl_diag_set(tu->diag, rc, "lowering the workload: %s", d.text);
+    return tsl_diag_set(tu->run.diag, rc, "lowering the workload: %s", d.text);
   tsl_reference ref = {sizeof ref, NULL, NULL};
-  if (tu->cfg->check) {
-    double elems = buffer_elems(tu->func);
-    int small = tu->flops >= 0 && elems >= 0 &&
-                (tu->flops > elems ? tu->flops : elems) <= TUNE_INTERP_MAX_OPS;
+  if (tu->run.cfg->check) {
+    double elems = buffer_elems(tu->task.func);
+    int small = tu->task.flops >= 0 && elems >= 0 &&
+                (tu->task.flops > elems ? tu->task.flops : elems) <= TUNE_INTERP_MAX_OPS;
     if (small) {
-      ref.interp_func = tu->func;
+      ref.interp_func = tu->task.func;
     } else {
-      const tsl_lowered_func *one[1] = {tu->ref_lf};
+      const tsl_lowered_func *one[1] = {tu->task.ref_lf};
       tsl_lowered_module lm = {sizeof lm, 1, one};
-      if ((rc = tu->tvt->build(tu->target, &lm, &tu->ref_kernel, NULL, &d)))
-        return tsl_diag_set(tu->diag, rc, "building the reference: %s", d.text);
-      ref.compiled_fn = tu->tvt->lookup(tu->ref_kernel, tu->func_name);
+      if ((rc = tu->run.tvt->build(tu->run.target, &lm, &tu->task.ref_kernel, NULL, &d)))
+        return tsl_diag_set(tu->run.diag, rc, "building the reference: %s", d.text);
+      ref.compiled_fn = tu->run.tvt->lookup(tu->task.ref_kernel, tu->task.func_name);
       if (!ref.compiled_fn)
-        return tsl_diag_set(tu->diag, TSL_ENOTFOUND,
-                            "building the reference: no function '%s'", tu->func_name);
+        return tsl_diag_set(tu->run.diag, TSL_ENOTFOUND,
+                            "building the reference: no function '%s'", tu->task.func_name);
     }
   }
-  if ((rc = tsl_measure_session_new_on(tu->ref_lf, &ref, &tu->cfg->runner, tu->tvt,
-                                       tu->target, &tu->session, &d)))
-    return tsl_diag_set(tu->diag, rc, "reference outputs: %s", d.text);
+  if ((rc = tsl_measure_session_new_on(tu->task.ref_lf, &ref, &tu->run.cfg->runner, tu->run.tvt,
+                                       tu->run.target, &tu->task.session, &d)))
+    return tsl_diag_set(tu->run.diag, rc, "reference outputs: %s", d.text);
   return TSL_OK;
 }
 
@@ -318,13 +337,13 @@ static int mark_known(void *user_data, const tsl_db_record *rec) {
 
 /* The run's candidate service, knowing the database's records. */
 static int open_candidates(tuner *tu) {
-  tsl_cand_service_opts o = {sizeof o, tu->ctx, tu->mod, tu->func_name, NULL,
-                             tu->n_pps, tu->pps, 0};
+  tsl_cand_service_opts o = {sizeof o, tu->run.ctx, tu->task.mod, tu->task.func_name, NULL,
+                             tu->task.n_pps, tu->task.pps, 0};
   tsl_diag d = {0};
-  int rc = tsl_cand_service_new(&o, &tu->cands, &d);
+  int rc = tsl_cand_service_new(&o, &tu->task.cands, &d);
   if (rc)
-    return tsl_diag_set(tu->diag, rc, "%s", d.text);
-  rc = tsl_db_each(tu->db, tu->wid, tu->desc, mark_known, tu->cands, &d);
+    return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
+  rc = tsl_db_each(tu->run.db, tu->task.wid, tu->run.desc, mark_known, tu->task.cands, &d);
   return rc ? located(tu, "database", rc, d.text) : TSL_OK;
 }
 
@@ -334,46 +353,46 @@ static int setup(tuner *tu) {
       (rc = load_mutators(tu)))
     return rc;
   tsl_diag d = {0};
-  if ((rc = tsl_db_open(tu->cfg->database, TSL_DB_CREATE, &tu->db, &d)))
+  if ((rc = tsl_db_open(tu->run.cfg->database, TSL_DB_CREATE, &tu->run.db, &d)))
     return located(tu, "database", rc, d.text);
-  if ((rc = tsl_db_workload(tu->db, tu->func, tu->flops, &tu->wid, &d)))
-    return tsl_diag_set(tu->diag, rc, "%s", d.text);
+  if ((rc = tsl_db_workload(tu->run.db, tu->task.func, tu->task.flops, &tu->task.wid, &d)))
+    return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
   if ((rc = open_candidates(tu)))
     return rc;
   /* builds of this run in a folder of its own: runs sharing a work folder
    * never see each other's libraries */
-  snprintf(tu->builds_dir, sizeof tu->builds_dir, "%s/builds", tu->cfg->work_dir);
-  tune_purge_builds(tu->builds_dir);
-  snprintf(tu->builds_dir, sizeof tu->builds_dir, "%s/builds/run-%ld", tu->cfg->work_dir,
-           (long)getpid());
-  if ((rc = tsl_mkdir_p(tu->builds_dir, &d)))
+  snprintf(tu->run.builds_dir, sizeof tu->run.builds_dir, "%s/builds", tu->run.cfg->work_dir);
+  tune_purge_builds(tu->run.builds_dir);
+  snprintf(tu->run.builds_dir, sizeof tu->run.builds_dir, "%s/builds/run-%ld",
+           tu->run.cfg->work_dir, (long)getpid());
+  if ((rc = tsl_mkdir_p(tu->run.builds_dir, &d)))
     return located(tu, "work_dir", rc, d.text);
-  if (tu->cfg->export_path && (rc = tune_check_export(tu->cfg->export_path, &d)))
+  if (tu->run.cfg->export_path && (rc = tune_check_export(tu->run.cfg->export_path, &d)))
     return located(tu, "export", rc, d.text);
   return open_session(tu);
 }
 
 static void teardown(tuner *tu) {
-  if (tu->session)
-    tsl_measure_session_free(tu->session);
-  if (tu->ref_kernel)
-    tu->tvt->kernel_free(tu->ref_kernel);
-  if (tu->strategy)
-    tu->svt->destroy(tu->strategy);
-  if (tu->cost)
-    tu->cvt->destroy(tu->cost);
-  if (tu->target)
-    tu->tvt->destroy(tu->target);
-  tsl_db_close(tu->db);
-  if (tu->builds_dir[0])
-    tune_remove_builds(tu->builds_dir);
-  for (uint32_t i = 0; i < tu->n_spaces; i++)
-    tsl_trace_free(tu->spaces[i]);
-  free(tu->spaces);
-  tsl_space_postprocs_free(tu->pps, tu->n_pps);
-  tsl_space_mutators_free(tu->mutators, tu->n_mutators);
-  tsl_cand_service_free(tu->cands);
-  tsl_map_free(&tu->taken);
+  if (tu->task.session)
+    tsl_measure_session_free(tu->task.session);
+  if (tu->task.ref_kernel)
+    tu->run.tvt->kernel_free(tu->task.ref_kernel);
+  if (tu->task.strategy)
+    tu->task.svt->destroy(tu->task.strategy);
+  if (tu->run.cost)
+    tu->run.cvt->destroy(tu->run.cost);
+  if (tu->run.target)
+    tu->run.tvt->destroy(tu->run.target);
+  tsl_db_close(tu->run.db);
+  if (tu->run.builds_dir[0])
+    tune_remove_builds(tu->run.builds_dir);
+  for (uint32_t i = 0; i < tu->task.n_spaces; i++)
+    tsl_trace_free(tu->task.spaces[i]);
+  free(tu->task.spaces);
+  tsl_space_postprocs_free(tu->task.pps, tu->task.n_pps);
+  tsl_space_mutators_free(tu->task.mutators, tu->task.n_mutators);
+  tsl_cand_service_free(tu->task.cands);
+  tsl_map_free(&tu->task.taken);
 }
 
 /* ---- one batch ------------------------------------------------------------------ */
@@ -395,8 +414,8 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
   tsl_db_record rec;
   memset(&rec, 0, sizeof rec);
   rec.struct_size = sizeof rec;
-  rec.workload_id = tu->wid;
-  rec.target = tu->desc;
+  rec.workload_id = tu->task.wid;
+  rec.target = tu->run.desc;
   char *json = tsl_trace_to_json(c->trace);
   rec.trace_json = json ? json : "{}";
   rec.decisions = c->key;
@@ -414,9 +433,9 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
   rec.version = TSL_VERSION_STRING;
   rec.timestamp = (int64_t)time(NULL);
   tsl_diag d = {0};
-  int rc = tsl_db_add(tu->db, &rec, &d);
-  if (rc && !tu->db_rc) {
-    tu->db_rc = rc;
+  int rc = tsl_db_add(tu->run.db, &rec, &d);
+  if (rc && !tu->run.db_rc) {
+    tu->run.db_rc = rc;
     located(tu, "database", rc, d.text);
   }
   free(json);
@@ -424,7 +443,8 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
   c->res.trace = c->trace;
   c->res.status = status;
   c->res.latency_s = rec.latency_s;
-  c->res.gflops = rec.latency_s > 0 && tu->flops > 0 ? tu->flops / rec.latency_s * 1e-9 : 0;
+  c->res.gflops =
+      rec.latency_s > 0 && tu->task.flops > 0 ? tu->task.flops / rec.latency_s * 1e-9 : 0;
 }
 
 typedef struct run_state {
@@ -443,37 +463,38 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     free(traces);
     free(cs);
     free(jobs);
-    return tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
+    return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   }
   uint32_t n = 0;
   tsl_diag d = {0};
-  int rc = tu->svt->generate(tu->strategy, max, traces, &n, &d);
+  int rc = tu->task.svt->generate(tu->task.strategy, max, traces, &n, &d);
   if (rc) {
     free(traces);
     free(cs);
     free(jobs);
-    return tsl_diag_set(tu->diag, rc, "strategy: %s", d.text);
+    return tsl_diag_set(tu->run.diag, rc, "strategy: %s", d.text);
   }
   if (n > max) /* a misbehaving strategy: keep the budget */
     n = max;
-  tsl_arena *arena = tsl_arena_new(tu->ctx);
+  tsl_arena *arena = tsl_arena_new(tu->run.ctx);
   uint32_t kept = 0, n_jobs = 0, taken = 0;
   for (uint32_t i = 0; i < n; i++) {
     const char *k = traces[i] ? tsl_trace_key(traces[i]) : NULL;
-    const char *key = k ? tsl_intern(tu->ctx, k) : NULL;
+    const char *key = k ? tsl_intern(tu->run.ctx, k) : NULL;
     /* never measure twice: taken in this run (here), measured or held by
      * another run (the claim below checks the database) */
-    if (!key || tsl_map_get(&tu->taken, key)) {
+    if (!key || tsl_map_get(&tu->task.taken, key)) {
       tsl_trace_free(traces[i]);
       continue;
     }
-    tsl_map_put(&tu->taken, key, TSL_MAP_INT(1));
-    tsl_cand_service_mark(tu->cands, key);
+    tsl_map_put(&tu->task.taken, key, TSL_MAP_INT(1));
+    tsl_cand_service_mark(tu->task.cands, key);
     int claimed = 0;
     tsl_diag cd = {0};
-    if (!tu->db_rc && !*budget_full &&
-        tsl_db_claim(tu->db, tu->wid, tu->desc, key, tu->cfg->trials, &claimed, &cd)) {
-      tu->db_rc = TSL_EIO;
+    if (!tu->run.db_rc && !*budget_full &&
+        tsl_db_claim(tu->run.db, tu->task.wid, tu->run.desc, key, tu->run.cfg->trials,
+                     &claimed, &cd)) {
+      tu->run.db_rc = TSL_EIO;
       located(tu, "database", TSL_EIO, cd.text);
     }
     if (claimed != 1) {
@@ -482,10 +503,10 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
        * dropped */
       if (claimed == 2) { /* not taken after all: a later batch may take it */
         *budget_full = 1;
-        tsl_map_del(&tu->taken, key);
+        tsl_map_del(&tu->task.taken, key);
       }
-      taken += claimed == 0 && !tu->db_rc;
-      tsl_cand *gone = tsl_cand_service_find(tu->cands, key);
+      taken += claimed == 0 && !tu->run.db_rc;
+      tsl_cand *gone = tsl_cand_service_find(tu->task.cands, key);
       if (gone) { /* a strategy's proposal that will not be measured */
         cands_measured(gone);
         tsl_cand_unref(gone);
@@ -501,9 +522,9 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
      * by a postprocessor (TVM's) is a failed candidate, and the trace
      * recorded is the postprocessed one, which replays alone */
     tsl_diag rd = {0};
-    c->cand = tsl_cand_service_find(tu->cands, key);
+    c->cand = tsl_cand_service_find(tu->task.cands, key);
     int prc = c->cand ? 0
-                      : tsl_cand_service_prepare(tu->cands, c->trace, 0, tu->cfg->seed,
+                      : tsl_cand_service_prepare(tu->task.cands, c->trace, 0, tu->run.cfg->seed,
                                                  &c->cand, &rd);
     if (!prc)
       prc = tsl_cand_schedule(c->cand, &c->sch, &rd);
@@ -526,23 +547,23 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     c->job = &jobs[n_jobs++];
     c->job->lm = &c->lm;
     snprintf(c->job->so_path, sizeof c->job->so_path, "%.900s/cand_%u_%u.so",
-             tu->builds_dir, batch_no, (unsigned)(c - cs));
+             tu->run.builds_dir, batch_no, (unsigned)(c - cs));
   }
   /* nothing new (or only duplicates a strategy should not send): stop;
    * candidates other runs hold are not the end of the space */
   *exhausted = kept == 0 && taken == 0 && !*budget_full;
   double t0 = measure_now();
   if (n_jobs)
-    measure_build_batch(tu->tvt, tu->target, TUNE_PREFIX, jobs, n_jobs, tu->cfg->build_workers,
-                     tu->cfg->build_timeout_s);
+    measure_build_batch(tu->run.tvt, tu->run.target, TUNE_PREFIX, jobs, n_jobs,
+                        tu->run.cfg->build_workers, tu->run.cfg->build_timeout_s);
   st->build_s += measure_now() - t0;
   char symbol[512];
-  snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->func_name);
+  snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->task.func_name);
   for (uint32_t i = 0; i < kept; i++) {
     cand *c = &cs[i];
-    if (tu->db_rc) { /* the database failed: measure nothing more */
+    if (tu->run.db_rc) { /* the database failed: measure nothing more */
       tsl_diag ud = {0};
-      tsl_db_unclaim(tu->db, tu->wid, tu->desc, c->key, &ud);
+      tsl_db_unclaim(tu->run.db, tu->task.wid, tu->run.desc, c->key, &ud);
       if (c->job)
         unlink(c->job->so_path);
       c->res = (tsl_measured){sizeof c->res, c->trace, TSL_RUN_SETUP_ERROR, -1, 0};
@@ -555,7 +576,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
         tsl_run_result r;
         tsl_diag md = {0};
         double m0 = measure_now();
-        int mrc = tsl_measure_session_run(tu->session, c->lf, c->job->so_path, symbol,
+        int mrc = tsl_measure_session_run(tu->task.session, c->lf, c->job->so_path, symbol,
                                           NULL, &r, &md);
         st->measure_s += measure_now() - m0;
         record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
@@ -570,8 +591,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     else if (st->best_s < 0 || c->res.latency_s < st->best_s)
       st->best_s = c->res.latency_s;
     if (st->progress) {
-      tsl_tune_progress p = {sizeof p, tu->func_name, tu->flops, st->done,
-                             tu->cfg->trials, st->measured, st->errors, st->best_s,
+      tsl_tune_progress p = {sizeof p, tu->task.func_name, tu->task.flops, st->done,
+                             tu->run.cfg->trials, st->measured, st->errors, st->best_s,
                              measure_now() - st->t0, i + 1 == kept};
       st->progress(st->user_data, &p);
     }
@@ -585,17 +606,17 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
         views[i] = *tsl_cand_view(cs[i].cand);
         views[i].lowered = cs[i].lf ? &cs[i].lm : NULL;
       } else {
-        views[i] = (tsl_candidate){sizeof views[i], cs[i].trace, NULL, NULL, tu->mod,
+        views[i] = (tsl_candidate){sizeof views[i], cs[i].trace, NULL, NULL, tu->task.mod,
                                    NULL, NULL};
       }
     }
     tsl_diag ud = {0};
-    if (kept && tu->cost && tu->cvt->update(tu->cost, kept, views, res, &ud))
+    if (kept && tu->run.cost && tu->run.cvt->update(tu->run.cost, kept, views, res, &ud))
       fprintf(stderr, "tessel tune: warning: cost model update: %s\n", ud.text);
     tsl_diag nd = {0};
-    int nrc = kept ? tu->svt->notify(tu->strategy, kept, res, &nd) : 0;
+    int nrc = kept ? tu->task.svt->notify(tu->task.strategy, kept, res, &nd) : 0;
     if (nrc)
-      rc = tsl_diag_set(tu->diag, nrc, "strategy: %s", nd.text);
+      rc = tsl_diag_set(tu->run.diag, nrc, "strategy: %s", nd.text);
   }
   free(res);
   free(views);
@@ -606,12 +627,12 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     }
     tsl_trace_free(cs[i].trace);
   }
-  tsl_cand_service_sweep(tu->cands);
+  tsl_cand_service_sweep(tu->task.cands);
   tsl_arena_free(arena);
   free(traces);
   free(cs);
   free(jobs);
-  return rc ? rc : tu->db_rc;
+  return rc ? rc : tu->run.db_rc;
 }
 
 /* ---- the cost model's warm start ----------------------------------------------- */
@@ -631,13 +652,13 @@ typedef struct warm {
 static void warm_flush(warm *w) {
   tuner *tu = w->tu;
   tsl_diag d = {0};
-  if (w->n && !w->rc && tu->cvt->update(tu->cost, w->n, w->cand, w->res, &d))
+  if (w->n && !w->rc && tu->run.cvt->update(tu->run.cost, w->n, w->cand, w->res, &d))
     fprintf(stderr, "tessel tune: warning: cost model warm start: %s\n", d.text);
   w->fed += w->n;
   for (uint32_t i = 0; i < w->n; i++)
     tsl_cand_unref(w->c[i]);
   w->n = 0;
-  tsl_cand_service_sweep(tu->cands);
+  tsl_cand_service_sweep(tu->task.cands);
 }
 
 static int warm_record(void *user_data, const tsl_db_record *rec) {
@@ -646,9 +667,9 @@ static int warm_record(void *user_data, const tsl_db_record *rec) {
   tsl_diag d;
   tsl_trace *t = NULL;
   tsl_cand *c = NULL;
-  int rc = tsl_trace_from_json(tu->ctx, rec->trace_json, &t, &d);
+  int rc = tsl_trace_from_json(tu->run.ctx, rec->trace_json, &t, &d);
   if (!rc)
-    rc = tsl_cand_service_prepare(tu->cands, t, 0, tu->cfg->seed, &c, &d);
+    rc = tsl_cand_service_prepare(tu->task.cands, t, 0, tu->run.cfg->seed, &c, &d);
   tsl_trace_free(t);
   if (rc < 0 && rc != TSL_EINVALID)
     return rc;
@@ -658,8 +679,8 @@ static int warm_record(void *user_data, const tsl_db_record *rec) {
   w->c[i] = c;
   w->cand[i] = *tsl_cand_view(c);
   w->res[i] = (tsl_measured){sizeof w->res[i], w->cand[i].trace, rec->status, rec->latency_s,
-                             rec->latency_s > 0 && tu->flops > 0
-                                 ? tu->flops / rec->latency_s * 1e-9 : 0};
+                             rec->latency_s > 0 && tu->task.flops > 0
+                                 ? tu->task.flops / rec->latency_s * 1e-9 : 0};
   if (w->n == WARM_CHUNK)
     warm_flush(w);
   return 0;
@@ -669,14 +690,14 @@ static int warm_record(void *user_data, const tsl_db_record *rec) {
  * workload and target first (the records' traces replayed). */
 static int warm_start(tuner *tu, int64_t *fed) {
   *fed = 0;
-  if (!tu->cost)
+  if (!tu->run.cost)
     return TSL_OK;
   warm *w = calloc(1, sizeof *w);
   if (!w)
-    return tsl_diag_set(tu->diag, TSL_ENOMEM, "out of memory");
+    return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   w->tu = tu;
   tsl_diag d = {0};
-  int rc = tsl_db_each(tu->db, tu->wid, tu->desc, warm_record, w, &d);
+  int rc = tsl_db_each(tu->run.db, tu->task.wid, tu->run.desc, warm_record, w, &d);
   warm_flush(w);
   *fed = w->fed;
   free(w);
@@ -690,9 +711,9 @@ static int warm_start(tuner *tu, int64_t *fed) {
 static int budget_used(tuner *tu, int64_t *done, int64_t *used) {
   tsl_diag d = {0};
   int64_t claims = 0;
-  int rc = tsl_db_count(tu->db, tu->wid, tu->desc, done, &d);
+  int rc = tsl_db_count(tu->run.db, tu->task.wid, tu->run.desc, done, &d);
   if (!rc && used)
-    rc = tsl_db_count_claims(tu->db, tu->wid, tu->desc, &claims, &d);
+    rc = tsl_db_count_claims(tu->run.db, tu->task.wid, tu->run.desc, &claims, &d);
   if (rc)
     return located(tu, "database", rc, d.text);
   if (used)
@@ -713,18 +734,18 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->best_record = -1;
   tuner tu;
   memset(&tu, 0, sizeof tu);
-  tu.cfg = cfg;
-  tu.reg = reg;
-  tu.diag = diag;
-  tu.ctx = tsl_ctx_new();
-  tu.arena = tsl_arena_new(tu.ctx);
+  tu.run.cfg = cfg;
+  tu.run.reg = reg;
+  tu.run.diag = diag;
+  tu.run.ctx = tsl_ctx_new();
+  tu.run.arena = tsl_arena_new(tu.run.ctx);
   double t0 = measure_now();
   int rc = setup(&tu);
   double fixed_s = measure_now() - t0;
   run_state st = {0, 0, 0, -1, t0, 0, 0, progress, user_data};
   if (!rc) {
-    out->flops = tu.flops;
-    out->target = strdup(tu.desc);
+    out->flops = tu.task.flops;
+    out->target = strdup(tu.run.desc);
     rc = budget_used(&tu, &st.done, NULL);
     int64_t fed = 0;
     if (!rc && st.done > 0 && !(rc = warm_start(&tu, &fed)) && fed)
@@ -733,17 +754,32 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
     /* the progress shows the database's best from the start (none: -1) */
     tsl_diag d = {0};
     if (!rc)
-      (void)tsl_db_best(tu.db, tu.wid, tu.desc, take_latency, &st.best_s, &d);
+      (void)tsl_db_best(tu.run.db, tu.task.wid, tu.run.desc, take_latency, &st.best_s, &d);
   }
   if (!rc) {
-    tsl_search_space sp = {sizeof sp, tu.ctx, tu.mod, tu.func_name, tu.n_spaces,
-                           (const tsl_trace *const *)tu.spaces, NULL,
-                           cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
-                           cfg->batch, cfg->seed, tu.desc, is_measured, &tu, tu.cvt,
-                           tu.cost, tu.n_pps, tu.pps, tu.n_mutators, tu.mutators,
-                           top_measured, tu.cands};
+    tsl_search_space sp = {
+        .struct_size = sizeof sp,
+        .ctx = tu.run.ctx,
+        .mod = tu.task.mod,
+        .func_name = tu.task.func_name,
+        .n_space = tu.task.n_spaces,
+        .space = (const tsl_trace *const *)tu.task.spaces,
+        .trials = cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
+        .batch = cfg->batch,
+        .seed = cfg->seed,
+        .target = tu.run.desc,
+        .is_measured = is_measured,
+        .core_data = &tu,
+        .cost_vtable = tu.run.cvt,
+        .cost_model = tu.run.cost,
+        .n_postprocs = tu.task.n_pps,
+        .postprocs = tu.task.pps,
+        .n_mutators = tu.task.n_mutators,
+        .mutators = tu.task.mutators,
+        .top_measured = top_measured,
+        .cands = tu.task.cands};
     tsl_diag d = {0};
-    int prc = sp.trials > 0 ? tu.svt->pre_tuning(tu.strategy, &sp, &d) : 0;
+    int prc = sp.trials > 0 ? tu.task.svt->pre_tuning(tu.task.strategy, &sp, &d) : 0;
     if (prc)
       rc = tsl_diag_set(diag, prc, "strategy: %s", d.text);
     uint32_t batch_no = 0;
@@ -766,18 +802,20 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
                       "budget\n",
               (long long)(cfg->trials - st.done), (long long)cfg->trials);
     if (sp.trials > 0)
-      tu.svt->post_tuning(tu.strategy);
+      tu.task.svt->post_tuning(tu.task.strategy);
   }
   if (!rc) {
-    tuner_best_ctx b = {cfg, tu.ctx, tu.arena, tu.mod, tu.func_name, tu.db, tu.wid,
-                        tu.desc, tu.tvt, tu.target, out, diag};
+    tuner_best_ctx b = {
+        cfg,       tu.run.ctx,  tu.run.arena, tu.task.mod, tu.task.func_name,
+        tu.run.db, tu.task.wid, tu.run.desc,  tu.run.tvt,  tu.run.target,
+        out,       diag};
     double b0 = measure_now();
     rc = tune_best(&b);
     fixed_s += measure_now() - b0;
   }
   out->trials = st.measured;
   out->errors = st.errors;
-  if (tu.db) /* concurrent runs may have added records since the last batch */
+  if (tu.run.db) /* concurrent runs may have added records since the last batch */
     (void)budget_used(&tu, &st.done, NULL);
   out->total = st.done;
   out->build_s = st.build_s;
@@ -785,11 +823,11 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;
   out->fixed_s = fixed_s;
-  if (tu.cands)
-    tsl_cand_service_get_stats(tu.cands, &out->cands);
+  if (tu.task.cands)
+    tsl_cand_service_get_stats(tu.task.cands, &out->cands);
   teardown(&tu);
-  tsl_arena_free(tu.arena);
-  tsl_ctx_free(tu.ctx);
+  tsl_arena_free(tu.run.arena);
+  tsl_ctx_free(tu.run.ctx);
   return rc;
 }
 
