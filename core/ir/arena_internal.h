@@ -17,4 +17,9 @@ const void **tsl_arena_const_slots(tsl_arena *a);
  * emptied between calls stays small and warm in the cache. */
 void tsl_arena_reset(tsl_arena *a);
 
+/* An arena for small, long-lived objects kept by the thousand (trace
+ * copies: a search holds one per candidate): its chunks start at 1 KiB and
+ * double up to the standard 64 KiB, where a standard arena starts. */
+tsl_arena *tsl_arena_new_small(tsl_ctx *ctx);
+
 #endif

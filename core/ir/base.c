@@ -101,6 +101,7 @@ struct tsl_arena {
   arena_chunk *head;
   size_t bytes;
   const void **const_slots; /* arena_internal.h */
+  size_t next_cap; /* a small arena's next chunk (doubling); 0: ARENA_CHUNK */
 };
 
 enum { ARENA_CHUNK = 64 * 1024, MAX_SPARE_CHUNKS = 256 };
@@ -117,6 +118,13 @@ tsl_arena *tsl_arena_new(tsl_ctx *ctx) {
   a->head = NULL;
   a->bytes = 0;
   a->const_slots = NULL;
+  a->next_cap = 0;
+  return a;
+}
+
+tsl_arena *tsl_arena_new_small(tsl_ctx *ctx) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  a->next_cap = 1024;
   return a;
 }
 
@@ -158,13 +166,17 @@ tsl_ctx *tsl_arena_ctx(const tsl_arena *a) { return a->ctx; }
  * memset per node. */
 __attribute__((noinline)) static void *arena_alloc_slow(tsl_arena *a, size_t size) {
   arena_chunk *c = a->head;
-  size_t cap = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+  int big = size > ARENA_CHUNK / 4;
+  size_t chunk = a->next_cap ? a->next_cap : ARENA_CHUNK;
+  size_t cap = big || size > chunk ? size : chunk;
+  if (!big && a->next_cap) /* a small arena grows by doubling to the standard size */
+    a->next_cap = a->next_cap * 2 >= ARENA_CHUNK ? 0 : a->next_cap * 2;
   arena_chunk *n = cap == ARENA_CHUNK ? ctx_take_chunk(a->ctx) : NULL;
   if (!n)
     n = xcalloc(sizeof *n + cap);
   n->used = 0;
   n->cap = cap;
-  if (c && size > ARENA_CHUNK / 4) {
+  if (c && big) {
     /* big block: keep the current chunk as head for small allocations */
     n->next = c->next;
     c->next = n;

@@ -3,6 +3,7 @@
  * dead instructions, and printing as a schedule script.
  */
 #include "sch_internal.h"
+#include "arena_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ static tsl_trace *trace_new_owned(tsl_ctx *ctx) {
   tsl_trace *t = malloc(sizeof *t);
   if (!t)
     return NULL;
-  sch_trace_init(t, ctx, tsl_arena_new(ctx));
+  sch_trace_init(t, ctx, tsl_arena_new_small(ctx)); /* kept by the thousand */
   t->owns_arena = 1;
   return t;
 }
