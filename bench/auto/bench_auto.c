@@ -16,9 +16,10 @@
  *          trials, a depthwise conv2d, softmax and layer norm in 32, at 2
  *          threads: the untuned program (an empty schedule, measured the
  *          same way) against the tuned one, and the ratio to the peak.
- * Every run prints its search overhead: search time (mutation, replay,
- * postprocessing, features, prediction, training) per measured
- * candidate and its share of the wall time.
+ * Every run prints its search overhead: search time per measured
+ * candidate and its share of the wall time, split into replay,
+ * postprocessing, features, mutation, prediction, training, lowering and
+ * the rest (keys, database, the strategy's bookkeeping).
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,m128,ops] [--models xgb,random]
  *                                                (or ./tessel bench auto ...)
@@ -210,6 +211,16 @@ static void print_overhead(const run *r) {
          (long long)r->r.trials, (long long)r->r.errors, r->wall, search, search / t * 1e3,
          100 * search / (r->wall > 0 ? r->wall : 1), r->r.build_s, r->r.measure_s,
          r->r.fixed_s);
+  const tsl_cand_service_stats *c = &r->r.cands;
+  double parts = c->replay_s + c->postproc_s + c->feature_s + r->r.mutate_s + r->r.predict_s +
+                 r->r.train_s + r->r.lower_s;
+  printf("      per candidate: replay %.1f ms (%lld replays for %lld prepared, %lld from the "
+         "cache), postprocessing %.1f ms, features %.1f ms, mutation %.1f ms, prediction "
+         "%.1f ms, training %.1f ms, lowering %.1f ms; the rest %.1f ms\n",
+         c->replay_s / t * 1e3, (long long)c->replays, (long long)c->prepared,
+         (long long)c->hits, c->postproc_s / t * 1e3, c->feature_s / t * 1e3,
+         r->r.mutate_s / t * 1e3, r->r.predict_s / t * 1e3, r->r.train_s / t * 1e3,
+         r->r.lower_s / t * 1e3, (search - parts) / t * 1e3);
 }
 
 /* ---- the model's ranking quality on a run's records ------------------------------- */

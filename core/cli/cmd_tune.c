@@ -176,6 +176,10 @@ static void print_json(const tsl_tune_result *r) {
   json_object_set_new(c, "replay_s", json_real(r->cands.replay_s));
   json_object_set_new(c, "postproc_s", json_real(r->cands.postproc_s));
   json_object_set_new(c, "feature_s", json_real(r->cands.feature_s));
+  json_object_set_new(c, "predict_s", json_real(r->predict_s));
+  json_object_set_new(c, "train_s", json_real(r->train_s));
+  json_object_set_new(c, "mutate_s", json_real(r->mutate_s));
+  json_object_set_new(c, "lower_s", json_real(r->lower_s));
   json_object_set_new(o, "candidates", c);
   char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9));
   if (s)
@@ -194,9 +198,11 @@ static void print_text(const tsl_tune_result *r) {
          r->total_s, r->search_s, r->fixed_s, r->build_s, r->measure_s);
   const tsl_cand_service_stats *c = &r->cands;
   printf("candidates: %lld prepared, %lld from the cache, %lld replays (%.2f s), "
-         "postprocessing %.2f s, %lld feature extractions (%.2f s)\n",
+         "postprocessing %.2f s, %lld feature extractions (%.2f s); mutation %.2f s, "
+         "prediction %.2f s, training %.2f s, lowering %.2f s\n",
          (long long)c->prepared, (long long)c->hits, (long long)c->replays, c->replay_s,
-         c->postproc_s, (long long)c->featurized, c->feature_s);
+         c->postproc_s, (long long)c->featurized, c->feature_s, r->mutate_s, r->predict_s,
+         r->train_s, r->lower_s);
   if (r->best_seconds <= 0) {
     printf("no candidate ran successfully\n");
     return;

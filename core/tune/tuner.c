@@ -30,6 +30,8 @@ typedef struct tune_run {
   const char *desc;
   const tsl_cost_model_vtable *cvt;
   tsl_cost_model *cost;
+  tune_timed_model timed_cost; /* `cost` as the strategy and updates see it */
+  double mutate_s, lower_s;    /* the search overhead's parts counted here */
   tsl_db *db;
   char builds_dir[960];
   int db_rc; /* a record that could not be written stops the run */
@@ -50,6 +52,8 @@ typedef struct tune_task {
   uint32_t n_pps;
   tsl_space_mutator *mutators; /* the target's, for strategies that mutate */
   uint32_t n_mutators;
+  tsl_space_mutator *timed_mutators; /* the same, timed, as the strategy sees them */
+  tune_timed_mutator *timers;
   const tsl_strategy_vtable *svt;
   tsl_strategy *strategy;
   tsl_cand_service *cands; /* the task's candidates and known keys */
@@ -167,7 +171,21 @@ static int load_mutators(tuner *tu) {
   tsl_diag d = {0};
   int rc = tsl_space_default_mutators(tu->run.reg, &t, &tu->task.mutators,
                                       &tu->task.n_mutators, &d);
-  return rc == TSL_EUNSUPPORTED ? TSL_OK : rc ? located(tu, "target", rc, d.text) : TSL_OK;
+  if (rc)
+    return rc == TSL_EUNSUPPORTED ? TSL_OK : located(tu, "target", rc, d.text);
+  uint32_t n = tu->task.n_mutators;
+  tu->task.timed_mutators = calloc(n + 1, sizeof *tu->task.timed_mutators);
+  tu->task.timers = calloc(n + 1, sizeof *tu->task.timers);
+  if (!tu->task.timed_mutators || !tu->task.timers)
+    return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    const tsl_space_mutator *m = &tu->task.mutators[i];
+    tu->task.timers[i] = (tune_timed_mutator){m->vtable, m->m, &tu->run.mutate_s};
+    tu->task.timed_mutators[i] = *m;
+    tu->task.timed_mutators[i].vtable = &tune_timed_mutator_vt;
+    tu->task.timed_mutators[i].m = (tsl_trace_mutator *)&tu->task.timers[i];
+  }
+  return TSL_OK;
 }
 
 static int load_rule_space(tuner *tu) {
@@ -278,6 +296,7 @@ static int open_plugins(tuner *tu) {
     if ((rc = tu->run.cvt->create(comp->user_data, c->cost_model.n_opts,
                               c->cost_model.opts, c->seed, &tu->run.cost, &d)))
       return located_option(tu, "cost_model", &c->cost_model, rc, d.text);
+    tu->run.timed_cost = (tune_timed_model){tu->run.cvt, tu->run.cost, 0, 0};
   }
   return TSL_OK;
 }
@@ -391,6 +410,8 @@ static void teardown(tuner *tu) {
   free(tu->task.spaces);
   tsl_space_postprocs_free(tu->task.pps, tu->task.n_pps);
   tsl_space_mutators_free(tu->task.mutators, tu->task.n_mutators);
+  free(tu->task.timed_mutators);
+  free(tu->task.timers);
   tsl_cand_service_free(tu->task.cands);
   tsl_map_free(&tu->task.taken);
 }
@@ -536,7 +557,10 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     }
     tsl_trace_free(c->trace);
     c->trace = pt;
-    if (tsl_lower_func(arena, tsl_schedule_func(c->sch), NULL, &c->lf, &rd)) {
+    double l0 = measure_now();
+    int lrc = tsl_lower_func(arena, tsl_schedule_func(c->sch), NULL, &c->lf, &rd);
+    tu->run.lower_s += measure_now() - l0;
+    if (lrc) {
       char text[600];
       snprintf(text, sizeof text, "lowering: %.580s", rd.text);
       record(tu, c, NULL, TSL_RUN_BUILD_ERROR, text, -1);
@@ -611,7 +635,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       }
     }
     tsl_diag ud = {0};
-    if (kept && tu->run.cost && tu->run.cvt->update(tu->run.cost, kept, views, res, &ud))
+    if (kept && tu->run.cost && tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, kept, views, res,
+                                         &ud))
       fprintf(stderr, "tessel tune: warning: cost model update: %s\n", ud.text);
     tsl_diag nd = {0};
     int nrc = kept ? tu->task.svt->notify(tu->task.strategy, kept, res, &nd) : 0;
@@ -652,7 +677,8 @@ typedef struct warm {
 static void warm_flush(warm *w) {
   tuner *tu = w->tu;
   tsl_diag d = {0};
-  if (w->n && !w->rc && tu->run.cvt->update(tu->run.cost, w->n, w->cand, w->res, &d))
+  if (w->n && !w->rc && tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, w->n, w->cand, w->res,
+                                       &d))
     fprintf(stderr, "tessel tune: warning: cost model warm start: %s\n", d.text);
   w->fed += w->n;
   for (uint32_t i = 0; i < w->n; i++)
@@ -770,12 +796,12 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
         .target = tu.run.desc,
         .is_measured = is_measured,
         .core_data = &tu,
-        .cost_vtable = tu.run.cvt,
-        .cost_model = tu.run.cost,
+        .cost_vtable = tu.run.cost ? &tune_timed_model_vt : NULL,
+        .cost_model = tu.run.cost ? (tsl_cost_model *)&tu.run.timed_cost : NULL,
         .n_postprocs = tu.task.n_pps,
         .postprocs = tu.task.pps,
         .n_mutators = tu.task.n_mutators,
-        .mutators = tu.task.mutators,
+        .mutators = tu.task.timed_mutators,
         .top_measured = top_measured,
         .cands = tu.task.cands};
     tsl_diag d = {0};
@@ -825,6 +851,10 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->fixed_s = fixed_s;
   if (tu.task.cands)
     tsl_cand_service_get_stats(tu.task.cands, &out->cands);
+  out->predict_s = tu.run.timed_cost.predict_s;
+  out->train_s = tu.run.timed_cost.update_s;
+  out->mutate_s = tu.run.mutate_s;
+  out->lower_s = tu.run.lower_s;
   teardown(&tu);
   tsl_arena_free(tu.run.arena);
   tsl_ctx_free(tu.run.ctx);

@@ -11,6 +11,22 @@
 #define TUNE_PREFIX "cand"
 #include "measure.h"
 
+/* timed.c: a cost model and mutators with their time counted, given to
+ * the strategy in place of the plugins' (the instances stay the tuner's).
+ * Pass a tune_timed_model / tune_timed_mutator as the instance pointer. */
+typedef struct tune_timed_model {
+  const tsl_cost_model_vtable *vt;
+  tsl_cost_model *m;
+  double predict_s, update_s;
+} tune_timed_model;
+extern const tsl_cost_model_vtable tune_timed_model_vt;
+typedef struct tune_timed_mutator {
+  const tsl_trace_mutator_vtable *vt;
+  tsl_trace_mutator *m;
+  double *apply_s; /* shared by a run's mutators */
+} tune_timed_mutator;
+extern const tsl_trace_mutator_vtable tune_timed_mutator_vt;
+
 /* tuner_files.c: remove a run's build folder (its files, then itself);
  * remove the run-PID folders under `builds` whose process is gone; check
  * that the export path's folder exists (made if missing) and is writable. */

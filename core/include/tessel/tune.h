@@ -73,6 +73,10 @@ typedef struct tsl_tune_result {
    * hits, replays (a strategy's and the tuner's), feature extractions, and
    * the seconds of each: the search overhead's breakdown. */
   tsl_cand_service_stats cands;
+  /* The rest of the search overhead (seconds): the cost model's predictions
+   * (a strategy's ranking) and training (its updates, the warm start
+   * included), the mutators, and lowering the measured candidates. */
+  double predict_s, train_s, mutate_s, lower_s;
 } tsl_tune_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).
