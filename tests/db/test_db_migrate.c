@@ -12,17 +12,8 @@
 
 #include "db_fixture.h"
 #include "tap.h"
+#include "test_programs.h"
 
-static const char fx_mm[] =
-    "@T.prim_func\n"
-    "def mm(A: T.Buffer((16, 16), \"float32\"), B: T.Buffer((16, 16), \"float32\"),\n"
-    "       C: T.Buffer((16, 16), \"float32\")):\n"
-    "    for i, j, k in T.grid(16, 16, 16):\n"
-    "        with T.block(\"C\"):\n"
-    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
-    "            with T.init():\n"
-    "                C[vi, vj] = T.float32(0)\n"
-    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
 
 /* Two sketches, as MultiLevelTiling's: the same samples, the cache-write
  * block under j0 or under i0; then the parallel limit annotated. */
@@ -64,7 +55,7 @@ static int is_hex16(const char *s) {
 
 static void test_keys(void) {
   fx_prog p;
-  fx_parse(fx_mm, &p);
+  fx_parse(test_matmul16, &p);
   tsl_schedule *a = sketch(&p, "j0", 16, 0), *a2 = sketch(&p, "j0", 16, 0),
                *b = sketch(&p, "i0", 16, 0), *ap = sketch(&p, "j0", 16, 1);
   ok(a && a2 && b && ap, "four schedules of two sketches");

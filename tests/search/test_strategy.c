@@ -7,19 +7,11 @@
  * small space exactly, and give up after max_fail failed samples.
  */
 #include "search_common.h"
+#include "test_programs.h"
 
 #include <stdint.h>
 
-static const char *matmul16 =
-    "@T.prim_func\n"
-    "def main(A: T.Buffer((16, 16), \"float32\"), B: T.Buffer((16, 16), "
-    "\"float32\"), C: T.Buffer((16, 16), \"float32\")):\n"
-    "    for i, j, k in T.grid(16, 16, 16):\n"
-    "        with T.block(\"C\"):\n"
-    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
-    "            with T.init():\n"
-    "                C[vi, vj] = T.float32(0)\n"
-    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
+static const char *const matmul16 = test_matmul16;
 
 /* Same signature, but its block is called "D": every replay fails. */
 static const char *other16 =

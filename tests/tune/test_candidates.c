@@ -9,21 +9,12 @@
  * and a script's own postprocessing kept when the service has none.
  */
 #include "tap.h"
+#include "test_programs.h"
 #include "tessel/tessel.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static const char *matmul16 =
-    "@T.prim_func\n"
-    "def main(A: T.Buffer((16, 16), \"float32\"), B: T.Buffer((16, 16), "
-    "\"float32\"), C: T.Buffer((16, 16), \"float32\")):\n"
-    "    for i, j, k in T.grid(16, 16, 16):\n"
-    "        with T.block(\"C\"):\n"
-    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
-    "            with T.init():\n"
-    "                C[vi, vj] = T.float32(0)\n"
-    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n";
 
 /* 5 x 5 points: two tilings of 16 (inner factor 1..16) */
 static const char *design_script =
@@ -48,7 +39,7 @@ static int setup(fixture *f) {
   f->ctx = tsl_ctx_new();
   f->arena = tsl_arena_new(f->ctx);
   tsl_schedule *sch = NULL;
-  if (tsl_parse(f->arena, "mm.py", matmul16, strlen(matmul16), &f->mod, &d) ||
+  if (tsl_parse(f->arena, "mm.py", test_matmul16, strlen(test_matmul16), &f->mod, &d) ||
       tsl_schedule_new(f->ctx, f->mod, NULL, &sch, &d) ||
       tsl_script_run(sch, "design.sch", design_script, strlen(design_script), &d)) {
     tap_diag("setup: %s", d.text);
