@@ -214,6 +214,9 @@ check "  ... 8 measured, none failed (parallel kernels in workers forked after t
   json "d['trials'] == 8 and d['errors'] == 0"
 check "  ... features extracted once per candidate (prediction and training share them)" \
   json "0 < d['candidates']['featurized'] <= d['candidates']['prepared'] - d['candidates']['hits']"
+check "  ... the search overhead split into its parts: mutation, prediction, training, lowering" \
+  json "all(d['candidates'][k] > 0 for k in ('mutate_s', 'predict_s', 'train_s', 'lower_s')) and sum(d['candidates'][k] for k in ('replay_s', 'postproc_s', 'feature_s', 'mutate_s', 'predict_s', 'train_s', 'lower_s')) <= d['search_s'] + 1e-6"
+check "  ... and printed by tessel tune" bash -c "'$exe' tune '$tmp/xgb.yaml' --set strategy.trials=8 > '$tmp/plain' 2>/dev/null && grep -q '^candidates: .* prepared, .* from the cache, .* replays .*; mutation .* s, prediction .* s, training .* s, lowering .* s$' '$tmp/plain'"
 check "a resume: the model learns the database's 8 records first" bash -c "
   '$exe' tune '$tmp/xgb.yaml' --set strategy.trials=12 --json > '$tmp/out' 2>'$tmp/err' &&
   grep -q 'the cost model learned the database.s 8 records first' '$tmp/err'"
