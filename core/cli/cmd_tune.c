@@ -171,6 +171,7 @@ static void print_json(const tsl_tune_result *r) {
   json_object_set_new(c, "prepared", json_integer(r->cands.prepared));
   json_object_set_new(c, "hits", json_integer(r->cands.hits));
   json_object_set_new(c, "replays", json_integer(r->cands.replays));
+  json_object_set_new(c, "replayed_again", json_integer(r->cands.replayed_again));
   json_object_set_new(c, "failed", json_integer(r->cands.failed));
   json_object_set_new(c, "featurized", json_integer(r->cands.featurized));
   json_object_set_new(c, "replay_s", json_real(r->cands.replay_s));

@@ -341,6 +341,7 @@ int tsl_cand_schedule(tsl_cand *c, tsl_schedule **out, tsl_diag *diag) {
     tsl_trace *pre = NULL;
     tsl_schedule *sch = NULL;
     int rc = replay(c->svc, c->trace, 0, 0, &pre, &sch, diag);
+    c->svc->st.replayed_again++;
     tsl_trace_free(pre);
     if (rc)
       return rc < 0 ? rc : TSL_EINVALID;

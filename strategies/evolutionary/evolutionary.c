@@ -553,23 +553,30 @@ static int evolve(tsl_strategy *s, population *pop, uint32_t num, best_heap *h,
   return rc;
 }
 
-/* TVM's PickWithEpsGreedy: `num` picks, the last num x eps_greedy from the
- * fresh samples in random order, the others from `bests` (each list
- * standing in when the other runs out), none proposed or measured before. */
-static int pick(tsl_strategy *s, const population *fresh, const best_heap *bests, uint32_t num,
-                tsl_trace **out, uint32_t *n_out, tsl_diag *diag) {
-  uint32_t n_rand = (uint32_t)(num * s->eps_greedy), n_best = num - n_rand;
-  uint32_t *order = malloc((fresh->n ? fresh->n : 1) * sizeof *order);
+/* The fresh samples' random order for the eps-greedy picks (Fisher-Yates),
+ * or NULL when out of memory. */
+static uint32_t *shuffled(tsl_strategy *s, uint32_t n) {
+  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
   if (!order)
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
-  for (uint32_t i = 0; i < fresh->n; i++)
+    return NULL;
+  for (uint32_t i = 0; i < n; i++)
     order[i] = i;
-  for (uint32_t i = fresh->n; i > 1; i--) { /* Fisher-Yates */
+  for (uint32_t i = n; i > 1; i--) {
     uint32_t j = (uint32_t)(tsl_rand_next(&s->rng) % i);
     uint32_t t = order[i - 1];
     order[i - 1] = order[j];
     order[j] = t;
   }
+  return order;
+}
+
+/* TVM's PickWithEpsGreedy: `num` picks, the last num x eps_greedy from the
+ * fresh samples in the random `order`, the others from `bests` (each list
+ * standing in when the other runs out), none proposed or measured before. */
+static int pick(tsl_strategy *s, const population *fresh, const uint32_t *order,
+                const best_heap *bests, uint32_t num, tsl_trace **out, uint32_t *n_out,
+                tsl_diag *diag) {
+  uint32_t n_rand = (uint32_t)(num * s->eps_greedy), n_best = num - n_rand;
   uint32_t ib = 0, ir = 0;
   int rc = TSL_OK;
   for (uint32_t i = 0; i < num && !rc; i++) {
@@ -591,7 +598,6 @@ static int pick(tsl_strategy *s, const population *fresh, const best_heap *bests
     }
     out[(*n_out)++] = t;
   }
-  free(order);
   return rc;
 }
 
@@ -622,10 +628,21 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
     }
   }
+  /* the fresh samples the picks may take keep their schedules through the
+   * evolution, so that the core builds them without a second replay */
+  uint32_t *order = rc ? NULL : shuffled(s, fresh.n);
+  uint32_t n_keep = fresh.n < want ? fresh.n : want;
+  if (!rc && !order)
+    rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+  for (uint32_t k = 0; order && k < n_keep; k++)
+    tsl_cand_keep(fresh.m[order[k]].c);
   if (!rc)
     rc = evolve(s, &pop, want, &bests, diag);
   if (!rc)
-    rc = pick(s, &fresh, &bests, want, out, n_out, diag);
+    rc = pick(s, &fresh, order, &bests, want, out, n_out, diag);
+  for (uint32_t k = 0; order && k < n_keep; k++)
+    tsl_cand_let_go(fresh.m[order[k]].c);
+  free(order);
 done:
   for (uint32_t i = 0; i < bests.n; i++)
     heap_entry_free(&bests.m[i]);

@@ -60,6 +60,7 @@ typedef struct tsl_cand_service_stats {
   int64_t replays;    /* replays (prepare, and schedules asked again) */
   int64_t failed;     /* traces that made no candidate (replay or postprocessor) */
   int64_t featurized; /* feature extractions */
+  int64_t replayed_again; /* ... of candidates whose schedule had been dropped */
   double replay_s, postproc_s, feature_s; /* seconds spent in each */
 } tsl_cand_service_stats;
 
