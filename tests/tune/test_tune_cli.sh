@@ -194,7 +194,7 @@ check "  ... 8 measured, none failed" json "d['trials'] == 8 and d['errors'] == 
 check "  ... children met before come from the candidate cache, not a replay" \
   json "d['candidates']['hits'] > 0 and d['candidates']['replays'] < d['candidates']['prepared']"
 check "  ... and no pick is replayed again to be built (eps_greedy 0.5: half the picks from the fresh samples)" \
-  bash -c "'$exe' tune '$tmp/evo.yaml' --set database=db/evo_eps.db --set strategy.eps_greedy=0.5 --json > '$tmp/out' 2>/dev/null && python3 -c \"
+  bash -c "'$exe' tune '$tmp/evo.yaml' --set database=$tmp/db/evo_eps.db --set strategy.eps_greedy=0.5 --json > '$tmp/out' 2>/dev/null && python3 -c \"
 import json,sys; d=json.loads(open('$tmp/out').read().strip().splitlines()[-1]); c=d['candidates']
 sys.exit(0 if d['trials'] == 8 and c['replayed_again'] == 0 else 1)\""
 check "a resumed evolutionary run with trials 16 measures the 8 missing" \
