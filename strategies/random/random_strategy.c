@@ -34,10 +34,9 @@ struct tsl_strategy {
   int64_t proposed;    /* candidates returned so far */
   int64_t fails;       /* consecutive failed samples */
   int exhausted;       /* the failure bound was reached */
-  tsl_map keys;        /* interned keys proposed in this run -> 1 */
   tsl_cand_service *svc, *own_svc; /* the core's, or one made here */
   /* counters (notify) */
-  int64_t n_samples, n_replay_failed, n_duplicate, n_measured_before;
+  int64_t n_samples, n_replay_failed, n_known;
   int64_t n_notified, n_ok;
   double best_latency_s;
 };
@@ -86,7 +85,6 @@ static int rs_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
 static void rs_post_tuning(tsl_strategy *s) {
   if (!s)
     return;
-  tsl_map_free(&s->keys);
   tsl_cand_service_free(s->own_svc);
   s->own_svc = s->svc = NULL;
   s->space = NULL;
@@ -132,7 +130,6 @@ static int rs_pre_tuning(tsl_strategy *s, const tsl_search_space *space,
       return rc;
     s->svc = s->own_svc;
   }
-  tsl_map_init(&s->keys, NULL);
   s->space = space;
   s->fail_bound = s->max_fail ? s->max_fail
                               : (int64_t)RS_MAX_FAIL_PER_BATCH * space->batch;
@@ -140,8 +137,8 @@ static int rs_pre_tuning(tsl_strategy *s, const tsl_search_space *space,
   s->next_space = 0;
   s->proposed = s->fails = 0;
   s->exhausted = 0;
-  s->n_samples = s->n_replay_failed = s->n_duplicate = 0;
-  s->n_measured_before = s->n_notified = s->n_ok = 0;
+  s->n_samples = s->n_replay_failed = s->n_known = 0;
+  s->n_notified = s->n_ok = 0;
   s->best_latency_s = -1;
   return TSL_OK;
 }
@@ -162,27 +159,20 @@ static int sample_one(tsl_strategy *s, tsl_trace **out, tsl_diag *diag) {
     s->n_replay_failed++;
     return 1;
   }
-  const char *key = tsl_cand_key(c);
-  int failed = 1;
-  if (tsl_map_get(&s->keys, key))
-    s->n_duplicate++;
-  else if (tsl_cand_service_known(s->svc, key) ||
-           (s->own_svc && sp->is_measured && sp->is_measured(sp->core_data, tsl_cand_trace(c))))
-    s->n_measured_before++;
-  else
-    failed = 0;
-  tsl_trace *t = failed ? NULL : tsl_trace_copy(tsl_cand_trace(c));
-  if (!failed && (!t || tsl_cand_propose(c))) {
-    tsl_trace_free(t);
+  /* proposed before in this run (tsl_cand_propose marks it) or measured */
+  if (tsl_cand_service_known(s->svc, tsl_cand_key(c)) ||
+      (s->own_svc && sp->is_measured && sp->is_measured(sp->core_data, tsl_cand_trace(c)))) {
+    s->n_known++;
     tsl_cand_unref(c);
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'random': out of memory");
-  }
-  if (!failed)
-    tsl_map_put(&s->keys, key, TSL_MAP_INT(1));
-  tsl_cand_unref(c);
-  if (failed) {
     tsl_cand_service_sweep(s->svc); /* its schedule is not needed */
     return 1;
+  }
+  tsl_trace *t = tsl_trace_copy(tsl_cand_trace(c));
+  int bad = !t || tsl_cand_propose(c);
+  tsl_cand_unref(c);
+  if (bad) {
+    tsl_trace_free(t);
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'random': out of memory");
   }
   *out = t;
   return 0;
