@@ -35,7 +35,6 @@ struct tsl_cand_service {
   tsl_map known;                 /* interned key -> 1 */
   tsl_vec live;                  /* tsl_cand *: schedule alive (maybe dropped since) */
   tsl_cand *oldest, *newest;
-  uint32_t n;
   tsl_cand_service_stats st;
 };
 
@@ -80,13 +79,12 @@ static void cand_free(tsl_cand *c) {
 
 /* Forget the oldest candidates nobody holds while there are too many. */
 static void forget_old(tsl_cand_service *s) {
-  for (tsl_cand *c = s->oldest, *next; c && s->n > s->o.max_cands; c = next) {
+  for (tsl_cand *c = s->oldest, *next; c && s->by_key.n > s->o.max_cands; c = next) {
     next = c->newer;
     if (c->refs || c->keeps || c->live)
       continue;
     unlink_cand(s, c);
     tsl_map_del(&s->by_key, c->key);
-    s->n--;
     cand_free(c);
   }
 }
@@ -165,7 +163,6 @@ static tsl_cand *add(tsl_cand_service *s, const char *key, tsl_trace *pre,
     set_schedule(s, c, sch);
   tsl_map_put(&s->by_key, key, c);
   push_newest(s, c);
-  s->n++;
   return c;
 }
 
