@@ -11,6 +11,9 @@
  *          first model's ranking quality on its own records (trained on
  *          the even-numbered, scored on the odd-numbered: pairwise
  *          accuracy and top-32 recall);
+ *   mb1024 bench/tune/matmul_bias_1024.py (B layout-free: packed once by
+ *          RewriteLayout, outside the timed calls), 2 threads, xgb, up to
+ *          the last checkpoint, against OpenBLAS sgemm (without the bias);
  *   m128   workloads/matmul_128.py in 64 trials at 1 and 2 threads;
  *   ops    the ResNet stem (conv2d NHWC 7x7 stride 2 with padding) in 64
  *          trials, a depthwise conv2d, softmax and layer norm in 32, at 2
@@ -21,7 +24,7 @@
  * postprocessing, features, mutation, prediction, training, lowering and
  * the rest (keys, database, the strategy's bookkeeping).
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
- *                   [--only m1024,m128,ops] [--models xgb,random]
+ *                   [--only m1024,mb1024,m128,ops] [--models xgb,random]
  *                                                (or ./tessel bench auto ...)
  */
 #define _XOPEN_SOURCE 700
@@ -392,6 +395,20 @@ static void ops(const char *root, double peak2) {
 
 /* ---- main ------------------------------------------------------------------------ */
 
+/* The best GFLOPS at each checkpoint, against OpenBLAS and the peak, with
+ * the wall time; then the search overhead. */
+static void print_checkpoints(const run *r, const int64_t *cp, int n_cp, double blas,
+                              double peak) {
+  printf("  %8s %10s %10s %9s %10s\n", "trials", "GFLOPS", "/OpenBLAS", "/peak", "wall s");
+  for (int k = 0; k < n_cp; k++) {
+    int64_t t = cp[k] < r->c.n ? cp[k] : r->c.n;
+    double g = t > 0 ? r->c.best_gflops[t] : 0;
+    printf("  %8lld %10.1f %10.2f %9.2f %10.1f\n", (long long)t, g, g / blas, g / peak,
+           t > 0 ? r->c.elapsed_s[t] : 0);
+  }
+  print_overhead(r);
+}
+
 static int parse_list(const char *s, int64_t *out, int max) {
   int n = 0;
   for (const char *p = s; *p && n < max;) {
@@ -407,7 +424,7 @@ static int parse_list(const char *s, int64_t *out, int max) {
 int main(int argc, char **argv) {
   if (bench_openblas_env(argv))
     return 2;
-  const char *root = getenv("TESSEL_SOURCE_ROOT"), *only = "m1024,m128,ops", *models = "xgb";
+  const char *root = getenv("TESSEL_SOURCE_ROOT"), *only = "m1024,mb1024,m128,ops", *models = "xgb";
   int64_t cp[MAX_CP] = {32, 64, 128, 256, 640};
   int n_cp = 5;
   for (int i = 1; i < argc; i++) {
@@ -421,7 +438,7 @@ int main(int argc, char **argv) {
       root = argv[i];
     else {
       fprintf(stderr, "usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640] "
-                      "[--only m1024,m128,ops] [--models xgb,random]\n");
+                      "[--only m1024,mb1024,m128,ops] [--models xgb,random]\n");
       return 2;
     }
   }
@@ -461,15 +478,8 @@ int main(int argc, char **argv) {
         continue;
       }
       run *r = &runs[n_models++];
-      printf("  cost model '%s':\n  %8s %10s %10s %9s %10s\n", m, "trials", "GFLOPS",
-             "/OpenBLAS", "/peak", "wall s");
-      for (int k = 0; k < n_cp; k++) {
-        int64_t t = cp[k] < r->c.n ? cp[k] : r->c.n;
-        double g = t > 0 ? r->c.best_gflops[t] : 0;
-        printf("  %8lld %10.1f %10.2f %9.2f %10.1f\n", (long long)t, g, g / blas, g / peak2,
-               t > 0 ? r->c.elapsed_s[t] : 0);
-      }
-      print_overhead(r);
+      printf("  cost model '%s':\n", m);
+      print_checkpoints(r, cp, n_cp, blas, peak2);
     }
     if (n_models >= 2) {
       const run *a = &runs[0], *b = &runs[n_models - 1];
@@ -489,6 +499,20 @@ int main(int argc, char **argv) {
       model_quality(abs_root, &runs[0], "xgb");
     for (int i = 0; i < n_models; i++)
       run_free(&runs[i]);
+  }
+  if (strstr(only, "mb1024")) {
+    /* TVM's RewriteLayout: the weight packed once, outside the timed calls */
+    double blas = blas_gflops(1024, 2);
+    char wl[4300];
+    snprintf(wl, sizeof wl, "workload.file=%s/bench/tune/matmul_bias_1024.py", abs_root);
+    const char *sets[] = {wl, "target.threads=2"};
+    run r;
+    printf("\nfloat32 1024 matmul + bias, B layout-free (packed ahead of the calls), 2 threads;"
+           " OpenBLAS sgemm %.1f GFLOPS\n",
+           blas);
+    if (!tune(abs_root, sets, 2, cp[n_cp - 1], &r))
+      print_checkpoints(&r, cp, n_cp, blas, peak2);
+    run_free(&r);
   }
   if (strstr(only, "m128")) {
     for (int threads = 1; threads <= 2; threads++) {

@@ -317,8 +317,14 @@ int tsl_features_per_store(tsl_arena *arena, const tsl_func *f, const tsl_featur
                            tsl_features *out, tsl_diag *diag) {
   memset(out, 0, sizeof *out);
   out->struct_size = sizeof *out;
+  /* as TVM's extractor, without the weights' packing (it runs ahead of
+   * the calls) */
+  tsl_prepack_split sp;
+  int rc = tsl_func_split_prepack(arena, f, &sp, diag);
+  if (rc)
+    return rc;
   const tsl_stmt *body = NULL;
-  int rc = tsl_lower_func_structured(arena, f, &body, diag);
+  rc = tsl_lower_func_structured(arena, sp.main, &body, diag);
   if (rc)
     return rc;
   walk w;

@@ -152,13 +152,42 @@ static void shape_text(tsl_strbuf *sb, const tsl_buffer *b) {
   tsl_strbuf_append(sb, "]");
 }
 
-static void emit_func(tsl_strbuf *sb, const tsl_lowered_func *lf, const char *prefix) {
+static const char *func_name(const tsl_lowered_func *lf) {
+  return lf->name ? lf->name : lf->source->name;
+}
+
+/* 1 when `m` has a function called `base` + `suffix` */
+static int has_func(const tsl_lowered_module *m, const char *base, size_t n_base,
+                    const char *suffix) {
+  for (uint32_t i = 0; i < m->n_funcs; i++) {
+    const char *g = func_name(m->funcs[i]);
+    if (strlen(g) == n_base + strlen(suffix) && !strncmp(g, base, n_base) &&
+        !strcmp(g + n_base, suffix))
+      return 1;
+  }
+  return 0;
+}
+
+static void emit_func(tsl_strbuf *sb, const tsl_lowered_module *m, const tsl_lowered_func *lf,
+                      const char *prefix) {
   const tsl_func *f = lf->source;
-  const char *name = lf->name ? lf->name : f->name;
+  const char *name = func_name(lf);
   tsl_strbuf_printf(sb, "/* %s_%s: prim_func \"%s\"", prefix, name, name);
   if (lf->flops > 0)
     tsl_strbuf_printf(sb, ", %.0f floating-point operations per call", lf->flops);
   tsl_strbuf_append(sb, ".\n");
+  /* weights packed ahead of the calls (lower.h, tsl_func_split_prepack) */
+  size_t n = strlen(name), ns = strlen("_prepack");
+  if (has_func(m, name, n, "_prepack"))
+    tsl_strbuf_printf(sb,
+                      " * Takes its layout-free weights packed: call %s_%s_prepack once when\n"
+                      " * they are loaded and pass its outputs here.\n",
+                      prefix, name);
+  else if (n > ns && !strcmp(name + n - ns, "_prepack") && has_func(m, name, n - ns, ""))
+    tsl_strbuf_printf(sb,
+                      " * Packs the layout-free weights of %s_%.*s into the layout it\n"
+                      " * reads; run once when the weights are loaded, not per call.\n",
+                      prefix, (int)(n - ns), name);
   for (uint32_t p = 0; p < f->n_params; p++) {
     const tsl_param *pa = &f->params[p];
     const char *note;
@@ -246,7 +275,7 @@ char *tsl_export_header(const tsl_lowered_module *m, const char *prefix) {
                     "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
                     prefix, TSL_VERSION_STRING, guard, guard);
   for (uint32_t i = 0; i < m->n_funcs; i++)
-    emit_func(&sb, m->funcs[i], prefix);
+    emit_func(&sb, m, m->funcs[i], prefix);
   tsl_strbuf_printf(&sb, "#ifdef __cplusplus\n}\n#endif\n#endif /* %s */\n", guard);
   return tsl_strbuf_take(&sb);
 }

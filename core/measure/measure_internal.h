@@ -76,6 +76,27 @@ int measure_device_download(measure_device *d, measure_args *a, char *err, size_
 /* Wait for the device's calls; 0 without hooks. */
 int measure_device_sync(measure_device *d, char *err, size_t cap);
 
+/* ---- packed weights (pack.c) -----------------------------------------------
+ * A candidate that packs layout-free weights ahead of its calls
+ * (tsl_measure_session_run_prepacked): which parameters its main function
+ * takes packed, and the packed buffers' sizes. */
+#define MEASURE_MAX_PACKED 16
+typedef struct measure_pack {
+  uint32_t n;
+  uint32_t pos[MEASURE_MAX_PACKED];
+  uint64_t bytes[MEASURE_MAX_PACKED];
+} measure_pack;
+
+/* In the worker, after the device got the inputs: allocate the packed
+ * buffers into `bufs` (the device's, or host memory), run `prepack` on the
+ * weights' device buffers, and make `slots` (n_params + n_size_vars
+ * entries) dev->slots with the packed parameters pointing at the packed
+ * buffers. 0, or -1 with the message in err; release the buffers either
+ * way with measure_pack_release. */
+int measure_pack_run(const measure_pack *p, tsl_packed_fn prepack, measure_device *dev,
+                     const measure_args *a, void **bufs, void **slots, char *err, size_t cap);
+void measure_pack_release(const measure_pack *p, measure_device *dev, void **bufs);
+
 /* ---- forked worker (worker.c) ---------------------------------------------
  * Runs `body(user_data, out)` in a child process; the child sends `out`
  * (out_size bytes, at most a few KiB) back through a pipe and exits. */

@@ -66,6 +66,11 @@ typedef struct measure_job {
   int have_ref;
   const tsl_run_opts *opts;
   measure_device *dev; /* opened in the worker */
+  /* weights packed ahead of the calls (NULL: none): the prepack function,
+   * or its symbol in so_path */
+  const measure_pack *pack;
+  tsl_packed_fn prepack;
+  const char *prepack_symbol;
 } measure_job;
 
 /* The symbol of a library loaded now; *handle (when asked) for dlclose. */
@@ -90,27 +95,26 @@ static tsl_packed_fn open_library(const char *path, const char *symbol, void **h
   return fn;
 }
 
-static void measure_body(void *user_data, void *out) {
-  measure_job *j = user_data;
-  tsl_run_result *r = out;
-  tsl_packed_fn fn = j->fn;
-  if (!fn) {
-    fn = open_library(j->so_path, j->symbol, NULL, r->error, sizeof r->error);
-    if (!fn) {
-      r->status = TSL_RUN_BUILD_ERROR;
-      return;
-    }
+/* Another symbol of a library open_library loaded. */
+static tsl_packed_fn library_symbol(void *h, const char *path, const char *symbol, char *err,
+                                    size_t cap) {
+  dlerror();
+  void *sym = h ? dlsym(h, symbol) : NULL;
+  if (!sym) {
+    snprintf(err, cap, "%.240s has no symbol '%.200s'", path, symbol);
+    return NULL;
   }
-  /* The device's buffers (the target's hooks, or `work` on the host) get
-   * the pristine inputs; the checked call runs on them, its outputs come
-   * back into `work` to be compared. */
+  tsl_packed_fn fn;
+  memcpy(&fn, &sym, sizeof fn);
+  return fn;
+}
+
+/* The checked call and the timed ones of `fn` on `slots` (the device's
+ * arguments, packed weights in place), the inputs on the device. */
+static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
+                          tsl_run_result *r) {
   measure_device *dev = j->dev;
-  if (measure_device_open(dev, j->args, r->error, sizeof r->error) ||
-      measure_device_upload(dev, j->args, r->error, sizeof r->error)) {
-    r->status = TSL_RUN_SETUP_ERROR;
-    return;
-  }
-  int32_t rc = fn(dev->slots);
+  int32_t rc = fn(slots);
   if (rc) {
     r->status = TSL_RUN_ERROR;
     snprintf(r->error, sizeof r->error, "the function returned %d", (int)rc);
@@ -139,7 +143,7 @@ static void measure_body(void *user_data, void *out) {
     fl.buf = calloc(fl.size, 1);
     flp = fl.buf ? &fl : NULL;
   }
-  rc = measure_time_calls(fn, dev->slots, j->opts, flp, dev, r);
+  rc = measure_time_calls(fn, slots, j->opts, flp, dev, r);
   free(fl.buf);
   if (rc == INT32_MIN) { /* the device failed; r->error says how */
     r->status = TSL_RUN_ERROR;
@@ -151,6 +155,51 @@ static void measure_body(void *user_data, void *out) {
     return;
   }
   r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
+}
+
+static void measure_body(void *user_data, void *out) {
+  measure_job *j = user_data;
+  tsl_run_result *r = out;
+  tsl_packed_fn fn = j->fn, prepack = j->prepack;
+  int packs = j->pack && j->pack->n;
+  if (!fn) {
+    void *h = NULL;
+    fn = open_library(j->so_path, j->symbol, &h, r->error, sizeof r->error);
+    if (fn && packs && !prepack)
+      prepack = library_symbol(h, j->so_path, j->prepack_symbol, r->error, sizeof r->error);
+    if (!fn || (packs && !prepack)) {
+      r->status = TSL_RUN_BUILD_ERROR;
+      return;
+    }
+  }
+  /* The device's buffers (the target's hooks, or `work` on the host) get
+   * the pristine inputs; the checked call runs on them, its outputs come
+   * back into `work` to be compared. */
+  measure_device *dev = j->dev;
+  if (measure_device_open(dev, j->args, r->error, sizeof r->error) ||
+      measure_device_upload(dev, j->args, r->error, sizeof r->error)) {
+    r->status = TSL_RUN_SETUP_ERROR;
+    return;
+  }
+  if (!packs) {
+    measure_calls(j, fn, dev->slots, r);
+    return;
+  }
+  /* the weights packed once, from the same inputs; the calls take the
+   * packed buffers */
+  void *bufs[MEASURE_MAX_PACKED];
+  void **slots = calloc(j->args->n_params + j->args->n_size_vars + 1, sizeof *slots);
+  if (!slots) {
+    r->status = TSL_RUN_SETUP_ERROR;
+    snprintf(r->error, sizeof r->error, "out of memory for the argument list");
+    return;
+  }
+  if (measure_pack_run(j->pack, prepack, dev, j->args, bufs, slots, r->error, sizeof r->error))
+    r->status = TSL_RUN_ERROR;
+  else
+    measure_calls(j, fn, slots, r);
+  measure_pack_release(j->pack, dev, bufs);
+  free(slots);
 }
 
 typedef struct ref_job {
@@ -289,7 +338,7 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
   }
   measure_device dev;
   measure_device_init(&dev, NULL, NULL); /* host memory */
-  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev};
+  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL};
   rc = measure_forked(&j, r, diag);
   measure_args_free(&a);
   return rc;
@@ -301,6 +350,8 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
 typedef struct session_req {
   char so_path[4096];
   char symbol[512];
+  char prepack_symbol[512]; /* with pack.n > 0 */
+  measure_pack pack;
 } session_req;
 
 struct tsl_measure_session {
@@ -325,10 +376,14 @@ static void session_body(void *user_data, const void *req, void *out) {
   }
   void *h = NULL;
   tsl_packed_fn fn = open_library(q->so_path, q->symbol, &h, r->error, sizeof r->error);
-  if (!fn) {
+  tsl_packed_fn prepack = NULL;
+  if (fn && q->pack.n)
+    prepack = library_symbol(h, q->so_path, q->prepack_symbol, r->error, sizeof r->error);
+  if (!fn || (q->pack.n && !prepack)) {
     r->status = TSL_RUN_BUILD_ERROR;
   } else {
-    measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts, &s->dev};
+    measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts, &s->dev,
+                     &q->pack, prepack, NULL};
     measure_body(&j, r);
   }
   if (h)
@@ -386,28 +441,69 @@ void tsl_measure_session_free(tsl_measure_session *s) {
 
 int64_t measure_session_forks(const tsl_measure_session *s) { return s ? s->worker.forks : 0; }
 
-int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
-                            const char *so_path, const char *symbol,
-                            tsl_packed_fn fn, tsl_run_result *r, tsl_diag *diag) {
+/* One candidate of a session, with its packed weights (pack NULL: none). */
+static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const char *so_path,
+                       const char *symbol, tsl_packed_fn fn, const measure_pack *pack,
+                       const char *prepack_symbol, tsl_run_result *r, tsl_diag *diag) {
   int rc = begin_run(r, fn, so_path, symbol, diag);
   if (rc)
     return rc;
   session_req q;
-  if (fn || strlen(so_path) >= sizeof q.so_path || strlen(symbol) >= sizeof q.symbol) {
+  if (fn || strlen(so_path) >= sizeof q.so_path || strlen(symbol) >= sizeof q.symbol ||
+      (prepack_symbol && strlen(prepack_symbol) >= sizeof q.prepack_symbol)) {
     /* an in-process function (it may not exist in the worker), or names
      * too long for a job: a worker of its own, forked from here; its writes
      * to the arguments stay in it */
     measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
-                     s->have_ref, &s->opts, &s->dev};
+                     s->have_ref, &s->opts, &s->dev, pack, NULL, prepack_symbol};
     return measure_forked(&j, r, diag);
   }
   memset(&q, 0, sizeof q);
   strcpy(q.so_path, so_path);
   strcpy(q.symbol, symbol);
+  if (pack) {
+    q.pack = *pack;
+    strcpy(q.prepack_symbol, prepack_symbol);
+  }
   tsl_run_result out = *r;
   measure_outcome oc;
   measure_pworker_run(&s->worker, s->opts.timeout_s, &q, &out, &oc);
   return outcome_result(&oc, &out, r, diag);
+}
+
+int tsl_measure_session_run(tsl_measure_session *s, const tsl_lowered_func *lf,
+                            const char *so_path, const char *symbol,
+                            tsl_packed_fn fn, tsl_run_result *r, tsl_diag *diag) {
+  return session_run(s, lf, so_path, symbol, fn, NULL, NULL, r, diag);
+}
+
+int tsl_measure_session_run_prepacked(tsl_measure_session *s, const tsl_prepack_split *split,
+                                      const char *so_path, const char *symbol,
+                                      const char *prepack_symbol, tsl_run_result *r,
+                                      tsl_diag *diag) {
+  if (!split || !split->n_packed || !prepack_symbol)
+    return session_run(s, NULL, so_path, symbol, NULL, NULL, NULL, r, diag);
+  measure_pack pack = {0};
+  if (split->n_packed > MEASURE_MAX_PACKED || split->main->n_params != s->args.n_params) {
+    int rc = begin_run(r, NULL, so_path, symbol, diag);
+    return rc ? rc
+              : setup_fail(r, diag, TSL_EINVALID, "packed weights: ",
+                           "more than 16, or not the session's parameters");
+  }
+  pack.n = split->n_packed;
+  for (uint32_t k = 0; k < pack.n; k++) {
+    const tsl_buffer *b = split->main->params[split->positions[k]].buffer;
+    int64_t n = b ? tsl_buffer_const_size(b) : -1;
+    if (n < 0) {
+      int rc = begin_run(r, NULL, so_path, symbol, diag);
+      return rc ? rc
+                : setup_fail(r, diag, TSL_EINVALID, "packed weights: ",
+                             "a packed buffer without a constant shape");
+    }
+    pack.pos[k] = split->positions[k];
+    pack.bytes[k] = (uint64_t)n * (((size_t)b->dtype.bits * (b->dtype.lanes ? b->dtype.lanes : 1) + 7) / 8);
+  }
+  return session_run(s, NULL, so_path, symbol, NULL, &pack, prepack_symbol, r, diag);
 }
 
 /* run_common refuses a missing function, library or symbol as a setup

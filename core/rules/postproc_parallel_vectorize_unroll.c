@@ -59,16 +59,6 @@ static int parse_annotation(const tsl_block *b, parsed *p) {
   return found;
 }
 
-static int call(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_arg *a,
-                tsl_sch_rv *out, tsl_diag *diag) {
-  const tsl_sch_rv *outs;
-  uint32_t k;
-  int rc = tsl_sch_call(sch, inst, n, a, &outs, &k, diag);
-  if (!rc && out)
-    *out = k ? outs[0] : 0;
-  return rc;
-}
-
 static tsl_sch_value key(tsl_schedule *sch, const char *s) {
   return tsl_sv_str(tsl_intern(tsl_schedule_ctx(sch), s));
 }
@@ -248,12 +238,12 @@ static int fuse(tsl_schedule *sch, const tsl_sch_rv *loops, int n, tsl_sch_rv *o
   tsl_sch_arg a[MAX_LOOPS];
   for (int i = 0; i < n; i++)
     a[i] = (tsl_sch_arg){NULL, tsl_sv_rv(loops[i])};
-  return call(sch, "fuse", (uint32_t)n, a, out, diag);
+  return rule_call_args(sch, "fuse", (uint32_t)n, a, out, diag);
 }
 
 static int loop_kind(tsl_schedule *sch, const char *inst, tsl_sch_rv loop, tsl_diag *diag) {
   tsl_sch_arg a = {NULL, tsl_sv_rv(loop)};
-  return call(sch, inst, 1, &a, NULL, diag);
+  return rule_call_args(sch, inst, 1, &a, NULL, diag);
 }
 
 static int rewrite_block(tsl_schedule *sch, tsl_sch_rv block, const parsed *root,
@@ -317,8 +307,8 @@ static int rewrite_block(tsl_schedule *sch, tsl_sch_rv block, const parsed *root
       tsl_sch_arg a2[3] = {{NULL, tsl_sv_rv(loops[0])},
                            {NULL, key(sch, "pragma_unroll_explicit")},
                            {NULL, tsl_sv_int(p.unroll_explicit != -1)}};
-      if ((rc = call(sch, "annotate", 3, a1, NULL, diag)) ||
-          (rc = call(sch, "annotate", 3, a2, NULL, diag)))
+      if ((rc = rule_call_args(sch, "annotate", 3, a1, NULL, diag)) ||
+          (rc = rule_call_args(sch, "annotate", 3, a2, NULL, diag)))
         return rc;
     }
   }
@@ -335,14 +325,14 @@ static int pp_apply(tsl_postproc *pp, tsl_schedule *sch, tsl_diag *diag) {
     tsl_sch_arg ba[2] = {{NULL, tsl_sv_str(f->body->u.realize.block->name)},
                          {"func_name", tsl_sv_str(f->name)}};
     tsl_sch_rv root_rv;
-    int rc = call(sch, "get_block", 2, ba, &root_rv, diag);
+    int rc = rule_call_args(sch, "get_block", 2, ba, &root_rv, diag);
     for (int k = 0; k < 4 && !rc; k++) {
       int64_t v = k == 0 ? root.max_parallel : k == 1 ? root.max_vectorize
                 : k == 2 ? root.unroll_explicit : root.unroll_implicit;
       if (v == -1 && !tsl_attrs_get(f->body->u.realize.block->annotations, keys[k]))
         continue;
       tsl_sch_arg ua[2] = {{NULL, tsl_sv_rv(root_rv)}, {NULL, key(sch, keys[k])}};
-      rc = call(sch, "unannotate", 2, ua, NULL, diag);
+      rc = rule_call_args(sch, "unannotate", 2, ua, NULL, diag);
     }
     if (rc)
       return rc;

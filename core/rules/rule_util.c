@@ -108,10 +108,15 @@ int rule_call(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_val
   tsl_sch_arg a[8];
   for (uint32_t i = 0; i < n && i < 8; i++)
     a[i] = (tsl_sch_arg){NULL, args[i]};
+  tsl_diag local;
+  return rule_call_args(sch, inst, n < 8 ? n : 8, a, out, diag ? diag : &local);
+}
+
+int rule_call_args(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_arg *args,
+                   tsl_sch_rv *out, tsl_diag *diag) {
   const tsl_sch_rv *outs = NULL;
   uint32_t n_outs = 0;
-  tsl_diag local;
-  int rc = tsl_sch_call(sch, inst, n < 8 ? n : 8, a, &outs, &n_outs, diag ? diag : &local);
+  int rc = tsl_sch_call(sch, inst, n, args, &outs, &n_outs, diag);
   if (!rc && out)
     *out = n_outs ? outs[0] : 0;
   return rc;

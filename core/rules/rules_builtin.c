@@ -44,6 +44,8 @@ static const builtin_postproc builtin_postprocs[] = {
      &postproc_parallel_vectorize_unroll_vt},
     {"RewriteReductionBlock", "decompose reduction blocks at their first reduction loop",
      &postproc_rewrite_reduction_block_vt},
+    {"RewriteLayout", "pack layout-free weights into the layout their anchor reads walk",
+     &postproc_rewrite_layout_vt},
 };
 
 typedef struct builtin_mutator {
@@ -172,7 +174,7 @@ void tsl_space_rules_free(tsl_space_rule *rules, uint32_t n) {
 
 static const char *const llvm_postprocs[] = {"DisallowDynamicLoop",
                                              "RewriteParallelVectorizeUnroll",
-                                             "RewriteReductionBlock"};
+                                             "RewriteReductionBlock", "RewriteLayout"};
 
 int tsl_space_postproc_create(const tsl_registry *reg, const char *name,
                               const tsl_rule_target *target, uint32_t n_opts,

@@ -45,6 +45,10 @@ int rule_create_plain(const char *name, uint32_t n, const tsl_kv *opts, size_t s
  * NULL). */
 int rule_call(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_value *args,
               tsl_sch_rv *out, tsl_diag *diag);
+/* tsl_sch_call with named or positional arguments; *out the first output
+ * (may be NULL). */
+int rule_call_args(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_arg *args,
+                   tsl_sch_rv *out, tsl_diag *diag);
 /* The outputs of a list-returning query (get_producers, ...), recorded in
  * the trace as TVM's rules record it: heap array (free()), or NULL with *n
  * 0. */
@@ -64,6 +68,7 @@ extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
 extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
 extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;
 extern const tsl_postproc_vtable postproc_rewrite_reduction_block_vt;
+extern const tsl_postproc_vtable postproc_rewrite_layout_vt;
 
 extern const tsl_trace_mutator_vtable mutator_tile_size_vt;
 extern const tsl_trace_mutator_vtable mutator_unroll_vt;

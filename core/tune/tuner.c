@@ -423,8 +423,9 @@ typedef struct cand {
   const char *key;  /* interned */
   tsl_cand *cand;   /* the service's candidate (a reference), or NULL */
   tsl_schedule *sch; /* the candidate's */
-  const tsl_lowered_func *lf;
-  const tsl_lowered_func *one[1];
+  const tsl_lowered_func *lf;      /* its main function */
+  tsl_prepack_split split;         /* weights packed ahead of the calls */
+  const tsl_lowered_func *one[2];  /* main, and prepack when it packs */
   tsl_lowered_module lm;
   measure_build_job *job;
   tsl_measured res;
@@ -557,8 +558,14 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     }
     tsl_trace_free(c->trace);
     c->trace = pt;
+    /* the weights' packing (RewriteLayout) runs ahead of the timed calls,
+     * as in TVM's builder (RemoveWeightLayoutRewriteBlock) */
     double l0 = measure_now();
-    int lrc = tsl_lower_func(arena, tsl_schedule_func(c->sch), NULL, &c->lf, &rd);
+    int lrc = tsl_func_split_prepack(arena, tsl_schedule_func(c->sch), &c->split, &rd);
+    if (!lrc)
+      lrc = tsl_lower_func(arena, c->split.main, NULL, &c->lf, &rd);
+    if (!lrc && c->split.prepack)
+      lrc = tsl_lower_func(arena, c->split.prepack, NULL, &c->one[1], &rd);
     tu->run.lower_s += measure_now() - l0;
     if (lrc) {
       char text[600];
@@ -567,7 +574,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       continue;
     }
     c->one[0] = c->lf;
-    c->lm = (tsl_lowered_module){sizeof c->lm, 1, c->one};
+    c->lm = (tsl_lowered_module){sizeof c->lm, c->split.prepack ? 2 : 1, c->one};
     c->job = &jobs[n_jobs++];
     c->job->lm = &c->lm;
     snprintf(c->job->so_path, sizeof c->job->so_path, "%.900s/cand_%u_%u.so",
@@ -600,8 +607,17 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
         tsl_run_result r;
         tsl_diag md = {0};
         double m0 = measure_now();
-        int mrc = tsl_measure_session_run(tu->task.session, c->lf, c->job->so_path, symbol,
-                                          NULL, &r, &md);
+        int mrc;
+        if (c->split.n_packed) {
+          char prepack[600];
+          snprintf(prepack, sizeof prepack, "%s_%s_packed", TUNE_PREFIX,
+                   c->split.prepack->name);
+          mrc = tsl_measure_session_run_prepacked(tu->task.session, &c->split,
+                                                  c->job->so_path, symbol, prepack, &r, &md);
+        } else {
+          mrc = tsl_measure_session_run(tu->task.session, c->lf, c->job->so_path, symbol,
+                                        NULL, &r, &md);
+        }
         st->measure_s += measure_now() - m0;
         record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
                mrc ? md.text : r.error, c->job->build_s);

@@ -52,7 +52,10 @@ int tune_best(tuner_best_ctx *b) {
   if (b->cfg->export_path) {
     /* the folder was made and checked at setup (tune_check_export) */
     const tsl_lowered_module *lm = NULL;
-    rc = tsl_lower_module(b->arena, tsl_schedule_module(sch), NULL, &lm, &d);
+    const tsl_module *split = NULL;
+    rc = tsl_module_split_prepack(b->arena, tsl_schedule_module(sch), &split, &d);
+    if (!rc)
+      rc = tsl_lower_module(b->arena, split, NULL, &lm, &d);
     if (!rc)
       rc = b->tvt->export_library(b->target, lm, b->cfg->export_prefix,
                                   b->cfg->export_path, b->cfg->export_header, &d);

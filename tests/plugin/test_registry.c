@@ -74,9 +74,9 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 15,
+  is_int(tsl_registry_count(reg), 16,
          "a new registry holds the two built-in intrinsics, the four built-in mutators, the "
-         "six built-in rules and the three built-in postprocessors");
+         "six built-in rules and the four built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&
@@ -84,8 +84,8 @@ static void test_builtins(tsl_ctx *ctx) {
      "built-in mutators MutateTileSize, MutateComputeLocation, MutateUnroll and "
      "MutateParallel");
   static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
-                                    "RewriteReductionBlock"};
-  for (int i = 0; i < 3; i++)
+                                    "RewriteReductionBlock", "RewriteLayout"};
+  for (int i = 0; i < 4; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_POSTPROC, pps[i]) != NULL,
        "built-in postprocessor %s", pps[i]);
   static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",

@@ -160,7 +160,7 @@ static void sketches(void) {
       "elementwise_add", "softmax",    "layer_norm",   "gelu",       "matmul_relu",
       "dense_bias_relu", "conv2d_relu_nchw", "reductions", "avg_pool2d", "reshape_slice",
       "matmul_128",      "conv2d_nhwc", "batch_matmul", "gemv",      "depthwise_conv2d",
-      "batch_matmul_1x128", "norm_bmn"}; /* softmax_256: softmax's sketches, 40x slower */
+      "batch_matmul_1x128", "norm_bmn", "matmul_bias_128"}; /* softmax_256: softmax's sketches, 40x slower */
   tsl_space_rule *rules;
   uint32_t n_rules;
   tsl_diag d = {0};

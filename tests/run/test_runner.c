@@ -487,6 +487,78 @@ static void test_session_worker(const tsl_func *f) {
 #endif
 }
 
+/* Weights packed ahead of the calls: the prepack function runs once on the
+ * session's weights, main is checked and timed on the packed buffer. */
+static const char mm_bt_src[] =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((32, 32), \"float32\"), Bt: T.Buffer((32, 32), \"float32\"),\n"
+    "         C: T.Buffer((32, 32), \"float32\")):\n"
+    "    for i, j, k in T.grid(32, 32, 32):\n"
+    "        with T.block(\"C\"):\n"
+    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = T.float32(0)\n"
+    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * Bt[vj, vk]\n";
+
+static void test_prepacked(tsl_arena *arena, const tsl_func *f) {
+#ifdef RUN_TESTLIB
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.timeout_s = 5;
+  tsl_measure_session *s = NULL;
+  tsl_diag d = {0};
+  const tsl_func *main_bt = parse(arena, mm_bt_src);
+  if (!main_bt || !ok(tsl_measure_session_new(&lf, &ref, &o, &s, &d) == TSL_OK, "session")) {
+    tap_diag("%s", d.text);
+    return;
+  }
+  static const uint32_t pos[1] = {1};
+  tsl_prepack_split sp = {main_bt, NULL, 1, pos};
+  tsl_run_result r;
+  tsl_measure_session_run_prepacked(s, &sp, RUN_TESTLIB, "testlib_mm_bt_packed",
+                                    "testlib_pack_t_packed", &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+     "prepacked: main on the packed weight matches the reference (%s)", r.error);
+  tsl_measure_session_run_prepacked(s, &sp, RUN_TESTLIB, "testlib_mm_bt_packed",
+                                    "testlib_pack_copy_packed", &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH,
+     "prepacked: a packing into the wrong layout is a mismatch (the check starts from the "
+     "original weights)");
+  double t0 = now();
+  tsl_measure_session_run_prepacked(s, &sp, RUN_TESTLIB, "testlib_mm_bt_packed",
+                                    "testlib_pack_slow_packed", &r, &d);
+  double took = now() - t0;
+  ok(r.status == TSL_RUN_OK && took > 0.1 && r.median_s < 0.02,
+     "prepacked: a slow packing (the run took %.2f s) is left out of the timing (median "
+     "%.2g s)",
+     took, r.median_s);
+  tsl_measure_session_run_prepacked(s, &sp, RUN_TESTLIB, "testlib_mm_bt_packed",
+                                    "testlib_pack_fail_packed", &r, &d);
+  ok(r.status == TSL_RUN_ERROR && strstr(r.error, "prepack function returned 5"),
+     "prepacked: a failing prepack function is an error saying so (%s)", r.error);
+  tsl_measure_session_run_prepacked(s, &sp, RUN_TESTLIB, "testlib_mm_bt_packed", "nope", &r,
+                                    &d);
+  ok(r.status == TSL_RUN_BUILD_ERROR && strstr(r.error, "nope"),
+     "prepacked: a missing prepack symbol is a build error naming it (%s)", r.error);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+     "prepacked: the next plain candidate is measured as before");
+  static const uint32_t out_pos[1] = {2};
+  tsl_prepack_split bad = {main_bt, NULL, 1, out_pos};
+  tsl_measure_session_run_prepacked(s, &bad, RUN_TESTLIB, "testlib_mm_bt_packed",
+                                    "testlib_pack_t_packed", &r, &d);
+  ok(r.status == TSL_RUN_ERROR && strstr(r.error, "not an input"),
+     "prepacked: packing an output is refused (%s)", r.error);
+  tsl_measure_session_free(s);
+#else
+  (void)arena;
+  (void)f;
+  tap_skip("no test library", "prepacked");
+#endif
+}
+
 /* ---- the device hooks ---------------------------------------------------------
  * A fake device: host memory behind the target's hooks, every call counted
  * in shared memory (the hooks run in the measuring worker). */
@@ -622,6 +694,7 @@ int main(void) {
   test_int_scalar(parse(arena, int_src));
   test_library(mm);
   test_session_worker(mm);
+  test_prepacked(arena, mm);
   test_device(mm);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);

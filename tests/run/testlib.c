@@ -38,3 +38,51 @@ __attribute__((visibility("default"))) int32_t testlib_scribble_packed(void *con
   }
   return 0;
 }
+
+/* Weights packed ahead of the calls: main takes B transposed (Bt[j][k]),
+ * the prepack functions make it (right, wrong, slowly, or not at all). */
+__attribute__((visibility("default"))) int32_t testlib_mm_bt_packed(void *const *args) {
+  const float *A = args[0], *Bt = args[1];
+  float *C = args[2];
+  for (int i = 0; i < 32; i++)
+    for (int j = 0; j < 32; j++) {
+      float s = 0;
+      for (int k = 0; k < 32; k++)
+        s += A[i * 32 + k] * Bt[j * 32 + k];
+      C[i * 32 + j] = s;
+    }
+  return 0;
+}
+
+static void transpose(const float *B, float *Bt) {
+  for (int k = 0; k < 32; k++)
+    for (int j = 0; j < 32; j++)
+      Bt[j * 32 + k] = B[k * 32 + j];
+}
+
+__attribute__((visibility("default"))) int32_t testlib_pack_t_packed(void *const *args) {
+  transpose(args[0], args[1]);
+  return 0;
+}
+
+__attribute__((visibility("default"))) int32_t testlib_pack_copy_packed(void *const *args) {
+  const float *B = args[0];
+  float *Bt = args[1];
+  for (int i = 0; i < 32 * 32; i++)
+    Bt[i] = B[i];
+  return 0;
+}
+
+/* about 0.3 s: a packing that would dominate the timing if it were timed */
+__attribute__((visibility("default"))) int32_t testlib_pack_slow_packed(void *const *args) {
+  transpose(args[0], args[1]);
+  volatile double x = 0;
+  for (long i = 0; i < 150000000L; i++)
+    x = x + 1e-9;
+  return 0;
+}
+
+__attribute__((visibility("default"))) int32_t testlib_pack_fail_packed(void *const *args) {
+  (void)args;
+  return 5;
+}

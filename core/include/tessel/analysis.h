@@ -272,6 +272,38 @@ TSL_API const tsl_expr *tsl_iter_split_to_expr(tsl_analyzer *an,
                                                tsl_arena *arena,
                                                const tsl_iter_split *split);
 
+/* ---- suggested layouts (layout_suggest.c) -------------------------------
+ * TVM's SuggestIndexMap (tir/schedule/analysis/layout.cc), what
+ * MetaSchedule's RewriteLayout packs a layout-free weight by: the layout in
+ * which one read of `buf` walks the buffer in loop order. The read's
+ * indices (over the loop variables: block iterators already replaced by
+ * their bindings) are flattened with the buffer's strides and detected as
+ * an iterator map over `loops` (For statements, outermost first) under
+ * `predicate` (NULL: true), surjective, unit loops dropped. Each split of
+ * a loop in it becomes one dimension of the new layout; the dimensions are
+ * ordered as their loops nest (outer first) and, for one loop, by lower
+ * factor (larger first). The map takes the old indices `i0, i1, ...` (the
+ * shape's index dtype), flattens them and splits the flat index by the
+ * dimensions' extents. E.g. B[k, j] of shape (16, 16) read as
+ * B[k0 * 4 + k1, j] under loops (i0, j, k0, i1, k1) gives
+ * `lambda i0, i1: (i1, i0 // 4, i0 % 4)`. TSL_EUNSUPPORTED (no
+ * suggestion, the reason in diag) when the index is not such a map, or
+ * no loop reaches it. The analyzer's bindings of the parameters are
+ * removed again; results in `arena`. */
+typedef struct tsl_suggested_map {
+  uint32_t n_params;
+  const tsl_var *const *params;
+  uint32_t n_results;
+  const tsl_expr *const *results;
+} tsl_suggested_map;
+
+TSL_API int tsl_suggest_index_map(tsl_analyzer *an, tsl_arena *arena,
+                                  const tsl_buffer *buf,
+                                  const tsl_expr *const *indices,
+                                  uint32_t n_loops, const tsl_stmt *const *loops,
+                                  const tsl_expr *predicate,
+                                  tsl_suggested_map *out, tsl_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -73,8 +73,11 @@ typedef struct tsl_features {
 /* Values per row for `opts` (NULL: the defaults, 164). */
 TSL_API uint32_t tsl_feature_row_len(const tsl_feature_opts *opts);
 
-/* The per-store features of a scheduled prim_func, in `arena`. Errors are
- * those of tsl_lower_func_structured (a program lowering refuses). */
+/* The per-store features of a scheduled prim_func, in `arena`; as TVM's,
+ * of the function without its weight-packing blocks (lower.h,
+ * tsl_func_split_prepack: they run once, ahead of the calls). Errors are
+ * those of the split and of tsl_lower_func_structured (a program lowering
+ * refuses). */
 TSL_API int tsl_features_per_store(tsl_arena *arena, const tsl_func *f,
                                    const tsl_feature_opts *opts, tsl_features *out,
                                    tsl_diag *diag);

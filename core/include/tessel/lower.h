@@ -119,6 +119,43 @@ TSL_API int tsl_interp_run_lowered(const tsl_lowered_func *lf,
                                    struct tsl_arg *args, uint32_t n_args,
                                    tsl_diag *diag);
 
+/* ---- weights packed ahead of the calls (prepack.c) ----------------------
+ * TVM's RemoveWeightLayoutRewriteBlock, as measurement and export use it.
+ * MetaSchedule's RewriteLayout postprocessor packs a layout-free weight
+ * (a parameter listed in the function attribute "layout_free_buffers")
+ * inside the function, in a block annotated
+ * meta_schedule.layout_rewrite_preproc: `Bp[map(i, ..)] = B[i, ..]`, Bp a
+ * buffer the function allocates. Called as it is, such a function packs on
+ * every call (what the interpreter and `tessel run` do). Split, the
+ * packing runs once ahead of the calls:
+ *   main     `f` whose packed parameters take the packed buffers instead
+ *            (same positions, named after them), without the packing
+ *            blocks, the loops only they used and the packed buffers'
+ *            allocations
+ *   prepack  "<f>_prepack": the packed parameters' weights, then their
+ *            packed buffers, both in parameter order; its body the packing
+ *            blocks with their loops (no function attributes)
+ * positions[k] is the k-th packed parameter's index. When `f` packs
+ * nothing: n_packed 0, main = f, prepack NULL. TSL_EUNSUPPORTED naming the
+ * block or buffer when a packing block is not a plain copy of a parameter,
+ * a weight is packed twice or still read by main, or a packed buffer has a
+ * symbolic shape. */
+#define TSL_LAYOUT_REWRITE_PREPROC "meta_schedule.layout_rewrite_preproc"
+typedef struct tsl_prepack_split {
+  const tsl_func *main;
+  const tsl_func *prepack;
+  uint32_t n_packed;
+  const uint32_t *positions;
+} tsl_prepack_split;
+TSL_API int tsl_func_split_prepack(tsl_arena *arena, const tsl_func *f,
+                                   tsl_prepack_split *out, tsl_diag *diag);
+/* Every function of `m` split: the main functions in the module's order,
+ * then the prepack functions; `m` itself when nothing packs. What an
+ * exported library holds (the user calls <prefix>_<f>_prepack once when the
+ * weights are loaded, then <prefix>_<f> on the packed buffers). */
+TSL_API int tsl_module_split_prepack(tsl_arena *arena, const tsl_module *m,
+                                     const tsl_module **out, tsl_diag *diag);
+
 /* FLOPs of one call of `f` (see tsl_lowered_func.flops). */
 TSL_API double tsl_func_flops(const tsl_func *f);
 

@@ -141,6 +141,22 @@ TSL_API int tsl_measure_session_run(tsl_measure_session *s,
                                     tsl_packed_fn fn, tsl_run_result *result,
                                     tsl_diag *diag);
 
+/* A candidate that packs layout-free weights ahead of its calls (lower.h,
+ * tsl_func_split_prepack gave `split`): the library holds `symbol`, the
+ * split's main function, and `prepack_symbol`, its prepack function. In the
+ * worker the packed buffers are allocated where the candidate runs (the
+ * target's device hooks, or host memory), the prepack function runs once
+ * on the session's weights (the seeded inputs the reference ran on), and
+ * main is checked and timed on the packed buffers: the packing is left out
+ * of the timing, the output check still starts from the original weights.
+ * A split without packed parameters measures `symbol` as
+ * tsl_measure_session_run does. */
+TSL_API int tsl_measure_session_run_prepacked(tsl_measure_session *s,
+                                              const tsl_prepack_split *split,
+                                              const char *so_path, const char *symbol,
+                                              const char *prepack_symbol,
+                                              tsl_run_result *result, tsl_diag *diag);
+
 /* The C header of an exported library: one declaration per function
  * ("int32_t <prefix>_<name>(float *A, ..., int64_t n)"), with each
  * parameter's shape and dtype in comments. Returns a malloc'ed string. */

@@ -1,0 +1,323 @@
+/*
+ * RewriteLayout and the packing split (tests/rules/layout/NAME.{py,sch,
+ * expected,split}): the script (may be empty) runs on the program, then
+ * the RewriteLayout postprocessor alone; the printed result (or the error)
+ * must equal NAME.expected. A successful case is also checked:
+ *   interp   the interpreter agrees before and after (parallel loops in
+ *            natural, shuffled and reversed order)
+ *   replay   the trace replays, and runs as a script, and goes through
+ *            JSON, to the same program
+ *   split    tsl_func_split_prepack prints as NAME.split (main, then
+ *            <name>_prepack), and the prepack function run on the weights,
+ *            then main on the packed buffers, gives the original's outputs
+ * Unit cases of tsl_suggest_index_map follow.
+ * TESSEL_UPDATE_GOLDEN=1 rewrites the .expected / .split files (review
+ * them by eye).
+ */
+#include "tap.h"
+#include "tessel/tessel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_files.h"
+
+static tsl_ctx *ctx;
+static tsl_registry *reg;
+static tsl_space_postproc pp;
+static int update;
+
+static char *slurp(const char *path) {
+  char *s = NULL;
+  size_t n;
+  tsl_diag d = {0};
+  return tsl_read_file(path, &s, &n, &d) == TSL_OK ? s : NULL;
+}
+
+static void compare_golden(const char *path, const char *got, const char *id,
+                           const char *what) {
+  if (update) {
+    FILE *f = fopen(path, "wb");
+    if (f) {
+      fputs(got, f);
+      fclose(f);
+    }
+    ok(f != NULL, "%s: wrote %s", id, path);
+    return;
+  }
+  char *want = slurp(path);
+  int same = want && strcmp(got, want) == 0;
+  ok(same, "%s: %s", id, what);
+  if (!same)
+    tap_diag("got:\n%s", got);
+  free(want);
+}
+
+static int module_equal(const tsl_module *want, const tsl_schedule *s, const char *id,
+                        const char *what) {
+  char why[1024] = "";
+  int eq = s && tsl_module_equal(want, tsl_schedule_module(s), why, sizeof why);
+  ok(eq, "%s: %s", id, what);
+  if (!eq && s)
+    tap_diag("difference: %s", why);
+  return eq;
+}
+
+static void round_trips(const tsl_module *m, tsl_schedule *sch, const char *id) {
+  const tsl_module *want = tsl_schedule_module(sch);
+  const tsl_trace *tr = tsl_schedule_trace(sch);
+  tsl_diag d = {0};
+  tsl_schedule *r = NULL;
+  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+  if (tsl_trace_replay(ctx, tr, m, &ro, &r, &d))
+    tap_diag("replay: %s", d.text);
+  module_equal(want, r, id, "trace replays equal");
+  tsl_schedule_free(r);
+  r = NULL;
+  char *ts = tsl_trace_to_script(tr, 1);
+  if (tsl_schedule_new(ctx, m, NULL, &r, &d) || tsl_script_run(r, "trace", ts, strlen(ts), &d)) {
+    tap_diag("trace script:\n%s\n%s", ts, d.text);
+    tsl_schedule_free(r);
+    r = NULL;
+  }
+  module_equal(want, r, id, "trace -> script -> run equal");
+  tsl_schedule_free(r);
+  r = NULL;
+  free(ts);
+  char *js = tsl_trace_to_json(tr);
+  tsl_trace *jt = NULL;
+  if (tsl_trace_from_json(ctx, js, &jt, &d) || tsl_trace_replay(ctx, jt, m, &ro, &r, &d))
+    tap_diag("json: %s\n%s", js, d.text);
+  module_equal(want, r, id, "trace -> JSON -> replay equal");
+  tsl_schedule_free(r);
+  tsl_trace_free(jt);
+  free(js);
+}
+
+/* The original on seeded arguments; prepack on the same weights, main on
+ * the packed buffers; every output of main equals the original's. */
+static void split_runs(const tsl_func *orig, const tsl_prepack_split *sp, const char *id) {
+  tsl_diag d = {0};
+  uint32_t n = orig->n_params;
+  tsl_arg *ref = calloc(n, sizeof *ref), *got = calloc(n, sizeof *got);
+  tsl_arg *pre = calloc(2 * sp->n_packed + 1, sizeof *pre);
+  int rc = tsl_func_make_args(orig, NULL, 0, 7, ref, &d) ||
+           tsl_func_make_args(orig, NULL, 0, 7, got, &d);
+  tsl_arg *packed = calloc(sp->n_packed + 1, sizeof *packed);
+  if (!rc)
+    rc = tsl_func_make_args(sp->prepack, NULL, 0, 9, pre, &d);
+  if (!rc) {
+    for (uint32_t k = 0; k < sp->n_packed; k++) {
+      packed[k] = pre[sp->n_packed + k]; /* garbage until prepack writes it */
+      tsl_args_free(&pre[k], 1);
+      pre[k] = got[sp->positions[k]]; /* the same weights */
+    }
+    rc = tsl_interp_run(orig, ref, n, &d) ||
+         tsl_interp_run(sp->prepack, pre, 2 * sp->n_packed, &d);
+  }
+  if (!rc) {
+    tsl_arg *margs = calloc(n, sizeof *margs);
+    memcpy(margs, got, sizeof *margs * n);
+    for (uint32_t k = 0; k < sp->n_packed; k++)
+      margs[sp->positions[k]] = packed[k];
+    rc = tsl_interp_run(sp->main, margs, n, &d);
+    free(margs);
+  }
+  int64_t bad = 0, checked = 0;
+  for (uint32_t p = 0; !rc && p < n; p++) {
+    if (ref[p].is_scalar || !tsl_func_param_is_output(orig, p))
+      continue;
+    for (int64_t k = 0; k < tsl_tensor_numel(&ref[p].tensor); k++, checked++) {
+      double a = tsl_tensor_get(&ref[p].tensor, k), b = tsl_tensor_get(&got[p].tensor, k);
+      bad += !(a - b <= 1e-4 * (1 + (a < 0 ? -a : a)) && b - a <= 1e-4 * (1 + (a < 0 ? -a : a)));
+    }
+  }
+  ok(!rc && checked > 0 && bad == 0,
+     "%s: prepack then main gives the original's outputs (%lld values)", id,
+     (long long)checked);
+  if (rc)
+    tap_diag("%s", d.text);
+  /* `pre` holds views of `got`'s weights in its first half */
+  for (uint32_t k = 0; k < sp->n_packed; k++)
+    pre[k] = (tsl_arg){0};
+  tsl_args_free(pre, 2 * sp->n_packed);
+  tsl_args_free(ref, n);
+  tsl_args_free(got, n);
+  free(ref);
+  free(got);
+  free(pre);
+  free(packed);
+}
+
+static void run_case(const char *dir, const char *name) {
+  char path[4400], id[256];
+  snprintf(id, sizeof id, "layout/%s", name);
+  snprintf(path, sizeof path, "%s/%s.py", dir, name);
+  char *prog = slurp(path);
+  snprintf(path, sizeof path, "%s/%s.sch", dir, name);
+  char *script = slurp(path);
+  tsl_arena *arena = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_module *m = NULL;
+  tsl_schedule *sch = NULL;
+  if (!prog || !script) {
+    ok(0, "%s: has .py and .sch", id);
+    goto out;
+  }
+  if (tsl_parse(arena, name, prog, strlen(prog), &m, &d)) {
+    ok(0, "%s: program parses", id);
+    tap_diag("%s", d.text);
+    goto out;
+  }
+  int rc = tsl_schedule_new(ctx, m, NULL, &sch, &d);
+  if (!rc)
+    rc = tsl_script_run(sch, name, script, strlen(script), &d);
+  if (!rc)
+    rc = tsl_space_apply_postprocs(sch, 1, &pp, &d);
+  char *got;
+  if (rc) {
+    got = malloc(strlen(d.text) + 2);
+    sprintf(got, "%s\n", d.text);
+  } else {
+    got = tsl_print_module(tsl_schedule_module(sch));
+  }
+  snprintf(path, sizeof path, "%s/%s.expected", dir, name);
+  compare_golden(path, got, id,
+                 rc ? "fails with the expected message" : "result is the golden program");
+  free(got);
+  if (rc)
+    goto out;
+  const tsl_func *before = m->funcs[0];
+  const tsl_func *after = tsl_schedule_func(sch);
+  tsl_equiv_report rep;
+  tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, 1};
+  int st = tsl_interp_check_equivalent_opts(before, after, NULL, 0, 1, &io, &rep, &d);
+  ok(st == TSL_OK, "%s: interpreter agrees before and after (%lld values)", id,
+     (long long)rep.n_checked);
+  if (st)
+    tap_diag("%s", d.text);
+  round_trips(m, sch, id);
+
+  tsl_prepack_split sp;
+  rc = tsl_func_split_prepack(arena, after, &sp, &d);
+  snprintf(path, sizeof path, "%s/%s.split", dir, name);
+  if (rc) {
+    got = malloc(strlen(d.text) + 2);
+    sprintf(got, "%s\n", d.text);
+  } else {
+    const tsl_func *fs[2] = {sp.main, sp.prepack};
+    tsl_module two = {arena, tsl_intern(ctx, "Module"), 0, sp.prepack ? 2 : 1, fs};
+    got = tsl_print_module(&two);
+  }
+  compare_golden(path, got, id, rc ? "the split fails as expected" : "the split is golden");
+  free(got);
+  if (!rc && sp.prepack)
+    split_runs(before, &sp, id);
+out:
+  tsl_schedule_free(sch);
+  tsl_arena_free(arena);
+  free(prog);
+  free(script);
+}
+
+/* ---- tsl_suggest_index_map ---------------------------------------------------- */
+
+static void suggest_cases(void) {
+  static const char *src =
+      "@T.prim_func\n"
+      "def f(B: T.Buffer((16, 16), \"float32\"), D: T.Buffer((8, 3, 4), \"float32\")):\n"
+      "    for i0, j, k0, i1, k1 in T.grid(4, 16, 4, 4, 4):\n"
+      "        with T.block(\"b\"):\n"
+      "            vi, vj = T.axis.remap(\"SS\", [i0, j])\n"
+      "            T.evaluate(B[k0 * 4 + k1, j] + B[i1, j * i0])\n";
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = NULL;
+  tsl_diag d = {0};
+  if (tsl_parse(a, "suggest", src, strlen(src), &m, &d)) {
+    ok(0, "suggest: parses: %s", d.text);
+    tsl_arena_free(a);
+    return;
+  }
+  const tsl_func *f = m->funcs[0];
+  const tsl_stmt *loops[5];
+  const tsl_stmt *s = f->body->u.realize.block->body;
+  for (int k = 0; k < 5; k++, s = s->u.loop.body)
+    loops[k] = s;
+  const tsl_var *v[5];
+  for (int k = 0; k < 5; k++)
+    v[k] = loops[k]->u.loop.loop_var;
+  const tsl_buffer *B = f->params[0].buffer;
+  tsl_analyzer *an = tsl_analyzer_new(ctx);
+  /* B[k0 * 4 + k1, j]: j, then k0, then k1 */
+  const tsl_expr *c4 = tsl_expr_i32(a, 4);
+  const tsl_expr *idx[2] = {
+      tsl_expr_binary(a, TSL_EXPR_ADD,
+                      tsl_expr_binary(a, TSL_EXPR_MUL, tsl_expr_var(v[2]), c4),
+                      tsl_expr_var(v[4])),
+      tsl_expr_var(v[1])};
+  tsl_suggested_map sm;
+  int rc = tsl_suggest_index_map(an, a, B, idx, 5, loops, NULL, &sm, &d);
+  char text[512] = "";
+  for (uint32_t k = 0; !rc && k < sm.n_results; k++) {
+    char *e = tsl_print_expr(sm.results[k]);
+    snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", k ? ", " : "", e);
+    free(e);
+  }
+  ok(!rc && sm.n_params == 2 && !strcmp(text, "i1, i0 // 4, i0 % 4"),
+     "suggest: B[k0 * 4 + k1, j] in loops (i0, j, k0, i1, k1) -> (%s)", text);
+  /* the loops in the other order: k first */
+  const tsl_stmt *rev[5] = {loops[2], loops[4], loops[1], loops[0], loops[3]};
+  text[0] = 0;
+  rc = tsl_suggest_index_map(an, a, B, idx, 5, rev, NULL, &sm, &d);
+  for (uint32_t k = 0; !rc && k < sm.n_results; k++) {
+    char *e = tsl_print_expr(sm.results[k]);
+    snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", k ? ", " : "", e);
+    free(e);
+  }
+  ok(!rc && !strcmp(text, "i0 // 4, i0 % 4, i1"),
+     "suggest: the same read with k0, k1 outermost -> (%s)", text);
+  /* B[i1, j * i0] is not affine: no suggestion, with the reason */
+  const tsl_expr *bad[2] = {tsl_expr_var(v[3]),
+                            tsl_expr_binary(a, TSL_EXPR_MUL, tsl_expr_var(v[1]),
+                                            tsl_expr_var(v[0]))};
+  d.text[0] = 0;
+  rc = tsl_suggest_index_map(an, a, B, bad, 5, loops, NULL, &sm, &d);
+  ok(rc == TSL_EUNSUPPORTED && strstr(d.text, "'B'"),
+     "suggest: a non-affine index gives no suggestion: %s", d.text);
+  /* a read that uses no loop: nothing to suggest */
+  const tsl_expr *fixed[2] = {tsl_expr_i32(a, 3), tsl_expr_i32(a, 5)};
+  rc = tsl_suggest_index_map(an, a, B, fixed, 5, loops, NULL, &sm, &d);
+  ok(rc == TSL_EUNSUPPORTED, "suggest: a constant index gives no suggestion");
+  tsl_analyzer_free(an);
+  tsl_arena_free(a);
+}
+
+int main(void) {
+  const char *root = getenv("TESSEL_SOURCE_ROOT");
+  update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/tests/rules/layout", root ? root : ".");
+  ctx = tsl_ctx_new();
+  tsl_diag d = {0};
+  static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
+  if (tsl_registry_new(ctx, &reg, &d) ||
+      tsl_space_postproc_create(reg, "RewriteLayout", &target, 0, NULL, &pp, &d)) {
+    ok(0, "RewriteLayout: %s", d.text);
+    return tap_done();
+  }
+  char *names[64];
+  int n = tf_list(dir, ".py", 0, names, 64);
+  ok(n >= 6, "layout: %d cases in %s", n, dir);
+  for (int i = 0; i < n; i++) {
+    if (tf_selected(names[i]))
+      run_case(dir, names[i]);
+    free(names[i]);
+  }
+  suggest_cases();
+  if (pp.vtable && pp.pp)
+    pp.vtable->destroy(pp.pp);
+  tsl_registry_free(reg);
+  tsl_ctx_free(ctx);
+  return tap_done();
+}
