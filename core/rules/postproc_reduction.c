@@ -61,7 +61,7 @@ static int ddl_apply(tsl_schedule *sch, tsl_diag *diag) {
     tsl_stmt_visit(m->funcs[i]->body, &d.v);
     if (d.loop)
       return tsl_diag_set(diag, TSL_EINVALID,
-                          "DisallowDynamicLoop: loop '%s' in '%s' has a non-constant extent",
+                          "loop '%s' in '%s' has a non-constant extent",
                           d.loop->u.loop.loop_var->name, m->funcs[i]->name);
   }
   return TSL_OK;

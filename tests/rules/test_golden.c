@@ -1,18 +1,29 @@
 /*
- * RewriteLayout and the packing split (tests/rules/layout/NAME.{py,sch,
- * expected,split}): the script (may be empty) runs on the program, then
- * the RewriteLayout postprocessor alone; the printed result (or the error)
- * must equal NAME.expected. A successful case is also checked:
- *   interp   the interpreter agrees before and after (parallel loops in
- *            natural, shuffled and reversed order)
- *   replay   the trace replays, and runs as a script, and goes through
- *            JSON, to the same program
- *   split    tsl_func_split_prepack prints as NAME.split (main, then
- *            <name>_prepack), and the prepack function run on the weights,
- *            then main on the packed buffers, gives the original's outputs
+ * Golden before/after cases of the built-in postprocessors and mutators:
+ * tests/rules/cases/<Component>/NAME.{py,sch,expected[,split]}.
+ *   postprocessor  the script (may be empty) runs on the program, then the
+ *                  postprocessor alone; the printed result (or its error)
+ *                  must equal NAME.expected. A success is also checked:
+ *       interp     the interpreter agrees before and after (parallel loops
+ *                  in natural, shuffled and reversed order)
+ *       replay     the trace replays, runs as a script and goes through
+ *                  JSON to the same program
+ *       split      (RewriteLayout) tsl_func_split_prepack prints as
+ *                  NAME.split (main, then <name>_prepack), and prepack run
+ *                  on the weights, then main on the packed buffers, gives
+ *                  the original's outputs
+ *   mutator        the script is a sketch with its decisions (the program
+ *                  NAME.py, or workloads/W.py named by a `# workload: W`
+ *                  line); the llvm
+ *                  default postprocessors make it a candidate (as the tuner
+ *                  does), the mutator proposes from the seed of a
+ *                  `# seed: N` line (default 1); the proposal printed as a
+ *                  trace (or "no proposal") must equal NAME.expected, and
+ *                  it replays, postprocesses and computes what the program
+ *                  computes.
  * Unit cases of tsl_suggest_index_map follow.
  * TESSEL_UPDATE_GOLDEN=1 rewrites the .expected / .split files (review
- * them by eye).
+ * them by eye); TESSEL_CASES=NAME,... restricts the cases.
  */
 #include "tap.h"
 #include "tessel/tessel.h"
@@ -25,8 +36,10 @@
 
 static tsl_ctx *ctx;
 static tsl_registry *reg;
-static tsl_space_postproc pp;
 static int update;
+static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
+static tsl_space_postproc *defaults; /* the llvm list, for mutator cases */
+static uint32_t n_defaults;
 
 static char *slurp(const char *path) {
   char *s = NULL;
@@ -150,9 +163,10 @@ static void split_runs(const tsl_func *orig, const tsl_prepack_split *sp, const 
   free(packed);
 }
 
-static void run_case(const char *dir, const char *name) {
-  char path[4400], id[256];
-  snprintf(id, sizeof id, "layout/%s", name);
+static void postproc_case(const tsl_space_postproc *pp, const char *dir, const char *name) {
+  char path[8800], id[256];
+  snprintf(id, sizeof id, "%s/%s", pp->name, name);
+  int split = !strcmp(pp->name, "RewriteLayout");
   snprintf(path, sizeof path, "%s/%s.py", dir, name);
   char *prog = slurp(path);
   snprintf(path, sizeof path, "%s/%s.sch", dir, name);
@@ -174,7 +188,7 @@ static void run_case(const char *dir, const char *name) {
   if (!rc)
     rc = tsl_script_run(sch, name, script, strlen(script), &d);
   if (!rc)
-    rc = tsl_space_apply_postprocs(sch, 1, &pp, &d);
+    rc = tsl_space_apply_postprocs(sch, 1, pp, &d);
   char *got;
   if (rc) {
     got = malloc(strlen(d.text) + 2);
@@ -198,6 +212,8 @@ static void run_case(const char *dir, const char *name) {
   if (st)
     tap_diag("%s", d.text);
   round_trips(m, sch, id);
+  if (!split)
+    goto out;
 
   tsl_prepack_split sp;
   rc = tsl_func_split_prepack(arena, after, &sp, &d);
@@ -215,6 +231,72 @@ static void run_case(const char *dir, const char *name) {
   if (!rc && sp.prepack)
     split_runs(before, &sp, id);
 out:
+  tsl_schedule_free(sch);
+  tsl_arena_free(arena);
+  free(prog);
+  free(script);
+}
+
+/* ---- mutators ------------------------------------------------------------------ */
+
+static const char *source_root;
+
+static void mutator_case(const tsl_space_mutator *mu, const char *dir, const char *name) {
+  char path[8800], id[256];
+  snprintf(id, sizeof id, "%s/%s", mu->name, name);
+  snprintf(path, sizeof path, "%s/%s.sch", dir, name);
+  char *script = slurp(path);
+  /* the program: NAME.py, or workloads/W.py from a `# workload: W` line */
+  char wl[128] = "";
+  const char *wline = script ? strstr(script, "# workload:") : NULL;
+  if (wline && sscanf(wline + 11, " %127[A-Za-z0-9_]", wl) == 1)
+    snprintf(path, sizeof path, "%s/workloads/%s.py", source_root, wl);
+  else
+    snprintf(path, sizeof path, "%s/%s.py", dir, name);
+  char *prog = slurp(path);
+  tsl_arena *arena = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_module *m = NULL;
+  tsl_schedule *sch = NULL, *r = NULL;
+  tsl_trace *mt = NULL;
+  if (!prog || !script || tsl_parse(arena, name, prog, strlen(prog), &m, &d) ||
+      tsl_schedule_new(ctx, m, NULL, &sch, &d) ||
+      tsl_script_run(sch, name, script, strlen(script), &d) ||
+      tsl_space_apply_postprocs(sch, n_defaults, defaults, &d)) {
+    ok(0, "%s: the program, and the sketch postprocessed into a candidate", id);
+    tap_diag("%s", d.text);
+    goto out;
+  }
+  const char *sl = strstr(script, "# seed:");
+  uint64_t state = sl ? strtoull(sl + 7, NULL, 10) : 1;
+  int rc = mu->vtable->apply(mu->m, m, tsl_schedule_trace(sch), &state, &mt, &d);
+  char *got;
+  if (rc) {
+    got = malloc(strlen(d.text) + 2);
+    sprintf(got, "%s\n", d.text);
+  } else {
+    got = mt ? tsl_trace_to_script(mt, 1) : strdup("no proposal\n");
+  }
+  snprintf(path, sizeof path, "%s/%s.expected", dir, name);
+  compare_golden(path, got, id, "the proposal is the golden trace");
+  free(got);
+  if (!mt)
+    goto out;
+  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+  tsl_equiv_report rep = {0};
+  rc = tsl_trace_replay(ctx, mt, m, &ro, &r, &d);
+  if (!rc)
+    rc = tsl_space_apply_postprocs(r, n_defaults, defaults, &d);
+  if (!rc)
+    rc = tsl_interp_check_equivalent(m->funcs[0], tsl_schedule_func(r), NULL, 0, 1, &rep, &d);
+  ok(rc == TSL_OK, "%s: the proposal replays, postprocesses and computes what the program "
+                   "computes (%lld values)",
+     id, (long long)rep.n_checked);
+  if (rc)
+    tap_diag("%s", d.text);
+out:
+  tsl_trace_free(mt);
+  tsl_schedule_free(r);
   tsl_schedule_free(sch);
   tsl_arena_free(arena);
   free(prog);
@@ -293,30 +375,60 @@ static void suggest_cases(void) {
   tsl_arena_free(a);
 }
 
+/* Every case of one component's folder. */
+static void component(const char *cases, const char *comp) {
+  char dir[4400];
+  snprintf(dir, sizeof dir, "%s/%s", cases, comp);
+  tsl_space_postproc pp = {0};
+  tsl_space_mutator mu = {0};
+  tsl_diag d = {0};
+  int is_pp = tsl_registry_find(reg, TSL_COMPONENT_POSTPROC, comp) != NULL;
+  int rc = is_pp ? tsl_space_postproc_create(reg, comp, &target, 0, NULL, &pp, &d)
+                 : tsl_space_mutator_create(reg, comp, &target, 1, 0, NULL, &mu, &d);
+  if (rc) {
+    ok(0, "%s: a built-in postprocessor or mutator: %s", comp, d.text);
+    return;
+  }
+  char *names[64];
+  int n = tf_list(dir, ".sch", 0, names, 64);
+  ok(n >= 3, "%s: %d cases", comp, n);
+  for (int i = 0; i < n; i++) {
+    if (tf_selected(names[i])) {
+      if (is_pp)
+        postproc_case(&pp, dir, names[i]);
+      else
+        mutator_case(&mu, dir, names[i]);
+    }
+    free(names[i]);
+  }
+  if (is_pp && pp.pp)
+    pp.vtable->destroy(pp.pp);
+  if (!is_pp && mu.m)
+    mu.vtable->destroy(mu.m);
+}
+
 int main(void) {
   const char *root = getenv("TESSEL_SOURCE_ROOT");
   update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s/tests/rules/layout", root ? root : ".");
+  char cases[4096];
+  source_root = root ? root : ".";
+  snprintf(cases, sizeof cases, "%s/tests/rules/cases", source_root);
   ctx = tsl_ctx_new();
   tsl_diag d = {0};
-  static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
   if (tsl_registry_new(ctx, &reg, &d) ||
-      tsl_space_postproc_create(reg, "RewriteLayout", &target, 0, NULL, &pp, &d)) {
-    ok(0, "RewriteLayout: %s", d.text);
+      tsl_space_default_postprocs(reg, &target, &defaults, &n_defaults, &d)) {
+    ok(0, "registry: %s", d.text);
     return tap_done();
   }
-  char *names[64];
-  int n = tf_list(dir, ".py", 0, names, 64);
-  ok(n >= 6, "layout: %d cases in %s", n, dir);
-  for (int i = 0; i < n; i++) {
-    if (tf_selected(names[i]))
-      run_case(dir, names[i]);
-    free(names[i]);
+  char *comps[32];
+  int nc = tf_list(cases, "", 1, comps, 32);
+  ok(nc == 8, "%d component folders (the four llvm postprocessors and four mutators)", nc);
+  for (int i = 0; i < nc; i++) {
+    component(cases, comps[i]);
+    free(comps[i]);
   }
   suggest_cases();
-  if (pp.vtable && pp.pp)
-    pp.vtable->destroy(pp.pp);
+  tsl_space_postprocs_free(defaults, n_defaults);
   tsl_registry_free(reg);
   tsl_ctx_free(ctx);
   return tap_done();

@@ -1,0 +1,9 @@
+# A row sum: the unroll pragmas go on the outermost loop of the reduction block.
+@T.prim_func
+def main(A: T.Buffer((16, 32), "float32"), S: T.Buffer((16,), "float32")):
+    for i, k in T.grid(16, 32):
+        with T.block("S"):
+            vi, vk = T.axis.remap("SR", [i, k])
+            with T.init():
+                S[vi] = T.float32(0)
+            S[vi] = S[vi] + A[vi, vk]
