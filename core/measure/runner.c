@@ -71,6 +71,7 @@ typedef struct measure_job {
   const measure_pack *pack;
   tsl_packed_fn prepack;
   const char *prepack_symbol;
+  double slow_s; /* > 0: skip the timing when the checked call took longer */
 } measure_job;
 
 /* The symbol of a library loaded now; *handle (when asked) for dlclose. */
@@ -114,6 +115,7 @@ static tsl_packed_fn library_symbol(void *h, const char *path, const char *symbo
 static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
                           tsl_run_result *r) {
   measure_device *dev = j->dev;
+  double t0 = measure_now();
   int32_t rc = fn(slots);
   if (rc) {
     r->status = TSL_RUN_ERROR;
@@ -124,6 +126,7 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     r->status = TSL_RUN_ERROR;
     return;
   }
+  r->check_s = measure_now() - t0;
   if (measure_device_download(dev, j->args, r->error, sizeof r->error)) {
     r->status = TSL_RUN_SETUP_ERROR;
     return;
@@ -132,6 +135,13 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     measure_compare(j->args, j->lf->source, r);
   else
     r->check = TSL_CHECK_SKIPPED;
+  if (j->slow_s > 0 && r->check_s > j->slow_s) { /* hopeless: its one call is its time */
+    r->timing_skipped = 1;
+    r->median_s = r->times_s[0] = r->check_s;
+    r->n_times = r->number = 1;
+    r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
+    return;
+  }
   /* Fresh inputs for the timing, in case the function writes in place. */
   if (measure_device_upload(dev, j->args, r->error, sizeof r->error)) {
     r->status = TSL_RUN_SETUP_ERROR;
@@ -338,7 +348,7 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
   }
   measure_device dev;
   measure_device_init(&dev, NULL, NULL); /* host memory */
-  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL};
+  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL, 0};
   rc = measure_forked(&j, r, diag);
   measure_args_free(&a);
   return rc;
@@ -352,6 +362,7 @@ typedef struct session_req {
   char symbol[512];
   char prepack_symbol[512]; /* with pack.n > 0 */
   measure_pack pack;
+  double slow_s;
 } session_req;
 
 struct tsl_measure_session {
@@ -361,6 +372,7 @@ struct tsl_measure_session {
   int have_ref;
   measure_device dev; /* opened by each worker, in the worker */
   measure_pworker worker;
+  double slow_s; /* tsl_measure_session_set_slow_bound */
 };
 
 /* In the worker: fresh inputs, the library loaded, measured, unloaded. */
@@ -383,7 +395,7 @@ static void session_body(void *user_data, const void *req, void *out) {
     r->status = TSL_RUN_BUILD_ERROR;
   } else {
     measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts, &s->dev,
-                     &q->pack, prepack, NULL};
+                     &q->pack, prepack, NULL, q->slow_s};
     measure_body(&j, r);
   }
   if (h)
@@ -441,6 +453,11 @@ void tsl_measure_session_free(tsl_measure_session *s) {
 
 int64_t measure_session_forks(const tsl_measure_session *s) { return s ? s->worker.forks : 0; }
 
+void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double seconds) {
+  if (s)
+    s->slow_s = seconds > 0 ? seconds : 0;
+}
+
 /* One candidate of a session, with its packed weights (pack NULL: none). */
 static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const char *so_path,
                        const char *symbol, tsl_packed_fn fn, const measure_pack *pack,
@@ -455,12 +472,13 @@ static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const
      * too long for a job: a worker of its own, forked from here; its writes
      * to the arguments stay in it */
     measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
-                     s->have_ref, &s->opts, &s->dev, pack, NULL, prepack_symbol};
+                     s->have_ref, &s->opts, &s->dev, pack, NULL, prepack_symbol, s->slow_s};
     return measure_forked(&j, r, diag);
   }
   memset(&q, 0, sizeof q);
   strcpy(q.so_path, so_path);
   strcpy(q.symbol, symbol);
+  q.slow_s = s->slow_s;
   if (pack) {
     q.pack = *pack;
     strcpy(q.prepack_symbol, prepack_symbol);

@@ -472,6 +472,7 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
 typedef struct run_state {
   int64_t measured, errors, done;
   double best_s, t0, build_s, measure_s;
+  int64_t timed_once;
   tsl_tune_progress_fn progress;
   void *user_data;
 } run_state;
@@ -606,6 +607,12 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       } else {
         tsl_run_result r;
         tsl_diag md = {0};
+        /* a candidate far slower than the best is timed by its checked
+         * call alone */
+        tsl_measure_session_set_slow_bound(
+            tu->task.session,
+            st->best_s > 0 && tu->run.cfg->skip_slower > 0 ? st->best_s * tu->run.cfg->skip_slower
+                                                           : 0);
         double m0 = measure_now();
         int mrc;
         if (c->split.n_packed) {
@@ -619,6 +626,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
                                         NULL, &r, &md);
         }
         st->measure_s += measure_now() - m0;
+        st->timed_once += !mrc && r.timing_skipped;
         record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
                mrc ? md.text : r.error, c->job->build_s);
         unlink(c->job->so_path);
@@ -784,7 +792,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   double t0 = measure_now();
   int rc = setup(&tu);
   double fixed_s = measure_now() - t0;
-  run_state st = {0, 0, 0, -1, t0, 0, 0, progress, user_data};
+  run_state st = {.best_s = -1, .t0 = t0, .progress = progress, .user_data = user_data};
   if (!rc) {
     out->flops = tu.task.flops;
     out->target = strdup(tu.run.desc);
@@ -862,6 +870,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->total = st.done;
   out->build_s = st.build_s;
   out->measure_s = st.measure_s;
+  out->timed_once = st.timed_once;
   out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;
   out->fixed_s = fixed_s;

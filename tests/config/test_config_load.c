@@ -135,10 +135,11 @@ static void test_overrides(void) {
   const char *sets[] = {"strategy.trials=8", "target.threads=2", "seed=3",
                         "strategy.eps=0.5", "builder.workers=3",
                         "runner.flush_cache=true", "runner.check=false",
-                        "database=/tmp/over.db", "workload.func=matmul"};
+                        "database=/tmp/over.db", "workload.func=matmul",
+                        "runner.skip_slower=0"};
   tsl_run_config *c = NULL;
   tsl_diag d = {0};
-  int rc = tsl_run_config_load("configs/quickstart.yaml", 9, sets, &c, &d);
+  int rc = tsl_run_config_load("configs/quickstart.yaml", 10, sets, &c, &d);
   if (!ok(rc == TSL_OK, "quickstart with overrides loads")) {
     tap_diag("%s", d.text);
     return;
@@ -150,6 +151,7 @@ static void test_overrides(void) {
   is_int(c->build_workers, 3, "--set creates the builder section");
   is_int(c->runner.flush_cache, 1, "--set runner.flush_cache");
   is_int(c->check, 0, "--set runner.check");
+  ok(c->skip_slower == 0, "--set runner.skip_slower=0 turns it off");
   is_str(c->database, "/tmp/over.db", "--set database (absolute)");
   is_str(c->work_dir, "/tmp", "work_dir follows the overridden database");
   is_str(c->workload_func, "matmul", "--set workload.func");
@@ -220,6 +222,7 @@ static void test_defaults_and_paths(void) {
     is_int(c->batch, 16, "batch default");
     is_int(c->seed, 1, "seed default");
     is_int(c->check, 1, "check default");
+    ok(c->skip_slower == 5, "runner.skip_slower default 5");
     is_int(c->runner.number, def.number, "runner.number default");
     is_int(c->runner.repeat, def.repeat, "runner.repeat default");
     is_int(c->runner.warmup, def.warmup, "runner.warmup default");

@@ -479,6 +479,29 @@ static void test_session_worker(const tsl_func *f) {
   ok(r.status == TSL_RUN_BUILD_ERROR && strstr(r.error, "nope"),
      "a missing symbol is a build error, and the worker stays");
   is_int(measure_session_forks(s), 3, "  ... still three");
+  /* the bound on slow candidates: a checked call longer than it is the
+   * result alone */
+  o.repeat = 3;
+  tsl_measure_session_free(s);
+  s = NULL;
+  tsl_measure_session_new(&lf, &ref, &o, &s, &d);
+  tsl_measure_session_set_slow_bound(s, 1e-12);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.timing_skipped == 1 &&
+         r.n_times == 1 && r.number == 1 && r.median_s == r.check_s && r.check_s > 0,
+     "slower than the session's bound: checked, then timed by that call alone (%.3g s)",
+     r.check_s);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_scribble_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH && r.timing_skipped == 1,
+     "  ... a wrong result under the bound is still a mismatch");
+  tsl_measure_session_set_slow_bound(s, 0);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 0 && r.n_times == 3,
+     "  ... without the bound: the three repeats (%d)", r.n_times);
+  tsl_measure_session_set_slow_bound(s, 10);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 0 && r.n_times == 3,
+     "  ... a call faster than the bound is timed fully");
   tsl_measure_session_free(s);
   ok(no_children(), "freeing the session ends and reaps its worker");
 #else

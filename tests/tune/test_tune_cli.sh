@@ -225,5 +225,23 @@ check "a resume: the model learns the database's 8 records first" bash -c "
   '$exe' tune '$tmp/xgb.yaml' --set strategy.trials=12 --json > '$tmp/out' 2>'$tmp/err' &&
   grep -q 'the cost model learned the database.s 8 records first' '$tmp/err'"
 check "  ... 4 more measured, none failed" json "d['trials'] == 4 and d['errors'] == 0"
+# runner.skip_slower: a candidate whose checked call is slower than that
+# ratio to the best so far keeps its one call as its time (1 time in the
+# record instead of the 3 repeats); 0 times every candidate fully.
+# times COND: a Python condition over ns, each record's number of times
+times() {
+  "$exe" db export "$tmp/db6/$1.db" --json "$tmp/$1.jsonl" >/dev/null 2>&1 && python3 -c "
+import json,sys
+ns=[len(json.loads(l)['times_s']) for l in open('$tmp/$1.jsonl') if l.strip()]
+sys.exit(0 if ($2) else 1)"; }
+sed -e "s|repeat: 1|repeat: 3|" -e "s|db/t.db|db6/skip.db|" -e "s|trials: 6|trials: 12|" \
+  "$tmp/run.yaml" > "$tmp/skip.yaml"
+check "skip_slower 1: exits 0" test "$(status "$exe" tune "$tmp/skip.yaml" --set runner.skip_slower=1)" = 0
+check "  ... the first timed fully, some slower ones by their checked call alone" \
+  times skip "len(ns) == 12 and ns[0] == 3 and ns.count(1) >= 1 and set(ns) <= {1, 3}"
+check "skip_slower 0: every candidate timed fully" bash -c "
+  '$exe' tune '$tmp/skip.yaml' --set runner.skip_slower=0 --set database=$tmp/db6/full.db >/dev/null 2>&1"
+check "  ... three times in each record" times full "len(ns) == 12 and set(ns) == {3}"
+
 echo "1..$n"
 exit $((failed > 0))

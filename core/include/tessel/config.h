@@ -90,6 +90,10 @@ typedef struct tsl_run_config {
   /* space.rules ("default"), or NULL when space.schedule is given; an
    * omitted space means "default" (added in 0.1, after export_header) */
   const char *space_rules;
+  /* runner.skip_slower (appended in 0.3): a candidate whose checked call
+   * takes longer than this many times the best latency so far is not timed
+   * further (tsl_measure_session_set_slow_bound); 0: off. Default 5. */
+  double skip_slower;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.

@@ -81,6 +81,11 @@ typedef struct tsl_run_result {
   double max_abs_err;      /* largest |ref - got| over the outputs */
   int64_t n_mismatched;    /* elements outside the tolerance */
   char error[512];         /* why it failed, for the user */
+  /* appended in 0.3: */
+  double check_s;          /* seconds of the checked call (the first) */
+  int32_t timing_skipped;  /* 1: slower than the session's bound, so
+                              median_s is the checked call's time alone
+                              (tsl_measure_session_set_slow_bound) */
 } tsl_run_result;
 
 /* Where reference outputs come from. */
@@ -132,6 +137,16 @@ TSL_API int tsl_measure_session_new_on(const tsl_lowered_func *lf,
                                        const tsl_target_vtable *vt, tsl_target *target,
                                        tsl_measure_session **out, tsl_diag *diag);
 TSL_API void tsl_measure_session_free(tsl_measure_session *s);
+/* The time worth spending on a candidate of the session from now on: when
+ * its checked call (the first, on the pristine inputs) takes longer than
+ * `seconds`, the timed repeats are skipped and the result is that call's
+ * time alone (n_times 1, number 1, timing_skipped 1). The tuner sets it to
+ * the best latency so far times runner.skip_slower: such a candidate
+ * cannot be the best, and its cost-model label needs no more precision,
+ * while its repeats could take most of a tuning run (a kernel 50 times
+ * slower than the best spends 4 calls where the best spends one). <= 0:
+ * off (a new session's). */
+TSL_API void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double seconds);
 /* Measure one candidate: `fn` in-process code, or `symbol` in the shared
  * library `so_path`; as tsl_run_packed / tsl_run_library otherwise. `lf` is
  * the candidate's lowered function (NULL: the session's). */

@@ -77,6 +77,9 @@ typedef struct tsl_tune_result {
    * (a strategy's ranking) and training (its updates, the warm start
    * included), the mutators, and lowering the measured candidates. */
   double predict_s, train_s, mutate_s, lower_s;
+  /* Candidates timed by their checked call alone, slower than
+   * runner.skip_slower times the best so far (appended in 0.3). */
+  int64_t timed_once;
 } tsl_tune_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).
