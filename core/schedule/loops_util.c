@@ -68,6 +68,15 @@ static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s) {
      * sum under a modulus, (f_0 * 64 + f_1) % 32 -> f_1 % 32, which
      * would split f_1 apart from the fused sum) */
     flat[i] = tsl_simplify(w->an, a, vals[i]);
+    /* ... but never one that drops a loop: (f_0 * 3 + f_1) % 3 is not
+     * f_1 % 3 to primitives that ask which loops a binding touches
+     * (rfactor keeps a reduction iterator that does not touch the factored
+     * loop), as TVM's form keeps the fused sum */
+    for (uint32_t k = 0; k < w->vars.len && flat[i] != vals[i]; k++) {
+      const tsl_var *v = TSL_VEC_AT(&w->vars, const tsl_var *, k);
+      if (tsl_expr_uses_var(vals[i], v) && !tsl_expr_uses_var(flat[i], v))
+        flat[i] = vals[i];
+    }
     changed |= flat[i] != vals[i];
   }
   tsl_iter_map again;
