@@ -17,33 +17,67 @@ static void print_ints(char *buf, size_t cap, const tsl_sch_value *v) {
     snprintf(buf + n, cap - n, "]");
 }
 
-/* Draw n factors of `extent` (product == extent) with the innermost at most
- * `max_inner` (<= 0: no limit): the innermost uniformly among the allowed
- * divisors, then each remaining prime factor to a uniform position. */
-static void draw_tile(tsl_schedule *sch, int64_t extent, int64_t n,
-                      int64_t max_inner, int64_t *out) {
-  int64_t divs[4096];
-  uint32_t nd = 0;
-  for (int64_t d = 1; d * d <= extent && nd < 4094; d++)
-    if (extent % d == 0) {
-      if (max_inner <= 0 || d <= max_inner)
-        divs[nd++] = d;
-      if (d != extent / d && (max_inner <= 0 || extent / d <= max_inner))
-        divs[nd++] = extent / d;
-    }
-  int64_t inner = n == 1 ? extent : divs[sch_rand_below(sch, nd)];
+/* TVM's SamplePerfectTile: n factors of `extent` (product == extent). Each
+ * prime's exponent is split into n parts uniformly among the compositions
+ * (stars and bars; a prime that divides once goes to a uniform position).
+ * The distribution is TVM's; its generator is not, so a seed draws other
+ * decisions than TVM's. */
+static void draw_perfect(tsl_schedule *sch, int64_t extent, int64_t n, int64_t *out) {
   for (int64_t i = 0; i < n; i++)
     out[i] = 1;
-  out[n - 1] = inner;
-  int64_t rest = extent / inner;
+  if (n == 1) {
+    out[0] = extent;
+    return;
+  }
+  int64_t rest = extent;
   for (int64_t p = 2; rest > 1; p++) {
     if (p * p > rest)
       p = rest;
+    int64_t e = 0;
     while (rest % p == 0) {
-      out[sch_rand_below(sch, (uint64_t)(n - 1))] *= p;
       rest /= p;
+      e++;
+    }
+    if (e == 0)
+      continue;
+    if (e == 1) {
+      out[sch_rand_below(sch, (uint64_t)n)] *= p;
+      continue;
+    }
+    /* n - 1 distinct bars among the e + n - 1 slots (a partial
+     * Fisher-Yates), in order; the gaps between them are the exponents */
+    int64_t slots[64 + 16], bars[16], m = e + n - 1;
+    for (int64_t i = 0; i < m; i++)
+      slots[i] = i;
+    for (int64_t i = 0; i < n - 1; i++) {
+      int64_t j = i + (int64_t)sch_rand_below(sch, (uint64_t)(m - i));
+      int64_t t = slots[i];
+      slots[i] = slots[j];
+      slots[j] = t;
+      bars[i] = slots[i];
+    }
+    for (int64_t i = 1; i < n - 1; i++)
+      for (int64_t j = i; j > 0 && bars[j - 1] > bars[j]; j--) {
+        int64_t t = bars[j];
+        bars[j] = bars[j - 1];
+        bars[j - 1] = t;
+      }
+    for (int64_t i = 0, last = -1; i < n; i++) {
+      int64_t bar = i < n - 1 ? bars[i] : m;
+      for (int64_t x = bar - last - 1; x > 0; x--)
+        out[i] *= p;
+      last = bar;
     }
   }
+}
+
+/* With an innermost limit (`max_inner` > 0), TVM draws again until the
+ * innermost factor is within it (1 always is). */
+static void draw_tile(tsl_schedule *sch, int64_t extent, int64_t n, int64_t max_inner,
+                      int64_t *out) {
+  do
+    draw_perfect(sch, extent, n, out);
+  while (max_inner > 0 && out[n - 1] > max_inner);
 }
 
 int sch_apply_sample_perfect_tile(sch_call *c) {
