@@ -19,6 +19,7 @@ struct tsl_db {
   char *path;
   int readonly;
   int last_err; /* SQLite's primary error code at the last db_fail */
+  int last_ext_err; /* ... and its extended code */
 };
 
 /* "PATH: WHAT: <sqlite3_errmsg>" into diag; returns `status`. */

@@ -92,6 +92,7 @@ int db_exec_retry(tsl_db *db, const char *sql, tsl_diag *diag) {
 
 int db_fail(tsl_db *db, tsl_diag *diag, int status, const char *what) {
   db->last_err = db->h ? sqlite3_errcode(db->h) : SQLITE_NOMEM;
+  db->last_ext_err = db->h ? sqlite3_extended_errcode(db->h) : SQLITE_NOMEM;
   return tsl_diag_set(diag, status, "%s: %s: %s", db->path, what,
                       db->h ? sqlite3_errmsg(db->h) : "out of memory");
 }
@@ -337,6 +338,24 @@ int tsl_db_open(const char *path, uint32_t mode, tsl_db **out, tsl_diag *diag) {
     rc = db_fail(db, diag, TSL_EIO, "cannot open the database");
   else
     rc = setup(db, mode, diag);
+  if (rc != TSL_OK && db->readonly && db->h && db->last_ext_err == SQLITE_READONLY_ROLLBACK &&
+      access(path, W_OK) == 0) {
+    /* a writer was killed in a transaction and left a hot journal, which a
+     * read-only connection may not roll back: roll it back as the next
+     * writer's open would (the committed contents stay), then read */
+    sqlite3_close_v2(db->h);
+    db->h = NULL;
+    sqlite3 *w = NULL;
+    if (sqlite3_open_v2(path, &w, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+      sqlite3_busy_timeout(w, DB_BUSY_MS);
+      sqlite3_exec(w, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+    }
+    sqlite3_close_v2(w);
+    if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK)
+      rc = db_fail(db, diag, TSL_EIO, "cannot open the database");
+    else
+      rc = setup(db, mode, diag);
+  }
   if (rc != TSL_OK && db->readonly && db->h && cannot_write_beside(db)) {
     tsl_diag *first = diag ? malloc(sizeof *first) : NULL;
     if (first)

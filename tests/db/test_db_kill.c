@@ -123,6 +123,37 @@ int main(void) {
     tsl_db_close(db);
   }
   ok(committed > 0, "the writer committed records before being killed");
+
+  /* A writer killed inside a transaction of the rollback journal (as one
+   * creating the database is, before the switch to WAL) leaves a hot
+   * journal: a read-only open rolls it back as a writer's open would and
+   * reads what was committed (here nothing: an empty file), instead of
+   * failing with "attempt to write a readonly database". */
+  char hot[128];
+  snprintf(hot, sizeof hot, "%s/hot.db", tmp);
+  pid_t pid = fork();
+  if (pid == 0) {
+    sqlite3 *h;
+    if (sqlite3_open(hot, &h) != SQLITE_OK ||
+        sqlite3_exec(h, "PRAGMA cache_size = 1; BEGIN; CREATE TABLE t(x);"
+                        "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c "
+                        "WHERE i < 20000) INSERT INTO t SELECT randomblob(100) FROM c;",
+                     NULL, NULL, NULL) != SQLITE_OK)
+      _exit(3);
+    _exit(0); /* no COMMIT: the journal stays hot */
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  char jpath[160];
+  snprintf(jpath, sizeof jpath, "%s-journal", hot);
+  ok(WIFEXITED(st) && WEXITSTATUS(st) == 0 && access(jpath, F_OK) == 0,
+     "a writer dies inside a transaction, leaving a hot journal");
+  tsl_diag hd = {0};
+  tsl_db *hdb = NULL;
+  int hrc = tsl_db_open(hot, TSL_DB_READONLY, &hdb, &hd);
+  ok(hrc == TSL_EINVALID && strstr(hd.text, "the file is empty"),
+     "  ... a read-only open rolls it back and finds the empty file it was (%s)", hd.text);
+  tsl_db_close(hdb);
   free(json);
   free(key);
   fx_free(&p);

@@ -1,6 +1,7 @@
 /*
  * Golden before/after cases of the built-in postprocessors and mutators:
- * tests/rules/cases/<Component>/NAME.{py,sch,expected[,split]}.
+ * tests/rules/cases/<Component>/NAME.{py,sch,expected[,split]}; a script
+ * with a `# workload: W` line runs on workloads/W.py instead of NAME.py.
  *   postprocessor  the script (may be empty) runs on the program, then the
  *                  postprocessor alone; the printed result (or its error)
  *                  must equal NAME.expected. A success is also checked:
@@ -163,14 +164,27 @@ static void split_runs(const tsl_func *orig, const tsl_prepack_split *sp, const 
   free(packed);
 }
 
+static const char *source_root;
+
+/* A case's program: NAME.py, or workloads/W.py when the script has a
+ * `# workload: W` line. Heap text, or NULL. */
+static char *case_program(const char *dir, const char *name, const char *script) {
+  char path[8800], wl[128] = "";
+  const char *wline = script ? strstr(script, "# workload:") : NULL;
+  if (wline && sscanf(wline + 11, " %127[A-Za-z0-9_]", wl) == 1)
+    snprintf(path, sizeof path, "%s/workloads/%s.py", source_root, wl);
+  else
+    snprintf(path, sizeof path, "%s/%s.py", dir, name);
+  return slurp(path);
+}
+
 static void postproc_case(const tsl_space_postproc *pp, const char *dir, const char *name) {
   char path[8800], id[256];
   snprintf(id, sizeof id, "%s/%s", pp->name, name);
   int split = !strcmp(pp->name, "RewriteLayout");
-  snprintf(path, sizeof path, "%s/%s.py", dir, name);
-  char *prog = slurp(path);
   snprintf(path, sizeof path, "%s/%s.sch", dir, name);
   char *script = slurp(path);
+  char *prog = case_program(dir, name, script);
   tsl_arena *arena = tsl_arena_new(ctx);
   tsl_diag d = {0};
   const tsl_module *m = NULL;
@@ -239,21 +253,12 @@ out:
 
 /* ---- mutators ------------------------------------------------------------------ */
 
-static const char *source_root;
-
 static void mutator_case(const tsl_space_mutator *mu, const char *dir, const char *name) {
   char path[8800], id[256];
   snprintf(id, sizeof id, "%s/%s", mu->name, name);
   snprintf(path, sizeof path, "%s/%s.sch", dir, name);
   char *script = slurp(path);
-  /* the program: NAME.py, or workloads/W.py from a `# workload: W` line */
-  char wl[128] = "";
-  const char *wline = script ? strstr(script, "# workload:") : NULL;
-  if (wline && sscanf(wline + 11, " %127[A-Za-z0-9_]", wl) == 1)
-    snprintf(path, sizeof path, "%s/workloads/%s.py", source_root, wl);
-  else
-    snprintf(path, sizeof path, "%s/%s.py", dir, name);
-  char *prog = slurp(path);
+  char *prog = case_program(dir, name, script);
   tsl_arena *arena = tsl_arena_new(ctx);
   tsl_diag d = {0};
   const tsl_module *m = NULL;
