@@ -59,10 +59,24 @@ int tll_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int32_t level,
   return TSL_OK;
 }
 
+/* LLVM's own diagnostics: its remarks and warnings (a loop marked
+ * llvm.loop.vectorize.enable that it could not vectorize) say nothing the
+ * user can act on and would interleave with tessel's output, so they are
+ * dropped; an error is printed (LLVM's default handler would also exit). */
+static void llvm_diagnostic(LLVMDiagnosticInfoRef info, void *user_data) {
+  (void)user_data;
+  if (LLVMGetDiagInfoSeverity(info) != LLVMDSError)
+    return;
+  char *m = LLVMGetDiagInfoDescription(info);
+  fprintf(stderr, "llvm target: LLVM error: %s\n", m ? m : "?");
+  LLVMDisposeMessage(m);
+}
+
 int tll_compile(LLVMContextRef ctx, const tll_opts *o, LLVMTargetMachineRef tm,
                 const tsl_lowered_module *m, const char *prefix,
                 LLVMModuleRef *out, tsl_build_stats *stats, tsl_diag *diag) {
   double t0 = tll_now();
+  LLVMContextSetDiagnosticHandler(ctx, llvm_diagnostic, NULL);
   LLVMModuleRef mod = NULL;
   int rc = tll_codegen_module(ctx, o, m, prefix, &mod, diag);
   if (rc)

@@ -108,5 +108,25 @@ check "build into a missing folder: exit 2" test "$(status "$exe" build "$mm" -o
 check "  ... with the OS reason" grep -q "cannot write into the folder of '/nonexistent/dir/libmm.so': No such file" "$tmp/err"
 check "build --help shows the usage" bash -c "'$exe' build --help | grep -q '^usage: tessel build PROGRAM'"
 
+# LLVM's remarks and warnings stay out of tessel's output: a vectorized loop
+# with a data-dependent inner loop, which LLVM cannot vectorize (its default
+# handler printed "warning: ... loop not vectorized")
+cat > "$tmp/novec.py" <<'PY'
+@T.prim_func
+def main(A: T.Buffer((16, 37), "float32"), idx: T.Buffer((16,), "int32"), B: T.Buffer((16,), "float32")):
+    for i in T.vectorized(16):
+        with T.block("B"):
+            vi = T.axis.spatial(16, i)
+            B[vi] = T.float32(0)
+            for k in range(idx[vi] % 37):
+                B[vi] = B[vi] + A[vi, k]
+PY
+check "build of a loop LLVM cannot vectorize: exits 0, no LLVM warning on stderr" bash -c "
+  '$exe' build '$tmp/novec.py' -o '$tmp/libnovec.so' > '$tmp/out' 2>'$tmp/err' &&
+  ! grep -q 'not vectorized' '$tmp/err' && ! grep -q 'warning' '$tmp/err'"
+check "  ... tessel run of it: exits 0, no warning" bash -c "
+  '$exe' run '$tmp/novec.py' --json > '$tmp/out' 2>'$tmp/err' && ! grep -q 'warning' '$tmp/err'"
+check "  ... and its outputs match the interpreter's" json "d['check'] == 'ok'"
+
 echo "1..$n"
 [ "$failed" = 0 ]
