@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static size_t elem_bytes(tsl_dtype t) {
+size_t measure_elem_bytes(tsl_dtype t) {
   size_t b = ((size_t)t.bits * (t.lanes ? t.lanes : 1) + 7) / 8;
   return b ? b : 1;
 }
@@ -72,7 +72,7 @@ int measure_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
       continue;
     }
     a->is_output[p] = (uint8_t)(tsl_func_param_is_output(f, p) != 0);
-    size_t bytes = (size_t)tsl_tensor_numel(&m->tensor) * elem_bytes(m->tensor.dtype);
+    size_t bytes = (size_t)tsl_tensor_numel(&m->tensor) * measure_elem_bytes(m->tensor.dtype);
     size_t cap = round64(bytes ? bytes : 1);
     a->bytes[p] = bytes;
     /* whole pages: a persistent worker write-protects them (runner.c) */

@@ -36,6 +36,8 @@ typedef struct measure_args {
   uint8_t *is_output; /* n_params */
 } measure_args;
 
+/* Bytes of one element of `t` (lanes included; at least 1). */
+size_t measure_elem_bytes(tsl_dtype t);
 /* Make the arguments of `lf` from the binds and seed of `opts`. */
 int measure_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
                    measure_args *a, tsl_diag *diag);

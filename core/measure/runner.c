@@ -501,25 +501,23 @@ int tsl_measure_session_run_prepacked(tsl_measure_session *s, const tsl_prepack_
                                       tsl_diag *diag) {
   if (!split || !split->n_packed || !prepack_symbol)
     return session_run(s, NULL, so_path, symbol, NULL, NULL, NULL, r, diag);
-  measure_pack pack = {0};
-  if (split->n_packed > MEASURE_MAX_PACKED || split->main->n_params != s->args.n_params) {
-    int rc = begin_run(r, NULL, so_path, symbol, diag);
-    return rc ? rc
-              : setup_fail(r, diag, TSL_EINVALID, "packed weights: ",
-                           "more than 16, or not the session's parameters");
-  }
-  pack.n = split->n_packed;
-  for (uint32_t k = 0; k < pack.n; k++) {
+  measure_pack pack = {.n = split->n_packed};
+  const char *why = split->n_packed > MEASURE_MAX_PACKED ||
+                            split->main->n_params != s->args.n_params
+                        ? "more than 16, or not the session's parameters"
+                        : NULL;
+  for (uint32_t k = 0; !why && k < pack.n; k++) {
     const tsl_buffer *b = split->main->params[split->positions[k]].buffer;
     int64_t n = b ? tsl_buffer_const_size(b) : -1;
-    if (n < 0) {
-      int rc = begin_run(r, NULL, so_path, symbol, diag);
-      return rc ? rc
-                : setup_fail(r, diag, TSL_EINVALID, "packed weights: ",
-                             "a packed buffer without a constant shape");
-    }
+    if (n < 0)
+      why = "a packed buffer without a constant shape";
+    else
+      pack.bytes[k] = (uint64_t)n * measure_elem_bytes(b->dtype);
     pack.pos[k] = split->positions[k];
-    pack.bytes[k] = (uint64_t)n * (((size_t)b->dtype.bits * (b->dtype.lanes ? b->dtype.lanes : 1) + 7) / 8);
+  }
+  if (why) {
+    int rc = begin_run(r, NULL, so_path, symbol, diag);
+    return rc ? rc : setup_fail(r, diag, TSL_EINVALID, "packed weights: ", why);
   }
   return session_run(s, NULL, so_path, symbol, NULL, &pack, prepack_symbol, r, diag);
 }
