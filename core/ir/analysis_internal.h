@@ -108,7 +108,8 @@ typedef struct tsla_binding {
 enum {
   TSLA_MAX_DEPTH = 1000,     /* simplifier recursion cap */
   TSLA_BOUND_DEPTH = 64,     /* bound recursion cap (deeper: unknown) */
-  TSLA_BUDGET = 4000000      /* work units per top-level call */
+  TSLA_BUDGET = 4000000,     /* work units per top-level call */
+  TSLA_SCRATCH_KEEP = 48 * 1024 /* scratch bytes kept between top-level calls */
 };
 
 struct tsl_analyzer {

@@ -76,8 +76,10 @@ void tsla_enter(tsl_analyzer *an, tsl_arena *out) {
 void tsla_leave(tsl_analyzer *an) {
   if (--an->nest == 0) {
     an->out = NULL;
-    /* nothing in scratch outlives the call: empty it, keeping one chunk */
-    if (an->scratch)
+    /* nothing in scratch outlives the call: once it holds more than most
+     * of a chunk, empty it, keeping one chunk (emptying after every call
+     * cleared and re-made the same few KiB thousands of times a replay) */
+    if (an->scratch && tsl_arena_bytes(an->scratch) > TSLA_SCRATCH_KEEP)
       tsl_arena_reset(an->scratch);
   }
 }

@@ -79,6 +79,10 @@ typedef struct im {
   const tsl_expr *padding_pred;
   const char *fuse_why; /* why the last try_fuse failed, or NULL */
   int fuse_why_whole;   /* ... in a sentence that names the sum */
+  /* index constants made so far, direct-mapped by value and dtype: the
+   * rewriter folds scales and extents into the same few constants again
+   * and again */
+  const tsl_expr *consts[64];
 } im;
 
 static void im_err(im *r, const char *fmt, ...) TSL_PRINTF(2, 3);
@@ -111,7 +115,14 @@ static int is_c(const tsl_expr *e, int64_t c) {
   return e && cval(e, &v) && v == c;
 }
 static const tsl_expr *cst(im *r, tsl_dtype t, int64_t v) {
-  return tsl_expr_int(r->a, t, tsla_wrap(t, v));
+  v = tsla_wrap(t, v);
+  if (t.code != TSL_DT_INT || t.lanes != 1)
+    return tsl_expr_int(r->a, t, v);
+  uint32_t h = ((uint32_t)v * 2654435761u + t.bits) >> 26;
+  const tsl_expr *e = r->consts[h];
+  if (!e || e->u.int_value != v || e->dtype.bits != t.bits)
+    e = r->consts[h] = tsl_expr_int(r->a, t, v);
+  return e;
 }
 static const tsl_expr *zero(im *r, tsl_dtype t) { return cst(r, t, 0); }
 static const tsl_expr *one(im *r, tsl_dtype t) { return cst(r, t, 1); }
