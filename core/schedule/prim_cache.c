@@ -18,7 +18,6 @@
  */
 #include "cache_internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 int cache_has_block(const tsl_block *const *xs, uint32_t n,
@@ -504,9 +503,8 @@ const tsl_stmt *cache_make_stage(cache_op *op, tsl_str name,
   char nm[32];
   for (uint32_t d = 0; d < nd; d++) {
     tsl_dtype dt = region[d].extent->dtype;
-    snprintf(nm, sizeof nm, "ax%u", d);
-    loops[d] = sch_new_var(c, nm, dt);
-    snprintf(nm, sizeof nm, "v%u", d);
+    loops[d] = sch_new_var(c, sch_name_join(nm, sizeof nm, "ax", NULL, d), dt);
+    sch_name_join(nm, sizeof nm, "v", NULL, d);
     const tsl_var *v = sch_new_var(c, nm, dt);
     const tsl_expr *zero = tsl_expr_int(a, dt, 0);
     const tsl_expr *one = tsl_expr_int(a, dt, 1);
@@ -671,7 +669,9 @@ static int apply(cache_op *op) {
   const tsl_buffer *cache =
       sto_buffer_with_scope(c, buf, op->scope_name, compact ? shape : NULL);
   char base[512];
-  snprintf(base, sizeof base, "%s_%s", buf->name, op->scope_name);
+  char sep_scope[256];
+  sch_name_join(base, sizeof base, buf->name,
+                sch_name_join(sep_scope, sizeof sep_scope, "_", op->scope_name, -1), -1);
   tsl_str name = sch_fresh_block_name(c, op->p.func, base);
   const tsl_stmt *stage = cache_make_stage(op, name, cache, region, compact, guard);
 

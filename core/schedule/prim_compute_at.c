@@ -162,7 +162,7 @@ static const tsl_stmt *new_nest(sch_call *c, tsl_analyzer *an,
     int64_t ev, lv;
     if (preserve || !tsl_expr_is_const_int(ext, &ev) || ev != 1) {
       char name[32];
-      snprintf(name, sizeof name, "ax%u", nl);
+      sch_name_join(name, sizeof name, "ax", NULL, nl);
       tsl_dtype t = lo->dtype.bits >= ext->dtype.bits ? lo->dtype : ext->dtype;
       const tsl_var *v = sch_new_var(c, name, t);
       const tsl_expr *zero = tsl_expr_int(c->arena, t, 0);

@@ -7,7 +7,6 @@
  */
 #include "prim_reduction.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* "i, j, k": the loops between the block's scope and the block. */
@@ -121,7 +120,7 @@ int sch_apply_decompose_reduction(sch_call *c) {
   tsl_block *ib = TSL_NEW(a, tsl_block);
   memset(ib, 0, sizeof *ib);
   char buf[512];
-  snprintf(buf, sizeof buf, "%s_init", b->name);
+  sch_name_join(buf, sizeof buf, b->name, "_init", -1);
   ib->name = sch_fresh_block_name(c, bp.func, buf);
   ib->n_iter_vars = ni;
   ib->iter_vars = ivs;
@@ -155,7 +154,7 @@ int sch_apply_decompose_reduction(sch_call *c) {
   tsl_map_init(&lmap, a);
   for (uint32_t q = 0; q < nchosen; q++) {
     const tsl_stmt *ol = bp.stmts[chosen[q]];
-    snprintf(buf, sizeof buf, "%s_init", ol->u.loop.loop_var->name);
+    sch_name_join(buf, sizeof buf, ol->u.loop.loop_var->name, "_init", -1);
     const tsl_var *nv = sch_new_var(c, buf, ol->u.loop.loop_var->dtype);
     tsl_map_put(&lmap, ol->u.loop.loop_var, (void *)tsl_expr_var(nv));
     tsl_attrs none = {0, NULL};
@@ -170,7 +169,7 @@ int sch_apply_decompose_reduction(sch_call *c) {
 
   /* Step 3: the update block: no init, written buffers read back */
   tsl_block *ub = tsl_block_clone(a, b);
-  snprintf(buf, sizeof buf, "%s_update", b->name);
+  sch_name_join(buf, sizeof buf, b->name, "_update", -1);
   ub->name = sch_fresh_block_name(c, bp.func, buf);
   ub->init = NULL;
   tsl_buffer_region *reads =

@@ -8,13 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static void print_ints(char *buf, size_t cap, const tsl_sch_value *v) {
+/* the decision as text, for messages (made only on the error paths) */
+static const char *print_ints(char *buf, size_t cap, const tsl_sch_value *v) {
   size_t n = (size_t)snprintf(buf, cap, "[");
   for (uint32_t i = 0; i < v->n && n < cap; i++)
     n += (size_t)snprintf(buf + n, cap - n, "%s%lld", i ? ", " : "",
                           (long long)v->u.items[i].u.i);
   if (n < cap)
     snprintf(buf + n, cap - n, "]");
+  return buf;
 }
 
 /* TVM's SamplePerfectTile: n factors of `extent` (product == extent). Each
@@ -107,25 +109,25 @@ int sch_apply_sample_perfect_tile(sch_call *c) {
       return sch_fail(c, TSL_EINVALID,
                       "decision must be a list of %lld ints (one per tile)",
                       (long long)n);
-    print_ints(txt, sizeof txt, d);
     int64_t prod = 1;
     for (int64_t i = 0; i < n; i++) {
       f[i] = d->u.items[i].u.i;
       if (f[i] < 1)
         return sch_fail(c, TSL_EINVALID,
-                        "decision %s has a factor below 1", txt);
+                        "decision %s has a factor below 1",
+                        print_ints(txt, sizeof txt, d));
       prod = prod > extent ? prod : prod * f[i];
     }
     if (prod != extent)
       return sch_fail(c, TSL_EINVALID,
                       "decision %s does not multiply to the extent %lld of "
                       "loop '%s'",
-                      txt, (long long)extent, lname);
+                      print_ints(txt, sizeof txt, d), (long long)extent, lname);
     if (max_inner > 0 && f[n - 1] > max_inner)
       return sch_fail(c, TSL_EINVALID,
                       "decision %s: innermost factor %lld exceeds "
                       "max_innermost_factor=%lld",
-                      txt, (long long)f[n - 1], (long long)max_inner);
+                      print_ints(txt, sizeof txt, d), (long long)f[n - 1], (long long)max_inner);
   } else {
     draw_tile(c->sch, extent, n, max_inner, f);
   }
@@ -225,12 +227,12 @@ int sch_apply_sample_partitioned_tile(sch_call *c) {
       return sch_fail(c, TSL_EINVALID,
                       "decision must be a list of %lld ints (one per tile)",
                       (long long)n);
-    print_ints(txt, sizeof txt, d);
     int64_t prod = 1, part = 1;
     for (int64_t i = 0; i < n; i++) {
       f[i] = d->u.items[i].u.i;
       if (f[i] < 1)
-        return sch_fail(c, TSL_EINVALID, "decision %s has a factor below 1", txt);
+        return sch_fail(c, TSL_EINVALID, "decision %s has a factor below 1",
+                        print_ints(txt, sizeof txt, d));
       prod = prod > extent ? prod : prod * f[i];
       if (i >= pos)
         part = part > extent ? part : part * f[i];
@@ -239,12 +241,12 @@ int sch_apply_sample_partitioned_tile(sch_call *c) {
       return sch_fail(c, TSL_EINVALID,
                       "decision %s does not multiply to the extent %lld of "
                       "loop '%s'",
-                      txt, (long long)extent, lname);
+                      print_ints(txt, sizeof txt, d), (long long)extent, lname);
     if (part % inner)
       return sch_fail(c, TSL_EINVALID,
                       "decision %s: the factors from partition_pos %lld on do "
                       "not multiply to a multiple of innerpart_factor %lld",
-                      txt, (long long)pos, (long long)inner);
+                      print_ints(txt, sizeof txt, d), (long long)pos, (long long)inner);
   } else {
     /* as TVM: perfect tiles drawn until one fits (one always does: the
      * draw is uniform enough that the loop ends quickly) */

@@ -7,7 +7,6 @@
  */
 #include "loops_internal.h"
 
-#include <stdio.h>
 
 #define SPLIT_MAX_FACTORS 64
 
@@ -132,7 +131,7 @@ int sch_apply_split(sch_call *c) {
   const tsl_expr *sub = NULL;
   for (uint32_t i = 0; i < n; i++) {
     char name[256];
-    snprintf(name, sizeof name, "%s_%u", lname, i);
+    sch_name_join(name, sizeof name, lname, "_", i);
     nv[i] = sch_new_var(c, name, dt);
     tsl_analyzer_bind(c->sch->an, nv[i], tsl_expr_int(a, dt, 0), fx[i]);
     if (sub) {

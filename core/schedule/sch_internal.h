@@ -210,6 +210,10 @@ void sch_snapshot_restore(sch_call *c, sch_snapshot s);
 
 /* ---- names, variables, blocks ------------------------------------------ */
 
+/* buf = a followed by b (NULL: nothing) and, when num >= 0, its decimal
+ * digits, truncated to cap - 1 bytes: the names primitives make ("i_0",
+ * "ax1", "C_global"), without snprintf's cost in a replay. Returns buf. */
+char *sch_name_join(char *buf, size_t cap, const char *a, const char *b, int64_t num);
 /* `base` if no block of `f` has that name, else base_1, base_2, ... */
 tsl_str sch_fresh_block_name(sch_call *c, const tsl_func *f, const char *base);
 /* A new variable (loop or iter var). */

@@ -7,7 +7,6 @@
  */
 #include "storage_util.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* ---- scopes ---------------------------------------------------------------- */
@@ -38,8 +37,9 @@ const char *sto_scope_list(void) {
 const tsl_buffer *sto_buffer_with_scope(sch_call *c, const tsl_buffer *b,
                                         const char *scope,
                                         const tsl_expr *const *shape) {
-  char name[512];
-  snprintf(name, sizeof name, "%s_%s", b->name, scope);
+  char name[512], sep_scope[256];
+  sch_name_join(name, sizeof name, b->name,
+                sch_name_join(sep_scope, sizeof sep_scope, "_", scope, -1), -1);
   const tsl_buffer *r =
       shape ? tsl_buffer_new(c->arena, name, b->dtype, b->ndim, shape, NULL, NULL,
                              scope, b->align, b->offset_factor)

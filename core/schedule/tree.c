@@ -4,7 +4,6 @@
  */
 #include "sch_internal.h"
 
-#include <stdio.h>
 
 /* ---- children ------------------------------------------------------------ */
 
@@ -213,16 +212,36 @@ void sch_commit(sch_call *c, const tsl_func *func, const tsl_stmt *body) {
 
 /* ---- names and blocks ------------------------------------------------------- */
 
+char *sch_name_join(char *buf, size_t cap, const char *a, const char *b, int64_t num) {
+  size_t n = 0;
+  for (const char *s = a; s && *s && n + 1 < cap; s++)
+    buf[n++] = *s;
+  for (const char *s = b; s && *s && n + 1 < cap; s++)
+    buf[n++] = *s;
+  if (num >= 0) {
+    char digits[24];
+    size_t k = 0;
+    do
+      digits[k++] = (char)('0' + num % 10);
+    while ((num /= 10) && k < sizeof digits);
+    while (k && n + 1 < cap)
+      buf[n++] = digits[--k];
+  }
+  if (cap)
+    buf[n < cap ? n : cap - 1] = '\0';
+  return buf;
+}
+
 tsl_str sch_fresh_block_name(sch_call *c, const tsl_func *f, const char *base) {
   char buf[512];
-  snprintf(buf, sizeof buf, "%s", base);
+  sch_name_join(buf, sizeof buf, base, NULL, -1);
   for (uint32_t k = 1;; k++) {
     tsl_str s = tsl_intern(c->sch->ctx, buf);
     uint32_t count = 0;
     count_blocks(f->body, s, &count);
     if (!count)
       return s;
-    snprintf(buf, sizeof buf, "%s_%u", base, k);
+    sch_name_join(buf, sizeof buf, base, "_", k);
   }
 }
 
