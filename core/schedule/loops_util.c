@@ -20,6 +20,8 @@ typedef struct walk {
   sch_call *c;
   tsl_analyzer *an; /* no bindings, as TVM's */
   int preserve;
+  uint32_t from;   /* the level below the scope block, for sch_binding_affine_seed */
+  uint32_t nested; /* blocks entered: their blocks have another scope */
   tsl_vec vars; /* const tsl_var *: the loops around, outermost first */
   tsl_vec doms; /* tsl_range */
 } walk;
@@ -44,14 +46,17 @@ static int has_fused_source(const tsl_iter_sum *sum) {
   return 0;
 }
 
-/* The simplified bindings, or NULL where they stay. */
-static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s) {
+/* The simplified bindings, or NULL where they stay; *map gets their iterator
+ * map (map->n 0 when there is none). */
+static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s, tsl_iter_map *out) {
   tsl_arena *a = w->c->arena;
   uint32_t n = s->u.realize.n_iter_values;
   const tsl_expr *pred = s->u.realize.predicate;
   tsl_iter_map map;
+  out->n = 0;
   if (!n || !detect(w, n, s->u.realize.iter_values, pred, &map))
     return NULL;
+  *out = map;
   const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, n);
   const tsl_expr **flat = TSL_NEW_ARRAY(a, const tsl_expr *, n);
   int changed = 0, nested = 0;
@@ -80,7 +85,10 @@ static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s) {
     changed |= flat[i] != vals[i];
   }
   tsl_iter_map again;
-  return changed && detect(w, n, flat, pred, &again) ? flat : vals;
+  if (!changed || !detect(w, n, flat, pred, &again))
+    return vals;
+  *out = again;
+  return flat;
 }
 
 static void push_loop(walk *w, const tsl_stmt *loop) {
@@ -103,9 +111,17 @@ static const tsl_stmt *simplify_stmt(tsl_mutator *m, const tsl_stmt *s) {
   }
   if (s->kind != TSL_STMT_BLOCK_REALIZE)
     return tsl_mutate_stmt_children(m, s);
-  const tsl_expr **vals = simplify_values(w, s);
+  tsl_iter_map map;
+  const tsl_expr **vals = simplify_values(w, s, &map);
   const tsl_block *b = s->u.realize.block;
+  if (map.n && w->preserve && !w->nested)
+    sch_binding_affine_seed(w->c, b, vals ? vals : s->u.realize.iter_values,
+                            s->u.realize.predicate, w->from, w->vars.len,
+                            TSL_VEC_DATA(&w->vars, const tsl_var *),
+                            TSL_VEC_DATA(&w->doms, tsl_range), &map);
+  w->nested++;
   const tsl_stmt *body = tsl_mutate_stmt(m, b->body);
+  w->nested--;
   if (body != b->body) {
     tsl_block *nb = tsl_block_clone(m->arena, b);
     nb->body = body;
@@ -129,6 +145,7 @@ const tsl_stmt *loops_simplify_bindings(sch_call *c, const sch_path *p,
   tsl_vec_init(&w.vars, sizeof(const tsl_var *), c->arena);
   tsl_vec_init(&w.doms, sizeof(tsl_range), c->arena);
   uint32_t scope = sch_path_scope_level(p, level);
+  w.from = scope + 1;
   for (uint32_t k = scope + 1; k < level; k++)
     if (p->stmts[k]->kind == TSL_STMT_FOR)
       push_loop(&w, p->stmts[k]);

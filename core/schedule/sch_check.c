@@ -133,12 +133,14 @@ typedef struct sch_affine_memo {
 
 enum { AFFINE_MEMO_SEARCH = 32 };
 
-static sch_affine_memo *affine_memo_find(tsl_schedule *sch, const tsl_stmt *realize,
-                                         uint32_t from, const loop_set *all) {
+static sch_affine_memo *affine_memo_find(tsl_schedule *sch, const tsl_block *b,
+                                         const tsl_expr *const *bindings,
+                                         const tsl_expr *pred, uint32_t from,
+                                         const loop_set *all) {
   uint32_t k = 0;
   for (sch_affine_memo *m = sch->affine_memo; m && k < AFFINE_MEMO_SEARCH; m = m->next, k++) {
-    if (m->from != from || m->n != all->n || m->n_bindings != realize->u.realize.n_iter_values ||
-        strcmp(m->block->name, realize->u.realize.block->name))
+    if (m->from != from || m->n != all->n || m->n_bindings != b->n_iter_vars ||
+        strcmp(m->block->name, b->name))
       continue;
     uint32_t i = 0;
     while (i < m->n && m->vars[i] == all->vars[i] && m->doms[i].min == all->doms[i].min &&
@@ -146,20 +148,30 @@ static sch_affine_memo *affine_memo_find(tsl_schedule *sch, const tsl_stmt *real
       i++;
     if (i < m->n)
       continue;
-    const tsl_expr *pred = realize->u.realize.predicate;
     if (!(m->predicate == pred ||
           (m->predicate && pred && tsl_expr_equal(m->predicate, pred))))
       continue;
     i = 0;
-    while (i < m->n_bindings && (m->bindings[i] == realize->u.realize.iter_values[i] ||
-                                 tsl_expr_equal(m->bindings[i],
-                                                realize->u.realize.iter_values[i])))
+    while (i < m->n_bindings &&
+           (m->bindings[i] == bindings[i] || tsl_expr_equal(m->bindings[i], bindings[i])))
       i++;
     if (i < m->n_bindings)
       continue;
     return m;
   }
   return NULL;
+}
+
+/* TVM's IsAffineBinding on a detected map: the first index whose leading
+ * split does not step by 1 (its step in *scale), or map->n. */
+static uint32_t unit_steps(const tsl_iter_map *map, int64_t *scale) {
+  for (uint32_t i = 0; i < map->n; i++) {
+    const tsl_iter_sum *sum = map->indices[i];
+    *scale = 1;
+    if (sum->n && !(tsl_expr_is_const_int(sum->args[0]->scale, scale) && *scale == 1))
+      return i;
+  }
+  return map->n;
 }
 
 static int binding_affine(sch_call *c, const sch_path *bp, uint32_t scope, uint32_t from,
@@ -184,12 +196,9 @@ static int binding_affine(sch_call *c, const sch_path *bp, uint32_t scope, uint3
     *why = tsl_arena_strdup(c->arena, d.text);
     return 0;
   }
-  /* TVM's IsAffineBinding: each index's leading split steps by 1 */
-  for (uint32_t i = 0; i < n; i++) {
-    const tsl_iter_sum *sum = map.indices[i];
-    int64_t scale = 1;
-    if (!sum->n || (tsl_expr_is_const_int(sum->args[0]->scale, &scale) && scale == 1))
-      continue;
+  int64_t scale;
+  uint32_t i = unit_steps(&map, &scale);
+  if (i < n) {
     *why = asp(c,
                "the binding `%s` of iterator '%s' steps by %lld; an affine "
                "binding steps by 1",
@@ -207,10 +216,12 @@ int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
     from = scope + 1;
   const tsl_stmt *realize = sch_path_target(bp);
   loop_set all = loops_between(c, bp, scope + 1, bp->depth - 1);
-  sch_affine_memo *m = affine_memo_find(c->sch, realize, from, &all);
+  const tsl_block *b = realize->u.realize.block;
+  sch_affine_memo *m = affine_memo_find(c->sch, b, realize->u.realize.iter_values,
+                                        realize->u.realize.predicate, from, &all);
   if (!m) {
     m = TSL_NEW(c->arena, sch_affine_memo);
-    m->block = realize->u.realize.block;
+    m->block = b;
     m->n_bindings = realize->u.realize.n_iter_values;
     m->bindings = realize->u.realize.iter_values;
     m->predicate = realize->u.realize.predicate;
@@ -225,6 +236,48 @@ int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
   if (!m->affine && why)
     *why = m->why;
   return m->affine;
+}
+
+static int loop_vars_only(const tsl_expr *e, void *ud) {
+  const loop_set *ls = ud;
+  if (e->kind != TSL_EXPR_VAR)
+    return 0;
+  for (uint32_t k = 0; k < ls->n; k++)
+    if (ls->vars[k] == e->u.var)
+      return 0;
+  return 1; /* stops the walk: another variable */
+}
+
+void sch_binding_affine_seed(sch_call *c, const tsl_block *b, const tsl_expr *const *bindings,
+                             const tsl_expr *predicate, uint32_t from, uint32_t n,
+                             const tsl_var *const *vars, const tsl_range *doms,
+                             const tsl_iter_map *map) {
+  int64_t v, scale;
+  if (map->n != b->n_iter_vars || unit_steps(map, &scale) < map->n ||
+      (predicate && !(predicate->kind == TSL_EXPR_INT_IMM && predicate->u.int_value)))
+    return;
+  for (uint32_t k = 0; k < n; k++)
+    if (!tsl_expr_is_const_int(doms[k].min, &v) || !tsl_expr_is_const_int(doms[k].extent, &v))
+      return;
+  loop_set ls = {n, (const tsl_var **)vars, (tsl_range *)doms};
+  for (uint32_t i = 0; i < map->n; i++)
+    if (tsl_expr_visit(bindings[i], loop_vars_only, &ls))
+      return;
+  if (affine_memo_find(c->sch, b, bindings, predicate, from, &ls))
+    return;
+  sch_affine_memo *m = TSL_NEW(c->arena, sch_affine_memo);
+  m->block = b;
+  m->n_bindings = b->n_iter_vars;
+  m->bindings = (const tsl_expr *const *)tsl_arena_dup(c->arena, bindings,
+                                                       sizeof *bindings * map->n);
+  m->predicate = predicate;
+  m->from = from;
+  m->n = n;
+  m->vars = tsl_arena_dup(c->arena, vars, sizeof *vars * n);
+  m->doms = tsl_arena_dup(c->arena, doms, sizeof *doms * n);
+  m->affine = 1;
+  m->next = c->sch->affine_memo;
+  c->sch->affine_memo = m;
 }
 
 /* ---- complete and reduction blocks --------------------------------------------- */

@@ -279,6 +279,17 @@ const tsl_expr *sch_simplify(sch_call *c, const tsl_expr *e);
  * gets the reason. */
 int sch_binding_affine(sch_call *c, const sch_path *bp, uint32_t from,
                        const char **why);
+/* Records the answer of sch_binding_affine for a block whose bindings a
+ * primitive has just detected as an iterator map: `map` (SURJECTIVE, unit
+ * loops kept) of `bindings` under `predicate` over the `n` loops from its
+ * scope down (`from` the level below the scope), so that the checks of the
+ * next primitives (reorder, parallel) do not detect it again. Recorded
+ * only where the schedule's analyzer could not answer otherwise: constant
+ * loop ranges, no predicate, bindings over those loops alone. */
+void sch_binding_affine_seed(sch_call *c, const tsl_block *b, const tsl_expr *const *bindings,
+                             const tsl_expr *predicate, uint32_t from, uint32_t n,
+                             const tsl_var *const *vars, const tsl_range *doms,
+                             const tsl_iter_map *map);
 /* Complete block: only spatial iterators, the only writer of its outputs
  * among its scope's child blocks, does not read them. Reduction block: a
  * T.init(), affine bindings, spatial/reduce iterators only, the only writer,
