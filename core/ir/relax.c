@@ -206,9 +206,52 @@ static int relax_poly(tsl_analyzer *an, const relax_ctx *rc,
 int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
                        uint32_t n_vars, const tsl_var *const *vars,
                        const tsl_range *doms, tsl_range *out) {
-  if (!an || !arena || !e || !out || (n_vars && (!vars || !doms)))
-    return TSL_EUNSUPPORTED;
-  if (!tsla_is_sint(e->dtype))
+  int ok = 0;
+  int rc = tsl_analyzer_relax_n(an, arena, 1, &e, n_vars, vars, doms, out, &ok);
+  return rc ? rc : ok ? TSL_OK : TSL_EUNSUPPORTED;
+}
+
+/* Whether every term of `p` is a product of variables. */
+static int linear(const tsla_poly *p) {
+  for (uint32_t i = 0; i < p->n; i++)
+    for (uint32_t j = 0; j < p->t[i].n_atoms; j++)
+      if (p->t[i].atoms[j]->kind != TSL_EXPR_VAR)
+        return 0;
+  return 1;
+}
+
+/* One expression of tsl_analyzer_relax_n, the variables bound. */
+static int relax_one(tsl_analyzer *an, tsl_arena *arena, const relax_ctx *rc,
+                     const tsl_expr *e, tsl_range *out) {
+  if (!e || !tsla_is_sint(e->dtype))
+    return 0;
+  /* each expression gets a top-level call's allowance */
+  an->failed = 0;
+  an->depth = 0;
+  an->budget = TSLA_BUDGET;
+  tsl_dtype dt = e->dtype;
+  const tsla_poly *p = tsla_to_poly(an, e, dt);
+  const tsla_poly *lo = NULL, *hi = NULL;
+  if (an->failed || !relax_poly(an, rc, p, &lo, &hi, 0))
+    return 0;
+  const tsla_poly *ext = tsla_poly_add(
+      S, O, tsla_poly_add(S, O, hi, lo, -1), tsla_poly_const(S, dt, 1), 1);
+  /* re-canonicalize so floordiv/min terms of lo and hi cancel (sums of
+   * variables are canonical already) */
+  out->min = tsla_poly_to_expr(arena, lo);
+  out->extent = tsla_poly_to_expr(arena, ext);
+  if (!linear(lo) || !linear(ext)) {
+    out->min = tsla_simp(an, out->min);
+    out->extent = tsla_simp(an, out->extent);
+  }
+  return !an->failed;
+}
+
+int tsl_analyzer_relax_n(tsl_analyzer *an, tsl_arena *arena, uint32_t n,
+                         const tsl_expr *const *exprs, uint32_t n_vars,
+                         const tsl_var *const *vars, const tsl_range *doms,
+                         tsl_range *out, int *ok) {
+  if (!an || !arena || (n && (!exprs || !out || !ok)) || (n_vars && (!vars || !doms)))
     return TSL_EUNSUPPORTED;
   for (uint32_t k = 0; k < n_vars; k++)
     if (!vars[k] || !doms[k].min || !doms[k].extent)
@@ -227,18 +270,8 @@ int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
     tsl_analyzer_bind(an, vars[k], doms[k].min, doms[k].extent);
   }
   relax_ctx rc = {n_vars, vars, doms};
-  tsl_dtype dt = e->dtype;
-  const tsla_poly *p = tsla_to_poly(an, e, dt);
-  const tsla_poly *lo = NULL, *hi = NULL;
-  int ok = !an->failed && relax_poly(an, &rc, p, &lo, &hi, 0);
-  if (ok) {
-    const tsla_poly *ext = tsla_poly_add(
-        S, O, tsla_poly_add(S, O, hi, lo, -1), tsla_poly_const(S, dt, 1), 1);
-    /* re-canonicalize so floordiv/min terms of lo and hi cancel */
-    out->min = tsla_simp(an, tsla_poly_to_expr(arena, lo));
-    out->extent = tsla_simp(an, tsla_poly_to_expr(arena, ext));
-    ok = !an->failed;
-  }
+  for (uint32_t i = 0; i < n; i++)
+    ok[i] = relax_one(an, arena, &rc, exprs[i], &out[i]);
   for (uint32_t k = 0; k < n_vars; k++) {
     tsl_analyzer_unbind(an, vars[k]);
     tsla_binding *b = saved[k].present ? tsla_find_binding(an, vars[k]) : NULL;
@@ -246,7 +279,7 @@ int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena, const tsl_expr *e,
       *b = saved[k].b;
   }
   tsla_leave(an);
-  return ok ? TSL_OK : TSL_EUNSUPPORTED;
+  return TSL_OK;
 }
 
 /* ---- proofs by symbolic interval evaluation ---------------------------- */

@@ -362,6 +362,16 @@ static void relax_region(cache_op *op, tsl_range *out) {
     }
   }
   op->loose = 0;
+  /* the first and the last index of every dimension, relaxed together */
+  const tsl_expr **ends = TSL_NEW_ARRAY(c->arena, const tsl_expr *, 2 * nd + 1);
+  tsl_range *got = TSL_NEW_ARRAY(c->arena, tsl_range, 2 * nd + 1);
+  int *ok = TSL_NEW_ARRAY(c->arena, int, 2 * nd + 1);
+  for (uint32_t d = 0; d < nd; d++) {
+    ends[2 * d] = mn[d];
+    ends[2 * d + 1] = last[d];
+  }
+  if (tsl_analyzer_relax_n(c->sch->an, c->arena, 2 * nd, ends, nv, vars, doms, got, ok))
+    memset(ok, 0, sizeof *ok * 2 * nd);
   for (uint32_t d = 0; d < nd; d++) {
     const tsl_expr *shape = op->buf->shape[d];
     const tsl_expr *zero = tsl_expr_int(c->arena, shape->dtype, 0);
@@ -371,15 +381,14 @@ static void relax_region(cache_op *op, tsl_range *out) {
       if ((unabsorbed || absorbed[k]) &&
           (tsl_expr_uses_var(mn[d], vars[k]) || tsl_expr_uses_var(last[d], vars[k])))
         op->loose = 1;
-    tsl_range r1, r2;
-    if (tsl_analyzer_relax(c->sch->an, c->arena, mn[d], nv, vars, doms, &r1) ||
-        tsl_analyzer_relax(c->sch->an, c->arena, last[d], nv, vars, doms, &r2)) {
+    if (!ok[2 * d] || !ok[2 * d + 1]) {
       out[d] = (tsl_range){zero, shape};
       op->loose = 1;
       continue;
     }
-    const tsl_expr *lo = r1.min;
-    const tsl_expr *hi = add(c, r2.min, r2.extent); /* exclusive */
+    const tsl_range *r1 = &got[2 * d], *r2 = &got[2 * d + 1];
+    const tsl_expr *lo = r1->min;
+    const tsl_expr *hi = add(c, r2->min, r2->extent); /* exclusive */
     int64_t l, h, s;
     if (tsl_expr_is_const_int(lo, &l) && l < 0)
       lo = zero;

@@ -186,19 +186,26 @@ static void relax_region(rctx *x, const tsl_buffer_region *r, const sch_path *q,
     doms[n].extent = s->u.loop.extent;
     n++;
   }
-  for (uint32_t d = 0; d < r->ndim; d++) {
+  /* the first and the last index of every dimension, relaxed together */
+  uint32_t nd = r->ndim;
+  const tsl_expr **ends = TSL_NEW_ARRAY(c->arena, const tsl_expr *, 2 * nd + 1);
+  tsl_range *got = TSL_NEW_ARRAY(c->arena, tsl_range, 2 * nd + 1);
+  int *ok = TSL_NEW_ARRAY(c->arena, int, 2 * nd + 1);
+  for (uint32_t d = 0; d < nd; d++) {
     const tsl_expr *mn = sch_subst_bindings(c, realize, r->ranges[d].min);
     const tsl_expr *ex = sch_subst_bindings(c, realize, r->ranges[d].extent);
-    const tsl_expr *last = bin(x, TSL_EXPR_SUB, bin(x, TSL_EXPR_ADD, mn, ex),
-                               ci(x, ex->dtype, 1));
-    tsl_range r1, r2;
-    out[d] = interval(NULL, NULL);
-    if (tsl_analyzer_relax(x->fresh, c->arena, mn, n, vars, doms, &r1) == TSL_OK)
-      out[d].lo = r1.min;
-    if (tsl_analyzer_relax(x->fresh, c->arena, last, n, vars, doms, &r2) == TSL_OK)
+    ends[2 * d] = mn;
+    ends[2 * d + 1] = bin(x, TSL_EXPR_SUB, bin(x, TSL_EXPR_ADD, mn, ex), ci(x, ex->dtype, 1));
+  }
+  if (tsl_analyzer_relax_n(x->fresh, c->arena, 2 * nd, ends, n, vars, doms, got, ok))
+    memset(ok, 0, sizeof *ok * 2 * nd);
+  for (uint32_t d = 0; d < nd; d++) {
+    out[d] = interval(ok[2 * d] ? got[2 * d].min : NULL, NULL);
+    const tsl_range *r2 = &got[2 * d + 1];
+    if (ok[2 * d + 1])
       out[d].hi = simp(x->fresh, x,
-                       bin(x, TSL_EXPR_SUB, bin(x, TSL_EXPR_ADD, r2.min, r2.extent),
-                           ci(x, r2.extent->dtype, 1)));
+                       bin(x, TSL_EXPR_SUB, bin(x, TSL_EXPR_ADD, r2->min, r2->extent),
+                           ci(x, r2->extent->dtype, 1)));
   }
 }
 
