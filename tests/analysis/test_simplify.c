@@ -535,6 +535,28 @@ static void test_relax(void) {
   bind("k", 0, 2);
   relax_case("k // 4", 1, k, z, e16, "0", "4");
   check("k // 4", "0");
+  /* several expressions over one binding: each as relaxed alone, a failure
+   * marked in ok[] without touching the others; the binding restored */
+  {
+    const tsl_var *kv = tu_var(&env, "k");
+    tsl_range d = {tsl_expr_i32(arena, 0), tsl_expr_i32(arena, 16)};
+    const tsl_expr *es[3] = {tu_parse(&env, "vi * 16 + k"), tu_parse(&env, "x * k"),
+                             tu_parse(&env, "k // 4 + vi")};
+    tsl_range out[3] = {{0}};
+    int oks[3] = {-1, -1, -1};
+    int rc = tsl_analyzer_relax_n(an, arena, 3, es, 1, &kv, &d, out, oks);
+    ok(rc == TSL_OK && oks[0] == 1 && oks[1] == 0 && oks[2] == 1, "relax_n: ok flags 1 0 1");
+    if (oks[0] == 1 && oks[2] == 1) {
+      is_str(tu_fmt(out[0].min), "vi * 16", "relax_n: first min");
+      is_str(tu_fmt(out[0].extent), "16", "relax_n: first extent");
+      is_str(tu_fmt(out[2].min), "vi", "relax_n: third min");
+      is_str(tu_fmt(out[2].extent), "4", "relax_n: third extent");
+    }
+    ok(out[1].min == NULL, "relax_n: a failed expression leaves its range");
+    check("k // 4", "0");
+    ok(tsl_analyzer_relax_n(an, arena, 1, es, 1, &kv, NULL, out, oks) == TSL_EUNSUPPORTED,
+       "relax_n: variables without domains are refused");
+  }
 }
 
 static void test_caps(void) {
