@@ -37,13 +37,22 @@ static int detect(walk *w, uint32_t n, const tsl_expr *const *vals,
                              NULL) == TSL_OK;
 }
 
-/* Whether a split of `sum` takes a fused sum apart (its expression nests
- * the sum: ((i_0 * 2 + i_1) * 4 + i_2) // 8). */
-static int has_fused_source(const tsl_iter_sum *sum) {
-  for (uint32_t k = 0; k < sum->n; k++)
-    if (sum->args[k]->source->sum)
-      return 1;
-  return 0;
+/* Whether the normal form of `sum` prints flat: every split of a fused sum
+ * takes all of it, unscaled, and that sum prints flat in turn
+ * (i_0 * 8 + i_1 * 4 + i_2 as the whole of a fused mark). Otherwise it
+ * nests the sum: ((i_0 * 2 + i_1) * 4 + i_2) // 8. */
+static int prints_flat(const tsl_iter_sum *sum) {
+  for (uint32_t k = 0; k < sum->n; k++) {
+    const tsl_iter_split *s = sum->args[k];
+    int64_t v;
+    if (!s->source->sum)
+      continue;
+    if (!tsl_expr_is_const_int(s->lower_factor, &v) || v != 1 ||
+        !tsl_expr_is_const_int(s->scale, &v) || v != 1 ||
+        !tsl_expr_equal(s->extent, s->source->extent) || !prints_flat(s->source->sum))
+      return 0;
+  }
+  return 1;
 }
 
 /* The simplified bindings, or NULL where they stay; *map gets their iterator
@@ -62,10 +71,10 @@ static const tsl_expr **simplify_values(walk *w, const tsl_stmt *s, tsl_iter_map
   int changed = 0, nested = 0;
   for (uint32_t i = 0; i < n; i++) {
     vals[i] = tsl_iter_sum_to_expr(w->an, a, map.indices[i]);
-    nested |= has_fused_source(map.indices[i]);
+    nested |= !prints_flat(map.indices[i]);
   }
   if (!nested)
-    return vals; /* splits of the loops themselves: already flat */
+    return vals; /* already flat (what flattening would give back) */
   for (uint32_t i = 0; i < n; i++) {
     /* our maps nest fused sums ((i_0 * 2 + i_1) * 4 + i_2) where TVM's
      * are flat; exact algebra without bounds flattens them, kept when
