@@ -37,19 +37,21 @@ static int detect(walk *w, uint32_t n, const tsl_expr *const *vals,
                              NULL) == TSL_OK;
 }
 
-/* Whether the normal form of `sum` prints flat: every split of a fused sum
- * takes all of it, unscaled, and that sum prints flat in turn
- * (i_0 * 8 + i_1 * 4 + i_2 as the whole of a fused mark). Otherwise it
- * nests the sum: ((i_0 * 2 + i_1) * 4 + i_2) // 8. */
+/* Whether the normal form of `sum` is already what flattening gives: every
+ * split takes all of its mark (no // or %), and a fused mark's split is
+ * unscaled and its sum such a sum in turn (i_0 * 8 + i_1 * 4 + i_2 as the
+ * whole of a fused mark). Otherwise it nests the sum, ((i_0 * 2 + i_1) * 4
+ * + i_2) // 8, or splits a loop as x % 256 // 16, which the simplifier
+ * writes x // 16 % 16. */
 static int prints_flat(const tsl_iter_sum *sum) {
   for (uint32_t k = 0; k < sum->n; k++) {
     const tsl_iter_split *s = sum->args[k];
     int64_t v;
-    if (!s->source->sum)
-      continue;
     if (!tsl_expr_is_const_int(s->lower_factor, &v) || v != 1 ||
-        !tsl_expr_is_const_int(s->scale, &v) || v != 1 ||
-        !tsl_expr_equal(s->extent, s->source->extent) || !prints_flat(s->source->sum))
+        !tsl_expr_equal(s->extent, s->source->extent))
+      return 0;
+    if (s->source->sum &&
+        (!tsl_expr_is_const_int(s->scale, &v) || v != 1 || !prints_flat(s->source->sum)))
       return 0;
   }
   return 1;
