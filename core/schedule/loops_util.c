@@ -37,21 +37,28 @@ static int detect(walk *w, uint32_t n, const tsl_expr *const *vals,
                              NULL) == TSL_OK;
 }
 
-/* Whether the normal form of `sum` is already what flattening gives: every
- * split takes all of its mark (no // or %), and a fused mark's split is
- * unscaled and its sum such a sum in turn (i_0 * 8 + i_1 * 4 + i_2 as the
- * whole of a fused mark). Otherwise it nests the sum, ((i_0 * 2 + i_1) * 4
- * + i_2) // 8, or splits a loop as x % 256 // 16, which the simplifier
- * writes x // 16 % 16. */
+/* Whether the normal form of `sum` is already what flattening gives: a
+ * loop's split takes its low part (x % 8), its high part (x // 8) or all of
+ * it, and a fused mark's split is all of it, unscaled, and its sum such a
+ * sum in turn (i_0 * 8 + i_1 * 4 + i_2 as the whole of a fused mark).
+ * Otherwise it nests the sum, ((i_0 * 2 + i_1) * 4 + i_2) // 8, or splits a
+ * loop in the middle as x % 256 // 16, which the simplifier writes
+ * x // 16 % 16. */
 static int prints_flat(const tsl_iter_sum *sum) {
   for (uint32_t k = 0; k < sum->n; k++) {
     const tsl_iter_split *s = sum->args[k];
-    int64_t v;
-    if (!tsl_expr_is_const_int(s->lower_factor, &v) || v != 1 ||
-        !tsl_expr_equal(s->extent, s->source->extent))
+    int64_t lf, ext, src, scale;
+    if (!tsl_expr_is_const_int(s->lower_factor, &lf) ||
+        !tsl_expr_is_const_int(s->extent, &ext) ||
+        !tsl_expr_is_const_int(s->source->extent, &src))
       return 0;
-    if (s->source->sum &&
-        (!tsl_expr_is_const_int(s->scale, &v) || v != 1 || !prints_flat(s->source->sum)))
+    if (!s->source->sum) {
+      if (lf != 1 && lf * ext != src)
+        return 0;
+      continue;
+    }
+    if (lf != 1 || ext != src || !tsl_expr_is_const_int(s->scale, &scale) || scale != 1 ||
+        !prints_flat(s->source->sum))
       return 0;
   }
   return 1;
