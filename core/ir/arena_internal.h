@@ -13,6 +13,11 @@ enum { TSL_ARENA_CONST_MIN = -8, TSL_ARENA_CONST_MAX = 63, TSL_ARENA_CONST_TYPES
   (TSL_ARENA_CONST_TYPES * (TSL_ARENA_CONST_MAX - TSL_ARENA_CONST_MIN + 1))
 const void **tsl_arena_const_slots(tsl_arena *a);
 
+/* `size` bytes of unspecified contents, freed with the arena: for large
+ * records of which callers write and read only a part (schedule paths),
+ * which would otherwise be cleared in full when the arena is freed. */
+void *tsl_arena_alloc_raw(tsl_arena *a, size_t size);
+
 /* Free every allocation but keep one chunk for reuse: a scratch arena
  * emptied between calls stays small and warm in the cache. */
 void tsl_arena_reset(tsl_arena *a);

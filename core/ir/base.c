@@ -99,6 +99,7 @@ typedef struct arena_chunk {
 struct tsl_arena {
   tsl_ctx *ctx;
   arena_chunk *head;
+  arena_chunk *raw; /* tsl_arena_alloc_raw's chunks: never cleared */
   size_t bytes;
   const void **const_slots; /* arena_internal.h */
   size_t next_cap; /* a small arena's next chunk (doubling); 0: ARENA_CHUNK */
@@ -111,11 +112,13 @@ enum { ARENA_CHUNK = 64 * 1024, MAX_SPARE_CHUNKS = 256 };
  * handing the memory back to the system each time costs page faults. */
 static arena_chunk *ctx_take_chunk(tsl_ctx *ctx);
 static int ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *c);
+static void release_raw(tsl_arena *a);
 
 tsl_arena *tsl_arena_new(tsl_ctx *ctx) {
   tsl_arena *a = xmalloc(sizeof *a);
   a->ctx = ctx;
   a->head = NULL;
+  a->raw = NULL;
   a->bytes = 0;
   a->const_slots = NULL;
   a->next_cap = 0;
@@ -136,6 +139,7 @@ void tsl_arena_free(tsl_arena *a) {
     if (c->cap != ARENA_CHUNK || !ctx_keep_chunk(a->ctx, c))
       free(c);
   }
+  release_raw(a);
   free(a);
 }
 
@@ -153,6 +157,7 @@ void tsl_arena_reset(tsl_arena *a) {
   }
   if (keep)
     keep->next = NULL;
+  release_raw(a);
   a->head = keep;
   a->bytes = 0;
   a->const_slots = NULL;
@@ -224,6 +229,8 @@ size_t tsl_arena_bytes(const tsl_arena *a) { return a->bytes; }
 struct tsl_ctx {
   arena_chunk *spare; /* chunk cache, see ctx_take_chunk */
   uint32_t n_spare;
+  arena_chunk *raw_spare; /* raw chunks, see tsl_arena_alloc_raw */
+  uint32_t n_raw_spare;
   tsl_arena *strings;
   const char **slots;
   size_t n_slots, n_used;
@@ -236,6 +243,8 @@ tsl_ctx *tsl_ctx_new(void) {
     return NULL;
   c->spare = NULL;
   c->n_spare = 0;
+  c->raw_spare = NULL;
+  c->n_raw_spare = 0;
   c->strings = tsl_arena_new(c);
   c->n_slots = 1024;
   c->n_used = 0;
@@ -254,6 +263,10 @@ void tsl_ctx_free(tsl_ctx *c) {
     return;
   tsl_arena_free(c->strings);
   for (arena_chunk *k = c->spare, *n; k; k = n) {
+    n = k->next;
+    free(k);
+  }
+  for (arena_chunk *k = c->raw_spare, *n; k; k = n) {
     n = k->next;
     free(k);
   }
@@ -279,6 +292,46 @@ static int ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *k) {
   ctx->spare = k;
   ctx->n_spare++;
   return 1;
+}
+
+/* Raw chunks: standard-size ones wait in the context (their own list, as
+ * they are not zero) for the next arena's raw allocations. */
+void *tsl_arena_alloc_raw(tsl_arena *a, size_t size) {
+  size = (size + 15) & ~(size_t)15;
+  arena_chunk *c = a->raw;
+  if (!c || c->cap - c->used < size) {
+    size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+    arena_chunk *n = NULL;
+    if (cap == ARENA_CHUNK && a->ctx && a->ctx->raw_spare) {
+      n = a->ctx->raw_spare;
+      a->ctx->raw_spare = n->next;
+      a->ctx->n_raw_spare--;
+    }
+    if (!n)
+      n = xmalloc(sizeof *n + cap);
+    n->used = 0;
+    n->cap = cap;
+    n->next = c;
+    a->raw = c = n;
+  }
+  void *p = c->data + c->used;
+  c->used += size;
+  a->bytes += size;
+  return p;
+}
+
+static void release_raw(tsl_arena *a) {
+  for (arena_chunk *c = a->raw, *n; c; c = n) {
+    n = c->next;
+    if (c->cap == ARENA_CHUNK && a->ctx && a->ctx->n_raw_spare < MAX_SPARE_CHUNKS) {
+      c->next = a->ctx->raw_spare;
+      a->ctx->raw_spare = c;
+      a->ctx->n_raw_spare++;
+    } else {
+      free(c);
+    }
+  }
+  a->raw = NULL;
 }
 
 uint32_t tsl_ctx_next_id(tsl_ctx *c) { return c->next_id++; }

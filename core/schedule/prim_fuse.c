@@ -20,9 +20,9 @@ int sch_apply_fuse(sch_call *c) {
   if (n == 0)
     return sch_fail(c, TSL_EINVALID, "needs at least one loop");
   const tsl_stmt **loops = TSL_NEW_ARRAY(a, const tsl_stmt *, n);
-  sch_path *first = TSL_NEW(a, sch_path);
+  sch_path *paths = sch_paths_new(c, n), *first = paths;
   for (uint32_t i = 0; i < n; i++) {
-    sch_path *p = i == 0 ? first : TSL_NEW(a, sch_path);
+    sch_path *p = &paths[i];
     int rc = sch_loop_path(c, list->u.items[i].u.rv, p);
     if (rc)
       return rc;

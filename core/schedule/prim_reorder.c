@@ -69,7 +69,7 @@ int sch_apply_reorder(sch_call *c) {
   tsl_arena *a = c->arena;
   const tsl_sch_value *list = &c->args[0];
   uint32_t n = list->n;
-  sch_path *paths = TSL_NEW_ARRAY(a, sch_path, n ? n : 1);
+  sch_path *paths = sch_paths_new(c, n);
   uint32_t deep = 0;
   for (uint32_t i = 0; i < n; i++) {
     int rc = sch_loop_path(c, list->u.items[i].u.rv, &paths[i]);

@@ -218,6 +218,12 @@ char *sch_name_join(char *buf, size_t cap, const char *a, const char *b, int64_t
 tsl_str sch_fresh_block_name(sch_call *c, const tsl_func *f, const char *base);
 /* A new variable (loop or iter var). */
 const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype);
+/* Paths are large (SCH_MAX_DEPTH steps) and mostly unused: arrays of them
+ * come from arena memory that is not cleared (sch_paths_new), written with
+ * their used steps only (sch_path_set: func, depth, the steps below depth,
+ * and the next step empty as in a cleared path). */
+sch_path *sch_paths_new(sch_call *c, uint32_t n);
+void sch_path_set(sch_path *dst, const sch_path *src);
 /* Blocks directly under `s` (not inside other blocks), in program order,
  * as paths extending `base` (base->stmts[base->depth-1] must be `s`).
  * Returns the count; *out is arena-allocated. */

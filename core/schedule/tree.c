@@ -3,6 +3,9 @@
  * rebuilding the immutable tree after one statement on a path changed.
  */
 #include "sch_internal.h"
+#include "arena_internal.h"
+
+#include <string.h>
 
 
 /* ---- children ------------------------------------------------------------ */
@@ -249,13 +252,28 @@ const tsl_var *sch_new_var(sch_call *c, const char *name, tsl_dtype dtype) {
   return tsl_var_new(c->arena, name, dtype);
 }
 
+sch_path *sch_paths_new(sch_call *c, uint32_t n) {
+  return tsl_arena_alloc_raw(c->arena, sizeof(sch_path) * (n ? n : 1));
+}
+
+void sch_path_set(sch_path *dst, const sch_path *src) {
+  dst->func = src->func;
+  dst->depth = src->depth;
+  memcpy(dst->stmts, src->stmts, sizeof *src->stmts * src->depth);
+  memcpy(dst->index, src->index, sizeof *src->index * src->depth);
+  if (src->depth < SCH_MAX_DEPTH) {
+    dst->stmts[src->depth] = NULL;
+    dst->index[src->depth] = 0;
+  }
+}
+
 /* The block realizes under p's target, not nested in one another, in tree
  * order: counted when `out` is NULL, else written to out[*n]. */
 static void collect(sch_path *p, sch_path *out, uint32_t *n) {
   const tsl_stmt *s = sch_path_target(p);
   if (s->kind == TSL_STMT_BLOCK_REALIZE && p->depth > 0) {
     if (out)
-      out[*n] = *p;
+      sch_path_set(&out[*n], p);
     ++*n;
     return;
   }
@@ -273,8 +291,8 @@ static void collect(sch_path *p, sch_path *out, uint32_t *n) {
 }
 
 uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out) {
-  sch_path *p = TSL_NEW(c->arena, sch_path);
-  *p = *base;
+  sch_path *p = sch_paths_new(c, 1);
+  sch_path_set(p, base);
   const tsl_stmt *s = sch_path_target(p);
   if (s->kind == TSL_STMT_BLOCK_REALIZE) {
     /* children of a block: walk its body only (not the init) */
@@ -286,7 +304,7 @@ uint32_t sch_child_blocks(sch_call *c, const sch_path *base, sch_path **out) {
    * is allocated once at its size */
   uint32_t n = 0;
   collect(p, NULL, &n);
-  *out = TSL_NEW_ARRAY(c->arena, sch_path, n ? n : 1);
+  *out = sch_paths_new(c, n);
   n = 0;
   collect(p, *out, &n);
   return n;
