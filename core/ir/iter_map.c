@@ -115,10 +115,12 @@ static int is_c(const tsl_expr *e, int64_t c) {
   return e && cval(e, &v) && v == c;
 }
 static const tsl_expr *cst(im *r, tsl_dtype t, int64_t v) {
-  v = tsla_wrap(t, v);
-  if (t.code != TSL_DT_INT || t.lanes != 1)
-    return tsl_expr_int(r->a, t, v);
-  uint32_t h = ((uint32_t)v * 2654435761u + t.bits) >> 26;
+  if (t.code != TSL_DT_INT || t.lanes != 1 || (t.bits != 32 && t.bits != 64))
+    return tsl_expr_int(r->a, t, tsla_wrap(t, v));
+  int wide = t.bits == 64;
+  if (!wide)
+    v = (int32_t)(uint32_t)(uint64_t)v; /* wraps as tsla_wrap */
+  uint32_t h = (uint32_t)(((uint64_t)v * 2 + (uint64_t)wide) * 0x9E3779B97F4A7C15ull >> 58);
   const tsl_expr *e = r->consts[h];
   if (!e || e->u.int_value != v || e->dtype.bits != t.bits)
     e = r->consts[h] = tsl_expr_int(r->a, t, v);
