@@ -148,7 +148,18 @@ int sch_apply_split(sch_call *c) {
   tsl_map_put(&vars, lv, (void *)sub);
   const tsl_stmt *body = tsl_stmt_substitute_map(a, loop->u.loop.body, &vars);
   const tsl_expr *pred = tsl_expr_binary(a, TSL_EXPR_LT, sub, loop->u.loop.extent);
-  if (!no_pred && !tsl_analyzer_can_prove_bound(c->sch->an, pred)) {
+  /* constant factors and extent: the new loops stay below the extent exactly
+   * when the factors multiply to at most it */
+  int64_t all = 1, fv;
+  for (uint32_t i = 0; i < n && all > 0; i++)
+    all = tsl_expr_is_const_int(fx[i], &fv) && fv > 0 &&
+                  !__builtin_mul_overflow(all, fv, &all)
+              ? all
+              : -1;
+  int inside = no_pred || (const_ext && all > 0
+                               ? all <= ext
+                               : tsl_analyzer_can_prove_bound(c->sch->an, pred));
+  if (!inside) {
     tsl_mutator m = tsl_mutator_make(a);
     m.stmt = append_pred;
     m.expr = tsl_mutate_expr_keep;
