@@ -47,13 +47,13 @@ static int detect(walk *w, uint32_t n, const tsl_expr *const *vals,
 static int prints_flat(const tsl_iter_sum *sum) {
   for (uint32_t k = 0; k < sum->n; k++) {
     const tsl_iter_split *s = sum->args[k];
-    int64_t lf, ext, src, scale;
+    int64_t lf, ext, src, scale, top;
     if (!tsl_expr_is_const_int(s->lower_factor, &lf) ||
         !tsl_expr_is_const_int(s->extent, &ext) ||
         !tsl_expr_is_const_int(s->source->extent, &src))
       return 0;
     if (!s->source->sum) {
-      if (lf != 1 && lf * ext != src)
+      if (lf != 1 && (__builtin_mul_overflow(lf, ext, &top) || top != src))
         return 0;
       continue;
     }
