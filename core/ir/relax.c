@@ -238,13 +238,15 @@ static int relax_one(tsl_analyzer *an, tsl_arena *arena, const relax_ctx *rc,
       S, O, tsla_poly_add(S, O, hi, lo, -1), tsla_poly_const(S, dt, 1), 1);
   /* re-canonicalize so floordiv/min terms of lo and hi cancel (sums of
    * variables are canonical already) */
-  out->min = tsla_poly_to_expr(arena, lo);
-  out->extent = tsla_poly_to_expr(arena, ext);
+  tsl_range r = {tsla_poly_to_expr(arena, lo), tsla_poly_to_expr(arena, ext)};
   if (!linear(lo) || !linear(ext)) {
-    out->min = tsla_simp(an, out->min);
-    out->extent = tsla_simp(an, out->extent);
+    r.min = tsla_simp(an, r.min);
+    r.extent = tsla_simp(an, r.extent);
   }
-  return !an->failed;
+  if (an->failed)
+    return 0;
+  *out = r;
+  return 1;
 }
 
 int tsl_analyzer_relax_n(tsl_analyzer *an, tsl_arena *arena, uint32_t n,

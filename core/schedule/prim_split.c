@@ -7,7 +7,6 @@
  */
 #include "loops_internal.h"
 
-
 #define SPLIT_MAX_FACTORS 64
 
 /* Conjoin `pred` (user_data) to the predicate of every block realize

@@ -7,7 +7,6 @@
 
 #include <string.h>
 
-
 /* ---- children ------------------------------------------------------------ */
 
 static uint32_t n_children(const tsl_stmt *s) {
