@@ -253,6 +253,9 @@ int tsl_analyzer_relax_n(tsl_analyzer *an, tsl_arena *arena, uint32_t n,
                          const tsl_expr *const *exprs, uint32_t n_vars,
                          const tsl_var *const *vars, const tsl_range *doms,
                          tsl_range *out, int *ok) {
+  if (ok)
+    for (uint32_t i = 0; i < n; i++)
+      ok[i] = 0;
   if (!an || !arena || (n && (!exprs || !out || !ok)) || (n_vars && (!vars || !doms)))
     return TSL_EUNSUPPORTED;
   for (uint32_t k = 0; k < n_vars; k++)

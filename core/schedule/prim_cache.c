@@ -370,8 +370,7 @@ static void relax_region(cache_op *op, tsl_range *out) {
     ends[2 * d] = mn[d];
     ends[2 * d + 1] = last[d];
   }
-  if (tsl_analyzer_relax_n(c->sch->an, c->arena, 2 * nd, ends, nv, vars, doms, got, ok))
-    memset(ok, 0, sizeof *ok * 2 * nd);
+  tsl_analyzer_relax_n(c->sch->an, c->arena, 2 * nd, ends, nv, vars, doms, got, ok);
   for (uint32_t d = 0; d < nd; d++) {
     const tsl_expr *shape = op->buf->shape[d];
     const tsl_expr *zero = tsl_expr_int(c->arena, shape->dtype, 0);
@@ -678,9 +677,8 @@ static int apply(cache_op *op) {
   const tsl_buffer *cache =
       sto_buffer_with_scope(c, buf, op->scope_name, compact ? shape : NULL);
   char base[512];
-  char sep_scope[256];
-  sch_name_join(base, sizeof base, buf->name,
-                sch_name_join(sep_scope, sizeof sep_scope, "_", op->scope_name, -1), -1);
+  size_t len = strlen(sch_name_join(base, sizeof base, buf->name, "_", -1));
+  sch_name_join(base + len, sizeof base - len, op->scope_name, NULL, -1);
   tsl_str name = sch_fresh_block_name(c, op->p.func, base);
   const tsl_stmt *stage = cache_make_stage(op, name, cache, region, compact, guard);
 

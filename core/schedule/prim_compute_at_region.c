@@ -197,8 +197,7 @@ static void relax_region(rctx *x, const tsl_buffer_region *r, const sch_path *q,
     ends[2 * d] = mn;
     ends[2 * d + 1] = bin(x, TSL_EXPR_SUB, bin(x, TSL_EXPR_ADD, mn, ex), ci(x, ex->dtype, 1));
   }
-  if (tsl_analyzer_relax_n(x->fresh, c->arena, 2 * nd, ends, n, vars, doms, got, ok))
-    memset(ok, 0, sizeof *ok * 2 * nd);
+  tsl_analyzer_relax_n(x->fresh, c->arena, 2 * nd, ends, n, vars, doms, got, ok);
   for (uint32_t d = 0; d < nd; d++) {
     out[d] = interval(ok[2 * d] ? got[2 * d].min : NULL, NULL);
     const tsl_range *r2 = &got[2 * d + 1];

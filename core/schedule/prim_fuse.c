@@ -86,17 +86,16 @@ int sch_apply_fuse(sch_call *c) {
     loops[i] = l;
   }
   /* the fused variable: names joined, widest integer type */
-  char name[512], part[512];
-  sch_name_join(name, sizeof name, loops[0]->u.loop.loop_var->name, NULL, -1);
+  char name[512];
+  size_t len = strlen(sch_name_join(name, sizeof name, loops[0]->u.loop.loop_var->name, NULL, -1));
   tsl_dtype dt = loops[0]->u.loop.loop_var->dtype;
   for (uint32_t i = 1; i < n; i++) {
-    sch_name_join(name, sizeof name, sch_name_join(part, sizeof part, name, "_", -1),
-                  loops[i]->u.loop.loop_var->name, -1);
+    len += strlen(sch_name_join(name + len, sizeof name - len, "_",
+                                loops[i]->u.loop.loop_var->name, -1));
     if (loops[i]->u.loop.loop_var->dtype.bits > dt.bits)
       dt = loops[i]->u.loop.loop_var->dtype;
   }
-  sch_name_join(part, sizeof part, name, "_fused", -1);
-  memcpy(name, part, sizeof name);
+  sch_name_join(name + len, sizeof name - len, "_fused", NULL, -1);
   const tsl_var *fv = sch_new_var(c, name, dt);
   const tsl_expr *fe = tsl_expr_var(fv);
   const tsl_expr **exts = TSL_NEW_ARRAY(a, const tsl_expr *, n);

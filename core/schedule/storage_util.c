@@ -37,9 +37,9 @@ const char *sto_scope_list(void) {
 const tsl_buffer *sto_buffer_with_scope(sch_call *c, const tsl_buffer *b,
                                         const char *scope,
                                         const tsl_expr *const *shape) {
-  char name[512], sep_scope[256];
-  sch_name_join(name, sizeof name, b->name,
-                sch_name_join(sep_scope, sizeof sep_scope, "_", scope, -1), -1);
+  char name[512];
+  size_t len = strlen(sch_name_join(name, sizeof name, b->name, "_", -1));
+  sch_name_join(name + len, sizeof name - len, scope, NULL, -1);
   const tsl_buffer *r =
       shape ? tsl_buffer_new(c->arena, name, b->dtype, b->ndim, shape, NULL, NULL,
                              scope, b->align, b->offset_factor)

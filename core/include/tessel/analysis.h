@@ -105,7 +105,7 @@ TSL_API int tsl_analyzer_relax(tsl_analyzer *an, tsl_arena *arena,
 /* tsl_analyzer_relax of `n` expressions over the same variables (bound
  * once, as a region's dimensions are relaxed): out[i] and ok[i] (1 when
  * exprs[i] was relaxed, else 0 and out[i] untouched). Returns TSL_OK, or
- * TSL_EUNSUPPORTED for bad arguments. */
+ * TSL_EUNSUPPORTED for bad arguments (every ok[i] then 0). */
 TSL_API int tsl_analyzer_relax_n(tsl_analyzer *an, tsl_arena *arena, uint32_t n,
                                  const tsl_expr *const *exprs, uint32_t n_vars,
                                  const tsl_var *const *vars, const tsl_range *doms,
