@@ -379,7 +379,7 @@ static void render_error_table(FILE *out, const report_series *s) {
     fputs("<tr><td>", out);
     if (kinds[k].untimed)
       fputs("ok, not timed", out);
-    else if (kinds[k].status >= TSL_RUN_OK && kinds[k].status <= TSL_RUN_SETUP_ERROR)
+    else if (kinds[k].status >= TSL_RUN_OK && kinds[k].status <= TSL_RUN_STOPPED)
       esc(out, tsl_run_status_name(kinds[k].status));
     else
       fprintf(out, "unknown (%d)", (int)kinds[k].status);

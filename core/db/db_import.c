@@ -238,9 +238,9 @@ static int read_fields(import_state *s, json_t *o, tsl_db_record *r,
     return LINE_ERR(s, "latency_s: a successful record (status 0) needs a latency "
                        "> 0, got %g", latency);
 
-  if (st < TSL_RUN_OK || st > TSL_RUN_SETUP_ERROR)
+  if (st < TSL_RUN_OK || st > TSL_RUN_STOPPED)
     return LINE_ERR(s, "status: %lld is not a TSL_RUN_* code (valid: 0 ok to "
-                       "6 setup error, see runner.h)", (long long)st);
+                       "7 stopped, see runner.h)", (long long)st);
   if (json_integer_value(ts) <= 0)
     return LINE_ERR(s, "timestamp: expected positive Unix seconds, got %lld",
                     (long long)json_integer_value(ts));

@@ -65,8 +65,8 @@ static int check_record(tsl_db *db, const tsl_db_record *rec, tsl_diag *diag) {
     bad = "the decisions key is missing (give tsl_trace_decisions_key's text)";
   else if (rec->n_times > TSL_DB_MAX_TIMES)
     bad = "more than TSL_DB_MAX_TIMES (64) measured times";
-  else if (rec->status < TSL_RUN_OK || rec->status > TSL_RUN_SETUP_ERROR)
-    bad = "the status is not a TSL_RUN_* code of runner.h (0 to 6)";
+  else if (rec->status < TSL_RUN_OK || rec->status > TSL_RUN_STOPPED)
+    bad = "the status is not a TSL_RUN_* code of runner.h (0 to 7)";
   else if (isnan(rec->latency_s) || isnan(rec->build_s))
     bad = "a time is NaN";
   if (!bad)
@@ -264,7 +264,7 @@ int tsl_db_get_stats(tsl_db *db, tsl_db_stats *out, tsl_diag *diag) {
   sqlite3_stmt *st;
   int rc = db_prepare(db, "SELECT (SELECT count(*) FROM records), "
                           "(SELECT count(*) FROM workloads), "
-                          "(SELECT count(*) FROM records WHERE status != 0), "
+                          "(SELECT count(*) FROM records WHERE status NOT IN (0, 7)), "
                           "(SELECT count(DISTINCT target) FROM records)",
                       &st, diag);
   if (rc != TSL_OK)

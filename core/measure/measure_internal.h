@@ -109,7 +109,10 @@ enum {
   MEASURE_WORKER_SIGNAL = 1,   /* killed by a signal (sig) */
   MEASURE_WORKER_EXIT = 2,     /* exited (exit_code) without a full result */
   MEASURE_WORKER_TIMEOUT = 3,  /* still running after timeout_s: killed */
-  MEASURE_WORKER_NOFORK = 4    /* fork or pipe failed (message) */
+  MEASURE_WORKER_NOFORK = 4,   /* fork or pipe failed (message) */
+  MEASURE_WORKER_STOPPED = 5   /* a persistent worker's stoppable part ran
+                                  past its bound: killed (wall_s: how long
+                                  it had run) */
 };
 
 typedef struct measure_outcome {
@@ -153,7 +156,11 @@ void measure_outcome_end(measure_outcome *o, int status, int timed_out, double t
  * given one fixed-size request at a time through a pipe, answering with a
  * fixed-size result; after it crashed, exited or timed out (killed), the
  * next job forks a fresh one. The child runs body(user_data, req, out)
- * on the memory it had at its fork. */
+ * on the memory it had at its fork. On the result pipe every answer is a
+ * tag byte and what follows it: MEASURE_MARK_START and MEASURE_MARK_END
+ * (nothing follows) enclose a part of the job the parent may stop, and
+ * MEASURE_MARK_RESULT precedes the result. */
+enum { MEASURE_MARK_START = 'S', MEASURE_MARK_END = 'E', MEASURE_MARK_RESULT = 'R' };
 typedef void (*measure_pworker_body)(void *user_data, const void *req, void *out);
 
 typedef struct measure_pworker {
@@ -172,9 +179,15 @@ int64_t measure_session_forks(const struct tsl_measure_session *s);
 /* Fork the worker now (it would be forked by the first job otherwise). */
 int measure_pworker_start(measure_pworker *w);
 /* One job; the outcome as measure_worker_run's (DONE when the result came
- * back; the worker then stays). */
-void measure_pworker_run(measure_pworker *w, double timeout_s, const void *req, void *out,
-                      measure_outcome *o);
+ * back; the worker then stays). With stop_s > 0, a part of the job between
+ * the child's marks that runs longer than stop_s is stopped: the worker is
+ * killed, the outcome STOPPED. */
+void measure_pworker_run(measure_pworker *w, double timeout_s, double stop_s, const void *req,
+                      void *out, measure_outcome *o);
+/* In the child of a persistent worker: tell the parent that a part it may
+ * stop starts (MEASURE_MARK_START) or ended (MEASURE_MARK_END). Elsewhere
+ * (a one-job worker, the parent): nothing. */
+void measure_pworker_mark(char tag);
 /* End the worker (closing its pipe; it exits), reaped. */
 void measure_pworker_stop(measure_pworker *w);
 

@@ -2,9 +2,9 @@
  * The persistent measurement worker (measure_internal.h): one child process
  * serving jobs over two pipes, so that a tuning run forks once rather than
  * once per candidate (and the child keeps what it set up: loaded runtime
- * libraries, the OpenMP thread pool). A job's deadline, a crash or an exit
- * end that child; the next job forks another. EINTR is retried everywhere
- * and every child is reaped.
+ * libraries, the OpenMP thread pool). A job's deadline, its stop bound, a
+ * crash or an exit end that child; the next job forks another. EINTR is
+ * retried everywhere and every child is reaped.
  */
 #include "measure_internal.h"
 
@@ -30,6 +30,14 @@ static int io_all(int fd, void *p, size_t n, int writing) {
   return 0;
 }
 
+/* The child's result pipe (measure_pworker_mark); -1 outside a child. */
+static int child_res_fd = -1;
+
+void measure_pworker_mark(char tag) {
+  if (child_res_fd >= 0 && io_all(child_res_fd, &tag, 1, 1))
+    _exit(3);
+}
+
 static void child_loop(measure_pworker *w, int req_fd, int res_fd) {
   struct rlimit no_core = {0, 0}; /* a crashing candidate writes no core file */
   setrlimit(RLIMIT_CORE, &no_core);
@@ -37,10 +45,12 @@ static void child_loop(measure_pworker *w, int req_fd, int res_fd) {
   void *req = malloc(w->req_size), *out = malloc(w->out_size);
   if (!req || !out)
     _exit(4);
+  child_res_fd = res_fd;
   while (io_all(req_fd, req, w->req_size, 0) == 0) {
     memset(out, 0, w->out_size);
     w->body(w->user_data, req, out);
-    if (io_all(res_fd, out, w->out_size, 1))
+    char tag = MEASURE_MARK_RESULT;
+    if (io_all(res_fd, &tag, 1, 1) || io_all(res_fd, out, w->out_size, 1))
       _exit(3);
   }
   _exit(0); /* the parent closed the pipe: no more jobs */
@@ -93,8 +103,35 @@ static void end_worker(measure_pworker *w, int killed, double timeout_s, measure
   measure_outcome_end(o, status, killed, timeout_s, 0);
 }
 
-void measure_pworker_run(measure_pworker *w, double timeout_s, const void *req, void *out,
-                      measure_outcome *o) {
+/* The tags before the result; 1 when it follows, 0 when the worker ended or
+ * broke the protocol, -1 past the deadline, -2 past the stop bound
+ * (*stopped_after: how long the stoppable part had run). */
+static int read_marks(measure_pworker *w, double deadline, double stop_s, double *stopped_after) {
+  double started = 0;
+  for (;;) {
+    double stop_at = started > 0 ? started + stop_s : 0;
+    int by_stop = stop_at > 0 && (deadline <= 0 || stop_at < deadline);
+    char tag = 0;
+    size_t got = 0;
+    if (measure_read_deadline(w->res_fd, &tag, 1, by_stop ? stop_at : deadline, 0, &got)) {
+      *stopped_after = by_stop ? measure_now() - started : 0;
+      return by_stop ? -2 : -1;
+    }
+    if (got < 1)
+      return 0;
+    if (tag == MEASURE_MARK_RESULT)
+      return 1;
+    if (tag == MEASURE_MARK_START)
+      started = stop_s > 0 ? measure_now() : 0;
+    else if (tag == MEASURE_MARK_END)
+      started = 0;
+    else
+      return 0;
+  }
+}
+
+void measure_pworker_run(measure_pworker *w, double timeout_s, double stop_s, const void *req,
+                      void *out, measure_outcome *o) {
   memset(o, 0, sizeof *o);
   double t0 = measure_now();
   if (measure_pworker_start(w)) {
@@ -108,10 +145,20 @@ void measure_pworker_run(measure_pworker *w, double timeout_s, const void *req, 
   pthread_sigmask(SIG_BLOCK, &pipe_sig, &old);
   int sent = io_all(w->req_fd, (void *)req, w->req_size, 1) == 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  double deadline = timeout_s > 0 ? t0 + timeout_s : 0, stopped_after = 0;
+  int marks = sent ? read_marks(w, deadline, stop_s, &stopped_after) : 0;
   size_t got = 0;
-  int timed_out = sent && measure_read_deadline(w->res_fd, out, w->out_size,
-                                             timeout_s > 0 ? t0 + timeout_s : 0, 0, &got);
-  if (!sent || timed_out || got < w->out_size) { /* the worker ended without its result */
+  int timed_out = marks == -1 ||
+                  (marks == 1 && measure_read_deadline(w->res_fd, out, w->out_size, deadline, 0, &got));
+  if (marks == -2) {
+    end_worker(w, 1, timeout_s, o);
+    o->kind = MEASURE_WORKER_STOPPED;
+    o->wall_s = stopped_after;
+    snprintf(o->message, sizeof o->message,
+             "stopped after %.3g s, past its bound of %.3g s", stopped_after, stop_s);
+    return;
+  }
+  if (marks != 1 || timed_out || got < w->out_size) { /* the worker ended without its result */
     end_worker(w, timed_out, timeout_s, o);
     return;
   }

@@ -13,10 +13,15 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A session's checked call is stopped past its slow bound, but never
+ * before this many seconds (tsl_measure_session_set_slow_bound). */
+#define STOP_MIN_S 0.05
 
 void tsl_run_opts_default(tsl_run_opts *o) {
   memset(o, 0, sizeof *o);
@@ -32,8 +37,8 @@ void tsl_run_opts_default(tsl_run_opts *o) {
 
 const char *tsl_run_status_name(int32_t s) {
   static const char *const names[] = {"ok",      "mismatch",    "error",      "crash",
-                                      "timeout", "build error", "setup error"};
-  return s >= 0 && s <= TSL_RUN_SETUP_ERROR ? names[s] : "unknown";
+                                      "timeout", "build error", "setup error", "stopped"};
+  return s >= 0 && s <= TSL_RUN_STOPPED ? names[s] : "unknown";
 }
 
 const char *tsl_check_name(int32_t c) {
@@ -115,18 +120,23 @@ static tsl_packed_fn library_symbol(void *h, const char *path, const char *symbo
 static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
                           tsl_run_result *r) {
   measure_device *dev = j->dev;
+  if (j->slow_s > 0) /* a persistent worker's parent stops the call past slow_s */
+    measure_pworker_mark(MEASURE_MARK_START);
   double t0 = measure_now();
   int32_t rc = fn(slots);
+  int synced = !rc && !measure_device_sync(dev, r->error, sizeof r->error);
+  r->check_s = measure_now() - t0;
+  if (j->slow_s > 0)
+    measure_pworker_mark(MEASURE_MARK_END);
   if (rc) {
     r->status = TSL_RUN_ERROR;
     snprintf(r->error, sizeof r->error, "the function returned %d", (int)rc);
     return;
   }
-  if (measure_device_sync(dev, r->error, sizeof r->error)) {
+  if (!synced) {
     r->status = TSL_RUN_ERROR;
     return;
   }
-  r->check_s = measure_now() - t0;
   if (measure_device_download(dev, j->args, r->error, sizeof r->error)) {
     r->status = TSL_RUN_SETUP_ERROR;
     return;
@@ -286,6 +296,13 @@ static int outcome_result(const measure_outcome *oc, const tsl_run_result *done,
     return TSL_OK;
   case MEASURE_WORKER_TIMEOUT:
     r->status = TSL_RUN_TIMEOUT;
+    break;
+  case MEASURE_WORKER_STOPPED: /* its time so far is a lower bound */
+    r->status = TSL_RUN_STOPPED;
+    r->check = TSL_CHECK_SKIPPED;
+    r->median_s = r->times_s[0] = r->check_s = oc->wall_s;
+    r->n_times = r->number = 1;
+    r->timing_skipped = 1;
     break;
   case MEASURE_WORKER_NOFORK:
     return setup_fail(r, diag, TSL_ERUNTIME, "", oc->message);
@@ -485,7 +502,10 @@ static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const
   }
   tsl_run_result out = *r;
   measure_outcome oc;
-  measure_pworker_run(&s->worker, s->opts.timeout_s, &q, &out, &oc);
+  /* stopping costs a fresh worker (a fork and its setup): not worth it for
+   * a call shorter than STOP_MIN_S, which ends and is not timed further */
+  double stop_s = s->slow_s > 0 ? fmax(s->slow_s, STOP_MIN_S) : 0;
+  measure_pworker_run(&s->worker, s->opts.timeout_s, stop_s, &q, &out, &oc);
   return outcome_result(&oc, &out, r, diag);
 }
 

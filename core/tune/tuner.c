@@ -444,8 +444,9 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
   rec.status = status;
   rec.error = error && *error ? error : NULL;
   rec.latency_s = -1;
-  if (r && (status == TSL_RUN_OK || status == TSL_RUN_MISMATCH)) {
-    rec.latency_s = status == TSL_RUN_OK ? r->median_s : -1;
+  if (r && (status == TSL_RUN_OK || status == TSL_RUN_MISMATCH || status == TSL_RUN_STOPPED)) {
+    /* a stopped candidate's: a lower bound */
+    rec.latency_s = status != TSL_RUN_MISMATCH ? r->median_s : -1;
     rec.n_times = r->n_times > 0 ? (uint32_t)r->n_times : 0;
     if (rec.n_times > TSL_DB_MAX_TIMES)
       rec.n_times = TSL_DB_MAX_TIMES;
@@ -472,7 +473,7 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
 typedef struct run_state {
   int64_t measured, errors, done;
   double best_s, t0, build_s, measure_s;
-  int64_t timed_once;
+  int64_t timed_once, stopped;
   tsl_tune_progress_fn progress;
   void *user_data;
 } run_state;
@@ -626,7 +627,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
                                         NULL, &r, &md);
         }
         st->measure_s += measure_now() - m0;
-        st->timed_once += !mrc && r.timing_skipped;
+        st->stopped += !mrc && r.status == TSL_RUN_STOPPED;
+        st->timed_once += !mrc && r.timing_skipped && r.status != TSL_RUN_STOPPED;
         record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
                mrc ? md.text : r.error, c->job->build_s);
         unlink(c->job->so_path);
@@ -634,9 +636,9 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     }
     st->measured++;
     st->done++;
-    if (c->res.status != TSL_RUN_OK)
+    if (c->res.status != TSL_RUN_OK && c->res.status != TSL_RUN_STOPPED)
       st->errors++;
-    else if (st->best_s < 0 || c->res.latency_s < st->best_s)
+    else if (c->res.status == TSL_RUN_OK && (st->best_s < 0 || c->res.latency_s < st->best_s))
       st->best_s = c->res.latency_s;
     if (st->progress) {
       tsl_tune_progress p = {sizeof p, tu->task.func_name, tu->task.flops, st->done,
@@ -871,6 +873,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->build_s = st.build_s;
   out->measure_s = st.measure_s;
   out->timed_once = st.timed_once;
+  out->stopped = st.stopped;
   out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;
   out->fixed_s = fixed_s;

@@ -246,7 +246,12 @@ static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
     if (rc || !s[kept].n_rows) /* TVM drops candidates without features */
       continue;
     const tsl_measured *r = &results[i];
-    s[kept].cost = r->status == TSL_RUN_OK && r->latency_s > 0 ? r->latency_s : 1e10;
+    /* a stopped candidate's lower bound is label enough: it is far slower
+     * than the best */
+    s[kept].cost =
+        (r->status == TSL_RUN_OK || r->status == TSL_RUN_STOPPED) && r->latency_s > 0
+            ? r->latency_s
+            : 1e10;
     kept++;
   }
   if (!rc && kept)

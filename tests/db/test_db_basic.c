@@ -130,17 +130,19 @@ int main(void) {
   tsl_db_record r3 = fx_record(wa, "llvm", tj[3], tk[3], TSL_RUN_OK, 1e-3, 1003);
   tsl_db_record r4 = fx_record(wa, "other", tj[3], tk[3], TSL_RUN_OK, 5e-4, 1004);
   tsl_db_record r5 = fx_record(wb, "llvm", tj[3], tk[3], TSL_RUN_MISMATCH, 1e-5, 1005);
-  tsl_db_record *rs[] = {&r1, &r2, &r3, &r4, &r5};
+  /* stopped past the slow bound: its latency is a lower bound */
+  tsl_db_record rst = fx_record(wb, "llvm", tj[2], tk[2], TSL_RUN_STOPPED, 1e-6, 1006);
+  tsl_db_record *rs[] = {&r1, &r2, &r3, &r4, &r5, &rst};
   int all_ok = 1;
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     all_ok &= tsl_db_add(db, rs[i], &d) == TSL_OK;
-  ok(all_ok, "five more records");
+  ok(all_ok, "six more records");
   ok(r0.id < r1.id && r1.id < r2.id && r4.id < r5.id, "ids grow in insertion order");
   int64_t n = -1;
   tsl_db_count(db, wa, "llvm", &n, &d);
   is_int(n, 4, "count workload a on llvm (errors included)");
   tsl_db_count(db, wb, "llvm", &n, &d);
-  is_int(n, 1, "count workload b");
+  is_int(n, 2, "count workload b");
   tsl_db_record bad = fx_record(wa + wb + 100, "llvm", tj[0], tk[0], 0, 1, 1);
   is_int(tsl_db_add(db, &bad, &d), TSL_ENOTFOUND, "a record of a missing workload is refused");
   bad = fx_record(wa, "", tj[0], tk[0], 0, 1, 1);
@@ -157,7 +159,7 @@ int main(void) {
   is_str(c.dec[1], tk[1], "  ... decisions read back");
   memset(&c, 0, sizeof c);
   tsl_db_each(db, -1, NULL, collect_fn, &c, &d);
-  is_int(c.n, 6, "each: all");
+  is_int(c.n, 7, "each: all");
   memset(&c, 0, sizeof c);
   c.stop_at = 2;
   is_int(tsl_db_each(db, -1, NULL, collect_fn, &c, &d), 42, "each: a nonzero return stops and is returned");
@@ -171,7 +173,7 @@ int main(void) {
   ok(c.n == 1 && c.ids[0] == r4.id, "best over any target");
   memset(&c, 0, sizeof c);
   is_int(tsl_db_best(db, wb, NULL, collect_fn, &c, &d), TSL_ENOTFOUND,
-         "best of a workload with only a wrong-output record: none");
+         "best of a workload with only a wrong-output and a stopped record: none");
   is_int(c.n, 0, "  ... fn not called");
   memset(&c, 0, sizeof c);
   is_int(tsl_db_top(db, wa, "llvm", 5, collect_fn, &c, &d), TSL_OK, "top 5 of a on llvm");
@@ -187,8 +189,8 @@ int main(void) {
 
   tsl_db_stats s;
   is_int(tsl_db_get_stats(db, &s, &d), TSL_OK, "stats");
-  ok(s.records == 6 && s.workloads == 2 && s.errors == 2 && s.targets == 2,
-     "  ... 6 records, 2 workloads, 2 errors, 2 targets");
+  ok(s.records == 7 && s.workloads == 2 && s.errors == 2 && s.targets == 2,
+     "  ... 7 records, 2 workloads, 2 errors (the stopped one is none), 2 targets");
 
   /* ---- export / import ---- */
   const char *jl = tmp_path("out.jsonl");
@@ -207,12 +209,12 @@ int main(void) {
   tsl_db_open(p2, TSL_DB_CREATE, &db2, &d);
   int64_t added = -1, skipped = -1;
   is_int(tsl_db_import(db2, jl, &added, &skipped, &d), TSL_OK, "import into a fresh db");
-  ok(added == 6 && skipped == 0, "  ... 6 added, 0 skipped");
+  ok(added == 7 && skipped == 0, "  ... 7 added, 0 skipped");
   char *after = dump(db2);
   is_str(after, before, "  ... the same records (workload ids too)");
   free(after);
   is_int(tsl_db_import(db2, jl, &added, &skipped, &d), TSL_OK, "import twice");
-  ok(added == 0 && skipped == 6, "  ... everything skipped");
+  ok(added == 0 && skipped == 7, "  ... everything skipped");
   int64_t wa3 = 0;
   tsl_db_workload(db2, pa.func, 0, &wa3, &d);
   tsl_db_count(db2, wa3, "llvm", &n, &d);
@@ -237,7 +239,7 @@ int main(void) {
   int rc = tsl_db_import(db2, badjl, &added, &skipped, &d);
   is_int(rc, TSL_EPARSE, "a malformed line fails the import");
   char want[300];
-  snprintf(want, sizeof want, "%s:8: error:", badjl);
+  snprintf(want, sizeof want, "%s:9: error:", badjl);
   ok(strstr(d.text, want) != NULL, "  ... naming FILE:LINE");
   tap_diag("%s", d.text);
   tsl_db_get_stats(db2, &s1, &d);
@@ -245,7 +247,7 @@ int main(void) {
   snprintf(strchr(bad_sb.data + jn, '\n') + 1, 32, "\n");
   spit(badjl, bad_sb.data);
   is_int(tsl_db_import(db2, badjl, &added, &skipped, &d), TSL_OK, "without the broken line it imports");
-  ok(added == 1 && skipped == 6, "  ... 1 added (new timestamp), 6 skipped");
+  ok(added == 1 && skipped == 7, "  ... 1 added (new timestamp), 7 skipped");
   spit(badjl, "{\"workload\": {\"name\": \"x\", \"script\": \"not tvmscript\"}, \"target\": \"llvm\", "
               "\"trace\": {\"insts\": [], \"decisions\": []}, \"decisions\": \"[]\", \"status\": 0, "
               "\"latency_s\": 1, \"timestamp\": 5}\n");

@@ -438,11 +438,14 @@ static void test_import(const fx_prog *pa, char **tj, char **tk) {
   ok(strstr(d.text, "one.jsonl:1: error: decisions: do not match the trace") && !any,
      "  ... saying so, nothing added");
   tap_diag("%s", d.text);
-  is_int(import_one(o, "status", json_integer(7), 0, &d, &any), TSL_EPARSE,
-         "status 7 is refused");
-  ok(strstr(d.text, "status: 7 is not a TSL_RUN_* code") && !any, "  ... naming the field");
+  is_int(import_one(o, "status", json_integer(8), 0, &d, &any), TSL_EPARSE,
+         "status 8 is refused");
+  ok(strstr(d.text, "status: 8 is not a TSL_RUN_* code (valid: 0 ok to 7 stopped") && !any,
+     "  ... naming the field and the valid codes");
   is_int(import_one(o, "status", json_integer(6), 0, &d, &any), TSL_OK,
          "status 6 (setup error) imports");
+  is_int(import_one(o, "status", json_integer(TSL_RUN_STOPPED), 0, &d, &any), TSL_OK,
+         "status 7 (stopped: a lower bound as latency) imports");
   is_int(import_one(o, "bogus", json_integer(1), 0, &d, &any), TSL_EPARSE,
          "an unknown field is refused");
   ok(strstr(d.text, ":1: error: unknown field 'bogus'; valid: workload,") && !any,

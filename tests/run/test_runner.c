@@ -479,21 +479,43 @@ static void test_session_worker(const tsl_func *f) {
   ok(r.status == TSL_RUN_BUILD_ERROR && strstr(r.error, "nope"),
      "a missing symbol is a build error, and the worker stays");
   is_int(measure_session_forks(s), 3, "  ... still three");
-  /* the bound on slow candidates: a checked call longer than it is the
-   * result alone */
+  /* the bound on slow candidates: a checked call running past it is
+   * stopped there; its time so far is the result */
   o.repeat = 3;
   tsl_measure_session_free(s);
   s = NULL;
   tsl_measure_session_new(&lf, &ref, &o, &s, &d);
-  tsl_measure_session_set_slow_bound(s, 1e-12);
+  tsl_measure_session_set_slow_bound(s, 0.2);
+  t0 = now();
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_hang_packed", NULL, &r, &d);
+  took = now() - t0;
+  ok(r.status == TSL_RUN_STOPPED && r.check == TSL_CHECK_SKIPPED && r.median_s >= 0.2 &&
+         r.median_s < 1 && r.n_times == 1 && r.times_s[0] == r.median_s && took < 1.5 &&
+         strstr(r.error, "stopped after"),
+     "a call past the session's bound (0.2 s) is stopped there, long before the timeout "
+     "(2 s): a lower bound %.3g s in %.2f s (%s)",
+     r.median_s, took, r.error);
+  is_str(tsl_run_status_name(r.status), "stopped", "  ... status name 'stopped'");
+  int64_t forks = measure_session_forks(s);
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.timing_skipped == 0 &&
+         r.n_times == 3,
+     "  ... a fast candidate after it: checked and timed fully (%d repeats)", r.n_times);
+  is_int(measure_session_forks(s), forks + 1, "  ... by a fresh worker");
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_scribble_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH, "  ... a wrong fast one is still a mismatch");
+  /* a call that ended past the bound before it could be stopped (here an
+   * in-process function: its own worker, no stopping): checked, and timed
+   * by that call alone */
+  tsl_measure_session_set_slow_bound(s, 1e-12);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
   ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.timing_skipped == 1 &&
          r.n_times == 1 && r.number == 1 && r.median_s == r.check_s && r.check_s > 0,
-     "slower than the session's bound: checked, then timed by that call alone (%.3g s)",
+     "a call that ended past the bound: checked, then timed by that call alone (%.3g s)",
      r.check_s);
-  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_scribble_packed", NULL, &r, &d);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_wrong, &r, &d);
   ok(r.status == TSL_RUN_MISMATCH && r.timing_skipped == 1,
-     "  ... a wrong result under the bound is still a mismatch");
+     "  ... a wrong result past the bound is still a mismatch");
   tsl_measure_session_set_slow_bound(s, 0);
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
   ok(r.status == TSL_RUN_OK && r.timing_skipped == 0 && r.n_times == 3,
@@ -557,6 +579,15 @@ static void test_prepacked(tsl_arena *arena, const tsl_func *f) {
      "prepacked: a slow packing (the run took %.2f s) is left out of the timing (median "
      "%.2g s)",
      took, r.median_s);
+  tsl_measure_session_set_slow_bound(s, 0.05);
+  t0 = now();
+  tsl_measure_session_run_prepacked(s, &sp, RUN_TESTLIB, "testlib_mm_bt_packed",
+                                    "testlib_pack_slow_packed", &r, &d);
+  took = now() - t0;
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && took > 0.1 && r.timing_skipped == 0,
+     "  ... and from the slow bound (0.05 s): not stopped, checked and timed (%.2f s, %s)",
+     took, tsl_run_status_name(r.status));
+  tsl_measure_session_set_slow_bound(s, 0);
   tsl_measure_session_run_prepacked(s, &sp, RUN_TESTLIB, "testlib_mm_bt_packed",
                                     "testlib_pack_fail_packed", &r, &d);
   ok(r.status == TSL_RUN_ERROR && strstr(r.error, "prepack function returned 5"),

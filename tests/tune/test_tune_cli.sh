@@ -227,7 +227,8 @@ check "a resume: the model learns the database's 8 records first" bash -c "
 check "  ... 4 more measured, none failed" json "d['trials'] == 4 and d['errors'] == 0"
 # runner.skip_slower: a candidate whose checked call is slower than that
 # ratio to the best so far keeps its one call as its time (1 time in the
-# record instead of the 3 repeats); 0 times every candidate fully.
+# record instead of the 3 repeats; a call past 50 ms would be stopped there:
+# test_tune_faults.sh); 0 times every candidate fully.
 # times COND: a Python condition over ns, each record's number of times
 times() {
   "$exe" db export "$tmp/db6/$1.db" --json "$tmp/$1.jsonl" >/dev/null 2>&1 && python3 -c "

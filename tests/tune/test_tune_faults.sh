@@ -87,6 +87,27 @@ cp "$tmp/out" "$tmp/tune.json"
 check "  ... measures nothing and builds nothing (failures count as measured)" \
   py "d['trials'] == 0 and d['total'] == 25 and len(log) == 25"
 
+# hangs once a best is known: stopped at runner.skip_slower times the best
+# (at least 50 ms), long before the timeout; recorded as "stopped" with that
+# time as a lower bound, not as failures
+check "correct and hanging candidates: the run exits 0" test "$(status "$exe" tune "$tmp/f.yaml" \
+  --set target.faults=ok,hang --set database="$tmp/dbs/s.db" --set target.log="$tmp/faults_s.log" \
+  --set strategy.trials=12 --json)" = 0
+cp "$tmp/out" "$tmp/tune.json"
+"$exe" db export "$tmp/dbs/s.db" --json "$tmp/all.jsonl" >/dev/null 2>&1
+cp "$tmp/faults_s.log" "$tmp/faults.log"
+check "  ... each hang timed out before the first correct candidate, stopped after it" py \
+  "all((r['status'] == 4) == (i < [x['status'] for x in rows].index(0)) for i, r in enumerate(rows) if r['status'] != 0)"
+check "  ... some were stopped (the test is not vacuous), each after 0.05 to 1 s" py \
+  "sum(r['status'] == 7 for r in rows) >= 1 and all(0.05 <= r['latency_s'] < 1 and r['error'].startswith('stopped after') for r in rows if r['status'] == 7)"
+check "  ... counted as stopped, not as failed" \
+  py "d['stopped'] == sum(r['status'] == 7 for r in rows) and d['errors'] == sum(r['status'] == 4 for r in rows)"
+check "  ... the best is the fastest correct candidate, never a stopped one" \
+  py "abs(d['best_seconds'] - min(ok_lat)) <= 1e-6 * min(ok_lat)"
+"$exe" db stats "$tmp/dbs/s.db" --json > "$tmp/stats.json" 2>"$tmp/err"
+check "  ... db stats: stopped records are not errors" \
+  py "json.load(open('$tmp/stats.json'))['errors'] == sum(r['status'] == 4 for r in rows)"
+
 # one build worker: a crash or a hang must not cost the jobs queued behind it
 check "with builder.workers=1 the run exits 0" test "$(status "$exe" tune "$tmp/f.yaml" \
   --set builder.workers=1 --set database="$tmp/db1/w.db" --set target.log="$tmp/faults1.log" --json)" = 0

@@ -91,8 +91,9 @@ typedef struct tsl_run_config {
    * omitted space means "default" (added in 0.1, after export_header) */
   const char *space_rules;
   /* runner.skip_slower (appended in 0.3): a candidate whose checked call
-   * takes longer than this many times the best latency so far is not timed
-   * further (tsl_measure_session_set_slow_bound); 0: off. Default 5. */
+   * runs longer than this many times the best latency so far is stopped
+   * there, or not timed further when it ended before it could be stopped
+   * (tsl_measure_session_set_slow_bound); 0: off. Default 5. */
   double skip_slower;
 } tsl_run_config;
 

@@ -81,7 +81,8 @@ typedef struct tsl_db_record {
   const char *decisions;  /* tsl_trace_decisions_key */
   int32_t status;         /* TSL_RUN_* of runner.h */
   const char *error;      /* error text; NULL or "" when status is OK */
-  double latency_s;       /* median seconds per call; < 0 when not measured */
+  double latency_s;       /* median seconds per call (TSL_RUN_STOPPED: a lower
+                             bound); < 0 when not measured */
   uint32_t n_times;       /* every measured time (seconds per call) */
   double times_s[TSL_DB_MAX_TIMES];
   double build_s;         /* seconds spent building; < 0 when unknown */
@@ -147,7 +148,7 @@ typedef struct tsl_db_stats {
   uint32_t struct_size;
   int64_t records;   /* all records */
   int64_t workloads;
-  int64_t errors;    /* records whose status is not OK */
+  int64_t errors;    /* failed records: status neither OK nor STOPPED */
   int64_t targets;   /* distinct target descriptions */
 } tsl_db_stats;
 

@@ -54,10 +54,14 @@ enum {
   TSL_RUN_CRASH = 3,         /* the worker died on a signal */
   TSL_RUN_TIMEOUT = 4,       /* killed after timeout_s */
   TSL_RUN_BUILD_ERROR = 5,   /* lowering or compilation failed */
-  TSL_RUN_SETUP_ERROR = 6    /* arguments / reference could not be made */
+  TSL_RUN_SETUP_ERROR = 6,   /* arguments / reference could not be made */
+  /* appended in 0.3: its first call ran past the session's bound
+   * (tsl_measure_session_set_slow_bound) and was stopped there: median_s
+   * is a lower bound of its latency, the outputs are not checked */
+  TSL_RUN_STOPPED = 7
 };
 /* "ok", "mismatch", "error", "crash", "timeout", "build error",
- * "setup error". */
+ * "setup error", "stopped". */
 TSL_API const char *tsl_run_status_name(int32_t status);
 
 enum {
@@ -137,15 +141,22 @@ TSL_API int tsl_measure_session_new_on(const tsl_lowered_func *lf,
                                        const tsl_target_vtable *vt, tsl_target *target,
                                        tsl_measure_session **out, tsl_diag *diag);
 TSL_API void tsl_measure_session_free(tsl_measure_session *s);
-/* The time worth spending on a candidate of the session from now on: when
- * its checked call (the first, on the pristine inputs) takes longer than
- * `seconds`, the timed repeats are skipped and the result is that call's
- * time alone (n_times 1, number 1, timing_skipped 1). The tuner sets it to
- * the best latency so far times runner.skip_slower: such a candidate
- * cannot be the best, and its cost-model label needs no more precision,
- * while its repeats could take most of a tuning run (a kernel 50 times
- * slower than the best spends 4 calls where the best spends one). <= 0:
- * off (a new session's). */
+/* The time worth spending on a candidate of the session from now on: its
+ * checked call (the first, on the pristine inputs) is stopped once it has
+ * run `seconds`, or 50 ms if that is longer (the worker is killed, and the
+ * next candidate gets a fresh one, which costs a fork and its setup):
+ * status TSL_RUN_STOPPED, median_s and times_s[0] the time it ran (a
+ * lower bound), outputs unchecked. A call that ends just past the bound,
+ * before it could be stopped, is checked, and only its own time is taken
+ * (status OK or MISMATCH, n_times 1, number 1, timing_skipped 1). The
+ * tuner sets the bound to the best latency so far times
+ * runner.skip_slower: such a candidate cannot be the best, and its cost
+ * model label needs no more precision, while its calls could take most of
+ * a tuning run (a kernel 50 times slower than the best spends 4 calls
+ * where the best spends one, each 50 times as long). Only candidates of
+ * tsl_measure_session_run(_prepacked) given a library are stopped early
+ * (in-process functions get a worker of their own, checked and skipped as
+ * above). <= 0: off (a new session's). */
 TSL_API void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double seconds);
 /* Measure one candidate: `fn` in-process code, or `symbol` in the shared
  * library `so_path`; as tsl_run_packed / tsl_run_library otherwise. `lf` is

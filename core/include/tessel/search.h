@@ -52,7 +52,8 @@ typedef struct tsl_measured {
   uint32_t struct_size;
   const tsl_trace *trace; /* the candidate (decisions filled) */
   int32_t status;         /* TSL_RUN_* of runner.h; TSL_RUN_OK = usable */
-  double latency_s;       /* median seconds per call; < 0 when not measured */
+  double latency_s;       /* median seconds per call (TSL_RUN_STOPPED: a lower
+                             bound); < 0 when not measured */
   double gflops;          /* FLOPs / latency / 1e9; 0 when not measured */
 } tsl_measured;
 

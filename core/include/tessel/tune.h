@@ -77,9 +77,11 @@ typedef struct tsl_tune_result {
    * (a strategy's ranking) and training (its updates, the warm start
    * included), the mutators, and lowering the measured candidates. */
   double predict_s, train_s, mutate_s, lower_s;
-  /* Candidates timed by their checked call alone, slower than
-   * runner.skip_slower times the best so far (appended in 0.3). */
-  int64_t timed_once;
+  /* Candidates slower than runner.skip_slower times the best so far
+   * (appended in 0.3): timed by their checked call alone (it ended just
+   * past the bound), or stopped at the bound (status TSL_RUN_STOPPED, a
+   * lower bound as latency; not counted in `errors`). */
+  int64_t timed_once, stopped;
 } tsl_tune_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).
