@@ -10,6 +10,7 @@
  */
 #include "llvm_internal.h"
 
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,9 +32,19 @@ static const char *const avx512_cpus[] = {
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/* LLVM's instruction schedulers build a dependence graph whose memory
+ * chains grow quadratically with the loads and stores of a block, up to
+ * "dag-maps-huge-region" (1000) of them. A kernel that
+ * pragma_auto_unroll_max_step unrolled into one block of hundreds of vector
+ * loads and stores spent most of its build there (a 1024 matmul candidate
+ * unrolled 512 steps: 4.4 s of 4.8 s). Set once per process, before the
+ * first compilation (README.md, "Compile time"). */
+static const char *const llvm_args[] = {"tessel", "-dag-maps-huge-region=200"};
+
 static void init_native(void) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
+  LLVMParseCommandLineOptions(2, llvm_args, NULL);
 }
 
 void tll_llvm_init(void) { pthread_once(&init_once, init_native); }
