@@ -22,7 +22,11 @@
  * Every run prints its search overhead: search time per measured
  * candidate and its share of the wall time, split into replay,
  * postprocessing, features, mutation, prediction, training, lowering and
- * the rest (keys, database, the strategy's bookkeeping).
+ * the rest (keys, database, the strategy's bookkeeping). The matmul runs
+ * export their best kernel, which is then timed against OpenBLAS side by
+ * side (alternating, 7 rounds, medians): the machine's speed drifts by up
+ * to 40% within minutes, so a ratio to an OpenBLAS figure taken before a
+ * long run can be off by as much.
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,mb1024,m128,ops] [--models xgb,random]
  *                                                (or ./tessel bench auto ...)
@@ -32,6 +36,7 @@
 #include "../bench_util.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <ftw.h>
 #include <immintrin.h>
 #include <pthread.h>
@@ -70,6 +75,93 @@ static double blas_gflops(int n, int threads) {
   free(b);
   free(c);
   return bench_median(samples, 7);
+}
+
+/* GFLOPS of a block of calls lasting at least 0.2 s (one call first). */
+static double gflops_of(int32_t (*fn)(void *const *), void *const *args, int n, int blas) {
+  int calls = 0;
+  double t0 = bench_now(), t;
+  do {
+    if (blas)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, args[0], n,
+                  args[1], n, 0.0f, args[2], n);
+    else if (fn(args))
+      return 0;
+    calls++;
+  } while ((t = bench_now() - t0) < 0.2);
+  return 2.0 * n * n * n * calls / t * 1e-9;
+}
+
+/* The exported best kernel `<dir>/libbest.so` and OpenBLAS sgemm, n x n,
+ * timed alternately: the medians of 7 rounds of each. The kernel is
+ * func(A, B, C), or with `packs` func(A, B packed, bias, C) after
+ * func_prepack(B, B packed) once (bench/tune/matmul_bias_1024.py). */
+static int side_by_side(const char *dir, const char *func, int packs, int n, int threads,
+                        double *kernel_gf, double *blas_gf) {
+  char so[256], sym[256];
+  snprintf(so, sizeof so, "%s/libbest.so", dir);
+  void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    fprintf(stderr, "bench_auto: %s\n", dlerror());
+    return -1;
+  }
+  snprintf(sym, sizeof sym, "best_%s_packed", func);
+  int32_t (*fn)(void *const *) = (int32_t(*)(void *const *))dlsym(h, sym);
+  snprintf(sym, sizeof sym, "best_%s_prepack_packed", func);
+  int32_t (*pre)(void *const *) = packs ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
+  size_t nn = (size_t)n * n;
+  /* the packed weight: room for a layout padded up to 4 times */
+  float *a = aligned_alloc(64, nn * 4), *b = aligned_alloc(64, nn * 4),
+        *bp = aligned_alloc(64, nn * 16), *bias = aligned_alloc(64, (size_t)n * 4),
+        *c = aligned_alloc(64, nn * 4);
+  int rc = fn && (!packs || pre) && a && b && bp && bias && c ? 0 : -1;
+  for (size_t i = 0; !rc && i < nn; i++) {
+    a[i] = (float)(i % 7) * 0.25f;
+    b[i] = (float)(i % 5) * 0.5f;
+  }
+  for (int j = 0; !rc && j < n; j++)
+    bias[j] = (float)j;
+  void *pre_args[2] = {b, bp};
+  if (!rc && packs && pre(pre_args))
+    rc = -1;
+  void *k_args[4] = {a, b, c, NULL};
+  if (packs) {
+    k_args[1] = bp;
+    k_args[2] = bias;
+    k_args[3] = c;
+  }
+  void *blas_args[3] = {a, b, c};
+  openblas_set_num_threads(threads);
+  double ks[7], bs[7];
+  for (int r = 0; !rc && r < 7; r++) {
+    ks[r] = gflops_of(fn, k_args, n, 0);
+    bs[r] = gflops_of(NULL, blas_args, n, 1);
+    if (ks[r] <= 0)
+      rc = -1;
+  }
+  if (!rc) {
+    *kernel_gf = bench_median(ks, 7);
+    *blas_gf = bench_median(bs, 7);
+  } else {
+    fprintf(stderr, "bench_auto: cannot time %s's %s side by side\n", so, func);
+  }
+  free(a);
+  free(b);
+  free(bp);
+  free(bias);
+  free(c);
+  dlclose(h);
+  return rc;
+}
+
+/* The line of a side-by-side timing after a run. */
+static void print_side_by_side(const char *dir, const char *func, int packs, int n,
+                               int threads, double peak) {
+  double k = 0, b = 0;
+  if (!side_by_side(dir, func, packs, n, threads, &k, &b))
+    printf("    the best kernel and OpenBLAS side by side after the run (medians of 7 "
+           "alternations): %.1f and %.1f GFLOPS, ratio %.2f, %.2f of peak\n",
+           k, b, k / b, k / peak);
 }
 
 /* Independent fused multiply-adds, 12 chains held in registers (FMA
@@ -174,10 +266,11 @@ static int tune(const char *root, const char *const *sets, int n_sets, int64_t t
   snprintf(out->dir, sizeof out->dir, "/tmp/tessel-bench-auto-XXXXXX");
   if (!mkdtemp(out->dir))
     return -1;
-  char config[4200], db[128], wd[128], tr[64];
+  char config[4200], db[128], wd[128], tr[64], ex[128];
   snprintf(config, sizeof config, "%s/configs/auto.yaml", root);
   snprintf(db, sizeof db, "database=%s/tuning.db", out->dir);
   snprintf(wd, sizeof wd, "work_dir=%s", out->dir);
+  snprintf(ex, sizeof ex, "export=%s/libbest.so", out->dir);
   snprintf(tr, sizeof tr, "strategy.trials=%lld", (long long)trials);
   const char *all[16];
   int n = 0;
@@ -186,6 +279,7 @@ static int tune(const char *root, const char *const *sets, int n_sets, int64_t t
   all[n++] = db;
   all[n++] = wd;
   all[n++] = tr;
+  all[n++] = ex;
   out->c.cap = trials;
   out->c.best_gflops = calloc((size_t)trials + 1, sizeof(double));
   out->c.elapsed_s = calloc((size_t)trials + 1, sizeof(double));
@@ -482,6 +576,7 @@ int main(int argc, char **argv) {
       run *r = &runs[n_models++];
       printf("  cost model '%s':\n", m);
       print_checkpoints(r, cp, n_cp, blas, peak2);
+      print_side_by_side(r->dir, "matmul", 0, 1024, 2, peak2);
     }
     if (n_models >= 2) {
       const run *a = &runs[0], *b = &runs[n_models - 1];
@@ -512,8 +607,10 @@ int main(int argc, char **argv) {
     printf("\nfloat32 1024 matmul + bias, B layout-free (packed ahead of the calls), 2 threads;"
            " OpenBLAS sgemm %.1f GFLOPS\n",
            blas);
-    if (!tune(abs_root, sets, 2, cp[n_cp - 1], &r))
+    if (!tune(abs_root, sets, 2, cp[n_cp - 1], &r)) {
       print_checkpoints(&r, cp, n_cp, blas, peak2);
+      print_side_by_side(r.dir, "matmul_bias", 1, 1024, 2, peak2);
+    }
     run_free(&r);
   }
   if (strstr(only, "m128")) {
@@ -530,6 +627,7 @@ int main(int argc, char **argv) {
         printf("%.1f GFLOPS, %.2f x OpenBLAS (%.1f GFLOPS), %.2f of peak, %.1f s\n", g,
                g / blas, blas, g / peak, r.wall);
         print_overhead(&r);
+        print_side_by_side(r.dir, "matmul", 0, 128, threads, peak);
       }
       run_free(&r);
     }
