@@ -2,7 +2,9 @@
  * The timing loop of a measurement (runs inside the worker): warm-up calls,
  * then `repeat` repeats of `number` calls, `number` growing while a repeat
  * is shorter than min_repeat_ms (the rule of TVM's time_evaluator: at least
- * the golden ratio more, at least enough for the time measured so far), and
+ * the golden ratio more, at least enough for the time measured so far;
+ * here the first repeat already starts from what the checked call's time
+ * asks for, where TVM first runs a short one to learn it), and
  * optionally a cache flush before every timed call, each then timed alone.
  * Also the size of that flush buffer.
  */
@@ -152,6 +154,9 @@ int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_o
   if (repeat > TSL_RUN_MAX_REPEAT)
     repeat = TSL_RUN_MAX_REPEAT;
   double min_s = o->min_repeat_ms > 0 ? o->min_repeat_ms * 1e-3 : 0;
+  if (res->check_s > 0 && number * res->check_s < min_s) /* TVM's growth rule */
+    number = min_s / res->check_s + 1 >= NUMBER_CAP ? NUMBER_CAP
+                                                   : (int32_t)ceil(min_s / res->check_s + 1);
   res->n_times = 0;
   for (int32_t r = 0; r < repeat && !rc; r++) {
     double t = time_repeat(fn, slots, number, fl, dev, &rc, res);

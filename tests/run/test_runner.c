@@ -737,10 +737,55 @@ static void test_device(const tsl_func *f) {
   munmap(g_dev, sizeof *g_dev);
 }
 
+/* The timing loop itself (timing.c), in-process. */
+struct measure_flush;
+struct measure_device;
+int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_opts *o,
+                           struct measure_flush *fl, struct measure_device *dev,
+                           tsl_run_result *res);
+
+static int spin_calls;
+
+/* Each call lasts at least 1 ms. */
+static int32_t spin_1ms(void *const *args) {
+  (void)args;
+  double t0 = now();
+  while (now() - t0 < 1e-3)
+    ;
+  spin_calls++;
+  return 0;
+}
+
+/* min_repeat_ms 30 with 1 ms calls: the first repeat starts from the 31
+ * calls the checked call's time asks for, instead of 3 calls first. */
+static void test_first_repeat(void) {
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.number = 3;
+  o.repeat = 1;
+  o.min_repeat_ms = 30;
+  tsl_run_result r;
+  memset(&r, 0, sizeof r);
+  r.check_s = 1e-3;
+  spin_calls = 0;
+  int32_t rc = measure_time_calls(spin_1ms, NULL, &o, NULL, NULL, &r);
+  ok(rc == 0 && r.number == 31 && spin_calls == o.warmup + 31 && r.n_times == 1,
+     "a checked call of 1 ms and min_repeat_ms 30: one repeat of 31 calls, none short "
+     "(%d calls for number %d)",
+     spin_calls, r.number);
+  memset(&r, 0, sizeof r);
+  spin_calls = 0;
+  rc = measure_time_calls(spin_1ms, NULL, &o, NULL, NULL, &r);
+  ok(rc == 0 && r.number >= 30 && spin_calls == o.warmup + 3 + r.number,
+     "  ... without the checked call's time: 3 calls first, then grown to %d (%d calls)",
+     r.number, spin_calls);
+}
+
 int main(void) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   test_names();
+  test_first_repeat();
   const tsl_func *mm = parse(arena, mm_src);
   test_matmul(mm);
   test_accumulate(parse(arena, acc_src));
