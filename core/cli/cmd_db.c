@@ -69,7 +69,8 @@ static int collect_record(void *u, const tsl_db_record *r) {
     w->records++;
     if (r->status != TSL_RUN_OK && r->status != TSL_RUN_STOPPED)
       w->errors++;
-    else if (r->latency_s >= 0 && (w->best_s < 0 || r->latency_s < w->best_s))
+    else if (r->status == TSL_RUN_OK && r->latency_s >= 0 &&
+             (w->best_s < 0 || r->latency_s < w->best_s))
       w->best_s = r->latency_s;
     break;
   }

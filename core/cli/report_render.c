@@ -273,7 +273,7 @@ static void render_chart(FILE *out, const report_series *s) {
           "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>"
           "<text x=\"%.1f\" y=\"%.1f\">measurement</text>"
           "<path class=\"err\" d=\"M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f\"/>"
-          "<text x=\"%.1f\" y=\"%.1f\">failed (on the axis)</text></g>\n",
+          "<text x=\"%.1f\" y=\"%.1f\">failed or stopped (on the axis)</text></g>\n",
           lx, ly, lx + 24, ly, lx + 30, ly + 4, lx + 140, ly, lx + 150, ly + 4, lx + 256,
           ly - 4, lx + 264, ly + 4, lx + 256, ly + 4, lx + 264, ly - 4, lx + 272, ly + 4);
   fputs("</svg>\n", out);
@@ -412,8 +412,9 @@ static const char css[] =
     "svg .err{stroke:#d62728;stroke-width:2;fill:none}\n";
 
 static void render_series(FILE *out, const report_series *s, size_t k) {
-  size_t good = 0, bi = 0;
+  size_t good = 0, bi = 0, stopped = 0;
   for (size_t i = 0; i < s->n_points; i++) {
+    stopped += s->points[i].status == TSL_RUN_STOPPED;
     if (!is_good(s, &s->points[i]))
       continue;
     if (!good || metric(s, &s->points[i]) > metric(s, &s->points[bi]))
@@ -429,8 +430,10 @@ static void render_series(FILE *out, const report_series *s, size_t k) {
     fprintf(out, "%.6g FLOP per call; ", s->flops);
   else
     fputs("FLOP count unknown (charts show calls per second); ", out);
-  fprintf(out, "%zu trial%s, %zu ok, %zu failed. ", s->n_points, s->n_points == 1 ? "" : "s",
-          good, s->n_points - good);
+  fprintf(out, "%zu trial%s, %zu ok, ", s->n_points, s->n_points == 1 ? "" : "s", good);
+  if (stopped)
+    fprintf(out, "%zu stopped (slower than runner.skip_slower times the best), ", stopped);
+  fprintf(out, "%zu failed. ", s->n_points - good - stopped);
   if (good) {
     char t[48];
     fmt_time(t, sizeof t, s->points[bi].latency_s);

@@ -107,6 +107,18 @@ check "  ... the best is the fastest correct candidate, never a stopped one" \
 "$exe" db stats "$tmp/dbs/s.db" --json > "$tmp/stats.json" 2>"$tmp/err"
 check "  ... db stats: stopped records are not errors" \
   py "json.load(open('$tmp/stats.json'))['errors'] == sum(r['status'] == 4 for r in rows)"
+# a stopped record's latency is a lower bound, never a best: one imported
+# with a bound below every measured latency leaves db stats' best as it was
+python3 -c "
+import json
+rows=[json.loads(l) for l in open('$tmp/all.jsonl') if l.strip()]
+r=[x for x in rows if x['status'] == 7][0]
+r['latency_s'] = 1e-9; r['times_s'] = [1e-9]; r['timestamp'] += 1
+open('$tmp/stopped.jsonl', 'w').write(json.dumps(r) + '\n')"
+"$exe" db import "$tmp/dbs/s.db" "$tmp/stopped.jsonl" >/dev/null 2>&1
+"$exe" db stats "$tmp/dbs/s.db" --json > "$tmp/stats.json" 2>"$tmp/err"
+check "  ... nor a best in db stats (a stopped record of 1 ns imported)" \
+  py "(lambda w: w['records'] == 13 and abs(w['best_latency_s'] - min(ok_lat)) <= 1e-6 * min(ok_lat))(json.load(open('$tmp/stats.json'))['per_workload'][0])"
 
 # one build worker: a crash or a hang must not cost the jobs queued behind it
 check "with builder.workers=1 the run exits 0" test "$(status "$exe" tune "$tmp/f.yaml" \
