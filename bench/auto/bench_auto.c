@@ -24,8 +24,8 @@
  * postprocessing, features, mutation, prediction, training, lowering and
  * the rest (keys, database, the strategy's bookkeeping). The matmul runs
  * export their best kernel, which is then timed against OpenBLAS side by
- * side (alternating, 7 rounds, medians): the machine's speed drifts by up
- * to 40% within minutes, so a ratio to an OpenBLAS figure taken before a
+ * side (alternating, 7 blocks of each, each in a process of its own,
+ * medians): the machine's speed drifts by up to 40% within minutes, so a ratio to an OpenBLAS figure taken before a
  * long run can be off by as much.
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,mb1024,m128,ops] [--models xgb,random]
@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void openblas_set_num_threads(int n);
@@ -77,81 +78,103 @@ static double blas_gflops(int n, int threads) {
   return bench_median(samples, 7);
 }
 
-/* GFLOPS of a block of calls lasting at least 0.2 s (one call first). */
-static double gflops_of(int32_t (*fn)(void *const *), void *const *args, int n, int blas) {
-  int calls = 0;
-  double t0 = bench_now(), t;
-  do {
-    if (blas)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, args[0], n,
-                  args[1], n, 0.0f, args[2], n);
-    else if (fn(args))
-      return 0;
-    calls++;
-  } while ((t = bench_now() - t0) < 0.2);
-  return 2.0 * n * n * n * calls / t * 1e-9;
+/* One block of side-by-side timing, in a process of its own (so neither
+ * library's idle threads, which spin for a while after a call, take a core
+ * from the other): the exported best kernel `<dir>/libbest.so` or OpenBLAS
+ * sgemm, n x n, one untimed call, then calls for at least 0.2 s. The kernel
+ * is func(A, B, C), or with `packs` func(A, B packed, bias, C) after
+ * func_prepack(B, B packed) (bench/tune/matmul_bias_1024.py). GFLOPS, or 0
+ * on failure (the reason on stderr). */
+static double block_gflops(const char *dir, const char *func, int packs, int n, int threads,
+                           int blas) {
+  int fds[2];
+  if (pipe(fds))
+    return 0;
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return 0;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    double gf = 0;
+    int32_t (*fn)(void *const *) = NULL, (*pre)(void *const *) = NULL;
+    if (!blas) {
+      char so[256], sym[256];
+      snprintf(so, sizeof so, "%s/libbest.so", dir);
+      void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+      if (!h)
+        fprintf(stderr, "bench_auto: %s\n", dlerror());
+      snprintf(sym, sizeof sym, "best_%s_packed", func);
+      fn = h ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
+      snprintf(sym, sizeof sym, "best_%s_prepack_packed", func);
+      pre = h && packs ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
+    }
+    size_t nn = (size_t)n * n;
+    /* the packed weight: room for a layout padded up to 4 times */
+    float *a = aligned_alloc(64, nn * 4), *b = aligned_alloc(64, nn * 4),
+          *bp = aligned_alloc(64, nn * 16), *bias = aligned_alloc(64, (size_t)n * 4),
+          *c = aligned_alloc(64, nn * 4);
+    int ok = (blas || (fn && (!packs || pre))) && a && b && bp && bias && c;
+    for (size_t i = 0; ok && i < nn; i++) {
+      a[i] = (float)(i % 7) * 0.25f;
+      b[i] = (float)(i % 5) * 0.5f;
+    }
+    for (int j = 0; ok && j < n; j++)
+      bias[j] = (float)j;
+    void *pre_args[2] = {b, bp};
+    void *args[4] = {a, b, c, NULL};
+    if (packs) {
+      args[1] = bp;
+      args[2] = bias;
+      args[3] = c;
+    }
+    if (ok && !blas && packs && pre(pre_args))
+      ok = 0;
+    openblas_set_num_threads(threads);
+    int calls = -1; /* the first is untimed */
+    double t0 = 0, t = 0;
+    while (ok && (calls < 1 || (t = bench_now() - t0) < 0.2)) {
+      if (blas)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n,
+                    0.0f, c, n);
+      else if (fn(args))
+        ok = 0;
+      if (++calls == 0)
+        t0 = bench_now();
+    }
+    if (ok)
+      gf = 2.0 * n * n * n * calls / t * 1e-9;
+    ssize_t w = write(fds[1], &gf, sizeof gf);
+    _exit(w == sizeof gf ? 0 : 1);
+  }
+  close(fds[1]);
+  double gf = 0;
+  if (read(fds[0], &gf, sizeof gf) != sizeof gf)
+    gf = 0;
+  close(fds[0]);
+  waitpid(pid, NULL, 0);
+  return gf;
 }
 
-/* The exported best kernel `<dir>/libbest.so` and OpenBLAS sgemm, n x n,
- * timed alternately: the medians of 7 rounds of each. The kernel is
- * func(A, B, C), or with `packs` func(A, B packed, bias, C) after
- * func_prepack(B, B packed) once (bench/tune/matmul_bias_1024.py). */
+/* The exported best kernel and OpenBLAS timed alternately: the medians of
+ * 7 blocks of each. */
 static int side_by_side(const char *dir, const char *func, int packs, int n, int threads,
                         double *kernel_gf, double *blas_gf) {
-  char so[256], sym[256];
-  snprintf(so, sizeof so, "%s/libbest.so", dir);
-  void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    fprintf(stderr, "bench_auto: %s\n", dlerror());
-    return -1;
-  }
-  snprintf(sym, sizeof sym, "best_%s_packed", func);
-  int32_t (*fn)(void *const *) = (int32_t(*)(void *const *))dlsym(h, sym);
-  snprintf(sym, sizeof sym, "best_%s_prepack_packed", func);
-  int32_t (*pre)(void *const *) = packs ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
-  size_t nn = (size_t)n * n;
-  /* the packed weight: room for a layout padded up to 4 times */
-  float *a = aligned_alloc(64, nn * 4), *b = aligned_alloc(64, nn * 4),
-        *bp = aligned_alloc(64, nn * 16), *bias = aligned_alloc(64, (size_t)n * 4),
-        *c = aligned_alloc(64, nn * 4);
-  int rc = fn && (!packs || pre) && a && b && bp && bias && c ? 0 : -1;
-  for (size_t i = 0; !rc && i < nn; i++) {
-    a[i] = (float)(i % 7) * 0.25f;
-    b[i] = (float)(i % 5) * 0.5f;
-  }
-  for (int j = 0; !rc && j < n; j++)
-    bias[j] = (float)j;
-  void *pre_args[2] = {b, bp};
-  if (!rc && packs && pre(pre_args))
-    rc = -1;
-  void *k_args[4] = {a, b, c, NULL};
-  if (packs) {
-    k_args[1] = bp;
-    k_args[2] = bias;
-    k_args[3] = c;
-  }
-  void *blas_args[3] = {a, b, c};
-  openblas_set_num_threads(threads);
   double ks[7], bs[7];
-  for (int r = 0; !rc && r < 7; r++) {
-    ks[r] = gflops_of(fn, k_args, n, 0);
-    bs[r] = gflops_of(NULL, blas_args, n, 1);
-    if (ks[r] <= 0)
-      rc = -1;
+  for (int r = 0; r < 7; r++) {
+    ks[r] = block_gflops(dir, func, packs, n, threads, 0);
+    bs[r] = block_gflops(dir, func, packs, n, threads, 1);
+    if (ks[r] <= 0 || bs[r] <= 0) {
+      fprintf(stderr, "bench_auto: cannot time %s/libbest.so's %s side by side\n", dir, func);
+      return -1;
+    }
   }
-  if (!rc) {
-    *kernel_gf = bench_median(ks, 7);
-    *blas_gf = bench_median(bs, 7);
-  } else {
-    fprintf(stderr, "bench_auto: cannot time %s's %s side by side\n", so, func);
-  }
-  free(a);
-  free(b);
-  free(bp);
-  free(bias);
-  free(c);
-  dlclose(h);
-  return rc;
+  *kernel_gf = bench_median(ks, 7);
+  *blas_gf = bench_median(bs, 7);
+  return 0;
 }
 
 /* The line of a side-by-side timing after a run. */
