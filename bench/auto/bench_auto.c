@@ -133,7 +133,8 @@ static double block_gflops(const char *dir, const char *func, int packs, int n, 
     }
     if (ok && !blas && packs && pre(pre_args))
       ok = 0;
-    openblas_set_num_threads(threads);
+    if (blas) /* OpenBLAS's threads start now and spin: never beside the kernel */
+      openblas_set_num_threads(threads);
     int calls = -1; /* the first is untimed */
     double t0 = 0, t = 0;
     while (ok && (calls < 1 || (t = bench_now() - t0) < 0.2)) {
