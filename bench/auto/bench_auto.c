@@ -24,8 +24,8 @@
  * postprocessing, features, mutation, prediction, training, lowering and
  * the rest (keys, database, the strategy's bookkeeping). The matmul runs
  * export their best kernel, which is then timed against OpenBLAS side by
- * side (alternating, 7 blocks of each, each in a process of its own,
- * medians): the machine's speed drifts by up to 40% within minutes, so a ratio to an OpenBLAS figure taken before a
+ * side (each in a process of its own, warmed up, then 7 alternating
+ * blocks of each, medians): the machine's speed drifts by up to 40% within minutes, so a ratio to an OpenBLAS figure taken before a
  * long run can be off by as much.
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,mb1024,m128,ops] [--models xgb,random]
@@ -78,65 +78,60 @@ static double blas_gflops(int n, int threads) {
   return bench_median(samples, 7);
 }
 
-/* One block of side-by-side timing, in a process of its own (so neither
- * library's idle threads, which spin for a while after a call, take a core
- * from the other): the exported best kernel `<dir>/libbest.so` or OpenBLAS
- * sgemm, n x n, one untimed call, then calls for at least 0.2 s. The kernel
- * is func(A, B, C), or with `packs` func(A, B packed, bias, C) after
- * func_prepack(B, B packed) (bench/tune/matmul_bias_1024.py). GFLOPS, or 0
- * on failure (the reason on stderr). */
-static double block_gflops(const char *dir, const char *func, int packs, int n, int threads,
-                           int blas) {
-  int fds[2];
-  if (pipe(fds))
-    return 0;
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return 0;
+/* A process timing blocks of calls on request, its state kept warm between
+ * them (buffers, thread pool; the first blocks of a fresh process of the
+ * 1024 matmul + bias ran at 60% of the later ones): the exported best
+ * kernel `<dir>/libbest.so` or OpenBLAS sgemm, n x n. The kernel is
+ * func(A, B, C), or with `packs` func(A, B packed, bias, C) after
+ * func_prepack(B, B packed) (bench/tune/matmul_bias_1024.py). Each side
+ * runs in a process of its own, so neither library's idle threads share a
+ * process with the other's calls. */
+typedef struct block_server {
+  pid_t pid;
+  int req, res; /* the parent's ends */
+} block_server;
+
+static void serve_blocks(const char *dir, const char *func, int packs, int n, int threads,
+                         int blas, int req, int res) {
+  int32_t (*fn)(void *const *) = NULL, (*pre)(void *const *) = NULL;
+  if (!blas) {
+    char so[256], sym[256];
+    snprintf(so, sizeof so, "%s/libbest.so", dir);
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+      fprintf(stderr, "bench_auto: %s\n", dlerror());
+    snprintf(sym, sizeof sym, "best_%s_packed", func);
+    fn = h ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
+    snprintf(sym, sizeof sym, "best_%s_prepack_packed", func);
+    pre = h && packs ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
   }
-  if (pid == 0) {
-    close(fds[0]);
-    double gf = 0;
-    int32_t (*fn)(void *const *) = NULL, (*pre)(void *const *) = NULL;
-    if (!blas) {
-      char so[256], sym[256];
-      snprintf(so, sizeof so, "%s/libbest.so", dir);
-      void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-      if (!h)
-        fprintf(stderr, "bench_auto: %s\n", dlerror());
-      snprintf(sym, sizeof sym, "best_%s_packed", func);
-      fn = h ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
-      snprintf(sym, sizeof sym, "best_%s_prepack_packed", func);
-      pre = h && packs ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
-    }
-    size_t nn = (size_t)n * n;
-    /* the packed weight: room for a layout padded up to 4 times */
-    float *a = aligned_alloc(64, nn * 4), *b = aligned_alloc(64, nn * 4),
-          *bp = aligned_alloc(64, nn * 16), *bias = aligned_alloc(64, (size_t)n * 4),
-          *c = aligned_alloc(64, nn * 4);
-    int ok = (blas || (fn && (!packs || pre))) && a && b && bp && bias && c;
-    for (size_t i = 0; ok && i < nn; i++) {
-      a[i] = (float)(i % 7) * 0.25f;
-      b[i] = (float)(i % 5) * 0.5f;
-    }
-    for (int j = 0; ok && j < n; j++)
-      bias[j] = (float)j;
-    void *pre_args[2] = {b, bp};
-    void *args[4] = {a, b, c, NULL};
-    if (packs) {
-      args[1] = bp;
-      args[2] = bias;
-      args[3] = c;
-    }
-    if (ok && !blas && packs && pre(pre_args))
-      ok = 0;
-    if (blas) /* OpenBLAS's threads start now and spin: never beside the kernel */
-      openblas_set_num_threads(threads);
+  size_t nn = (size_t)n * n;
+  /* the packed weight: room for a layout padded up to 4 times */
+  float *a = aligned_alloc(64, nn * 4), *b = aligned_alloc(64, nn * 4),
+        *bp = aligned_alloc(64, nn * 16), *bias = aligned_alloc(64, (size_t)n * 4),
+        *c = aligned_alloc(64, nn * 4);
+  int ok = (blas || (fn && (!packs || pre))) && a && b && bp && bias && c;
+  for (size_t i = 0; ok && i < nn; i++) {
+    a[i] = (float)(i % 7) * 0.25f;
+    b[i] = (float)(i % 5) * 0.5f;
+  }
+  for (int j = 0; ok && j < n; j++)
+    bias[j] = (float)j;
+  void *pre_args[2] = {b, bp};
+  void *args[4] = {a, b, c, NULL};
+  if (packs) {
+    args[1] = bp;
+    args[2] = bias;
+    args[3] = c;
+  }
+  if (ok && !blas && packs && pre(pre_args))
+    ok = 0;
+  if (blas)
+    openblas_set_num_threads(threads);
+  char go;
+  while (read(req, &go, 1) == 1) {
     int calls = -1; /* the first is untimed */
-    double t0 = 0, t = 0;
+    double t0 = 0, t = 0, gf = 0;
     while (ok && (calls < 1 || (t = bench_now() - t0) < 0.2)) {
       if (blas)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n,
@@ -148,30 +143,83 @@ static double block_gflops(const char *dir, const char *func, int packs, int n, 
     }
     if (ok)
       gf = 2.0 * n * n * n * calls / t * 1e-9;
-    ssize_t w = write(fds[1], &gf, sizeof gf);
-    _exit(w == sizeof gf ? 0 : 1);
+    if (write(res, &gf, sizeof gf) != sizeof gf)
+      break;
   }
-  close(fds[1]);
+  _exit(0);
+}
+
+static int server_start(block_server *s, const char *dir, const char *func, int packs, int n,
+                        int threads, int blas) {
+  int rq[2], rs[2];
+  if (pipe(rq))
+    return -1;
+  if (pipe(rs)) {
+    close(rq[0]);
+    close(rq[1]);
+    return -1;
+  }
+  fflush(NULL);
+  s->pid = fork();
+  if (s->pid == 0) {
+    close(rq[1]);
+    close(rs[0]);
+    serve_blocks(dir, func, packs, n, threads, blas, rq[0], rs[1]);
+  }
+  close(rq[0]);
+  close(rs[1]);
+  s->req = rq[1];
+  s->res = rs[0];
+  if (s->pid < 0) {
+    close(s->req);
+    close(s->res);
+    return -1;
+  }
+  return 0;
+}
+
+/* One block after a pause (the other side's idle threads stop spinning):
+ * its GFLOPS, 0 on failure. */
+static double server_block(block_server *s) {
+  usleep(300000);
+  char go = 1;
   double gf = 0;
-  if (read(fds[0], &gf, sizeof gf) != sizeof gf)
-    gf = 0;
-  close(fds[0]);
-  waitpid(pid, NULL, 0);
+  if (write(s->req, &go, 1) != 1 || read(s->res, &gf, sizeof gf) != sizeof gf)
+    return 0;
   return gf;
 }
 
-/* The exported best kernel and OpenBLAS timed alternately: the medians of
- * 7 blocks of each. */
+static void server_stop(block_server *s) {
+  close(s->req);
+  close(s->res);
+  waitpid(s->pid, NULL, 0);
+}
+
+/* The exported best kernel and OpenBLAS timed alternately, after 3 blocks
+ * of each to warm up: the medians of 7 blocks of each. */
 static int side_by_side(const char *dir, const char *func, int packs, int n, int threads,
                         double *kernel_gf, double *blas_gf) {
+  block_server k, b;
+  if (server_start(&k, dir, func, packs, n, threads, 0))
+    return -1;
+  if (server_start(&b, dir, func, packs, n, threads, 1)) {
+    server_stop(&k);
+    return -1;
+  }
   double ks[7], bs[7];
-  for (int r = 0; r < 7; r++) {
-    ks[r] = block_gflops(dir, func, packs, n, threads, 0);
-    bs[r] = block_gflops(dir, func, packs, n, threads, 1);
-    if (ks[r] <= 0 || bs[r] <= 0) {
-      fprintf(stderr, "bench_auto: cannot time %s/libbest.so's %s side by side\n", dir, func);
-      return -1;
-    }
+  int rc = 0;
+  for (int r = -3; r < 7 && !rc; r++) {
+    double kg = server_block(&k), bg = server_block(&b);
+    if (kg <= 0 || bg <= 0)
+      rc = -1;
+    else if (r >= 0)
+      ks[r] = kg, bs[r] = bg;
+  }
+  server_stop(&b); /* first: b holds a copy of k's request pipe */
+  server_stop(&k);
+  if (rc) {
+    fprintf(stderr, "bench_auto: cannot time %s/libbest.so's %s side by side\n", dir, func);
+    return -1;
   }
   *kernel_gf = bench_median(ks, 7);
   *blas_gf = bench_median(bs, 7);
