@@ -181,7 +181,7 @@ static int server_start(block_server *s, const char *dir, const char *func, int 
 /* One block after a pause (the other side's idle threads stop spinning):
  * its GFLOPS, 0 on failure. */
 static double server_block(block_server *s) {
-  usleep(300000);
+  nanosleep(&(struct timespec){0, 300000000}, NULL);
   char go = 1;
   double gf = 0;
   if (write(s->req, &go, 1) != 1 || read(s->res, &gf, sizeof gf) != sizeof gf)
