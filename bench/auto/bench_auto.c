@@ -25,8 +25,9 @@
  * the rest (keys, database, the strategy's bookkeeping). The matmul runs
  * export their best kernel, which is then timed against OpenBLAS side by
  * side (each in a process of its own, warmed up, then 7 alternating
- * blocks of each, medians): the machine's speed drifts by up to 40% within minutes, so a ratio to an OpenBLAS figure taken before a
- * long run can be off by as much.
+ * blocks of each, medians): the machine's speed drifts by up to 40%
+ * within minutes, so a ratio to an OpenBLAS figure taken before a long
+ * run can be off by as much.
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,mb1024,m128,ops] [--models xgb,random]
  *                                                (or ./tessel bench auto ...)
@@ -106,11 +107,13 @@ static void serve_blocks(const char *dir, const char *func, int packs, int n, in
     pre = h && packs ? (int32_t(*)(void *const *))dlsym(h, sym) : NULL;
   }
   size_t nn = (size_t)n * n;
-  /* the packed weight: room for a layout padded up to 4 times */
+  /* the packed weight (the kernel's only): room for a layout padded up to
+   * 4 times */
+  int kernel_packs = packs && !blas;
   float *a = aligned_alloc(64, nn * 4), *b = aligned_alloc(64, nn * 4),
-        *bp = aligned_alloc(64, nn * 16), *bias = aligned_alloc(64, (size_t)n * 4),
-        *c = aligned_alloc(64, nn * 4);
-  int ok = (blas || (fn && (!packs || pre))) && a && b && bp && bias && c;
+        *bp = kernel_packs ? aligned_alloc(64, nn * 16) : NULL,
+        *bias = aligned_alloc(64, (size_t)n * 4), *c = aligned_alloc(64, nn * 4);
+  int ok = (blas || (fn && (!packs || pre))) && a && b && (bp || !kernel_packs) && bias && c;
   for (size_t i = 0; ok && i < nn; i++) {
     a[i] = (float)(i % 7) * 0.25f;
     b[i] = (float)(i % 5) * 0.5f;
@@ -119,12 +122,12 @@ static void serve_blocks(const char *dir, const char *func, int packs, int n, in
     bias[j] = (float)j;
   void *pre_args[2] = {b, bp};
   void *args[4] = {a, b, c, NULL};
-  if (packs) {
+  if (kernel_packs) {
     args[1] = bp;
     args[2] = bias;
     args[3] = c;
   }
-  if (ok && !blas && packs && pre(pre_args))
+  if (ok && kernel_packs && pre(pre_args))
     ok = 0;
   if (blas)
     openblas_set_num_threads(threads);
