@@ -274,7 +274,8 @@ static const char *const k_workload[] = {"file", "func", NULL};
 static const char *const k_space[] = {"schedule", "rules", NULL};
 static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_ms",
                                        "timeout_s", "warmup",      "flush_cache",
-                                       "check",     "skip_slower", NULL};
+                                       "check",     "skip_slower", "screen_slower",
+                                       NULL};
 static const char *const k_builder[] = {"workers", "timeout_s", NULL};
 static const char *const k_strategy_core[] = {"trials", "batch", NULL};
 static const char *const k_none[] = {NULL};
@@ -364,7 +365,9 @@ static int v_runner(vstate *v, const cfg_node *root) {
     return TSL_OK;
   int rc = want_section(v, n, "runner",
                     "{number: N, repeat: N, min_repeat_ms: MS, timeout_s: S, "
-                    "warmup: N, flush_cache: BOOL, check: BOOL, skip_slower: R}", k_runner);
+                    "warmup: N, flush_cache: BOOL, check: BOOL, skip_slower: R, "
+                    "screen_slower: R}",
+                    k_runner);
   if (rc)
     return rc;
   const cfg_node *x;
@@ -409,6 +412,14 @@ static int v_runner(vstate *v, const cfg_node *root) {
   if (x && c->skip_slower > 0 && c->skip_slower < 1)
     return verr(v, TSL_EINVALID, x, "runner.skip_slower: out of range, got %s; valid: %s",
                 cfg_got(v->a, x), skip_valid);
+  const char *screen_valid =
+      "0 (no screening) or a ratio >= 1 to the best latency so far";
+  if ((x = get(n, "screen_slower")) &&
+      (rc = want_double(v, x, "runner.screen_slower", 0, 0, screen_valid, &c->screen_slower)))
+    return rc;
+  if (x && c->screen_slower > 0 && c->screen_slower < 1)
+    return verr(v, TSL_EINVALID, x, "runner.screen_slower: out of range, got %s; valid: %s",
+                cfg_got(v->a, x), screen_valid);
   return TSL_OK;
 }
 
@@ -535,7 +546,8 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   c->build_workers = (int32_t)(ncpu < 1 ? 1 : ncpu > 256 ? 256 : ncpu);
   c->build_timeout_s = 60;
-  c->skip_slower = 5;
+  c->skip_slower = 3;
+  c->screen_slower = 1.5;
   c->seed = 1;
 
   int rc = check_keys(&v, root, "", k_top);

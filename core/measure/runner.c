@@ -77,6 +77,7 @@ typedef struct measure_job {
   tsl_packed_fn prepack;
   const char *prepack_symbol;
   double slow_s; /* > 0: skip the timing when the checked call took longer */
+  double screen_s; /* > 0: screen a candidate whose checked call took longer */
 } measure_job;
 
 /* The symbol of a library loaded now; *handle (when asked) for dlclose. */
@@ -163,7 +164,21 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     fl.buf = calloc(fl.size, 1);
     flp = fl.buf ? &fl : NULL;
   }
-  rc = measure_time_calls(fn, slots, j->opts, flp, dev, r);
+  rc = 0;
+  if (j->screen_s > 0 && r->check_s > j->screen_s) {
+    /* one short repeat (a tenth of min_repeat_ms, at least one call) says
+     * whether the full timing is worth its time */
+    tsl_run_opts screen = *j->opts;
+    screen.warmup = 0;
+    screen.number = 1;
+    screen.repeat = 1;
+    screen.min_repeat_ms = j->opts->min_repeat_ms / 10;
+    rc = measure_time_calls(fn, slots, &screen, flp, dev, r);
+    if (!rc && r->median_s > j->screen_s)
+      r->timing_skipped = 2;
+  }
+  if (!rc && r->timing_skipped != 2)
+    rc = measure_time_calls(fn, slots, j->opts, flp, dev, r);
   free(fl.buf);
   if (rc == INT32_MIN) { /* the device failed; r->error says how */
     r->status = TSL_RUN_ERROR;
@@ -365,7 +380,7 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
   }
   measure_device dev;
   measure_device_init(&dev, NULL, NULL); /* host memory */
-  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL, 0};
+  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL, 0, 0};
   rc = measure_forked(&j, r, diag);
   measure_args_free(&a);
   return rc;
@@ -380,6 +395,7 @@ typedef struct session_req {
   char prepack_symbol[512]; /* with pack.n > 0 */
   measure_pack pack;
   double slow_s;
+  double screen_s;
 } session_req;
 
 struct tsl_measure_session {
@@ -390,6 +406,7 @@ struct tsl_measure_session {
   measure_device dev; /* opened by each worker, in the worker */
   measure_pworker worker;
   double slow_s; /* tsl_measure_session_set_slow_bound */
+  double screen_s; /* tsl_measure_session_set_screen_bound */
 };
 
 /* In the worker: fresh inputs, the library loaded, measured, unloaded. */
@@ -412,7 +429,7 @@ static void session_body(void *user_data, const void *req, void *out) {
     r->status = TSL_RUN_BUILD_ERROR;
   } else {
     measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts, &s->dev,
-                     &q->pack, prepack, NULL, q->slow_s};
+                     &q->pack, prepack, NULL, q->slow_s, q->screen_s};
     measure_body(&j, r);
   }
   if (h)
@@ -475,6 +492,11 @@ void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double seconds) 
     s->slow_s = seconds > 0 ? seconds : 0;
 }
 
+void tsl_measure_session_set_screen_bound(tsl_measure_session *s, double seconds) {
+  if (s)
+    s->screen_s = seconds > 0 ? seconds : 0;
+}
+
 /* One candidate of a session, with its packed weights (pack NULL: none). */
 static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const char *so_path,
                        const char *symbol, tsl_packed_fn fn, const measure_pack *pack,
@@ -489,13 +511,15 @@ static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const
      * too long for a job: a worker of its own, forked from here; its writes
      * to the arguments stay in it */
     measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
-                     s->have_ref, &s->opts, &s->dev, pack, NULL, prepack_symbol, s->slow_s};
+                     s->have_ref, &s->opts, &s->dev, pack, NULL, prepack_symbol, s->slow_s,
+                     s->screen_s};
     return measure_forked(&j, r, diag);
   }
   memset(&q, 0, sizeof q);
   strcpy(q.so_path, so_path);
   strcpy(q.symbol, symbol);
   q.slow_s = s->slow_s;
+  q.screen_s = s->screen_s;
   if (pack) {
     q.pack = *pack;
     strcpy(q.prepack_symbol, prepack_symbol);

@@ -473,7 +473,7 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
 typedef struct run_state {
   int64_t measured, errors, done;
   double best_s, t0, build_s, measure_s;
-  int64_t timed_once, stopped;
+  int64_t timed_once, stopped, screened;
   tsl_tune_progress_fn progress;
   void *user_data;
 } run_state;
@@ -614,6 +614,11 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
             tu->task.session,
             st->best_s > 0 && tu->run.cfg->skip_slower > 0 ? st->best_s * tu->run.cfg->skip_slower
                                                            : 0);
+        /* one nearer the best gets a short screening repeat first */
+        tsl_measure_session_set_screen_bound(tu->task.session,
+                                             st->best_s > 0 && tu->run.cfg->screen_slower > 0
+                                                 ? st->best_s * tu->run.cfg->screen_slower
+                                                 : 0);
         double m0 = measure_now();
         int mrc;
         if (c->split.n_packed) {
@@ -628,7 +633,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
         }
         st->measure_s += measure_now() - m0;
         st->stopped += !mrc && r.status == TSL_RUN_STOPPED;
-        st->timed_once += !mrc && r.timing_skipped && r.status != TSL_RUN_STOPPED;
+        st->timed_once += !mrc && r.timing_skipped == 1 && r.status != TSL_RUN_STOPPED;
+        st->screened += !mrc && r.timing_skipped == 2;
         record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
                mrc ? md.text : r.error, c->job->build_s);
         unlink(c->job->so_path);
@@ -873,6 +879,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->build_s = st.build_s;
   out->measure_s = st.measure_s;
   out->timed_once = st.timed_once;
+  out->screened = st.screened;
   out->stopped = st.stopped;
   out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;

@@ -136,10 +136,10 @@ static void test_overrides(void) {
                         "strategy.eps=0.5", "builder.workers=3",
                         "runner.flush_cache=true", "runner.check=false",
                         "database=/tmp/over.db", "workload.func=matmul",
-                        "runner.skip_slower=0"};
+                        "runner.skip_slower=0", "runner.screen_slower=2"};
   tsl_run_config *c = NULL;
   tsl_diag d = {0};
-  int rc = tsl_run_config_load("configs/quickstart.yaml", 10, sets, &c, &d);
+  int rc = tsl_run_config_load("configs/quickstart.yaml", 11, sets, &c, &d);
   if (!ok(rc == TSL_OK, "quickstart with overrides loads")) {
     tap_diag("%s", d.text);
     return;
@@ -152,6 +152,7 @@ static void test_overrides(void) {
   is_int(c->runner.flush_cache, 1, "--set runner.flush_cache");
   is_int(c->check, 0, "--set runner.check");
   ok(c->skip_slower == 0, "--set runner.skip_slower=0 turns it off");
+  ok(c->screen_slower == 2, "--set runner.screen_slower=2");
   is_str(c->database, "/tmp/over.db", "--set database (absolute)");
   is_str(c->work_dir, "/tmp", "work_dir follows the overridden database");
   is_str(c->workload_func, "matmul", "--set workload.func");
@@ -222,7 +223,8 @@ static void test_defaults_and_paths(void) {
     is_int(c->batch, 16, "batch default");
     is_int(c->seed, 1, "seed default");
     is_int(c->check, 1, "check default");
-    ok(c->skip_slower == 5, "runner.skip_slower default 5");
+    ok(c->skip_slower == 3, "runner.skip_slower default 3");
+    ok(c->screen_slower == 1.5, "runner.screen_slower default 1.5");
     is_int(c->runner.number, def.number, "runner.number default");
     is_int(c->runner.repeat, def.repeat, "runner.repeat default");
     is_int(c->runner.warmup, def.warmup, "runner.warmup default");

@@ -123,6 +123,16 @@ static int32_t mm_fail_later(void *const *args) {
   return ++calls > 1 ? 9 : 0;
 }
 
+/* Its first call (the checked one, in a fresh worker) sleeps 30 ms; the
+ * calls after it are fast. */
+static int32_t mm_slow_first(void *const *args) {
+  static int calls = 0; /* per worker process */
+  if (calls++ == 0)
+    nanosleep(&(struct timespec){0, 30 * 1000 * 1000}, NULL);
+  matmul(args[0], args[1], args[2]);
+  return 0;
+}
+
 static int32_t acc_kernel(void *const *args) {
   const float *A = args[0];
   float *B = args[1];
@@ -532,6 +542,72 @@ static void test_session_worker(const tsl_func *f) {
 #endif
 }
 
+/* The screening bound: a candidate whose checked call and one short
+ * repeat (a tenth of min_repeat_ms) are both slower than the bound keeps
+ * that repeat's time; one whose short repeat is within it is timed fully. */
+static void test_screening(const tsl_func *f) {
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.timeout_s = 5;
+  o.number = 3;
+  o.repeat = 3;
+  o.min_repeat_ms = 100;
+  tsl_measure_session *s = NULL;
+  tsl_diag d = {0};
+  if (!ok(tsl_measure_session_new(&lf, &ref, &o, &s, &d) == TSL_OK, "screening: session")) {
+    tap_diag("%s", d.text);
+    return;
+  }
+  tsl_run_result r;
+  tsl_measure_session_set_screen_bound(s, 1e-12);
+  double t0 = now();
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
+  double took = now() - t0;
+  double screen_s = r.number * r.median_s;
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.timing_skipped == 2 &&
+         r.n_times == 1 && r.times_s[0] == r.median_s && r.number > 1 && screen_s >= 0.0099 &&
+         took < 0.25,
+     "slower than the screening bound: checked, then one repeat of a tenth of min_repeat_ms "
+     "(%d calls, %.1f ms; %.2f s in all, where the full timing takes 0.3 s)",
+     r.number, screen_s * 1e3, took);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_wrong, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH && r.timing_skipped == 2,
+     "  ... a wrong result screened out is still a mismatch");
+  tsl_measure_session_set_screen_bound(s, 0.01);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_slow_first, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check_s >= 0.03 && r.timing_skipped == 0 && r.n_times == 3 &&
+         r.median_s < 0.01,
+     "a checked call past the bound (%.0f ms) whose short repeat is within it: timed fully "
+     "(%d repeats, median %.2g s)",
+     r.check_s * 1e3, r.n_times, r.median_s);
+  tsl_measure_session_set_screen_bound(s, 10);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 0 && r.n_times == 3,
+     "a checked call within the bound: timed fully, no screening");
+  tsl_measure_session_set_screen_bound(s, 1e-12);
+  tsl_measure_session_set_slow_bound(s, 1e-12);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 1 && r.number == 1,
+     "past the slow bound too: the checked call alone, no screening");
+  tsl_measure_session_set_slow_bound(s, 0);
+#ifdef RUN_TESTLIB
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.timing_skipped == 2 &&
+         r.n_times == 1,
+     "a library's candidate in the persistent worker is screened the same way");
+  tsl_measure_session_set_screen_bound(s, 0);
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 0 && r.n_times == 3,
+     "  ... and without the bound timed fully (%d repeats)", r.n_times);
+#else
+  tap_skip("no test library", "screening in the persistent worker");
+  tap_skip("no test library", "screening in the persistent worker, off");
+#endif
+  tsl_measure_session_free(s);
+}
+
 /* Weights packed ahead of the calls: the prepack function runs once on the
  * session's weights, main is checked and timed on the packed buffer. */
 static const char mm_bt_src[] =
@@ -793,6 +869,7 @@ int main(void) {
   test_int_scalar(parse(arena, int_src));
   test_library(mm);
   test_session_worker(mm);
+  test_screening(mm);
   test_prepacked(arena, mm);
   test_device(mm);
   tsl_arena_free(arena);

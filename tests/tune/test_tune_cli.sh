@@ -240,9 +240,21 @@ sed -e "s|repeat: 1|repeat: 3|" -e "s|db/t.db|db6/skip.db|" -e "s|trials: 6|tria
 check "skip_slower 1: exits 0" test "$(status "$exe" tune "$tmp/skip.yaml" --set runner.skip_slower=1)" = 0
 check "  ... the first timed fully, some slower ones by their checked call alone" \
   times skip "len(ns) == 12 and ns[0] == 3 and ns.count(1) >= 1 and set(ns) <= {1, 3}"
-check "skip_slower 0: every candidate timed fully" bash -c "
-  '$exe' tune '$tmp/skip.yaml' --set runner.skip_slower=0 --set database=$tmp/db6/full.db >/dev/null 2>&1"
+check "skip_slower 0 and screen_slower 0: every candidate timed fully" bash -c "
+  '$exe' tune '$tmp/skip.yaml' --set runner.skip_slower=0 --set runner.screen_slower=0 \
+    --set database=$tmp/db6/full.db >/dev/null 2>&1"
 check "  ... three times in each record" times full "len(ns) == 12 and set(ns) == {3}"
+# runner.screen_slower: a candidate whose checked call and one short
+# repeat are slower than that ratio to the best keeps the short repeat's
+# time (1 time in the record)
+check "screen_slower 1 (skip_slower 0): exits 0" bash -c "
+  '$exe' tune '$tmp/skip.yaml' --set runner.skip_slower=0 --set runner.screen_slower=1 \
+    --set database=$tmp/db6/screen.db --json > '$tmp/out' 2>/dev/null"
+check "  ... the first timed fully, some slower ones by their screening repeat" \
+  times screen "len(ns) == 12 and ns[0] == 3 and ns.count(1) >= 1 and set(ns) <= {1, 3}"
+screened=$(python3 -c "import json; print(json.loads(open('$tmp/out').read().strip().splitlines()[-1])['screened'])" 2>/dev/null || echo -1)
+check "  ... counted as screened in the result ($screened)" times screen "ns.count(1) == $screened"
+check "  ... none stopped or timed by the checked call alone" json "d['stopped'] == 0 and d['timed_once'] == 0"
 
 echo "1..$n"
 exit $((failed > 0))

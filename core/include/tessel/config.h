@@ -93,8 +93,13 @@ typedef struct tsl_run_config {
   /* runner.skip_slower (appended in 0.3): a candidate whose checked call
    * runs longer than this many times the best latency so far is stopped
    * there, or not timed further when it ended before it could be stopped
-   * (tsl_measure_session_set_slow_bound); 0: off. Default 5. */
+   * (tsl_measure_session_set_slow_bound); 0: off. Default 3. */
   double skip_slower;
+  /* runner.screen_slower (appended in 0.3): a candidate whose checked call
+   * and then one short screening repeat read longer than this many times
+   * the best latency so far keeps the screening's time instead of the full
+   * timing (tsl_measure_session_set_screen_bound); 0: off. Default 1.5. */
+  double screen_slower;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.

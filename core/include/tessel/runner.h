@@ -91,7 +91,11 @@ typedef struct tsl_run_result {
   double check_s;          /* seconds of the checked call (the first) */
   int32_t timing_skipped;  /* 1: slower than the session's bound, so
                               median_s is the checked call's time alone
-                              (tsl_measure_session_set_slow_bound) */
+                              (tsl_measure_session_set_slow_bound);
+                              2 (since 0.3): slower than its screening
+                              bound, so median_s is one short repeat's
+                              time per call, `number` calls
+                              (tsl_measure_session_set_screen_bound) */
 } tsl_run_result;
 
 /* Where reference outputs come from. */
@@ -160,6 +164,20 @@ TSL_API void tsl_measure_session_free(tsl_measure_session *s);
  * (in-process functions get a worker of their own, checked and skipped as
  * above). <= 0: off (a new session's). */
 TSL_API void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double seconds);
+/* Candidates worth only a short timing (since 0.3): a candidate whose
+ * checked call took longer than `seconds` first gets one screening repeat
+ * (calls for a tenth of opts.min_repeat_ms, at least one; the cache flush
+ * as configured); if that too reads longer than `seconds` per call, it is
+ * the result (median_s, n_times 1, number its calls, timing_skipped 2),
+ * else the timing goes on as without the bound. A checked call is often
+ * slower than the steady state (cold caches, a thread pool waking up), so
+ * the screening repeat decides, not that call. The tuner sets the bound
+ * to the best latency so far times runner.screen_slower: a candidate 1.5
+ * times slower than the best needs a real time for its cost model label,
+ * not TVM's full protocol. Applies after the slow bound
+ * (tsl_measure_session_set_slow_bound), to library and in-process
+ * candidates alike. <= 0: off (a new session's). */
+TSL_API void tsl_measure_session_set_screen_bound(tsl_measure_session *s, double seconds);
 /* Measure one candidate: `fn` in-process code, or `symbol` in the shared
  * library `so_path`; as tsl_run_packed / tsl_run_library otherwise. `lf` is
  * the candidate's lowered function (NULL: the session's). */

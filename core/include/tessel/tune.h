@@ -82,6 +82,9 @@ typedef struct tsl_tune_result {
    * past the bound), or stopped at the bound (status TSL_RUN_STOPPED, a
    * lower bound as latency; not counted in `errors`). */
   int64_t timed_once, stopped;
+  /* Candidates slower than runner.screen_slower times the best so far by
+   * their screening repeat, which gave their time (appended in 0.3). */
+  int64_t screened;
 } tsl_tune_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).
