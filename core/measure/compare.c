@@ -11,6 +11,26 @@
 #include <stdio.h>
 #include <string.h>
 
+/* float32 outputs, the common case, in one pass without the generic element
+ * reads (a 1024x1024 output: 2 ms instead of 29): 1 when every value is
+ * within the tolerance (the largest error in *max_err), 0 when one is not,
+ * and then the generic loop below finds and describes it. */
+static int f32_all_close(const float *ref, const float *got, int64_t n, double tol,
+                         double *max_err) {
+  double worst = *max_err;
+  int all_close = 1;
+  for (int64_t k = 0; k < n; k++) {
+    double u = ref[k], v = got[k], err = fabs(u - v);
+    if (isnan(u) != isnan(v) || (!isnan(u) && err > tol * fmax(1.0, fabs(u))))
+      all_close = 0;
+    else if (err > worst) /* false for NaN */
+      worst = err;
+  }
+  if (all_close)
+    *max_err = worst;
+  return all_close;
+}
+
 void measure_compare(const measure_args *a, const tsl_func *src, tsl_run_result *r) {
   int64_t checked = 0, bad = 0;
   double max_err = 0;
@@ -23,6 +43,11 @@ void measure_compare(const measure_args *a, const tsl_func *src, tsl_run_result 
     ref.data = a->ref[p];
     double tol = tsl_equiv_tolerance(got.dtype);
     int64_t n = tsl_tensor_numel(&got);
+    if (got.dtype.code == TSL_DT_FLOAT && got.dtype.bits == 32 && got.dtype.lanes == 1 &&
+        f32_all_close(ref.data, got.data, n, tol, &max_err)) {
+      checked += n;
+      continue;
+    }
     for (int64_t k = 0; k < n; k++) {
       double u = tsl_tensor_get(&ref, k), v = tsl_tensor_get(&got, k);
       double err = fabs(u - v);

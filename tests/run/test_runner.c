@@ -87,6 +87,21 @@ static int32_t mm_wrong(void *const *args) {
   return 0;
 }
 
+/* One value off by 1e-5 relative: within float32's tolerance (1e-4). */
+static int32_t mm_close(void *const *args) {
+  matmul(args[0], args[1], args[2]);
+  float *c = (float *)args[2] + 5 * N + 6;
+  *c += 1e-5f * fmaxf(1.0f, fabsf(*c));
+  return 0;
+}
+
+/* One NaN where the reference has a number. */
+static int32_t mm_nan(void *const *args) {
+  matmul(args[0], args[1], args[2]);
+  ((float *)args[2])[2 * N + 1] = NAN;
+  return 0;
+}
+
 /* A store to a page mapped PROT_NONE: a real SIGSEGV that is not undefined
  * behaviour (a NULL store would be stopped by UBSan before it faults). */
 static int32_t mm_segv(void *const *args) {
@@ -255,6 +270,16 @@ static void test_matmul(const tsl_func *f) {
 
   rc = tsl_run_packed(&lf, check_alignment, &ref, &o, &r, &d);
   ok(rc == TSL_OK && r.status == TSL_RUN_OK, "buffers are 64-byte aligned");
+
+  rc = tsl_run_packed(&lf, mm_close, &ref, &o, &r, &d);
+  ok(rc == TSL_OK && r.status == TSL_RUN_OK && r.n_mismatched == 0 && r.max_abs_err >= 9e-6 &&
+         r.max_abs_err < 1e-4 * 64,
+     "a value off by 1e-5 relative is within the tolerance, and is the largest error (%g)",
+     r.max_abs_err);
+  rc = tsl_run_packed(&lf, mm_nan, &ref, &o, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH && r.n_mismatched == 1 && isinf(r.max_abs_err) &&
+         strstr(r.error, "buffer C differs at [2, 1]") && strstr(r.error, "got nan"),
+     "a NaN where the reference has a number: a mismatch of infinite size (%s)", r.error);
 
   rc = tsl_run_packed(&lf, mm_wrong, &ref, &o, &r, &d);
   is_int(r.status, TSL_RUN_MISMATCH, "wrong function: status mismatch");
