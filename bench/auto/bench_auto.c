@@ -1,7 +1,7 @@
 /*
  * Automatic tuning from the bare program (issue 13's evidence): runs of
  * configs/auto.yaml (default rules, evolutionary search, TVM's runner
- * settings) through the public API, each in a fresh mkdtemp database,
+ * settings, slow candidates stopped or screened) through the public API, each in a fresh mkdtemp database,
  * against OpenBLAS sgemm and the machine's FMA peak measured in the same
  * run:
  *   m1024  bench/tune/matmul_1024.py, 2 threads, up to the last checkpoint,
@@ -624,7 +624,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   printf("automatic tuning: configs/auto.yaml (default rules, evolutionary search, TVM's "
-         "runner settings)\n");
+         "runner settings; slow candidates stopped or screened)\n");
   double peak1 = fma_peak(1), peak2 = fma_peak(2);
   printf("FMA peak: %.1f GFLOPS (1 thread), %.1f GFLOPS (2 threads), float32 %s\n", peak1,
          peak2, __builtin_cpu_supports("avx512f") ? "AVX-512" : "AVX2");

@@ -146,7 +146,12 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     measure_compare(j->args, j->lf->source, r);
   else
     r->check = TSL_CHECK_SKIPPED;
-  if (j->slow_s > 0 && r->check_s > j->slow_s) { /* hopeless: its one call is its time */
+  /* A tenth of a full repeat: the screening repeat's length. A checked
+   * call shorter than that (a cold first call of a microseconds kernel is
+   * often several times its steady time) is not trusted alone. */
+  double screen_len = j->opts->min_repeat_ms * 1e-4;
+  int past_slow = j->slow_s > 0 && r->check_s > j->slow_s;
+  if (past_slow && r->check_s >= screen_len) { /* hopeless: its one call is its time */
     r->timing_skipped = 1;
     r->median_s = r->times_s[0] = r->check_s;
     r->n_times = r->number = 1;
@@ -165,7 +170,8 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     flp = fl.buf ? &fl : NULL;
   }
   rc = 0;
-  if (j->screen_s > 0 && r->check_s > j->screen_s) {
+  double screen_s = j->screen_s > 0 ? j->screen_s : past_slow ? j->slow_s : 0;
+  if (screen_s > 0 && r->check_s > screen_s) {
     /* one short repeat (a tenth of min_repeat_ms, at least one call) says
      * whether the full timing is worth its time */
     tsl_run_opts screen = *j->opts;
@@ -174,7 +180,7 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     screen.repeat = 1;
     screen.min_repeat_ms = j->opts->min_repeat_ms / 10;
     rc = measure_time_calls(fn, slots, &screen, flp, dev, r);
-    if (!rc && r->median_s > j->screen_s)
+    if (!rc && r->median_s > screen_s)
       r->timing_skipped = 2;
   }
   if (!rc && r->timing_skipped != 2)

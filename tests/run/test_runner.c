@@ -138,12 +138,20 @@ static int32_t mm_fail_later(void *const *args) {
   return ++calls > 1 ? 9 : 0;
 }
 
-/* Its first call (the checked one, in a fresh worker) sleeps 30 ms; the
- * calls after it are fast. */
+/* Their first call (the checked one, in a fresh worker) sleeps 30 ms or
+ * 3 ms; the calls after it are fast. */
 static int32_t mm_slow_first(void *const *args) {
   static int calls = 0; /* per worker process */
   if (calls++ == 0)
     nanosleep(&(struct timespec){0, 30 * 1000 * 1000}, NULL);
+  matmul(args[0], args[1], args[2]);
+  return 0;
+}
+
+static int32_t mm_cold_first(void *const *args) {
+  static int calls = 0;
+  if (calls++ == 0)
+    nanosleep(&(struct timespec){0, 3 * 1000 * 1000}, NULL);
   matmul(args[0], args[1], args[2]);
   return 0;
 }
@@ -614,8 +622,24 @@ static void test_screening(const tsl_func *f) {
   tsl_measure_session_set_screen_bound(s, 1e-12);
   tsl_measure_session_set_slow_bound(s, 1e-12);
   tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
-  ok(r.status == TSL_RUN_OK && r.timing_skipped == 1 && r.number == 1,
-     "past the slow bound too: the checked call alone, no screening");
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_slow_first, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 1 && r.number == 1 && r.check_s >= 0.03,
+     "past the slow bound with a call of a tenth of min_repeat_ms or more: the checked call "
+     "alone, no screening");
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 2 && r.number > 1 && r.check_s < 0.01,
+     "past the slow bound with a shorter call (%.2g s): screened instead, the checked call "
+     "not trusted alone",
+     r.check_s);
+  tsl_measure_session_set_screen_bound(s, 0);
+  tsl_measure_session_set_slow_bound(s, 0.001);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_cold_first, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check_s > 0.001 && r.check_s < 0.01 && r.timing_skipped == 0 &&
+         r.n_times == 3 && r.median_s < 0.001,
+     "a cold checked call past the slow bound (%.1f ms) whose screening, against that bound "
+     "(no screening bound set), is within it: timed fully (median %.2g s)",
+     r.check_s * 1e3, r.median_s);
+  tsl_measure_session_set_screen_bound(s, 1e-12);
   tsl_measure_session_set_slow_bound(s, 0);
 #ifdef RUN_TESTLIB
   tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);

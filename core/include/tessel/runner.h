@@ -154,7 +154,11 @@ TSL_API void tsl_measure_session_free(tsl_measure_session *s);
  * status TSL_RUN_STOPPED, median_s and times_s[0] the time it ran (a
  * lower bound), outputs unchecked. A call that ends just past the bound,
  * before it could be stopped, is checked, and only its own time is taken
- * (status OK or MISMATCH, n_times 1, number 1, timing_skipped 1). The
+ * (status OK or MISMATCH, n_times 1, number 1, timing_skipped 1) when it
+ * lasted at least a tenth of opts.min_repeat_ms; a shorter one (the cold
+ * first call of a microseconds kernel can be several times its steady
+ * time) gets the screening repeat of tsl_measure_session_set_screen_bound,
+ * against that bound, or this one when none is set. The
  * tuner sets the bound to the best latency so far times
  * runner.skip_slower: such a candidate cannot be the best, and its cost
  * model label needs no more precision, while its calls could take most of
