@@ -358,6 +358,21 @@ static int v_strategy(vstate *v, const cfg_node *root) {
   return TSL_OK;
 }
 
+/* runner.KEY: 0 (off) or a ratio >= 1, into *out when present. */
+static int want_ratio(vstate *v, const cfg_node *runner, const char *key, const char *valid,
+                      double *out) {
+  const cfg_node *x = get(runner, key);
+  if (!x)
+    return TSL_OK;
+  char name[64];
+  snprintf(name, sizeof name, "runner.%s", key);
+  int rc = want_double(v, x, name, 0, 0, valid, out);
+  if (!rc && *out > 0 && *out < 1)
+    rc = verr(v, TSL_EINVALID, x, "%s: out of range, got %s; valid: %s", name,
+              cfg_got(v->a, x), valid);
+  return rc;
+}
+
 static int v_runner(vstate *v, const cfg_node *root) {
   tsl_run_config *c = &v->c->pub;
   const cfg_node *n = get(root, "runner");
@@ -404,23 +419,13 @@ static int v_runner(vstate *v, const cfg_node *root) {
     return rc;
   if ((x = get(n, "check")) && (rc = want_bool(v, x, "runner.check", &c->check)))
     return rc;
-  const char *skip_valid =
-      "0 (time every candidate fully) or a ratio >= 1 to the best latency so far";
-  if ((x = get(n, "skip_slower")) &&
-      (rc = want_double(v, x, "runner.skip_slower", 0, 0, skip_valid, &c->skip_slower)))
+  if ((rc = want_ratio(v, n, "skip_slower",
+                       "0 (time every candidate fully) or a ratio >= 1 to the best latency so far",
+                       &c->skip_slower)))
     return rc;
-  if (x && c->skip_slower > 0 && c->skip_slower < 1)
-    return verr(v, TSL_EINVALID, x, "runner.skip_slower: out of range, got %s; valid: %s",
-                cfg_got(v->a, x), skip_valid);
-  const char *screen_valid =
-      "0 (no screening) or a ratio >= 1 to the best latency so far";
-  if ((x = get(n, "screen_slower")) &&
-      (rc = want_double(v, x, "runner.screen_slower", 0, 0, screen_valid, &c->screen_slower)))
-    return rc;
-  if (x && c->screen_slower > 0 && c->screen_slower < 1)
-    return verr(v, TSL_EINVALID, x, "runner.screen_slower: out of range, got %s; valid: %s",
-                cfg_got(v->a, x), screen_valid);
-  return TSL_OK;
+  return want_ratio(v, n, "screen_slower",
+                    "0 (no screening) or a ratio >= 1 to the best latency so far",
+                    &c->screen_slower);
 }
 
 static int v_builder(vstate *v, const cfg_node *root) {
