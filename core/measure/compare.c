@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* float32 outputs, the common case, in one pass without the generic element
- * reads (a 1024x1024 output: 2 ms instead of 29): 1 when every value is
+ * reads (a 1024x1024 output: 6 ms instead of 29): 1 when every value is
  * within the tolerance (the largest error in *max_err), 0 when one is not,
  * and then the generic loop below finds and describes it. */
 static int f32_all_close(const float *ref, const float *got, int64_t n, double tol,

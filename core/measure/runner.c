@@ -169,7 +169,6 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     fl.buf = calloc(fl.size, 1);
     flp = fl.buf ? &fl : NULL;
   }
-  rc = 0;
   double screen_s = j->screen_s > 0 ? j->screen_s : past_slow ? j->slow_s : 0;
   if (screen_s > 0 && r->check_s > screen_s) {
     /* one short repeat (a tenth of min_repeat_ms, at least one call) says

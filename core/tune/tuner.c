@@ -478,6 +478,12 @@ typedef struct run_state {
   void *user_data;
 } run_state;
 
+/* `ratio` times the best latency so far; 0 (no bound) without a best or a
+ * ratio. */
+static double ratio_of_best(const run_state *st, double ratio) {
+  return st->best_s > 0 && ratio > 0 ? st->best_s * ratio : 0;
+}
+
 static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
                      int *budget_full, uint32_t batch_no) {
   tsl_trace **traces = calloc(max, sizeof *traces);
@@ -610,15 +616,11 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
         tsl_diag md = {0};
         /* a candidate far slower than the best is timed by its checked
          * call alone */
-        tsl_measure_session_set_slow_bound(
-            tu->task.session,
-            st->best_s > 0 && tu->run.cfg->skip_slower > 0 ? st->best_s * tu->run.cfg->skip_slower
-                                                           : 0);
+        tsl_measure_session_set_slow_bound(tu->task.session,
+                                           ratio_of_best(st, tu->run.cfg->skip_slower));
         /* one nearer the best gets a short screening repeat first */
         tsl_measure_session_set_screen_bound(tu->task.session,
-                                             st->best_s > 0 && tu->run.cfg->screen_slower > 0
-                                                 ? st->best_s * tu->run.cfg->screen_slower
-                                                 : 0);
+                                             ratio_of_best(st, tu->run.cfg->screen_slower));
         double m0 = measure_now();
         int mrc;
         if (c->split.n_packed) {
