@@ -78,6 +78,7 @@ typedef struct measure_job {
   const char *prepack_symbol;
   double slow_s; /* > 0: skip the timing when the checked call took longer */
   double screen_s; /* > 0: screen a candidate whose checked call took longer */
+  int check_only;  /* the checked call alone (tsl_measure_session_set_check_only) */
 } measure_job;
 
 /* The symbol of a library loaded now; *handle (when asked) for dlclose. */
@@ -153,6 +154,13 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
   int past_slow = j->slow_s > 0 && r->check_s > j->slow_s;
   if (past_slow && r->check_s >= screen_len) { /* hopeless: its one call is its time */
     r->timing_skipped = 1;
+    r->median_s = r->times_s[0] = r->check_s;
+    r->n_times = r->number = 1;
+    r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
+    return;
+  }
+  if (j->check_only) { /* timed later, in a run of its own */
+    r->timing_skipped = 3;
     r->median_s = r->times_s[0] = r->check_s;
     r->n_times = r->number = 1;
     r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
@@ -385,7 +393,7 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
   }
   measure_device dev;
   measure_device_init(&dev, NULL, NULL); /* host memory */
-  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL, 0, 0};
+  measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL, 0, 0, 0};
   rc = measure_forked(&j, r, diag);
   measure_args_free(&a);
   return rc;
@@ -401,6 +409,7 @@ typedef struct session_req {
   measure_pack pack;
   double slow_s;
   double screen_s;
+  int check_only;
 } session_req;
 
 struct tsl_measure_session {
@@ -412,6 +421,7 @@ struct tsl_measure_session {
   measure_pworker worker;
   double slow_s; /* tsl_measure_session_set_slow_bound */
   double screen_s; /* tsl_measure_session_set_screen_bound */
+  int check_only;  /* tsl_measure_session_set_check_only */
 };
 
 /* In the worker: fresh inputs, the library loaded, measured, unloaded. */
@@ -434,7 +444,7 @@ static void session_body(void *user_data, const void *req, void *out) {
     r->status = TSL_RUN_BUILD_ERROR;
   } else {
     measure_job j = {s->lf, &s->args, fn, NULL, NULL, s->have_ref, &s->opts, &s->dev,
-                     &q->pack, prepack, NULL, q->slow_s, q->screen_s};
+                     &q->pack, prepack, NULL, q->slow_s, q->screen_s, q->check_only};
     measure_body(&j, r);
   }
   if (h)
@@ -502,6 +512,11 @@ void tsl_measure_session_set_screen_bound(tsl_measure_session *s, double seconds
     s->screen_s = seconds > 0 ? seconds : 0;
 }
 
+void tsl_measure_session_set_check_only(tsl_measure_session *s, int32_t on) {
+  if (s)
+    s->check_only = on != 0;
+}
+
 /* One candidate of a session, with its packed weights (pack NULL: none). */
 static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const char *so_path,
                        const char *symbol, tsl_packed_fn fn, const measure_pack *pack,
@@ -517,7 +532,7 @@ static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const
      * to the arguments stay in it */
     measure_job j = {lf && lf->source ? lf : s->lf, &s->args, fn, so_path, symbol,
                      s->have_ref, &s->opts, &s->dev, pack, NULL, prepack_symbol, s->slow_s,
-                     s->screen_s};
+                     s->screen_s, s->check_only};
     return measure_forked(&j, r, diag);
   }
   memset(&q, 0, sizeof q);
@@ -525,6 +540,7 @@ static int session_run(tsl_measure_session *s, const tsl_lowered_func *lf, const
   strcpy(q.symbol, symbol);
   q.slow_s = s->slow_s;
   q.screen_s = s->screen_s;
+  q.check_only = s->check_only;
   if (pack) {
     q.pack = *pack;
     strcpy(q.prepack_symbol, prepack_symbol);

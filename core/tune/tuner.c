@@ -429,6 +429,7 @@ typedef struct cand {
   tsl_lowered_module lm;
   measure_build_job *job;
   tsl_measured res;
+  tsl_run_result probe; /* its checked call alone, when the batch was probed */
 } cand;
 
 static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
@@ -478,10 +479,68 @@ typedef struct run_state {
   void *user_data;
 } run_state;
 
-/* `ratio` times the best latency so far; 0 (no bound) without a best or a
+/* `ratio` times the best latency `best`; 0 (no bound) without a best or a
  * ratio. */
-static double ratio_of_best(const run_state *st, double ratio) {
-  return st->best_s > 0 && ratio > 0 ? st->best_s * ratio : 0;
+static double ratio_of_best(double best, double ratio) {
+  return best > 0 && ratio > 0 ? best * ratio : 0;
+}
+
+/* A built candidate measured by the session, its bounds from `best` (the
+ * run's best latency, or the best probe's checked call). */
+static int measure_cand(tuner *tu, run_state *st, cand *c, const char *symbol, double best,
+                        tsl_run_result *r, tsl_diag *md) {
+  /* a candidate far slower than the best is timed by its checked call
+   * alone; one nearer the best gets a short screening repeat first */
+  tsl_measure_session_set_slow_bound(tu->task.session,
+                                     ratio_of_best(best, tu->run.cfg->skip_slower));
+  tsl_measure_session_set_screen_bound(tu->task.session,
+                                       ratio_of_best(best, tu->run.cfg->screen_slower));
+  double m0 = measure_now();
+  int mrc;
+  if (c->split.n_packed) {
+    char prepack[600];
+    snprintf(prepack, sizeof prepack, "%s_%s_packed", TUNE_PREFIX, c->split.prepack->name);
+    mrc = tsl_measure_session_run_prepacked(tu->task.session, &c->split, c->job->so_path, symbol,
+                                            prepack, r, md);
+  } else {
+    mrc = tsl_measure_session_run(tu->task.session, c->lf, c->job->so_path, symbol, NULL, r, md);
+  }
+  st->measure_s += measure_now() - m0;
+  return mrc;
+}
+
+/* The end of a candidate's measurement (`r`: its result, NULL when it was
+ * recorded already): the record, the run's counters and best, progress. */
+static void settle(tuner *tu, run_state *st, cand *c, const tsl_run_result *r, int mrc,
+                   const char *why, int last) {
+  if (r) {
+    st->stopped += !mrc && r->status == TSL_RUN_STOPPED;
+    st->timed_once += !mrc && r->timing_skipped == 1 && r->status != TSL_RUN_STOPPED;
+    st->screened += !mrc && r->timing_skipped == 2;
+    record(tu, c, r, mrc ? TSL_RUN_SETUP_ERROR : r->status, mrc ? why : r->error,
+           c->job->build_s);
+    unlink(c->job->so_path);
+  }
+  st->measured++;
+  st->done++;
+  if (c->res.status != TSL_RUN_OK && c->res.status != TSL_RUN_STOPPED)
+    st->errors++;
+  else if (c->res.status == TSL_RUN_OK && (st->best_s < 0 || c->res.latency_s < st->best_s))
+    st->best_s = c->res.latency_s;
+  if (st->progress) {
+    tsl_tune_progress p = {sizeof p, tu->task.func_name, tu->task.flops, st->done,
+                           tu->run.cfg->trials, st->measured, st->errors, st->best_s,
+                           measure_now() - st->t0, last};
+    st->progress(st->user_data, &p);
+  }
+}
+
+/* Probed candidates, fastest checked call first (ties: generation order). */
+static int by_probe(const void *a, const void *b) {
+  const cand *x = *(cand *const *)a, *y = *(cand *const *)b;
+  if (x->probe.check_s != y->probe.check_s)
+    return x->probe.check_s < y->probe.check_s ? -1 : 1;
+  return x < y ? -1 : x > y;
 }
 
 static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
@@ -598,63 +657,71 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   st->build_s += measure_now() - t0;
   char symbol[512];
   snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->task.func_name);
-  for (uint32_t i = 0; i < kept; i++) {
+  cand **order = calloc(kept ? kept : 1, sizeof *order);
+  if (!order)
+    rc = tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
+  uint32_t n_order = 0, left = kept;
+  /* A batch that starts without a best (the run's first) is probed first:
+   * every candidate's checked call alone, stopped past skip_slower times
+   * the fastest probe so far; then the rest are timed, fastest probe first,
+   * so the first candidates timed are not the slow ones that happened to
+   * come first (docs/decisions.md, "Probing the first batch"). */
+  int probe = order && tu->run.cfg->screen_slower > 0 && st->best_s < 0 && kept > 1;
+  double best_probe = -1;
+  tsl_measure_session_set_check_only(tu->task.session, probe);
+  for (uint32_t i = 0; order && i < kept; i++) {
     cand *c = &cs[i];
+    if (!probe || tu->run.db_rc || !c->job || !c->job->ok) {
+      order[n_order++] = c; /* settled in the loop below */
+      continue;
+    }
+    tsl_diag md = {0};
+    int mrc = measure_cand(tu, st, c, symbol, best_probe, &c->probe, &md);
+    if (!mrc && c->probe.status == TSL_RUN_OK && c->probe.timing_skipped == 3) {
+      order[n_order++] = c;
+      if (best_probe < 0 || c->probe.check_s < best_probe)
+        best_probe = c->probe.check_s;
+    } else { /* stopped, failed, or its checked call is its time */
+      settle(tu, st, c, &c->probe, mrc, md.text, --left == 0);
+    }
+  }
+  tsl_measure_session_set_check_only(tu->task.session, 0);
+  if (probe)
+    qsort(order, n_order, sizeof *order, by_probe);
+  /* the rule of the runner's slow bound for a checked call: past the
+   * bound and long enough to be trusted alone (a tenth of min_repeat_ms) */
+  double trusted_s = tu->run.cfg->runner.min_repeat_ms * 1e-4;
+  for (uint32_t k = 0; k < n_order; k++) {
+    cand *c = order[k];
+    int last = --left == 0;
     if (tu->run.db_rc) { /* the database failed: measure nothing more */
       tsl_diag ud = {0};
       tsl_db_unclaim(tu->run.db, tu->task.wid, tu->run.desc, c->key, &ud);
       if (c->job)
         unlink(c->job->so_path);
       c->res = (tsl_measured){sizeof c->res, c->trace, TSL_RUN_SETUP_ERROR, -1, 0};
+      settle(tu, st, c, NULL, 0, NULL, last);
       continue;
     }
-    if (c->job) {
-      if (!c->job->ok) {
+    if (!c->job || !c->job->ok) { /* recorded before the builds, or now */
+      if (c->job)
         record(tu, c, NULL, TSL_RUN_BUILD_ERROR, c->job->error, c->job->build_s);
-      } else {
-        tsl_run_result r;
-        tsl_diag md = {0};
-        /* a candidate far slower than the best is timed by its checked
-         * call alone */
-        tsl_measure_session_set_slow_bound(tu->task.session,
-                                           ratio_of_best(st, tu->run.cfg->skip_slower));
-        /* one nearer the best gets a short screening repeat first */
-        tsl_measure_session_set_screen_bound(tu->task.session,
-                                             ratio_of_best(st, tu->run.cfg->screen_slower));
-        double m0 = measure_now();
-        int mrc;
-        if (c->split.n_packed) {
-          char prepack[600];
-          snprintf(prepack, sizeof prepack, "%s_%s_packed", TUNE_PREFIX,
-                   c->split.prepack->name);
-          mrc = tsl_measure_session_run_prepacked(tu->task.session, &c->split,
-                                                  c->job->so_path, symbol, prepack, &r, &md);
-        } else {
-          mrc = tsl_measure_session_run(tu->task.session, c->lf, c->job->so_path, symbol,
-                                        NULL, &r, &md);
-        }
-        st->measure_s += measure_now() - m0;
-        st->stopped += !mrc && r.status == TSL_RUN_STOPPED;
-        st->timed_once += !mrc && r.timing_skipped == 1 && r.status != TSL_RUN_STOPPED;
-        st->screened += !mrc && r.timing_skipped == 2;
-        record(tu, c, &r, mrc ? TSL_RUN_SETUP_ERROR : r.status,
-               mrc ? md.text : r.error, c->job->build_s);
-        unlink(c->job->so_path);
-      }
+      settle(tu, st, c, NULL, 0, NULL, last);
+      continue;
     }
-    st->measured++;
-    st->done++;
-    if (c->res.status != TSL_RUN_OK && c->res.status != TSL_RUN_STOPPED)
-      st->errors++;
-    else if (c->res.status == TSL_RUN_OK && (st->best_s < 0 || c->res.latency_s < st->best_s))
-      st->best_s = c->res.latency_s;
-    if (st->progress) {
-      tsl_tune_progress p = {sizeof p, tu->task.func_name, tu->task.flops, st->done,
-                             tu->run.cfg->trials, st->measured, st->errors, st->best_s,
-                             measure_now() - st->t0, i + 1 == kept};
-      st->progress(st->user_data, &p);
+    double slow_s = ratio_of_best(st->best_s, tu->run.cfg->skip_slower);
+    if (c->probe.timing_skipped == 3 && slow_s > 0 && c->probe.check_s > slow_s &&
+        c->probe.check_s >= trusted_s) { /* its probe is its time */
+      c->probe.timing_skipped = 1;
+      settle(tu, st, c, &c->probe, 0, NULL, last);
+      continue;
     }
+    tsl_run_result r;
+    tsl_diag md = {0};
+    int mrc = measure_cand(tu, st, c, symbol, st->best_s, &r, &md);
+    settle(tu, st, c, &r, mrc, md.text, last);
   }
+  free(order);
   tsl_measured *res = calloc(kept ? kept : 1, sizeof *res);
   tsl_candidate *views = calloc(kept ? kept : 1, sizeof *views);
   if (res && views) {

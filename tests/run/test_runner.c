@@ -657,6 +657,62 @@ static void test_screening(const tsl_func *f) {
   tsl_measure_session_free(s);
 }
 
+/* Probing: the checked call alone (compared, not timed); the slow bound
+ * still applies, and a call past it long enough to be its own time says
+ * so (timing_skipped 1: no later run needed). */
+static void test_probing(const tsl_func *f) {
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_run_opts o;
+  tsl_run_opts_default(&o);
+  o.timeout_s = 5;
+  o.number = 3;
+  o.repeat = 3;
+  o.min_repeat_ms = 100;
+  tsl_measure_session *s = NULL;
+  tsl_diag d = {0};
+  if (!ok(tsl_measure_session_new(&lf, &ref, &o, &s, &d) == TSL_OK, "probing: session")) {
+    tap_diag("%s", d.text);
+    return;
+  }
+  tsl_run_result r;
+  tsl_measure_session_set_check_only(s, 1);
+  double t0 = now();
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
+  double took = now() - t0;
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.timing_skipped == 3 &&
+         r.n_times == 1 && r.number == 1 && r.median_s == r.check_s &&
+         r.times_s[0] == r.check_s && took < 0.15,
+     "check only: the checked call's time, compared, nothing timed (%.3f s; the full timing "
+     "takes 0.3 s)",
+     took);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_wrong, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH && r.check == TSL_CHECK_MISMATCH && r.timing_skipped == 3,
+     "  ... a wrong result is a mismatch");
+  tsl_measure_session_set_slow_bound(s, 1e-12);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_slow_first, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 1 && r.check_s >= 0.03,
+     "  ... past the slow bound with a call of a tenth of min_repeat_ms or more: its time, "
+     "final (timing_skipped 1)");
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 3 && r.check_s < 0.01,
+     "  ... past it with a shorter call: checked only, to be timed later");
+  tsl_measure_session_set_slow_bound(s, 0);
+#ifdef RUN_TESTLIB
+  tsl_measure_session_run(s, &lf, RUN_TESTLIB, "testlib_mm_packed", NULL, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK && r.timing_skipped == 3 &&
+         r.n_times == 1,
+     "  ... a library's candidate in the persistent worker the same");
+#else
+  tap_skip("no test library", "probing in the persistent worker");
+#endif
+  tsl_measure_session_set_check_only(s, 0);
+  tsl_measure_session_run(s, &lf, NULL, NULL, mm_ok, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.timing_skipped == 0 && r.n_times == 3,
+     "probing off: timed fully again");
+  tsl_measure_session_free(s);
+}
+
 /* Weights packed ahead of the calls: the prepack function runs once on the
  * session's weights, main is checked and timed on the packed buffer. */
 static const char mm_bt_src[] =
@@ -919,6 +975,7 @@ int main(void) {
   test_library(mm);
   test_session_worker(mm);
   test_screening(mm);
+  test_probing(mm);
   test_prepacked(arena, mm);
   test_device(mm);
   tsl_arena_free(arena);

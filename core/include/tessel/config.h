@@ -98,7 +98,10 @@ typedef struct tsl_run_config {
   /* runner.screen_slower (appended in 0.3): a candidate whose checked call
    * and then one short screening repeat read longer than this many times
    * the best latency so far keeps the screening's time instead of the full
-   * timing (tsl_measure_session_set_screen_bound); 0: off. Default 1.5. */
+   * timing (tsl_measure_session_set_screen_bound); with it on, a batch
+   * that starts without a best is probed first (checked calls alone, then
+   * the timings, fastest probe first: tsl_measure_session_set_check_only);
+   * 0: off. Default 1.5. */
   double screen_slower;
 } tsl_run_config;
 

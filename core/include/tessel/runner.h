@@ -95,7 +95,10 @@ typedef struct tsl_run_result {
                               2 (since 0.3): slower than its screening
                               bound, so median_s is one short repeat's
                               time per call, `number` calls
-                              (tsl_measure_session_set_screen_bound) */
+                              (tsl_measure_session_set_screen_bound);
+                              3 (since 0.3): checked only, median_s is
+                              the checked call's time, to be timed in a
+                              later run (tsl_measure_session_set_check_only) */
 } tsl_run_result;
 
 /* Where reference outputs come from. */
@@ -182,6 +185,17 @@ TSL_API void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double s
  * (tsl_measure_session_set_slow_bound), to library and in-process
  * candidates alike. <= 0: off (a new session's). */
 TSL_API void tsl_measure_session_set_screen_bound(tsl_measure_session *s, double seconds);
+/* Probing (since 0.3): on (nonzero), the session's runs make the checked
+ * call and compare its outputs, and time nothing more: status OK or
+ * MISMATCH, median_s and times_s[0] the checked call's time, n_times and
+ * number 1, timing_skipped 3; the slow bound applies as in a full run (a
+ * call stopped there is STOPPED, one past it and long enough to be its own
+ * time has timing_skipped 1: no later run needed). The tuner probes the
+ * candidates of a batch that starts without a best this way, then times
+ * the ones worth it, fastest probe first, with the run's bounds: the
+ * first candidates measured no longer get the full timing for lack of a
+ * best to compare with. Off (0) by default. */
+TSL_API void tsl_measure_session_set_check_only(tsl_measure_session *s, int32_t on);
 /* Measure one candidate: `fn` in-process code, or `symbol` in the shared
  * library `so_path`; as tsl_run_packed / tsl_run_library otherwise. `lf` is
  * the candidate's lowered function (NULL: the session's). */
