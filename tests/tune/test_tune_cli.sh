@@ -238,8 +238,8 @@ sys.exit(0 if ($2) else 1)"; }
 sed -e "s|repeat: 1|repeat: 3|" -e "s|db/t.db|db6/skip.db|" -e "s|trials: 6|trials: 12|" \
   "$tmp/run.yaml" > "$tmp/skip.yaml"
 check "skip_slower 1: exits 0" test "$(status "$exe" tune "$tmp/skip.yaml" --set runner.skip_slower=1)" = 0
-check "  ... the first timed fully, some slower ones by their checked call alone" \
-  times skip "len(ns) == 12 and ns[0] == 3 and ns.count(1) >= 1 and set(ns) <= {1, 3}"
+check "  ... some timed fully (the first with no best to compare), some slower ones by their checked call alone" \
+  times skip "len(ns) == 12 and ns.count(3) >= 1 and ns.count(1) >= 1 and set(ns) <= {1, 3}"
 check "skip_slower 0 and screen_slower 0: every candidate timed fully" bash -c "
   '$exe' tune '$tmp/skip.yaml' --set runner.skip_slower=0 --set runner.screen_slower=0 \
     --set database=$tmp/db6/full.db >/dev/null 2>&1"
