@@ -16,21 +16,70 @@
 #include <llvm-c/DebugInfo.h>
 #include <string.h>
 
+#include "tessel/visit.h"
+
 #define TLL_STACK_MAX 65536
 
-/* A distinct loop ID !{self, !{"name"}, ...}; `flag` adds i1 true to each
- * property. */
-static LLVMMetadataRef loop_md(tll_cg *cg, const char *prop, int flag) {
+/* A distinct loop ID !{self, property...}: each property !{"name"}, or
+ * !{"name", i1 value} with a value of 0 or 1 (-1: none). */
+static LLVMMetadataRef loop_id(tll_cg *cg, uint32_t n, const char *const *names,
+                               const int *values) {
   LLVMMetadataRef tmp = LLVMTemporaryMDNode(cg->ctx, NULL, 0);
-  LLVMMetadataRef pops[2];
-  pops[0] = LLVMMDStringInContext2(cg->ctx, prop, strlen(prop));
-  pops[1] = LLVMValueAsMetadata(LLVMConstInt(cg->t_i1, 1, 0));
-  LLVMMetadataRef ops[2];
-  ops[0] = tmp;
-  ops[1] = LLVMMDNodeInContext2(cg->ctx, pops, flag ? 2 : 1);
-  LLVMMetadataRef node = LLVMMDNodeInContext2(cg->ctx, ops, 2);
+  LLVMMetadataRef ops[3] = {tmp};
+  for (uint32_t k = 0; k < n && k < 2; k++) {
+    LLVMMetadataRef pops[2];
+    pops[0] = LLVMMDStringInContext2(cg->ctx, names[k], strlen(names[k]));
+    pops[1] = LLVMValueAsMetadata(LLVMConstInt(cg->t_i1, values[k] > 0, 0));
+    ops[k + 1] = LLVMMDNodeInContext2(cg->ctx, pops, values[k] >= 0 ? 2 : 1);
+  }
+  LLVMMetadataRef node = LLVMMDNodeInContext2(cg->ctx, ops, n < 2 ? n + 1 : 3);
   LLVMMetadataReplaceAllUsesWith(tmp, node);
   return node;
+}
+
+/* A loop ID with one property; `flag` adds i1 true. */
+static LLVMMetadataRef loop_md(tll_cg *cg, const char *prop, int flag) {
+  int value = flag ? 1 : -1;
+  return loop_id(cg, 1, &prop, &value);
+}
+
+/* LLVM's loop vectorizer checks the loads and stores of a loop against each
+ * other (LoopAccessAnalysis, quadratic in their number): a loop around an
+ * explicitly unrolled body of hundreds of them took most of its candidate's
+ * build. A serial loop with no loop inside and at least this many loads and
+ * stores is not offered to it (README.md, "Compile time"). */
+#define TLL_LV_MAX_ACCESSES 1024
+
+typedef struct access_count {
+  int64_t n;
+  int has_loop;
+} access_count;
+
+static int count_load(const tsl_expr *e, void *user_data) {
+  ((access_count *)user_data)->n += e->kind == TSL_EXPR_LOAD;
+  return 0;
+}
+
+static int count_stmt(const tsl_stmt *s, void *user_data) {
+  access_count *c = user_data;
+  if (s->kind == TSL_STMT_FOR) {
+    c->has_loop = 1;
+    return 1; /* not an innermost loop: the count does not matter */
+  }
+  c->n += s->kind == TSL_STMT_STORE;
+  return 0;
+}
+
+static int count_expr(const tsl_expr *e, const tsl_stmt *owner, void *user_data) {
+  (void)owner;
+  return tsl_expr_visit(e, count_load, user_data);
+}
+
+static int too_many_accesses(const tsl_stmt *body) {
+  access_count c = {0, 0};
+  tsl_stmt_visitor v = {count_stmt, NULL, count_expr, NULL, &c};
+  tsl_stmt_visit(body, &v);
+  return !c.has_loop && c.n >= TLL_LV_MAX_ACCESSES;
 }
 
 int tll_emit_loop(tll_cg *cg, const tsl_var *var, LLVMValueRef lo,
@@ -99,7 +148,11 @@ static int for_loop(tll_cg *cg, const tsl_stmt *s) {
     md = loop_md(cg, "llvm.loop.unroll.full", 0);
   else if (kind == TSL_FOR_VECTORIZED)
     md = loop_md(cg, "llvm.loop.vectorize.enable", 1);
-  else if (!cg->opts->llvm_unroll)
+  else if (too_many_accesses(s->u.loop.body)) {
+    const char *names[2] = {"llvm.loop.vectorize.enable", "llvm.loop.unroll.disable"};
+    int values[2] = {0, -1};
+    md = loop_id(cg, cg->opts->llvm_unroll ? 1 : 2, names, values);
+  } else if (!cg->opts->llvm_unroll)
     /* the schedule left it rolled */
     md = loop_md(cg, "llvm.loop.unroll.disable", 0);
   return tll_emit_loop(cg, v, lo, hi, md, body_stmt, s->u.loop.body);
