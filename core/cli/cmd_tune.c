@@ -168,6 +168,7 @@ static void print_json(const tsl_tune_result *r) {
   json_object_set_new(o, "timed_once", json_integer(r->timed_once));
   json_object_set_new(o, "stopped", json_integer(r->stopped));
   json_object_set_new(o, "screened", json_integer(r->screened));
+  json_object_set_new(o, "probed", json_integer(r->probed));
   json_object_set_new(o, "total_s", json_real(r->total_s));
   json_object_set_new(o, "stop", json_string(r->stop_reason ? "exhausted" : "budget"));
   json_t *c = json_object();
@@ -200,9 +201,11 @@ static void print_text(const tsl_tune_result *r) {
   printf("time: %.2f s (search %.2f s of which setup and the best program %.2f s, "
          "builds %.2f s, measurements %.2f s; slower than runner.skip_slower times the "
          "best: %lld stopped there, %lld timed by their checked call alone; slower than "
-         "runner.screen_slower times the best: %lld timed by a screening repeat)\n",
+         "runner.screen_slower times the best: %lld timed by a screening repeat; %lld probed "
+         "by their checked call first, no best known yet)\n",
          r->total_s, r->search_s, r->fixed_s, r->build_s, r->measure_s,
-         (long long)r->stopped, (long long)r->timed_once, (long long)r->screened);
+         (long long)r->stopped, (long long)r->timed_once, (long long)r->screened,
+         (long long)r->probed);
   const tsl_cand_service_stats *c = &r->cands;
   printf("candidates: %lld prepared, %lld from the cache, %lld replays (%.2f s), "
          "postprocessing %.2f s, %lld feature extractions (%.2f s); mutation %.2f s, "

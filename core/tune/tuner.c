@@ -60,6 +60,7 @@ typedef struct tune_task {
   tsl_map taken;           /* interned keys this run took for measurement */
   const tsl_lowered_func *ref_lf;
   tsl_kernel *ref_kernel;
+  tsl_schedule *ref_sch; /* the compiled reference's loop order (reference.c) */
   tsl_measure_session *session;
 } tune_task;
 
@@ -334,7 +335,13 @@ static int open_session(tuner *tu) {
     if (small) {
       ref.interp_func = tu->task.func;
     } else {
+      /* the same outputs, loops ordered for speed; as written when that
+       * cannot be lowered */
       const tsl_lowered_func *one[1] = {tu->task.ref_lf};
+      if (!tune_reference_schedule(tu->run.ctx, tu->task.mod, tu->task.func_name, tu->task.func,
+                                   &tu->task.ref_sch, &d) &&
+          tsl_lower_func(tu->run.arena, tsl_schedule_func(tu->task.ref_sch), NULL, &one[0], &d))
+        one[0] = tu->task.ref_lf;
       tsl_lowered_module lm = {sizeof lm, 1, one};
       if ((rc = tu->run.tvt->build(tu->run.target, &lm, &tu->task.ref_kernel, NULL, &d)))
         return tsl_diag_set(tu->run.diag, rc, "building the reference: %s", d.text);
@@ -396,6 +403,7 @@ static void teardown(tuner *tu) {
     tsl_measure_session_free(tu->task.session);
   if (tu->task.ref_kernel)
     tu->run.tvt->kernel_free(tu->task.ref_kernel);
+  tsl_schedule_free(tu->task.ref_sch);
   if (tu->task.strategy)
     tu->task.svt->destroy(tu->task.strategy);
   if (tu->run.cost)
@@ -430,17 +438,21 @@ typedef struct cand {
   measure_build_job *job;
   tsl_measured res;
   tsl_run_result probe; /* its checked call alone, when the batch was probed */
+  int deferred;         /* a probed batch's: its record is written at the end
+                           (1), and its outcome is known (2) */
+  tsl_run_result final; /* that outcome (status and error included) */
 } cand;
 
-static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
-                   const char *error, double build_s) {
+/* The database record of a candidate's outcome (`r` NULL: a failure
+ * before any run), and c->res from it; written unless `write` is 0 (a
+ * probed batch writes its records at its end: write_record). */
+static void make_record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
+                        const char *error, double build_s, int write) {
   tsl_db_record rec;
   memset(&rec, 0, sizeof rec);
   rec.struct_size = sizeof rec;
   rec.workload_id = tu->task.wid;
   rec.target = tu->run.desc;
-  char *json = tsl_trace_to_json(c->trace);
-  rec.trace_json = json ? json : "{}";
   rec.decisions = c->key;
   rec.status = status;
   rec.error = error && *error ? error : NULL;
@@ -456,11 +468,16 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
   rec.build_s = build_s;
   rec.version = TSL_VERSION_STRING;
   rec.timestamp = (int64_t)time(NULL);
-  tsl_diag d = {0};
-  int rc = tsl_db_add(tu->run.db, &rec, &d);
-  if (rc && !tu->run.db_rc) {
-    tu->run.db_rc = rc;
-    located(tu, "database", rc, d.text);
+  char *json = NULL;
+  if (write) {
+    json = tsl_trace_to_json(c->trace);
+    rec.trace_json = json ? json : "{}";
+    tsl_diag d = {0};
+    int rc = tsl_db_add(tu->run.db, &rec, &d);
+    if (rc && !tu->run.db_rc) {
+      tu->run.db_rc = rc;
+      located(tu, "database", rc, d.text);
+    }
   }
   free(json);
   c->res.struct_size = sizeof c->res;
@@ -471,10 +488,15 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
       rec.latency_s > 0 && tu->task.flops > 0 ? tu->task.flops / rec.latency_s * 1e-9 : 0;
 }
 
+static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
+                   const char *error, double build_s) {
+  make_record(tu, c, r, status, error, build_s, 1);
+}
+
 typedef struct run_state {
   int64_t measured, errors, done;
   double best_s, t0, build_s, measure_s;
-  int64_t timed_once, stopped, screened;
+  int64_t timed_once, stopped, screened, probed;
   tsl_tune_progress_fn progress;
   void *user_data;
 } run_state;
@@ -517,8 +539,15 @@ static void settle(tuner *tu, run_state *st, cand *c, const tsl_run_result *r, i
     st->stopped += !mrc && r->status == TSL_RUN_STOPPED;
     st->timed_once += !mrc && r->timing_skipped == 1 && r->status != TSL_RUN_STOPPED;
     st->screened += !mrc && r->timing_skipped == 2;
-    record(tu, c, r, mrc ? TSL_RUN_SETUP_ERROR : r->status, mrc ? why : r->error,
-           c->job->build_s);
+    int32_t status = mrc ? TSL_RUN_SETUP_ERROR : r->status;
+    const char *error = mrc ? why : r->error;
+    if (c->deferred) { /* written at the batch's end, in the order generated */
+      c->final = *r;
+      c->final.status = status;
+      snprintf(c->final.error, sizeof c->final.error, "%s", error ? error : "");
+      c->deferred = 2;
+    }
+    make_record(tu, c, r, status, error, c->job->build_s, !c->deferred);
     unlink(c->job->so_path);
   }
   st->measured++;
@@ -675,6 +704,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       order[n_order++] = c; /* settled in the loop below */
       continue;
     }
+    c->deferred = 1;
+    st->probed++;
     tsl_diag md = {0};
     int mrc = measure_cand(tu, st, c, symbol, best_probe, &c->probe, &md);
     if (!mrc && c->probe.status == TSL_RUN_OK && c->probe.timing_skipped == 3) {
@@ -722,6 +753,13 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     settle(tu, st, c, &r, mrc, md.text, last);
   }
   free(order);
+  /* a probed batch's records, in the order its candidates were generated:
+   * the first N records of a run are its first N candidates, as in a run
+   * of N trials */
+  for (uint32_t i = 0; i < kept; i++)
+    if (cs[i].deferred == 2 && !tu->run.db_rc)
+      make_record(tu, &cs[i], &cs[i].final, cs[i].final.status, cs[i].final.error,
+                  cs[i].job->build_s, 1);
   tsl_measured *res = calloc(kept ? kept : 1, sizeof *res);
   tsl_candidate *views = calloc(kept ? kept : 1, sizeof *views);
   if (res && views) {
@@ -949,6 +987,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->measure_s = st.measure_s;
   out->timed_once = st.timed_once;
   out->screened = st.screened;
+  out->probed = st.probed;
   out->stopped = st.stopped;
   out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;

@@ -27,6 +27,13 @@ typedef struct tune_timed_mutator {
 } tune_timed_mutator;
 extern const tsl_trace_mutator_vtable tune_timed_mutator_vt;
 
+/* reference.c: a schedule of `func` (in `mod`) for the compiled reference:
+ * in each loop nest whose innermost loop is a reduction, the last spatial
+ * loop moved innermost (the outputs are the same; the reorder primitive
+ * refusing leaves a nest as written). The caller frees *out. */
+int tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod, const char *func_name,
+                            const tsl_func *func, tsl_schedule **out, tsl_diag *diag);
+
 /* tuner_files.c: remove a run's build folder (its files, then itself);
  * remove the run-PID folders under `builds` whose process is gone; check
  * that the export path's folder exists (made if missing) and is writable. */

@@ -250,8 +250,8 @@ check "  ... three times in each record" times full "len(ns) == 12 and set(ns) =
 check "screen_slower 1 (skip_slower 0): exits 0" bash -c "
   '$exe' tune '$tmp/skip.yaml' --set runner.skip_slower=0 --set runner.screen_slower=1 \
     --set database=$tmp/db6/screen.db --json > '$tmp/out' 2>/dev/null"
-check "  ... the first timed fully, some slower ones by their screening repeat" \
-  times screen "len(ns) == 12 and ns[0] == 3 and ns.count(1) >= 1 and set(ns) <= {1, 3}"
+check "  ... some timed fully (the fastest of the first batch), some slower ones by their screening repeat" \
+  times screen "len(ns) == 12 and ns.count(3) >= 1 and ns.count(1) >= 1 and set(ns) <= {1, 3}"
 screened=$(python3 -c "import json; print(json.loads(open('$tmp/out').read().strip().splitlines()[-1])['screened'])" 2>/dev/null || echo -1)
 check "  ... counted as screened in the result ($screened)" times screen "ns.count(1) == $screened"
 check "  ... none stopped or timed by the checked call alone" json "d['stopped'] == 0 and d['timed_once'] == 0"

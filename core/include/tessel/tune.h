@@ -85,6 +85,9 @@ typedef struct tsl_tune_result {
   /* Candidates slower than runner.screen_slower times the best so far by
    * their screening repeat, which gave their time (appended in 0.3). */
   int64_t screened;
+  /* Candidates probed by their checked call before the timings (a batch
+   * that started without a best; appended in 0.3). */
+  int64_t probed;
 } tsl_tune_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).
