@@ -381,11 +381,11 @@ static void print_overhead(const run *r) {
   printf("    %lld trials (%lld failed) in %.1f s: search %.1f s = %.0f ms per candidate, "
          "%.1f%% of the wall time (builds %.1f s, measurements %.1f s: %lld candidates "
          "stopped at runner.skip_slower times the best, %lld timed by their checked call "
-         "alone, %lld by a screening repeat; setup and best %.1f s)\n",
+         "alone, %lld by a screening repeat, %lld probed first; setup and best %.1f s)\n",
          (long long)r->r.trials, (long long)r->r.errors, r->wall, search, search / t * 1e3,
          100 * search / (r->wall > 0 ? r->wall : 1), r->r.build_s, r->r.measure_s,
          (long long)r->r.stopped, (long long)r->r.timed_once, (long long)r->r.screened,
-         r->r.fixed_s);
+         (long long)r->r.probed, r->r.fixed_s);
   const tsl_cand_service_stats *c = &r->r.cands;
   double parts = c->replay_s + c->postproc_s + c->feature_s + r->r.mutate_s + r->r.predict_s +
                  r->r.train_s + r->r.lower_s;
