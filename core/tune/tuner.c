@@ -445,7 +445,7 @@ typedef struct cand {
 
 /* The database record of a candidate's outcome (`r` NULL: a failure
  * before any run), and c->res from it; written unless `write` is 0 (a
- * probed batch writes its records at its end: write_record). */
+ * probed batch's records are written at its end, in run_batch). */
 static void make_record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
                         const char *error, double build_s, int write) {
   tsl_db_record rec;
@@ -532,7 +532,8 @@ static int measure_cand(tuner *tu, run_state *st, cand *c, const char *symbol, d
 }
 
 /* The end of a candidate's measurement (`r`: its result, NULL when it was
- * recorded already): the record, the run's counters and best, progress. */
+ * recorded already): the record (kept for the batch's end when deferred),
+ * the run's counters and best, progress. */
 static void settle(tuner *tu, run_state *st, cand *c, const tsl_run_result *r, int mrc,
                    const char *why, int last) {
   if (r) {
