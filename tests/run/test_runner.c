@@ -575,11 +575,11 @@ static void test_session_worker(const tsl_func *f) {
 #endif
 }
 
-/* The screening bound: a candidate whose checked call and one short
- * repeat (a tenth of min_repeat_ms) are both slower than the bound keeps
- * that repeat's time; one whose short repeat is within it is timed fully. */
-static void test_screening(const tsl_func *f) {
-  tsl_lowered_func lf = hand_lowered(f);
+/* A session over `lf` (which must outlive it) with the interpreter's
+ * reference, 3 repeats of 3 calls and min_repeat_ms 100; NULL (reported)
+ * when it cannot be made. */
+static tsl_measure_session *session_100ms(const tsl_func *f, const tsl_lowered_func *lf,
+                                          const char *what) {
   tsl_reference ref = {sizeof ref, f, NULL};
   tsl_run_opts o;
   tsl_run_opts_default(&o);
@@ -589,10 +589,22 @@ static void test_screening(const tsl_func *f) {
   o.min_repeat_ms = 100;
   tsl_measure_session *s = NULL;
   tsl_diag d = {0};
-  if (!ok(tsl_measure_session_new(&lf, &ref, &o, &s, &d) == TSL_OK, "screening: session")) {
+  if (!ok(tsl_measure_session_new(lf, &ref, &o, &s, &d) == TSL_OK, "%s: session", what)) {
     tap_diag("%s", d.text);
-    return;
+    return NULL;
   }
+  return s;
+}
+
+/* The screening bound: a candidate whose checked call and one short
+ * repeat (a tenth of min_repeat_ms) are both slower than the bound keeps
+ * that repeat's time; one whose short repeat is within it is timed fully. */
+static void test_screening(const tsl_func *f) {
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_diag d = {0};
+  tsl_measure_session *s = session_100ms(f, &lf, "screening");
+  if (!s)
+    return;
   tsl_run_result r;
   tsl_measure_session_set_screen_bound(s, 1e-12);
   double t0 = now();
@@ -662,19 +674,10 @@ static void test_screening(const tsl_func *f) {
  * so (timing_skipped 1: no later run needed). */
 static void test_probing(const tsl_func *f) {
   tsl_lowered_func lf = hand_lowered(f);
-  tsl_reference ref = {sizeof ref, f, NULL};
-  tsl_run_opts o;
-  tsl_run_opts_default(&o);
-  o.timeout_s = 5;
-  o.number = 3;
-  o.repeat = 3;
-  o.min_repeat_ms = 100;
-  tsl_measure_session *s = NULL;
   tsl_diag d = {0};
-  if (!ok(tsl_measure_session_new(&lf, &ref, &o, &s, &d) == TSL_OK, "probing: session")) {
-    tap_diag("%s", d.text);
+  tsl_measure_session *s = session_100ms(f, &lf, "probing");
+  if (!s)
     return;
-  }
   tsl_run_result r;
   tsl_measure_session_set_check_only(s, 1);
   double t0 = now();
