@@ -170,6 +170,7 @@ typedef struct measure_pworker {
   pid_t pid; /* 0: not running */
   int req_fd, res_fd;
   int64_t forks; /* workers started so far */
+  pid_t stopped; /* a worker killed past its stop bound, not reaped yet (0: none) */
 } measure_pworker;
 
 /* Workers a measurement session forked so far (runner.c; for tests). */

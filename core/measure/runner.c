@@ -484,7 +484,7 @@ int tsl_measure_session_new_on(const tsl_lowered_func *lf, const tsl_reference *
     return rc;
   }
   s->worker = (measure_pworker){session_body, s, sizeof(session_req), sizeof(tsl_run_result),
-                             0, -1, -1, 0};
+                             0, -1, -1, 0, 0};
   /* forked now, before the caller starts threads (a cost model's) whose
    * state a later fork would inherit half-way */
   measure_pworker_start(&s->worker);
