@@ -6,6 +6,7 @@
 #ifndef TESSEL_MEASURE_H
 #define TESSEL_MEASURE_H
 
+#include "tessel/runner.h"
 #include "tessel/target.h"
 
 /* At most this many build workers. */
@@ -30,5 +31,11 @@ void measure_build_batch(const tsl_target_vtable *vt, tsl_target *t, const char 
 
 /* CLOCK_MONOTONIC seconds. */
 double measure_now(void);
+
+/* A checked call past the slow bound is the candidate's time when it lasted
+ * at least this long: the screening repeat's length, a tenth of
+ * min_repeat_ms (a shorter cold first call of a microseconds kernel is often
+ * several times its steady time, so it is screened instead). */
+double measure_trusted_call_s(const tsl_run_opts *o);
 
 #endif

@@ -117,6 +117,17 @@ static tsl_packed_fn library_symbol(void *h, const char *path, const char *symbo
   return fn;
 }
 
+double measure_trusted_call_s(const tsl_run_opts *o) { return o->min_repeat_ms * 1e-4; }
+
+/* The checked call's time as the result (`skipped`: timing_skipped 1, its
+ * time is final; 3, checked only). */
+static void checked_call_result(tsl_run_result *r, int32_t skipped) {
+  r->timing_skipped = skipped;
+  r->median_s = r->times_s[0] = r->check_s;
+  r->n_times = r->number = 1;
+  r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
+}
+
 /* The checked call and the timed ones of `fn` on `slots` (the device's
  * arguments, packed weights in place), the inputs on the device. */
 static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
@@ -147,23 +158,13 @@ static void measure_calls(measure_job *j, tsl_packed_fn fn, void *const *slots,
     measure_compare(j->args, j->lf->source, r);
   else
     r->check = TSL_CHECK_SKIPPED;
-  /* A tenth of a full repeat: the screening repeat's length. A checked
-   * call shorter than that (a cold first call of a microseconds kernel is
-   * often several times its steady time) is not trusted alone. */
-  double screen_len = j->opts->min_repeat_ms * 1e-4;
   int past_slow = j->slow_s > 0 && r->check_s > j->slow_s;
-  if (past_slow && r->check_s >= screen_len) { /* hopeless: its one call is its time */
-    r->timing_skipped = 1;
-    r->median_s = r->times_s[0] = r->check_s;
-    r->n_times = r->number = 1;
-    r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
+  if (past_slow && r->check_s >= measure_trusted_call_s(j->opts)) {
+    checked_call_result(r, 1); /* hopeless: its one call is its time */
     return;
   }
-  if (j->check_only) { /* timed later, in a run of its own */
-    r->timing_skipped = 3;
-    r->median_s = r->times_s[0] = r->check_s;
-    r->n_times = r->number = 1;
-    r->status = r->check == TSL_CHECK_MISMATCH ? TSL_RUN_MISMATCH : TSL_RUN_OK;
+  if (j->check_only) {
+    checked_call_result(r, 3); /* timed later, in a run of its own */
     return;
   }
   /* Fresh inputs for the timing, in case the function writes in place. */

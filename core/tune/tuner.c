@@ -720,9 +720,8 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   tsl_measure_session_set_check_only(tu->task.session, 0);
   if (probe)
     qsort(order, n_order, sizeof *order, by_probe);
-  /* the rule of the runner's slow bound for a checked call: past the
-   * bound and long enough to be trusted alone (a tenth of min_repeat_ms) */
-  double trusted_s = tu->run.cfg->runner.min_repeat_ms * 1e-4;
+  /* the runner's rule for a checked call past the slow bound */
+  double trusted_s = measure_trusted_call_s(&tu->run.cfg->runner);
   for (uint32_t k = 0; k < n_order; k++) {
     cand *c = order[k];
     int last = --left == 0;
