@@ -91,16 +91,23 @@ int measure_pworker_start(measure_pworker *w) {
   return 0;
 }
 
+/* The worker let go (killed first when asked), its pipes closed; its pid,
+ * to be reaped. */
+static pid_t drop_worker(measure_pworker *w, int kill_it) {
+  pid_t pid = w->pid;
+  if (kill_it)
+    kill(pid, SIGKILL);
+  close(w->req_fd);
+  close(w->res_fd);
+  w->pid = 0;
+  return pid;
+}
+
 /* The worker ended (or is killed past its deadline): reaped, its pipes
  * closed, the way it ended in *o. */
 static void end_worker(measure_pworker *w, int killed, double timeout_s, measure_outcome *o) {
-  if (killed)
-    kill(w->pid, SIGKILL);
-  close(w->req_fd);
-  close(w->res_fd);
   int status = 0;
-  measure_reap(w->pid, &status);
-  w->pid = 0;
+  measure_reap(drop_worker(w, killed), &status);
   measure_outcome_end(o, status, killed, timeout_s, 0);
 }
 
@@ -168,11 +175,7 @@ void measure_pworker_run(measure_pworker *w, double timeout_s, double stop_s, co
                   (marks == 1 && measure_read_deadline(w->res_fd, out, w->out_size, deadline, 0, &got));
   if (marks == -2) {
     reap_stopped(w, 1);
-    kill(w->pid, SIGKILL);
-    close(w->req_fd);
-    close(w->res_fd);
-    w->stopped = w->pid;
-    w->pid = 0;
+    w->stopped = drop_worker(w, 1);
     o->kind = MEASURE_WORKER_STOPPED;
     o->wall_s = stopped_after;
     snprintf(o->message, sizeof o->message,
