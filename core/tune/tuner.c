@@ -438,9 +438,9 @@ typedef struct cand {
   measure_build_job *job;
   tsl_measured res;
   tsl_run_result probe; /* its checked call alone, when the batch was probed */
-  int deferred;         /* a probed batch's: its record is written at the end
-                           (1), and its outcome is known (2) */
-  tsl_run_result final; /* that outcome (status and error included) */
+  tsl_run_result final; /* a probed batch's outcome (status and error
+                           included; struct_size 0: none), recorded at the
+                           batch's end */
 } cand;
 
 /* The database record of a candidate's outcome (`r` NULL: a failure
@@ -497,6 +497,7 @@ typedef struct run_state {
   int64_t measured, errors, done;
   double best_s, t0, build_s, measure_s;
   int64_t timed_once, stopped, screened, probed;
+  int defer_records; /* a probed batch: records written at its end */
   tsl_tune_progress_fn progress;
   void *user_data;
 } run_state;
@@ -542,13 +543,13 @@ static void settle(tuner *tu, run_state *st, cand *c, const tsl_run_result *r, i
     st->screened += !mrc && r->timing_skipped == 2;
     int32_t status = mrc ? TSL_RUN_SETUP_ERROR : r->status;
     const char *error = mrc ? why : r->error;
-    if (c->deferred) { /* written at the batch's end, in the order generated */
+    if (st->defer_records) { /* written at the batch's end, in the order generated */
       c->final = *r;
+      c->final.struct_size = sizeof c->final;
       c->final.status = status;
       snprintf(c->final.error, sizeof c->final.error, "%s", error ? error : "");
-      c->deferred = 2;
     }
-    make_record(tu, c, r, status, error, c->job->build_s, !c->deferred);
+    make_record(tu, c, r, status, error, c->job->build_s, !st->defer_records);
     unlink(c->job->so_path);
   }
   st->measured++;
@@ -578,10 +579,12 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   tsl_trace **traces = calloc(max, sizeof *traces);
   cand *cs = calloc(max, sizeof *cs);
   measure_build_job *jobs = calloc(max, sizeof *jobs);
-  if (!traces || !cs || !jobs) {
+  cand **order = calloc(max, sizeof *order); /* the measurement order */
+  if (!traces || !cs || !jobs || !order) {
     free(traces);
     free(cs);
     free(jobs);
+    free(order);
     return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   }
   uint32_t n = 0;
@@ -591,6 +594,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     free(traces);
     free(cs);
     free(jobs);
+    free(order);
     return tsl_diag_set(tu->run.diag, rc, "strategy: %s", d.text);
   }
   if (n > max) /* a misbehaving strategy: keep the budget */
@@ -687,25 +691,22 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   st->build_s += measure_now() - t0;
   char symbol[512];
   snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->task.func_name);
-  cand **order = calloc(kept ? kept : 1, sizeof *order);
-  if (!order)
-    rc = tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   uint32_t n_order = 0, left = kept;
   /* A batch that starts without a best (the run's first) is probed first:
    * every candidate's checked call alone, stopped past skip_slower times
    * the fastest probe so far; then the rest are timed, fastest probe first,
    * so the first candidates timed are not the slow ones that happened to
    * come first (docs/decisions.md, "Probing the first batch"). */
-  int probe = order && tu->run.cfg->screen_slower > 0 && st->best_s < 0 && kept > 1;
+  int probe = tu->run.cfg->screen_slower > 0 && st->best_s < 0 && kept > 1;
   double best_probe = -1;
   tsl_measure_session_set_check_only(tu->task.session, probe);
-  for (uint32_t i = 0; order && i < kept; i++) {
+  st->defer_records = probe;
+  for (uint32_t i = 0; i < kept; i++) {
     cand *c = &cs[i];
     if (!probe || tu->run.db_rc || !c->job || !c->job->ok) {
       order[n_order++] = c; /* settled in the loop below */
       continue;
     }
-    c->deferred = 1;
     st->probed++;
     tsl_diag md = {0};
     int mrc = measure_cand(tu, st, c, symbol, best_probe, &c->probe, &md);
@@ -752,12 +753,12 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     int mrc = measure_cand(tu, st, c, symbol, st->best_s, &r, &md);
     settle(tu, st, c, &r, mrc, md.text, last);
   }
-  free(order);
+  st->defer_records = 0;
   /* a probed batch's records, in the order its candidates were generated:
    * the first N records of a run are its first N candidates, as in a run
    * of N trials */
   for (uint32_t i = 0; i < kept; i++)
-    if (cs[i].deferred == 2 && !tu->run.db_rc)
+    if (cs[i].final.struct_size && !tu->run.db_rc)
       make_record(tu, &cs[i], &cs[i].final, cs[i].final.status, cs[i].final.error,
                   cs[i].job->build_s, 1);
   tsl_measured *res = calloc(kept ? kept : 1, sizeof *res);
@@ -796,6 +797,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
   free(traces);
   free(cs);
   free(jobs);
+  free(order);
   return rc ? rc : tu->run.db_rc;
 }
 
