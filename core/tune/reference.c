@@ -11,34 +11,10 @@
  */
 #include "tuner_internal.h"
 
-#include <stdlib.h>
-
 #include "tessel/rules.h"
 #include "tessel/visit.h"
 
 enum { REF_MAX_LOOPS = 64 };
-
-typedef struct block_names {
-  const char **v;
-  uint32_t n, cap;
-} block_names;
-
-static int collect_block(const tsl_block *b, const tsl_stmt *realize, void *user_data) {
-  (void)realize;
-  block_names *bn = user_data;
-  if (!b->name || !*b->name)
-    return 0;
-  if (bn->n == bn->cap) {
-    uint32_t cap = bn->cap ? 2 * bn->cap : 16;
-    const char **v = realloc(bn->v, cap * sizeof *v);
-    if (!v)
-      return 1;
-    bn->v = v;
-    bn->cap = cap;
-  }
-  bn->v[bn->n++] = b->name;
-  return 0;
-}
 
 /* Every load and store of the block that indexes by `v` does so in its
  * last index only: moved innermost, `v` walks contiguous elements (for a
@@ -120,6 +96,15 @@ static void spatial_innermost(tsl_schedule *sch, const char *name) {
   tsl_sch_call(sch, "reorder", k, order, NULL, NULL, &d); /* refused: unchanged */
 }
 
+/* Each block of the function as written (the schedule rewrites its own
+ * copy, so the walk is not disturbed). */
+static int reorder_block(const tsl_block *b, const tsl_stmt *realize, void *user_data) {
+  (void)realize;
+  if (b->name && *b->name)
+    spatial_innermost(user_data, b->name);
+  return 0;
+}
+
 int tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod, const char *func_name,
                             const tsl_func *func, tsl_schedule **out, tsl_diag *diag) {
   *out = NULL;
@@ -128,16 +113,8 @@ int tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod, const char *fun
   int rc = tsl_schedule_new(ctx, mod, &o, &sch, diag);
   if (rc)
     return rc;
-  block_names bn = {NULL, 0, 0};
-  tsl_stmt_visitor v = {NULL, collect_block, NULL, NULL, &bn};
-  if (tsl_stmt_visit(func->body, &v)) {
-    free(bn.v);
-    tsl_schedule_free(sch);
-    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
-  }
-  for (uint32_t i = 0; i < bn.n; i++)
-    spatial_innermost(sch, bn.v[i]);
-  free(bn.v);
+  tsl_stmt_visitor v = {NULL, reorder_block, NULL, NULL, sch};
+  tsl_stmt_visit(func->body, &v);
   *out = sch;
   return TSL_OK;
 }
