@@ -33,9 +33,15 @@ static int tm_load(tsl_cost_model *w, const char *path, tsl_diag *diag) {
   return t->vt->load(t->m, path, diag);
 }
 
+static int32_t tm_ranks(const tsl_cost_model *w) {
+  const tune_timed_model *t = (const tune_timed_model *)w;
+  return tsl_cost_model_ranks(t->vt, t->m);
+}
+
 /* create / destroy stay the plugin's: the tuner owns the instance */
 const tsl_cost_model_vtable tune_timed_model_vt = {
-    sizeof(tsl_cost_model_vtable), NULL, NULL, tm_update, tm_predict, tm_save, tm_load};
+    sizeof(tsl_cost_model_vtable), NULL, NULL, tm_update, tm_predict, tm_save, tm_load,
+    tm_ranks};
 
 static int tmu_apply(tsl_trace_mutator *w, const tsl_module *mod, const tsl_trace *trace,
                      uint64_t *rand_state, tsl_trace **out, tsl_diag *diag) {

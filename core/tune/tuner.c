@@ -775,7 +775,9 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
       }
     }
     tsl_diag ud = {0};
-    if (kept && tu->run.cost && tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, kept, views, res,
+    /* the model learns for the next batch: none after the run's last */
+    int more = st->done < tu->run.cfg->trials;
+    if (kept && more && tu->run.cost && tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, kept, views, res,
                                          &ud))
       fprintf(stderr, "tessel tune: warning: cost model update: %s\n", ud.text);
     tsl_diag nd = {0};

@@ -163,6 +163,12 @@ static int rcm_load(tsl_cost_model *m, const char *path, tsl_diag *diag) {
   return rc;
 }
 
+/* random scores rank nothing */
+static int32_t rcm_ranks(const tsl_cost_model *m) {
+  (void)m;
+  return 0;
+}
+
 const tsl_cost_model_vtable rcm_vtable = {
     .struct_size = sizeof(tsl_cost_model_vtable),
     .create = rcm_create,
@@ -171,4 +177,5 @@ const tsl_cost_model_vtable rcm_vtable = {
     .predict = rcm_predict,
     .save = rcm_save,
     .load = rcm_load,
+    .ranks = rcm_ranks,
 };

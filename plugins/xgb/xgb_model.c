@@ -305,6 +305,11 @@ static int xgb_predict(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands
   return rc;
 }
 
+/* until warmed up, predict's scores are uniform noise */
+static int32_t xgb_ranks(const tsl_cost_model *m) {
+  return m->data_size >= m->num_warmup_samples && m->booster;
+}
+
 const tsl_cost_model_vtable xgb_vtable = {
     .struct_size = sizeof(tsl_cost_model_vtable),
     .create = xgb_create,
@@ -313,4 +318,5 @@ const tsl_cost_model_vtable xgb_vtable = {
     .predict = xgb_predict,
     .save = xgb_save,
     .load = xgb_load,
+    .ranks = xgb_ranks,
 };

@@ -17,6 +17,10 @@
  *   3. the batch: (1 - eps_greedy) from the heap, best first, the rest
  *      from the fresh samples in random order, none proposed or measured
  *      before.
+ * A round with nothing measured to start from and a cost model whose
+ * scores are noise (search.h: `ranks`; a fresh run's first batch) skips
+ * 1's population and 2: its batch is that many fresh samples not seen
+ * before, which is what the picks would be.
  * A member is replayed and postprocessed (the space's postprocessors) to
  * be scored; the trace returned is the one before postprocessing, which
  * the core postprocesses again. Without a cost model every member scores
@@ -336,6 +340,48 @@ static int sample_init(tsl_strategy *s, uint32_t num, population *out, tsl_diag 
   return TSL_OK;
 }
 
+/* A blind round's samples (no measured member, a model that cannot rank:
+ * the picks are fresh samples whatever the evolution does): rounds of
+ * `want` fresh samples until `want` valid ones not seen before, or
+ * max_fail_count rounds added none. */
+static int sample_blind(tsl_strategy *s, uint32_t want, population *out, tsl_diag *diag) {
+  const tsl_search_space *sp = s->space;
+  tsl_map taken; /* keys of `out` */
+  tsl_map_init(&taken, NULL);
+  int rc = TSL_OK;
+  for (int64_t fails = 0; !rc && out->n < want && fails < s->max_fail_count;) {
+    uint32_t before = out->n;
+    for (uint32_t i = 0; !rc && i < want && out->n < want; i++) {
+      const tsl_trace *design = sp->space[tsl_rand_next(&s->rng) % sp->n_space];
+      member m = {0};
+      int prc = prepare(s, design, 1, &m);
+      if (prc > 0)
+        continue;
+      const char *key = prc ? NULL : tsl_cand_key(m.c);
+      if (!prc && (known(s, &m) || tsl_map_get(&taken, key))) {
+        member_free(&m);
+        continue;
+      }
+      if (prc < 0 || pop_push(out, &m)) {
+        member_free(&m);
+        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      } else {
+        tsl_map_put(&taken, key, (void *)1);
+      }
+    }
+    fails += out->n == before;
+  }
+  tsl_map_free(&taken);
+  return rc;
+}
+
+/* Whether the run's cost model ranks candidates (search.h: `ranks`); no
+ * model scores every member 1, which ranks nothing. */
+static int model_ranks(const tsl_search_space *sp) {
+  return sp->cost_vtable && sp->cost_model &&
+         tsl_cost_model_ranks(sp->cost_vtable, sp->cost_model);
+}
+
 /* Scores of the population (TVM's PredictNormalizedScore: negative ones
  * become 0), on the service's views (features extracted once per
  * candidate). */
@@ -612,9 +658,15 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
   s->score_arena = tsl_arena_new(s->space->ctx);
   best_heap bests = {0};
   int rc = pick_measured(s, (uint32_t)(pop_n * s->init_measured_ratio), &measured, diag);
+  /* Nothing measured to evolve from and scores that are noise: TVM would
+   * evolve the fresh samples and pick by those scores, which amounts to
+   * picking fresh samples at random; they are drawn directly (a fresh
+   * run's first batch; docs/decisions.md). */
+  int blind = !rc && !measured.n && !model_ranks(s->space);
   if (!rc)
-    rc = sample_init(s, pop_n > measured.n ? pop_n - measured.n : 1, &fresh, diag);
-  if (!rc && (int64_t)fresh.n < s->init_min_unmeasured) {
+    rc = blind ? sample_blind(s, want, &fresh, diag)
+               : sample_init(s, pop_n > measured.n ? pop_n - measured.n : 1, &fresh, diag);
+  if (!rc && (blind ? !fresh.n : (int64_t)fresh.n < s->init_min_unmeasured)) {
     s->exhausted = 1; /* TVM: "cannot sample enough initial population" */
     goto done;
   }
@@ -636,7 +688,7 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
     rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
   for (uint32_t k = 0; order && k < n_keep; k++)
     tsl_cand_keep(fresh.m[order[k]].c);
-  if (!rc)
+  if (!rc && !blind)
     rc = evolve(s, &pop, want, &bests, diag);
   if (!rc)
     rc = pick(s, &fresh, order, &bests, want, out, n_out, diag);

@@ -71,6 +71,7 @@ static void test_scores(void) {
   predict(b, 4, sb);
   predict(b, 6, sb + 4);
   ok(equal_scores(sa, sb, 10), "the stream does not depend on batch sizes");
+  ok(vt->ranks && vt->ranks(a) == 0, "random scores rank nothing (ranks 0)");
   vt->destroy(a);
   vt->destroy(a2);
   vt->destroy(b);

@@ -4,7 +4,9 @@
  * space the default llvm rules derive for a 32x32 matmul: options and
  * their errors, candidates (distinct, never measured, before
  * postprocessing, replayable), determinism, a cost model steering the
- * search, the database's best seeding the population, exhaustion.
+ * search, a first round drawn without the evolution while the model's
+ * scores are noise, the database's best seeding the population,
+ * exhaustion.
  */
 #include "search_common.h"
 
@@ -70,6 +72,7 @@ struct tsl_cost_model {
   uint32_t calls, cands, no_module;
   char **look_for; /* keys to find among the first call's candidates */
   uint32_t n_look_for, found;
+  int noise; /* `ranks` says 0: the scores carry nothing yet */
 };
 
 /* The product of the last factors of the trace's sample_perfect_tile
@@ -108,8 +111,10 @@ static int tm_predict(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
   return TSL_OK;
 }
 
-static const tsl_cost_model_vtable tiles_model = {.struct_size = sizeof tiles_model,
-                                                  .predict = tm_predict};
+static int32_t tm_ranks(const tsl_cost_model *m) { return !m->noise; }
+
+static const tsl_cost_model_vtable tiles_model = {
+    .struct_size = sizeof tiles_model, .predict = tm_predict, .ranks = tm_ranks};
 
 /* ---- the space ------------------------------------------------------------------- */
 
@@ -386,6 +391,63 @@ static void test_cost_model_guides(void) {
      guided, blind);
 }
 
+/* A model whose scores are noise (`ranks` 0) and nothing measured: the
+ * round's batch is drawn from fresh samples, nothing evolved or scored;
+ * with a measured record to start from, or a model that ranks, the round
+ * evolves (the model scores genetic_num_iters + 1 populations). */
+static void test_blind_first_round(void) {
+  struct tsl_cost_model noise = {.noise = 1}, ranks = {0};
+  uint32_t n = 0, n_ranks = 0;
+  double blind = batch_score(&noise, &n), guided = batch_score(&ranks, &n_ranks);
+  is_int(noise.calls, 0, "a model of noise and nothing measured: the model is never asked");
+  ok(n == 8, "  ... and the batch is 8 candidates (got %u)", n);
+  ok(blind < guided / 4,
+     "  ... drawn as the samples come (mean innermost product %.1f; ranked: %.1f)", blind,
+     guided);
+  is_int(ranks.calls, 4, "a model that ranks scores the population 4 times");
+  /* noise again, but a measured record seeds the population: evolve */
+  core c = {0};
+  tsl_strategy *first = create_small(0);
+  tsl_search_space sp = make_space(&c, NULL, 1, 1, 31);
+  tsl_diag d = {0};
+  vt->pre_tuning(first, &sp, &d);
+  tsl_trace *rec[1];
+  char *rkeys[1];
+  uint32_t nr = generate(first, 1, rec, rkeys);
+  vt->destroy(first);
+  tsl_replay_opts ro = {sizeof ro, 0, 0, "main", NULL};
+  tsl_schedule *sch = NULL;
+  if (nr == 1 && tsl_trace_replay(ctx, rec[0], mod, &ro, &sch, &d) == TSL_OK &&
+      tsl_space_apply_postprocs(sch, n_pps, pps, &d) == TSL_OK)
+    c.top[c.n_top++] = tsl_trace_copy(tsl_schedule_trace(sch));
+  tsl_schedule_free(sch);
+  for (uint32_t i = 0; i < nr; i++)
+    measure(&c, rec[i]);
+  struct tsl_cost_model noise2 = {.noise = 1};
+  tsl_strategy *s = create_small(0);
+  tsl_search_space sp2 = make_space(&c, &noise2, 8, 8, 32);
+  vt->pre_tuning(s, &sp2, &d);
+  tsl_trace *out[8];
+  char *keys[8];
+  uint32_t n2 = generate(s, 8, out, keys);
+  ok(c.n_top == 1 && n2 == 8 && noise2.calls == 4,
+     "noise with a measured record: the round evolves (%u calls, %u candidates)", noise2.calls,
+     n2);
+  for (uint32_t i = 0; i < n2; i++) {
+    tsl_trace_free(out[i]);
+    free(keys[i]);
+  }
+  for (uint32_t i = 0; i < nr; i++) {
+    tsl_trace_free(rec[i]);
+    free(rkeys[i]);
+  }
+  for (uint32_t i = 0; i < c.n_top; i++)
+    tsl_trace_free(c.top[i]);
+  for (uint32_t i = 0; i < c.n_measured; i++)
+    free(c.measured[i]);
+  vt->destroy(s);
+}
+
 /* A resumed run: the database's fastest records join the population and,
  * measured, are never proposed again; their neighbours are. */
 static void test_seeded_from_database(void) {
@@ -417,7 +479,7 @@ static void test_seeded_from_database(void) {
                  {"eps_greedy", "0"}, {"genetic_mutate_prob", "1"}};
   tsl_strategy *s = NULL;
   vt->create(NULL, 6, kv, &s, &d);
-  struct tsl_cost_model seeded = {0, 0, 0, bkeys, nb, 0};
+  struct tsl_cost_model seeded = {0, 0, 0, bkeys, nb, 0, 0};
   tsl_search_space sp2 = make_space(&c, &seeded, 8, 8, 22);
   vt->pre_tuning(s, &sp2, &d);
   tsl_trace *out[8];
@@ -500,6 +562,7 @@ int main(void) {
   test_options();
   test_candidates();
   test_cost_model_guides();
+  test_blind_first_round();
   test_seeded_from_database();
   test_exhausted();
   for (uint32_t i = 0; i < n_sketches; i++)

@@ -185,6 +185,7 @@ static void test_warmup(void) {
   for (int i = 0; i < 8; i++)
     in_range &= sa[i] >= 0 && sa[i] < 1;
   ok(in_range, "  ... still random after 30 samples");
+  ok(vt->ranks && !vt->ranks(a), "  ... and says it does not rank yet (ranks 0)");
   vt->destroy(a);
   vt->destroy(b);
 }
@@ -193,8 +194,10 @@ static void test_learns(void) {
   tsl_kv kv[] = {{"num_warmup_samples", "50"}};
   tsl_cost_model *m = create(1, kv);
   tsl_diag d = {0};
+  ok(!vt->ranks(m), "an untrained model does not rank (ranks 0)");
   ok(vt->update(m, N_TRAIN, cands, res, &d) == TSL_OK, "update with %d measured candidates",
      N_TRAIN);
+  ok(vt->ranks(m), "  ... past its 50 warm-up samples it ranks (ranks 1)");
   double s[N_CANDS - N_TRAIN];
   ok(vt->predict(m, N_CANDS - N_TRAIN, cands + N_TRAIN, s, &d) == TSL_OK,
      "predict the %d held out", N_CANDS - N_TRAIN);

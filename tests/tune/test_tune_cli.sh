@@ -225,6 +225,11 @@ check "a resume: the model learns the database's 8 records first" bash -c "
   '$exe' tune '$tmp/xgb.yaml' --set strategy.trials=12 --json > '$tmp/out' 2>'$tmp/err' &&
   grep -q 'the cost model learned the database.s 8 records first' '$tmp/err'"
 check "  ... 4 more measured, none failed" json "d['trials'] == 4 and d['errors'] == 0"
+check "a run of one batch with the xgb model (before its warm-up, nothing measured)" \
+  bash -c "'$exe' tune '$tmp/xgb.yaml' --set strategy.trials=4 --set database=$tmp/db/xgb1.db --json > '$tmp/out' 2>'$tmp/err'"
+check "  ... draws its batch from fresh samples: no evolution, no prediction, no mutation" \
+  json "d['trials'] == 4 and d['candidates']['prepared'] < 16 and d['candidates']['predict_s'] == 0 and d['candidates']['mutate_s'] == 0"
+check "  ... and trains nothing after it (no batch left to rank)" json "d['candidates']['train_s'] == 0"
 # runner.skip_slower: a candidate whose checked call is slower than that
 # ratio to the best so far keeps its one call as its time (1 time in the
 # record instead of the 3 repeats; a call past 50 ms would be stopped there:

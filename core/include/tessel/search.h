@@ -28,6 +28,7 @@
 #ifndef TESSEL_SEARCH_H
 #define TESSEL_SEARCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tessel/base.h"
@@ -171,7 +172,24 @@ struct tsl_cost_model_vtable {
   /* Persist / restore the model (a file the model defines). */
   int (*save)(tsl_cost_model *m, const char *path, tsl_diag *diag);
   int (*load)(tsl_cost_model *m, const char *path, tsl_diag *diag);
+  /* ---- appended in 0.3: check struct_size before reading on ---- */
+  /* 1 when predict ranks candidates by what the model learned, 0 while its
+   * scores carry no information (an untrained model's uniform noise, as
+   * TVM's XGBModel before its warm-up samples; the random model). A
+   * strategy may then skip ranking altogether: the evolutionary strategy
+   * draws a fresh run's first batch from fresh samples directly, which is
+   * what evolving them under noise amounts to. NULL: the model ranks. */
+  int32_t (*ranks)(const tsl_cost_model *m);
 };
+
+/* `ranks` of model `m` of vtable `vt`, 1 when the vtable predates it or
+ * leaves it NULL. */
+static inline int32_t tsl_cost_model_ranks(const tsl_cost_model_vtable *vt,
+                                           const tsl_cost_model *m) {
+  if (vt->struct_size < offsetof(tsl_cost_model_vtable, ranks) + sizeof vt->ranks || !vt->ranks)
+    return 1;
+  return vt->ranks(m) != 0;
+}
 
 /* The identity of a candidate: the decisions of `t` as canonical JSON
  * (instruction index, decision) followed by '@' and 16 hex digits of a
