@@ -11,24 +11,24 @@
 #include <stdio.h>
 #include <string.h>
 
-/* float32 outputs, the common case, in one pass without the generic element
- * reads (a 1024x1024 output: 6 ms instead of 29): 1 when every value is
- * within the tolerance (the largest error in *max_err), 0 when one is not,
- * and then the generic loop below finds and describes it. */
+/* float32 outputs, the common case, in one branch-free pass without the
+ * generic element reads (a 1024x1024 output: 3 ms instead of 29; with
+ * branches 6): 1 when every value is within the tolerance (the largest
+ * error in *max_err), 0 when one is not, and then the generic loop below
+ * finds and describes it. A NaN against a NaN passes (err is NaN, no
+ * comparison holds), a NaN against a number does not. */
 static int f32_all_close(const float *ref, const float *got, int64_t n, double tol,
                          double *max_err) {
   double worst = *max_err;
-  int all_close = 1;
+  int bad = 0;
   for (int64_t k = 0; k < n; k++) {
-    double u = ref[k], v = got[k], err = fabs(u - v);
-    if (isnan(u) != isnan(v) || (!isnan(u) && err > tol * fmax(1.0, fabs(u))))
-      all_close = 0;
-    else if (err > worst) /* false for NaN */
-      worst = err;
+    double u = ref[k], v = got[k], err = fabs(u - v), au = fabs(u);
+    bad |= (err > tol * (au > 1.0 ? au : 1.0)) | ((u != u) != (v != v));
+    worst = err > worst ? err : worst; /* a NaN err leaves it */
   }
-  if (all_close)
+  if (!bad)
     *max_err = worst;
-  return all_close;
+  return !bad;
 }
 
 void measure_compare(const measure_args *a, const tsl_func *src, tsl_run_result *r) {
