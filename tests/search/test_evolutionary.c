@@ -391,6 +391,44 @@ static void test_cost_model_guides(void) {
      guided, blind);
 }
 
+/* `n` measured records for core `c`: candidates of a throwaway search
+ * (seed `seed`, guided by `model` when not NULL), postprocessed as the
+ * database keeps them, in c->top, and measured; their traces and keys in
+ * rec[] and keys[]. */
+static uint32_t seed_records(core *c, struct tsl_cost_model *model, uint32_t n, uint64_t seed,
+                             tsl_trace **rec, char **keys) {
+  tsl_strategy *first = create_small(0);
+  tsl_search_space sp = make_space(c, model, n, n, seed);
+  tsl_diag d = {0};
+  vt->pre_tuning(first, &sp, &d);
+  uint32_t nr = generate(first, n, rec, keys);
+  vt->destroy(first);
+  for (uint32_t i = 0; i < nr; i++) {
+    tsl_replay_opts ro = {sizeof ro, 0, 0, "main", NULL};
+    tsl_schedule *sch = NULL;
+    if (tsl_trace_replay(ctx, rec[i], mod, &ro, &sch, &d) == TSL_OK &&
+        tsl_space_apply_postprocs(sch, n_pps, pps, &d) == TSL_OK)
+      c->top[c->n_top++] = tsl_trace_copy(tsl_schedule_trace(sch));
+    tsl_schedule_free(sch);
+    measure(c, rec[i]);
+  }
+  return nr;
+}
+
+static void free_traces(tsl_trace **t, char **keys, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    tsl_trace_free(t[i]);
+    free(keys[i]);
+  }
+}
+
+static void core_free(core *c) {
+  for (uint32_t i = 0; i < c->n_top; i++)
+    tsl_trace_free(c->top[i]);
+  for (uint32_t i = 0; i < c->n_measured; i++)
+    free(c->measured[i]);
+}
+
 /* A model whose scores are noise (`ranks` 0) and nothing measured: the
  * round's batch is drawn from fresh samples, nothing evolved or scored;
  * with a measured record to start from, or a model that ranks, the round
@@ -407,44 +445,23 @@ static void test_blind_first_round(void) {
   is_int(ranks.calls, 4, "a model that ranks scores the population 4 times");
   /* noise again, but a measured record seeds the population: evolve */
   core c = {0};
-  tsl_strategy *first = create_small(0);
-  tsl_search_space sp = make_space(&c, NULL, 1, 1, 31);
-  tsl_diag d = {0};
-  vt->pre_tuning(first, &sp, &d);
   tsl_trace *rec[1];
   char *rkeys[1];
-  uint32_t nr = generate(first, 1, rec, rkeys);
-  vt->destroy(first);
-  tsl_replay_opts ro = {sizeof ro, 0, 0, "main", NULL};
-  tsl_schedule *sch = NULL;
-  if (nr == 1 && tsl_trace_replay(ctx, rec[0], mod, &ro, &sch, &d) == TSL_OK &&
-      tsl_space_apply_postprocs(sch, n_pps, pps, &d) == TSL_OK)
-    c.top[c.n_top++] = tsl_trace_copy(tsl_schedule_trace(sch));
-  tsl_schedule_free(sch);
-  for (uint32_t i = 0; i < nr; i++)
-    measure(&c, rec[i]);
+  uint32_t nr = seed_records(&c, NULL, 1, 31, rec, rkeys);
   struct tsl_cost_model noise2 = {.noise = 1};
   tsl_strategy *s = create_small(0);
-  tsl_search_space sp2 = make_space(&c, &noise2, 8, 8, 32);
-  vt->pre_tuning(s, &sp2, &d);
+  tsl_search_space sp = make_space(&c, &noise2, 8, 8, 32);
+  tsl_diag d = {0};
+  vt->pre_tuning(s, &sp, &d);
   tsl_trace *out[8];
   char *keys[8];
   uint32_t n2 = generate(s, 8, out, keys);
   ok(c.n_top == 1 && n2 == 8 && noise2.calls == 4,
      "noise with a measured record: the round evolves (%u calls, %u candidates)", noise2.calls,
      n2);
-  for (uint32_t i = 0; i < n2; i++) {
-    tsl_trace_free(out[i]);
-    free(keys[i]);
-  }
-  for (uint32_t i = 0; i < nr; i++) {
-    tsl_trace_free(rec[i]);
-    free(rkeys[i]);
-  }
-  for (uint32_t i = 0; i < c.n_top; i++)
-    tsl_trace_free(c.top[i]);
-  for (uint32_t i = 0; i < c.n_measured; i++)
-    free(c.measured[i]);
+  free_traces(out, keys, n2);
+  free_traces(rec, rkeys, nr);
+  core_free(&c);
   vt->destroy(s);
 }
 
@@ -454,23 +471,9 @@ static void test_seeded_from_database(void) {
   core c = {0};
   struct tsl_cost_model model = {0};
   /* the "measured" records: postprocessed traces of two good candidates */
-  tsl_strategy *first = create_small(0);
-  tsl_search_space sp = make_space(&c, &model, 2, 2, 21);
-  tsl_diag d = {0};
-  vt->pre_tuning(first, &sp, &d);
   tsl_trace *best[2];
   char *bkeys[2];
-  uint32_t nb = generate(first, 2, best, bkeys);
-  vt->destroy(first);
-  for (uint32_t i = 0; i < nb; i++) {
-    tsl_replay_opts ro = {sizeof ro, 0, 0, "main", NULL};
-    tsl_schedule *sch = NULL;
-    if (tsl_trace_replay(ctx, best[i], mod, &ro, &sch, &d) == TSL_OK &&
-        tsl_space_apply_postprocs(sch, n_pps, pps, &d) == TSL_OK)
-      c.top[c.n_top++] = tsl_trace_copy(tsl_schedule_trace(sch));
-    tsl_schedule_free(sch);
-    measure(&c, best[i]);
-  }
+  uint32_t nb = seed_records(&c, &model, 2, 21, best, bkeys);
   is_int(c.n_top, 2, "two measured records (postprocessed, as the database keeps them)");
   /* no fresh samples survive: only the measured records can seed the
    * population, through mutation */
@@ -478,6 +481,7 @@ static void test_seeded_from_database(void) {
                  {"genetic_num_iters", "2"}, {"init_measured_ratio", "0.5"},
                  {"eps_greedy", "0"}, {"genetic_mutate_prob", "1"}};
   tsl_strategy *s = NULL;
+  tsl_diag d = {0};
   vt->create(NULL, 6, kv, &s, &d);
   struct tsl_cost_model seeded = {0, 0, 0, bkeys, nb, 0, 0};
   tsl_search_space sp2 = make_space(&c, &seeded, 8, 8, 22);
@@ -492,18 +496,9 @@ static void test_seeded_from_database(void) {
   is_int(seeded.found, 2, "a resumed run's first population holds the two measured records");
   ok(n == 8 && fresh, "  ... and proposes 8 new candidates, not the measured ones");
   is_int(c.top_k, 12, "  ... after asking for population 24 x 0.5 = 12 records");
-  for (uint32_t i = 0; i < n; i++) {
-    tsl_trace_free(out[i]);
-    free(keys[i]);
-  }
-  for (uint32_t i = 0; i < nb; i++) {
-    tsl_trace_free(best[i]);
-    free(bkeys[i]);
-  }
-  for (uint32_t i = 0; i < c.n_top; i++)
-    tsl_trace_free(c.top[i]);
-  for (uint32_t i = 0; i < c.n_measured; i++)
-    free(c.measured[i]);
+  free_traces(out, keys, n);
+  free_traces(best, bkeys, nb);
+  core_free(&c);
   vt->destroy(s);
 }
 
