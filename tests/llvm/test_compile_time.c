@@ -12,6 +12,10 @@
  * unrolled kernels"), 4.4-8 s with LLVM's default on this 2-core Zen 3.
  * And the optimizer on one whose innermost j tile is 1: its loops around
  * 512 and 1024 loads and stores are kept from LLVM's loop vectorizer.
+ * Those two are asserted as ratios to the unrolled candidate's own O3 time,
+ * taken in the same process: a loaded CI machine, or ASan's allocator under
+ * LLVM's mallocs (every stage about 2x), slows both sides alike, where an
+ * absolute bound of 2.5 s failed once at 2.56 s under the sanitizers.
  */
 #include "llvm_util.h"
 
@@ -106,8 +110,12 @@ static const tsl_lowered_func *lower_1024(tsl_ctx *ctx, tsl_arena *a, const char
   return lf;
 }
 
-/* One build of the 512-step unrolled candidate: the backend's CPU time. */
-static void unrolled_backend(tsl_target *t, tsl_ctx *ctx) {
+/* One build of the 512-step unrolled candidate: its backend's time against
+ * its O3's (about 2x with the plugin's scheduling region, 16-18x with
+ * LLVM's default: backend 7.8-8.7 s against O3 0.49 s). Returns the O3
+ * time, or -1. */
+static double unrolled_backend(tsl_target *t, tsl_ctx *ctx) {
+  double o3 = -1;
   tsl_arena *a = tsl_arena_new(ctx);
   tsl_diag d = {0};
   tsl_schedule *sch = NULL;
@@ -126,22 +134,26 @@ static void unrolled_backend(tsl_target *t, tsl_ctx *ctx) {
       tap_diag("%s", d.text);
     tap_diag("unrolled 512: codegen %.3f s, O3 %.2f s, backend (JIT) %.2f s; CPU time %.2f s",
              st.codegen_s, st.optimize_s, st.jit_s, cpu);
-    ok(rc == TSL_OK && st.jit_s < 2.5,
-       "  ... its backend takes under 2.5 s (%.2f s; LLVM's default scheduling region: 4.4 s "
-       "and more)",
-       st.jit_s);
+    ok(rc == TSL_OK && st.optimize_s > 0 && st.jit_s < 5 * st.optimize_s,
+       "  ... its backend takes under 5x its O3 (%.2f s against %.2f s; LLVM's default "
+       "scheduling region: 16x and more)",
+       st.jit_s, st.optimize_s);
+    if (rc == TSL_OK)
+      o3 = st.optimize_s;
     tll_vtable.kernel_free(k);
   }
   tsl_schedule_free(sch);
   tsl_arena_free(a);
+  return o3;
 }
 
 /* A candidate whose innermost j tile is 1, unrolled 512 steps: loops around
  * 512 zero stores and 512 copies (1024 loads and stores) are kept from the
  * loop vectorizer, whose pairwise dependence checks took 1.2 s of its 2.6 s
  * O3 (and LoopLoadElimination, left out of O3, another 1.1 s); a small
- * loop keeps it. The O3 time is printed; the metadata is what is asserted. */
-static void wide_bodies(tsl_target *t, tsl_ctx *ctx) {
+ * loop keeps it. The metadata is asserted, and the O3 time against the
+ * unrolled candidate's `o3_unrolled` (0.25-0.5x; 2.8x with the loop vectorizer on it). */
+static void wide_bodies(tsl_target *t, tsl_ctx *ctx, double o3_unrolled) {
   tsl_arena *a = tsl_arena_new(ctx);
   tsl_diag d = {0};
   tsl_schedule *sch = NULL;
@@ -168,8 +180,10 @@ static void wide_bodies(tsl_target *t, tsl_ctx *ctx) {
        "  ... one loop (the 1024 loads and stores of the write-back) kept from the loop "
        "vectorizer (%d)",
        off);
-    ok(rc == TSL_OK && st.optimize_s < 2.0, "  ... its O3 takes under 2 s (%.2f s; 2.6 s before)",
-       st.optimize_s);
+    ok(rc == TSL_OK && o3_unrolled > 0 && st.optimize_s < 1.5 * o3_unrolled,
+       "  ... its O3 takes under 1.5x the unrolled candidate's (%.2f s against %.2f s; 2.8x "
+       "with the loop vectorizer on it)",
+       st.optimize_s, o3_unrolled);
     LLVMDisposeMessage(ir);
     if (mod)
       LLVMDisposeModule(mod);
@@ -205,8 +219,7 @@ int main(void) {
   }
   tsl_schedule_free(sch);
   sch = NULL;
-  unrolled_backend(t, ctx);
-  wide_bodies(t, ctx);
+  wide_bodies(t, ctx, unrolled_backend(t, ctx));
   tll_vtable.destroy(t);
   tsl_arena_free(a);
   tsl_ctx_free(ctx);
