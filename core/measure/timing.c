@@ -160,13 +160,20 @@ int32_t measure_time_calls(tsl_packed_fn fn, void *const *slots, const tsl_run_o
   res->n_times = 0;
   for (int32_t r = 0; r < repeat && !rc; r++) {
     double t = time_repeat(fn, slots, number, fl, dev, &rc, res);
-    while (!rc && t < min_s && number < NUMBER_CAP) {
-      double per = t / number;
-      double want = per > 0 ? min_s / per + 1 : (double)number * 2;
-      double grown = fmax(want, (double)number * 1.618);
-      number = grown >= NUMBER_CAP ? NUMBER_CAP : (int32_t)ceil(grown);
-      t = time_repeat(fn, slots, number, fl, dev, &rc, res);
+    /* A repeat shorter than min_s is extended, not restarted: more calls
+     * are timed and added to it until it lasts min_s (TVM measures the
+     * grown repeat afresh; the calls made would be thrown away). */
+    int32_t made = number;
+    while (!rc && t < min_s && made < NUMBER_CAP) {
+      double per = t / made;
+      double want = per > 0 ? min_s / per + 1 : (double)made * 2;
+      int32_t total = want >= NUMBER_CAP ? NUMBER_CAP : (int32_t)ceil(want);
+      if (total <= made)
+        total = made + 1;
+      t += time_repeat(fn, slots, total - made, fl, dev, &rc, res);
+      made = total;
     }
+    number = made;
     res->times_s[res->n_times++] = t / number;
   }
   res->number = number;
