@@ -1,24 +1,19 @@
 /*
  * targets/llvm/export.c — deployable libraries: "<path>.o" is an object file
  * emitted by LLVM (position-independent); "<path>.so" is that object linked
- * by the system C compiler: `cc -shared -o PATH OBJ [-lgomp] -lm`, with cc
- * found on PATH (or $CC when set). The C header comes from
+ * into a shared library (link.c). The C header comes from
  * tsl_export_header (core/tune).
  */
 #include "llvm_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tessel/runner.h"
-
-extern char **environ;
 
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
@@ -42,56 +37,6 @@ static int emit_object(LLVMTargetMachineRef tm, LLVMModuleRef mod,
     return st;
   }
   return TSL_OK;
-}
-
-/* Run `argv` (searched on PATH), its output captured for errors. */
-static int run_linker(char *const *argv, tsl_diag *diag) {
-  char log[] = "/tmp/tessel-link-XXXXXX";
-  int fd = mkstemp(log);
-  if (fd < 0)
-    return tsl_diag_set(diag, TSL_EIO,
-                        "llvm target: cannot create a temporary file: %s",
-                        strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fd, 1);
-  posix_spawn_file_actions_adddup2(&fa, fd, 2);
-  pid_t pid;
-  int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  int rc = TSL_OK;
-  if (e) {
-    rc = tsl_diag_set(diag, TSL_EUNSUPPORTED,
-                      "llvm target: cannot run the C compiler '%s' to link "
-                      "the shared library (%s); install one (e.g. gcc) and "
-                      "put it on PATH, set CC, or export an object file "
-                      "(.o) instead",
-                      argv[0], strerror(e));
-  } else {
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-      ;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      char out[2048] = "";
-      ssize_t n = pread(fd, out, sizeof out - 1, 0);
-      out[n > 0 ? n : 0] = '\0';
-      /* the linker's lines joined into one: diagnostics are one line */
-      size_t len = strlen(out);
-      while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
-        out[--len] = '\0';
-      for (char *p = out; *p; p++)
-        if (*p == '\n')
-          *p = '|';
-      rc = tsl_diag_set(diag, TSL_EIO,
-                        "llvm target: linking the shared library failed "
-                        "(%s exited with status %d): %s",
-                        argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                        out);
-    }
-  }
-  close(fd);
-  unlink(log);
-  return rc;
 }
 
 static int write_header(const tsl_lowered_module *m, const char *prefix,
@@ -141,21 +86,8 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
     } else {
       close(fd);
       rc = emit_object(tm, mod, obj, diag);
-      if (!rc) {
-        const char *cc = getenv("CC");
-        char *argv[10];
-        int n = 0;
-        argv[n++] = (char *)(cc && *cc ? cc : "cc");
-        argv[n++] = "-shared";
-        argv[n++] = "-o";
-        argv[n++] = (char *)path;
-        argv[n++] = obj;
-        if (uses_gomp(mod))
-          argv[n++] = "-lgomp";
-        argv[n++] = "-lm";
-        argv[n] = NULL;
-        rc = run_linker(argv, diag);
-      }
+      if (!rc)
+        rc = tll_link_shared(obj, path, uses_gomp(mod), NULL, diag);
       unlink(obj);
     }
   }

@@ -194,7 +194,7 @@ int tll_module_ir(const tll_opts *o, const tsl_lowered_module *m,
 
 double tll_now(void); /* monotonic seconds */
 
-/* ---- jit.c / export.c ------------------------------------------------------- */
+/* ---- jit.c / export.c / link.c ------------------------------------------------------- */
 
 int tll_jit_build(tsl_target *t, const tsl_lowered_module *m,
                   tsl_kernel **out, tsl_build_stats *stats, tsl_diag *diag);
@@ -203,6 +203,13 @@ void tll_jit_free(tsl_kernel *k);
 
 int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
                const char *path, const char *header_path, tsl_diag *diag);
+
+/* link.c: the object `obj` linked into the shared library `so` (with
+ * libgomp when `gomp`, libm and libc): by ld directly with the C
+ * compiler's crt files and libraries, asked of it once per process and
+ * $CC, or else by the compiler's driver, whose errors are reported.
+ * *direct (may be NULL): 1 when ld linked it directly. */
+int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_diag *diag);
 
 /* The vtable (plugin.c), for tests that link the static library. */
 extern const tsl_target_vtable tll_vtable;

@@ -4,8 +4,10 @@
  * ELF relocatable file holding both symbols; the shared library is
  * dlopen'ed and both entries ("mm_main" with the natural signature and
  * "mm_main_packed") are called and checked against the interpreter. A
- * symbolic-shape program exports too (size variables as int64_t). Errors:
- * a bad suffix, a bad prefix, a missing C compiler.
+ * symbolic-shape program exports too (size variables as int64_t). The
+ * object linked by ld directly (link.c) needs the same shared libraries as
+ * when the C compiler's driver links it. Errors: a bad suffix, a bad
+ * prefix, a missing C compiler.
  */
 #include "llvm_util.h"
 
@@ -34,6 +36,68 @@ static int lower_one(tsl_arena *a, const tsl_func *f,
     return 0;
   }
   return 1;
+}
+
+/* The DT_NEEDED entries of the shared library `so`, sorted and joined by
+ * spaces into `out` ("" when it cannot be read). */
+static void needed_of(const char *so, char *out, size_t cap) {
+  out[0] = '\0';
+  char *b = NULL;
+  size_t n = 0;
+  tsl_diag d = {0};
+  if (tsl_read_file(so, &b, &n, &d))
+    return;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+  const char *names[32];
+  int k = 0;
+  if (n >= sizeof *eh && eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= n) {
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+    for (int i = 0; i < eh->e_shnum; i++) {
+      if (sh[i].sh_type != SHT_DYNAMIC || sh[i].sh_link >= eh->e_shnum)
+        continue;
+      const char *str = b + sh[sh[i].sh_link].sh_offset;
+      const Elf64_Dyn *dyn = (const Elf64_Dyn *)(b + sh[i].sh_offset);
+      for (size_t j = 0; j < sh[i].sh_size / sizeof *dyn && k < 32; j++)
+        if (dyn[j].d_tag == DT_NEEDED)
+          names[k++] = str + dyn[j].d_un.d_val;
+    }
+  }
+  for (int i = 1; i < k; i++) /* insertion sort */
+    for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+      const char *x = names[j];
+      names[j] = names[j - 1];
+      names[j - 1] = x;
+    }
+  size_t len = 0;
+  for (int i = 0; i < k && len < cap; i++)
+    len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? " " : "", names[i]);
+  free(b);
+}
+
+/* The exported object linked by ld directly and by the C compiler's
+ * driver: the same shared libraries needed, and both load. */
+static void test_direct_link(const char *obj, const char *dir) {
+  char so[4300], so_cc[4300], cmd[9000], need[512], need_cc[512];
+  snprintf(so, sizeof so, "%s/libdirect.so", dir);
+  snprintf(so_cc, sizeof so_cc, "%s/libdriver.so", dir);
+  tsl_diag d = {0};
+  int direct = 0;
+  int rc = tll_link_shared(obj, so, 1, &direct, &d);
+  ok(rc == 0 && direct == 1, "the object linked by ld directly (rc %d, direct %d)", rc, direct);
+  if (rc)
+    tap_diag("%s", d.text);
+  snprintf(cmd, sizeof cmd, "cc -shared -o '%s' '%s' -lgomp -lm", so_cc, obj);
+  int sys = system(cmd);
+  needed_of(so, need, sizeof need);
+  needed_of(so_cc, need_cc, sizeof need_cc);
+  ok(sys == 0 && need[0] && strcmp(need, need_cc) == 0 && strstr(need, "libgomp.so.1"),
+     "  ... it needs what the driver's library needs: '%s' ('%s')", need, need_cc);
+  void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  ok(lib && dlsym(lib, "mm_main_packed"), "  ... and loads, its entries defined");
+  if (lib)
+    dlclose(lib);
+  unlink(so);
+  unlink(so_cc);
 }
 
 static void test_matmul(tsl_target *t, const char *dir) {
@@ -81,6 +145,9 @@ static void test_matmul(tsl_target *t, const char *dir) {
     ok(has_nat && has_packed, "the object defines mm_main and mm_main_packed");
   }
   free(bytes);
+
+  if (!rc)
+    test_direct_link(obj, dir);
 
   rc = tll_vtable.export_library(t, &lm, "mm", so, hdr, &d);
   ok(rc == 0, "export to .so with a header");

@@ -1,0 +1,200 @@
+/*
+ * targets/llvm/link.c — an object file linked into a shared library.
+ *
+ * The C compiler's driver (`cc -shared -o PATH OBJ [-lgomp] -lm`) takes
+ * about 25 ms a library: the driver, collect2, the LTO plugin, and ld's
+ * search for -lc, -lgcc_s, -lm through nine directories and three linker
+ * scripts. ld given the same crt files and libraries by absolute path does
+ * it in about 12 ms, which a tuning run pays once per candidate. So the
+ * compiler is asked once per process (per $CC) where its ld, crt files and
+ * libraries are (`-print-search-dirs`), and libraries are linked by ld
+ * directly; when something is not found, or ld fails, the driver links as
+ * before (and its errors are the ones reported).
+ */
+#include "llvm_internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* The files ld is given, in the driver's order around the object. */
+enum { F_CRTI, F_CRTBEGIN, F_GOMP, F_LIBM, F_LIBGCC, F_LIBC, F_CRTEND, F_CRTN, N_FILES };
+static const char *const file_names[N_FILES] = {
+    "crti.o", "crtbeginS.o", "libgomp.so", "libm.so.6",
+    "libgcc.a", "libc.so.6", "crtendS.o", "crtn.o"};
+
+typedef struct toolchain {
+  char cc[512];   /* the compiler these were asked of */
+  int direct;     /* everything found: ld can be run directly */
+  char ld[1024];  /* a path, or "ld" (searched on PATH) */
+  char files[N_FILES][1024];
+} toolchain;
+
+static pthread_mutex_t tc_lock = PTHREAD_MUTEX_INITIALIZER;
+static toolchain tc;
+static int tc_known;
+
+static const char *compiler(void) {
+  const char *cc = getenv("CC");
+  return cc && *cc ? cc : "cc";
+}
+
+/* Runs `argv` (searched on PATH) with its stdout and stderr in `out`
+ * (NUL-terminated, cut at cap); *status: its exit status, or -1 when it
+ * did not exit. Returns posix_spawn's error, 0 when it ran. */
+static int run_captured(char *const *argv, char *out, size_t cap, int *status) {
+  char log[] = "/tmp/tessel-link-XXXXXX";
+  int fd = mkstemp(log);
+  if (fd < 0)
+    return errno;
+  unlink(log);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, fd, 2);
+  pid_t pid;
+  int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  out[0] = '\0';
+  if (!e) {
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+      ;
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    ssize_t n = pread(fd, out, cap - 1, 0);
+    out[n > 0 ? n : 0] = '\0';
+  }
+  close(fd);
+  return e;
+}
+
+/* `name` in the colon-separated directories of the line of `dirs` that
+ * starts with `key` ("libraries: =" or "programs: ="), into `path`; 0 when
+ * found. */
+static int find_in(const char *dirs, const char *key, const char *name, int exec,
+                   char *path, size_t cap) {
+  const char *p = strstr(dirs, key);
+  if (!p)
+    return -1;
+  p += strlen(key);
+  while (*p && *p != '\n') {
+    size_t n = strcspn(p, ":\n");
+    struct stat st;
+    if (n && snprintf(path, cap, "%.*s/%s", (int)n, p, name) < (int)cap &&
+        stat(path, &st) == 0 && S_ISREG(st.st_mode) && (!exec || access(path, X_OK) == 0))
+      return 0;
+    p += n;
+    if (*p == ':')
+      p++;
+  }
+  return -1;
+}
+
+/* tc filled in for `cc` (the lock held). */
+static void resolve(const char *cc) {
+  memset(&tc, 0, sizeof tc);
+  snprintf(tc.cc, sizeof tc.cc, "%s", cc);
+  tc_known = 1;
+  static char dirs[16384];
+  char *argv[] = {(char *)cc, "-print-search-dirs", NULL};
+  int status = -1;
+  if (run_captured(argv, dirs, sizeof dirs, &status) || status != 0)
+    return;
+  if (find_in(dirs, "programs: =", "ld", 1, tc.ld, sizeof tc.ld))
+    snprintf(tc.ld, sizeof tc.ld, "ld");
+  for (int i = 0; i < N_FILES; i++)
+    if (find_in(dirs, "libraries: =", file_names[i], 0, tc.files[i], sizeof tc.files[i]))
+      return;
+  tc.direct = 1;
+}
+
+/* The driver's line, its errors reported. */
+static int link_by_driver(const char *cc, const char *obj, const char *so, int gomp,
+                          tsl_diag *diag) {
+  char *argv[10];
+  int n = 0;
+  argv[n++] = (char *)cc;
+  argv[n++] = "-shared";
+  argv[n++] = "-o";
+  argv[n++] = (char *)so;
+  argv[n++] = (char *)obj;
+  if (gomp)
+    argv[n++] = "-lgomp";
+  argv[n++] = "-lm";
+  argv[n] = NULL;
+  char out[2048];
+  int status = -1;
+  int e = run_captured(argv, out, sizeof out, &status);
+  if (e)
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                        "llvm target: cannot run the C compiler '%s' to link "
+                        "the shared library (%s); install one (e.g. gcc) and "
+                        "put it on PATH, set CC, or export an object file "
+                        "(.o) instead",
+                        cc, strerror(e));
+  if (status == 0)
+    return TSL_OK;
+  /* the linker's lines joined into one: diagnostics are one line */
+  size_t len = strlen(out);
+  while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
+    out[--len] = '\0';
+  for (char *p = out; *p; p++)
+    if (*p == '\n')
+      *p = '|';
+  return tsl_diag_set(diag, TSL_EIO,
+                      "llvm target: linking the shared library failed "
+                      "(%s exited with status %d): %s",
+                      cc, status, out);
+}
+
+int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_diag *diag) {
+  const char *cc = compiler();
+  char *argv[24];
+  char ld[1024], files[N_FILES][1024];
+  int n = 0;
+  pthread_mutex_lock(&tc_lock);
+  if (!tc_known || strcmp(tc.cc, cc) != 0)
+    resolve(cc);
+  int can = tc.direct;
+  if (can) {
+    memcpy(ld, tc.ld, sizeof ld);
+    memcpy(files, tc.files, sizeof files);
+  }
+  pthread_mutex_unlock(&tc_lock);
+  if (direct)
+    *direct = 0;
+  if (can) {
+    argv[n++] = ld;
+    argv[n++] = "--build-id";
+    argv[n++] = "--eh-frame-hdr";
+    argv[n++] = "--hash-style=gnu";
+    argv[n++] = "--as-needed";
+    argv[n++] = "-shared";
+    argv[n++] = "-o";
+    argv[n++] = (char *)so;
+    for (int i = 0; i < N_FILES; i++) {
+      if (i == F_GOMP && !gomp)
+        continue;
+      argv[n++] = files[i];
+      if (i == F_CRTBEGIN)
+        argv[n++] = (char *)obj;
+    }
+    argv[n] = NULL;
+    char out[2048];
+    int status = -1;
+    if (!run_captured(argv, out, sizeof out, &status) && status == 0) {
+      if (direct)
+        *direct = 1;
+      return TSL_OK;
+    }
+  }
+  return link_by_driver(cc, obj, so, gomp, diag);
+}
