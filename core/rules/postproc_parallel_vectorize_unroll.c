@@ -131,12 +131,16 @@ static int max_fusible(tsl_ctx *ctx, const tsl_stmt *rz, const tsl_stmt *const *
   for (uint32_t r = 0; r < n_acc; r++) {
     const tsl_buffer_region *acc = r < b->n_reads ? &b->reads[r] : &b->writes[r - b->n_reads];
     int64_t strides[MAX_LOOPS];
+    /* each dimension's index in the loop variables, simplified once (and
+     * only as far as some loop needs it) */
+    const tsl_expr **idxs = tsl_arena_alloc(a, (acc->ndim + 1) * sizeof *idxs); /* zeroed */
     for (int l = 0; l < n; l++) {
       int64_t stride = 0, buffer_stride = 1;
       for (int d = (int)acc->ndim - 1; d >= 0; d--) {
-        const tsl_expr *idx =
-            tsl_simplify(an, a, tsl_expr_substitute(a, acc->ranges[d].min, subst_binding,
-                                                    (void *)rz));
+        if (!idxs[d])
+          idxs[d] = tsl_simplify(
+              an, a, tsl_expr_substitute(a, acc->ranges[d].min, subst_binding, (void *)rz));
+        const tsl_expr *idx = idxs[d];
         int f;
         int64_t coef = stride_of(idx, loops[l]->u.loop.loop_var, &f);
         if (coef != 0) {
