@@ -9,7 +9,8 @@
  * compiler is asked once per process (per $CC) where its ld, crt files and
  * libraries are (`-print-search-dirs`), and libraries are linked by ld
  * directly; when something is not found, or ld fails, the driver links as
- * before (and its errors are the ones reported).
+ * before (and its errors are the ones reported); a library the driver links
+ * where ld failed turns direct linking off for that process and $CC.
  */
 #include "llvm_internal.h"
 
@@ -49,12 +50,15 @@ static const char *compiler(void) {
 
 /* Runs `argv` (searched on PATH) with its stdout and stderr in `out`
  * (NUL-terminated, cut at cap); *status: its exit status, or -1 when it
- * did not exit. Returns posix_spawn's error, 0 when it ran. */
+ * did not exit. Returns 0 when it ran, posix_spawn's error when it could
+ * not start, or minus errno when the file for its output could not be
+ * made. */
 static int run_captured(char *const *argv, char *out, size_t cap, int *status) {
   char log[] = "/tmp/tessel-link-XXXXXX";
   int fd = mkstemp(log);
+  out[0] = '\0';
   if (fd < 0)
-    return errno;
+    return -errno;
   unlink(log);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
@@ -63,7 +67,6 @@ static int run_captured(char *const *argv, char *out, size_t cap, int *status) {
   pid_t pid;
   int e = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
-  out[0] = '\0';
   if (!e) {
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -133,6 +136,9 @@ static int link_by_driver(const char *cc, const char *obj, const char *so, int g
   char out[2048];
   int status = -1;
   int e = run_captured(argv, out, sizeof out, &status);
+  if (e < 0)
+    return tsl_diag_set(diag, TSL_EIO, "llvm target: cannot create a temporary file: %s",
+                        strerror(-e));
   if (e)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED,
                         "llvm target: cannot run the C compiler '%s' to link "
@@ -196,5 +202,13 @@ int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_
       return TSL_OK;
     }
   }
-  return link_by_driver(cc, obj, so, gomp, diag);
+  int rc = link_by_driver(cc, obj, so, gomp, diag);
+  if (can && rc == TSL_OK) {
+    /* the driver links what ld alone did not: the driver from now on */
+    pthread_mutex_lock(&tc_lock);
+    if (strcmp(tc.cc, cc) == 0)
+      tc.direct = 0;
+    pthread_mutex_unlock(&tc_lock);
+  }
+  return rc;
 }

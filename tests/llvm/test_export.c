@@ -6,12 +6,14 @@
  * "mm_main_packed") are called and checked against the interpreter. A
  * symbolic-shape program exports too (size variables as int64_t). The
  * object linked by ld directly (link.c) needs the same shared libraries as
- * when the C compiler's driver links it. Errors: a bad suffix, a bad
- * prefix, a missing C compiler.
+ * when the C compiler's driver links it; when ld fails, the driver links
+ * and ld is not tried again. Errors: a bad suffix, a bad prefix, a missing
+ * C compiler.
  */
 #include "llvm_util.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <elf.h>
 #include <unistd.h>
 
@@ -74,6 +76,15 @@ static void needed_of(const char *so, char *out, size_t cap) {
   free(b);
 }
 
+/* `text` written to `path`; 0 when it was. */
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  int bad = !f || fputs(text, f) < 0;
+  if (f && fclose(f))
+    bad = 1;
+  return bad;
+}
+
 /* The exported object linked by ld directly and by the C compiler's
  * driver: the same shared libraries needed, and both load. */
 static void test_direct_link(const char *obj, const char *dir) {
@@ -98,6 +109,43 @@ static void test_direct_link(const char *obj, const char *dir) {
     dlclose(lib);
   unlink(so);
   unlink(so_cc);
+
+  /* A compiler whose ld fails (a script that counts its calls): the driver
+   * links instead, and direct linking is off for that $CC afterwards. */
+  char bin[4300], ld[4400], cc[4400], calls[4400], script[13000];
+  snprintf(bin, sizeof bin, "%s/bin", dir);
+  snprintf(ld, sizeof ld, "%s/ld", bin);
+  snprintf(cc, sizeof cc, "%s/cc", bin);
+  snprintf(calls, sizeof calls, "%s/ld-calls", dir);
+  mkdir(bin, 0755);
+  snprintf(script, sizeof script, "#!/bin/sh\necho x >> '%s'\nexit 1\n", calls);
+  int w1 = write_text(ld, script);
+  snprintf(script, sizeof script,
+           "#!/bin/sh\n"
+           "if [ \"$1\" = -print-search-dirs ]; then\n"
+           "  cc -print-search-dirs | sed 's|^programs: =|programs: =%s:|'\n"
+           "  exit 0\n"
+           "fi\n"
+           "exec cc \"$@\"\n",
+           bin);
+  int w2 = write_text(cc, script);
+  chmod(ld, 0755);
+  chmod(cc, 0755);
+  setenv("CC", cc, 1);
+  int d1 = -1, d2 = -1;
+  int rc1 = tll_link_shared(obj, so, 1, &d1, &d);
+  int rc2 = tll_link_shared(obj, so, 1, &d2, &d);
+  unsetenv("CC");
+  char *log = lt_slurp(calls);
+  ok(!w1 && !w2 && rc1 == 0 && rc2 == 0 && d1 == 0 && d2 == 0 && log && !strcmp(log, "x\n"),
+     "an ld that fails: the driver links, and ld is not tried again (%d calls)",
+     log ? (int)(strlen(log) / 2) : -1);
+  free(log);
+  unlink(calls);
+  unlink(ld);
+  unlink(cc);
+  rmdir(bin);
+  unlink(so);
 }
 
 static void test_matmul(tsl_target *t, const char *dir) {
