@@ -12,9 +12,10 @@
  *
  * Timing: `warmup` untimed calls, then `repeat` repeats of `number` calls
  * each; a repeat's time is its mean per call. When a repeat takes less than
- * `min_repeat_ms`, `number` grows (as TVM does) until it does not; the
- * first repeat starts from enough calls to last `min_repeat_ms` at the
- * checked call's speed, so that it is not run short first. With
+ * `min_repeat_ms`, calls are added to it until it does not, and `number`
+ * (reported, and used by the later repeats) is the calls it took (TVM
+ * grows `number` and times the repeat again); the first repeat starts from
+ * enough calls to last `min_repeat_ms` at the checked call's speed. With
  * `flush_cache`, a buffer larger than the last-level cache is written
  * before every timed call (and that call is timed alone). The median of the
  * repeats is reported.
