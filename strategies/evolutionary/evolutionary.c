@@ -318,54 +318,36 @@ static int pick_measured(tsl_strategy *s, uint32_t num, population *out, tsl_dia
   return rc;
 }
 
-/* TVM's SampleInitPopulation: rounds of `num` fresh samples until
- * init_min_unmeasured are valid or max_fail_count rounds gave none. */
-static int sample_init(tsl_strategy *s, uint32_t num, population *out, tsl_diag *diag) {
+/* Rounds of `num` fresh samples until `enough` are in `out`, or
+ * max_fail_count rounds added none. Without `unseen`, every valid sample of
+ * a round is kept (TVM's SampleInitPopulation, `enough` its
+ * init_min_unmeasured). With it (a blind round: no measured member, a
+ * model that cannot rank, so the picks are fresh samples whatever the
+ * evolution does) only samples neither proposed, measured nor already in
+ * `out` are kept, and a round stops once `enough` are in. */
+static int sample_fresh(tsl_strategy *s, uint32_t num, int64_t enough, int unseen,
+                        population *out, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
-  int64_t fails = 0;
-  while ((int64_t)out->n < s->init_min_unmeasured && fails < s->max_fail_count) {
-    int found = 0;
-    for (uint32_t i = 0; i < num; i++) {
-      const tsl_trace *design = sp->space[tsl_rand_next(&s->rng) % sp->n_space];
-      member m = {0};
-      int rc = prepare(s, design, 1, &m);
-      if (rc < 0 || (!rc && pop_push(out, &m))) {
-        member_free(&m);
-        return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
-      }
-      found |= rc == 0;
-    }
-    fails += !found;
-  }
-  return TSL_OK;
-}
-
-/* A blind round's samples (no measured member, a model that cannot rank:
- * the picks are fresh samples whatever the evolution does): rounds of
- * `want` fresh samples until `want` valid ones not seen before, or
- * max_fail_count rounds added none. */
-static int sample_blind(tsl_strategy *s, uint32_t want, population *out, tsl_diag *diag) {
-  const tsl_search_space *sp = s->space;
-  tsl_map taken; /* keys of `out` */
+  tsl_map taken; /* keys of `out`, when unseen */
   tsl_map_init(&taken, NULL);
   int rc = TSL_OK;
-  for (int64_t fails = 0; !rc && out->n < want && fails < s->max_fail_count;) {
+  for (int64_t fails = 0; !rc && (int64_t)out->n < enough && fails < s->max_fail_count;) {
     uint32_t before = out->n;
-    for (uint32_t i = 0; !rc && i < want && out->n < want; i++) {
+    for (uint32_t i = 0; !rc && i < num && (!unseen || (int64_t)out->n < enough); i++) {
       const tsl_trace *design = sp->space[tsl_rand_next(&s->rng) % sp->n_space];
       member m = {0};
       int prc = prepare(s, design, 1, &m);
       if (prc > 0)
         continue;
       const char *key = prc ? NULL : tsl_cand_key(m.c);
-      if (!prc && (known(s, &m) || tsl_map_get(&taken, key))) {
+      if (!prc && unseen && (known(s, &m) || tsl_map_get(&taken, key))) {
         member_free(&m);
         continue;
       }
       if (prc < 0 || pop_push(out, &m)) {
         member_free(&m);
         rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
-      } else {
+      } else if (unseen) {
         tsl_map_put(&taken, key, (void *)1);
       }
     }
@@ -664,8 +646,9 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
    * run's first batch; docs/decisions.md). */
   int blind = !rc && !measured.n && !model_ranks(s->space);
   if (!rc)
-    rc = blind ? sample_blind(s, want, &fresh, diag)
-               : sample_init(s, pop_n > measured.n ? pop_n - measured.n : 1, &fresh, diag);
+    rc = blind ? sample_fresh(s, want, want, 1, &fresh, diag)
+               : sample_fresh(s, pop_n > measured.n ? pop_n - measured.n : 1,
+                              s->init_min_unmeasured, 0, &fresh, diag);
   if (!rc && (blind ? !fresh.n : (int64_t)fresh.n < s->init_min_unmeasured)) {
     s->exhausted = 1; /* TVM: "cannot sample enough initial population" */
     goto done;
