@@ -58,7 +58,7 @@ static int xgb_create(void *user_data, uint32_t n_opts, const tsl_kv *opts, uint
   tsl_cost_model o = {.max_depth = 10,
                       .seed = 43,
                       .nthread = 1,
-                      .num_warmup_samples = 100,
+                      .num_warmup_samples = 64, /* TVM: 100 (README) */
                       .early_stopping_rounds = 50,
                       .max_rounds = 10000,
                       .gamma = 0.001,

@@ -176,7 +176,7 @@ static void test_warmup(void) {
     same &= sa[i] == sb[i];
     varied |= sa[i] != sa[0];
   }
-  ok(in_range && varied, "before 100 samples: uniform scores in [0, 1) (TVM's warm-up)");
+  ok(in_range && varied, "before 64 samples: uniform scores in [0, 1) (the warm-up)");
   ok(same, "  ... drawn from the run's seed: equal seeds, equal scores");
   /* 30 samples: still warming up, even after training */
   vt->update(a, 30, cands, res, &d);
