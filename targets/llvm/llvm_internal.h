@@ -194,7 +194,7 @@ int tll_module_ir(const tll_opts *o, const tsl_lowered_module *m,
 
 double tll_now(void); /* monotonic seconds */
 
-/* ---- jit.c / export.c / link.c ------------------------------------------------------- */
+/* ---- jit.c / export.c / link.c ------------------------------------------- */
 
 int tll_jit_build(tsl_target *t, const tsl_lowered_module *m,
                   tsl_kernel **out, tsl_build_stats *stats, tsl_diag *diag);
