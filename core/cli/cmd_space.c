@@ -5,6 +5,7 @@
  * seed; --json prints {"sketches": [{"trace": "..."}, ...]}.
  */
 #include "cli.h"
+#include "tessel/analysis.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -13,9 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+
 const char cli_space_usage[] =
-    "usage: tessel space PROGRAM [--func F] [--target llvm] [--num-cores N]\n"
-    "                    [--seed S] [--postproc] [--json]\n"
+    "usage: tessel space PROGRAM [--func F] [--bind NAME=VALUE]... [--target llvm]\n"
+    "                    [--num-cores N] [--seed S] [--postproc] [--json]\n"
     "\n"
     "Derive the design space of the prim_func F of PROGRAM from the target's\n"
     "default schedule rules (TVM MetaSchedule's PostOrderApply over the\n"
@@ -23,6 +25,9 @@ const char cli_space_usage[] =
     "sample_* calls carry decisions drawn from the seed.\n"
     "\n"
     "  --func F         the function (default: \"main\", or the only one)\n"
+    "  --bind NAME=VALUE  a symbolic size or scalar parameter of F made the\n"
+    "                   constant VALUE first (TVM's specialize); the rules\n"
+    "                   need every shape constant\n"
     "  --target T       the target whose rules apply (default and only: llvm)\n"
     "  --num-cores N    cores the rules plan for (default: this machine's)\n"
     "  --seed S         seed of the decisions (default 0)\n"
@@ -97,8 +102,13 @@ static void print_sketches(tsl_trace **traces, char (*why)[512], uint32_t n, int
   }
 }
 
+enum { MAX_SPACE_BINDS = 64 };
+
 int cli_space(int argc, char **argv) {
   const char *prog = NULL, *func_name = NULL, *target = "llvm";
+  const char *bind_names[MAX_SPACE_BINDS], *bind_values[MAX_SPACE_BINDS];
+  char bind_buf[MAX_SPACE_BINDS][128];
+  uint32_t n_binds = 0;
   uint64_t seed = 0, cores = 0;
   int json = 0, post = 0;
   for (int i = 1; i < argc; i++) {
@@ -107,6 +117,18 @@ int cli_space(int argc, char **argv) {
       json = 1;
     } else if (!strcmp(a, "--postproc")) {
       post = 1;
+    } else if (!strcmp(a, "--bind")) {
+      const char *v = i + 1 < argc ? argv[++i] : NULL;
+      const char *eq = v ? strchr(v, '=') : NULL;
+      if (!eq || eq == v || !eq[1] || (size_t)(eq - v) >= sizeof bind_buf[0])
+        return cli_error("space", "--bind expects NAME=VALUE, got '%s'\nnote: e.g. --bind m=64",
+                         v ? v : "nothing");
+      if (n_binds == MAX_SPACE_BINDS)
+        return cli_error("space", "at most %d --bind options", MAX_SPACE_BINDS);
+      memcpy(bind_buf[n_binds], v, (size_t)(eq - v));
+      bind_buf[n_binds][eq - v] = '\0';
+      bind_names[n_binds] = bind_buf[n_binds];
+      bind_values[n_binds++] = eq + 1;
     } else if (!strcmp(a, "--func") || !strcmp(a, "--target") || !strcmp(a, "--seed") ||
                !strcmp(a, "--num-cores")) {
       if (i + 1 >= argc)
@@ -121,8 +143,8 @@ int cli_space(int argc, char **argv) {
       else if (!strcmp(a, "--num-cores") && (!cli_parse_u64(v, &cores) || !cores || cores > 4096))
         return cli_error("space", "--num-cores expects an integer from 1 to 4096, got '%s'", v);
     } else if (a[0] == '-' && a[1] != '\0') {
-      return cli_error("space", "unknown option '%s'\nnote: valid options: --func, --target, "
-                                "--num-cores, --seed, --postproc, --json, --help", a);
+      return cli_error("space", "unknown option '%s'\nnote: valid options: --func, --bind, "
+                                "--target, --num-cores, --seed, --postproc, --json, --help", a);
     } else if (!prog) {
       prog = a;
     } else {
@@ -148,6 +170,22 @@ int cli_space(int argc, char **argv) {
   int rc = cli_load(arena, prog, &m);
   if (rc == CLI_OK && !(f = cli_pick_func("space", m, func_name, prog)))
     rc = CLI_USAGE;
+  if (rc == CLI_OK && n_binds) {
+    if (tsl_func_specialize(arena, f, n_binds, bind_names, bind_values, &f, &diag)) {
+      fprintf(stderr, "tessel space: error: --bind: %s\n", diag.text);
+      rc = CLI_USAGE;
+    } else {
+      m = tsl_module_with_func(arena, m, f);
+    }
+  }
+  char unbound[400];
+  if (rc == CLI_OK && tsl_func_free_names(f, unbound, sizeof unbound)) {
+    fprintf(stderr, "tessel space: error: %s: function '%s' has symbolic sizes or scalar "
+            "parameters without a value (%s); the rules need them constant\n"
+            "note: give each a value, e.g. --bind %.*s=64\n",
+            prog, f->name, unbound, (int)strcspn(unbound, ","), unbound);
+    rc = CLI_USAGE;
+  }
   const tsl_component *tc = NULL;
   tsl_rule_target rt = {sizeof rt, target, (int32_t)cores,
                         __builtin_cpu_supports("avx512f") ? 64 : 32};

@@ -270,7 +270,7 @@ static int plugin_section(vstate *v, const cfg_node *n, const char *section,
 static const char *const k_top[] = {
     "workload", "target",   "space",  "strategy",     "cost_model", "runner",
     "builder",  "database", "work_dir", "export", "plugin_paths", "seed", NULL};
-static const char *const k_workload[] = {"file", "func", NULL};
+static const char *const k_workload[] = {"file", "func", "binds", NULL};
 static const char *const k_space[] = {"schedule", "rules", NULL};
 static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_ms",
                                        "timeout_s", "warmup",      "flush_cache",
@@ -281,7 +281,7 @@ static const char *const k_strategy_core[] = {"trials", "batch", NULL};
 static const char *const k_none[] = {NULL};
 
 static int v_workload(vstate *v, const cfg_node *root) {
-  const char *valid = "{file: PROGRAM.py, func: NAME}";
+  const char *valid = "{file: PROGRAM.py, func: NAME, binds: {NAME: VALUE}}";
   const cfg_node *n = get(root, "workload");
   if (!n)
     return missing(v, root, "workload", valid);
@@ -299,7 +299,28 @@ static int v_workload(vstate *v, const cfg_node *root) {
   if (fn)
     rc = want_string(v, fn, "workload.func", "the name of a prim_func in the file",
                      &v->c->pub.workload_func);
-  return rc;
+  const cfg_node *b = get(n, "binds");
+  if (rc || !b)
+    return rc;
+  /* names and values are checked against the function by the tuner */
+  const char *bvalid = "{NAME: VALUE, ...}: a symbolic size or scalar parameter of the "
+                       "function and its value, e.g. {m: 64}";
+  rc = want_map(v, b, "workload.binds", bvalid);
+  if (rc)
+    return rc;
+  tsl_kv *binds = TSL_NEW_ARRAY(v->a, tsl_kv, b->n ? b->n : 1);
+  for (uint32_t i = 0; i < b->n; i++) {
+    const cfg_entry *e = &b->entries[i];
+    if (e->value->kind != CFG_SCALAR || e->value->is_null || !*e->value->text)
+      return verr(v, TSL_EINVALID, e->value, "workload.binds.%s: expected a value, got %s; "
+                  "valid: an integer (a size, or an integer parameter) or a number",
+                  e->key, cfg_got(v->a, e->value));
+    binds[i].key = e->key;
+    binds[i].value = e->value->text;
+  }
+  v->c->pub.n_workload_binds = b->n;
+  v->c->pub.workload_binds = binds;
+  return TSL_OK;
 }
 
 static int v_space(vstate *v, const cfg_node *root) {

@@ -4,6 +4,7 @@
  * lower, build in parallel, measure one at a time, record, learn, notify.
  */
 #include "tuner_internal.h"
+#include "tessel/analysis.h"
 #include "candidates_internal.h"
 
 #include <ctype.h>
@@ -111,6 +112,9 @@ static int32_t top_measured(void *core_data, uint32_t k, tsl_trace **out, uint32
 
 /* ---- setup ------------------------------------------------------------------- */
 
+static int located_option(tuner *tu, const char *section, const tsl_config_plugin *p,
+                          int rc, const char *what);
+
 static int load_workload(tuner *tu) {
   const tsl_run_config *c = tu->run.cfg;
   tsl_diag d = {0};
@@ -141,6 +145,40 @@ static int load_workload(tuner *tu) {
                "main; name one with workload.func; valid: %s", names);
     return located(tu, c->workload_func ? "workload.func" : "workload", TSL_ENOTFOUND,
                    what);
+  }
+  if (c->n_workload_binds) {
+    const char **names = calloc(c->n_workload_binds, sizeof *names);
+    const char **values = calloc(c->n_workload_binds, sizeof *values);
+    if (!names || !values)
+      rc = tsl_diag_set(&d, TSL_ENOMEM, "out of memory");
+    for (uint32_t i = 0; !rc && i < c->n_workload_binds; i++) {
+      names[i] = c->workload_binds[i].key;
+      values[i] = c->workload_binds[i].value;
+    }
+    if (!rc)
+      rc = tsl_func_specialize(tu->run.arena, f, c->n_workload_binds, names, values, &f, &d);
+    free(names);
+    free(values);
+    if (rc) {
+      tsl_config_plugin binds = {NULL, c->n_workload_binds, c->workload_binds};
+      return located_option(tu, "workload.binds", &binds, rc, d.text);
+    }
+    /* the space, the schedules and the candidates start from the module */
+    tu->task.mod = tsl_module_with_func(tu->run.arena, m, f);
+  }
+  /* the rules, the reference and the measurements need every shape and
+   * scalar: TVM tunes a specialized function too */
+  char unbound[400];
+  uint32_t n_unbound = tsl_func_free_names(f, unbound, sizeof unbound);
+  if (n_unbound) {
+    char what[900];
+    int first = (int)strcspn(unbound, ",");
+    snprintf(what, sizeof what, "function '%s' has %u symbolic size%s or scalar parameter%s "
+             "without a value (%s); tuning needs them constant; valid: a value for each "
+             "in workload.binds, e.g. binds: {%.*s: 64}",
+             f->name, n_unbound, n_unbound > 1 ? "s" : "", n_unbound > 1 ? "s" : "", unbound,
+             first, unbound);
+    return located(tu, c->n_workload_binds ? "workload.binds" : "workload", TSL_EINVALID, what);
   }
   tu->task.func = f;
   tu->task.func_name = f->name;

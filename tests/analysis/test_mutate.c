@@ -7,7 +7,7 @@
  * are parsed from TVMScript and results are
  * compared as printed text or with structural equality.
  */
-#include "tap.h"
+#include "parsed_fixture.h"
 #include "tessel/analysis.h"
 #include "tessel/script.h"
 #include "tessel/visit.h"
@@ -30,28 +30,8 @@ static const char *src =
     "                T.where(i < 16)\n"
     "                C[vi, vj] = B[vi, vj] + T.float32(1)\n";
 
-typedef struct fixture {
-  tsl_ctx *ctx;
-  tsl_arena *arena;
-  const tsl_module *mod;
-  const tsl_func *f;
-} fixture;
-
-static void setup(fixture *fx) {
-  tsl_diag d = {0};
-  fx->ctx = tsl_ctx_new();
-  fx->arena = tsl_arena_new(fx->ctx);
-  if (tsl_parse(fx->arena, "mut.py", src, strlen(src), &fx->mod, &d)) {
-    tap_diag("%s", d.text);
-    abort();
-  }
-  fx->f = fx->mod->funcs[0];
-}
-
-static void teardown(fixture *fx) {
-  tsl_arena_free(fx->arena);
-  tsl_ctx_free(fx->ctx);
-}
+static void setup(fixture *fx) { fixture_parse(fx, "mut.py", src); }
+static void teardown(fixture *fx) { fixture_free(fx); }
 
 /* The realize of the block called `name` (pre-order search). */
 typedef struct find_ctx {

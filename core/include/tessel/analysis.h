@@ -312,6 +312,35 @@ TSL_API int tsl_suggest_index_map(tsl_analyzer *an, tsl_arena *arena,
                                   const tsl_expr *predicate,
                                   tsl_suggested_map *out, tsl_diag *diag);
 
+/* ==== specialization ====================================================
+ * TVM's PrimFunc.specialize with constant values: `names[k]` (a scalar
+ * parameter of `f`, or a variable of its parameter buffers' shapes,
+ * strides or offsets: a symbolic size such as `m = T.int64()`) becomes the
+ * constant `values[k]`, written as text and read in the variable's dtype
+ * (an integer for integer and bool variables, a positive one for a size;
+ * a number for float ones). Every use is replaced, parameter and
+ * allocated buffers whose shape changes are rebuilt, integer expressions
+ * that changed are simplified (a shape `m * 2` with m = 32 becomes 64),
+ * and bound scalar parameters leave the signature. Names not bound stay
+ * symbolic; n 0 returns `f`. TSL_ENOTFOUND for a name that is neither
+ * (the message lists the valid ones), TSL_EINVALID for a value that does
+ * not parse or fit, or a name bound twice. Results in `a`. */
+TSL_API int tsl_func_specialize(tsl_arena *a, const tsl_func *f, uint32_t n,
+                                const char *const *names,
+                                const char *const *values,
+                                const tsl_func **out, tsl_diag *diag);
+/* `m` with `f` in place of its function of the same name (a new module
+ * in `a`; `m` itself when it holds no such function). */
+TSL_API const tsl_module *tsl_module_with_func(tsl_arena *a,
+                                               const tsl_module *m,
+                                               const tsl_func *f);
+/* The names tsl_func_specialize can bind in `f` (its scalar parameters,
+ * then its symbolic sizes), comma-separated into `buf` (truncated to
+ * `cap`); returns how many there are: 0 for a function with constant
+ * shapes and no scalar parameters. */
+TSL_API uint32_t tsl_func_free_names(const tsl_func *f, char *buf,
+                                     size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

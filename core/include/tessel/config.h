@@ -103,6 +103,12 @@ typedef struct tsl_run_config {
    * the timings, fastest probe first: tsl_measure_session_set_check_only);
    * 0: off. Default 1.5. */
   double screen_slower;
+  /* workload.binds (appended after screen_slower): symbolic sizes and scalar
+   * parameters of the workload function with their values as written;
+   * the tuner specializes the function with them (tsl_func_specialize)
+   * before anything else sees it. n 0: none. */
+  uint32_t n_workload_binds;
+  const tsl_kv *workload_binds;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.
