@@ -188,7 +188,7 @@ int cli_best(int argc, char **argv) {
       else
         printf("%.3f ms\n", b.latency_s * 1e3);
       if (gflops > 0)
-        printf("  GFLOPS: %.2f (%.0f floating-point operations)\n", gflops, w->flops);
+        printf("  GFLOPS: %.2f (%.0f arithmetic operations)\n", gflops, w->flops);
       printf("trace (tessel schedule script):\n%s", script);
       printf("scheduled program:\n%s", program);
     }

@@ -24,7 +24,7 @@ const char cli_run_usage[] =
     "Compile a prim_func of PROGRAM (after the schedule script SCRIPT, if given)\n"
     "for a target, time it on seeded random inputs in a separate worker process\n"
     "and compare its outputs with a reference. Prints the median latency, GFLOPS\n"
-    "(floating-point operations counted from the program) and the check result.\n"
+    "(arithmetic operations counted from the program) and the check result.\n"
     "\n"
     "  --schedule SCRIPT   apply this schedule script first (see tessel schedule)\n"
     "  --func NAME         function to run (default: \"main\", or the only one)\n"
@@ -209,9 +209,9 @@ static void print_text(const run_args *a, const cli_program *p, const char *targ
     print_time(stdout, hi);
     printf(")\n");
     if (flops == 0)
-      printf("  GFLOPS: n/a (no floating-point operations)\n");
+      printf("  GFLOPS: n/a (no arithmetic operations)\n");
     else if (flops > 0 && r->median_s > 0)
-      printf("  GFLOPS: %.2f (%.0f floating-point operations per call)\n",
+      printf("  GFLOPS: %.2f (%.0f arithmetic operations per call)\n",
              flops / r->median_s * 1e-9, flops);
     else
       printf("  GFLOPS: unknown (symbolic extents)\n");

@@ -53,7 +53,19 @@ int db_workload_lookup(tsl_db *db, uint64_t hash, const char *name,
   if (s == SQLITE_ROW) {
     *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
-    return TSL_OK;
+    /* a database written before integer operations were counted holds 0
+     * for an int8 matmul: the count of this version replaces it */
+    if (db->readonly || !(flops > 0))
+      return TSL_OK;
+    rc = db_prepare(db, "UPDATE workloads SET flops = ?1 WHERE id = ?2 AND flops != ?1", &st,
+                    diag);
+    if (rc != TSL_OK)
+      return rc;
+    sqlite3_bind_double(st, 1, flops);
+    sqlite3_bind_int64(st, 2, *id);
+    s = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return s == SQLITE_DONE ? TSL_OK : db_fail(db, diag, TSL_EIO, "cannot update a workload");
   }
   sqlite3_finalize(st);
   if (s != SQLITE_DONE)

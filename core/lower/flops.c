@@ -1,12 +1,18 @@
 /*
- * tsl_func_flops: floating-point operations of one call, counted on the
- * (scheduled or not) TensorIR. Each float-typed ADD, SUB, MUL, DIV, MOD,
- * FLOORDIV, FLOORMOD, MIN, MAX, NEG and math call counts one per lane per
- * executed instance; a statement executes the product of its enclosing
- * loops' constant extents (predicates and IF conditions are ignored, both
- * branches count). A block's init executes once per point of the loops
- * that drive no reduce iterator. Integer (index) arithmetic is free. A
- * symbolic extent around any counted operation makes the result -1.
+ * tsl_func_flops: arithmetic operations of one call, counted on the
+ * (scheduled or not) TensorIR, much as TVM's estimate_tir_flops counts
+ * them: each float ADD, SUB, MUL, DIV, MOD, FLOORDIV, FLOORMOD, MIN, MAX,
+ * NEG and math call (TVM skips the last two; a softmax's exp is work)
+ * counts one per lane per executed instance, and so does each integer one
+ * of the first nine in an integer value stored, so an int8 matmul counts
+ * 2 * M * N * K like a float one. Addressing is free: indices, and the
+ * integer arithmetic of conditions, let values and float values (a
+ * conv2d_transpose's stride test; TVM counts all of those). A
+ * statement executes the product of its enclosing loops' constant extents
+ * (predicates and IF conditions are ignored, both branches count). A
+ * block's init executes once per point of the loops that drive no reduce
+ * iterator. A symbolic extent around any counted operation makes the
+ * result -1.
  */
 #include "lower_internal.h"
 
@@ -20,10 +26,15 @@ typedef struct fc {
   tsl_stmt_visitor v;
 } fc;
 
-static int count_fn(const tsl_expr *e, void *ud) {
-  double *n = ud;
-  if (!tsl_dtype_is_float(e->dtype))
+/* The operations of `e`, a load's indices left out; integer ones only
+ * `with_int`. */
+static double ops_of(const tsl_expr *e, int with_int) {
+  if (e->kind == TSL_EXPR_LOAD)
     return 0;
+  double n = 0;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    n += ops_of(e->args[i], with_int);
+  int is_float = tsl_dtype_is_float(e->dtype), is_int = with_int && tsl_dtype_is_int(e->dtype);
   switch ((tsl_expr_kind)e->kind) {
   case TSL_EXPR_ADD:
   case TSL_EXPR_SUB:
@@ -34,14 +45,18 @@ static int count_fn(const tsl_expr *e, void *ud) {
   case TSL_EXPR_FLOORMOD:
   case TSL_EXPR_MIN:
   case TSL_EXPR_MAX:
+    if (is_float || is_int)
+      n += e->dtype.lanes ? e->dtype.lanes : 1;
+    break;
   case TSL_EXPR_NEG:
   case TSL_EXPR_CALL:
-    *n += e->dtype.lanes ? e->dtype.lanes : 1;
+    if (is_float)
+      n += e->dtype.lanes ? e->dtype.lanes : 1;
     break;
   default:
     break;
   }
-  return 0;
+  return n;
 }
 
 /* Product of the enclosing loops' extents, skipping loops whose var is in
@@ -71,9 +86,8 @@ static int collect_vars(const tsl_expr *e, void *ud) {
 }
 
 /* The ops of `e`, once per point of the enclosing loops. */
-static void count(fc *f, const tsl_expr *e) {
-  double ops = 0;
-  tsl_expr_visit(e, count_fn, &ops);
+static void count(fc *f, const tsl_expr *e, int with_int) {
+  double ops = ops_of(e, with_int);
   if (ops == 0)
     return;
   double t = trips(f);
@@ -84,7 +98,8 @@ static void count(fc *f, const tsl_expr *e) {
 }
 
 /* Counted: store values, IF conditions, let values and evaluated values
- * (not indices or loop bounds). */
+ * (not indices or loop bounds; integer operations in integer stored values
+ * only). */
 static int count_stmt(const tsl_stmt *s, void *ud) {
   fc *f = ud;
   switch ((tsl_stmt_kind)s->kind) {
@@ -92,16 +107,16 @@ static int count_stmt(const tsl_stmt *s, void *ud) {
     TSL_VEC_PUSH(&f->loops, const tsl_stmt *, s);
     return 0;
   case TSL_STMT_STORE:
-    count(f, s->u.store.value);
+    count(f, s->u.store.value, tsl_dtype_is_int(s->u.store.value->dtype));
     return 0;
   case TSL_STMT_IF:
-    count(f, s->u.branch.cond);
+    count(f, s->u.branch.cond, 0);
     return 0;
   case TSL_STMT_LET:
-    count(f, s->u.let.value);
+    count(f, s->u.let.value, 0);
     return 0;
   case TSL_STMT_EVALUATE:
-    count(f, s->u.evaluate.value);
+    count(f, s->u.evaluate.value, 0);
     return 0;
   case TSL_STMT_BLOCK_REALIZE:
     break;

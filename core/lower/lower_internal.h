@@ -12,7 +12,7 @@
  *   vectorize.c    VECTORIZED loops -> RAMP / BROADCAST (opts.vectorize)
  *   unroll.c       pragma_auto_unroll_max_step / pragma_unroll_explicit and
  *                  UNROLLED loops (TVM's UnrollLoop, after vectorization)
- * flops.c counts the source's floating-point operations.
+ * flops.c counts the source's arithmetic operations (FLOPs as TVM counts them).
  */
 #ifndef TESSEL_LOWER_INTERNAL_H
 #define TESSEL_LOWER_INTERNAL_H

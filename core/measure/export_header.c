@@ -174,7 +174,7 @@ static void emit_func(tsl_strbuf *sb, const tsl_lowered_module *m, const tsl_low
   const char *name = func_name(lf);
   tsl_strbuf_printf(sb, "/* %s_%s: prim_func \"%s\"", prefix, name, name);
   if (lf->flops > 0)
-    tsl_strbuf_printf(sb, ", %.0f floating-point operations per call", lf->flops);
+    tsl_strbuf_printf(sb, ", %.0f arithmetic operations per call", lf->flops);
   tsl_strbuf_append(sb, ".\n");
   /* weights packed ahead of the calls (lower.h, tsl_func_split_prepack) */
   size_t n = strlen(name), ns = strlen("_prepack");

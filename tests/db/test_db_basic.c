@@ -21,6 +21,26 @@ static char *slurp(const char *path, size_t *n) {
   return s;
 }
 
+typedef struct flops_q {
+  int64_t id;
+  double flops;
+} flops_q;
+
+static int take_flops(void *ud, const tsl_db_workload_info *w) {
+  flops_q *q = ud;
+  if (w->id == q->id)
+    q->flops = w->flops;
+  return 0;
+}
+
+/* The FLOPs the database holds for workload `id` (-1: none). */
+static double flops_of(tsl_db *db, int64_t id) {
+  flops_q q = {id, -1};
+  tsl_diag d = {0};
+  tsl_db_each_workload(db, take_flops, &q, &d);
+  return q.flops;
+}
+
 static void spit(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
   fputs(text, f);
@@ -116,6 +136,14 @@ int main(void) {
   fx_free(&pa2);
   is_int(tsl_db_workload(db, pb.func, 64, &wb, &d), TSL_OK, "different workload");
   ok(wb != wa, "  ... gets a new id");
+  /* a count that changed (an int8 workload stored before integer
+   * operations counted) replaces the stored one; 0 (unknown) never does */
+  tsl_db_workload(db, pa.func, 0, &wa2, &d);
+  is_int(flops_of(db, wa), 128, "a lookup with 0 FLOPs keeps the stored count");
+  tsl_db_workload(db, pa.func, 192, &wa2, &d);
+  is_int(wa2, wa, "a lookup with another count finds the same workload");
+  is_int(flops_of(db, wa), 192, "  ... and stores the new count");
+  tsl_db_workload(db, pa.func, 128, &wa2, &d);
 
   /* ---- records ---- */
   is_int(tsl_db_has(db, wa, "llvm", tk[0], &d), 0, "has: not yet");

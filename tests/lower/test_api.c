@@ -1,5 +1,6 @@
 /*
- * Lowering API and the IR support of TSL_STMT_ALLOCATE: FLOP counts,
+ * Lowering API and the IR support of TSL_STMT_ALLOCATE: FLOP counts (float,
+ * and integer arithmetic of integer values),
  * module lowering, size variables, argument errors; ALLOCATE through the
  * printer, equality, hashing, visitors, substitution, region inference and
  * the interpreter (NaN / poison fill).
@@ -44,6 +45,28 @@ static const char *DYN =
     "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
     "            B[vi, vj] = A[vi, vj] * T.float32(2)\n";
 
+/* int8 inputs, int32 accumulation; a load index with arithmetic */
+static const char *INT8MM =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((16, 8), \"int8\"), B: T.Buffer((8, 4), \"int8\"),\n"
+    "         C: T.Buffer((16, 4), \"int32\")):\n"
+    "    for i, j, k in T.grid(16, 4, 8):\n"
+    "        with T.block(\"C\"):\n"
+    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = 0\n"
+    "            C[vi, vj] = C[vi, vj] + T.Cast(\"int32\", A[vi, (vk + 1) % 8]) * "
+    "T.Cast(\"int32\", B[vk, vj])\n";
+
+/* a float value behind an integer stride test (conv2d_transpose's) */
+static const char *STRIDED =
+    "@T.prim_func\n"
+    "def main(A: T.Buffer((10,), \"float32\"), B: T.Buffer((10,), \"float32\")):\n"
+    "    for i in range(10):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi = T.axis.spatial(10, i)\n"
+    "            B[vi] = T.if_then_else((vi + 1) % 2 == 0, A[vi] * T.float32(2), T.float32(0))\n";
+
 static void test_flops(tsl_arena *a) {
   const tsl_module *m = parse(a, MM);
   if (!m)
@@ -59,6 +82,16 @@ static void test_flops(tsl_arena *a) {
   /* exp and + are float ops, the cast is not: 2 per element */
   ok(m && tsl_func_flops(m->funcs[0]) == 20.0, "exp + add per element, cast free (%g)",
      m ? tsl_func_flops(m->funcs[0]) : -2);
+  m = parse(a, INT8MM);
+  /* integer multiply and add of an integer value: 2 * M * N * K, as TVM
+   * counts; the casts and the load's index arithmetic are free */
+  ok(m && tsl_func_flops(m->funcs[0]) == 2.0 * 16 * 4 * 8, "int8 matmul = 2*M*N*K (%g)",
+     m ? tsl_func_flops(m->funcs[0]) : -2);
+  m = parse(a, STRIDED);
+  /* the multiply (a select is no arithmetic); the stride test's + and %
+   * are addressing: TVM would count 3 per element */
+  ok(m && tsl_func_flops(m->funcs[0]) == 10.0,
+     "a float value's integer condition is free (%g)", m ? tsl_func_flops(m->funcs[0]) : -2);
   m = parse(a, DYN);
   ok(m && tsl_func_flops(m->funcs[0]) == -1.0, "symbolic extent: flops unknown");
   ok(tsl_func_flops(NULL) == -1.0, "NULL func: -1");

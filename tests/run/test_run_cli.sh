@@ -12,7 +12,7 @@ json() { python3 -c "import json,sys; d=json.load(open('$tmp/out')); sys.exit(0 
 # ---- run --------------------------------------------------------------------
 check "run exits 0" test "$(status "$exe" run "$mm")" = 0
 check "  ... prints latency, GFLOPS and the check against the interpreter" \
-  bash -c "grep -q '^  latency: ' '$tmp/out' && grep -q '^  GFLOPS: [0-9.]* (4194304 floating' '$tmp/out' && grep -q '^  check: ok (interp reference' '$tmp/out'"
+  bash -c "grep -q '^  latency: ' '$tmp/out' && grep -q '^  GFLOPS: [0-9.]* (4194304 arithmetic' '$tmp/out' && grep -q '^  check: ok (interp reference' '$tmp/out'"
 
 check "run --json exits 0" test "$(status "$exe" run "$mm" --json --repeat 5 --number 2)" = 0
 check "  ... latency_s, gflops, check, max_abs_err" \

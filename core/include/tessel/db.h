@@ -48,7 +48,8 @@ TSL_API const char *tsl_db_path(const tsl_db *db);
 
 /* The id of the workload `f` (added when missing; read-only databases
  * give TSL_ENOTFOUND for a missing one). `flops` is stored with a new
- * workload (tsl_func_flops of lower.h; 0 when unknown). */
+ * workload (tsl_func_flops of lower.h; 0 when unknown) and, when known,
+ * replaces a different count of a found one (writable databases). */
 TSL_API int tsl_db_workload(tsl_db *db, const tsl_func *f, double flops,
                             int64_t *id, tsl_diag *diag);
 

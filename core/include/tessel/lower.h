@@ -66,8 +66,10 @@ typedef struct tsl_lowered_func {
   uint32_t n_size_vars;
   const tsl_var *const *size_vars;
   const tsl_stmt *body;
-  /* Floating-point operations of one call, counted from the source
-   * (multiply-add = 2; -1 when a symbolic extent makes it unknown). */
+  /* Arithmetic operations of one call, counted from the source: float
+   * ones, and integer ones of integer values stored (an int8 matmul's
+   * multiply-add = 2, as a float one's); indices are free; -1 when a
+   * symbolic extent makes it unknown (core/lower/flops.c). */
   double flops;
 } tsl_lowered_func;
 

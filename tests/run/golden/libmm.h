@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-/* mm_matmul: prim_func "matmul", 4194304 floating-point operations per call.
+/* mm_matmul: prim_func "matmul", 4194304 arithmetic operations per call.
  *   A: float32[128, 128], read
  *   B: float32[128, 128], read
  *   C: float32[128, 128], written
