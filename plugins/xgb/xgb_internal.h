@@ -38,6 +38,7 @@ struct tsl_cost_model {
   int64_t max_depth, seed, nthread, num_warmup_samples, early_stopping_rounds, max_rounds;
   double gamma, min_child_weight, eta;
   int adaptive_training;
+  const char *tree_method; /* a static string: auto, exact, approx or hist */
   /* data and model */
   xgb_group *groups;
   uint32_t n_groups;

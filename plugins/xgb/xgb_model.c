@@ -19,7 +19,7 @@
 
 #define XGB_OPTIONS                                                                       \
   "max_depth, gamma, min_child_weight, eta, seed, nthread, num_warmup_samples, "          \
-  "early_stopping_rounds, max_rounds, adaptive_training"
+  "early_stopping_rounds, max_rounds, adaptive_training, tree_method"
 
 static int opt_int(const char *k, const char *v, int64_t lo, int64_t hi, int64_t *out,
                    tsl_diag *diag) {
@@ -64,7 +64,8 @@ static int xgb_create(void *user_data, uint32_t n_opts, const tsl_kv *opts, uint
                       .gamma = 0.001,
                       .min_child_weight = 0,
                       .eta = 0.2,
-                      .adaptive_training = 1};
+                      .adaptive_training = 1,
+                      .tree_method = "hist"}; /* XGBoost >= 2.0's default (README) */
   for (uint32_t i = 0; i < n_opts; i++) {
     const char *k = opts[i].key ? opts[i].key : "(null)", *v = opts[i].value;
     int64_t b;
@@ -97,6 +98,19 @@ static int xgb_create(void *user_data, uint32_t n_opts, const tsl_kv *opts, uint
         rc = tsl_diag_set(diag, TSL_EINVALID,
                           "cost model 'xgb': adaptive_training: '%s' is not valid; valid: "
                           "true, false",
+                          v ? v : "(null)");
+    } else if (!strcmp(k, "tree_method")) {
+      static const char *const methods[] = {"auto", "exact", "approx", "hist"};
+      rc = TSL_EINVALID;
+      for (size_t j = 0; v && j < sizeof methods / sizeof methods[0]; j++)
+        if (!strcmp(v, methods[j])) {
+          o.tree_method = methods[j];
+          rc = TSL_OK;
+        }
+      if (rc)
+        rc = tsl_diag_set(diag, TSL_EINVALID,
+                          "cost model 'xgb': tree_method: '%s' is not valid; valid: auto, exact, "
+                          "approx, hist",
                           v ? v : "(null)");
     } else
       rc = tsl_diag_set(diag, TSL_EINVALID,

@@ -65,7 +65,7 @@ int xgb_booster(const tsl_cost_model *m, DMatrixHandle dm, BoosterHandle *out,
   snprintf(v[5], sizeof v[5], "%lld", (long long)m->nthread);
   const char *params[][2] = {{"max_depth", v[0]}, {"gamma", v[1]},    {"min_child_weight", v[2]},
                              {"eta", v[3]},       {"seed", v[4]},     {"nthread", v[5]},
-                             {"tree_method", "auto"}, {"verbosity", "0"}};
+                             {"tree_method", m->tree_method}, {"verbosity", "0"}};
   for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
     if (XGBoosterSetParam(*out, params[i][0], params[i][1])) {
       XGBoosterFree(*out);
