@@ -201,6 +201,7 @@ int tsl_func_specialize(tsl_arena *a, const tsl_func *f, uint32_t n,
   s.m.expr = spec_expr;
   s.m.buffer = spec_buffer;
   s.m.vars = &s.bound;
+  s.m.diag = diag;
   tsl_map_init(&s.bound, a);
   tsl_map_init(&s.memo, a);
   for (uint32_t k = 0; k < n; k++) {
