@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 const char cli_space_usage[] =
     "usage: tessel space PROGRAM [--func F] [--bind NAME=VALUE]... [--target llvm]\n"
     "                    [--num-cores N] [--seed S] [--postproc] [--json]\n"

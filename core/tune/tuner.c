@@ -4,8 +4,8 @@
  * lower, build in parallel, measure one at a time, record, learn, notify.
  */
 #include "tuner_internal.h"
-#include "tessel/analysis.h"
 #include "candidates_internal.h"
+#include "tessel/analysis.h"
 
 #include <ctype.h>
 #include <stdio.h>
