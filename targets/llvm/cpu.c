@@ -2,7 +2,8 @@
  * targets/llvm/cpu.c — target options: parsing and validation, host CPU
  * detection, the describe() line, and target machines.
  *
- * Options: mcpu (default: the host CPU; "native" = host), mattr (default:
+ * Options: mcpu (default: $TESSEL_LLVM_MCPU, else the host CPU; "native" =
+ * host, "generic" when LLVM does not know the host's), mattr (default:
  * the host's features when the CPU is the host's, else the CPU's own),
  * threads (default: online cores), opt-level (0..3, default 3),
  * vector-width (128/256/512; default 512 when AVX-512F is on, else LLVM's
@@ -20,15 +21,6 @@
 
 static const char *const valid_keys =
     "mcpu, mattr, threads, opt-level, vector-width, fast-math, llvm-unroll";
-
-/* CPUs whose own feature set includes AVX-512F. */
-static const char *const avx512_cpus[] = {
-    "knl", "knm", "mic_avx512", "skylake-avx512", "skylake_avx512", "skx",
-    "cascadelake", "cooperlake", "cannonlake", "icelake-client",
-    "icelake_client", "icelake-server", "icelake_server", "tigerlake",
-    "rocketlake", "sapphirerapids", "emeraldrapids", "graniterapids",
-    "graniterapids-d", "graniterapids_d", "znver4", "znver5", "x86-64-v4",
-    NULL};
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -70,16 +62,6 @@ int tll_has_feature(const char *features, const char *name) {
   return on;
 }
 
-static int feature_disabled(const char *features, const char *name) {
-  char minus[64];
-  snprintf(minus, sizeof minus, "-%s", name);
-  size_t n = strlen(minus);
-  for (const char *p = features; p && (p = strstr(p, minus)); p += n)
-    if ((p == features || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-      return 1;
-  return 0;
-}
-
 static void append_list(tsl_diag *diag, const char *const *list) {
   for (int i = 0; list[i]; i++)
     tsl_diag_append(diag, "%s%s", i ? ", " : "", list[i]);
@@ -115,8 +97,27 @@ static int check_features(const char *s, tsl_diag *diag) {
   return TSL_OK;
 }
 
+static int check_cpu(const char *what, const char *v, tsl_diag *diag) {
+  if (!strcmp(v, "native") || in_list(tll_cpu_names, v, strlen(v)))
+    return TSL_OK;
+  tsl_diag_set(diag, TSL_EINVALID, "llvm target: %s: unknown CPU '%s'; valid: native, ", what, v);
+  append_list(diag, tll_cpu_names);
+  return TSL_EINVALID;
+}
+
 int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
                    tsl_diag *diag) {
+  char *name = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  tll_host host = {name ? name : "", features ? features : "",
+                   getenv("TESSEL_LLVM_MCPU")};
+  int rc = tll_opts_parse_for(n, kv, &host, out, diag);
+  LLVMDisposeMessage(name);
+  LLVMDisposeMessage(features);
+  return rc;
+}
+
+int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
+                       tll_opts *out, tsl_diag *diag) {
   const char *cpu = NULL, *attr = NULL;
   long threads = sysconf(_SC_NPROCESSORS_ONLN), level = 3, width = -1,
        fast = 0, llvm_unroll = 0;
@@ -129,14 +130,8 @@ int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
       return tsl_diag_set(diag, TSL_EINVALID,
                           "llvm target: option '%s' has no value", k);
     if (!strcmp(k, "mcpu")) {
-      if (strcmp(v, "native") && !in_list(tll_cpu_names, v, strlen(v))) {
-        tsl_diag_set(diag, TSL_EINVALID,
-                     "llvm target: option mcpu: unknown CPU '%s'; valid: "
-                     "native, ",
-                     v);
-        append_list(diag, tll_cpu_names);
+      if (check_cpu("option mcpu", v, diag))
         return TSL_EINVALID;
-      }
       cpu = v;
     } else if (!strcmp(k, "mattr")) {
       if (check_features(v, diag))
@@ -181,40 +176,34 @@ int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
                           k, valid_keys);
     }
   }
+  if (!cpu && hw->default_cpu && *hw->default_cpu) {
+    if (check_cpu("TESSEL_LLVM_MCPU (the default of option mcpu)", hw->default_cpu, diag))
+      return TSL_EINVALID;
+    cpu = hw->default_cpu;
+  }
   int host = !cpu || !strcmp(cpu, "native");
   if (host) {
-    char *name = LLVMGetHostCPUName();
-    out->cpu = strdup(name && *name ? name : "generic");
-    LLVMDisposeMessage(name);
+    /* A CPU LLVM does not know gets generic tuning; the code still uses
+     * every feature the host reports. */
+    const char *name = hw->cpu;
+    out->cpu = strdup(name && in_list(tll_cpu_names, name, strlen(name)) ? name : "generic");
+    out->features = strdup(attr ? attr : hw->features);
   } else {
     out->cpu = strdup(cpu);
-  }
-  if (attr) {
-    out->features = strdup(attr);
-  } else if (host) {
-    char *f = LLVMGetHostCPUFeatures();
-    out->features = strdup(f ? f : "");
-    LLVMDisposeMessage(f);
-  } else {
-    out->features = strdup("");
+    out->features = strdup(attr ? attr : "");
   }
   out->cpu_is_host = host && !attr;
   out->threads = (int32_t)threads;
   out->opt_level = (int32_t)level;
   out->fast_math = (int32_t)fast;
   out->llvm_unroll = (int32_t)llvm_unroll;
-  if (width < 0) {
-    int has512 =
-        tll_has_feature(out->features, "avx512f") ||
-        (!feature_disabled(out->features, "avx512f") &&
-         in_list(avx512_cpus, out->cpu, strlen(out->cpu)));
-    width = has512 ? 512 : 0;
-  }
-  out->vector_width = (int32_t)width;
   if (!out->cpu || !out->features) {
     tll_opts_free(out);
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
   }
+  if (width < 0)
+    width = tll_isa_required(out->cpu, out->features) >> tll_isa_bit("avx512f", 7) & 1 ? 512 : 0;
+  out->vector_width = (int32_t)width;
   return TSL_OK;
 }
 

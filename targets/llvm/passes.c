@@ -109,28 +109,17 @@ int tll_compile(LLVMContextRef ctx, const tll_opts *o, LLVMTargetMachineRef tm,
 }
 
 int tll_module_ir(const tll_opts *o, const tsl_lowered_module *m,
-                  int optimized, char **out, tsl_diag *diag) {
+                  int optimized, LLVMContextRef ctx, LLVMModuleRef *out,
+                  tsl_diag *diag) {
   *out = NULL;
   LLVMTargetMachineRef tm = NULL;
   int rc = tll_target_machine(o, 0, &tm, diag);
   if (rc)
     return rc;
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef mod = NULL;
-  if (optimized) {
-    rc = tll_compile(ctx, o, tm, m, TLL_JIT_PREFIX, &mod, NULL, diag);
-  } else {
-    rc = tll_codegen_module(ctx, o, m, TLL_JIT_PREFIX, &mod, diag);
-  }
-  if (!rc) {
-    char *s = LLVMPrintModuleToString(mod);
-    *out = strdup(s ? s : "");
-    LLVMDisposeMessage(s);
-    LLVMDisposeModule(mod);
-    if (!*out)
-      rc = tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
-  }
-  LLVMContextDispose(ctx);
+  if (optimized)
+    rc = tll_compile(ctx, o, tm, m, TLL_JIT_PREFIX, out, NULL, diag);
+  else
+    rc = tll_codegen_module(ctx, o, m, TLL_JIT_PREFIX, out, diag);
   LLVMDisposeTargetMachine(tm);
   return rc;
 }

@@ -3,6 +3,9 @@
  * instances (options, describe line, the libgomp handle) and the calls that
  * forward to jit.c and export.c.
  *
+ * An instance is for this host: options naming a CPU or features the host
+ * lacks are refused when it is created (cpu_isa.c).
+ *
  * libgomp is opened with RTLD_NODELETE: its thread pool outlives every
  * parallel region, and unloading the library under idle pool threads would
  * crash them. The device hooks are the host's: 64-byte aligned memory,
@@ -23,6 +26,17 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
   int rc = tll_opts_parse(n_opts, opts, &t->opts, diag);
   if (rc) {
+    free(t);
+    return rc;
+  }
+  /* An instance builds code that runs here: a CPU or mattr this host lacks
+   * is refused now, not by SIGILL in the first kernel. */
+  char *host_cpu = LLVMGetHostCPUName(), *host_features = LLVMGetHostCPUFeatures();
+  rc = tll_check_runnable(&t->opts, host_cpu, host_features, diag);
+  LLVMDisposeMessage(host_cpu);
+  LLVMDisposeMessage(host_features);
+  if (rc) {
+    tll_opts_free(&t->opts);
     free(t);
     return rc;
   }

@@ -17,6 +17,7 @@
  * LLVM's mallocs (every stage about 2x), slows both sides alike, where an
  * absolute bound of 2.5 s failed once at 2.56 s under the sanitizers.
  */
+#include "ir_shape.h"
 #include "llvm_util.h"
 
 #include <time.h>
@@ -169,11 +170,10 @@ static void wide_bodies(tsl_target *t, tsl_ctx *ctx, double o3_unrolled) {
     LLVMModuleRef mod = NULL;
     tsl_build_stats st = {sizeof st, -1, -1, -1};
     int rc = tll_compile(lc, &t->opts, tm, &lm, "w", &mod, &st, &d);
-    char *ir = rc ? NULL : LLVMPrintModuleToString(mod);
     int off = 0;
-    for (const char *p = ir; p && (p = strstr(p, "\"llvm.loop.vectorize.enable\", i1 false"));
-         p++)
-      off++;
+    for (LLVMValueRef fn = mod ? LLVMGetFirstFunction(mod) : NULL; fn;
+         fn = LLVMGetNextFunction(fn))
+      off += irs_loop_md(fn, "llvm.loop.vectorize.enable", 0);
     tap_diag("j tiles of 1: codegen %.3f s, O3 %.2f s; %d loops kept from the loop vectorizer",
              st.codegen_s, st.optimize_s, off);
     ok(rc == TSL_OK && off == 1,
@@ -184,7 +184,6 @@ static void wide_bodies(tsl_target *t, tsl_ctx *ctx, double o3_unrolled) {
        "  ... its O3 takes under 1.5x the unrolled candidate's (%.2f s against %.2f s; 2.8x "
        "with the loop vectorizer on it)",
        st.optimize_s, o3_unrolled);
-    LLVMDisposeMessage(ir);
     if (mod)
       LLVMDisposeModule(mod);
     LLVMContextDispose(lc);

@@ -2,21 +2,26 @@
  * The LLVM target's options and code properties:
  *  - options: defaults and describe(), every bad key / value is an error
  *    saying what is valid;
- *  - vector code: with a 512-bit preference (mcpu=skylake-avx512) the
- *    optimized IR of a plain elementwise loop uses <16 x float>, with
- *    vector-width=256 only <8 x float> (IR only: this host may lack
- *    AVX-512);
- *  - UNROLLED loops (left by lowering under pragma_unroll_explicit = 0)
- *    carry llvm.loop.unroll.full and vanish after O3; T.unroll loops are
- *    otherwise copied by lowering;
- *  - parallel loops: identical results for threads 1, 2, 4 (extents that
- *    do and do not divide), equal to the interpreter; per-iteration
- *    allocations inside a parallel loop; nested parallel loops, parallel
- *    loops inside serial ones, symbolic extents;
- *  - opt-level 0..3 all give correct code;
- *  - the comparison used by every test detects a corrupted output.
+ *  - hosts: the default CPU (the host's, "generic" with the host's features
+ *    when LLVM does not know it, or $TESSEL_LLVM_MCPU), which code a host
+ *    can run (pretended Zen 3 and unknown hosts, then this one: an instance
+ *    for a CPU it lacks features of is refused, naming them);
+ *  - code for each CPU of `cpus` whatever the host (IR only, inspected
+ *    through the LLVM C API in ir_shape.h, never as text): vector lanes and
+ *    function attributes; UNROLLED loops (left by lowering under
+ *    pragma_unroll_explicit = 0) carry llvm.loop.unroll.full and vanish
+ *    after O3; T.unroll loops are otherwise copied by lowering; serial
+ *    loops carry llvm.loop.unroll.disable unless llvm-unroll=1;
+ *  - running on this host: parallel loops (identical results for threads
+ *    1, 2, 4, extents that do and do not divide, equal to the interpreter;
+ *    per-iteration allocations inside a parallel loop; nested parallel
+ *    loops, parallel loops inside serial ones, symbolic extents), opt-level
+ *    0..3, and the comparison used by every test detects a corrupted output.
  */
+#include "ir_shape.h"
 #include "llvm_util.h"
+
+#include <llvm-c/TargetMachine.h>
 
 static tsl_ctx *ctx;
 
@@ -47,6 +52,33 @@ static const tsl_func *schedule(tsl_arena *a, const char *src,
 
 /* ---- options --------------------------------------------------------------- */
 
+/* Options parsed into tll_opts without an instance (instances are only for
+ * CPUs this host can run): "key=value key=value". */
+static int parse_spec(const char *spec, const tll_host *host, tll_opts *o, tsl_diag *d) {
+  tsl_kv kv[8];
+  char buf[256], *save = NULL;
+  uint32_t n = 0;
+  snprintf(buf, sizeof buf, "%s", spec);
+  for (char *tok = strtok_r(buf, " ", &save); tok && n < 8; tok = strtok_r(NULL, " ", &save)) {
+    char *eq = strchr(tok, '=');
+    *eq = '\0';
+    kv[n].key = tok;
+    kv[n++].value = eq + 1;
+  }
+  return host ? tll_opts_parse_for(n, kv, host, o, d) : tll_opts_parse(n, kv, o, d);
+}
+
+/* describe() of the options (malloc), or the error. */
+static char *describe_of(const char *spec) {
+  tsl_diag d = {0};
+  tll_opts o;
+  if (parse_spec(spec, NULL, &o, &d))
+    return strdup(d.text);
+  char *s = tll_opts_describe(&o);
+  tll_opts_free(&o);
+  return s;
+}
+
 static void expect_error(const char *spec, const char *needle) {
   tsl_diag d = {0};
   tsl_target *t = lt_target(spec, &d);
@@ -69,26 +101,36 @@ static void test_options(void) {
        "describe() names cpu, threads and opt level");
     ok(t->opts.threads >= 1, "default threads %d >= 1", (int)t->opts.threads);
     tll_vtable.destroy(t);
+  } else {
+    tap_diag("%s", d.text);
   }
-  t = lt_target("threads=3 opt-level=2 mcpu=haswell", &d);
-  ok(t && !strcmp(tll_vtable.describe(t),
-                  "llvm -mcpu=haswell -threads=3 -opt-level=2"),
-     "describe with explicit options: %s", t ? tll_vtable.describe(t) : d.text);
-  tll_vtable.destroy(t);
-  t = lt_target("threads=1 mcpu=skylake-avx512", &d);
-  ok(t && strstr(tll_vtable.describe(t), "-vector-width=512") &&
-         t->opts.vector_width == 512,
+  char *s = describe_of("threads=3 opt-level=2 mcpu=haswell");
+  is_str(s, "llvm -mcpu=haswell -threads=3 -opt-level=2", "describe with explicit options");
+  free(s);
+  tll_opts o;
+  int rc = parse_spec("threads=1 mcpu=skylake-avx512", NULL, &o, &d);
+  s = rc ? NULL : tll_opts_describe(&o);
+  ok(s && strstr(s, "-vector-width=512") && o.vector_width == 512,
      "skylake-avx512 prefers 512-bit vectors by default");
-  tll_vtable.destroy(t);
-  t = lt_target("threads=1 mcpu=skylake-avx512 mattr=-avx512f", &d);
-  ok(t && t->opts.vector_width == 0,
-     "mattr=-avx512f turns the 512-bit preference off");
-  tll_vtable.destroy(t);
-  t = lt_target("threads=1 mcpu=haswell mattr=+avx512f vector-width=256", &d);
-  ok(t && t->opts.vector_width == 256 &&
-         strstr(tll_vtable.describe(t), "-mattr=+avx512f"),
+  free(s);
+  if (!rc)
+    tll_opts_free(&o);
+  rc = parse_spec("threads=1 mcpu=skylake-avx512 mattr=-avx512f", NULL, &o, &d);
+  ok(!rc && o.vector_width == 0, "mattr=-avx512f turns the 512-bit preference off");
+  if (!rc)
+    tll_opts_free(&o);
+  rc = parse_spec("threads=1 mcpu=skylake-avx512 mattr=-avx2", NULL, &o, &d);
+  ok(!rc && o.vector_width == 0,
+     "mattr=-avx2 turns it off too (AVX-512F needs AVX2, as in LLVM)");
+  if (!rc)
+    tll_opts_free(&o);
+  rc = parse_spec("threads=1 mcpu=haswell mattr=+avx512f vector-width=256", NULL, &o, &d);
+  s = rc ? NULL : tll_opts_describe(&o);
+  ok(s && o.vector_width == 256 && strstr(s, "-mattr=+avx512f"),
      "explicit vector-width and mattr are kept");
-  tll_vtable.destroy(t);
+  free(s);
+  if (!rc)
+    tll_opts_free(&o);
 
   expect_error("foo=1", "unknown option 'foo'");
   expect_error("foo=1", "mcpu, mattr, threads, opt-level, vector-width");
@@ -103,7 +145,241 @@ static void test_options(void) {
   expect_error("mattr=+avx2,+nosuchfeature", "nosuchfeature");
 }
 
-/* ---- IR properties --------------------------------------------------------- */
+/* ---- hosts: which CPU code is built for, and which code runs here --------- */
+
+/* The feature strings of hosts this test pretends to be, as
+ * LLVMGetHostCPUFeatures writes them (abridged). */
+static const char *const zen3_features =
+    "+sse2,+sse3,+ssse3,+sse4.1,+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,-avx512f,-avx512bw,"
+    "-avx512vl,-avx512dq,-avx512cd,-avx512vnni,-avxvnni,-avx512bf16,-avx512fp16,"
+    "-avx512vbmi,-amx-tile,-amx-int8,-amx-bf16,-amx-fp16";
+static const char *const avx512_features =
+    "+sse2,+sse3,+ssse3,+sse4.1,+sse4.2,+avx,+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,"
+    "+avx512vl,+avx512dq,+avx512cd,-avx512fp16,-amx-tile";
+
+static char *isa_names(uint32_t isa) {
+  static char buf[512];
+  buf[0] = '\0';
+  for (int i = 0; tll_isa_features[i]; i++)
+    if (isa >> i & 1)
+      snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? " " : "",
+               tll_isa_features[i]);
+  return buf[0] ? buf : "(none beyond SSE2)";
+}
+
+static uint32_t isa_bit(const char *name) {
+  int b = tll_isa_bit(name, strlen(name));
+  return b < 0 ? 0 : 1u << b;
+}
+
+static void test_pretended_hosts(void) {
+  tsl_diag d = {0};
+  tll_opts o;
+  /* a CPU LLVM does not know: generic tuning, every feature of the host */
+  static const char *const unknown[] = {"", "generic", "zen9000"};
+  for (int i = 0; i < 3; i++) {
+    tll_host h = {unknown[i], avx512_features, NULL};
+    int rc = parse_spec("threads=1", &h, &o, &d);
+    ok(!rc && !strcmp(o.cpu, "generic") && !strcmp(o.features, avx512_features) &&
+           o.cpu_is_host && o.vector_width == 512 &&
+           tll_check_runnable(&o, unknown[i], avx512_features, &d) == TSL_OK,
+       "a host CPU LLVM does not know ('%s'): code for generic with the host's features, "
+       "512-bit vectors from its AVX-512F, runnable",
+       unknown[i]);
+    if (!rc)
+      tll_opts_free(&o);
+  }
+  tll_host zen3 = {"znver3", zen3_features, NULL};
+  int rc = parse_spec("threads=1", &zen3, &o, &d);
+  ok(!rc && !strcmp(o.cpu, "znver3") && o.cpu_is_host && o.vector_width == 0,
+     "on a Zen 3 host the default is znver3 with LLVM's vector width");
+  if (!rc)
+    tll_opts_free(&o);
+
+  /* the default of mcpu from TESSEL_LLVM_MCPU */
+  tll_host dflt = {"znver3", zen3_features, "x86-64-v2"};
+  rc = parse_spec("threads=1", &dflt, &o, &d);
+  ok(!rc && !strcmp(o.cpu, "x86-64-v2") && !strcmp(o.features, "") && !o.cpu_is_host,
+     "TESSEL_LLVM_MCPU sets the default CPU (its own features, not the host's)");
+  if (!rc)
+    tll_opts_free(&o);
+  rc = parse_spec("threads=1 mcpu=haswell", &dflt, &o, &d);
+  ok(!rc && !strcmp(o.cpu, "haswell"), "an mcpu option wins over TESSEL_LLVM_MCPU");
+  if (!rc)
+    tll_opts_free(&o);
+  rc = parse_spec("threads=1 mcpu=native", &dflt, &o, &d);
+  ok(!rc && !strcmp(o.cpu, "znver3") && o.cpu_is_host, "mcpu=native is the host");
+  if (!rc)
+    tll_opts_free(&o);
+  tll_host bogus = {"znver3", zen3_features, "pentium9"};
+  rc = parse_spec("threads=1", &bogus, &o, &d);
+  ok(rc && strstr(d.text, "TESSEL_LLVM_MCPU") && strstr(d.text, "pentium9") &&
+         strstr(d.text, "znver3"),
+     "an unknown TESSEL_LLVM_MCPU is an error naming it and the valid CPUs");
+  if (!rc)
+    tll_opts_free(&o);
+
+  /* which code a Zen 3 host can run */
+  static const struct {
+    const char *spec;
+    int runs;
+    const char *missing; /* a feature the message must name */
+  } cases[] = {
+      {"mcpu=znver3", 1, NULL},
+      {"mcpu=x86-64-v3", 1, NULL},
+      {"mcpu=haswell", 1, NULL},
+      {"mcpu=x86-64-v4", 0, "avx512f"},
+      {"mcpu=sapphirerapids", 0, "amx-tile"},
+      {"mcpu=skylake-avx512 mattr=-avx512f", 1, NULL},
+      {"mcpu=znver3 mattr=+avx512bw", 0, "avx512bw"},
+      {"mcpu=znver3 mattr=+avx512bw", 0, "avx512f"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char spec[128];
+    snprintf(spec, sizeof spec, "threads=1 %s", cases[i].spec);
+    rc = parse_spec(spec, &zen3, &o, &d);
+    int st = rc ? -99 : tll_check_runnable(&o, "znver3", zen3_features, &d);
+    if (cases[i].runs)
+      ok(st == TSL_OK, "a Zen 3 host runs code for %s", cases[i].spec);
+    else
+      ok(st == TSL_EUNSUPPORTED && strstr(d.text, "(znver3)") &&
+             strstr(d.text, cases[i].missing) && strstr(d.text, "x86-64-v3") &&
+             !strstr(d.text, "x86-64-v4,"),
+         "a Zen 3 host refuses code for %s, naming the missing %s and CPUs that run here",
+         cases[i].spec, cases[i].missing);
+    if (st != (cases[i].runs ? TSL_OK : TSL_EUNSUPPORTED))
+      tap_diag("%s", rc || st ? d.text : "(runnable)");
+    if (!rc)
+      tll_opts_free(&o);
+  }
+
+  /* LLVM's implications between features */
+  uint32_t fp16 = tll_isa_required("x86-64", "+avx512fp16");
+  ok((fp16 & isa_bit("avx512f")) && (fp16 & isa_bit("avx512bw")) && (fp16 & isa_bit("avx512vl")) &&
+         (fp16 & isa_bit("avx2")) && (fp16 & isa_bit("fma")) && (fp16 & isa_bit("sse4.2")) &&
+         !(fp16 & isa_bit("amx-tile")),
+     "+avx512fp16 implies AVX-512F/BW/VL, AVX2, FMA, SSE4.2 and no AMX (%s)", isa_names(fp16));
+  uint32_t no_avx2 = tll_isa_required("znver4", "-avx2");
+  ok(!(no_avx2 & (isa_bit("avx2") | isa_bit("avx512f") | isa_bit("avx512bw") |
+                  isa_bit("avx512vnni") | isa_bit("avx512bf16"))) &&
+         (no_avx2 & isa_bit("avx")) && (no_avx2 & isa_bit("fma")),
+     "znver4 with -avx2 loses AVX2 and every AVX-512 feature, keeps AVX and FMA (%s)",
+     isa_names(no_avx2));
+}
+
+/* CPUs whose code every host checks as IR, and which the real host may or
+ * may not run; with the vector lanes a float loop gets by default. */
+static const struct {
+  const char *cpu;
+  int lanes;
+  int prefers512;
+} cpus[] = {
+    {"x86-64-v2", 4, 0},       {"znver3", 8, 0},         {"znver4", 16, 1},
+    {"znver5", 16, 1},         {"skylake-avx512", 16, 1}, {"sapphirerapids", 16, 1},
+    {"emeraldrapids", 16, 1},  {"graniterapids", 16, 1},
+};
+enum { N_CPUS = sizeof cpus / sizeof *cpus };
+
+static void test_this_host(void) {
+  char *name = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  uint32_t host = tll_isa_of_host(features);
+  int known = 0;
+  for (int i = 0; tll_cpu_names[i]; i++)
+    known |= !strcmp(tll_cpu_names[i], name) && strcmp(name, "generic");
+  if (known)
+    tap_diag("this host: LLVM 19 names its CPU '%s'; it has %s", name, isa_names(host));
+  else
+    tap_diag("this host: LLVM 19 does not know its CPU ('%s'): code is built for 'generic' "
+             "with the host's features: %s",
+             name, isa_names(host));
+  tll_host h = {name, features, NULL};
+  tll_opts o;
+  tsl_diag d = {0};
+  int rc = tll_opts_parse_for(0, NULL, &h, &o, &d);
+  ok(!rc && !strcmp(o.cpu, known ? name : "generic") && o.cpu_is_host &&
+         o.vector_width == ((host & isa_bit("avx512f")) ? 512 : 0),
+     "the default target is the host's CPU (%s) with its features and vector width",
+     rc ? d.text : o.cpu);
+  if (!rc)
+    tll_opts_free(&o);
+  const char *env = getenv("TESSEL_LLVM_MCPU");
+  if (env && *env)
+    tap_diag("TESSEL_LLVM_MCPU=%s: targets without mcpu build code for it", env);
+  /* An instance refuses a CPU this host cannot run. */
+  int refused = 0;
+  for (int i = 0; i < N_CPUS; i++) {
+    char spec[64];
+    snprintf(spec, sizeof spec, "threads=1 mcpu=%s", cpus[i].cpu);
+    int runs = !(tll_cpu_isa_of(cpus[i].cpu) & ~host);
+    tsl_target *t = lt_target(spec, &d);
+    if (runs)
+      ok(t != NULL, "this host runs code for %s: a target instance", cpus[i].cpu);
+    else
+      ok(!t && strstr(d.text, cpus[i].cpu) && strstr(d.text, "cannot run code") &&
+             strstr(d.text, "valid here: native"),
+         "this host cannot run code for %s: refused with what it lacks", cpus[i].cpu);
+    if (!t != !runs)
+      tap_diag("%s", t ? "(created)" : d.text);
+    refused += !runs;
+    tll_vtable.destroy(t);
+  }
+  tap_diag("%d of %d CPUs refused here", refused, N_CPUS);
+  LLVMDisposeMessage(name);
+  LLVMDisposeMessage(features);
+}
+
+/* ---- IR properties, for every CPU of the list (nothing runs) -------------- */
+
+typedef struct ir_mod {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMValueRef fn; /* the natural function tsl_<name> */
+} ir_mod;
+
+static int ir_build(const char *spec, const tsl_func *f, int optimized, ir_mod *out) {
+  tsl_diag d = {0};
+  tll_opts o;
+  memset(out, 0, sizeof *out);
+  if (parse_spec(spec, NULL, &o, &d)) {
+    tap_diag("%s: %s", spec, d.text);
+    return 0;
+  }
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_lowered_func *lf = NULL;
+  tsl_lower_opts lo = {sizeof lo, 0};
+  out->ctx = LLVMContextCreate();
+  if (!tsl_lower_func(a, f, &lo, &lf, &d)) {
+    const tsl_lowered_func *fl[1] = {lf};
+    tsl_lowered_module lm = {sizeof lm, 1, fl};
+    if (tll_module_ir(&o, &lm, optimized, out->ctx, &out->mod, &d))
+      tap_diag("%s: %s", spec, d.text);
+  } else {
+    tap_diag("%s", d.text);
+  }
+  if (out->mod) {
+    char sym[128];
+    snprintf(sym, sizeof sym, "%s_%s", TLL_JIT_PREFIX, f->name);
+    out->fn = LLVMGetNamedFunction(out->mod, sym);
+  }
+  tsl_arena_free(a);
+  tll_opts_free(&o);
+  return out->fn != NULL;
+}
+
+static void ir_free(ir_mod *m) {
+  if (m->mod)
+    LLVMDisposeModule(m->mod);
+  if (m->ctx)
+    LLVMContextDispose(m->ctx);
+  memset(m, 0, sizeof *m);
+}
+
+/* "mcpu=X " + rest */
+static const char *with_cpu(int i, const char *rest) {
+  static char buf[256];
+  snprintf(buf, sizeof buf, "mcpu=%s %s", cpus[i].cpu, rest);
+  return buf;
+}
 
 static const char *add_src =
     "@T.prim_func\n"
@@ -114,58 +390,35 @@ static const char *add_src =
     "            vi = T.axis.spatial(4096, i)\n"
     "            C[vi] = A[vi] + B[vi]\n";
 
-static char *ir_of(const char *spec, const tsl_func *f, int vectorize,
-                   int optimized) {
-  tsl_diag d = {0};
-  tll_opts o;
-  tsl_kv kv[8];
-  char buf[256], *save = NULL;
-  uint32_t n = 0;
-  snprintf(buf, sizeof buf, "%s", spec);
-  for (char *tok = strtok_r(buf, " ", &save); tok && n < 8;
-       tok = strtok_r(NULL, " ", &save)) {
-    char *eq = strchr(tok, '=');
-    *eq = '\0';
-    kv[n].key = tok;
-    kv[n++].value = eq + 1;
-  }
-  if (tll_opts_parse(n, kv, &o, &d))
-    return NULL;
-  tsl_arena *a = tsl_arena_new(ctx);
-  const tsl_lowered_func *lf = NULL;
-  tsl_lower_opts lo = {sizeof lo, vectorize};
-  char *ir = NULL;
-  if (!tsl_lower_func(a, f, &lo, &lf, &d)) {
-    const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl};
-    if (tll_module_ir(&o, &lm, optimized, &ir, &d))
-      tap_diag("%s", d.text);
-  } else {
-    tap_diag("%s", d.text);
-  }
-  tsl_arena_free(a);
-  tll_opts_free(&o);
-  return ir;
-}
-
 static void test_vector_width(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = parse(a, add_src);
-  char *w512 = m ? ir_of("threads=1 mcpu=skylake-avx512", m->funcs[0], 0, 1)
-                 : NULL;
-  char *w256 = m ? ir_of("threads=1 mcpu=skylake-avx512 vector-width=256",
-                         m->funcs[0], 0, 1)
-                 : NULL;
-  ok(w512 && strstr(w512, "<16 x float>"),
-     "512-bit preference: the loop is vectorized with <16 x float>");
-  ok(w512 && strstr(w512, "\"prefer-vector-width\"=\"512\""),
-     "functions carry prefer-vector-width=512");
-  ok(w256 && strstr(w256, "<8 x float>") && !strstr(w256, "<16 x float>"),
-     "vector-width=256: only <8 x float>");
-  ok(w512 && strstr(w512, "\"target-cpu\"=\"skylake-avx512\""),
-     "functions carry target-cpu");
-  free(w512);
-  free(w256);
+  for (int i = 0; i < N_CPUS && m; i++) {
+    ir_mod w = {0}, w256 = {0}, w128 = {0};
+    ir_build(with_cpu(i, "threads=1"), m->funcs[0], 1, &w);
+    ir_build(with_cpu(i, "threads=1 vector-width=256"), m->funcs[0], 1, &w256);
+    ir_build(with_cpu(i, "threads=1 vector-width=128"), m->funcs[0], 1, &w128);
+    int lanes = irs_widest_float_vector(w.fn);
+    char *cpu = irs_fn_attr(w.fn, "target-cpu"), *pref = irs_fn_attr(w.fn, "prefer-vector-width");
+    is_int(lanes, cpus[i].lanes, "%s: the float loop is vectorized with <%d x float>",
+           cpus[i].cpu, cpus[i].lanes);
+    ok(cpu && !strcmp(cpu, cpus[i].cpu), "%s: functions carry target-cpu=%s (%s)", cpus[i].cpu,
+       cpus[i].cpu, cpu ? cpu : "none");
+    if (cpus[i].prefers512)
+      ok(pref && !strcmp(pref, "512"), "%s: functions carry prefer-vector-width=512",
+         cpus[i].cpu);
+    else
+      ok(w.fn && !pref, "%s: no prefer-vector-width (LLVM's choice)", cpus[i].cpu);
+    is_int(irs_widest_float_vector(w256.fn), cpus[i].lanes < 8 ? cpus[i].lanes : 8,
+           "%s, vector-width=256: at most <8 x float>", cpus[i].cpu);
+    is_int(irs_widest_float_vector(w128.fn), 4, "%s, vector-width=128: <4 x float>",
+           cpus[i].cpu);
+    free(cpu);
+    free(pref);
+    ir_free(&w);
+    ir_free(&w256);
+    ir_free(&w128);
+  }
   tsl_arena_free(a);
 }
 
@@ -194,20 +447,26 @@ static void test_unrolled(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = parse(a, unroll_src);
   const tsl_module *mx = parse(a, unroll_explicit_src);
-  char *raw = m ? ir_of("threads=1 opt-level=3", m->funcs[0], 0, 0) : NULL;
-  char *opt = m ? ir_of("threads=1 opt-level=3", m->funcs[0], 0, 1) : NULL;
-  char *copies = mx ? ir_of("threads=1 opt-level=3", mx->funcs[0], 0, 0) : NULL;
-  ok(raw && strstr(raw, "llvm.loop.unroll.full") && strstr(raw, "phi"),
-     "an UNROLLED loop is a loop with llvm.loop.unroll.full before O3");
-  ok(opt && !strstr(opt, "phi") && !strstr(opt, "br label"),
-     "after O3 the unrolled loop has no loop left");
-  if (opt && (strstr(opt, "phi") || strstr(opt, "br label")))
-    tap_diag("%s", opt);
-  ok(copies && !strstr(copies, "phi") && !strstr(copies, "llvm.loop"),
-     "T.unroll without pragma_unroll_explicit = 0: lowering leaves no loop");
-  free(raw);
-  free(opt);
-  free(copies);
+  for (int i = 0; i < N_CPUS && m && mx; i++) {
+    ir_mod raw = {0}, opt = {0}, copies = {0};
+    ir_build(with_cpu(i, "threads=1 opt-level=3"), m->funcs[0], 0, &raw);
+    ir_build(with_cpu(i, "threads=1 opt-level=3"), m->funcs[0], 1, &opt);
+    ir_build(with_cpu(i, "threads=1 opt-level=3"), mx->funcs[0], 0, &copies);
+    ok(irs_loops(raw.fn) == 1 && irs_loop_md(raw.fn, "llvm.loop.unroll.full", -1) == 1 &&
+           irs_count_opcode(raw.fn, LLVMPHI) >= 1,
+       "%s: an UNROLLED loop is one loop with llvm.loop.unroll.full before O3 (%d loops)",
+       cpus[i].cpu, irs_loops(raw.fn));
+    ok(irs_loops(opt.fn) == 0 && irs_count_opcode(opt.fn, LLVMPHI) == 0,
+       "%s: after O3 the unrolled loop has no loop and no phi left (%d loops, %d phis)",
+       cpus[i].cpu, irs_loops(opt.fn), irs_count_opcode(opt.fn, LLVMPHI));
+    ok(irs_loops(copies.fn) == 0 && irs_count_opcode(copies.fn, LLVMPHI) == 0 &&
+           irs_loop_md_any(copies.fn) == 0,
+       "%s: T.unroll without pragma_unroll_explicit = 0: lowering leaves no loop (%d loops)",
+       cpus[i].cpu, irs_loops(copies.fn));
+    ir_free(&raw);
+    ir_free(&opt);
+    ir_free(&copies);
+  }
   tsl_diag d = {0};
   tsl_target *t = lt_target("threads=1", &d);
   if (m && t)
@@ -235,14 +494,16 @@ static const char *unroll_hint_src =
 static void test_unroll_hint(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = parse(a, unroll_hint_src);
-  char *raw = m ? ir_of("threads=1 opt-level=3", m->funcs[0], 0, 0) : NULL;
-  ok(raw && strstr(raw, "llvm.loop.unroll.full") && strstr(raw, "phi") &&
-         !strstr(raw, "llvm.loop.unroll.disable"),
-     "pragma_unroll_explicit = 0: both loops stay loops with "
-     "llvm.loop.unroll.full");
-  if (raw && !strstr(raw, "llvm.loop.unroll.full"))
-    tap_diag("%s", raw);
-  free(raw);
+  for (int i = 0; i < N_CPUS && m; i++) {
+    ir_mod raw = {0};
+    ir_build(with_cpu(i, "threads=1 opt-level=3"), m->funcs[0], 0, &raw);
+    ok(irs_loops(raw.fn) == 2 && irs_loop_md(raw.fn, "llvm.loop.unroll.full", -1) == 2 &&
+           irs_loop_md(raw.fn, "llvm.loop.unroll.disable", -1) == 0,
+       "%s: pragma_unroll_explicit = 0: both loops stay loops with llvm.loop.unroll.full "
+       "(%d loops, %d marked)",
+       cpus[i].cpu, irs_loops(raw.fn), irs_loop_md(raw.fn, "llvm.loop.unroll.full", -1));
+    ir_free(&raw);
+  }
   tsl_diag d = {0};
   tsl_target *t = lt_target("threads=1", &d);
   if (m && t)
@@ -266,22 +527,27 @@ static void test_llvm_unroll_option(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = parse(a, rolled_src);
   const tsl_func *f = m ? m->funcs[0] : NULL;
-  char *def = f ? ir_of("threads=1", f, 0, 0) : NULL;
-  char *on = f ? ir_of("threads=1 llvm-unroll=1", f, 0, 0) : NULL;
-  ok(def && strstr(def, "llvm.loop.unroll.disable"),
-     "by default serial loops carry llvm.loop.unroll.disable");
-  ok(on && !strstr(on, "llvm.loop"),
-     "llvm-unroll=1: serial loops carry no loop metadata");
-  char *opt_def = f ? ir_of("threads=1", f, 0, 1) : NULL;
-  char *opt_on = f ? ir_of("threads=1 llvm-unroll=1", f, 0, 1) : NULL;
-  ok(opt_def && strstr(opt_def, "phi"),
-     "after O3 the 4-iteration loop is still a loop");
-  ok(opt_on && !strstr(opt_on, "phi"),
-     "llvm-unroll=1: after O3 LLVM has unrolled it");
-  free(opt_on);
-  free(def);
-  free(on);
-  free(opt_def);
+  for (int i = 0; i < N_CPUS && f; i++) {
+    ir_mod def = {0}, on = {0}, opt_def = {0}, opt_on = {0};
+    ir_build(with_cpu(i, "threads=1"), f, 0, &def);
+    ir_build(with_cpu(i, "threads=1 llvm-unroll=1"), f, 0, &on);
+    ir_build(with_cpu(i, "threads=1"), f, 1, &opt_def);
+    ir_build(with_cpu(i, "threads=1 llvm-unroll=1"), f, 1, &opt_on);
+    ok(irs_loops(def.fn) == 2 && irs_loop_md(def.fn, "llvm.loop.unroll.disable", -1) == 2,
+       "%s: by default both serial loops carry llvm.loop.unroll.disable", cpus[i].cpu);
+    ok(irs_loops(on.fn) == 2 && irs_loop_md_any(on.fn) == 0,
+       "%s: llvm-unroll=1: serial loops carry no loop metadata", cpus[i].cpu);
+    ok(irs_loops(opt_def.fn) >= 1,
+       "%s: after O3 the 4-iteration loop is still a loop (%d loops)", cpus[i].cpu,
+       irs_loops(opt_def.fn));
+    ok(irs_loops(opt_on.fn) == 0 && irs_count_opcode(opt_on.fn, LLVMPHI) == 0,
+       "%s: llvm-unroll=1: after O3 LLVM has unrolled it (%d loops)", cpus[i].cpu,
+       irs_loops(opt_on.fn));
+    ir_free(&def);
+    ir_free(&on);
+    ir_free(&opt_def);
+    ir_free(&opt_on);
+  }
   tsl_diag d = {0};
   tsl_target *t = lt_target("threads=1 llvm-unroll=1", &d);
   ok(t != NULL, "llvm-unroll=1 is accepted");
@@ -454,6 +720,8 @@ static void test_opt_levels(void) {
 int main(void) {
   ctx = tsl_ctx_new();
   test_options();
+  test_pretended_hosts();
+  test_this_host();
   test_vector_width();
   test_unrolled();
   test_unroll_hint();
