@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,26 +30,35 @@ static inline double bench_median(double *v, int n) {
 }
 
 /* OpenBLAS falls back to slow kernels on AVX-512 CPUs unless
- * OPENBLAS_CORETYPE=SkylakeX is set before it loads (and must not get it
- * elsewhere: SkylakeX kernels would not run). Re-executes the program with
- * the variable set when the CPU has avx512f and it is missing; returns
- * otherwise (-1 when the re-exec failed). */
+ * OPENBLAS_CORETYPE=SkylakeX is set before it loads, and AVX-512 kernels
+ * (SkylakeX, CooperLake, SapphireRapids) crash a CPU without AVX-512F.
+ * The CPU is asked as the code generator asks it (__builtin_cpu_supports,
+ * which also checks that the OS saves the 512-bit registers). The program
+ * re-executes itself once: on an AVX-512 CPU with SkylakeX (replacing an
+ * inherited value, said on stderr: a benchmark holds tessel against
+ * OpenBLAS's fastest kernels on the machine), elsewhere without a value
+ * naming AVX-512 kernels. Returns 0, or -1 when the re-exec failed. */
 static inline int bench_openblas_env(char **argv) {
-  if (getenv("OPENBLAS_CORETYPE"))
+  const char *cur = getenv("OPENBLAS_CORETYPE");
+  int avx512 = __builtin_cpu_supports("avx512f");
+  int cur_avx512 = cur && (!strcasecmp(cur, "SkylakeX") || !strcasecmp(cur, "CooperLake") ||
+                           !strcasecmp(cur, "SapphireRapids"));
+  if (getenv("TESSEL_BENCH_REEXEC") || (avx512 && cur && !strcmp(cur, "SkylakeX")) ||
+      (!avx512 && !cur_avx512))
     return 0;
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  char line[8192];
-  int found = 0;
-  while (f && !found && fgets(line, sizeof line, f))
-    if (!strncmp(line, "flags", 5))
-      found = strstr(line, " avx512f") != NULL ? 1 : -1;
-  if (f)
-    fclose(f);
-  if (found != 1)
-    return 0;
-  setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+  if (avx512) {
+    if (cur)
+      fprintf(stderr, "bench: OPENBLAS_CORETYPE=%s replaced by SkylakeX, OpenBLAS's AVX-512 "
+              "kernels, on this AVX-512 CPU\n", cur);
+    setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+  } else {
+    fprintf(stderr, "bench: OPENBLAS_CORETYPE=%s names AVX-512 kernels, which this CPU cannot "
+            "run: unset\n", cur);
+    unsetenv("OPENBLAS_CORETYPE");
+  }
+  setenv("TESSEL_BENCH_REEXEC", "1", 1);
   execv("/proc/self/exe", argv);
-  perror("re-exec with OPENBLAS_CORETYPE");
+  perror("re-exec for OPENBLAS_CORETYPE");
   return -1;
 }
 

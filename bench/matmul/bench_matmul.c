@@ -17,8 +17,8 @@
  * usage: bench_matmul ROOT [--sizes 128,512] [--rounds N] [--compiles N]
  * On AVX-512 CPUs OpenBLAS needs OPENBLAS_CORETYPE=SkylakeX (it falls back
  * to slow kernels otherwise); the program sets it and re-executes itself
- * when the CPU has avx512f and the variable is missing. Other CPUs keep
- * OpenBLAS's own detection (SkylakeX kernels would not run there).
+ * (bench_openblas_env). Other CPUs keep OpenBLAS's own detection or the
+ * user's value (SkylakeX kernels would not run there).
  */
 #include <cblas.h>
 #include <stdio.h>
@@ -201,8 +201,7 @@ int main(int argc, char **argv) {
   printf("target: %s\n", vt->describe(targets[2]));
   printf("OpenBLAS: OPENBLAS_CORETYPE=%s\n\n",
          getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE")
-                                     : "(unset: CPU without AVX-512, OpenBLAS "
-                                       "detects the core itself)");
+                                     : "(unset: OpenBLAS detects the core itself)");
 
   /* Lower every kernel, then time the compiles interleaved: build r of
    * every kernel before build r + 1 of any, so drift hits all alike. */

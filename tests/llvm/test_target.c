@@ -637,7 +637,10 @@ static void test_parallel(void) {
     if (bad)
       tap_diag("%s", why);
   }
-  for (int s = 1; s < 4; s++)
+  /* Threads change who computes an element, not how: the opt-level 3 builds
+   * agree bit for bit. The opt-level 1 build may contract other multiply-
+   * adds into FMA, so it is held to the interpreter's tolerance only. */
+  for (int s = 1; s < 3; s++)
     ok(!memcmp(args[s][2].tensor.data, args[0][2].tensor.data,
                74 * 40 * sizeof(float)),
        "%s: bit-identical to threads=1", specs[s]);

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "test_files.h"
+
 typedef struct workload {
   char name[256];
   tsl_arena *arena;
@@ -309,47 +311,44 @@ static double block_runs(const tsl_stmt *s, double outer) {
   }
 }
 
+/* One workload into `x`: 1 when it is kept (its arguments build and its run
+ * is small; symbolic shapes need bindings, large programs make the
+ * interpreter slow). */
+static int load_workload(workload *x, const char *path) {
+  x->arena = tsl_arena_new(ctx);
+  tsl_diag diag = {0};
+  tsl_arg args[32];
+  if (!tsl_parse_file(x->arena, path, &x->mod, &diag)) {
+    x->func = tsl_module_find(x->mod, "main");
+    if (!x->func)
+      x->func = x->mod->funcs[0];
+    if (x->func->n_params <= 32 && !tsl_func_make_args(x->func, NULL, 0, 0, args, &diag)) {
+      tsl_args_free(args, x->func->n_params);
+      if (block_runs(x->func->body, 1) <= 300000)
+        return 1;
+    }
+  }
+  tsl_arena_free(x->arena);
+  return 0;
+}
+
+/* The workloads in name order (a directory's order differs between file
+ * systems, and a seed must pick the same pairs on every machine). */
 static int load_workloads(workload *w, int cap) {
   const char *root = getenv("TESSEL_SOURCE_ROOT");
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/workloads", root ? root : ".");
-  DIR *d = opendir(dir);
-  int n = 0;
-  struct dirent *e;
-  while (d && (e = readdir(d)) && n < cap) {
-    size_t l = strlen(e->d_name);
-    if (l < 4 || strcmp(e->d_name + l - 3, ".py"))
-      continue;
+  char *names[256];
+  int n_names = tf_list(dir, ".py", 0, names, 256), n = 0;
+  for (int k = 0; k < n_names; k++) {
     char path[8200];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    workload *x = &w[n];
-    x->arena = tsl_arena_new(ctx);
-    tsl_diag diag = {0};
-    if (tsl_parse_file(x->arena, path, &x->mod, &diag)) {
-      tsl_arena_free(x->arena);
-      continue;
+    snprintf(path, sizeof path, "%s/%s.py", dir, names[k]);
+    if (n < cap && load_workload(&w[n], path)) {
+      snprintf(w[n].name, sizeof w[n].name, "%s.py", names[k]);
+      n++;
     }
-    x->func = tsl_module_find(x->mod, "main");
-    if (!x->func)
-      x->func = x->mod->funcs[0];
-    /* symbolic shapes need bindings; large programs make the interpreter
-     * slow: keep programs whose arguments build and whose run is small */
-    tsl_arg args[32];
-    if (x->func->n_params > 32 ||
-        tsl_func_make_args(x->func, NULL, 0, 0, args, &diag)) {
-      tsl_arena_free(x->arena);
-      continue;
-    }
-    tsl_args_free(args, x->func->n_params);
-    if (block_runs(x->func->body, 1) > 300000) {
-      tsl_arena_free(x->arena);
-      continue;
-    }
-    snprintf(x->name, sizeof x->name, "%s", e->d_name);
-    n++;
+    free(names[k]);
   }
-  if (d)
-    closedir(d);
   return n;
 }
 

@@ -74,7 +74,7 @@ sed -e "s|db/t.db|db2/k.db|" -e "s|trials: 6, batch: 3|trials: 24, batch: 2|" \
     -e "s|min_repeat_ms: 5|min_repeat_ms: 60|" "$tmp/run.yaml" > "$tmp/kill.yaml"
 "$exe" tune "$tmp/kill.yaml" >"$tmp/kill.out" 2>&1 &
 pid=$!
-for _ in $(seq 1 100); do # until at least 2 records are in
+for _ in $(seq 1 300); do # until at least 2 records are in (30 s at most)
   c=$("$exe" db stats "$tmp/db2/k.db" --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['records'])" 2>/dev/null || echo 0)
   [ "${c:-0}" -ge 2 ] && break
   sleep 0.1
@@ -101,12 +101,14 @@ sed -e "s|db/t.db|db3/c.db|" -e "s|trials: 6, batch: 3|trials: 16, batch: 8|" "$
 wait "$p1"; r1=$?; wait "$p2"; r2=$?; wait "$p3"; r3=$?
 check "three concurrent runs on one database all exit 0" test "$r1$r2$r3" = 000
 cat "$tmp/two1.out" "$tmp/two2.out" "$tmp/two3.out" > "$tmp/err" 2>/dev/null
+# (a correct candidate stopped for being slow, status 7, is not a failure:
+# three runs share the machine's cores)
 check "  ... exactly the budget (16), no decision set measured twice, no failure" \
   bash -c "'$exe' db export '$tmp/db3/c.db' --json '$tmp/c.jsonl' >/dev/null 2>&1 && python3 -c \"
 import json,sys
 r=[json.loads(l) for l in open('$tmp/c.jsonl') if l.strip()]
 k=[x['decisions'] for x in r]
-bad=[(x['decisions'], x['status'], x.get('error')) for x in r if x['status']!=0]
+bad=[(x['decisions'], x['status'], x.get('error')) for x in r if x['status'] not in (0, 7)]
 print('records', len(k), 'distinct', len(set(k)), 'failed', bad)
 sys.exit(0 if len(k)==len(set(k))==16 and not bad else 1)\" > '$tmp/out'"
 check "  ... no claim left behind" test "$(sqlite3 "$tmp/db3/c.db" 'select count(*) from claims')" = 0
@@ -146,6 +148,8 @@ done
 kill -INT -- "-$pid"; wait "$pid"; rc=$?
 check "Ctrl-C: exit status 130, the message printed once" bash -c "
   test $rc = 130 && test \"\$(grep -c 'interrupted; the records measured so far are kept' '$tmp/int.err')\" = 1"
+# the workers die of the same SIGINT, and may not have been scheduled yet
+for _ in $(seq 1 50); do [ -z "$(pgrep -f "tun[e] $tmp/int.yaml")" ] && break; sleep 0.1; done
 check "  ... no worker left running" test -z "$(pgrep -f "tun[e] $tmp/int.yaml")"
 check "  ... a resume completes the budget, nothing measured twice" bash -c "
   '$exe' tune '$tmp/int.yaml' --json > '$tmp/out' 2>'$tmp/err' &&
@@ -170,6 +174,11 @@ YAML
 check "tune without a space derives it from the default rules" test "$(status "$exe" tune "$tmp/auto.yaml" --json)" = 0
 check "  ... measured 6, none failed; the best trace is a sketch with its postprocessing, the program parallel and vectorized" \
   json "d['trials'] == 6 and d['errors'] == 0 and d['best_gflops'] > 0 and 'meta_schedule.tiling_structure' in d['best_trace'] and 'sch.enter_postproc()' in d['best_trace'] and 'sch.parallel(' in d['best_trace'] and 'T.parallel(' in d['best_program'] and 'T.vectorized(' in d['best_program']"
+check "  ... every candidate parallel and vectorized, so that whichever is fastest is" \
+  bash -c "'$exe' db export '$tmp/db/auto.db' --json '$tmp/auto.jsonl' >/dev/null 2>&1 && python3 -c \"
+import json,sys
+k=[[i['kind'] for i in json.loads(l)['trace']['insts']] for l in open('$tmp/auto.jsonl') if l.strip()]
+sys.exit(0 if len(k) == 6 and all('parallel' in x and 'vectorize' in x for x in k) else 1)\""
 check "  ... each candidate replayed and postprocessed once" \
   json "d['candidates']['prepared'] >= 6 and d['candidates']['replays'] == d['candidates']['prepared'] and d['candidates']['postproc_s'] > 0"
 check "  ... and tessel best replays the recorded trace to the same program" bash -c "'$exe' best '$tmp/db/auto.db' --json > '$tmp/best.json' && python3 -c \"

@@ -40,6 +40,10 @@ r=($1)
 if not r: print('# want', dict(want), 'got', dict(got))
 sys.exit(0 if r else 1)"; }
 
+# Timing plays no part in the outcomes: no candidate is stopped or
+# screened for being slow (a correct one stopped on a loaded machine would
+# not be "ok"), and two build workers on any machine; the hangs' timeouts
+# (1 s, 3 s) are orders of magnitude above a correct candidate's time.
 cat > "$tmp/f.yaml" <<YAML
 workload: {file: $src/workloads/matmul_128.py}
 target:
@@ -49,8 +53,8 @@ target:
   log: $tmp/faults.log
 space: {schedule: $src/workloads/matmul_stochastic.sch}
 strategy: {kind: random, trials: 25, batch: 8}
-runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 1}
-builder: {timeout_s: 3}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 1, skip_slower: 0, screen_slower: 0}
+builder: {workers: 2, timeout_s: 3}
 plugin_paths: $plugins
 database: db/f.db
 seed: 3
@@ -87,7 +91,8 @@ cp "$tmp/out" "$tmp/tune.json"
 check "  ... measures nothing and builds nothing (failures count as measured)" \
   py "d['trials'] == 0 and d['total'] == 25 and len(log) == 25"
 
-# hangs once a best is known: stopped at runner.skip_slower times the best
+# hangs once a best is known: stopped at runner.skip_slower (3, the default)
+# times the best
 # (at least 50 ms), long before the timeout; recorded as "stopped" with that
 # time as a lower bound, not as failures. The first batch is probed (each
 # candidate's checked call first, in the order generated, then the timings)
@@ -95,7 +100,7 @@ check "  ... measures nothing and builds nothing (failures count as measured)" \
 # candidate times out
 check "correct and hanging candidates: the run exits 0" test "$(status "$exe" tune "$tmp/f.yaml" \
   --set target.faults=ok,hang --set database="$tmp/dbs/s.db" --set target.log="$tmp/faults_s.log" \
-  --set strategy.trials=12 --json)" = 0
+  --set strategy.trials=12 --set runner.skip_slower=3 --set runner.screen_slower=1.5 --json)" = 0
 cp "$tmp/out" "$tmp/tune.json"
 "$exe" db export "$tmp/dbs/s.db" --json "$tmp/all.jsonl" >/dev/null 2>&1
 cp "$tmp/faults_s.log" "$tmp/faults.log"
@@ -132,16 +137,27 @@ cp "$tmp/faults1.log" "$tmp/faults.log"
 check "  ... each fault recorded as its error, each correct one as a success" py "len(rows) == 25 and want == got"
 
 # kill -9 of the run while a candidate hangs in a worker, and while builds
-# hang: the workers die with it (no orphan keeps a core busy)
+# hang: the workers die with it (no orphan keeps a core busy). The kill
+# waits for that state: for 'hang', the first batch built (8 log lines)
+# and a worker beside the tuner; for 'build_hang', both build workers
+# hanging (2 lines). Then it polls, with a deadline, for the processes to go.
+# procs: how many processes run the config (the tuner and its workers)
+procs() { pgrep -c -f "tun[e] $tmp/f.yaml" || true; }
 for fault in hang build_hang; do
+  lines=$([ $fault = hang ] && echo 8 || echo 2)
   "$exe" tune "$tmp/f.yaml" --set target.faults=$fault --set runner.timeout_s=60 \
     --set builder.timeout_s=60 --set builder.workers=2 --set database="$tmp/k_$fault/k.db" \
     --set target.log="$tmp/k_$fault.log" >/dev/null 2>&1 & pid=$!
-  for _ in $(seq 1 100); do [ -s "$tmp/k_$fault.log" ] && break; sleep 0.1; done
-  sleep 0.5
+  for _ in $(seq 1 200); do
+    [ "$(wc -l < "$tmp/k_$fault.log" 2>/dev/null || echo 0)" -ge "$lines" ] && [ "$(procs)" -ge 2 ] && break
+    sleep 0.1
+  done
+  check "'$fault': the run reached the state to kill it in ($lines faulty builds, $(procs) processes)" \
+    test "$(wc -l < "$tmp/k_$fault.log" 2>/dev/null || echo 0)" -ge "$lines" -a "$(procs)" -ge 2
+  sleep 0.3
   kill -9 "$pid"; wait "$pid" 2>/dev/null
-  sleep 0.5
-  check "kill -9 during '$fault': no worker left running" test -z "$(pgrep -f "tun[e] $tmp/f.yaml")"
+  for _ in $(seq 1 50); do [ "$(procs)" = 0 ] && break; sleep 0.1; done
+  check "kill -9 during '$fault': no worker left running" test "$(procs)" = 0
 done
 
 echo "1..$n"
