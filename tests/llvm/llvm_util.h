@@ -39,6 +39,23 @@ static inline tsl_target *lt_target(const char *spec, tsl_diag *d) {
   return t;
 }
 
+/* Programs that run code for the default CPU ($TESSEL_LLVM_MCPU, else the
+ * host's) call this first. It says which CPU the code is built for; when
+ * the host cannot run that CPU's code (tests/llvm/meson.build runs some
+ * programs again for x86-64-v2 and x86-64-v3), the program is one skipped
+ * case saying why, and exits. */
+static inline void lt_announce_cpu(void) {
+  tsl_diag d = {0};
+  tsl_target *t = lt_target("threads=1", &d);
+  if (!t && strstr(d.text, "cannot run code")) {
+    tap_skip(d.text, "code for the CPU of TESSEL_LLVM_MCPU, run on this host");
+    exit(tap_done());
+  }
+  if (t)
+    tap_diag("code built for, and run on, this host: %s", tll_vtable.describe(t));
+  tll_vtable.destroy(t);
+}
+
 static inline char *lt_slurp(const char *path) {
   char *s = NULL;
   size_t n;

@@ -319,6 +319,7 @@ static void test_not_lowered(tsl_ctx *ctx, tsl_target *t) {
 }
 
 int main(void) {
+  lt_announce_cpu();
   tsl_ctx *ctx = tsl_ctx_new();
   A = tsl_arena_new(ctx);
   tsl_diag d = {0};

@@ -12,6 +12,7 @@
 #include "test_files.h"
 
 int main(void) {
+  lt_announce_cpu();
   char cases[4096];
   snprintf(cases, sizeof cases, "%s/tests/schedule/cases", lt_root());
   char *prims[128];

@@ -62,6 +62,7 @@ static void run_dir(tsl_target *t, tsl_ctx *ctx, const char *sub, int min,
 }
 
 int main(void) {
+  lt_announce_cpu();
   tsl_diag d = {0};
   tsl_target *t = lt_target("threads=2", &d);
   ok(t != NULL, "target created: %s", t ? tll_vtable.describe(t) : d.text);
