@@ -202,7 +202,7 @@ int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
   }
   if (width < 0)
-    width = tll_isa_required(out->cpu, out->features) >> tll_isa_bit("avx512f", 7) & 1 ? 512 : 0;
+    width = tll_isa_has(tll_isa_required(out->cpu, out->features), "avx512f") ? 512 : 0;
   out->vector_width = (int32_t)width;
   return TSL_OK;
 }

@@ -41,6 +41,8 @@ static uint32_t bit_of(const char *name) {
   return b < 0 ? 0 : 1u << b;
 }
 
+int tll_isa_has(uint32_t isa, const char *name) { return (isa & bit_of(name)) != 0; }
+
 /* `isa` with `f` on (and what it needs) or off (and what needs it). */
 static uint32_t isa_turn(uint32_t isa, uint32_t f, int on) {
   if (on)

@@ -75,6 +75,8 @@ extern const uint32_t tll_cpu_isa[];
 /* Instruction sets (cpu_isa.c), as bit sets over tll_isa_features. */
 /* Index of a feature name of n characters in tll_isa_features, or -1. */
 int tll_isa_bit(const char *name, size_t n);
+/* 1 when the set `isa` has the feature `name`. */
+int tll_isa_has(uint32_t isa, const char *name);
 /* A CPU's own set (0 for generic and names not listed). */
 uint32_t tll_cpu_isa_of(const char *cpu);
 /* What code for `cpu` with the feature string `features` ("+a,-b", applied

@@ -6,8 +6,8 @@
  *  - instructions of one opcode, conditional and unconditional branches;
  *  - loops: the headers of the CFG's cycles (targets of back edges of a
  *    depth-first search from the entry block);
- *  - loop metadata: latches whose !llvm.loop node holds a property
- *    ("llvm.loop.unroll.full") or a property with a boolean value;
+ *  - loop metadata: latches with an !llvm.loop node, one holding a property
+ *    ("llvm.loop.unroll.full"), or a property with a given value;
  *  - the widest vector of float results, and string function attributes.
  * Functions are found by name; counts are -1 when it does not exist.
  */
@@ -49,24 +49,18 @@ static inline int irs_block_index_(LLVMBasicBlockRef *bbs, int n, LLVMBasicBlock
   return -1;
 }
 
-/* Loop headers: blocks a back edge (an edge to a block on the DFS stack)
- * enters. Also lists the latches (blocks whose terminator takes a back
- * edge) in `latches` (malloc'd, may be NULL) when asked. */
-static inline int irs_loops_ex(LLVMValueRef fn, LLVMValueRef **latches, int *n_latches) {
-  if (latches)
-    *latches = NULL;
-  if (n_latches)
-    *n_latches = 0;
+/* Loops: the blocks a back edge (an edge to a block on the stack of a
+ * depth-first search from the entry block) enters. */
+static inline int irs_loops(LLVMValueRef fn) {
   if (!fn || !LLVMCountBasicBlocks(fn))
     return fn ? 0 : -1;
-  int n = (int)LLVMCountBasicBlocks(fn), headers = 0, nl = 0;
+  int n = (int)LLVMCountBasicBlocks(fn), headers = 0;
   LLVMBasicBlockRef *bbs = malloc(sizeof *bbs * (size_t)n);
   LLVMGetBasicBlocks(fn, bbs);
   /* state: 0 unvisited, 1 on the stack, 2 done; an explicit stack of
-   * (block, next successor) pairs */
+   * blocks, each with the index of its next successor */
   char *state = calloc((size_t)n, 1), *header = calloc((size_t)n, 1);
   int *stack = malloc(sizeof *stack * (size_t)n), *next = calloc((size_t)n, sizeof *next);
-  LLVMValueRef *lat = malloc(sizeof *lat * (size_t)n * 2 + sizeof *lat);
   int top = 0;
   stack[top++] = 0;
   state[0] = 1;
@@ -76,14 +70,10 @@ static inline int irs_loops_ex(LLVMValueRef fn, LLVMValueRef **latches, int *n_l
     int ns = t ? (int)LLVMGetNumSuccessors(t) : 0;
     if (next[b] < ns) {
       int s = irs_block_index_(bbs, n, LLVMGetSuccessor(t, (unsigned)next[b]++));
-      if (s < 0)
-        continue;
-      if (state[s] == 1) {
+      if (s >= 0 && state[s] == 1) {
         headers += !header[s];
         header[s] = 1;
-        if (nl < 2 * n)
-          lat[nl++] = t;
-      } else if (state[s] == 0) {
+      } else if (s >= 0 && state[s] == 0) {
         state[s] = 1;
         stack[top++] = s;
       }
@@ -97,28 +87,19 @@ static inline int irs_loops_ex(LLVMValueRef fn, LLVMValueRef **latches, int *n_l
   free(header);
   free(stack);
   free(next);
-  if (latches) {
-    *latches = lat;
-    *n_latches = nl;
-  } else {
-    free(lat);
-  }
   return headers;
 }
 
-static inline int irs_loops(LLVMValueRef fn) { return irs_loops_ex(fn, NULL, NULL); }
-
-/* The operand nodes of a latch's !llvm.loop node (first operand is the
- * node itself), calling `visit` with each property name and its second
- * operand (an integer constant, or NULL); returns how many matched. */
 static inline int irs_md_string_is_(LLVMValueRef v, const char *s) {
   unsigned len = 0;
   const char *got = v ? LLVMGetMDString(v, &len) : NULL;
   return got && strlen(s) == len && !strncmp(got, s, len);
 }
 
-/* Latches whose !llvm.loop node has the property `name`; `value` -1: any
- * value, else the property's boolean/integer operand must equal it. */
+/* Latches whose !llvm.loop node has the property `name` (NULL: any
+ * !llvm.loop node); `value` -1: any value, else the property's integer or
+ * boolean operand must equal it. The node's operand 0 is the node itself,
+ * the others are properties !{!"name", value...}. */
 static inline int irs_loop_md(LLVMValueRef fn, const char *name, int value) {
   if (!fn)
     return -1;
@@ -128,46 +109,29 @@ static inline int irs_loop_md(LLVMValueRef fn, const char *name, int value) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
     LLVMValueRef md = t ? LLVMGetMetadata(t, kind) : NULL;
-    if (!md)
+    if (!md || !name) {
+      found += md != NULL;
       continue;
+    }
     unsigned n = LLVMGetMDNodeNumOperands(md);
     LLVMValueRef *ops = malloc(sizeof *ops * (n ? n : 1));
     LLVMGetMDNodeOperands(md, ops);
     int hit = 0;
     for (unsigned i = 1; i < n && !hit; i++) {
-      if (!ops[i] || !LLVMIsAMDNode(ops[i]))
-        continue;
-      unsigned m = LLVMGetMDNodeNumOperands(ops[i]);
+      unsigned m = ops[i] && LLVMIsAMDNode(ops[i]) ? LLVMGetMDNodeNumOperands(ops[i]) : 0;
       if (!m)
         continue;
       LLVMValueRef *prop = malloc(sizeof *prop * m);
       LLVMGetMDNodeOperands(ops[i], prop);
-      if (irs_md_string_is_(prop[0], name)) {
-        if (value < 0)
-          hit = 1;
-        else if (m > 1 && prop[1] && LLVMIsAConstantInt(prop[1]))
-          hit = LLVMConstIntGetZExtValue(prop[1]) == (unsigned long long)value;
-      }
+      if (irs_md_string_is_(prop[0], name))
+        hit = value < 0 || (m > 1 && prop[1] && LLVMIsAConstantInt(prop[1]) &&
+                            LLVMConstIntGetZExtValue(prop[1]) == (unsigned long long)value);
       free(prop);
     }
     free(ops);
     found += hit;
   }
   return found;
-}
-
-/* Latches with any !llvm.loop node. */
-static inline int irs_loop_md_any(LLVMValueRef fn) {
-  if (!fn)
-    return -1;
-  LLVMContextRef ctx = LLVMGetTypeContext(LLVMTypeOf(fn));
-  unsigned kind = LLVMGetMDKindIDInContext(ctx, "llvm.loop", 9);
-  int n = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-    n += t && LLVMGetMetadata(t, kind) != NULL;
-  }
-  return n;
 }
 
 /* The most lanes of any vector-of-float instruction result (0: none). */

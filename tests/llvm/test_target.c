@@ -460,7 +460,7 @@ static void test_unrolled(void) {
        "%s: after O3 the unrolled loop has no loop and no phi left (%d loops, %d phis)",
        cpus[i].cpu, irs_loops(opt.fn), irs_count_opcode(opt.fn, LLVMPHI));
     ok(irs_loops(copies.fn) == 0 && irs_count_opcode(copies.fn, LLVMPHI) == 0 &&
-           irs_loop_md_any(copies.fn) == 0,
+           irs_loop_md(copies.fn, NULL, -1) == 0,
        "%s: T.unroll without pragma_unroll_explicit = 0: lowering leaves no loop (%d loops)",
        cpus[i].cpu, irs_loops(copies.fn));
     ir_free(&raw);
@@ -535,7 +535,7 @@ static void test_llvm_unroll_option(void) {
     ir_build(with_cpu(i, "threads=1 llvm-unroll=1"), f, 1, &opt_on);
     ok(irs_loops(def.fn) == 2 && irs_loop_md(def.fn, "llvm.loop.unroll.disable", -1) == 2,
        "%s: by default both serial loops carry llvm.loop.unroll.disable", cpus[i].cpu);
-    ok(irs_loops(on.fn) == 2 && irs_loop_md_any(on.fn) == 0,
+    ok(irs_loops(on.fn) == 2 && irs_loop_md(on.fn, NULL, -1) == 0,
        "%s: llvm-unroll=1: serial loops carry no loop metadata", cpus[i].cpu);
     ok(irs_loops(opt_def.fn) >= 1,
        "%s: after O3 the 4-iteration loop is still a loop (%d loops)", cpus[i].cpu,
