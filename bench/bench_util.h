@@ -32,8 +32,8 @@ static inline double bench_median(double *v, int n) {
 /* OpenBLAS falls back to slow kernels on AVX-512 CPUs unless
  * OPENBLAS_CORETYPE=SkylakeX is set before it loads, and AVX-512 kernels
  * (SkylakeX, CooperLake, SapphireRapids) crash a CPU without AVX-512F.
- * The CPU is asked as the code generator asks it (__builtin_cpu_supports,
- * which also checks that the OS saves the 512-bit registers). The program
+ * The CPU is asked with __builtin_cpu_supports, which also checks that the
+ * OS saves the 512-bit registers. The program
  * re-executes itself once: on an AVX-512 CPU with SkylakeX (replacing an
  * inherited value, said on stderr: a benchmark holds tessel against
  * OpenBLAS's fastest kernels on the machine), elsewhere without a value
@@ -43,7 +43,7 @@ static inline int bench_openblas_env(char **argv) {
   int avx512 = __builtin_cpu_supports("avx512f");
   int cur_avx512 = cur && (!strcasecmp(cur, "SkylakeX") || !strcasecmp(cur, "CooperLake") ||
                            !strcasecmp(cur, "SapphireRapids"));
-  if (getenv("TESSEL_BENCH_REEXEC") || (avx512 && cur && !strcmp(cur, "SkylakeX")) ||
+  if (getenv("TESSEL_BENCH_REEXEC") || (avx512 && cur && !strcasecmp(cur, "SkylakeX")) ||
       (!avx512 && !cur_avx512))
     return 0;
   if (avx512) {

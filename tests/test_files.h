@@ -17,15 +17,17 @@ static inline int tf_cmp_names(const void *a, const void *b) {
 }
 
 /* Sorted names in `dir` ending with `suffix` (suffix stripped; malloc'ed),
- * or its subdirectories when want_dirs. At most `cap` names. */
+ * or its subdirectories when want_dirs: the first `cap` in name order (the
+ * same on every file system). */
 static inline int tf_list(const char *dir, const char *suffix, int want_dirs,
                           char **names, int cap) {
   DIR *d = opendir(dir);
   if (!d)
     return 0;
-  int n = 0;
+  int n = 0, size = 0;
+  char **all = NULL;
   struct dirent *e;
-  while ((e = readdir(d)) && n < cap) {
+  while ((e = readdir(d))) {
     if (e->d_name[0] == '.')
       continue;
     char p[4400];
@@ -34,13 +36,28 @@ static inline int tf_list(const char *dir, const char *suffix, int want_dirs,
     if (stat(p, &st))
       continue;
     size_t l = strlen(e->d_name), ls = strlen(suffix);
-    if (want_dirs ? S_ISDIR(st.st_mode)
-                  : (l > ls && strcmp(e->d_name + l - ls, suffix) == 0))
-      names[n++] = want_dirs ? strdup(e->d_name) : strndup(e->d_name, l - ls);
+    if (!(want_dirs ? S_ISDIR(st.st_mode) : (l > ls && strcmp(e->d_name + l - ls, suffix) == 0)))
+      continue;
+    if (n == size) {
+      size = size ? 2 * size : 64;
+      char **grown = realloc(all, sizeof *all * (size_t)size);
+      if (!grown)
+        break;
+      all = grown;
+    }
+    all[n++] = want_dirs ? strdup(e->d_name) : strndup(e->d_name, l - ls);
   }
   closedir(d);
-  qsort(names, (size_t)n, sizeof *names, tf_cmp_names);
-  return n;
+  if (n)
+    qsort(all, (size_t)n, sizeof *all, tf_cmp_names);
+  for (int i = 0; i < n; i++) {
+    if (i < cap)
+      names[i] = all[i];
+    else
+      free(all[i]);
+  }
+  free(all);
+  return n < cap ? n : cap;
 }
 
 /* 1 when `name` is in the comma-separated TESSEL_CASES list, or the list

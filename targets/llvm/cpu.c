@@ -116,6 +116,19 @@ int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
   return rc;
 }
 
+/* The CPU and feature string of `cpu` (NULL or "native": the host's, and
+ * "generic" for a host CPU LLVM does not know, whose code still uses every
+ * feature the host reports) with mattr `attr`; returns 1 for the host. */
+static int resolve_cpu(const char *cpu, const char *attr, const tll_host *hw, tll_opts *out) {
+  int host = !cpu || !strcmp(cpu, "native");
+  const char *name = host ? hw->cpu : cpu;
+  if (host && !(name && in_list(tll_cpu_names, name, strlen(name))))
+    name = "generic";
+  out->cpu = strdup(name);
+  out->features = strdup(attr ? attr : host ? hw->features : "");
+  return host;
+}
+
 int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
                        tll_opts *out, tsl_diag *diag) {
   const char *cpu = NULL, *attr = NULL;
@@ -181,17 +194,7 @@ int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
       return TSL_EINVALID;
     cpu = hw->default_cpu;
   }
-  int host = !cpu || !strcmp(cpu, "native");
-  if (host) {
-    /* A CPU LLVM does not know gets generic tuning; the code still uses
-     * every feature the host reports. */
-    const char *name = hw->cpu;
-    out->cpu = strdup(name && in_list(tll_cpu_names, name, strlen(name)) ? name : "generic");
-    out->features = strdup(attr ? attr : hw->features);
-  } else {
-    out->cpu = strdup(cpu);
-    out->features = strdup(attr ? attr : "");
-  }
+  int host = resolve_cpu(cpu, attr, hw, out);
   out->cpu_is_host = host && !attr;
   out->threads = (int32_t)threads;
   out->opt_level = (int32_t)level;

@@ -1,91 +1,72 @@
 /*
  * targets/llvm/cpu_isa.c — the instruction sets code for a CPU may use
- * (the CPU's own from cpu_tables.c, then mattr's +name / -name with LLVM's
- * implications), the host's, and the refusal of a target whose code this
- * host cannot run: a clear error instead of SIGILL in the first kernel.
+ * (the CPU's own, then mattr's +name / -name with LLVM's implications, both
+ * from the tables gen_cpu_tables.py generated), the host's, and the refusal
+ * of a target whose code this host cannot run: a clear error instead of
+ * SIGILL in the first kernel.
  */
 #include "llvm_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* LLVM's implications among the features of tll_isa_features: turning a
- * feature on turns on what it needs, turning one off turns off what needs
- * it (X86.td). */
-static const struct {
-  const char *feature, *needs;
-} isa_needs[] = {
-    {"ssse3", "sse3"},           {"sse4.1", "ssse3"},
-    {"sse4.2", "sse4.1"},        {"avx", "sse4.2"},
-    {"avx2", "avx"},             {"fma", "avx"},
-    {"f16c", "avx"},             {"avx512f", "avx2"},
-    {"avx512f", "fma"},          {"avx512f", "f16c"},
-    {"avx512cd", "avx512f"},     {"avx512bw", "avx512f"},
-    {"avx512dq", "avx512f"},     {"avx512vl", "avx512f"},
-    {"avx512vnni", "avx512f"},   {"avxvnni", "avx2"},
-    {"avx512bf16", "avx512bw"},  {"avx512fp16", "avx512bw"},
-    {"avx512fp16", "avx512dq"},  {"avx512fp16", "avx512vl"},
-    {"avx512vbmi", "avx512bw"},  {"amx-int8", "amx-tile"},
-    {"amx-bf16", "amx-tile"},    {"amx-fp16", "amx-tile"},
-};
-
-int tll_isa_bit(const char *name, size_t n) {
-  for (int i = 0; tll_isa_features[i]; i++)
-    if (strlen(tll_isa_features[i]) == n && !strncmp(tll_isa_features[i], name, n))
+static int index_of(const char *const *list, const char *name, size_t n) {
+  for (int i = 0; list[i]; i++)
+    if (strlen(list[i]) == n && !strncmp(list[i], name, n))
       return i;
   return -1;
 }
 
-static uint32_t bit_of(const char *name) {
-  int b = tll_isa_bit(name, strlen(name));
-  return b < 0 ? 0 : 1u << b;
+int tll_isa_bit(const char *name, size_t n) { return index_of(tll_isa_features, name, n); }
+
+static uint64_t bit_of(const char *name, size_t n) {
+  int b = tll_isa_bit(name, n);
+  return b < 0 ? 0 : (uint64_t)1 << b;
 }
 
-int tll_isa_has(uint32_t isa, const char *name) { return (isa & bit_of(name)) != 0; }
-
-/* `isa` with `f` on (and what it needs) or off (and what needs it). */
-static uint32_t isa_turn(uint32_t isa, uint32_t f, int on) {
-  if (on)
-    isa |= f;
-  else
-    isa &= ~f;
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (size_t i = 0; i < sizeof isa_needs / sizeof *isa_needs; i++) {
-      uint32_t a = bit_of(isa_needs[i].feature), b = bit_of(isa_needs[i].needs);
-      uint32_t next = on ? ((isa & a) ? isa | b : isa) : ((isa & b) ? isa : isa & ~a);
-      changed |= next != isa;
-      isa = next;
-    }
-  }
-  return isa;
+int tll_isa_has(uint64_t isa, const char *name) {
+  return (isa & bit_of(name, strlen(name))) != 0;
 }
 
-uint32_t tll_cpu_isa_of(const char *cpu) {
-  for (int i = 0; cpu && tll_cpu_names[i]; i++)
-    if (!strcmp(tll_cpu_names[i], cpu))
-      return tll_cpu_isa[i];
-  return 0;
+/* What -mattr=+name turns on, with what it implies (0 for names LLVM does
+ * not list, or that imply none of the sets). */
+static uint64_t implied_by(const char *name, size_t n) {
+  int i = index_of(tll_feature_names, name, n);
+  return i < 0 ? 0 : tll_feature_isa[i];
 }
 
-uint32_t tll_isa_required(const char *cpu, const char *features) {
-  uint32_t isa = tll_cpu_isa_of(cpu);
+uint64_t tll_cpu_isa_of(const char *cpu) {
+  int i = cpu ? index_of(tll_cpu_names, cpu, strlen(cpu)) : -1;
+  return i < 0 ? 0 : tll_cpu_isa[i];
+}
+
+/* `+name` adds what it implies; `-name` removes that set and every set
+ * that implies it, as LLVM turns off a feature's dependents. A `-name`
+ * outside the sets removes nothing here (LLVM may remove more), so the
+ * check errs on refusing, never on running code the host lacks. */
+uint64_t tll_isa_required(const char *cpu, const char *features) {
+  uint64_t isa = tll_cpu_isa_of(cpu);
   for (const char *p = features; p && *p;) {
     const char *c = strchr(p, ',');
     size_t len = c ? (size_t)(c - p) : strlen(p);
-    int b = len > 1 && (p[0] == '+' || p[0] == '-') ? tll_isa_bit(p + 1, len - 1) : -1;
-    if (b >= 0)
-      isa = isa_turn(isa, 1u << b, p[0] == '+');
+    if (len > 1 && p[0] == '+') {
+      isa |= implied_by(p + 1, len - 1);
+    } else if (len > 1 && p[0] == '-') {
+      uint64_t off = bit_of(p + 1, len - 1);
+      for (int i = 0; off && tll_isa_features[i]; i++)
+        if (implied_by(tll_isa_features[i], strlen(tll_isa_features[i])) & off)
+          isa &= ~((uint64_t)1 << i);
+    }
     p += len + (c ? 1 : 0);
   }
   return isa;
 }
 
-uint32_t tll_isa_of_host(const char *host_features) {
-  uint32_t isa = 0;
+uint64_t tll_isa_of_host(const char *host_features) {
+  uint64_t isa = 0;
   for (int i = 0; tll_isa_features[i]; i++)
     if (tll_has_feature(host_features, tll_isa_features[i]))
-      isa |= 1u << i;
+      isa |= (uint64_t)1 << i;
   return isa;
 }
 
@@ -97,8 +78,8 @@ int tll_check_runnable(const tll_opts *o, const char *host_cpu,
                        const char *host_features, tsl_diag *diag) {
   if (o->cpu_is_host)
     return TSL_OK;
-  uint32_t host = tll_isa_of_host(host_features);
-  uint32_t missing = tll_isa_required(o->cpu, o->features) & ~host;
+  uint64_t host = tll_isa_of_host(host_features);
+  uint64_t missing = tll_isa_required(o->cpu, o->features) & ~host;
   if (!missing)
     return TSL_OK;
   tsl_diag_set(diag, TSL_EUNSUPPORTED, "llvm target: mcpu=%s%s%s: this host's CPU (%s) "
@@ -112,8 +93,8 @@ int tll_check_runnable(const tll_opts *o, const char *host_cpu,
   for (int i = 0; levels[i]; i++)
     if (!(tll_cpu_isa_of(levels[i]) & ~host))
       tsl_diag_append(diag, ", %s", levels[i]);
-  if (host_cpu && *host_cpu && strcmp(host_cpu, "generic") &&
-      !(tll_cpu_isa_of(host_cpu) & ~host))
+  if (host_cpu && index_of(tll_cpu_names, host_cpu, strlen(host_cpu)) >= 0 &&
+      strcmp(host_cpu, "generic") && !(tll_cpu_isa_of(host_cpu) & ~host))
     tsl_diag_append(diag, ", %s", host_cpu);
   tsl_diag_append(diag, ", or any CPU whose features this host has");
   return TSL_EUNSUPPORTED;

@@ -2,21 +2,24 @@
 """Writes targets/llvm/cpu_tables.c from LLVM 19's own answers.
 
   python3 targets/llvm/gen_cpu_tables.py [--llc PATH] [-o FILE]
-  python3 targets/llvm/gen_cpu_tables.py --check [--cpus a,b,c] [--llc PATH]
+  python3 targets/llvm/gen_cpu_tables.py --check [--cpus a,b] [--features c,d] [--llc PATH]
 
 The CPU and feature names are what `llc -march=x86-64 -mcpu=help` lists.
-The instruction sets each CPU implies are asked of LLVM's instruction
-selector: for every (CPU, feature) pair a one-line function calling an
-intrinsic that only that feature can select is compiled with
-`llc -mcpu=CPU`; it compiles exactly when the CPU has the feature ("Cannot
-select" otherwise). LLVM's C API has no call that lists a CPU's features,
-and a table written by hand would drift from the LLVM that compiles the
-code, hence this generator (README.md, "Which CPUs can run here").
+Which instruction sets a CPU has, and which a `-mattr=+F` turns on, are
+asked of LLVM's code generator: for every (CPU or feature, instruction set)
+pair a one-line function is compiled with `llc -mcpu=CPU` (or `-mcpu=x86-64
+-mattr=+F`). The function calls an intrinsic that only that instruction set
+can select (it compiles exactly when the set is there: "Cannot select"
+otherwise), or a generic operation whose instruction LLVM picks only with
+it (the mnemonic is in the assembly). LLVM's C API has no call that lists
+a CPU's features, and a table written by hand would drift from the LLVM
+that compiles the code, hence this generator (README.md, "Which CPUs can
+run here"). Regenerating takes a few minutes.
 
 --check compares the file with what LLVM answers now and exits 1 on a
-difference: the names, and the features of the CPUs named by --cpus (all of
-them without it, which takes a minute or two; tests/llvm/meson.build checks
-the CPUs the project runs on).
+difference, as TAP: the names, the instruction sets, and the rows of the
+CPUs and features named (all of them without --cpus / --features, which
+takes minutes; tests/llvm/meson.build checks the project's CPUs).
 """
 import argparse
 import concurrent.futures
@@ -26,122 +29,178 @@ import subprocess
 import sys
 import tempfile
 
-# feature -> (extra -mattr that removes other ways of selecting it,
-#             declaration, body over %p). The features are those whose
-# instructions the target's code may contain (vector arithmetic, FMA,
-# conversions, dot products, tiles); a CPU without one of them faults on
-# such code with SIGILL.
+# (instruction set = an LLVM feature name, extra -mattr that removes other
+# ways of selecting it, declaration, body over %p, None or the mnemonic
+# whose presence in the -O2 assembly is the answer). The sets are those
+# whose instructions a kernel's code may contain (vector arithmetic, FMA,
+# conversions, bit manipulation, dot products, tiles); a CPU without one of
+# them faults on such code with SIGILL. The baseline x86-64 (SSE2) is
+# assumed of every host.
 PROBES = [
-    ("sse3", "", "<4 x float> @llvm.x86.sse3.hadd.ps(<4 x float>, <4 x float>)",
-     "%v = load <4 x float>, ptr %p\n"
-     "%r = call <4 x float> @llvm.x86.sse3.hadd.ps(<4 x float> %v, <4 x float> %v)\n"
-     "store <4 x float> %r, ptr %p"),
-    ("ssse3", "", "<16 x i8> @llvm.x86.ssse3.pshuf.b.128(<16 x i8>, <16 x i8>)",
-     "%v = load <16 x i8>, ptr %p\n"
-     "%r = call <16 x i8> @llvm.x86.ssse3.pshuf.b.128(<16 x i8> %v, <16 x i8> %v)\n"
-     "store <16 x i8> %r, ptr %p"),
-    ("sse4.1", "", "i32 @llvm.x86.sse41.ptestz(<2 x i64>, <2 x i64>)",
-     "%v = load <2 x i64>, ptr %p\n"
-     "%r = call i32 @llvm.x86.sse41.ptestz(<2 x i64> %v, <2 x i64> %v)\n"
-     "store i32 %r, ptr %p"),
-    ("sse4.2", "", "i32 @llvm.x86.sse42.pcmpistri128(<16 x i8>, <16 x i8>, i8)",
-     "%v = load <16 x i8>, ptr %p\n"
-     "%r = call i32 @llvm.x86.sse42.pcmpistri128(<16 x i8> %v, <16 x i8> %v, i8 0)\n"
-     "store i32 %r, ptr %p"),
-    ("avx", "", "i32 @llvm.x86.avx.vtestz.ps.256(<8 x float>, <8 x float>)",
-     "%v = load <8 x float>, ptr %p\n"
-     "%r = call i32 @llvm.x86.avx.vtestz.ps.256(<8 x float> %v, <8 x float> %v)\n"
-     "store i32 %r, ptr %p"),
-    ("avx2", "", "<8 x i32> @llvm.x86.avx2.pmadd.wd(<16 x i16>, <16 x i16>)",
-     "%v = load <16 x i16>, ptr %p\n"
-     "%r = call <8 x i32> @llvm.x86.avx2.pmadd.wd(<16 x i16> %v, <16 x i16> %v)\n"
-     "store <8 x i32> %r, ptr %p"),
-    ("fma", "-fma4",
-     "<4 x float> @llvm.x86.fma.vfmaddsub.ps(<4 x float>, <4 x float>, <4 x float>)",
-     "%v = load <4 x float>, ptr %p\n"
-     "%r = call <4 x float> @llvm.x86.fma.vfmaddsub.ps(<4 x float> %v, <4 x float> %v, "
-     "<4 x float> %v)\n"
-     "store <4 x float> %r, ptr %p"),
-    ("f16c", "", "<8 x i16> @llvm.x86.vcvtps2ph.128(<4 x float>, i32)",
-     "%v = load <4 x float>, ptr %p\n"
-     "%r = call <8 x i16> @llvm.x86.vcvtps2ph.128(<4 x float> %v, i32 0)\n"
-     "store <8 x i16> %r, ptr %p"),
-    ("bmi2", "", "i32 @llvm.x86.bmi.pdep.32(i32, i32)",
-     "%v = load i32, ptr %p\n"
-     "%r = call i32 @llvm.x86.bmi.pdep.32(i32 %v, i32 %v)\n"
-     "store i32 %r, ptr %p"),
-    ("avx512f", "", "<16 x float> @llvm.x86.avx512.rcp14.ps.512(<16 x float>, <16 x float>, i16)",
-     "%v = load <16 x float>, ptr %p\n"
-     "%r = call <16 x float> @llvm.x86.avx512.rcp14.ps.512(<16 x float> %v, <16 x float> %v, "
-     "i16 -1)\n"
-     "store <16 x float> %r, ptr %p"),
-    ("avx512cd", "", "<16 x i32> @llvm.x86.avx512.conflict.d.512(<16 x i32>)",
-     "%v = load <16 x i32>, ptr %p\n"
-     "%r = call <16 x i32> @llvm.x86.avx512.conflict.d.512(<16 x i32> %v)\n"
-     "store <16 x i32> %r, ptr %p"),
-    ("avx512bw", "", "<16 x i32> @llvm.x86.avx512.pmaddw.d.512(<32 x i16>, <32 x i16>)",
-     "%v = load <32 x i16>, ptr %p\n"
-     "%r = call <16 x i32> @llvm.x86.avx512.pmaddw.d.512(<32 x i16> %v, <32 x i16> %v)\n"
-     "store <16 x i32> %r, ptr %p"),
-    ("avx512dq", "", "<16 x i1> @llvm.x86.avx512.fpclass.ps.512(<16 x float>, i32)",
-     "%v = load <16 x float>, ptr %p\n"
-     "%r = call <16 x i1> @llvm.x86.avx512.fpclass.ps.512(<16 x float> %v, i32 1)\n"
-     "store <16 x i1> %r, ptr %p"),
-    ("avx512vl", "", "<8 x float> @llvm.x86.avx512.rcp14.ps.256(<8 x float>, <8 x float>, i8)",
-     "%v = load <8 x float>, ptr %p\n"
-     "%r = call <8 x float> @llvm.x86.avx512.rcp14.ps.256(<8 x float> %v, <8 x float> %v, "
-     "i8 -1)\n"
-     "store <8 x float> %r, ptr %p"),
-    ("avx512vnni", "",
-     "<16 x i32> @llvm.x86.avx512.vpdpbusd.512(<16 x i32>, <16 x i32>, <16 x i32>)",
-     "%v = load <16 x i32>, ptr %p\n"
-     "%r = call <16 x i32> @llvm.x86.avx512.vpdpbusd.512(<16 x i32> %v, <16 x i32> %v, "
-     "<16 x i32> %v)\n"
-     "store <16 x i32> %r, ptr %p"),
-    ("avxvnni", "-avx512vnni",
-     "<8 x i32> @llvm.x86.avx512.vpdpbusd.256(<8 x i32>, <8 x i32>, <8 x i32>)",
-     "%v = load <8 x i32>, ptr %p\n"
-     "%r = call <8 x i32> @llvm.x86.avx512.vpdpbusd.256(<8 x i32> %v, <8 x i32> %v, "
-     "<8 x i32> %v)\n"
-     "store <8 x i32> %r, ptr %p"),
-    ("avx512bf16", "",
-     "<16 x float> @llvm.x86.avx512bf16.dpbf16ps.512(<16 x float>, <32 x bfloat>, "
-     "<32 x bfloat>)",
-     "%v = load <16 x float>, ptr %p\n"
-     "%w = load <32 x bfloat>, ptr %p\n"
-     "%r = call <16 x float> @llvm.x86.avx512bf16.dpbf16ps.512(<16 x float> %v, "
-     "<32 x bfloat> %w, <32 x bfloat> %w)\n"
-     "store <16 x float> %r, ptr %p"),
-    ("avx512fp16", "",
-     "<32 x half> @llvm.x86.avx512fp16.mask.rcp.ph.512(<32 x half>, <32 x half>, i32)",
-     "%v = load <32 x half>, ptr %p\n"
-     "%r = call <32 x half> @llvm.x86.avx512fp16.mask.rcp.ph.512(<32 x half> %v, "
-     "<32 x half> %v, i32 -1)\n"
-     "store <32 x half> %r, ptr %p"),
-    ("avx512vbmi", "", "<64 x i8> @llvm.x86.avx512.permvar.qi.512(<64 x i8>, <64 x i8>)",
-     "%v = load <64 x i8>, ptr %p\n"
-     "%r = call <64 x i8> @llvm.x86.avx512.permvar.qi.512(<64 x i8> %v, <64 x i8> %v)\n"
-     "store <64 x i8> %r, ptr %p"),
-    ("amx-tile", "", "void @llvm.x86.ldtilecfg(ptr)", "call void @llvm.x86.ldtilecfg(ptr %p)"),
-    ("amx-int8", "", "void @llvm.x86.tdpbssd(i8, i8, i8)",
-     "call void @llvm.x86.tdpbssd(i8 0, i8 1, i8 2)"),
-    ("amx-bf16", "", "void @llvm.x86.tdpbf16ps(i8, i8, i8)",
-     "call void @llvm.x86.tdpbf16ps(i8 0, i8 1, i8 2)"),
-    ("amx-fp16", "", "void @llvm.x86.tdpfp16ps(i8, i8, i8)",
-     "call void @llvm.x86.tdpfp16ps(i8 0, i8 1, i8 2)"),
+    ('sse3', '', '<4 x float> @llvm.x86.sse3.hadd.ps(<4 x float>, <4 x float>)',
+     ['%v = load <4 x float>, ptr %p',
+      '%r = call <4 x float> @llvm.x86.sse3.hadd.ps(<4 x float> %v, <4 x float> %v)',
+      'store <4 x float> %r, ptr %p'],
+     None),
+    ('ssse3', '', '<16 x i8> @llvm.x86.ssse3.pshuf.b.128(<16 x i8>, <16 x i8>)',
+     ['%v = load <16 x i8>, ptr %p',
+      '%r = call <16 x i8> @llvm.x86.ssse3.pshuf.b.128(<16 x i8> %v, <16 x i8> %v)',
+      'store <16 x i8> %r, ptr %p'],
+     None),
+    ('sse4.1', '', 'i32 @llvm.x86.sse41.ptestz(<2 x i64>, <2 x i64>)',
+     ['%v = load <2 x i64>, ptr %p',
+      '%r = call i32 @llvm.x86.sse41.ptestz(<2 x i64> %v, <2 x i64> %v)',
+      'store i32 %r, ptr %p'],
+     None),
+    ('sse4.2', '', 'i32 @llvm.x86.sse42.pcmpistri128(<16 x i8>, <16 x i8>, i8)',
+     ['%v = load <16 x i8>, ptr %p',
+      '%r = call i32 @llvm.x86.sse42.pcmpistri128(<16 x i8> %v, <16 x i8> %v, i8 0)',
+      'store i32 %r, ptr %p'],
+     None),
+    ('avx', '', 'i32 @llvm.x86.avx.vtestz.ps.256(<8 x float>, <8 x float>)',
+     ['%v = load <8 x float>, ptr %p',
+      '%r = call i32 @llvm.x86.avx.vtestz.ps.256(<8 x float> %v, <8 x float> %v)',
+      'store i32 %r, ptr %p'],
+     None),
+    ('avx2', '', '<8 x i32> @llvm.x86.avx2.pmadd.wd(<16 x i16>, <16 x i16>)',
+     ['%v = load <16 x i16>, ptr %p',
+      '%r = call <8 x i32> @llvm.x86.avx2.pmadd.wd(<16 x i16> %v, <16 x i16> %v)',
+      'store <8 x i32> %r, ptr %p'],
+     None),
+    ('fma', '-fma4', '<4 x float> @llvm.x86.fma.vfmaddsub.ps(<4 x float>, <4 x float>, <4 x float>)',
+     ['%v = load <4 x float>, ptr %p',
+      '%r = call <4 x float> @llvm.x86.fma.vfmaddsub.ps(<4 x float> %v, <4 x float> %v, <4 x float> %v)',
+      'store <4 x float> %r, ptr %p'],
+     None),
+    ('f16c', '', '<8 x i16> @llvm.x86.vcvtps2ph.128(<4 x float>, i32)',
+     ['%v = load <4 x float>, ptr %p',
+      '%r = call <8 x i16> @llvm.x86.vcvtps2ph.128(<4 x float> %v, i32 0)',
+      'store <8 x i16> %r, ptr %p'],
+     None),
+    ('bmi2', '', 'i32 @llvm.x86.bmi.pdep.32(i32, i32)',
+     ['%v = load i32, ptr %p',
+      '%r = call i32 @llvm.x86.bmi.pdep.32(i32 %v, i32 %v)',
+      'store i32 %r, ptr %p'],
+     None),
+    ('avx512f', '', '<16 x float> @llvm.x86.avx512.rcp14.ps.512(<16 x float>, <16 x float>, i16)',
+     ['%v = load <16 x float>, ptr %p',
+      '%r = call <16 x float> @llvm.x86.avx512.rcp14.ps.512(<16 x float> %v, <16 x float> %v, i16 -1)',
+      'store <16 x float> %r, ptr %p'],
+     None),
+    ('avx512cd', '', '<16 x i32> @llvm.x86.avx512.conflict.d.512(<16 x i32>)',
+     ['%v = load <16 x i32>, ptr %p',
+      '%r = call <16 x i32> @llvm.x86.avx512.conflict.d.512(<16 x i32> %v)',
+      'store <16 x i32> %r, ptr %p'],
+     None),
+    ('avx512bw', '', '<16 x i32> @llvm.x86.avx512.pmaddw.d.512(<32 x i16>, <32 x i16>)',
+     ['%v = load <32 x i16>, ptr %p',
+      '%r = call <16 x i32> @llvm.x86.avx512.pmaddw.d.512(<32 x i16> %v, <32 x i16> %v)',
+      'store <16 x i32> %r, ptr %p'],
+     None),
+    ('avx512dq', '', '<16 x i1> @llvm.x86.avx512.fpclass.ps.512(<16 x float>, i32)',
+     ['%v = load <16 x float>, ptr %p',
+      '%r = call <16 x i1> @llvm.x86.avx512.fpclass.ps.512(<16 x float> %v, i32 1)',
+      'store <16 x i1> %r, ptr %p'],
+     None),
+    ('avx512vl', '', '<8 x float> @llvm.x86.avx512.rcp14.ps.256(<8 x float>, <8 x float>, i8)',
+     ['%v = load <8 x float>, ptr %p',
+      '%r = call <8 x float> @llvm.x86.avx512.rcp14.ps.256(<8 x float> %v, <8 x float> %v, i8 -1)',
+      'store <8 x float> %r, ptr %p'],
+     None),
+    ('avx512vnni', '', '<16 x i32> @llvm.x86.avx512.vpdpbusd.512(<16 x i32>, <16 x i32>, <16 x i32>)',
+     ['%v = load <16 x i32>, ptr %p',
+      '%r = call <16 x i32> @llvm.x86.avx512.vpdpbusd.512(<16 x i32> %v, <16 x i32> %v, <16 x i32> %v)',
+      'store <16 x i32> %r, ptr %p'],
+     None),
+    ('avxvnni', '-avx512vnni', '<8 x i32> @llvm.x86.avx512.vpdpbusd.256(<8 x i32>, <8 x i32>, <8 x i32>)',
+     ['%v = load <8 x i32>, ptr %p',
+      '%r = call <8 x i32> @llvm.x86.avx512.vpdpbusd.256(<8 x i32> %v, <8 x i32> %v, <8 x i32> %v)',
+      'store <8 x i32> %r, ptr %p'],
+     None),
+    ('avx512bf16', '', '<16 x float> @llvm.x86.avx512bf16.dpbf16ps.512(<16 x float>, <32 x bfloat>, <32 x bfloat>)',
+     ['%v = load <16 x float>, ptr %p',
+      '%w = load <32 x bfloat>, ptr %p',
+      '%r = call <16 x float> @llvm.x86.avx512bf16.dpbf16ps.512(<16 x float> %v, <32 x bfloat> %w, <32 x bfloat> %w)',
+      'store <16 x float> %r, ptr %p'],
+     None),
+    ('avx512fp16', '', '<32 x half> @llvm.x86.avx512fp16.mask.rcp.ph.512(<32 x half>, <32 x half>, i32)',
+     ['%v = load <32 x half>, ptr %p',
+      '%r = call <32 x half> @llvm.x86.avx512fp16.mask.rcp.ph.512(<32 x half> %v, <32 x half> %v, i32 -1)',
+      'store <32 x half> %r, ptr %p'],
+     None),
+    ('avx512vbmi', '', '<64 x i8> @llvm.x86.avx512.permvar.qi.512(<64 x i8>, <64 x i8>)',
+     ['%v = load <64 x i8>, ptr %p',
+      '%r = call <64 x i8> @llvm.x86.avx512.permvar.qi.512(<64 x i8> %v, <64 x i8> %v)',
+      'store <64 x i8> %r, ptr %p'],
+     None),
+    ('amx-tile', '', 'void @llvm.x86.ldtilecfg(ptr)',
+     ['call void @llvm.x86.ldtilecfg(ptr %p)'],
+     None),
+    ('amx-int8', '', 'void @llvm.x86.tdpbssd(i8, i8, i8)',
+     ['call void @llvm.x86.tdpbssd(i8 0, i8 1, i8 2)'],
+     None),
+    ('amx-bf16', '', 'void @llvm.x86.tdpbf16ps(i8, i8, i8)',
+     ['call void @llvm.x86.tdpbf16ps(i8 0, i8 1, i8 2)'],
+     None),
+    ('amx-fp16', '', 'void @llvm.x86.tdpfp16ps(i8, i8, i8)',
+     ['call void @llvm.x86.tdpfp16ps(i8 0, i8 1, i8 2)'],
+     None),
+    ('popcnt', '', 'i32 @llvm.ctpop.i32(i32)',
+     ['%v = load i32, ptr %p',
+      '%r = call i32 @llvm.ctpop.i32(i32 %v)',
+      'store i32 %r, ptr %p'],
+     'popcnt'),
+    ('lzcnt', '', 'i32 @llvm.ctlz.i32(i32, i1)',
+     ['%v = load i32, ptr %p',
+      '%r = call i32 @llvm.ctlz.i32(i32 %v, i1 false)',
+      'store i32 %r, ptr %p'],
+     'lzcnt'),
+    ('movbe', '', 'i32 @llvm.bswap.i32(i32)',
+     ['%v = load i32, ptr %p',
+      '%r = call i32 @llvm.bswap.i32(i32 %v)',
+      'store i32 %r, ptr %p'],
+     'movbe'),
+    ('bmi', '', 'i32 @llvm.x86.bmi.bextr.32(i32, i32)',
+     ['%v = load i32, ptr %p',
+      '%r = call i32 @llvm.x86.bmi.bextr.32(i32 %v, i32 %v)',
+      'store i32 %r, ptr %p'],
+     None),
+    ('gfni', '', '<16 x i8> @llvm.x86.vgf2p8affineqb.128(<16 x i8>, <16 x i8>, i8)',
+     ['%v = load <16 x i8>, ptr %p',
+      '%r = call <16 x i8> @llvm.x86.vgf2p8affineqb.128(<16 x i8> %v, <16 x i8> %v, i8 0)',
+      'store <16 x i8> %r, ptr %p'],
+     None),
+    ('avx512ifma', '', '<8 x i64> @llvm.x86.avx512.vpmadd52l.uq.512(<8 x i64>, <8 x i64>, <8 x i64>)',
+     ['%v = load <8 x i64>, ptr %p',
+      '%r = call <8 x i64> @llvm.x86.avx512.vpmadd52l.uq.512(<8 x i64> %v, <8 x i64> %v, <8 x i64> %v)',
+      'store <8 x i64> %r, ptr %p'],
+     None),
+    ('avx512vbmi2', '', '<32 x i16> @llvm.fshl.v32i16(<32 x i16>, <32 x i16>, <32 x i16>)',
+     ['%v = load <32 x i16>, ptr %p',
+      '%r = call <32 x i16> @llvm.fshl.v32i16(<32 x i16> %v, <32 x i16> %v, <32 x i16> %v)',
+      'store <32 x i16> %r, ptr %p'],
+     'vpshldvw'),
+    ('avx512bitalg', '', '<64 x i1> @llvm.x86.avx512.vpshufbitqmb.512(<64 x i8>, <64 x i8>)',
+     ['%v = load <64 x i8>, ptr %p',
+      '%r = call <64 x i1> @llvm.x86.avx512.vpshufbitqmb.512(<64 x i8> %v, <64 x i8> %v)',
+      'store <64 x i1> %r, ptr %p'],
+     None),
+    ('avx512vpopcntdq', '', '<16 x i32> @llvm.ctpop.v16i32(<16 x i32>)',
+     ['%v = load <16 x i32>, ptr %p',
+      '%r = call <16 x i32> @llvm.ctpop.v16i32(<16 x i32> %v)',
+      'store <16 x i32> %r, ptr %p'],
+     'vpopcntd'),
 ]
-
-# Features whose probe compiles for every CPU of the list would say nothing;
-# the baseline x86-64 (SSE2) is assumed of every host.
 
 
 def llc_help(llc):
+    """The CPU and feature names llc lists (sorted), after checking it is 19's."""
     version = subprocess.run([llc, "--version"], capture_output=True, text=True).stdout
     if "LLVM version 19." not in version:
         sys.exit(f"gen_cpu_tables: {llc} is not LLVM 19's llc (the target links LLVM 19); "
                  "pass --llc /usr/lib/llvm-19/bin/llc")
     out = subprocess.run([llc, "-march=x86-64", "-mcpu=help"], capture_output=True,
-                         text=True).stderr + ""
+                         text=True).stderr
     cpus, feats, part = [], [], None
     for line in out.splitlines():
         if line.startswith("Available CPUs"):
@@ -157,17 +216,39 @@ def llc_help(llc):
     return sorted(set(cpus)), sorted(set(feats))
 
 
-def has(llc, tmp, cpu, probe):
-    name, attr, decl, body = probe
-    path = os.path.join(tmp, f"{cpu}-{name}.ll")
-    body = "\n  ".join(body.split("\n"))
+def answers(llc, tmp, cpu, attr, probe):
+    """1 when code for `cpu` with `attr` has the probe's instruction set."""
+    name, extra, decl, body, asm = probe
+    path = os.path.join(tmp, f"{cpu}{attr}-{PROBES.index(probe)}.ll")
     with open(path, "w") as f:
-        f.write(f"declare {decl}\n\ndefine void @f(ptr %p) {{\n  {body}\n  ret void\n}}\n")
-    cmd = [llc, "-O0", "-mtriple=x86_64-unknown-linux-gnu", f"-mcpu={cpu}", path,
-           "-o", os.devnull]
-    if attr:
-        cmd.insert(3, f"-mattr={attr}")
-    return subprocess.run(cmd, capture_output=True).returncode == 0
+        f.write(f"declare {decl}\n\ndefine void @f(ptr %p) {{\n  " + "\n  ".join(body) +
+                "\n  ret void\n}\n")
+    mattr = ",".join(a for a in (attr, extra) if a)
+    cmd = [llc, "-O2" if asm else "-O0", "-mtriple=x86_64-unknown-linux-gnu", f"-mcpu={cpu}",
+           path, "-o", "-"]
+    if mattr:
+        cmd.insert(3, f"-mattr={mattr}")
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    # an instruction line starts with a tab and the mnemonic
+    return r.returncode == 0 and (not asm or re.search(r"^\t" + asm, r.stdout, re.M) is not None)
+
+
+def rows(llc, keys):
+    """{key: bit set} for keys (cpu, attr): what code for them may use."""
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        jobs = {(k, i): pool.submit(answers, llc, tmp, k[0], k[1], p)
+                for k in keys for i, p in enumerate(PROBES)}
+        return {k: sum(1 << i for i in range(len(PROBES)) if jobs[(k, i)].result())
+                for k in keys}
+
+
+def cpu_rows(llc, cpus):
+    return {c: v for (c, _), v in rows(llc, [(c, "") for c in cpus]).items()}
+
+
+def feature_rows(llc, feats):
+    return {f[1:]: v for (_, f), v in rows(llc, [("x86-64", "+" + f) for f in feats]).items()}
 
 
 def wrap(items, indent="    ", width=79):
@@ -183,30 +264,28 @@ def wrap(items, indent="    ", width=79):
     return "\n".join(lines)
 
 
-def probe_all(llc, cpus):
-    with tempfile.TemporaryDirectory() as tmp, \
-            concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        jobs = {(c, p[0]): pool.submit(has, llc, tmp, c, p) for c in cpus for p in PROBES}
-        return {c: sum(1 << i for i, p in enumerate(PROBES) if jobs[(c, p[0])].result())
-                for c in cpus}
-
-
 def generate(llc):
     cpus, feats = llc_help(llc)
-    isa = probe_all(llc, cpus)
-    if isa.get("x86-64", 1) != 0 or isa.get("sapphirerapids", 0) == 0:
-        sys.exit("gen_cpu_tables: the probes gave implausible answers "
-                 "(x86-64 must have none, sapphirerapids some)")
-    rows = "\n".join(f"    0x{isa[c]:08x}, /* {c} */" for c in cpus)
+    cpu_isa = cpu_rows(llc, cpus)
+    feat_isa = feature_rows(llc, feats)
+    names = [p[0] for p in PROBES]
+    for i, n in enumerate(names):
+        if not feat_isa.get(n, 0) >> i & 1:
+            sys.exit(f"gen_cpu_tables: the probe of {n} does not compile even with -mattr=+{n} "
+                     "(an intrinsic renamed?); fix PROBES")
+    if cpu_isa.get("x86-64", 1) != 0:
+        sys.exit("gen_cpu_tables: the probes say x86-64 has more than SSE2; fix PROBES")
+    cpu_rows_c = "\n".join(f"    0x{cpu_isa[c]:016x}, /* {c} */" for c in cpus)
+    feat_rows_c = "\n".join(f"    0x{feat_isa[f]:016x}, /* {f} */" for f in feats)
     return f"""/*
  * targets/llvm/cpu_tables.c — GENERATED by gen_cpu_tables.py from LLVM 19's
  * llc; do not edit (regenerate: python3 targets/llvm/gen_cpu_tables.py).
  *
  * The x86-64 CPU and feature names LLVM 19 accepts (`llc -march=x86-64
  * -mcpu=help`), for validating the mcpu and mattr options before LLVM
- * silently ignores a typo, and the instruction-set features each CPU
- * implies, as LLVM's instruction selector answers for it, for refusing
- * code this host cannot run (cpu.c).
+ * silently ignores a typo; the instruction sets each CPU has and each
+ * feature turns on, as LLVM's code generator answers, for refusing code
+ * this host cannot run (cpu_isa.c).
  */
 #include "llvm_internal.h"
 
@@ -218,16 +297,70 @@ const char *const tll_feature_names[] = {{
 {wrap(feats)}
     NULL}};
 
-/* Bit i of a CPU's word: it has tll_isa_features[i]. */
+/* Bit i of a set: tll_isa_features[i]. */
 const char *const tll_isa_features[] = {{
-{wrap([p[0] for p in PROBES])}
+{wrap(names)}
     NULL}};
 
-/* One word per tll_cpu_names entry, in the same order. */
-const uint32_t tll_cpu_isa[] = {{
-{rows}
+/* The set of each tll_cpu_names entry, in the same order. */
+const uint64_t tll_cpu_isa[] = {{
+{cpu_rows_c}
+}};
+
+/* The set -mattr=+name turns on (with what it implies) for each
+ * tll_feature_names entry, in the same order. */
+const uint64_t tll_feature_isa[] = {{
+{feat_rows_c}
 }};
 """
+
+
+def table(text, name):
+    """The rows of one generated table: {name: bits}."""
+    part = text[text.index(name):]
+    part = part[:part.index("};")]
+    return {k: int(v, 16) for v, k in re.findall(r"^    0x([0-9a-f]{16}), /\* (\S+) \*/$",
+                                                  part, re.M)}
+
+
+def strings(text, name):
+    part = text[text.index(name):]
+    return re.findall(r'"([^"]+)"', part[:part.index("NULL")])
+
+
+def check(llc, path, only_cpus, only_feats):
+    """TAP: the names, the instruction sets, one case per row checked."""
+    with open(path) as f:
+        text = f.read()
+    cpus, feats = llc_help(llc)
+    names = [p[0] for p in PROBES]
+    n = bad = 0
+
+    def case(good, what, diag=None):
+        nonlocal n, bad
+        n += 1
+        bad += not good
+        print(f"{'' if good else 'not '}ok {n} - {what}")
+        if diag and not good:
+            print(f"# {diag}")
+
+    case(strings(text, "tll_cpu_names[]") == cpus and strings(text, "tll_feature_names[]") ==
+         feats, f"the CPU and feature names are llc's ({len(cpus)} CPUs, {len(feats)} features)")
+    case(strings(text, "tll_isa_features[]") == names and len(names) <= 64,
+         f"the instruction sets are the generator's {len(names)} probes")
+    cpu_tab, feat_tab = table(text, "tll_cpu_isa[]"), table(text, "tll_feature_isa[]")
+    got = cpu_rows(llc, only_cpus or cpus)
+    for c, v in got.items():
+        have = ",".join(x for i, x in enumerate(names) if v >> i & 1) or "(none)"
+        case(cpu_tab.get(c) == v, f"{c}: the table's instruction sets are LLVM's ({have})",
+             f"table 0x{cpu_tab.get(c, 0):016x}, LLVM 0x{v:016x}; regenerate cpu_tables.c")
+    got = feature_rows(llc, only_feats or feats)
+    for f, v in got.items():
+        have = ",".join(x for i, x in enumerate(names) if v >> i & 1) or "(none)"
+        case(feat_tab.get(f) == v, f"+{f}: the table's implied instruction sets are LLVM's "
+             f"({have})", f"table 0x{feat_tab.get(f, 0):016x}, LLVM 0x{v:016x}; regenerate")
+    print(f"1..{n}")
+    return 1 if bad else 0
 
 
 def main():
@@ -236,48 +369,16 @@ def main():
     ap.add_argument("-o", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                "cpu_tables.c"))
     ap.add_argument("--check", action="store_true")
-    ap.add_argument("--cpus", help="with --check: only these CPUs' features")
+    ap.add_argument("--cpus", help="with --check: only these CPUs' rows")
+    ap.add_argument("--features", help="with --check: only these features' rows")
     a = ap.parse_args()
     if a.check:
-        return check(a.llc, a.o, a.cpus.split(",") if a.cpus else None)
+        return check(a.llc, a.o, a.cpus.split(",") if a.cpus else None,
+                     a.features.split(",") if a.features else None)
     text = generate(a.llc)
     with open(a.o, "w") as f:
         f.write(text)
     return 0
-
-
-def check(llc, path, only):
-    """TAP: one case for the names, one per CPU checked."""
-    with open(path) as f:
-        text = f.read()
-    rows = dict((c, int(w, 16)) for w, c in
-                re.findall(r"^    0x([0-9a-f]{8}), /\* (\S+) \*/$", text, re.M))
-    cpus, feats = llc_help(llc)
-    listed = re.findall(r'"([^"]+)"', text[text.index("tll_cpu_names"):
-                                            text.index("tll_isa_features")])
-    n, bad = 0, 0
-    n += 1
-    same = sorted(listed) == sorted(cpus + feats) and sorted(rows) == cpus
-    bad += not same
-    print(f"{'' if same else 'not '}ok {n} - the CPU and feature names are llc's "
-          f"({len(cpus)} CPUs, {len(feats)} features)")
-    names = [p[0] for p in PROBES]
-    for c in only or cpus:
-        if c not in rows:
-            n += 1
-            bad += 1
-            print(f"not ok {n} - {c}: not in cpu_tables.c")
-            continue
-        got = probe_all(llc, [c])[c]
-        n += 1
-        bad += got != rows[c]
-        have = ",".join(f for i, f in enumerate(names) if got >> i & 1) or "(none)"
-        print(f"{'' if got == rows[c] else 'not '}ok {n} - {c}: the table's features are "
-              f"what LLVM selects for it ({have})")
-        if got != rows[c]:
-            print(f"# table 0x{rows[c]:08x}, LLVM 0x{got:08x}; regenerate cpu_tables.c")
-    print(f"1..{n}")
-    return 1 if bad else 0
 
 
 if __name__ == "__main__":

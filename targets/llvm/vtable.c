@@ -17,6 +17,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void t_destroy(tsl_target *t) {
+  if (!t)
+    return;
+  if (t->gomp)
+    dlclose(t->gomp);
+  tll_opts_free(&t->opts);
+  free(t->describe);
+  free(t);
+}
+
+/* The options against this host, which must be able to run their code (a
+ * CPU or mattr it lacks is refused now, not by SIGILL in the first
+ * kernel). */
+static int host_opts(uint32_t n_opts, const tsl_kv *opts, tll_opts *out, tsl_diag *diag) {
+  char *name = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  tll_host host = {name ? name : "", features ? features : "", getenv("TESSEL_LLVM_MCPU")};
+  int rc = tll_opts_parse_for(n_opts, opts, &host, out, diag);
+  if (!rc && (rc = tll_check_runnable(out, host.cpu, host.features, diag)))
+    tll_opts_free(out);
+  LLVMDisposeMessage(name);
+  LLVMDisposeMessage(features);
+  return rc;
+}
+
 static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                     tsl_target **out, tsl_diag *diag) {
   (void)user_data;
@@ -24,19 +48,8 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
   tsl_target *t = calloc(1, sizeof *t);
   if (!t)
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
-  int rc = tll_opts_parse(n_opts, opts, &t->opts, diag);
+  int rc = host_opts(n_opts, opts, &t->opts, diag);
   if (rc) {
-    free(t);
-    return rc;
-  }
-  /* An instance builds code that runs here: a CPU or mattr this host lacks
-   * is refused now, not by SIGILL in the first kernel. */
-  char *host_cpu = LLVMGetHostCPUName(), *host_features = LLVMGetHostCPUFeatures();
-  rc = tll_check_runnable(&t->opts, host_cpu, host_features, diag);
-  LLVMDisposeMessage(host_cpu);
-  LLVMDisposeMessage(host_features);
-  if (rc) {
-    tll_opts_free(&t->opts);
     free(t);
     return rc;
   }
@@ -49,32 +62,18 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                         "libgomp.so.1, which cannot be loaded (%s); install "
                         "libgomp1 or set threads=1",
                         (int)t->opts.threads, why ? why : "?");
-      tll_opts_free(&t->opts);
-      free(t);
+      t_destroy(t);
       return rc;
     }
   }
   t->describe = tll_opts_describe(&t->opts);
   if (!t->describe) {
-    if (t->gomp)
-      dlclose(t->gomp);
-    tll_opts_free(&t->opts);
-    free(t);
+    t_destroy(t);
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
   }
   tll_llvm_init();
   *out = t;
   return TSL_OK;
-}
-
-static void t_destroy(tsl_target *t) {
-  if (!t)
-    return;
-  if (t->gomp)
-    dlclose(t->gomp);
-  tll_opts_free(&t->opts);
-  free(t->describe);
-  free(t);
 }
 
 static const char *t_describe(tsl_target *t) { return t ? t->describe : ""; }

@@ -9,7 +9,8 @@
  *  - loop metadata: latches with an !llvm.loop node, one holding a property
  *    ("llvm.loop.unroll.full"), or a property with a given value;
  *  - the widest vector of float results, and string function attributes.
- * Functions are found by name; counts are -1 when it does not exist.
+ * Each query takes the function (LLVMGetNamedFunction) and returns -1 (or
+ * NULL) when it is NULL.
  */
 #ifndef TESSEL_TESTS_IR_SHAPE_H
 #define TESSEL_TESTS_IR_SHAPE_H

@@ -17,26 +17,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "threads=2 opt-level=3" -> a target (NULL on error, message printed). */
-static inline tsl_target *lt_target(const char *spec, tsl_diag *d) {
-  tsl_kv kv[16];
-  char buf[512], *save = NULL;
+/* "threads=2 opt-level=3" -> key/value pairs pointing into `buf` (tokens
+ * without '=' are skipped); returns how many, at most `cap`. */
+static inline uint32_t lt_parse_kv(const char *spec, char *buf, size_t size, tsl_kv *kv,
+                                   uint32_t cap) {
+  char *save = NULL;
   uint32_t n = 0;
-  snprintf(buf, sizeof buf, "%s", spec ? spec : "");
-  for (char *tok = strtok_r(buf, " ", &save); tok && n < 16;
-       tok = strtok_r(NULL, " ", &save)) {
+  snprintf(buf, size, "%s", spec ? spec : "");
+  for (char *tok = strtok_r(buf, " ", &save); tok && n < cap; tok = strtok_r(NULL, " ", &save)) {
     char *eq = strchr(tok, '=');
     if (!eq)
       continue;
     *eq = '\0';
     kv[n].key = tok;
-    kv[n].value = eq + 1;
-    n++;
+    kv[n++].value = eq + 1;
   }
+  return n;
+}
+
+/* "threads=2 opt-level=3" -> a target, or NULL with the message in `d` and
+ * create()'s status in *rc (rc may be NULL). */
+static inline tsl_target *lt_target_rc(const char *spec, tsl_diag *d, int *rc) {
+  tsl_kv kv[16];
+  char buf[512];
+  uint32_t n = lt_parse_kv(spec, buf, sizeof buf, kv, 16);
   tsl_target *t = NULL;
-  if (tll_vtable.create(NULL, n, kv, &t, d))
-    return NULL;
-  return t;
+  int st = tll_vtable.create(NULL, n, kv, &t, d);
+  if (rc)
+    *rc = st;
+  return st ? NULL : t;
+}
+
+static inline tsl_target *lt_target(const char *spec, tsl_diag *d) {
+  return lt_target_rc(spec, d, NULL);
 }
 
 /* Programs that run code for the default CPU ($TESSEL_LLVM_MCPU, else the
@@ -46,13 +59,16 @@ static inline tsl_target *lt_target(const char *spec, tsl_diag *d) {
  * case saying why, and exits. */
 static inline void lt_announce_cpu(void) {
   tsl_diag d = {0};
-  tsl_target *t = lt_target("threads=1", &d);
-  if (!t && strstr(d.text, "cannot run code")) {
+  int rc = 0;
+  tsl_target *t = lt_target_rc("threads=1", &d, &rc);
+  if (rc == TSL_EUNSUPPORTED) {
     tap_skip(d.text, "code for the CPU of TESSEL_LLVM_MCPU, run on this host");
     exit(tap_done());
   }
   if (t)
     tap_diag("code built for, and run on, this host: %s", tll_vtable.describe(t));
+  else
+    tap_diag("no default target: %s", d.text);
   tll_vtable.destroy(t);
 }
 

@@ -200,18 +200,22 @@ static void wide_bodies(tsl_target *t, tsl_ctx *ctx, double o3_unrolled) {
 int main(void) {
   char path[4200];
   snprintf(path, sizeof path, "%s/workloads/matmul_128.py", lt_root());
-  tsl_ctx *ctx = tsl_ctx_new();
-  tsl_arena *a = tsl_arena_new(ctx);
   tsl_diag d = {0};
-  const tsl_module *m = NULL;
-  tsl_schedule *sch = NULL;
-  tsl_target *t = lt_target("threads=2 mcpu=x86-64-v3", &d);
-  if (!t && strstr(d.text, "cannot run code")) {
+  int rc = 0;
+  tsl_target *t = lt_target_rc("threads=2 mcpu=x86-64-v3", &d, &rc);
+  if (rc == TSL_EUNSUPPORTED) {
     tap_skip(d.text, "compile times of code for x86-64-v3");
     return tap_done();
   }
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = NULL;
+  tsl_schedule *sch = NULL;
   if (!ok(t && !tsl_parse_file(a, path, &m, &d), "matmul_128 and a target (mcpu=x86-64-v3)")) {
     tap_diag("%s", d.text);
+    tll_vtable.destroy(t);
+    tsl_arena_free(a);
+    tsl_ctx_free(ctx);
     return tap_done();
   }
   measure(t, m->funcs[0], "matmul_128 naive");

@@ -16,7 +16,6 @@
 #include "tap.h"
 #include "tessel/tessel.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -82,7 +82,7 @@ done
 kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 check "after kill -9 the database opens" test "$(status "$exe" db stats "$tmp/db2/k.db" --json)" = 0
 check "  ... with some records and fewer than 24" json "2 <= d['records'] < 24"
-check "  ... and passes SQLite's integrity check" bash -c "python3 -c \"import sqlite3,sys; c=sqlite3.connect('$tmp/db2/k.db'); sys.exit(0 if c.execute('pragma integrity_check').fetchone()[0]=='ok' else 1)\""
+check "  ... and passes SQLite's integrity check" bash -c "python3 -c \"import sqlite3,sys; c=sqlite3.connect('file:$tmp/db2/k.db?mode=ro', uri=True); sys.exit(0 if c.execute('pragma integrity_check').fetchone()[0]=='ok' else 1)\""
 check "resuming after kill -9 completes the budget" test "$(status "$exe" tune "$tmp/kill.yaml" --json)" = 0
 check "  ... 24 in the database" json "d['total'] == 24 and d['trials'] + 2 <= 24"
 check "  ... no decision set measured twice" bash -c "'$exe' db export '$tmp/db2/k.db' --json '$tmp/k.jsonl' >/dev/null 2>&1 && python3 -c \"
@@ -111,7 +111,7 @@ k=[x['decisions'] for x in r]
 bad=[(x['decisions'], x['status'], x.get('error')) for x in r if x['status'] not in (0, 7)]
 print('records', len(k), 'distinct', len(set(k)), 'failed', bad)
 sys.exit(0 if len(k)==len(set(k))==16 and not bad else 1)\" > '$tmp/out'"
-check "  ... no claim left behind" test "$(python3 -c "import sqlite3; print(sqlite3.connect('$tmp/db3/c.db').execute('select count(*) from claims').fetchone()[0])")" = 0
+check "  ... no claim left behind" test "$(python3 -c "import sqlite3; print(sqlite3.connect('file:$tmp/db3/c.db?mode=ro', uri=True).execute('select count(*) from claims').fetchone()[0])")" = 0
 
 # two runs on different databases sharing one work folder (one tunes
 # matmul_64, whose block is "C", with the same function name)
