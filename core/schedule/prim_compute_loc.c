@@ -12,6 +12,7 @@
  * compute_at / reverse_compute_at treat as "leave at root" / "inline".
  */
 #include "compute_internal.h"
+#include "tessel/rules.h"
 
 /* Trial run of `fn` on the current state, which is restored after. */
 static int trial_at(sch_call *c, const sch_path *bp, const sch_path *lp) {

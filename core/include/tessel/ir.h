@@ -22,6 +22,18 @@
  *   never fail (allocation failure aborts). They copy the arrays passed to
  *   them. They assert internal invariants (operand counts) but do not type
  *   check user programs: the parser does that and reports errors.
+ *
+ * ABI
+ *   Plugins read nodes through their fields, so the layout of the structs
+ *   below (and of tsl_lowered_func / tsl_lowered_module in lower.h) and
+ *   the values of every kind table are part of ABI major TSL_ABI_MAJOR
+ *   (plugin.h). Only the library builds nodes: a field may be appended to
+ *   the end of a struct, and a kind to the end of its table, in a minor
+ *   version (a plugin never sees a new kind it does not know unless the
+ *   program uses it, and must refuse such a node with a message); a field
+ *   or kind moved, resized, reordered or removed needs a new major.
+ *   tests/headers/test_layout.c pins every offset, size and kind value
+ *   (layout_abi1.txt).
  */
 #ifndef TESSEL_IR_H
 #define TESSEL_IR_H
