@@ -5,6 +5,7 @@
  * the connection up (WAL, synchronous=NORMAL, busy timeout, foreign keys).
  */
 #include "db_internal.h"
+#include "base_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

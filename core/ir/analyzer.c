@@ -5,6 +5,7 @@
  * for polynomials, depth and work limits).
  */
 #include "arena_internal.h"
+#include "base_internal.h"
 #include "analysis_internal.h"
 
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  */
 #include "tessel/base.h"
 #include "arena_internal.h"
+#include "base_internal.h"
 
 #include <errno.h>
 #include <sys/stat.h>

@@ -5,6 +5,7 @@
  */
 #include "tessel/interp.h"
 #include "tessel/script.h"
+#include "interp_internal.h"
 
 #include <math.h>
 #include <stdio.h>

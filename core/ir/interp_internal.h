@@ -441,4 +441,8 @@ void tsli_fmt_expr(tsl_strbuf *sb, const tsl_expr *e);
 void tsli_fmt_shape_decl(tsl_strbuf *sb, const tsl_buffer *b);
 void tsli_fmt_shape_vals(tsl_strbuf *sb, uint32_t ndim, const int64_t *v);
 
+/* Write element k's multi-index as "[3, 4]" into buf (row-major); also
+ * core/measure's comparison of compiled outputs. */
+void tsl_tensor_index_text(const tsl_tensor *t, int64_t k, char *buf, size_t cap);
+
 #endif /* TESSEL_INTERP_INTERNAL_H */

@@ -3,6 +3,7 @@
  */
 #include "tessel/ir.h"
 #include "arena_internal.h"
+#include "base_internal.h"
 
 #include <assert.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * has a number (or the other way round) is a mismatch of infinite size.
  */
 #include "measure_internal.h"
+#include "interp_internal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * lower, build in parallel, measure one at a time, record, learn, notify.
  */
 #include "tuner_internal.h"
+#include "base_internal.h"
 #include "candidates_internal.h"
 #include "tessel/analysis.h"
 

@@ -4,6 +4,7 @@
  * the next run. And the early check of the export path.
  */
 #include "tuner_internal.h"
+#include "base_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

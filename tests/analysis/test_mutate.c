@@ -8,6 +8,7 @@
  * compared as printed text or with structural equality.
  */
 #include "parsed_fixture.h"
+#include "base_internal.h"
 #include "tessel/analysis.h"
 #include "tessel/script.h"
 #include "tessel/visit.h"

@@ -92,8 +92,6 @@ TSL_API void tsl_ctx_free(tsl_ctx *ctx);
  * returns NULL (aborts on out-of-memory, an internal invariant). */
 TSL_API tsl_str tsl_intern(tsl_ctx *ctx, const char *s);
 TSL_API tsl_str tsl_intern_n(tsl_ctx *ctx, const char *s, size_t n);
-/* A fresh id, unique within the context (used for vars and buffers). */
-TSL_API uint32_t tsl_ctx_next_id(tsl_ctx *ctx);
 
 /* ---- arenas ----------------------------------------------------------- */
 
@@ -109,8 +107,6 @@ TSL_API void *tsl_arena_alloc(tsl_arena *arena, size_t size);
 /* Copy of `n` bytes / of a NUL-terminated string into the arena. */
 TSL_API void *tsl_arena_dup(tsl_arena *arena, const void *src, size_t n);
 TSL_API char *tsl_arena_strdup(tsl_arena *arena, const char *s);
-/* Bytes currently allocated from the arena (for tests and statistics). */
-TSL_API size_t tsl_arena_bytes(const tsl_arena *arena);
 
 #define TSL_NEW(arena, type) ((type *)tsl_arena_alloc((arena), sizeof(type)))
 #define TSL_NEW_ARRAY(arena, type, n)                                          \
@@ -138,10 +134,6 @@ TSL_API char *tsl_strbuf_take(tsl_strbuf *sb);
 TSL_API int tsl_read_file(const char *path, char **out, size_t *out_len,
                           tsl_diag *diag);
 
-/* Create the folder `path` and its missing parents (mkdir -p). An existing
- * folder is fine. On failure returns TSL_EIO naming the folder that could
- * not be made and the OS reason. */
-TSL_API int tsl_mkdir_p(const char *path, tsl_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -90,12 +90,12 @@ typedef struct tsl_run_config {
   /* space.rules ("default"), or NULL when space.schedule is given; an
    * omitted space means "default" (added in 0.1, after export_header) */
   const char *space_rules;
-  /* runner.skip_slower (appended in 0.3): a candidate whose checked call
+  /* runner.skip_slower: a candidate whose checked call
    * runs longer than this many times the best latency so far is stopped
    * there, or not timed further when it ended before it could be stopped
    * (tsl_measure_session_set_slow_bound); 0: off. Default 3. */
   double skip_slower;
-  /* runner.screen_slower (appended in 0.3): a candidate whose checked call
+  /* runner.screen_slower: a candidate whose checked call
    * and then one short screening repeat read longer than this many times
    * the best latency so far keeps the screening's time instead of the full
    * timing (tsl_measure_session_set_screen_bound); with it on, a batch
@@ -103,7 +103,7 @@ typedef struct tsl_run_config {
    * the timings, fastest probe first: tsl_measure_session_set_check_only);
    * 0: off. Default 1.5. */
   double screen_slower;
-  /* workload.binds (appended after screen_slower): symbolic sizes and scalar
+  /* workload.binds: symbolic sizes and scalar
    * parameters of the workload function with their values as written;
    * the tuner specializes the function with them (tsl_func_specialize)
    * before anything else sees it. n 0: none. */

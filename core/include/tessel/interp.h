@@ -174,9 +174,6 @@ TSL_API int tsl_interp_check_equivalent_opts(
 /* The relative tolerance of tsl_interp_check_equivalent for `t` (0 for
  * integers and bools). Runners comparing compiled outputs use it too. */
 TSL_API double tsl_equiv_tolerance(tsl_dtype t);
-/* Write element k's multi-index as "[3, 4]" into buf (row-major). */
-TSL_API void tsl_tensor_index_text(const tsl_tensor *t, int64_t k, char *buf,
-                                   size_t cap);
 
 /* 1 when parameter `k` of `f` is written somewhere in the body (an output). */
 TSL_API int tsl_func_param_is_output(const tsl_func *f, uint32_t k);

@@ -23,11 +23,21 @@
  *
  * ABI rules for every struct in this header and in the vtable headers
  * (target.h, ...): the first field is `uint32_t struct_size`; fields are only
- * appended, each marked with the version that added it; fixed-width integer
- * fields, no bool or enum members. Fallible calls return an int status (0 or
- * a negative TSL_E* code of base.h) and take a caller-owned tsl_diag.
- * Plugins never exit or abort. A plugin stays loaded until the registry is
- * freed, so objects it created may live that long.
+ * appended; fixed-width integer fields, no bool or enum members. Everything
+ * the headers declare today is ABI 1.0; a field appended later is marked
+ * `appended in 1.N`, and whoever reads a struct the other side made checks
+ * struct_size before reading such a field. Fallible calls return an int
+ * status (0 or a negative TSL_E* code of base.h) and take a caller-owned
+ * tsl_diag. Plugins never exit or abort. A plugin stays loaded until the
+ * registry is freed, so objects it created may live that long.
+ *
+ * The ABI as a whole (core/abi/README.md): libtessel exports exactly the
+ * functions declared TSL_API in these headers, each at symbol version
+ * TESSEL_1 (core/libtessel.map), so a plugin linked against them refuses
+ * to load with a library of another major; the IR's node layout is part of
+ * the major (ir.h); tests compare the exports with the headers, the layout
+ * with layout_abi1.txt and the library with the recorded abidiff baseline,
+ * so an incompatible change fails CI unless TSL_ABI_MAJOR moves.
  *
  * Threading: a registry is not thread-safe while loading; lookups of a fully
  * loaded registry may run concurrently.

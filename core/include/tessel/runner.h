@@ -58,7 +58,7 @@ enum {
   TSL_RUN_TIMEOUT = 4,       /* killed after timeout_s */
   TSL_RUN_BUILD_ERROR = 5,   /* lowering or compilation failed */
   TSL_RUN_SETUP_ERROR = 6,   /* arguments / reference could not be made */
-  /* appended in 0.3: its first call ran past the session's bound
+  /* its first call ran past the session's bound
    * (tsl_measure_session_set_slow_bound) and was stopped there: median_s
    * is a lower bound of its latency, the outputs are not checked */
   TSL_RUN_STOPPED = 7
@@ -88,16 +88,15 @@ typedef struct tsl_run_result {
   double max_abs_err;      /* largest |ref - got| over the outputs */
   int64_t n_mismatched;    /* elements outside the tolerance */
   char error[512];         /* why it failed, for the user */
-  /* appended in 0.3: */
   double check_s;          /* seconds of the checked call (the first) */
   int32_t timing_skipped;  /* 1: slower than the session's bound, so
                               median_s is the checked call's time alone
                               (tsl_measure_session_set_slow_bound);
-                              2 (since 0.3): slower than its screening
+                              2: slower than its screening
                               bound, so median_s is one short repeat's
                               time per call, `number` calls
                               (tsl_measure_session_set_screen_bound);
-                              3 (since 0.3): checked only, median_s is
+                              3: checked only, median_s is
                               the checked call's time, to be timed in a
                               later run (tsl_measure_session_set_check_only) */
 } tsl_run_result;
@@ -172,7 +171,7 @@ TSL_API void tsl_measure_session_free(tsl_measure_session *s);
  * (in-process functions get a worker of their own, checked and skipped as
  * above). <= 0: off (a new session's). */
 TSL_API void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double seconds);
-/* Candidates worth only a short timing (since 0.3): a candidate whose
+/* Candidates worth only a short timing: a candidate whose
  * checked call took longer than `seconds` first gets one screening repeat
  * (calls for a tenth of opts.min_repeat_ms, at least one; the cache flush
  * as configured); if that too reads longer than `seconds` per call, it is
@@ -186,7 +185,7 @@ TSL_API void tsl_measure_session_set_slow_bound(tsl_measure_session *s, double s
  * (tsl_measure_session_set_slow_bound), to library and in-process
  * candidates alike. <= 0: off (a new session's). */
 TSL_API void tsl_measure_session_set_screen_bound(tsl_measure_session *s, double seconds);
-/* Probing (since 0.3): on (nonzero), the session's runs make the checked
+/* Probing: on (nonzero), the session's runs make the checked
  * call and compare its outputs, and time nothing more: status OK or
  * MISMATCH, median_s and times_s[0] the checked call's time, n_times and
  * number 1, timing_skipped 3; the slow bound applies as in a full run (a

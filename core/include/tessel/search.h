@@ -65,9 +65,7 @@ typedef struct tsl_candidate {
   const tsl_trace *trace;
   const tsl_module *scheduled;       /* the module after replay */
   const tsl_lowered_module *lowered; /* after lowering */
-  /* ---- appended in 0.2: check struct_size before reading on ---- */
   const tsl_module *workload; /* the unscheduled module (TVM's task), may be NULL */
-  /* ---- appended in 0.3: check struct_size before reading on ---- */
   /* The per-store features (feature.h, default options) of every function
    * of the scheduled module, rows concatenated (TVM's ExtractSingle),
    * extracted once per candidate by the core's candidate service and kept
@@ -103,7 +101,6 @@ typedef struct tsl_search_space {
   /* The run's cost model, or NULL when the config names none. */
   const tsl_cost_model_vtable *cost_vtable;
   tsl_cost_model *cost_model;
-  /* ---- appended in 0.2: check struct_size before reading on ---- */
   /* The postprocessors the core applies to every candidate before it is
    * built (a rule-derived space: the target's; a schedule script: none).
    * A strategy that ranks candidates applies them too
@@ -121,7 +118,6 @@ typedef struct tsl_search_space {
    * recorded). 0, or an error status with the message in diag. */
   int32_t (*top_measured)(void *core_data, uint32_t k, tsl_trace **out, uint32_t *n_out,
                           tsl_diag *diag);
-  /* ---- appended in 0.3: check struct_size before reading on ---- */
   /* The run's candidate service (candidates.h): replays, postprocesses and
    * featurizes each candidate once, knows every key measured or proposed.
    * A strategy prepares its candidates there and proposes (tsl_cand_propose)
@@ -172,7 +168,6 @@ struct tsl_cost_model_vtable {
   /* Persist / restore the model (a file the model defines). */
   int (*save)(tsl_cost_model *m, const char *path, tsl_diag *diag);
   int (*load)(tsl_cost_model *m, const char *path, tsl_diag *diag);
-  /* ---- appended in 0.3: check struct_size before reading on ---- */
   /* 1 when predict ranks candidates by what the model learned, 0 while its
    * scores carry no information (an untrained model's uniform noise, as
    * TVM's XGBModel before its warm-up samples; the random model). A

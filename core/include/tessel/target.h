@@ -86,7 +86,6 @@ typedef struct tsl_target_vtable {
   int (*time_calls)(tsl_target *t, tsl_kernel *k, tsl_packed_fn fn,
                     void *const *args, int32_t number, double *mean_s,
                     tsl_diag *diag);
-  /* ---- appended in 0.3: check struct_size before reading on ---- */
   /* The device hooks: how a measurement reaches the memory the target's
    * code runs on. A measurement session on the target (runner.h,
    * tsl_measure_session_new_on) allocates one buffer per buffer parameter

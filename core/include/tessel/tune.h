@@ -68,7 +68,6 @@ typedef struct tsl_tune_result {
    * database, reference outputs) and the best program at the end. The
    * search overhead per candidate is (search_s - fixed_s) / trials. */
   double fixed_s;
-  /* ---- appended in 0.3: check struct_size before reading on ---- */
   /* The run's candidate service (candidates.h): candidates prepared, cache
    * hits, replays (a strategy's and the tuner's), feature extractions, and
    * the seconds of each: the search overhead's breakdown. */
@@ -77,16 +76,16 @@ typedef struct tsl_tune_result {
    * (a strategy's ranking) and training (its updates, the warm start
    * included), the mutators, and lowering the measured candidates. */
   double predict_s, train_s, mutate_s, lower_s;
-  /* Candidates slower than runner.skip_slower times the best so far
-   * (appended in 0.3): timed by their checked call alone (it ended just
-   * past the bound), or stopped at the bound (status TSL_RUN_STOPPED, a
-   * lower bound as latency; not counted in `errors`). */
+  /* Candidates slower than runner.skip_slower times the best so far:
+   * timed by their checked call alone (it ended just past the bound), or
+   * stopped at the bound (status TSL_RUN_STOPPED, a lower bound as
+   * latency; not counted in `errors`). */
   int64_t timed_once, stopped;
   /* Candidates slower than runner.screen_slower times the best so far by
-   * their screening repeat, which gave their time (appended in 0.3). */
+   * their screening repeat, which gave their time. */
   int64_t screened;
   /* Candidates probed by their checked call before the timings (a batch
-   * that started without a best; appended in 0.3). */
+   * that started without a best). */
   int64_t probed;
 } tsl_tune_result;
 
