@@ -203,8 +203,8 @@ int main(void) {
     *eq = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     eq[3 + strcspn(eq + 3, "\n")] = '\0';
-    snprintf(gold[n_gold].key, sizeof gold[n_gold].key, "%s", buf);
-    snprintf(gold[n_gold].value, sizeof gold[n_gold].value, "%s", eq + 3);
+    snprintf(gold[n_gold].key, sizeof gold[n_gold].key, "%.95s", buf);
+    snprintf(gold[n_gold].value, sizeof gold[n_gold].value, "%.47s", eq + 3);
     n_gold++;
   }
   if (!ok(f != NULL && n_gold > 0, "the ABI %d layout is recorded in %s", TSL_ABI_MAJOR, path))
