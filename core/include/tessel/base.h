@@ -134,7 +134,6 @@ TSL_API char *tsl_strbuf_take(tsl_strbuf *sb);
 TSL_API int tsl_read_file(const char *path, char **out, size_t *out_len,
                           tsl_diag *diag);
 
-
 #ifdef __cplusplus
 }
 #endif
