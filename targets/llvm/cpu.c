@@ -41,11 +41,15 @@ static void init_native(void) {
 
 void tll_llvm_init(void) { pthread_once(&init_once, init_native); }
 
+int tll_name_index(const char *const *list, const char *s, size_t n) {
+  for (int i = 0; list[i]; i++)
+    if (strlen(list[i]) == n && strncmp(list[i], s, n) == 0)
+      return i;
+  return -1;
+}
+
 static int in_list(const char *const *list, const char *s, size_t n) {
-  for (; *list; list++)
-    if (strlen(*list) == n && strncmp(*list, s, n) == 0)
-      return 1;
-  return 0;
+  return tll_name_index(list, s, n) >= 0;
 }
 
 int tll_has_feature(const char *features, const char *name) {
@@ -105,15 +109,27 @@ static int check_cpu(const char *what, const char *v, tsl_diag *diag) {
   return TSL_EINVALID;
 }
 
-int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
-                   tsl_diag *diag) {
+/* The options against this host as LLVM reports it; with `runnable`,
+ * code this host cannot run is refused too. */
+static int parse_on_host(uint32_t n, const tsl_kv *kv, int runnable, tll_opts *out,
+                         tsl_diag *diag) {
   char *name = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
   tll_host host = {name ? name : "", features ? features : "",
                    getenv("TESSEL_LLVM_MCPU")};
   int rc = tll_opts_parse_for(n, kv, &host, out, diag);
+  if (!rc && runnable && (rc = tll_check_runnable(out, host.cpu, host.features, diag)))
+    tll_opts_free(out);
   LLVMDisposeMessage(name);
   LLVMDisposeMessage(features);
   return rc;
+}
+
+int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out, tsl_diag *diag) {
+  return parse_on_host(n, kv, 0, out, diag);
+}
+
+int tll_opts_parse_runnable(uint32_t n, const tsl_kv *kv, tll_opts *out, tsl_diag *diag) {
+  return parse_on_host(n, kv, 1, out, diag);
 }
 
 /* The CPU and feature string of `cpu` (NULL or "native": the host's, and

@@ -10,17 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int index_of(const char *const *list, const char *name, size_t n) {
-  for (int i = 0; list[i]; i++)
-    if (strlen(list[i]) == n && !strncmp(list[i], name, n))
-      return i;
-  return -1;
-}
-
-int tll_isa_bit(const char *name, size_t n) { return index_of(tll_isa_features, name, n); }
-
 static uint64_t bit_of(const char *name, size_t n) {
-  int b = tll_isa_bit(name, n);
+  int b = tll_name_index(tll_isa_features, name, n);
   return b < 0 ? 0 : (uint64_t)1 << b;
 }
 
@@ -31,12 +22,12 @@ int tll_isa_has(uint64_t isa, const char *name) {
 /* What -mattr=+name turns on, with what it implies (0 for names LLVM does
  * not list, or that imply none of the sets). */
 static uint64_t implied_by(const char *name, size_t n) {
-  int i = index_of(tll_feature_names, name, n);
+  int i = tll_name_index(tll_feature_names, name, n);
   return i < 0 ? 0 : tll_feature_isa[i];
 }
 
 uint64_t tll_cpu_isa_of(const char *cpu) {
-  int i = cpu ? index_of(tll_cpu_names, cpu, strlen(cpu)) : -1;
+  int i = cpu ? tll_name_index(tll_cpu_names, cpu, strlen(cpu)) : -1;
   return i < 0 ? 0 : tll_cpu_isa[i];
 }
 
@@ -93,7 +84,7 @@ int tll_check_runnable(const tll_opts *o, const char *host_cpu,
   for (int i = 0; levels[i]; i++)
     if (!(tll_cpu_isa_of(levels[i]) & ~host))
       tsl_diag_append(diag, ", %s", levels[i]);
-  if (host_cpu && index_of(tll_cpu_names, host_cpu, strlen(host_cpu)) >= 0 &&
+  if (host_cpu && tll_name_index(tll_cpu_names, host_cpu, strlen(host_cpu)) >= 0 &&
       strcmp(host_cpu, "generic") && !(tll_cpu_isa_of(host_cpu) & ~host))
     tsl_diag_append(diag, ", %s", host_cpu);
   tsl_diag_append(diag, ", or any CPU whose features this host has");

@@ -46,12 +46,18 @@ typedef struct tll_host {
  * (tll_opts_free). */
 int tll_opts_parse(uint32_t n, const tsl_kv *kv, tll_opts *out,
                    tsl_diag *diag);
+/* The same, refusing a CPU or mattr whose code this host cannot run
+ * (tll_check_runnable): the options of an instance. */
+int tll_opts_parse_runnable(uint32_t n, const tsl_kv *kv, tll_opts *out, tsl_diag *diag);
 /* The same against a given host (tests pretend to be other machines). A
  * host CPU name LLVM does not list resolves to "generic" with the host's
  * features. */
 int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *host,
                        tll_opts *out, tsl_diag *diag);
 void tll_opts_free(tll_opts *o);
+/* Index of the name of n characters `s` in the NULL-terminated `list`, or
+ * -1. */
+int tll_name_index(const char *const *list, const char *s, size_t n);
 /* "llvm -mcpu=... -mattr=... -threads=N -opt-level=3 -vector-width=512"
  * (malloc). */
 char *tll_opts_describe(const tll_opts *o);
@@ -75,8 +81,6 @@ extern const uint64_t tll_cpu_isa[];
 extern const uint64_t tll_feature_isa[];
 
 /* Instruction sets (cpu_isa.c), as bit sets over tll_isa_features. */
-/* Index of a feature name of n characters in tll_isa_features, or -1. */
-int tll_isa_bit(const char *name, size_t n);
 /* 1 when the set `isa` has the instruction set `name`. */
 int tll_isa_has(uint64_t isa, const char *name);
 /* A CPU's own set (0 for generic and names not listed). */

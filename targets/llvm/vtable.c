@@ -27,20 +27,6 @@ static void t_destroy(tsl_target *t) {
   free(t);
 }
 
-/* The options against this host, which must be able to run their code (a
- * CPU or mattr it lacks is refused now, not by SIGILL in the first
- * kernel). */
-static int host_opts(uint32_t n_opts, const tsl_kv *opts, tll_opts *out, tsl_diag *diag) {
-  char *name = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-  tll_host host = {name ? name : "", features ? features : "", getenv("TESSEL_LLVM_MCPU")};
-  int rc = tll_opts_parse_for(n_opts, opts, &host, out, diag);
-  if (!rc && (rc = tll_check_runnable(out, host.cpu, host.features, diag)))
-    tll_opts_free(out);
-  LLVMDisposeMessage(name);
-  LLVMDisposeMessage(features);
-  return rc;
-}
-
 static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                     tsl_target **out, tsl_diag *diag) {
   (void)user_data;
@@ -48,7 +34,7 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
   tsl_target *t = calloc(1, sizeof *t);
   if (!t)
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
-  int rc = host_opts(n_opts, opts, &t->opts, diag);
+  int rc = tll_opts_parse_runnable(n_opts, opts, &t->opts, diag);
   if (rc) {
     free(t);
     return rc;

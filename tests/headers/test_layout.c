@@ -179,9 +179,30 @@ static int grew_by_appending(const line *cur, int n_cur, const line *gold, int n
   return 0;
 }
 
+/* The recorded lines "KEY = VALUE" of `path`: how many, or -1. */
+static int read_golden(const char *path, line *gold, int cap) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -1;
+  char buf[256];
+  int n = 0;
+  while (n < cap && fgets(buf, sizeof buf, f)) {
+    char *eq = strstr(buf, " = ");
+    if (!eq)
+      continue;
+    *eq = '\0';
+    eq[3 + strcspn(eq + 3, "\n")] = '\0';
+    snprintf(gold[n].key, sizeof gold[n].key, "%.95s", buf);
+    snprintf(gold[n].value, sizeof gold[n].value, "%.47s", eq + 3);
+    n++;
+  }
+  fclose(f);
+  return n;
+}
+
 int main(void) {
   static line cur[1024], gold[1024];
-  int n_cur = current(cur, 1024), n_gold = 0;
+  int n_cur = current(cur, 1024);
   const char *root = getenv("TESSEL_SOURCE_ROOT");
   char path[4096];
   snprintf(path, sizeof path, "%s/tests/headers/layout_abi%d.txt", root ? root : ".",
@@ -194,22 +215,9 @@ int main(void) {
     ok(f && !fclose(f), "wrote %s (%d lines)", path, n_cur);
     return tap_done();
   }
-  FILE *f = fopen(path, "r");
-  char buf[256];
-  while (f && n_gold < 1024 && fgets(buf, sizeof buf, f)) {
-    char *eq = strstr(buf, " = ");
-    if (!eq)
-      continue;
-    *eq = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    eq[3 + strcspn(eq + 3, "\n")] = '\0';
-    snprintf(gold[n_gold].key, sizeof gold[n_gold].key, "%.95s", buf);
-    snprintf(gold[n_gold].value, sizeof gold[n_gold].value, "%.47s", eq + 3);
-    n_gold++;
-  }
-  if (!ok(f != NULL && n_gold > 0, "the ABI %d layout is recorded in %s", TSL_ABI_MAJOR, path))
+  int n_gold = read_golden(path, gold, 1024);
+  if (!ok(n_gold > 0, "the ABI %d layout is recorded in %s", TSL_ABI_MAJOR, path))
     return tap_done();
-  fclose(f);
   int changed = 0, added = 0, inserted = 0;
   for (int i = 0; i < n_gold; i++) {
     const line *c = find(cur, n_cur, gold[i].key);

@@ -3,7 +3,7 @@
  * read through the LLVM C API from the module's structure, never from its
  * printed text (where "phi" is also a substring of
  * "target-cpu"="sapphirerapids"):
- *  - instructions of one opcode, conditional and unconditional branches;
+ *  - instructions of one opcode;
  *  - loops: the headers of the CFG's cycles (targets of back edges of a
  *    depth-first search from the entry block);
  *  - loop metadata: latches with an !llvm.loop node, one holding a property
@@ -27,19 +27,6 @@ static inline int irs_count_opcode(LLVMValueRef fn, LLVMOpcode op) {
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
       n += LLVMGetInstructionOpcode(i) == op;
-  return n;
-}
-
-/* Branches with a condition (`conditional` 1) or without (0). */
-static inline int irs_count_branches(LLVMValueRef fn, int conditional) {
-  if (!fn)
-    return -1;
-  int n = 0;
-  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-    LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
-    if (t && LLVMGetInstructionOpcode(t) == LLVMBr && !!LLVMIsConditional(t) == !!conditional)
-      n++;
-  }
   return n;
 }
 
