@@ -9,6 +9,8 @@
 #   skip NAME WHY          one skipped case
 #   tap_show_failure       prints the tails of $tmp/out and $tmp/err as TAP
 #                          comments; a test may redefine it
+#   $tsl_abi               the plugin ABI of the source tree ("1.1"), as
+#                          `tessel plugins` prints it
 # The plan ("1..N") is printed by the test at its end.
 set -u
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -25,3 +27,6 @@ check() {
 }
 status() { "$@" >"$tmp/out" 2>"$tmp/err"; echo $?; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP ${2:-}"; }
+h="${TESSEL_SOURCE_ROOT:-$(dirname "${BASH_SOURCE[0]}")/..}/core/include/tessel/plugin.h"
+tsl_abi="$(sed -n 's/^#define TSL_ABI_MAJOR \([0-9]*\)$/\1/p' "$h").$(sed -n 's/^#define TSL_ABI_MINOR \([0-9]*\)$/\1/p' "$h")"
+unset h

@@ -7,13 +7,15 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 void measure_device_init(measure_device *d, const tsl_target_vtable *vt, tsl_target *t) {
   memset(d, 0, sizeof *d);
   d->vt = vt;
   d->t = t;
-  d->hooks = vt && vt->struct_size >= sizeof(tsl_target_vtable) && vt->dev_alloc &&
+  const size_t need = offsetof(tsl_target_vtable, synchronize) + sizeof vt->synchronize;
+  d->hooks = vt && vt->struct_size >= need && vt->dev_alloc &&
              vt->dev_free && vt->copy_to_device && vt->copy_from_device && vt->synchronize;
 }
 

@@ -57,12 +57,6 @@ typedef struct plg_option {
   char *key, *value;
 } plg_option;
 
-typedef struct plg_builtin_intrin {
-  char *script; /* heap: an @I.ir_module of the description and the impl */
-  char desc_name[PLG_NAME_MAX + 8], impl_name[PLG_NAME_MAX + 8];
-  tsl_intrin_vtable vt;
-} plg_builtin_intrin;
-
 struct tsl_registry {
   tsl_ctx *ctx;
   plg_entries entries; /* committed components, registration order */
@@ -70,8 +64,6 @@ struct tsl_registry {
   uint32_t n_plugins, cap_plugins;
   plg_option *options;
   uint32_t n_options, cap_options;
-  plg_builtin_intrin *builtins; /* the core's intrinsics (builtin.c) */
-  uint32_t n_builtins;
 };
 
 /* ---- the version rule (pure; unit-tested with made-up host versions) ----
@@ -114,9 +106,8 @@ void plg_diag_prefix(tsl_diag *diag, const char *prefix);
 /* The host API table handed to every plugin entry (static, read-only). */
 const tsl_host_api *plg_host_api(void);
 
-/* builtin.c */
-/* Register the core's built-in components into a fresh registry. */
-int plg_register_builtins(tsl_registry *reg, tsl_diag *diag);
-void plg_free_builtins(tsl_registry *reg);
+/* An empty registry. libtessel's tsl_registry_new (core/builtins) adds the
+ * built-in components to it. */
+int plg_registry_alloc(tsl_ctx *ctx, tsl_registry **out, tsl_diag *diag);
 
 #endif

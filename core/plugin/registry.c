@@ -4,6 +4,9 @@
  * (plugins are dlclose'd last, after everything that may point into them).
  */
 #include "plugin_internal.h"
+#include "tessel/rules.h"
+#include "tessel/search.h"
+#include "tessel/target.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -19,6 +22,34 @@ static const struct {
 };
 enum { N_KINDS = sizeof kinds / sizeof kinds[0] };
 
+/* The size of each kind's vtable at ABI 1.0, the least a component may
+ * hand over; whoever reads a field appended later checks struct_size. */
+static size_t vtable_min_size(uint32_t kind, const char **type) {
+  switch (kind) {
+  case TSL_COMPONENT_TARGET:
+    *type = "tsl_target_vtable";
+    return offsetof(tsl_target_vtable, space_defaults);
+  case TSL_COMPONENT_STRATEGY:
+    *type = "tsl_strategy_vtable";
+    return sizeof(tsl_strategy_vtable);
+  case TSL_COMPONENT_COST_MODEL:
+    *type = "tsl_cost_model_vtable";
+    return sizeof(tsl_cost_model_vtable);
+  case TSL_COMPONENT_SCHEDULE_RULE:
+    *type = "tsl_schedule_rule_vtable";
+    return sizeof(tsl_schedule_rule_vtable);
+  case TSL_COMPONENT_POSTPROC:
+    *type = "tsl_postproc_vtable";
+    return sizeof(tsl_postproc_vtable);
+  case TSL_COMPONENT_MUTATOR:
+    *type = "tsl_trace_mutator_vtable";
+    return sizeof(tsl_trace_mutator_vtable);
+  default:
+    *type = "tsl_intrin_vtable";
+    return sizeof(tsl_intrin_vtable);
+  }
+}
+
 const char *tsl_component_kind_name(uint32_t kind) {
   for (uint32_t i = 0; i < N_KINDS; i++)
     if (kinds[i].kind == kind)
@@ -31,6 +62,57 @@ uint32_t tsl_component_kind_lookup(const char *name) {
     if (strcmp(kinds[i].name, name) == 0)
       return kinds[i].kind;
   return 0;
+}
+
+/* The functions a vtable of each kind must have, by offset. */
+typedef struct required_fn {
+  uint32_t kind;
+  const char *name;
+  size_t offset;
+} required_fn;
+
+#define REQ(kind, type, field) {TSL_COMPONENT_##kind, #field, offsetof(type, field)}
+static const required_fn required_fns[] = {
+    REQ(TARGET, tsl_target_vtable, create),
+    REQ(TARGET, tsl_target_vtable, destroy),
+    REQ(TARGET, tsl_target_vtable, describe),
+    REQ(TARGET, tsl_target_vtable, build),
+    REQ(TARGET, tsl_target_vtable, lookup),
+    REQ(TARGET, tsl_target_vtable, kernel_free),
+    REQ(TARGET, tsl_target_vtable, export_library),
+    REQ(STRATEGY, tsl_strategy_vtable, create),
+    REQ(STRATEGY, tsl_strategy_vtable, destroy),
+    REQ(STRATEGY, tsl_strategy_vtable, pre_tuning),
+    REQ(STRATEGY, tsl_strategy_vtable, generate),
+    REQ(STRATEGY, tsl_strategy_vtable, notify),
+    REQ(STRATEGY, tsl_strategy_vtable, post_tuning),
+    REQ(COST_MODEL, tsl_cost_model_vtable, create),
+    REQ(COST_MODEL, tsl_cost_model_vtable, destroy),
+    REQ(COST_MODEL, tsl_cost_model_vtable, update),
+    REQ(COST_MODEL, tsl_cost_model_vtable, predict),
+    REQ(SCHEDULE_RULE, tsl_schedule_rule_vtable, create),
+    REQ(SCHEDULE_RULE, tsl_schedule_rule_vtable, apply),
+    REQ(POSTPROC, tsl_postproc_vtable, create),
+    REQ(POSTPROC, tsl_postproc_vtable, apply),
+    REQ(MUTATOR, tsl_trace_mutator_vtable, create),
+    REQ(MUTATOR, tsl_trace_mutator_vtable, apply),
+};
+#undef REQ
+
+/* The required functions `c`'s vtable leaves NULL, comma-separated in sb. */
+static uint32_t missing_functions(const tsl_component *c, tsl_strbuf *sb) {
+  typedef void (*any_fn)(void);
+  uint32_t n = 0;
+  for (size_t i = 0; i < sizeof required_fns / sizeof required_fns[0]; i++) {
+    const required_fn *r = &required_fns[i];
+    if (r->kind != c->kind)
+      continue;
+    any_fn fn;
+    memcpy(&fn, (const char *)c->vtable + r->offset, sizeof fn);
+    if (!fn)
+      tsl_strbuf_printf(sb, "%s%s", n++ ? ", " : "", r->name);
+  }
+  return n;
 }
 
 void plg_diag_prefix(tsl_diag *diag, const char *prefix) {
@@ -119,12 +201,21 @@ static int validate(const tsl_component *c, tsl_diag *diag) {
     return tsl_diag_set(diag, TSL_EINVALID,
                         "register_component: %s '%s' has a NULL vtable",
                         kind, c->name);
-  if (*(const uint32_t *)c->vtable == 0)
+  uint32_t size = *(const uint32_t *)c->vtable;
+  if (size == 0)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "register_component: %s '%s': the vtable's "
                         "struct_size is 0; set it to sizeof of the vtable "
                         "struct",
                         kind, c->name);
+  const char *type;
+  size_t need = vtable_min_size(c->kind, &type);
+  if (size < need)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "register_component: %s '%s': the vtable's struct_size "
+                        "is %u, smaller than a %s of ABI 1.0 (%zu bytes); set "
+                        "it to sizeof(%s)",
+                        kind, c->name, size, type, need, type);
   return TSL_OK;
 }
 
@@ -176,18 +267,11 @@ int plg_commit(tsl_plugin_session *s, tsl_diag *diag) {
 
 /* ---- the public API ---------------------------------------------------------- */
 
-int tsl_registry_new(tsl_ctx *ctx, tsl_registry **out, tsl_diag *diag) {
-  *out = NULL;
-  tsl_registry *reg = calloc(1, sizeof *reg);
-  if (!reg)
+int plg_registry_alloc(tsl_ctx *ctx, tsl_registry **out, tsl_diag *diag) {
+  *out = calloc(1, sizeof **out);
+  if (!*out)
     return tsl_diag_set(diag, TSL_ENOMEM, "registry: out of memory");
-  reg->ctx = ctx;
-  int rc = plg_register_builtins(reg, diag);
-  if (rc) {
-    tsl_registry_free(reg);
-    return rc;
-  }
-  *out = reg;
+  (*out)->ctx = ctx;
   return TSL_OK;
 }
 
@@ -200,7 +284,6 @@ void tsl_registry_free(tsl_registry *reg) {
     free(reg->options[i].value);
   }
   free(reg->options);
-  plg_free_builtins(reg);
   /* Last: unload in reverse load order. */
   for (uint32_t i = reg->n_plugins; i-- > 0;) {
     plg_plugin *p = &reg->plugins[i];
@@ -244,10 +327,18 @@ int tsl_registry_require(const tsl_registry *reg, uint32_t kind,
   if (!kname)
     return tsl_diag_set(diag, TSL_EINVALID, "unknown component kind %u", kind);
   *out = tsl_registry_find(reg, kind, name);
-  if (*out)
-    return TSL_OK;
   tsl_strbuf sb;
   tsl_strbuf_init(&sb);
+  if (*out) {
+    int rc = TSL_OK;
+    if (missing_functions(*out, &sb)) {
+      rc = tsl_diag_set(diag, TSL_EINVALID, "%s '%s': its vtable lacks %s, which a %s must "
+                        "have", kname, name, sb.data, kname);
+      *out = NULL;
+    }
+    tsl_strbuf_free(&sb);
+    return rc;
+  }
   uint32_t n = 0;
   for (uint32_t i = 0; reg && i < reg->entries.n; i++)
     if (reg->entries.items[i].c.kind == kind)

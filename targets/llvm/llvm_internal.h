@@ -258,6 +258,8 @@ int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_
 
 /* The vtable (plugin.c), for tests that link the static library. */
 extern const tsl_target_vtable tll_vtable;
+/* TVM's default design space for llvm (space_defaults.c). */
+extern const tsl_space_defaults tll_space_defaults;
 
 /* Symbol prefix of in-process builds. */
 #define TLL_JIT_PREFIX "tsl"

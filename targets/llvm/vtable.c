@@ -124,4 +124,5 @@ const tsl_target_vtable tll_vtable = {
     .copy_to_device = t_copy,
     .copy_from_device = t_copy,
     .synchronize = t_sync,
+    .space_defaults = &tll_space_defaults,
 };

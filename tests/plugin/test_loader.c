@@ -15,6 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+/* "1.1": this tessel's ABI as messages print it */
+#define TSL_ABI_TEXT TEXT(TSL_ABI_MAJOR) "." TEXT(TSL_ABI_MINOR)
+
 static char dir[PATH_MAX], tmp[PATH_MAX];
 
 static const char *plugin(const char *name) {
@@ -75,11 +80,6 @@ static int find_path(const tsl_registry *reg, uint32_t kind, const char *name,
   return 0;
 }
 
-typedef struct tp_strategy_vtable {
-  uint32_t struct_size;
-  int32_t (*answer)(void *user_data);
-} tp_strategy_vtable;
-
 static void test_ok(tsl_ctx *ctx) {
   tsl_registry *reg;
   tsl_diag d = {0};
@@ -94,8 +94,10 @@ static void test_ok(tsl_ctx *ctx) {
   ok(s && strcmp(s->version, "1.2.3") == 0 && s->summary &&
          strstr(s->summary, "42"),
      "  ... the strategy with its version and summary");
-  const tp_strategy_vtable *vt = s ? s->vtable : NULL;
-  ok(vt && vt->struct_size == sizeof *vt && vt->answer(s->user_data) == 42,
+  const tsl_strategy_vtable *vt = s ? s->vtable : NULL;
+  tsl_strategy *inst = NULL;
+  ok(vt && vt->struct_size == sizeof *vt && vt->create(s->user_data, 0, NULL, &inst, &d) == 0 &&
+         inst && *(const int32_t *)inst == 42,
      "  ... whose vtable function runs and sees its user_data");
   const tsl_component *i = tsl_registry_find(reg, TSL_COMPONENT_INTRIN, "tp_ok_add4");
   ok(i && i->user_data == NULL && i->summary == NULL &&
@@ -105,7 +107,7 @@ static void test_ok(tsl_ctx *ctx) {
   uint32_t abi = 0;
   find_path(reg, TSL_COMPONENT_INTRIN, "tp_ok_add4", &p, &abi);
   is_str(p, plugin("tp_ok"), "  ... its path is the plugin file");
-  is_int(abi, TSL_ABI_VERSION, "  ... its ABI is the one the plugin declared (1.0)");
+  is_int(abi, TSL_ABI_VERSION, "  ... its ABI is the one the plugin declared (this tessel's)");
 
   is_int(tsl_registry_load(reg, plugin("tp_ok"), &d), 0, "loading the same file again succeeds");
   is_int(tsl_registry_count(reg), n0 + 2, "  ... and is a no-op");
@@ -169,7 +171,7 @@ static void test_errors(tsl_ctx *ctx) {
                                     "TSL_PLUGIN_ENTRY", NULL});
   expect_fail(reg, "ABI major 2", plugin("tp_abi2"), TSL_EUNSUPPORTED,
               (const char *const[]){plugin("tp_abi2"), "plugin ABI 2.0",
-                                    "host's ABI 1.0", NULL});
+                                    "host's ABI " TSL_ABI_TEXT, NULL});
   ok(!tsl_registry_find(reg, TSL_COMPONENT_TARGET, "tp_abi2_target"),
      "ABI major 2: the component it registered is not kept");
   expect_fail(reg, "init fails", plugin("tp_initfail"), TSL_ERUNTIME,
@@ -186,6 +188,8 @@ static void test_errors(tsl_ctx *ctx) {
       {"empty", "empty name", "name '' is not valid"},
       {"null_vtable", "NULL vtable", "NULL vtable"},
       {"vtable_size0", "vtable struct_size 0", "struct_size is 0"},
+      {"vtable_small", "vtable smaller than ABI 1.0's",
+       "struct_size is 8, smaller than a tsl_postproc_vtable of ABI 1.0"},
       {"small_struct", "tsl_component struct_size 8", "struct_size is 8"},
       {"twice", "one name registered twice", "registered twice by"},
       {"ignored", "refused registration ignored by the entry", "unknown kind 0"},

@@ -40,7 +40,7 @@ check "tessel plugins --path lists it" \
 check "  ... its intrin and schedule rule with version, ABI and path" python3 -c "
 import json; d = json.load(open('$tmp/out'))
 mine = [(c['kind'], c['name'], c['version'], c['abi'], c['path']) for c in d if c['path'] == '$tmp/oot.so']
-assert mine == [('intrin', 'oot_scale4', '0.3.0', '1.0', '$tmp/oot.so'), ('schedule_rule', 'oot.rule', '0.3.0', '1.0', '$tmp/oot.so')], mine"
+assert mine == [('intrin', 'oot_scale4', '0.3.0', '$tsl_abi', '$tmp/oot.so'), ('schedule_rule', 'oot.rule', '0.3.0', '$tsl_abi', '$tmp/oot.so')], mine"
 
 check "a host program compiles against the installed library" \
   bash -c "cd '$tmp' && $cc -std=c17 -Wall -Werror -o host host.c $flags"

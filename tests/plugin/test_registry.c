@@ -10,7 +10,18 @@
 
 #include <stddef.h>
 
-static const uint32_t vt[2] = {sizeof vt, 0};
+/* A vtable large enough for any kind, its functions NULL (never called). */
+static const union {
+  uint32_t struct_size;
+  tsl_target_vtable target;
+  tsl_strategy_vtable strategy;
+  tsl_cost_model_vtable cost_model;
+  tsl_schedule_rule_vtable rule;
+  tsl_postproc_vtable postproc;
+  tsl_trace_mutator_vtable mutator;
+  tsl_intrin_vtable intrin;
+} any_vt = {.struct_size = sizeof any_vt};
+static const void *const vt = &any_vt;
 static const uint32_t vt_zero[2] = {0, 0};
 
 static int has(const tsl_diag *d, const char *s) {
@@ -136,6 +147,18 @@ static int add(tsl_registry *reg, uint32_t size, uint32_t kind, const char *name
   return tsl_registry_add(reg, &c, d);
 }
 
+static int pp_create(void *user_data, const tsl_rule_target *target, uint32_t n_opts,
+                     const tsl_kv *opts, tsl_postproc **out, tsl_diag *diag) {
+  (void)user_data, (void)target, (void)n_opts, (void)opts, (void)diag;
+  *out = NULL;
+  return TSL_OK;
+}
+
+static int pp_apply(tsl_postproc *pp, tsl_schedule *sch, tsl_diag *diag) {
+  (void)pp, (void)sch, (void)diag;
+  return TSL_OK;
+}
+
 static void test_add(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
@@ -178,11 +201,20 @@ static void test_add(tsl_ctx *ctx) {
   is_int(add(reg, 8, TSL_COMPONENT_TARGET, "t.small", vt, &d), TSL_EINVALID,
          "a tsl_component of struct_size 8 is refused");
   ok(has(&d, "struct_size is 8"), "  ... naming the size");
+  static const uint32_t small_vt[2] = {sizeof small_vt, 0};
+  is_int(add(reg, S, TSL_COMPONENT_STRATEGY, "t.small_vt", small_vt, &d), TSL_EINVALID,
+         "a strategy vtable smaller than ABI 1.0's is refused");
+  ok(has(&d, "struct_size is 8, smaller than a tsl_strategy_vtable of ABI 1.0"),
+     "  ... naming its size and the vtable type");
   is_int(tsl_registry_add(reg, NULL, &d), TSL_EINVALID, "a NULL component is refused");
   char *after = snapshot(reg);
   is_str(after, before, "refused registrations leave the registry unchanged");
   free(after);
   free(before);
+  static const tsl_target_vtable old_target = {
+      .struct_size = offsetof(tsl_target_vtable, space_defaults)};
+  is_int(add(reg, S, TSL_COMPONENT_TARGET, "t.target_1_0", &old_target, &d), 0,
+         "a target vtable of ABI 1.0 (without 1.1's space_defaults) is accepted");
 
   tsl_component small = {.struct_size = offsetof(tsl_component, user_data),
                          .kind = TSL_COMPONENT_TARGET, .name = "t.old",
@@ -195,9 +227,17 @@ static void test_add(tsl_ctx *ctx) {
   ok(c && c->version && c->version[0] == '\0', "  ... a NULL version reads as \"\"");
 
   const tsl_component *got = NULL;
-  is_int(tsl_registry_require(reg, TSL_COMPONENT_POSTPROC, "t.add-1_x", &got, &d), 0,
+  static const tsl_postproc_vtable full = {.struct_size = sizeof full,
+                                            .create = pp_create, .apply = pp_apply};
+  add(reg, S, TSL_COMPONENT_POSTPROC, "t.full", &full, &d);
+  is_int(tsl_registry_require(reg, TSL_COMPONENT_POSTPROC, "t.full", &got, &d), 0,
          "require finds a registered component");
-  ok(got && got->vtable == vt, "  ... and returns it");
+  ok(got && got->vtable == &full, "  ... and returns it");
+  is_int(tsl_registry_require(reg, TSL_COMPONENT_POSTPROC, "t.add-1_x", &got, &d),
+         TSL_EINVALID, "require refuses a component whose vtable lacks a function it must have");
+  ok(has(&d, "postproc 't.add-1_x': its vtable lacks create, apply"),
+     "  ... naming the functions");
+  ok(!got, "  ... and returns none");
   is_int(tsl_registry_require(reg, TSL_COMPONENT_INTRIN, "wmma", &got, &d), TSL_ENOTFOUND,
          "require of a missing intrin fails");
   ok(got == NULL && has(&d, "no intrin named 'wmma'") && has(&d, "mma_4x4x4_f32") &&
@@ -293,9 +333,10 @@ static void test_intrins(tsl_ctx *ctx) {
   tsl_intrin_vtable tiny = {8, add4_ok, NULL, NULL};
   c.name = "t_tiny";
   c.vtable = &tiny;
-  tsl_registry_add(reg, &c, &d);
-  is_int(tsl_registry_intrins(reg, a, &ir, &d), TSL_EINVALID,
-         "an intrin vtable too small for its fields fails");
+  is_int(tsl_registry_add(reg, &c, &d), TSL_EINVALID,
+         "an intrin vtable smaller than ABI 1.0's is refused at registration");
+  ok(has(&d, "struct_size is 8, smaller than a tsl_intrin_vtable of ABI 1.0"),
+     "  ... naming the size and the vtable type");
   tsl_registry_free(reg);
   tsl_arena_free(a);
 }

@@ -420,7 +420,9 @@ int main(void) {
   snprintf(cases, sizeof cases, "%s/tests/rules/cases", source_root);
   ctx = tsl_ctx_new();
   tsl_diag d = {0};
-  if (tsl_registry_new(ctx, &reg, &d) ||
+  /* the llvm target's plugin names the default space */
+  unsetenv("TESSEL_PLUGIN_PATH");
+  if (tsl_registry_new(ctx, &reg, &d) || tsl_registry_load_default(reg, 0, NULL, &d) ||
       tsl_space_default_postprocs(reg, &target, &defaults, &n_defaults, &d)) {
     ok(0, "registry: %s", d.text);
     return tap_done();

@@ -824,13 +824,112 @@ static void custom(void) {
   tsl_arena_free(a);
 }
 
+
+/* A target names its own default space (tsl_target_vtable.space_defaults):
+ * the lists are created from the registry in its order, with its options
+ * and weights; a target without one, or naming an unknown component, gets
+ * an error that says what to do. */
+static void target_defaults(void) {
+  static const tsl_kv mlt_opts[] = {{"max_innermost_factor", "4"}};
+  static const tsl_space_entry rules[] = {{"AutoInline", 0, 0, NULL},
+                                          {"MultiLevelTiling", 0, 1, mlt_opts}};
+  static const tsl_space_entry pps[] = {{"DisallowDynamicLoop", 0, 0, NULL}};
+  static const tsl_space_entry muts[] = {{"MutateUnroll", 0.25, 0, NULL},
+                                         {"MutateTileSize", 0.75, 0, NULL}};
+  static const tsl_space_defaults mine = {sizeof mine, 2, rules, 1, pps, 2, muts};
+  static const tsl_target_vtable with = {.struct_size = sizeof with, .space_defaults = &mine};
+  static const tsl_target_vtable without = {.struct_size = sizeof without};
+  static const tsl_target_vtable old = {.struct_size = offsetof(tsl_target_vtable,
+                                                                space_defaults)};
+  static const tsl_space_entry unknown[] = {{"NoSuchRule", 0, 0, NULL}};
+  static const tsl_space_defaults bad = {sizeof bad, 1, unknown, 0, NULL, 0, NULL};
+  static const tsl_target_vtable naming_unknown = {.struct_size = sizeof naming_unknown,
+                                                   .space_defaults = &bad};
+  const struct {
+    const char *name;
+    const tsl_target_vtable *vt;
+  } targets[] = {{"t.mine", &with}, {"t.none", &without}, {"t.old", &old},
+                 {"t.unknown", &naming_unknown}};
+  tsl_diag d = {0};
+  for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
+    tsl_component c = {.struct_size = sizeof c, .kind = TSL_COMPONENT_TARGET,
+                       .name = targets[i].name, .version = "1", .vtable = targets[i].vt};
+    if (tsl_registry_add(reg, &c, &d))
+      tap_diag("%s", d.text);
+  }
+  tsl_rule_target t = {sizeof t, "t.mine", 2, 32};
+  tsl_space_rule *rs = NULL;
+  tsl_space_postproc *ps = NULL;
+  tsl_space_mutator *ms = NULL;
+  uint32_t nr = 0, np = 0, nm = 0;
+  is_int(tsl_space_default_rules(reg, &t, &rs, &nr, &d), 0, "a target's own default rules");
+  ok(nr == 2 && !strcmp(rs[0].name, "AutoInline") && !strcmp(rs[1].name, "MultiLevelTiling"),
+     "  ... the two it names, in its order");
+  is_int(tsl_space_default_postprocs(reg, &t, &ps, &np, &d), 0, "  ... its postprocessors");
+  ok(np == 1 && !strcmp(ps[0].name, "DisallowDynamicLoop"), "  ... the one it names");
+  is_int(tsl_space_default_mutators(reg, &t, &ms, &nm, &d), 0, "  ... its mutators");
+  ok(nm == 2 && !strcmp(ms[0].name, "MutateUnroll") && ms[0].prob == 0.25 &&
+         !strcmp(ms[1].name, "MutateTileSize") && ms[1].prob == 0.75,
+     "  ... with its weights");
+  /* The options reach the rule (TVM's llvm default is 64). */
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, "@T.prim_func\n"
+                                 "def mm(A: T.Buffer((64, 64), \"float32\"), "
+                                 "B: T.Buffer((64, 64), \"float32\"), "
+                                 "C: T.Buffer((64, 64), \"float32\")):\n"
+                                 "    for i, j, k in T.grid(64, 64, 64):\n"
+                                 "        with T.block(\"C\"):\n"
+                                 "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+                                 "            with T.init():\n"
+                                 "                C[vi, vj] = T.float32(0)\n"
+                                 "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n",
+                              "matmul");
+  tsl_trace **sk = NULL;
+  uint32_t nsk = 0;
+  if (m && nr == 2 && !tsl_space_generate(ctx, m, NULL, nr, rs, 1, NULL, &sk, &nsk, &d)) {
+    char *text = sketches_text(sk, nsk);
+    ok(nsk >= 1 && strstr(text, "max_innermost_factor=4") &&
+           !strstr(text, "max_innermost_factor=64"),
+       "  ... with its options (MultiLevelTiling's max_innermost_factor 4)");
+    free(text);
+    for (uint32_t i = 0; i < nsk; i++)
+      tsl_trace_free(sk[i]);
+    free(sk);
+  } else {
+    ok(0, "  ... with its options: %s", d.text);
+  }
+  tsl_arena_free(a);
+  tsl_space_rules_free(rs, nr);
+  tsl_space_postprocs_free(ps, np);
+  tsl_space_mutators_free(ms, nm);
+
+  const char *none[] = {"t.none", "t.old"};
+  for (int i = 0; i < 2; i++) {
+    t.kind = none[i];
+    is_int(tsl_space_default_rules(reg, &t, &rs, &nr, &d), TSL_EUNSUPPORTED,
+           "a target without a default space (%s) has no default rules", none[i]);
+    ok(strstr(d.text, "names no default schedule rules") &&
+           strstr(d.text, "space: {schedule: FILE.sch}"),
+       "  ... saying to give the space as a schedule script");
+  }
+  t.kind = "t.unknown";
+  ok(tsl_space_default_rules(reg, &t, &rs, &nr, &d) != 0 && strstr(d.text, "NoSuchRule"),
+     "a default naming an unregistered rule fails, naming it");
+  t.kind = "nosuch";
+  is_int(tsl_space_default_rules(reg, &t, &rs, &nr, &d), TSL_EUNSUPPORTED,
+         "an unregistered target has no default rules");
+  ok(strstr(d.text, "no target 'nosuch' is registered") != NULL, "  ... saying so");
+}
+
 int main(void) {
   root = getenv("TESSEL_SOURCE_ROOT");
   if (!root)
     root = ".";
   ctx = tsl_ctx_new();
   tsl_diag d = {0};
-  if (tsl_registry_new(ctx, &reg, &d)) {
+  /* the llvm target's plugin names the default space */
+  unsetenv("TESSEL_PLUGIN_PATH");
+  if (tsl_registry_new(ctx, &reg, &d) || tsl_registry_load_default(reg, 0, NULL, &d)) {
     ok(0, "registry: %s", d.text);
     return tap_done();
   }
@@ -847,6 +946,7 @@ int main(void) {
   disallow_op();
   mutators();
   custom();
+  target_defaults();
   tsl_space_postprocs_free(postprocs, n_postprocs);
   tsl_registry_free(reg);
   tsl_ctx_free(ctx);

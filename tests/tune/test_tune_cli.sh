@@ -146,7 +146,8 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 kill -INT -- "-$pid"; wait "$pid"; rc=$?
-check "Ctrl-C: exit status 130, the message printed once" bash -c "
+cp "$tmp/int.out" "$tmp/out"; cp "$tmp/int.err" "$tmp/err" # shown if the check fails
+check "Ctrl-C: exit status 130 (got $rc, after $c records), the message printed once" bash -c "
   test $rc = 130 && test \"\$(grep -c 'interrupted; the records measured so far are kept' '$tmp/int.err')\" = 1"
 # the workers die of the same SIGINT, and may not have been scheduled yet
 for _ in $(seq 1 50); do [ -z "$(pgrep -f "tun[e] $tmp/int.yaml")" ] && break; sleep 0.1; done

@@ -23,10 +23,12 @@
  *
  * ABI rules for every struct in this header and in the vtable headers
  * (target.h, ...): the first field is `uint32_t struct_size`; fields are only
- * appended; fixed-width integer fields, no bool or enum members. Everything
- * the headers declare today is ABI 1.0; a field appended later is marked
- * `appended in 1.N`, and whoever reads a struct the other side made checks
- * struct_size before reading such a field. Fallible calls return an int
+ * appended; fixed-width integer fields, no bool or enum members. What the
+ * headers declare is ABI 1.0 unless marked `appended in 1.N` (the 1.1
+ * additions: tsl_target_vtable.space_defaults); whoever reads a struct the
+ * other side made checks struct_size before reading such a field. The
+ * registry refuses a component whose vtable is smaller than its kind's
+ * ABI 1.0 vtable, so a consumer checks struct_size only for later fields. Fallible calls return an int
  * status (0 or a negative TSL_E* code of base.h) and take a caller-owned
  * tsl_diag. Plugins never exit or abort. A plugin stays loaded until the
  * registry is freed, so objects it created may live that long.
@@ -57,7 +59,7 @@ extern "C" {
 /* ---- versions ------------------------------------------------------------ */
 
 #define TSL_ABI_MAJOR 1
-#define TSL_ABI_MINOR 0
+#define TSL_ABI_MINOR 1
 /* A version number: major in the high 16 bits, minor in the low 16. */
 #define TSL_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define TSL_ABI_VERSION TSL_ABI_MAKE(TSL_ABI_MAJOR, TSL_ABI_MINOR)
@@ -212,7 +214,12 @@ TSL_API int tsl_registry_add(tsl_registry *reg, const tsl_component *c,
 TSL_API const tsl_component *tsl_registry_find(const tsl_registry *reg,
                                                uint32_t kind,
                                                const char *name);
-/* Lookup that fails with a message listing the valid names of that kind. */
+/* Lookup for use: fails with a message listing the valid names of that
+ * kind, or naming the functions its vtable must have and lacks (a target's
+ * create, destroy, describe, build, lookup, kernel_free, export_library; a
+ * strategy's create, destroy, pre_tuning, generate, notify, post_tuning; a
+ * cost model's create, destroy, update, predict; a rule's, postprocessor's
+ * or mutator's create and apply). */
 TSL_API int tsl_registry_require(const tsl_registry *reg, uint32_t kind,
                                  const char *name,
                                  const tsl_component **out, tsl_diag *diag);

@@ -199,9 +199,11 @@ TSL_API int tsl_space_generate(tsl_ctx *ctx, const tsl_module *mod,
                                tsl_trace ***out, uint32_t *n_out,
                                tsl_diag *diag);
 
-/* The target's default rules (for "llvm": TVM's CPU list with its
- * parameters, the core count from `target`), created from `reg`'s
- * components, in order. Free with tsl_space_rules_free. */
+/* The default rules of the target component named `target->kind`, as its
+ * vtable's space_defaults lists them (target.h; the llvm target's are
+ * TVM's CPU list), created from `reg`'s components in order with their
+ * options. TSL_EUNSUPPORTED when the target is not registered or names no
+ * default space. Free with tsl_space_rules_free. */
 TSL_API int tsl_space_default_rules(const tsl_registry *reg,
                                     const tsl_rule_target *target,
                                     tsl_space_rule **out, uint32_t *n_out,
@@ -222,9 +224,8 @@ typedef struct tsl_space_postproc {
   tsl_postproc *pp;
 } tsl_space_postproc;
 
-/* The target's default postprocessors (for "llvm": TVM's DisallowDynamicLoop,
- * RewriteParallelVectorizeUnroll, RewriteReductionBlock; RewriteLayout
- * follows), in order. Free with tsl_space_postprocs_free. */
+/* The target's default postprocessors, as tsl_space_default_rules finds
+ * its rules, in order. Free with tsl_space_postprocs_free. */
 TSL_API int tsl_space_default_postprocs(const tsl_registry *reg,
                                         const tsl_rule_target *target,
                                         tsl_space_postproc **out, uint32_t *n_out,
@@ -253,9 +254,9 @@ typedef struct tsl_space_mutator {
   double prob; /* the weight an evolutionary search draws it with */
 } tsl_space_mutator;
 
-/* The target's default mutators with TVM's weights (for "llvm":
- * MutateTileSize 0.9, MutateComputeLocation 0.05, MutateUnroll 0.03,
- * MutateParallel 0.02). Free with tsl_space_mutators_free. */
+/* The target's default mutators with the weights it gives them, as
+ * tsl_space_default_rules finds its rules. Free with
+ * tsl_space_mutators_free. */
 TSL_API int tsl_space_default_mutators(const tsl_registry *reg,
                                        const tsl_rule_target *target,
                                        tsl_space_mutator **out, uint32_t *n_out,

@@ -54,6 +54,33 @@ typedef struct tsl_build_stats {
   double jit_s;      /* machine code + linking */
 } tsl_build_stats;
 
+/* One component of a target's default design space: a registered schedule
+ * rule, postprocessor or mutator by name, its options as a config would
+ * give them, and for a mutator the weight an evolutionary search draws it
+ * with (0 for rules and postprocessors). */
+typedef struct tsl_space_entry {
+  const char *name;
+  double prob;
+  uint32_t n_opts;
+  const tsl_kv *opts;
+} tsl_space_entry;
+
+/* The design space a target tunes in by default: a config's
+ * `space: {rules: default}` (or no `space`), as TVM's tune_tir takes its
+ * target's lists. The schedule rules and postprocessors in the order they
+ * apply, and the mutators. The names are any registered components of the
+ * kind: libtessel's built-ins (`tessel plugins` lists them) or the target
+ * plugin's own, registered beside it. Static data of the plugin. */
+typedef struct tsl_space_defaults {
+  uint32_t struct_size;
+  uint32_t n_rules;
+  const tsl_space_entry *rules;
+  uint32_t n_postprocs;
+  const tsl_space_entry *postprocs;
+  uint32_t n_mutators;
+  const tsl_space_entry *mutators;
+} tsl_space_defaults;
+
 typedef struct tsl_target_vtable {
   uint32_t struct_size;
   /* Create an instance. Options the target does not know are an error that
@@ -109,6 +136,10 @@ typedef struct tsl_target_vtable {
   int (*copy_from_device)(tsl_target *t, void *dst, const void *src, size_t bytes,
                           tsl_diag *diag);
   int (*synchronize)(tsl_target *t, tsl_diag *diag);
+  /* Appended in 1.1. The target's default design space, or NULL: a config
+   * then gives its space as a schedule script (`space: {schedule: ...}`).
+   * The core reads it when struct_size covers it. */
+  const tsl_space_defaults *space_defaults;
 } tsl_target_vtable;
 
 #ifdef __cplusplus

@@ -5,11 +5,14 @@
  * (loads fine, then tp_bad_register_late() registers after init returned).
  */
 #include "tessel/plugin.h"
+#include "tessel/rules.h"
 
 #include <string.h>
 
-static const uint32_t vt[2] = {sizeof vt, 0};
+static const tsl_postproc_vtable real_vt = {.struct_size = sizeof real_vt};
+static const void *const vt = &real_vt;
 static const uint32_t vt_zero[2] = {0, 0};
+static const uint32_t vt_small[2] = {sizeof vt_small, 0};
 
 /* Kept by the "late" case (test plugin only: real plugins hold no state). */
 static const tsl_host_api *saved_host;
@@ -49,6 +52,8 @@ TSL_PLUGIN_ENTRY(host, session, diag) {
     c.vtable = NULL;
   else if (!strcmp(what, "vtable_size0"))
     c.vtable = vt_zero;
+  else if (!strcmp(what, "vtable_small"))
+    c.vtable = vt_small;
   else if (!strcmp(what, "small_struct"))
     c.struct_size = 8;
   else if (!strcmp(what, "ignored")) {

@@ -1,15 +1,16 @@
 /* Test plugin: registers a component, then its init fails with a message;
  * the host must keep nothing of it. */
 #include "tessel/plugin.h"
+#include "tessel/rules.h"
 
-static const uint32_t vt[2] = {sizeof vt, 0};
+static const tsl_schedule_rule_vtable vt = {.struct_size = sizeof vt};
 
 TSL_PLUGIN_ENTRY(host, session, diag) {
   tsl_component c = {.struct_size = sizeof c,
                      .kind = TSL_COMPONENT_SCHEDULE_RULE,
                      .name = "tp_initfail_rule",
                      .version = "0.1",
-                     .vtable = vt};
+                     .vtable = &vt};
   int rc = host->register_component(session, &c, diag);
   if (rc)
     return rc;

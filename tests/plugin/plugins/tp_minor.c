@@ -2,13 +2,14 @@
  * tsl_component has a field appended; the host serves it and ignores what it
  * does not know. */
 #include "tessel/plugin.h"
+#include "tessel/search.h"
 
 typedef struct tp_future_component {
   tsl_component base;     /* the 1.0 fields */
   uint32_t future_flags;  /* appended "in 1.7" */
 } tp_future_component;
 
-static const uint32_t vt[2] = {sizeof vt, 7};
+static const tsl_cost_model_vtable vt = {.struct_size = sizeof vt};
 
 __attribute__((visibility("default"))) int tessel_plugin_init(
     const tsl_host_api *host, tsl_plugin_session *session,
@@ -22,7 +23,7 @@ __attribute__((visibility("default"))) int tessel_plugin_init(
                .name = "tp_minor_cost",
                .version = "1.7.0",
                .summary = "cost model from a newer minor ABI",
-               .vtable = vt,
+               .vtable = &vt,
                .user_data = NULL},
       .future_flags = 0xffffffffu};
   return host->register_component(session, &c.base, diag);

@@ -5,21 +5,24 @@
  * user_data field). Option tp_ok.mode=refuse makes its entry fail.
  */
 #include "tessel/plugin.h"
+#include "tessel/search.h"
 
 #include <stddef.h>
 #include <string.h>
 
-typedef struct tp_strategy_vtable {
-  uint32_t struct_size;
-  int32_t (*answer)(void *user_data);
-} tp_strategy_vtable;
-
-static int32_t answer(void *user_data) {
-  return user_data ? *(const int32_t *)user_data : -1;
+/* create() hands back its user_data as the instance. */
+static int answer(void *user_data, uint32_t n_opts, const tsl_kv *opts, tsl_strategy **out,
+                  tsl_diag *diag) {
+  (void)n_opts;
+  (void)opts;
+  (void)diag;
+  *out = user_data;
+  return TSL_OK;
 }
 
 static const int32_t forty_two = 42;
-static const tp_strategy_vtable strategy_vt = {sizeof strategy_vt, answer};
+static const tsl_strategy_vtable strategy_vt = {.struct_size = sizeof strategy_vt,
+                                                .create = answer};
 
 static const char add4_script[] =
     "@I.ir_module\n"

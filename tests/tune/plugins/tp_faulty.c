@@ -205,6 +205,7 @@ static const tsl_target_vtable k_vtable = {
     .kernel_free = f_kernel_free,
     .export_library = f_export,
     .time_calls = NULL,
+    .space_defaults = &tll_space_defaults, /* llvm's space */
 };
 
 TSL_PLUGIN_ENTRY(host, session, diag) {
