@@ -94,354 +94,485 @@ static tsl_buffer_region *point_region(tsl_arena *a, const tsl_expr *load) {
   return r;
 }
 
-int sch_apply_rfactor(sch_call *c) {
+/* ---- the primitive ---- */
+
+typedef struct rf_ctx {
+  sch_call *c;
+  tsl_arena *a;
+  sch_path bp;             /* the block */
+  const tsl_stmt *rf_loop; /* the loop factored */
+  const char *lname;
+  const tsl_block *b;
+  const tsl_stmt *realize;
+  uint32_t scope;          /* level of the scope block in bp */
+  tsl_map dp, rd;          /* loop vars used by spatial / reduce iterators */
+  tsl_vec levels;          /* uint32_t: levels of the block's loops, outermost first */
+  tsl_vec loop_vars;       /* const tsl_var *: their vars */
+  red_reducer red;
+  uint32_t axis;           /* factor_axis, normalized */
+  const tsl_buffer *rfs[RED_MAX_BUFFERS];
+  /* the rfactor block */
+  tsl_iter_var extra;      /* its iterator over the factored loop */
+  tsl_map vmap;            /* block iter var -> its value there */
+  uint32_t nidx;
+  const tsl_expr **rf_idx; /* the rf buffers' index there */
+  const tsl_expr *rf_load[RED_MAX_BUFFERS];
+  tsl_block *rb;
+} rf_ctx;
+
+static uint32_t loop_level(const rf_ctx *x, uint32_t q) {
+  return TSL_VEC_AT(&x->levels, uint32_t, q);
+}
+
+static const tsl_var *loop_var(const rf_ctx *x, uint32_t q) {
+  return TSL_VEC_AT(&x->loop_vars, const tsl_var *, q);
+}
+
+/* The only block under the loop: a reduction of a stage pipeline, under a
+ * serial loop. */
+static int find_block(sch_call *c, rf_ctx *x) {
   sch_path lp;
   int rc = sch_loop_path(c, c->args[0].u.rv, &lp);
   if (rc)
     return rc;
-  tsl_arena *a = c->arena;
-  const tsl_stmt *rf_loop = sch_path_target(&lp);
-  const char *lname = rf_loop->u.loop.loop_var->name;
-  int64_t factor_axis = c->args[1].u.i;
-
-  /* ---- checks and information --------------------------------------- */
-  sch_path bp;
-  if ((rc = sch_single_child_block(c, &lp, &bp)))
+  x->c = c;
+  x->a = c->arena;
+  x->rf_loop = sch_path_target(&lp);
+  x->lname = x->rf_loop->u.loop.loop_var->name;
+  if ((rc = sch_single_child_block(c, &lp, &x->bp)))
     return rc;
-  sch_path sp = sch_scope_path(&bp);
-  if ((rc = sch_check_stage_pipeline(c, &sp)) ||
-      (rc = sch_check_reduction(c, &bp)))
+  sch_path sp = sch_scope_path(&x->bp);
+  if ((rc = sch_check_stage_pipeline(c, &sp)) || (rc = sch_check_reduction(c, &x->bp)))
     return rc;
-  const tsl_block *b = sch_path_block(&bp);
-  const tsl_stmt *realize = sch_path_target(&bp);
-  if (rf_loop->u.loop.for_kind != TSL_FOR_SERIAL)
+  x->b = sch_path_block(&x->bp);
+  x->realize = sch_path_target(&x->bp);
+  if (x->rf_loop->u.loop.for_kind != TSL_FOR_SERIAL)
     return sch_fail(c, TSL_EINVALID, "loop '%s' is %s; rfactor needs a serial loop",
-                    lname,
-                    tsl_for_kind_name((tsl_for_kind)rf_loop->u.loop.for_kind));
+                    x->lname,
+                    tsl_for_kind_name((tsl_for_kind)x->rf_loop->u.loop.for_kind));
+  return TSL_OK;
+}
 
-  /* loop vars used by spatial (dp) / reduce (rd) iterators */
-  tsl_map dp, rd;
-  tsl_map_init(&dp, a);
-  tsl_map_init(&rd, a);
+static void classify_loop_vars(rf_ctx *x) {
+  const tsl_block *b = x->b;
+  tsl_map_init(&x->dp, x->a);
+  tsl_map_init(&x->rd, x->a);
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     const tsl_var **vs;
-    uint32_t nv = red_expr_vars(a, realize->u.realize.iter_values[i], &vs);
+    uint32_t nv = red_expr_vars(x->a, x->realize->u.realize.iter_values[i], &vs);
     for (uint32_t q = 0; q < nv; q++)
-      tsl_map_put(b->iter_vars[i].iter_type == TSL_ITER_SPATIAL ? &dp : &rd, vs[q], NULL);
+      tsl_map_put(b->iter_vars[i].iter_type == TSL_ITER_SPATIAL ? &x->dp : &x->rd, vs[q],
+                  NULL);
   }
+}
 
-  /* the block's loops (outermost first) and the statements in between */
-  uint32_t scope = sch_path_scope_level(&bp, bp.depth - 1);
-  uint32_t nl = 0;
-  uint32_t *lv_level = TSL_NEW_ARRAY(a, uint32_t, bp.depth);
-  for (uint32_t k = scope + 1; k + 1 < bp.depth; k++) {
-    const tsl_stmt *s = bp.stmts[k];
-    if (s->kind == TSL_STMT_FOR)
-      lv_level[nl++] = k;
-    else if (s->kind != TSL_STMT_SEQ)
-      return sch_fail(c, TSL_EUNSUPPORTED,
+/* The block's loops below its scope (outermost first), with only
+ * sequences in between. */
+static int collect_loops(rf_ctx *x) {
+  const sch_path *bp = &x->bp;
+  x->scope = sch_path_scope_level(bp, bp->depth - 1);
+  tsl_vec_init(&x->levels, sizeof(uint32_t), x->a);
+  tsl_vec_init(&x->loop_vars, sizeof(const tsl_var *), x->a);
+  for (uint32_t k = x->scope + 1; k + 1 < bp->depth; k++) {
+    const tsl_stmt *s = bp->stmts[k];
+    if (s->kind == TSL_STMT_FOR) {
+      TSL_VEC_PUSH(&x->levels, uint32_t, k);
+      TSL_VEC_PUSH(&x->loop_vars, const tsl_var *, s->u.loop.loop_var);
+    } else if (s->kind != TSL_STMT_SEQ) {
+      return sch_fail(x->c, TSL_EUNSUPPORTED,
                       "block '%s' is under a %s statement inside its loops; "
                       "rfactor supports loop nests (and sequences) only",
-                      b->name, tsl_stmt_kind_name((tsl_stmt_kind)s->kind));
+                      x->b->name, tsl_stmt_kind_name((tsl_stmt_kind)s->kind));
+    }
   }
-  const tsl_var **loop_vars = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
-  for (uint32_t q = 0; q < nl; q++)
-    loop_vars[q] = bp.stmts[lv_level[q]]->u.loop.loop_var;
-  /* a loop no iterator uses is accepted as TVM does when it runs once (a
-   * unit loop left by a split); repeated, each iteration would add a copy
-   * of the whole reduction to the write-back */
+  return TSL_OK;
+}
+
+/* A loop no iterator uses is accepted as TVM does when it runs once (a unit
+ * loop left by a split); repeated, each iteration would add a copy of the
+ * whole reduction to the write-back. */
+static int check_factored_loop_used(rf_ctx *x) {
+  const tsl_stmt *l = x->rf_loop;
   int64_t rf_ext = 0;
-  if (!tsl_map_find(&rd, rf_loop->u.loop.loop_var, NULL) &&
-      !tsl_map_find(&dp, rf_loop->u.loop.loop_var, NULL) &&
-      !(tsl_expr_is_const_int(rf_loop->u.loop.extent, &rf_ext) && rf_ext == 1))
-    return sch_fail(c, TSL_EINVALID,
+  if (!tsl_map_find(&x->rd, l->u.loop.loop_var, NULL) &&
+      !tsl_map_find(&x->dp, l->u.loop.loop_var, NULL) &&
+      !(tsl_expr_is_const_int(l->u.loop.extent, &rf_ext) && rf_ext == 1))
+    return sch_fail(x->c, TSL_EINVALID,
                     "loop '%s' is not used by any reduce iterator of block "
                     "'%s'; rfactor needs a loop bound to reduce iterators only "
                     "(or a loop of extent 1)",
-                    lname, b->name);
+                    x->lname, x->b->name);
+  return TSL_OK;
+}
 
-  /* TVM's loop properties */
-  {
-    sch_path op = bp;
-    op.depth = lv_level[0] + 1;
-    sch_path *ok;
-    uint32_t no = sch_child_blocks(c, &op, &ok);
-    if (!no || sch_path_block(&ok[0]) != b)
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' must be the first block under its outermost "
-                      "loop '%s', but '%s' comes first",
-                      b->name, loop_vars[0]->name,
-                      no ? sch_path_block(&ok[0])->name : "nothing");
-  }
+/* The blocks under the loop at `level` of the block's path (their paths in
+ * *kids); returns their count. */
+static uint32_t blocks_under(rf_ctx *x, uint32_t level, sch_path **kids) {
+  sch_path lp = x->bp;
+  lp.depth = level + 1;
+  return sch_child_blocks(x->c, &lp, kids);
+}
+
+static int check_first_block(rf_ctx *x) {
+  sch_path *ok;
+  uint32_t no = blocks_under(x, loop_level(x, 0), &ok);
+  if (!no || sch_path_block(&ok[0]) != x->b)
+    return sch_fail(x->c, TSL_EINVALID,
+                    "block '%s' must be the first block under its outermost "
+                    "loop '%s', but '%s' comes first",
+                    x->b->name, loop_var(x, 0)->name,
+                    no ? sch_path_block(&ok[0])->name : "nothing");
+  return TSL_OK;
+}
+
+/* TVM's loop properties: each loop is used by one kind of iterator, the
+ * factored one by reduce iterators, the outermost reduction loop holds only
+ * the block, and loops no iterator uses under it run once. */
+static int check_loop_kinds(rf_ctx *x) {
+  const char *bname = x->b->name;
   int met_reduce = 0;
-  for (uint32_t q = 0; q < nl; q++) {
-    const tsl_stmt *l = bp.stmts[lv_level[q]];
-    const tsl_var *v = loop_vars[q];
-    int d = tsl_map_find(&dp, v, NULL), r = tsl_map_find(&rd, v, NULL);
+  for (uint32_t q = 0; q < x->levels.len; q++) {
+    const tsl_stmt *l = x->bp.stmts[loop_level(x, q)];
+    const tsl_var *v = loop_var(x, q);
+    int d = tsl_map_find(&x->dp, v, NULL), r = tsl_map_find(&x->rd, v, NULL);
     if (d && r)
-      return sch_fail(c, TSL_EINVALID,
+      return sch_fail(x->c, TSL_EINVALID,
                       "loop '%s' is used by both spatial and reduce iterators "
                       "of block '%s'; rfactor needs every loop used by one "
                       "kind only",
-                      v->name, b->name);
+                      v->name, bname);
     if (d) {
-      if (l == rf_loop)
-        return sch_fail(c, TSL_EINVALID,
+      if (l == x->rf_loop)
+        return sch_fail(x->c, TSL_EINVALID,
                         "loop '%s' is used by a spatial iterator of block "
                         "'%s'; rfactor needs a loop bound to reduce iterators "
                         "only",
-                        lname, b->name);
+                        x->lname, bname);
       continue;
     }
     if (r) {
       if (!met_reduce) {
-        sch_path rp = bp;
-        rp.depth = lv_level[q] + 1;
         sch_path *rk;
-        uint32_t nr = sch_child_blocks(c, &rp, &rk);
+        uint32_t nr = blocks_under(x, loop_level(x, q), &rk);
         if (nr != 1)
-          return sch_fail(c, TSL_EINVALID,
+          return sch_fail(x->c, TSL_EINVALID,
                           "loop '%s', the outermost loop used by a reduce "
                           "iterator of block '%s', has %u blocks under it; "
                           "it must have only '%s'",
-                          v->name, b->name, nr, b->name);
+                          v->name, bname, nr, bname);
       }
       met_reduce = 1;
       continue;
     }
     int64_t ext;
     if (met_reduce && !(tsl_expr_is_const_int(l->u.loop.extent, &ext) && ext == 1))
-      return sch_fail(c, TSL_EINVALID,
+      return sch_fail(x->c, TSL_EINVALID,
                       "loop '%s' is used by no iterator of block '%s' but lies "
                       "under a reduction loop; only loops of extent 1 may",
-                      v->name, b->name);
+                      v->name, bname);
   }
+  return TSL_OK;
+}
 
-  red_reducer red;
-  rc = red_match_reducer(c, b, &red);
+/* The block's reducer, and factor_axis within the written buffer's
+ * dimensions plus one. */
+static int match_reducer(rf_ctx *x, int64_t factor_axis) {
+  int rc = red_match_reducer(x->c, x->b, &x->red);
   if (rc)
     return rc;
-  const tsl_buffer *out = red.buf[0];
+  const tsl_buffer *out = x->red.buf[0];
   int64_t ndim = out->ndim;
   if (factor_axis < -(ndim + 1) || factor_axis > ndim)
-    return sch_fail(c, TSL_EINVALID,
+    return sch_fail(x->c, TSL_EINVALID,
                     "factor_axis %lld is out of range: the written buffer '%s' "
                     "has %lld dimension(s), so factor_axis must be in [%lld, "
                     "%lld]",
                     (long long)factor_axis, out->name, (long long)ndim,
                     (long long)-(ndim + 1), (long long)ndim);
-  uint32_t axis = (uint32_t)(factor_axis < 0 ? factor_axis + ndim + 1
-                                             : factor_axis);
+  x->axis = (uint32_t)(factor_axis < 0 ? factor_axis + ndim + 1 : factor_axis);
+  return TSL_OK;
+}
 
-  /* ---- the rfactor buffers ---------------------------------------------- */
-  const tsl_stmt *scope_realize = bp.stmts[scope];
-  const tsl_block *scope_b = scope_realize->u.realize.block;
-  const tsl_buffer *rfs[RED_MAX_BUFFERS];
-  for (uint32_t k = 0; k < red.n; k++) {
-    const tsl_buffer *o = red.buf[k];
+/* "<buffer>_rf" (or "_rf_<n>", a name not yet taken) for each reduced
+ * buffer, the factored loop's extent inserted at the axis. */
+static void make_rf_buffers(rf_ctx *x) {
+  const tsl_block *scope_b = x->bp.stmts[x->scope]->u.realize.block;
+  for (uint32_t k = 0; k < x->red.n; k++) {
+    const tsl_buffer *o = x->red.buf[k];
     char nbuf[512];
     snprintf(nbuf, sizeof nbuf, "%s_rf", o->name);
-    for (uint32_t q = 1; buffer_name_taken(bp.func, scope_b, nbuf) ||
-                         (k && !strcmp(nbuf, rfs[k - 1]->name));
+    for (uint32_t q = 1; buffer_name_taken(x->bp.func, scope_b, nbuf) ||
+                         (k && !strcmp(nbuf, x->rfs[k - 1]->name));
          q++)
       snprintf(nbuf, sizeof nbuf, "%s_rf_%u", o->name, q);
-    const tsl_expr **shape = insert_at(a, o->shape, o->ndim, axis, rf_loop->u.loop.extent);
-    rfs[k] = tsl_buffer_new(a, nbuf, o->dtype, o->ndim + 1, shape, NULL, NULL,
-                            o->scope, o->align, o->offset_factor);
+    const tsl_expr **shape =
+        insert_at(x->a, o->shape, o->ndim, x->axis, x->rf_loop->u.loop.extent);
+    x->rfs[k] = tsl_buffer_new(x->a, nbuf, o->dtype, o->ndim + 1, shape, NULL, NULL,
+                               o->scope, o->align, o->offset_factor);
   }
+}
 
-  /* ---- the rfactor block ------------------------------------------------- */
-  uint32_t cap = b->n_iter_vars + nl + 1, nrf = 0;
-  tsl_iter_var *rf_ivs = TSL_NEW_ARRAY(a, tsl_iter_var, cap);
-  const tsl_expr **rf_vals = TSL_NEW_ARRAY(a, const tsl_expr *, cap);
-  tsl_map l2b, vmap; /* loop var -> rf iter var; block iter var -> its value */
+/* The rfactor block's iterators and their bindings (over the original
+ * loops): one over the factored loop, the spatial iterators and the reduce
+ * iterators the factored loop does not feed, and one per loop feeding the
+ * reduce iterators it does feed. Fills x->vmap. */
+static void rf_block_iters(rf_ctx *x, tsl_vec *ivs, tsl_vec *vals) {
+  tsl_arena *a = x->a;
+  const tsl_block *b = x->b;
+  const tsl_var *rf_var = x->rf_loop->u.loop.loop_var;
+  tsl_map l2b; /* loop var -> rf iter var */
   tsl_map_init(&l2b, a);
-  tsl_map_init(&vmap, a);
-  tsl_iter_var extra = iter_from_loop(c, rf_loop, TSL_ITER_SPATIAL);
-  rf_ivs[nrf] = extra;
-  rf_vals[nrf++] = tsl_expr_var(rf_loop->u.loop.loop_var);
-  tsl_map_put(&l2b, rf_loop->u.loop.loop_var, (void *)tsl_expr_var(extra.var));
+  tsl_map_init(&x->vmap, a);
+  tsl_vec_init(ivs, sizeof(tsl_iter_var), a);
+  tsl_vec_init(vals, sizeof(const tsl_expr *), a);
+  x->extra = iter_from_loop(x->c, x->rf_loop, TSL_ITER_SPATIAL);
+  TSL_VEC_PUSH(ivs, tsl_iter_var, x->extra);
+  TSL_VEC_PUSH(vals, const tsl_expr *, tsl_expr_var(rf_var));
+  tsl_map_put(&l2b, rf_var, (void *)tsl_expr_var(x->extra.var));
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     const tsl_iter_var *iv = &b->iter_vars[i];
-    const tsl_expr *bind = realize->u.realize.iter_values[i];
-    if (iv->iter_type == TSL_ITER_SPATIAL ||
-        !tsl_expr_uses_var(bind, rf_loop->u.loop.loop_var)) {
-      rf_ivs[nrf] = *iv;
-      rf_vals[nrf++] = bind;
+    const tsl_expr *bind = x->realize->u.realize.iter_values[i];
+    if (iv->iter_type == TSL_ITER_SPATIAL || !tsl_expr_uses_var(bind, rf_var)) {
+      TSL_VEC_PUSH(ivs, tsl_iter_var, *iv);
+      TSL_VEC_PUSH(vals, const tsl_expr *, bind);
       continue;
     }
     const tsl_var **vs;
     uint32_t nv = red_expr_vars(a, bind, &vs);
     for (uint32_t q = 0; q < nv; q++) {
-      uint32_t li = nl;
+      uint32_t nl = x->levels.len, li = nl;
       for (uint32_t t = 0; t < nl; t++)
-        if (loop_vars[t] == vs[q])
+        if (loop_var(x, t) == vs[q])
           li = t;
       if (li == nl || tsl_map_get(&l2b, vs[q]))
         continue;
-      tsl_iter_var niv =
-          iter_from_loop(c, bp.stmts[lv_level[li]], TSL_ITER_REDUCE);
+      tsl_iter_var niv = iter_from_loop(x->c, x->bp.stmts[loop_level(x, li)], TSL_ITER_REDUCE);
       tsl_map_put(&l2b, vs[q], (void *)tsl_expr_var(niv.var));
-      rf_ivs[nrf] = niv;
-      rf_vals[nrf++] = tsl_expr_var(vs[q]);
+      TSL_VEC_PUSH(ivs, tsl_iter_var, niv);
+      TSL_VEC_PUSH(vals, const tsl_expr *, tsl_expr_var(vs[q]));
     }
-    tsl_map_put(&vmap, iv->var, (void *)tsl_expr_substitute_map(a, bind, &l2b));
+    tsl_map_put(&x->vmap, iv->var, (void *)tsl_expr_substitute_map(a, bind, &l2b));
   }
-  const tsl_expr **rf_idx =
-      insert_at(a, red.indices, red.n_indices, axis, tsl_expr_var(extra.var));
-  uint32_t nidx = red.n_indices + 1;
-  const tsl_expr *rf_load[RED_MAX_BUFFERS], *rhs[RED_MAX_BUFFERS], *val[RED_MAX_BUFFERS];
-  for (uint32_t k = 0; k < red.n; k++) {
-    rf_load[k] = tsl_expr_load(a, rfs[k], nidx, rf_idx);
-    rhs[k] = red.rhs[k];
+}
+
+/* Every reduction loop was the factored one: each element of the rf buffers
+ * gets one value, stored without an init (as TVM), and the block reads no
+ * rf buffer. */
+static void rf_store_once(rf_ctx *x, tsl_block *rb, tsl_buffer_region *reads) {
+  const red_reducer *red = &x->red;
+  const tsl_stmt *st[RED_MAX_BUFFERS];
+  for (uint32_t k = 0; k < red->n; k++)
+    st[k] = tsl_stmt_store(x->a, x->rfs[k], red->rhs[k], x->nidx, x->rf_idx);
+  rb->body = tsl_stmt_substitute_map(x->a, red->n == 1 ? st[0] : tsl_stmt_seq(x->a, red->n, st),
+                                     &x->vmap);
+  rb->init = NULL;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < rb->n_reads; i++) {
+    int is_rf = 0;
+    for (uint32_t q = 0; q < red->n; q++)
+      is_rf |= reads[i].buffer == x->rfs[q];
+    if (!is_rf)
+      reads[k++] = reads[i];
   }
+  rb->n_reads = k;
+}
+
+/* The rfactor block: the reduction into the rf buffers, at the point
+ * [.., extra, ..] of the factored axis. */
+static void make_rf_block(rf_ctx *x, const tsl_vec *ivs) {
+  tsl_arena *a = x->a;
+  const tsl_block *b = x->b;
+  const red_reducer *red = &x->red;
+  x->rf_idx = insert_at(a, red->indices, red->n_indices, x->axis, tsl_expr_var(x->extra.var));
+  x->nidx = red->n_indices + 1;
+  for (uint32_t k = 0; k < red->n; k++)
+    x->rf_load[k] = tsl_expr_load(a, x->rfs[k], x->nidx, x->rf_idx);
   tsl_block *rb = TSL_NEW(a, tsl_block);
-  rb->name = sch_fresh_block_name(c, bp.func, prefixed(c, "", b->name, "_rf"));
-  rb->n_iter_vars = nrf;
-  rb->iter_vars = rf_ivs;
+  rb->name = sch_fresh_block_name(x->c, x->bp.func, prefixed(x->c, "", b->name, "_rf"));
+  rb->n_iter_vars = ivs->len;
+  rb->iter_vars = TSL_VEC_DATA(ivs, tsl_iter_var);
   int rf_reduces = 0;
-  for (uint32_t i = 0; i < nrf; i++)
-    rf_reduces |= rf_ivs[i].iter_type == TSL_ITER_REDUCE;
+  for (uint32_t i = 0; i < rb->n_iter_vars; i++)
+    rf_reduces |= rb->iter_vars[i].iter_type == TSL_ITER_REDUCE;
   tsl_buffer_region *rf_reads =
-      rf_regions(a, b->reads, b->n_reads, &vmap, &red, rfs, axis, extra.var);
+      rf_regions(a, b->reads, b->n_reads, &x->vmap, red, x->rfs, x->axis, x->extra.var);
   rb->n_reads = b->n_reads;
   rb->reads = rf_reads;
   if (rf_reduces) {
-    red_combine(a, red.kind, rf_load, rhs, val);
-    rb->body = tsl_stmt_substitute_map(a, red_update_stmt(c, &red, rfs, nidx, rf_idx, val), &vmap);
-    rb->init = red_init_stmt(c, &red, rfs, nidx, rf_idx);
+    const tsl_expr *val[RED_MAX_BUFFERS];
+    red_combine(a, red->kind, x->rf_load, red->rhs, val);
+    rb->body = tsl_stmt_substitute_map(
+        a, red_update_stmt(x->c, red, x->rfs, x->nidx, x->rf_idx, val), &x->vmap);
+    rb->init = red_init_stmt(x->c, red, x->rfs, x->nidx, x->rf_idx);
   } else {
-    /* every reduction loop was the factored one: each element of the rf
-     * buffers gets one value, stored without an init (as TVM) */
-    const tsl_stmt *st[RED_MAX_BUFFERS];
-    for (uint32_t k = 0; k < red.n; k++)
-      st[k] = tsl_stmt_store(a, rfs[k], rhs[k], nidx, rf_idx);
-    rb->body = tsl_stmt_substitute_map(a, red.n == 1 ? st[0] : tsl_stmt_seq(a, red.n, st), &vmap);
-    rb->init = NULL;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < rb->n_reads; i++) {
-      int is_rf = 0;
-      for (uint32_t q = 0; q < red.n; q++)
-        is_rf |= rf_reads[i].buffer == rfs[q];
-      if (!is_rf)
-        rf_reads[k++] = rf_reads[i];
-    }
-    rb->n_reads = k;
+    rf_store_once(x, rb, rf_reads);
   }
   rb->n_writes = b->n_writes;
   rb->writes =
-      rf_regions(a, b->writes, b->n_writes, &vmap, &red, rfs, axis, extra.var);
+      rf_regions(a, b->writes, b->n_writes, &x->vmap, red, x->rfs, x->axis, x->extra.var);
   rb->annotations = b->annotations;
+  x->rb = rb;
+}
 
-  /* its loops: fresh copies of all the block's loops */
+/* The rfactor block realized under fresh copies of all the block's loops. */
+static const tsl_stmt *rf_nest(rf_ctx *x, const tsl_vec *vals) {
+  tsl_arena *a = x->a;
+  uint32_t nl = x->levels.len;
   tsl_map lmap;
   tsl_map_init(&lmap, a);
   const tsl_var **new_lv = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
   for (uint32_t q = 0; q < nl; q++) {
-    new_lv[q] = sch_new_var(c, loop_vars[q]->name, loop_vars[q]->dtype);
-    tsl_map_put(&lmap, loop_vars[q], (void *)tsl_expr_var(new_lv[q]));
+    new_lv[q] = sch_new_var(x->c, loop_var(x, q)->name, loop_var(x, q)->dtype);
+    tsl_map_put(&lmap, loop_var(x, q), (void *)tsl_expr_var(new_lv[q]));
   }
-  for (uint32_t i = 0; i < nrf; i++)
+  const tsl_expr **rf_vals = TSL_VEC_DATA(vals, const tsl_expr *);
+  for (uint32_t i = 0; i < vals->len; i++)
     rf_vals[i] = tsl_expr_substitute_map(a, rf_vals[i], &lmap);
-  const tsl_stmt *rf_body = tsl_stmt_block_realize(
-      a, nrf, rf_vals, tsl_expr_substitute_map(a, realize->u.realize.predicate, &lmap),
-      rb);
+  const tsl_stmt *body = tsl_stmt_block_realize(
+      a, vals->len, rf_vals, tsl_expr_substitute_map(a, x->realize->u.realize.predicate, &lmap),
+      x->rb);
   for (uint32_t q = nl; q-- > 0;) {
-    const tsl_stmt *l = bp.stmts[lv_level[q]];
-    rf_body = tsl_stmt_for(a, new_lv[q], tsl_expr_substitute_map(a, l->u.loop.min, &lmap),
-                           tsl_expr_substitute_map(a, l->u.loop.extent, &lmap),
-                           (tsl_for_kind)l->u.loop.for_kind, l->u.loop.thread_tag,
-                           l->u.loop.annotations, rf_body);
+    const tsl_stmt *l = x->bp.stmts[loop_level(x, q)];
+    body = tsl_stmt_for(a, new_lv[q], tsl_expr_substitute_map(a, l->u.loop.min, &lmap),
+                        tsl_expr_substitute_map(a, l->u.loop.extent, &lmap),
+                        (tsl_for_kind)l->u.loop.for_kind, l->u.loop.thread_tag,
+                        l->u.loop.annotations, body);
   }
+  return body;
+}
 
-  /* ---- the write-back block ------------------------------------------------ */
-  uint32_t nwb = 0;
-  tsl_iter_var *wb_ivs = TSL_NEW_ARRAY(a, tsl_iter_var, b->n_iter_vars + 1);
-  const tsl_expr **wb_vals =
-      TSL_NEW_ARRAY(a, const tsl_expr *, b->n_iter_vars + 1);
+/* The write-back's predicate: the conjuncts of the block's over the loops
+ * the write-back keeps. */
+static const tsl_expr *writeback_predicate(rf_ctx *x) {
+  tsl_vec gone;
+  tsl_vec_init(&gone, sizeof(const tsl_var *), x->a);
+  for (uint32_t q = 0; q < x->loop_vars.len; q++)
+    if (tsl_map_find(&x->rd, loop_var(x, q), NULL) &&
+        loop_var(x, q) != x->rf_loop->u.loop.loop_var)
+      TSL_VEC_PUSH(&gone, const tsl_var *, loop_var(x, q));
+  return red_project_predicate(x->c, &x->bp, x->realize->u.realize.predicate, gone.len,
+                               TSL_VEC_DATA(&gone, const tsl_var *));
+}
+
+/* The write-back block (the original one): reduces the rf buffers over the
+ * factored axis into the original buffers. Returns its realize. */
+static const tsl_stmt *make_writeback(rf_ctx *x) {
+  tsl_arena *a = x->a;
+  const tsl_block *b = x->b;
+  const red_reducer *red = &x->red;
+  tsl_vec ivs, vals;
+  tsl_vec_init(&ivs, sizeof(tsl_iter_var), a);
+  tsl_vec_init(&vals, sizeof(const tsl_expr *), a);
   tsl_map wmap;
   tsl_map_init(&wmap, a);
-  wb_ivs[nwb] = iter_from_loop(c, rf_loop, TSL_ITER_REDUCE);
-  wb_vals[nwb] = tsl_expr_var(rf_loop->u.loop.loop_var);
-  tsl_map_put(&wmap, extra.var, (void *)tsl_expr_var(wb_ivs[nwb++].var));
+  tsl_iter_var rv = iter_from_loop(x->c, x->rf_loop, TSL_ITER_REDUCE);
+  TSL_VEC_PUSH(&ivs, tsl_iter_var, rv);
+  TSL_VEC_PUSH(&vals, const tsl_expr *, tsl_expr_var(x->rf_loop->u.loop.loop_var));
+  tsl_map_put(&wmap, x->extra.var, (void *)tsl_expr_var(rv.var));
   for (uint32_t i = 0; i < b->n_iter_vars; i++) {
     const tsl_iter_var *iv = &b->iter_vars[i];
     if (iv->iter_type != TSL_ITER_SPATIAL)
       continue;
-    wb_ivs[nwb] = *iv;
-    wb_ivs[nwb].var = sch_new_var(c, iv->var->name, iv->var->dtype);
-    wb_vals[nwb] = realize->u.realize.iter_values[i];
-    tsl_map_put(&wmap, iv->var, (void *)tsl_expr_var(wb_ivs[nwb++].var));
+    tsl_iter_var niv = *iv;
+    niv.var = sch_new_var(x->c, iv->var->name, iv->var->dtype);
+    TSL_VEC_PUSH(&ivs, tsl_iter_var, niv);
+    TSL_VEC_PUSH(&vals, const tsl_expr *, x->realize->u.realize.iter_values[i]);
+    tsl_map_put(&wmap, iv->var, (void *)tsl_expr_var(niv.var));
   }
-  const tsl_expr *wb_lhs[RED_MAX_BUFFERS], *wb_rhs[RED_MAX_BUFFERS];
-  tsl_buffer_region *wb_reads = TSL_NEW_ARRAY(a, tsl_buffer_region, red.n);
-  tsl_buffer_region *wb_writes = TSL_NEW_ARRAY(a, tsl_buffer_region, red.n);
-  for (uint32_t k = 0; k < red.n; k++) {
-    wb_lhs[k] = tsl_expr_substitute_map(a, red.lhs[k], &wmap);
-    wb_rhs[k] = tsl_expr_substitute_map(a, rf_load[k], &wmap);
-    wb_reads[k] = *point_region(a, wb_rhs[k]);
-    wb_writes[k] = *point_region(a, wb_lhs[k]);
+  const tsl_expr *lhs[RED_MAX_BUFFERS], *rhs[RED_MAX_BUFFERS], *val[RED_MAX_BUFFERS];
+  tsl_buffer_region *reads = TSL_NEW_ARRAY(a, tsl_buffer_region, red->n);
+  tsl_buffer_region *writes = TSL_NEW_ARRAY(a, tsl_buffer_region, red->n);
+  for (uint32_t k = 0; k < red->n; k++) {
+    lhs[k] = tsl_expr_substitute_map(a, red->lhs[k], &wmap);
+    rhs[k] = tsl_expr_substitute_map(a, x->rf_load[k], &wmap);
+    reads[k] = *point_region(a, rhs[k]);
+    writes[k] = *point_region(a, lhs[k]);
   }
-  red_combine(a, red.kind, wb_lhs, wb_rhs, val);
+  red_combine(a, red->kind, lhs, rhs, val);
   tsl_block *wb = tsl_block_clone(a, b);
-  wb->n_iter_vars = nwb;
-  wb->iter_vars = wb_ivs;
-  wb->body = red_update_stmt(c, &red, red.buf, wb_lhs[0]->n_args, wb_lhs[0]->args, val);
-  wb->init = red_init_stmt(c, &red, red.buf, wb_lhs[0]->n_args, wb_lhs[0]->args);
-  wb->n_reads = red.n;
-  wb->reads = wb_reads;
-  wb->n_writes = red.n;
-  wb->writes = wb_writes;
+  wb->n_iter_vars = ivs.len;
+  wb->iter_vars = TSL_VEC_DATA(&ivs, tsl_iter_var);
+  wb->body = red_update_stmt(x->c, red, red->buf, lhs[0]->n_args, lhs[0]->args, val);
+  wb->init = red_init_stmt(x->c, red, red->buf, lhs[0]->n_args, lhs[0]->args);
+  wb->n_reads = red->n;
+  wb->reads = reads;
+  wb->n_writes = red->n;
+  wb->writes = writes;
   wb->n_alloc_buffers = 0;
   wb->alloc_buffers = NULL;
-  /* keep the predicate's conjuncts over the loops the write-back keeps */
-  const tsl_var **gone = TSL_NEW_ARRAY(a, const tsl_var *, nl + 1);
-  uint32_t ngone = 0;
-  for (uint32_t q = 0; q < nl; q++)
-    if (tsl_map_find(&rd, loop_vars[q], NULL) &&
-        loop_vars[q] != rf_loop->u.loop.loop_var)
-      gone[ngone++] = loop_vars[q];
-  const tsl_expr *wb_pred =
-      red_project_predicate(c, &bp, realize->u.realize.predicate, ngone, gone);
-  const tsl_stmt *cur = tsl_stmt_block_realize(a, nwb, wb_vals, wb_pred, wb);
+  return tsl_stmt_block_realize(a, vals.len, TSL_VEC_DATA(&vals, const tsl_expr *),
+                                writeback_predicate(x), wb);
+}
 
-  /* ---- rebuild: drop reduce loops except rf_loop, put the rf nest first -- */
-  uint32_t outer = lv_level[0];
-  for (uint32_t k = bp.depth - 1; k > outer; k--) {
-    const tsl_stmt *s = bp.stmts[k - 1];
-    if (s->kind == TSL_STMT_FOR && s != rf_loop &&
-        tsl_map_find(&rd, s->u.loop.loop_var, NULL))
+/* The new scope: the reduce loops but the factored one dropped around the
+ * write-back, the rfactor nest placed before it under the outermost loop,
+ * and the rf buffers allocated. */
+static void rebuild(rf_ctx *x, const tsl_stmt *rf_body, const tsl_stmt *cur) {
+  tsl_arena *a = x->a;
+  const sch_path *bp = &x->bp;
+  uint32_t outer = loop_level(x, 0);
+  for (uint32_t k = bp->depth - 1; k > outer; k--) {
+    const tsl_stmt *s = bp->stmts[k - 1];
+    if (s->kind == TSL_STMT_FOR && s != x->rf_loop &&
+        tsl_map_find(&x->rd, s->u.loop.loop_var, NULL))
       continue; /* the loop disappears; its rebuilt body replaces it */
-    cur = sch_with_child(a, s, bp.index[k], cur);
+    cur = sch_with_child(a, s, bp->index[k], cur);
   }
   const tsl_stmt *items[2] = {rf_body, cur};
   cur = tsl_stmt_seq(a, 2, items);
-  for (uint32_t k = outer; k > scope + 1; k--)
-    cur = sch_with_child(a, bp.stmts[k - 1], bp.index[k], cur);
+  for (uint32_t k = outer; k > x->scope + 1; k--)
+    cur = sch_with_child(a, bp->stmts[k - 1], bp->index[k], cur);
+  const tsl_stmt *scope_realize = bp->stmts[x->scope];
+  const tsl_block *scope_b = scope_realize->u.realize.block;
   tsl_block *nsb = tsl_block_clone(a, scope_b);
   nsb->body = cur;
   const tsl_buffer **allocs =
-      TSL_NEW_ARRAY(a, const tsl_buffer *, scope_b->n_alloc_buffers + red.n);
+      TSL_NEW_ARRAY(a, const tsl_buffer *, scope_b->n_alloc_buffers + x->red.n);
   for (uint32_t i = 0; i < scope_b->n_alloc_buffers; i++)
     allocs[i] = scope_b->alloc_buffers[i];
-  for (uint32_t k = 0; k < red.n; k++)
-    allocs[scope_b->n_alloc_buffers + k] = rfs[k];
+  for (uint32_t k = 0; k < x->red.n; k++)
+    allocs[scope_b->n_alloc_buffers + k] = x->rfs[k];
   nsb->alloc_buffers = allocs;
-  nsb->n_alloc_buffers = scope_b->n_alloc_buffers + red.n;
-  sch_commit(c, bp.func,
-             sch_path_rebuild(a, &bp, scope, sch_with_block(a, scope_realize, nsb)));
-  /* a predicate that ties the factored loop to the other reduction loops
-   * leaves the rfactor block without affine bindings (TVM fails then) */
+  nsb->n_alloc_buffers = scope_b->n_alloc_buffers + x->red.n;
+  sch_commit(x->c, bp->func,
+             sch_path_rebuild(a, bp, x->scope, sch_with_block(a, scope_realize, nsb)));
+}
+
+/* A predicate that ties the factored loop to the other reduction loops
+ * leaves the rfactor block without affine bindings (TVM fails then). */
+static int check_rf_affine(rf_ctx *x) {
   sch_path np;
   const char *why = NULL;
-  if (sch_find_block(sch_func(c->sch, bp.func->name), rb->name, &np) &&
-      !sch_binding_affine(c, &np, 0, &why))
-    return sch_fail(c, TSL_EINVALID,
+  if (sch_find_block(sch_func(x->c->sch, x->bp.func->name), x->rb->name, &np) &&
+      !sch_binding_affine(x->c, &np, 0, &why))
+    return sch_fail(x->c, TSL_EINVALID,
                     "the rfactor block '%s' would not have affine bindings: %s; "
                     "the predicate of block '%s' bounds loop '%s' together with "
                     "other reduction loops, which rfactor would separate (split "
                     "the reduction loop by a factor that divides its extent)",
-                    rb->name, why, b->name, lname);
-  sch_out_block(c, bp.func->name, rb->name);
+                    x->rb->name, why, x->b->name, x->lname);
+  return TSL_OK;
+}
+
+int sch_apply_rfactor(sch_call *c) {
+  rf_ctx x;
+  memset(&x, 0, sizeof x);
+  int rc;
+  if ((rc = find_block(c, &x)))
+    return rc;
+  classify_loop_vars(&x);
+  if ((rc = collect_loops(&x)) || (rc = check_factored_loop_used(&x)) ||
+      (rc = check_first_block(&x)) || (rc = check_loop_kinds(&x)) ||
+      (rc = match_reducer(&x, c->args[1].u.i)))
+    return rc;
+  make_rf_buffers(&x);
+  tsl_vec ivs, vals;
+  rf_block_iters(&x, &ivs, &vals);
+  make_rf_block(&x, &ivs);
+  const tsl_stmt *rf_body = rf_nest(&x, &vals);
+  rebuild(&x, rf_body, make_writeback(&x));
+  if ((rc = check_rf_affine(&x)))
+    return rc;
+  sch_out_block(c, x.bp.func->name, x.rb->name);
   return TSL_OK;
 }
