@@ -219,201 +219,268 @@ static const tsl_stmt *roll_stmt(tsl_mutator *m, const tsl_stmt *s) {
 
 /* ---- the primitive ---- */
 
-int sch_apply_rolling_buffer(sch_call *c) {
-  sch_path p;
-  int rc = sch_block_path(c, c->args[0].u.rv, &p);
-  if (rc)
-    return rc;
-  const tsl_block *blk = sch_path_block(&p);
-  const tsl_stmt *real = sch_path_target(&p);
-  if (p.depth < 2)
-    return sch_fail(c, TSL_EINVALID, "block '%s' is the root block", blk->name);
-  rc = sto_check_index(c, blk, c->args[1].u.i, 1, "write_buffer_index");
-  if (rc)
-    return rc;
-  const tsl_buffer_region *reg = &blk->writes[c->args[1].u.i];
-  const tsl_buffer *buf = reg->buffer;
+typedef struct rb_ctx {
+  sch_call *c;
+  sch_path p; /* the block */
+  const tsl_block *blk;
+  const tsl_stmt *real;
+  const tsl_buffer_region *reg; /* the region written to the buffer rolled */
+  const tsl_buffer *buf;
   cmp_scope s;
-  cmp_scope_of(c, &p, &s);
-  if (cmp_is_output(&s, blk))
+  uint32_t *cons, n_cons; /* the consumers (indices of s.kids) */
+  uint32_t lca;           /* level of the loop shared with them */
+  uint32_t nd;
+  tsl_range *rr;          /* the region written per iteration of the loops down to the lca */
+  axis_info *ax;
+  int axis;               /* the dimension rolled */
+} rb_ctx;
+
+/* The block and the buffer it writes, not an output of the scope. */
+static int find_block(sch_call *c, rb_ctx *x) {
+  int rc = sch_block_path(c, c->args[0].u.rv, &x->p);
+  if (rc)
+    return rc;
+  x->c = c;
+  x->blk = sch_path_block(&x->p);
+  x->real = sch_path_target(&x->p);
+  if (x->p.depth < 2)
+    return sch_fail(c, TSL_EINVALID, "block '%s' is the root block", x->blk->name);
+  rc = sto_check_index(c, x->blk, c->args[1].u.i, 1, "write_buffer_index");
+  if (rc)
+    return rc;
+  x->reg = &x->blk->writes[c->args[1].u.i];
+  x->buf = x->reg->buffer;
+  cmp_scope_of(c, &x->p, &x->s);
+  if (cmp_is_output(&x->s, x->blk))
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' is an output block (it writes a buffer its scope block "
-                    "'%s' does not allocate)", blk->name, s.block->name);
-  /* only read-after-write dependencies between the block and the others */
-  for (uint32_t k = 0; k < s.n; k++) {
-    if (k == s.self)
+                    "'%s' does not allocate)", x->blk->name, x->s.block->name);
+  return TSL_OK;
+}
+
+/* Only read-after-write dependencies between the block and the others. */
+static int check_raw_only(rb_ctx *x) {
+  const cmp_scope *s = &x->s;
+  for (uint32_t k = 0; k < s->n; k++) {
+    if (k == s->self)
       continue;
-    const tsl_block *o = cmp_kid(&s, k);
-    const tsl_block *src = k < s.self ? o : blk, *dst = k < s.self ? blk : o;
+    const tsl_block *o = cmp_kid(s, k);
+    const tsl_block *src = k < s->self ? o : x->blk, *dst = k < s->self ? x->blk : o;
     for (uint32_t w = 0; w < dst->n_writes; w++) {
-      const tsl_buffer *x = dst->writes[w].buffer;
-      int waw = sch_regions_have(src->writes, src->n_writes, x);
-      if (waw || sch_regions_have(src->reads, src->n_reads, x))
-        return sch_fail(c, TSL_EINVALID,
+      const tsl_buffer *b = dst->writes[w].buffer;
+      int waw = sch_regions_have(src->writes, src->n_writes, b);
+      if (waw || sch_regions_have(src->reads, src->n_reads, b))
+        return sch_fail(x->c, TSL_EINVALID,
                         "block '%s' must have only read-after-write dependencies, but "
                         "block '%s' writes '%s' after block '%s' %s it (%s)",
-                        blk->name, dst->name, x->name, src->name, waw ? "wrote" : "read",
+                        x->blk->name, dst->name, b->name, src->name, waw ? "wrote" : "read",
                         waw ? "write-after-write" : "write-after-read");
     }
   }
+  return TSL_OK;
+}
 
-  /* the lowest common ancestor of the block and its consumers */
-  uint32_t *cons;
-  uint32_t n_cons = cmp_consumers(c, &s, s.self, &cons);
-  uint32_t common = p.depth;
-  for (uint32_t i = 0; i < n_cons; i++) {
-    const sch_path *q = &s.kids[cons[i]];
+/* The lowest common ancestor of the block and its consumers, a loop. */
+static int find_lca(rb_ctx *x) {
+  const sch_path *p = &x->p;
+  x->n_cons = cmp_consumers(x->c, &x->s, x->s.self, &x->cons);
+  uint32_t common = p->depth;
+  for (uint32_t i = 0; i < x->n_cons; i++) {
+    const sch_path *q = &x->s.kids[x->cons[i]];
     uint32_t k = 0;
-    while (k < common && k < q->depth && q->stmts[k] == p.stmts[k])
+    while (k < common && k < q->depth && q->stmts[k] == p->stmts[k])
       k++;
     common = k;
   }
   uint32_t lca = common - 1;
-  while (lca > 0 && p.stmts[lca]->kind != TSL_STMT_FOR &&
-         p.stmts[lca]->kind != TSL_STMT_BLOCK_REALIZE)
+  while (lca > 0 && p->stmts[lca]->kind != TSL_STMT_FOR &&
+         p->stmts[lca]->kind != TSL_STMT_BLOCK_REALIZE)
     lca--;
-  if (p.stmts[lca]->kind != TSL_STMT_FOR)
-    return sch_fail(c, TSL_EINVALID,
+  x->lca = lca;
+  if (p->stmts[lca]->kind != TSL_STMT_FOR)
+    return sch_fail(x->c, TSL_EINVALID,
                     "block '%s' and the consumers of '%s' must share a loop (compute the "
                     "block at a loop of its consumers first): their lowest common "
-                    "ancestor is %s", blk->name, buf->name,
-                    lca == p.depth - 1 ? "the block itself (it has no consumer)"
-                                       : "not a loop");
+                    "ancestor is %s", x->blk->name, x->buf->name,
+                    lca == p->depth - 1 ? "the block itself (it has no consumer)"
+                                        : "not a loop");
+  return TSL_OK;
+}
 
-  /* the region written per iteration of the loops down to the lca */
-  uint32_t nd = buf->ndim;
-  tsl_range *rr = TSL_NEW_ARRAY(c->arena, tsl_range, nd + 1);
-  if (!relaxed(c, &p, lca, real, reg, rr))
+/* The region written per iteration of the loops down to the lca, and for
+ * each dimension the var its start rolls with and the overlap. */
+static int find_axes(rb_ctx *x) {
+  sch_call *c = x->c;
+  const tsl_buffer *buf = x->buf;
+  uint32_t nd = x->nd = buf->ndim;
+  x->rr = TSL_NEW_ARRAY(c->arena, tsl_range, nd + 1);
+  if (!relaxed(c, &x->p, x->lca, x->real, x->reg, x->rr))
     return sch_fail(c, TSL_EUNSUPPORTED, "cannot bound the region of '%s' that block '%s' "
-                    "writes", buf->name, blk->name);
-  axis_info *ax = TSL_NEW_ARRAY(c->arena, axis_info, nd + 1);
+                    "writes", buf->name, x->blk->name);
+  x->ax = TSL_NEW_ARRAY(c->arena, axis_info, nd + 1);
   for (uint32_t d = 0; d < nd; d++) {
-    int64_t stride = 0, ext;
-    const tsl_var *v = NULL;
-    if (!tsl_expr_is_const_int(rr[d].min, NULL)) {
-      /* the pattern as written in the index (the simplifier may have
-       * rewritten (v * 5) // 2 as v * 2 + v // 2), equal to the start */
-      start_search ss = {c, rr[d].min, NULL, 0};
-      tsl_expr_visit(sch_subst_bindings(c, real, reg->ranges[d].min), find_start, &ss);
-      v = ss.var;
-      stride = ss.stride;
-      if (!v || !tsl_expr_is_const_int(rr[d].extent, &ext))
-        return sch_fail(c, TSL_EINVALID,
-                        "the region of '%s' that block '%s' writes per iteration starts "
-                        "at %s in dimension %u; rolling needs a start of the form "
-                        "var * stride (or (var * stride) // divisor) with a constant "
-                        "extent", buf->name, blk->name, cmp_expr_str(c, rr[d].min), d);
-      if (ext - stride > 0)
-        ax[d] = (axis_info){v, ext - stride};
-    }
-  }
-  int axis = -1;
-  for (uint32_t k = s.level + 1; k + 1 < p.depth && axis < 0; k++) {
-    if (p.stmts[k]->kind != TSL_STMT_FOR)
+    const tsl_range *rd = &x->rr[d];
+    int64_t ext;
+    if (tsl_expr_is_const_int(rd->min, NULL))
       continue;
-    for (uint32_t d = 0; d < nd && axis < 0; d++)
-      if (ax[d].var == p.stmts[k]->u.loop.loop_var)
-        axis = (int)d;
+    /* the pattern as written in the index (the simplifier may have
+     * rewritten (v * 5) // 2 as v * 2 + v // 2), equal to the start */
+    start_search ss = {c, rd->min, NULL, 0};
+    tsl_expr_visit(sch_subst_bindings(c, x->real, x->reg->ranges[d].min), find_start, &ss);
+    if (!ss.var || !tsl_expr_is_const_int(rd->extent, &ext))
+      return sch_fail(c, TSL_EINVALID,
+                      "the region of '%s' that block '%s' writes per iteration starts "
+                      "at %s in dimension %u; rolling needs a start of the form "
+                      "var * stride (or (var * stride) // divisor) with a constant "
+                      "extent", buf->name, x->blk->name, cmp_expr_str(c, rd->min), d);
+    if (ext - ss.stride > 0)
+      x->ax[d] = (axis_info){ss.var, ext - ss.stride};
   }
-  if (axis < 0)
-    return sch_fail(c, TSL_EINVALID,
+  return TSL_OK;
+}
+
+/* The dimension rolled: the one that rolls with the outermost loop. */
+static int pick_axis(rb_ctx *x) {
+  const sch_path *p = &x->p;
+  x->axis = -1;
+  for (uint32_t k = x->s.level + 1; k + 1 < p->depth && x->axis < 0; k++) {
+    if (p->stmts[k]->kind != TSL_STMT_FOR)
+      continue;
+    for (uint32_t d = 0; d < x->nd && x->axis < 0; d++)
+      if (x->ax[d].var == p->stmts[k]->u.loop.loop_var)
+        x->axis = (int)d;
+  }
+  if (x->axis < 0)
+    return sch_fail(x->c, TSL_EINVALID,
                     "no dimension of '%s' overlaps between iterations of a loop: the "
                     "region block '%s' writes per iteration must start at var * stride "
                     "(var a loop around the block) and extend past the stride",
-                    buf->name, blk->name);
+                    x->buf->name, x->blk->name);
+  return TSL_OK;
+}
 
-  /* iterations of the rolling loop down to the lca run one after the other
-   * (each reuses what the previous one computed) */
-  for (uint32_t k = s.level + 1; k <= lca; k++) {
-    const tsl_stmt *l = p.stmts[k];
+/* Iterations of the rolling loop down to the lca run one after the other
+ * (each reuses what the previous one computed). */
+static int check_in_order(rb_ctx *x) {
+  const sch_path *p = &x->p;
+  const tsl_var *rv = x->ax[x->axis].var;
+  for (uint32_t k = x->s.level + 1; k <= x->lca; k++) {
+    const tsl_stmt *l = p->stmts[k];
     if (l->kind != TSL_STMT_FOR)
       continue;
     int from_var = 0;
-    for (uint32_t j = s.level + 1; j <= k; j++)
-      from_var |= p.stmts[j]->kind == TSL_STMT_FOR &&
-                  p.stmts[j]->u.loop.loop_var == ax[axis].var;
+    for (uint32_t j = x->s.level + 1; j <= k; j++)
+      from_var |= p->stmts[j]->kind == TSL_STMT_FOR && p->stmts[j]->u.loop.loop_var == rv;
     if (from_var && l->u.loop.for_kind != TSL_FOR_SERIAL &&
         l->u.loop.for_kind != TSL_FOR_UNROLLED)
-      return sch_fail(c, TSL_EINVALID,
+      return sch_fail(x->c, TSL_EINVALID,
                       "%s loop '%s'%s is %s; rolling needs the iterations from the rolling "
                       "loop '%s' down to the loop shared with the consumers to run in order",
-                      l->u.loop.loop_var == ax[axis].var ? "the rolling" : "the",
+                      l->u.loop.loop_var == rv ? "the rolling" : "the",
                       l->u.loop.loop_var->name,
-                      l->u.loop.loop_var == ax[axis].var ? "" : " (inside the rolling loop)",
-                      tsl_for_kind_name((tsl_for_kind)l->u.loop.for_kind), ax[axis].var->name);
+                      l->u.loop.loop_var == rv ? "" : " (inside the rolling loop)",
+                      tsl_for_kind_name((tsl_for_kind)l->u.loop.for_kind), rv->name);
   }
-  /* the writer's T.where may only drop points outside the buffer: the
-   * overlap it skips must have been written by the previous iteration */
-  {
-    const tsl_expr *conj[16];
-    uint32_t nc = 0;
-    const tsl_expr *stack[32];
-    uint32_t ns = 0;
-    stack[ns++] = real->u.realize.predicate;
-    while (ns && nc < 16) {
-      const tsl_expr *e = stack[--ns];
-      if (e->kind == TSL_EXPR_AND && ns + 2 <= 32) {
-        stack[ns++] = e->args[1];
-        stack[ns++] = e->args[0];
-      } else {
-        conj[nc++] = e;
-      }
-    }
-    for (uint32_t i = 0; i < nc; i++) {
-      const tsl_expr *e = conj[i];
-      if (e->kind == TSL_EXPR_INT_IMM && e->u.int_value)
-        continue;
-      int ok = 0;
-      if (e->kind == TSL_EXPR_LT || e->kind == TSL_EXPR_LE)
-        for (uint32_t d = 0; d < nd && !ok; d++) {
-          const tsl_expr *idx = sch_subst_bindings(c, real, reg->ranges[d].min);
-          const tsl_expr *lim = buf->shape[d];
-          if (e->kind == TSL_EXPR_LE)
-            lim = tsl_expr_binary(c->arena, TSL_EXPR_SUB, lim, tsl_expr_int(c->arena, lim->dtype, 1));
-          if (lim->dtype.bits != e->args[1]->dtype.bits)
-            lim = tsl_expr_cast(c->arena, e->args[1]->dtype, lim);
-          ok = tsl_analyzer_equal(c->sch->an, e->args[0], idx) &&
-               tsl_analyzer_can_prove(c->sch->an,
-                                      tsl_expr_binary(c->arena, TSL_EXPR_GE, e->args[1], lim));
-        }
-      if (!ok)
-        return sch_fail(c, TSL_EINVALID,
-                        "block '%s' has a T.where (%s) that may skip elements of the window "
-                        "it writes; a rolling buffer assumes each iteration writes its whole "
-                        "window", blk->name, cmp_expr_str(c, e));
-    }
-  }
+  return TSL_OK;
+}
 
-  /* the consumers read inside the current window */
-  for (uint32_t i = 0; i < n_cons; i++) {
-    const tsl_block *k = cmp_kid(&s, cons[i]);
-    const tsl_stmt *kr = sch_path_target(&s.kids[cons[i]]);
+/* The conjuncts of `e`, at most 16 (an AND nested deeper than the stack
+ * allows is kept whole). */
+static uint32_t where_conjuncts(const tsl_expr *e, const tsl_expr *conj[16]) {
+  uint32_t nc = 0;
+  const tsl_expr *stack[32];
+  uint32_t ns = 0;
+  stack[ns++] = e;
+  while (ns && nc < 16) {
+    e = stack[--ns];
+    if (e->kind == TSL_EXPR_AND && ns + 2 <= 32) {
+      stack[ns++] = e->args[1];
+      stack[ns++] = e->args[0];
+    } else {
+      conj[nc++] = e;
+    }
+  }
+  return nc;
+}
+
+/* 1 when conjunct `e` of the writer's T.where is `idx < lim` (or <=) that
+ * only drops points at or past the end of the buffer in some dimension. */
+static int drops_outside_only(rb_ctx *x, const tsl_expr *e) {
+  sch_call *c = x->c;
+  if (e->kind != TSL_EXPR_LT && e->kind != TSL_EXPR_LE)
+    return 0;
+  for (uint32_t d = 0; d < x->nd; d++) {
+    const tsl_expr *idx = sch_subst_bindings(c, x->real, x->reg->ranges[d].min);
+    const tsl_expr *lim = x->buf->shape[d];
+    if (e->kind == TSL_EXPR_LE)
+      lim = tsl_expr_binary(c->arena, TSL_EXPR_SUB, lim, tsl_expr_int(c->arena, lim->dtype, 1));
+    if (lim->dtype.bits != e->args[1]->dtype.bits)
+      lim = tsl_expr_cast(c->arena, e->args[1]->dtype, lim);
+    if (tsl_analyzer_equal(c->sch->an, e->args[0], idx) &&
+        tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_GE, e->args[1], lim)))
+      return 1;
+  }
+  return 0;
+}
+
+/* The writer's T.where may only drop points outside the buffer: the overlap
+ * it skips must have been written by the previous iteration. */
+static int check_predicate(rb_ctx *x) {
+  const tsl_expr *conj[16];
+  uint32_t nc = where_conjuncts(x->real->u.realize.predicate, conj);
+  for (uint32_t i = 0; i < nc; i++) {
+    const tsl_expr *e = conj[i];
+    if (e->kind == TSL_EXPR_INT_IMM && e->u.int_value)
+      continue;
+    if (!drops_outside_only(x, e))
+      return sch_fail(x->c, TSL_EINVALID,
+                      "block '%s' has a T.where (%s) that may skip elements of the window "
+                      "it writes; a rolling buffer assumes each iteration writes its whole "
+                      "window", x->blk->name, cmp_expr_str(x->c, e));
+  }
+  return TSL_OK;
+}
+
+/* The consumers read inside the window written in the same iteration. */
+static int check_consumers(rb_ctx *x) {
+  sch_call *c = x->c;
+  tsl_arena *a = c->arena;
+  tsl_range *kg = TSL_NEW_ARRAY(a, tsl_range, x->nd + 1);
+  const tsl_expr *wlo = x->rr[x->axis].min;
+  const tsl_expr *whi = tsl_expr_binary(a, TSL_EXPR_ADD, wlo, x->rr[x->axis].extent);
+  for (uint32_t i = 0; i < x->n_cons; i++) {
+    const sch_path *kp = &x->s.kids[x->cons[i]];
+    const tsl_block *k = cmp_kid(&x->s, x->cons[i]);
     for (uint32_t r = 0; r < k->n_reads; r++) {
-      if (k->reads[r].buffer != buf)
+      if (k->reads[r].buffer != x->buf)
         continue;
-      tsl_range kr_rg[16];
-      tsl_range *kg = nd <= 16 ? kr_rg : TSL_NEW_ARRAY(c->arena, tsl_range, nd);
-      const tsl_expr *lo = NULL, *hi = NULL, *wlo = rr[axis].min, *whi = NULL;
-      int ok = relaxed(c, &s.kids[cons[i]], lca, kr, &k->reads[r], kg);
+      int ok = relaxed(c, kp, x->lca, sch_path_target(kp), &k->reads[r], kg);
       if (ok) {
-        lo = kg[axis].min;
-        hi = tsl_expr_binary(c->arena, TSL_EXPR_ADD, lo, kg[axis].extent);
-        whi = tsl_expr_binary(c->arena, TSL_EXPR_ADD, wlo, rr[axis].extent);
-        ok = tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, wlo, lo)) &&
-             tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE, hi, whi));
+        const tsl_expr *lo = kg[x->axis].min;
+        const tsl_expr *hi = tsl_expr_binary(a, TSL_EXPR_ADD, lo, kg[x->axis].extent);
+        ok = tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LE, wlo, lo)) &&
+             tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LE, hi, whi));
       }
       if (!ok)
         return sch_fail(c, TSL_EINVALID,
                         "block '%s' reads '%s' outside the window block '%s' writes in "
                         "the same iteration (dimension %d); a rolling buffer would have "
-                        "overwritten those elements", k->name, buf->name, blk->name, axis);
+                        "overwritten those elements", k->name, x->buf->name, x->blk->name,
+                        x->axis);
     }
   }
+  return TSL_OK;
+}
 
-  /* the rolled buffer and the rewrite of the scope */
+/* The rolled buffer, allocated in place of the buffer, and every access of
+ * the scope rewritten to it. */
+static void rewrite(rb_ctx *x) {
+  sch_call *c = x->c;
+  const tsl_buffer *buf = x->buf;
+  uint32_t nd = x->nd, axis = (uint32_t)x->axis;
   const tsl_expr **shape = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd + 1);
   memcpy(shape, buf->shape, sizeof *shape * nd);
-  shape[axis] = rr[axis].extent;
+  shape[axis] = x->rr[axis].extent;
   if (shape[axis]->dtype.bits != buf->shape[axis]->dtype.bits)
     shape[axis] = tsl_expr_int(c->arena, buf->shape[axis]->dtype, shape[axis]->u.int_value);
   const tsl_buffer *nbuf =
@@ -427,18 +494,29 @@ int sch_apply_rolling_buffer(sch_call *c) {
   st.c = c;
   st.from = buf;
   st.to = nbuf;
-  st.axis = (uint32_t)axis;
+  st.axis = axis;
   st.extent = shape[axis];
-  st.ax = ax;
+  st.ax = x->ax;
   st.nd = nd;
-  const tsl_stmt *body = tsl_mutate_stmt(&st.m, s.block->body);
-  tsl_block *sb = tsl_block_clone(c->arena, s.block);
+  const tsl_stmt *body = tsl_mutate_stmt(&st.m, x->s.block->body);
+  tsl_block *sb = tsl_block_clone(c->arena, x->s.block);
   sb->body = body;
   const tsl_buffer **al = TSL_NEW_ARRAY(c->arena, const tsl_buffer *, sb->n_alloc_buffers + 1);
   for (uint32_t i = 0; i < sb->n_alloc_buffers; i++)
     al[i] = sb->alloc_buffers[i] == buf ? nbuf : sb->alloc_buffers[i];
   sb->alloc_buffers = al;
-  const tsl_stmt *nr = sch_with_block(c->arena, s.path.stmts[s.level], sb);
-  sch_commit(c, p.func, sch_path_rebuild(c->arena, &p, s.level, nr));
+  const tsl_stmt *nr = sch_with_block(c->arena, x->s.path.stmts[x->s.level], sb);
+  sch_commit(c, x->p.func, sch_path_rebuild(c->arena, &x->p, x->s.level, nr));
+}
+
+int sch_apply_rolling_buffer(sch_call *c) {
+  rb_ctx x;
+  memset(&x, 0, sizeof x);
+  int rc;
+  if ((rc = find_block(c, &x)) || (rc = check_raw_only(&x)) || (rc = find_lca(&x)) ||
+      (rc = find_axes(&x)) || (rc = pick_axis(&x)) || (rc = check_in_order(&x)) ||
+      (rc = check_predicate(&x)) || (rc = check_consumers(&x)))
+    return rc;
+  rewrite(&x);
   return TSL_OK;
 }
