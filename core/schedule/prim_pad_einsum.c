@@ -30,6 +30,14 @@ typedef struct pe_ctx {
   tsl_map loop_ext;    /* loop var -> padded extent */
   tsl_map bufs;        /* buffer -> padded buffer */
   const char *why;     /* first access that is not of the einsum form */
+  sch_path p;          /* the block */
+  cmp_scope s;
+  const tsl_sch_value *pad; /* the padding of each iter */
+  int any_reduce;      /* a reduce iter is padded */
+  const tsl_stmt *item; /* the scope body's item holding the block */
+  uint32_t pos;        /* its position there */
+  tsl_vec before, after; /* const tsl_stmt *: the copy nests in and out */
+  tsl_vec allocs;      /* const tsl_buffer *: the padded buffers */
 } pe_ctx;
 
 /* An access region of the einsum: every range of extent 1 starting at a
@@ -303,16 +311,17 @@ static int count_blocks(const tsl_stmt *s) {
   return n;
 }
 
-int sch_apply_pad_einsum(sch_call *c) {
-  tsl_arena *a = c->arena;
-  sch_path p;
-  int rc = sch_block_path(c, c->args[0].u.rv, &p);
+/* ---- the primitive -------------------------------------------------------- */
+
+/* The block, not the root, a padding per iter, a stage pipeline scope. */
+static int find_block(sch_call *c, pe_ctx *x) {
+  int rc = sch_block_path(c, c->args[0].u.rv, &x->p);
   if (rc)
     return rc;
-  const tsl_stmt *real = sch_path_target(&p);
+  const tsl_stmt *real = sch_path_target(&x->p);
   const tsl_block *b = real->u.realize.block;
   const tsl_sch_value *pad = &c->args[1];
-  if (p.depth == 1)
+  if (x->p.depth == 1)
     return sch_fail(c, TSL_EINVALID, "block '%s' is the root block", b->name);
   int valid = pad->n == b->n_iter_vars;
   for (uint32_t i = 0; valid && i < pad->n; i++)
@@ -322,194 +331,282 @@ int sch_apply_pad_einsum(sch_call *c) {
                     "padding must be a list of %u positive integers, one per "
                     "iter var of block '%s'",
                     b->n_iter_vars, b->name);
-  cmp_scope s;
-  cmp_scope_of(c, &p, &s);
-  if ((rc = cmp_check_stage_pipeline(c, &s)))
+  cmp_scope_of(c, &x->p, &x->s);
+  if ((rc = cmp_check_stage_pipeline(c, &x->s)))
     return rc;
-  pe_ctx x = {.c = c, .f = p.func, .b = b, .realize = real};
-  tsl_map_init(&x.used, a);
-  tsl_map_init(&x.padded, a);
-  tsl_map_init(&x.loop_ext, a);
-  tsl_map_init(&x.bufs, a);
-  /* the einsum form */
+  x->c = c;
+  x->f = x->p.func;
+  x->b = b;
+  x->realize = real;
+  x->pad = pad;
+  tsl_map_init(&x->used, c->arena);
+  tsl_map_init(&x->padded, c->arena);
+  tsl_map_init(&x->loop_ext, c->arena);
+  tsl_map_init(&x->bufs, c->arena);
+  return TSL_OK;
+}
+
+/* The einsum form: each buffer once in the regions, at a point of iter
+ * vars and constants, and every access at its region's point. */
+static int check_einsum(pe_ctx *x) {
+  const tsl_block *b = x->b;
   tsl_map seen;
-  tsl_map_init(&seen, a);
+  tsl_map_init(&seen, x->c->arena);
   for (uint32_t i = 0; i < b->n_reads + b->n_writes; i++) {
     const tsl_buffer_region *r = i < b->n_reads ? &b->reads[i] : &b->writes[i - b->n_reads];
     if (!tsl_map_put(&seen, r->buffer, NULL) || !trivial_region(r))
-      return sch_fail(c, TSL_EINVALID,
+      return sch_fail(x->c, TSL_EINVALID,
                       "block '%s' is not an Einsum: %s '%s' %s",
                       b->name, i < b->n_reads ? "read of" : "write of", r->buffer->name,
                       trivial_region(r) ? "appears twice in its regions"
                                         : "is not at a point of iter vars and constants");
   }
-  tsl_stmt_visitor vis = {.stmt = acc_stmt, .expr = acc_expr, .user_data = &x};
+  tsl_stmt_visitor vis = {.stmt = acc_stmt, .expr = acc_expr, .user_data = x};
   tsl_stmt_visit(b->body, &vis);
   if (b->init)
     tsl_stmt_visit(b->init, &vis);
-  if (x.why)
-    return sch_fail(c, TSL_EINVALID,
+  if (x->why)
+    return sch_fail(x->c, TSL_EINVALID,
                     "block '%s' is not an Einsum: an access of %s is not at "
                     "the point its region names",
-                    b->name, x.why);
-  /* padded extents */
-  int any_reduce = 0;
-  for (uint32_t i = 0; i < b->n_iter_vars; i++) {
-    const tsl_iter_var *iv = &b->iter_vars[i];
-    const tsl_expr *ext = iv->dom.extent;
-    const tsl_expr *pe = tsl_expr_int(a, ext->dtype, pad->u.items[i].u.i);
-    const tsl_expr *nd = sch_simplify(
-        c, tsl_expr_binary(a, TSL_EXPR_MUL,
-                           tsl_expr_binary(a, TSL_EXPR_FLOORDIV,
-                                           tsl_expr_binary(a, TSL_EXPR_SUB,
-                                                           tsl_expr_binary(a, TSL_EXPR_ADD, ext, pe),
-                                                           tsl_expr_int(a, ext->dtype, 1)),
-                                           pe),
-                           pe));
-    if (tsl_analyzer_equal(c->sch->an, nd, ext))
-      continue;
-    int64_t m0;
-    if (!tsl_expr_is_const_int(sch_simplify(c, iv->dom.min), &m0) || m0 != 0)
-      return sch_fail(c, TSL_EINVALID,
-                      "iter '%s' of block '%s' does not start at 0; only iters "
-                      "starting at 0 can be padded",
-                      iv->var->name, b->name);
-    if (iv->iter_type != TSL_ITER_SPATIAL && iv->iter_type != TSL_ITER_REDUCE)
-      return sch_fail(c, TSL_EINVALID,
-                      "iter '%s' of block '%s' is neither spatial nor reduce",
-                      iv->var->name, b->name);
-    tsl_map_put(&x.padded, iv->var, (void *)nd);
-    any_reduce |= iv->iter_type == TSL_ITER_REDUCE;
-    const tsl_expr *v = real->u.realize.iter_values[i];
-    if (v->kind == TSL_EXPR_VAR) {
-      tsl_map_put(&x.padded, v->u.var, (void *)nd);
-      const tsl_stmt *l = bound_loop(&p, s.level, v);
-      if (l) {
-        int64_t lm;
-        if (!tsl_expr_is_const_int(sch_simplify(c, l->u.loop.min), &lm) || lm != 0 ||
-            !tsl_analyzer_equal(c->sch->an, l->u.loop.extent, ext))
-          return sch_fail(c, TSL_EINVALID,
-                          "loop '%s', bound to iter '%s' of block '%s', does not "
-                          "run over the iter's domain [0, %s)",
-                          l->u.loop.loop_var->name, iv->var->name, b->name,
-                          cmp_expr_str(c, ext));
-        if (count_blocks(l->u.loop.body) != 1)
-          return sch_fail(c, TSL_EINVALID,
-                          "loop '%s' holds other blocks than '%s'; extending it "
-                          "would run them for the padding too",
-                          l->u.loop.loop_var->name, b->name);
-        for (uint32_t j = 0; j < b->n_iter_vars; j++)
-          if (j != i && tsl_expr_uses_var(real->u.realize.iter_values[j], v->u.var))
-            return sch_fail(c, TSL_EINVALID,
-                            "loop '%s' binds more than iter '%s' of block '%s'",
-                            l->u.loop.loop_var->name, iv->var->name, b->name);
-        tsl_map_put(&x.loop_ext, v->u.var, (void *)nd);
-      }
-    }
-  }
-  if (!x.padded.n)
-    return TSL_OK; /* every extent is already a multiple: nothing to do */
-  for (uint32_t i = 0; any_reduce && i < b->n_iter_vars; i++)
-    if (b->iter_vars[i].iter_type == TSL_ITER_REDUCE &&
-        tsl_map_find(&x.padded, b->iter_vars[i].var, NULL) &&
-        (rc = check_reduce_pad(&x, &b->iter_vars[i])))
-      return rc;
-  /* the scope item holding the block: nothing else may see the padding */
-  const tsl_stmt *sbody = s.block->body;
-  uint32_t item_level = s.level + 1, pos = 0;
-  if (sbody->kind == TSL_STMT_SEQ) {
-    item_level = s.level + 2;
-    pos = p.index[item_level];
-  }
-  const tsl_stmt *item = p.stmts[item_level];
-  if (count_blocks(item) != 1)
+                    b->name, x->why);
+  return TSL_OK;
+}
+
+/* The loop `l` (of var `v`) that iter i is bound to can be extended with
+ * the iter: it runs over the iter's domain, holds only the block and binds
+ * only iter i. */
+static int check_bound_loop(pe_ctx *x, uint32_t i, const tsl_stmt *l, const tsl_var *v) {
+  sch_call *c = x->c;
+  const tsl_block *b = x->b;
+  const tsl_iter_var *iv = &b->iter_vars[i];
+  int64_t lm;
+  if (!tsl_expr_is_const_int(sch_simplify(c, l->u.loop.min), &lm) || lm != 0 ||
+      !tsl_analyzer_equal(c->sch->an, l->u.loop.extent, iv->dom.extent))
     return sch_fail(c, TSL_EINVALID,
+                    "loop '%s', bound to iter '%s' of block '%s', does not "
+                    "run over the iter's domain [0, %s)",
+                    l->u.loop.loop_var->name, iv->var->name, b->name,
+                    cmp_expr_str(c, iv->dom.extent));
+  if (count_blocks(l->u.loop.body) != 1)
+    return sch_fail(c, TSL_EINVALID,
+                    "loop '%s' holds other blocks than '%s'; extending it "
+                    "would run them for the padding too",
+                    l->u.loop.loop_var->name, b->name);
+  for (uint32_t j = 0; j < b->n_iter_vars; j++)
+    if (j != i && tsl_expr_uses_var(x->realize->u.realize.iter_values[j], v))
+      return sch_fail(c, TSL_EINVALID,
+                      "loop '%s' binds more than iter '%s' of block '%s'",
+                      l->u.loop.loop_var->name, iv->var->name, b->name);
+  return TSL_OK;
+}
+
+/* Iter i's extent rounded up to a multiple of its padding; when that
+ * changes it, the iter (starting at 0, spatial or reduce), the var it is
+ * bound to and the loop of that var get the padded extent. */
+static int pad_iter(pe_ctx *x, uint32_t i) {
+  sch_call *c = x->c;
+  tsl_arena *a = c->arena;
+  const tsl_iter_var *iv = &x->b->iter_vars[i];
+  const tsl_expr *ext = iv->dom.extent;
+  const tsl_expr *pe = tsl_expr_int(a, ext->dtype, x->pad->u.items[i].u.i);
+  const tsl_expr *padded = sch_simplify(
+      c, tsl_expr_binary(a, TSL_EXPR_MUL,
+                         tsl_expr_binary(a, TSL_EXPR_FLOORDIV,
+                                         tsl_expr_binary(a, TSL_EXPR_SUB,
+                                                         tsl_expr_binary(a, TSL_EXPR_ADD, ext, pe),
+                                                         tsl_expr_int(a, ext->dtype, 1)),
+                                         pe),
+                         pe));
+  if (tsl_analyzer_equal(c->sch->an, padded, ext))
+    return TSL_OK;
+  int64_t m0;
+  if (!tsl_expr_is_const_int(sch_simplify(c, iv->dom.min), &m0) || m0 != 0)
+    return sch_fail(c, TSL_EINVALID,
+                    "iter '%s' of block '%s' does not start at 0; only iters "
+                    "starting at 0 can be padded",
+                    iv->var->name, x->b->name);
+  if (iv->iter_type != TSL_ITER_SPATIAL && iv->iter_type != TSL_ITER_REDUCE)
+    return sch_fail(c, TSL_EINVALID,
+                    "iter '%s' of block '%s' is neither spatial nor reduce",
+                    iv->var->name, x->b->name);
+  tsl_map_put(&x->padded, iv->var, (void *)padded);
+  x->any_reduce |= iv->iter_type == TSL_ITER_REDUCE;
+  const tsl_expr *v = x->realize->u.realize.iter_values[i];
+  if (v->kind != TSL_EXPR_VAR)
+    return TSL_OK;
+  tsl_map_put(&x->padded, v->u.var, (void *)padded);
+  const tsl_stmt *l = bound_loop(&x->p, x->s.level, v);
+  if (!l)
+    return TSL_OK;
+  int rc = check_bound_loop(x, i, l, v->u.var);
+  if (rc)
+    return rc;
+  tsl_map_put(&x->loop_ext, v->u.var, (void *)padded);
+  return TSL_OK;
+}
+
+/* A padded reduce iter must not change the result. */
+static int check_reduce_pads(pe_ctx *x) {
+  const tsl_block *b = x->b;
+  int rc;
+  for (uint32_t i = 0; x->any_reduce && i < b->n_iter_vars; i++)
+    if (b->iter_vars[i].iter_type == TSL_ITER_REDUCE &&
+        tsl_map_find(&x->padded, b->iter_vars[i].var, NULL) &&
+        (rc = check_reduce_pad(x, &b->iter_vars[i])))
+      return rc;
+  return TSL_OK;
+}
+
+/* The scope item holding the block: nothing else may see the padding. */
+static int find_item(pe_ctx *x) {
+  const tsl_stmt *sbody = x->s.block->body;
+  uint32_t item_level = x->s.level + 1;
+  x->pos = 0;
+  if (sbody->kind == TSL_STMT_SEQ) {
+    item_level = x->s.level + 2;
+    x->pos = x->p.index[item_level];
+  }
+  x->item = x->p.stmts[item_level];
+  if (count_blocks(x->item) != 1)
+    return sch_fail(x->c, TSL_EINVALID,
                     "block '%s' shares its statement of the scope with other "
                     "blocks; pad_einsum copies buffers around that statement",
-                    b->name);
-  /* the copies */
-  tsl_vec before, after, allocs;
-  tsl_vec_init(&before, sizeof(const tsl_stmt *), a);
-  tsl_vec_init(&after, sizeof(const tsl_stmt *), a);
-  tsl_vec_init(&allocs, sizeof(const tsl_buffer *), a);
-  for (uint32_t i = 0; i < b->n_reads + b->n_writes; i++) {
-    int is_read = i < b->n_reads;
-    const tsl_buffer_region *r = is_read ? &b->reads[i] : &b->writes[i - b->n_reads];
-    if (!needs_padding(&x, r))
-      continue;
-    const tsl_buffer *buf = r->buffer;
-    /* outputs are copied back over their whole shape: the block must write
-     * all of it */
-    const tsl_expr *pr = real->u.realize.predicate;
-    if (!is_read && !(pr->kind == TSL_EXPR_INT_IMM && pr->u.int_value))
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' has a predicate; its padded output '%s' would "
-                      "be copied back where it wrote nothing",
-                      b->name, buf->name);
-    for (uint32_t d = 0; d < r->ndim; d++) {
-      const tsl_expr *m = r->ranges[d].min;
-      int64_t k;
-      if (tsl_expr_is_const_int(m, &k) && k != 0)
-        return sch_fail(c, TSL_EINVALID,
-                        "block '%s' accesses '%s' at the constant %lld in "
-                        "dimension %u; its padded copy has extent 1 there",
-                        b->name, buf->name, (long long)k, d);
-      if (is_read || m->kind != TSL_EXPR_VAR)
-        continue;
-      const tsl_iter_var *iv = NULL;
-      uint32_t at = 0;
-      for (uint32_t j = 0; j < b->n_iter_vars && !iv; j++)
-        if (b->iter_vars[j].var == m->u.var) {
-          iv = &b->iter_vars[j];
-          at = j;
-        }
-      const tsl_stmt *l = iv ? bound_loop(&p, s.level, real->u.realize.iter_values[at]) : NULL;
-      int64_t dm, lm;
-      if (!iv || iv->iter_type != TSL_ITER_SPATIAL || !l ||
-          !tsl_expr_is_const_int(sch_simplify(c, iv->dom.min), &dm) || dm != 0 ||
-          !tsl_analyzer_equal(c->sch->an, iv->dom.extent, buf->shape[d]) ||
-          !tsl_expr_is_const_int(sch_simplify(c, l->u.loop.min), &lm) || lm != 0 ||
-          !tsl_analyzer_equal(c->sch->an, l->u.loop.extent, iv->dom.extent))
-        return sch_fail(c, TSL_EINVALID,
-                        "block '%s' does not write all of '%s' along dimension "
-                        "%u (its index must be a spatial iter bound to a loop "
-                        "over the whole extent %s); the padded copy would be "
-                        "copied back over values it did not compute",
-                        b->name, buf->name, d, cmp_expr_str(c, buf->shape[d]));
+                    x->b->name);
+  return TSL_OK;
+}
+
+/* 1 when the block writes all of a dimension of extent `extent` indexed by
+ * `var`: a spatial iter from 0 over `extent`, bound to a loop from 0 over
+ * it. */
+static int writes_whole_dim(pe_ctx *x, const tsl_var *var, const tsl_expr *extent) {
+  sch_call *c = x->c;
+  const tsl_block *b = x->b;
+  const tsl_iter_var *iv = NULL;
+  uint32_t at = 0;
+  for (uint32_t j = 0; j < b->n_iter_vars && !iv; j++)
+    if (b->iter_vars[j].var == var) {
+      iv = &b->iter_vars[j];
+      at = j;
     }
-    const tsl_buffer *pb = padded_buffer(&x, r);
-    tsl_map_put(&x.bufs, buf, (void *)pb);
-    TSL_VEC_PUSH(&allocs, const tsl_buffer *, pb);
-    TSL_VEC_PUSH(is_read ? &before : &after, const tsl_stmt *, copy_nest(&x, buf, pb, is_read));
+  const tsl_stmt *l =
+      iv ? bound_loop(&x->p, x->s.level, x->realize->u.realize.iter_values[at]) : NULL;
+  int64_t dm, lm;
+  return iv && iv->iter_type == TSL_ITER_SPATIAL && l &&
+         tsl_expr_is_const_int(sch_simplify(c, iv->dom.min), &dm) && dm == 0 &&
+         tsl_analyzer_equal(c->sch->an, iv->dom.extent, extent) &&
+         tsl_expr_is_const_int(sch_simplify(c, l->u.loop.min), &lm) && lm == 0 &&
+         tsl_analyzer_equal(c->sch->an, l->u.loop.extent, iv->dom.extent);
+}
+
+/* A padded buffer's copy is valid: constant indices are 0 (the copy has
+ * extent 1 there), and an output, copied back over its whole shape, is
+ * written whole. */
+static int check_copy(pe_ctx *x, const tsl_buffer_region *r, int is_read) {
+  sch_call *c = x->c;
+  const tsl_block *b = x->b;
+  const tsl_buffer *buf = r->buffer;
+  const tsl_expr *pr = x->realize->u.realize.predicate;
+  if (!is_read && !(pr->kind == TSL_EXPR_INT_IMM && pr->u.int_value))
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' has a predicate; its padded output '%s' would "
+                    "be copied back where it wrote nothing",
+                    b->name, buf->name);
+  for (uint32_t d = 0; d < r->ndim; d++) {
+    const tsl_expr *m = r->ranges[d].min;
+    int64_t k;
+    if (tsl_expr_is_const_int(m, &k) && k != 0)
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' accesses '%s' at the constant %lld in "
+                      "dimension %u; its padded copy has extent 1 there",
+                      b->name, buf->name, (long long)k, d);
+    if (is_read || m->kind != TSL_EXPR_VAR)
+      continue;
+    if (!writes_whole_dim(x, m->u.var, buf->shape[d]))
+      return sch_fail(c, TSL_EINVALID,
+                      "block '%s' does not write all of '%s' along dimension "
+                      "%u (its index must be a spatial iter bound to a loop "
+                      "over the whole extent %s); the padded copy would be "
+                      "copied back over values it did not compute",
+                      b->name, buf->name, d, cmp_expr_str(c, buf->shape[d]));
   }
+  return TSL_OK;
+}
+
+/* A padded copy of each buffer a padded iter indexes, copied in before the
+ * item (inputs) or back after it (outputs). */
+static int make_copies(pe_ctx *x) {
+  const tsl_block *b = x->b;
+  tsl_arena *a = x->c->arena;
+  tsl_vec_init(&x->before, sizeof(const tsl_stmt *), a);
+  tsl_vec_init(&x->after, sizeof(const tsl_stmt *), a);
+  tsl_vec_init(&x->allocs, sizeof(const tsl_buffer *), a);
+  for (uint32_t i = 0; i < b->n_reads + b->n_writes; i++) {
+    int is_read = i < b->n_reads, rc;
+    const tsl_buffer_region *r = is_read ? &b->reads[i] : &b->writes[i - b->n_reads];
+    if (!needs_padding(x, r))
+      continue;
+    if ((rc = check_copy(x, r, is_read)))
+      return rc;
+    const tsl_buffer *pb = padded_buffer(x, r);
+    tsl_map_put(&x->bufs, r->buffer, (void *)pb);
+    TSL_VEC_PUSH(&x->allocs, const tsl_buffer *, pb);
+    TSL_VEC_PUSH(is_read ? &x->before : &x->after, const tsl_stmt *,
+                 copy_nest(x, r->buffer, pb, is_read));
+  }
+  return TSL_OK;
+}
+
+/* The scope with the item rewritten to the padded loops and buffers between
+ * the copies, and the padded buffers allocated. */
+static void rebuild(pe_ctx *x) {
+  tsl_arena *a = x->c->arena;
+  const tsl_block *sblk = x->s.block;
+  const tsl_stmt *sbody = sblk->body;
   tsl_mutator m = tsl_mutator_make(a);
   m.stmt = pe_stmt;
-  m.buffers = &x.bufs;
-  m.user_data = &x;
-  const tsl_stmt *nitem = tsl_mutate_stmt(&m, item);
-  /* the new scope body */
+  m.buffers = &x->bufs;
+  m.user_data = x;
+  const tsl_stmt *nitem = tsl_mutate_stmt(&m, x->item);
   tsl_vec items;
   tsl_vec_init(&items, sizeof(const tsl_stmt *), a);
   uint32_t n_items = sbody->kind == TSL_STMT_SEQ ? sbody->u.seq.n : 1;
   for (uint32_t i = 0; i < n_items; i++) {
     const tsl_stmt *it = sbody->kind == TSL_STMT_SEQ ? sbody->u.seq.stmts[i] : sbody;
-    if (i != pos) {
+    if (i != x->pos) {
       TSL_VEC_PUSH(&items, const tsl_stmt *, it);
       continue;
     }
-    tsl_vec_append(&items, before.data, before.len);
+    tsl_vec_append(&items, x->before.data, x->before.len);
     TSL_VEC_PUSH(&items, const tsl_stmt *, nitem);
-    tsl_vec_append(&items, after.data, after.len);
+    tsl_vec_append(&items, x->after.data, x->after.len);
   }
-  tsl_block *nsb = tsl_block_clone(a, s.block);
+  tsl_block *nsb = tsl_block_clone(a, sblk);
   nsb->body = tsl_stmt_seq(a, items.len, TSL_VEC_DATA(&items, const tsl_stmt *));
-  const tsl_buffer **al = TSL_NEW_ARRAY(a, const tsl_buffer *, s.block->n_alloc_buffers + allocs.len + 1);
-  if (s.block->n_alloc_buffers)
-    memcpy(al, s.block->alloc_buffers, sizeof *al * s.block->n_alloc_buffers);
-  memcpy(al + s.block->n_alloc_buffers, allocs.data, sizeof *al * allocs.len);
+  const tsl_buffer **al =
+      TSL_NEW_ARRAY(a, const tsl_buffer *, sblk->n_alloc_buffers + x->allocs.len + 1);
+  if (sblk->n_alloc_buffers)
+    memcpy(al, sblk->alloc_buffers, sizeof *al * sblk->n_alloc_buffers);
+  memcpy(al + sblk->n_alloc_buffers, x->allocs.data, sizeof *al * x->allocs.len);
   nsb->alloc_buffers = al;
-  nsb->n_alloc_buffers = s.block->n_alloc_buffers + allocs.len;
-  const tsl_stmt *nsr = sch_with_block(a, p.stmts[s.level], nsb);
-  sch_commit(c, p.func, sch_path_rebuild(a, &p, s.level, nsr));
+  nsb->n_alloc_buffers = sblk->n_alloc_buffers + x->allocs.len;
+  const tsl_stmt *nsr = sch_with_block(a, x->p.stmts[x->s.level], nsb);
+  sch_commit(x->c, x->p.func, sch_path_rebuild(a, &x->p, x->s.level, nsr));
+}
+
+int sch_apply_pad_einsum(sch_call *c) {
+  pe_ctx x;
+  memset(&x, 0, sizeof x);
+  int rc;
+  if ((rc = find_block(c, &x)) || (rc = check_einsum(&x)))
+    return rc;
+  for (uint32_t i = 0; i < x.b->n_iter_vars; i++)
+    if ((rc = pad_iter(&x, i)))
+      return rc;
+  if (!x.padded.n)
+    return TSL_OK; /* every extent is already a multiple: nothing to do */
+  if ((rc = check_reduce_pads(&x)) || (rc = find_item(&x)) || (rc = make_copies(&x)))
+    return rc;
+  rebuild(&x);
   return TSL_OK;
 }
