@@ -384,23 +384,15 @@ static int check_in_order(rb_ctx *x) {
   return TSL_OK;
 }
 
-/* The conjuncts of `e`, at most 16 (an AND nested deeper than the stack
- * allows is kept whole). */
-static uint32_t where_conjuncts(const tsl_expr *e, const tsl_expr *conj[16]) {
-  uint32_t nc = 0;
-  const tsl_expr *stack[32];
-  uint32_t ns = 0;
-  stack[ns++] = e;
-  while (ns && nc < 16) {
-    e = stack[--ns];
-    if (e->kind == TSL_EXPR_AND && ns + 2 <= 32) {
-      stack[ns++] = e->args[1];
-      stack[ns++] = e->args[0];
-    } else {
-      conj[nc++] = e;
-    }
+/* The conjuncts of `e`, every one, in order, into `conj` (a tsl_vec of
+ * const tsl_expr *). */
+static void where_conjuncts(const tsl_expr *e, tsl_vec *conj) {
+  if (e->kind == TSL_EXPR_AND) {
+    where_conjuncts(e->args[0], conj);
+    where_conjuncts(e->args[1], conj);
+  } else {
+    TSL_VEC_PUSH(conj, const tsl_expr *, e);
   }
-  return nc;
 }
 
 /* 1 when conjunct `e` of the writer's T.where is `idx < lim` (or <=) that
@@ -426,10 +418,12 @@ static int drops_outside_only(rb_ctx *x, const tsl_expr *e) {
 /* The writer's T.where may only drop points outside the buffer: the overlap
  * it skips must have been written by the previous iteration. */
 static int check_predicate(rb_ctx *x) {
-  const tsl_expr *conj[16];
-  uint32_t nc = where_conjuncts(x->real->u.realize.predicate, conj);
-  for (uint32_t i = 0; i < nc; i++) {
-    const tsl_expr *e = conj[i];
+  tsl_vec conj;
+  tsl_vec_init(&conj, sizeof(const tsl_expr *), x->c->arena);
+  where_conjuncts(x->real->u.realize.predicate, &conj);
+  const tsl_expr **items = TSL_VEC_DATA(&conj, const tsl_expr *);
+  for (uint32_t i = 0; i < conj.len; i++) {
+    const tsl_expr *e = items[i];
     if (e->kind == TSL_EXPR_INT_IMM && e->u.int_value)
       continue;
     if (!drops_outside_only(x, e))
