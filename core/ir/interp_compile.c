@@ -373,80 +373,232 @@ static tsli_x *cbuiltin(comp *c, const tsl_expr *e) {
   }
 }
 
-static tsli_x *cexpr_inner(comp *c, const tsl_expr *e) {
+/* Vector lanes and dtypes the evaluator cannot compute are refused before
+ * any value expression is compiled; 0 after the failure. */
+static int check_scalar(comp *c, const tsl_expr *e, int k) {
   char dn[32];
+  if (e->dtype.lanes != 1) {
+    cfail(c, TSL_EUNSUPPORTED,
+          "the interpreter does not support vector dtype %s (in '%s'); "
+          "only scalar (lanes = 1) programs can be interpreted",
+          dname(e->dtype, dn), etext(c, e));
+    return 0;
+  }
+  if (k == TSLI_NONE) {
+    cfail(c, TSL_EUNSUPPORTED,
+          "the interpreter cannot compute values of dtype %s (in '%s')",
+          dname(e->dtype, dn), etext(c, e));
+    return 0;
+  }
+  return 1;
+}
+
+/* An int or float literal as a constant of kind `k`. */
+static tsli_x *cconst(comp *c, const tsl_expr *e, int k) {
+  if (e->kind == TSL_EXPR_INT_IMM) {
+    if (tsli_is_float(k))
+      return fconst(c, (double)e->u.int_value, k, e);
+    return iconst(c, e->u.int_value, k, e);
+  }
+  if (!tsli_is_float(k))
+    return iconst(c, tsli_f2i(e->u.float_value, k), k, e);
+  return fconst(c, e->u.float_value, k, e);
+}
+
+static tsli_x *cvar(comp *c, const tsl_expr *e, int k) {
+  char dn[32];
+  const tsl_var *v = e->u.var;
+  int32_t s = slot_of(&c->vars, v);
+  if (s < 0)
+    return cfail(c, TSL_EINVALID,
+                 "variable '%s' is used where it has no value: it is not a "
+                 "loop variable, block iteration variable, let binding, "
+                 "scalar parameter or shape variable in scope",
+                 v->name);
+  int vk = tsli_kind_of(v->dtype);
+  if (vk == TSLI_NONE)
+    return cfail(c, TSL_EUNSUPPORTED,
+                 "variable '%s' has dtype %s, which the interpreter cannot "
+                 "compute with",
+                 v->name, dname(v->dtype, dn));
+  tsli_x *x = new_x(c, tsli_is_float(vk) ? TSLI_X_FVAR : TSLI_X_IVAR, vk, 0, e);
+  x->slot = s;
+  return coerce(c, x, k);
+}
+
+static tsli_x *cload(comp *c, const tsl_expr *e, int k) {
+  const tsl_buffer *b = e->u.buffer;
+  int32_t s = slot_of(&c->bufs, b);
+  if (s < 0)
+    return cfail(c, TSL_EINVALID,
+                 "buffer '%s' is read where it is not defined: it is not a "
+                 "parameter, nor an alloc_buffer or match_buffer of an "
+                 "enclosing block",
+                 b->name);
+  if (e->n_args != b->ndim)
+    return cfail(c, TSL_EINVALID,
+                 "'%s' indexes buffer '%s' with %u indices, but it has %u "
+                 "dimensions",
+                 etext(c, e), b->name, e->n_args, b->ndim);
+  int bk = c->prog->bufs[s].kind;
+  tsli_x *x = new_x(c, tsli_is_float(bk) ? TSLI_X_FLOAD : TSLI_X_ILOAD, bk,
+                    e->n_args, e);
+  x->slot = s;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (!(x->a[i] = cexpr_as(c, e->args[i], TSLI_I64)))
+      return NULL;
+  x->vslots = var_slots(c, x->n, x->a);
+  tsli_specialize(x);
+  return coerce(c, x, k);
+}
+
+/* The evaluator op of binary arithmetic `kind` on values of kind `k`. */
+static int arith_op(tsl_expr_kind kind, int k) {
+  int fl = tsli_is_float(k), u64 = k == TSLI_U64;
+  switch (kind) {
+  case TSL_EXPR_ADD:
+    return fl ? TSLI_X_FADD : TSLI_X_IADD;
+  case TSL_EXPR_SUB:
+    return fl ? TSLI_X_FSUB : TSLI_X_ISUB;
+  case TSL_EXPR_MUL:
+    return fl ? TSLI_X_FMUL : TSLI_X_IMUL;
+  case TSL_EXPR_DIV:
+    return fl ? TSLI_X_FDIV : u64 ? TSLI_X_UDIV : TSLI_X_IDIV;
+  case TSL_EXPR_MOD:
+    return fl ? TSLI_X_FMOD : u64 ? TSLI_X_UMOD : TSLI_X_IMOD;
+  case TSL_EXPR_FLOORDIV:
+    return fl ? TSLI_X_FFLOORDIV : u64 ? TSLI_X_UDIV : TSLI_X_IFLOORDIV;
+  case TSL_EXPR_FLOORMOD:
+    return fl ? TSLI_X_FFLOORMOD : u64 ? TSLI_X_UMOD : TSLI_X_IFLOORMOD;
+  case TSL_EXPR_MIN:
+    return fl ? TSLI_X_FMIN : u64 ? TSLI_X_UMIN : TSLI_X_IMIN;
+  default:
+    return fl ? TSLI_X_FMAX : u64 ? TSLI_X_UMAX : TSLI_X_IMAX;
+  }
+}
+
+/* Binary arithmetic and negation: operands and result of kind `k`. */
+static tsli_x *carith(comp *c, const tsl_expr *e, int k) {
+  if (e->kind == TSL_EXPR_NEG) {
+    tsli_x *x = new_x(c, tsli_is_float(k) ? TSLI_X_FNEG : TSLI_X_INEG, k, 1, e);
+    if (!(x->a[0] = cexpr_as(c, e->args[0], k)))
+      return NULL;
+    return x;
+  }
+  tsli_x *x = new_x(c, arith_op((tsl_expr_kind)e->kind, k), k, 2, e);
+  if (!(x->a[0] = cexpr_as(c, e->args[0], k)) ||
+      !(x->a[1] = cexpr_as(c, e->args[1], k)))
+    return NULL;
+  return x;
+}
+
+/* Comparisons: both operands widened to f64 when either is a float, to u64
+ * when either is u64; a bool result. */
+static tsli_x *ccompare(comp *c, const tsl_expr *e, int k) {
+  tsli_x *a = cexpr(c, e->args[0]), *b = a ? cexpr(c, e->args[1]) : NULL;
+  if (!b)
+    return NULL;
+  int op = TSLI_X_ICMP;
+  if (tsli_is_float(a->k) || tsli_is_float(b->k)) {
+    op = TSLI_X_FCMP;
+    a = coerce(c, a, TSLI_F64);
+    b = coerce(c, b, TSLI_F64);
+  } else if (a->k == TSLI_U64 || b->k == TSLI_U64) {
+    op = TSLI_X_UCMP;
+    a = coerce(c, a, TSLI_U64);
+    b = coerce(c, b, TSLI_U64);
+  }
+  tsli_x *x = new_x(c, op, TSLI_BOOL, 2, e);
+  x->sub = (uint16_t)e->kind;
+  x->a[0] = a;
+  x->a[1] = b;
+  return coerce(c, x, k);
+}
+
+/* and, or, not: on bools. */
+static tsli_x *clogic(comp *c, const tsl_expr *e, int k) {
+  tsli_x *x;
+  if (e->kind == TSL_EXPR_NOT) {
+    x = new_x(c, TSLI_X_NOT, TSLI_BOOL, 1, e);
+    if (!(x->a[0] = cexpr_as(c, e->args[0], TSLI_BOOL)))
+      return NULL;
+    return coerce(c, x, k);
+  }
+  x = new_x(c, e->kind == TSL_EXPR_AND ? TSLI_X_AND : TSLI_X_OR, TSLI_BOOL, 2,
+            e);
+  if (!(x->a[0] = cexpr_as(c, e->args[0], TSLI_BOOL)) ||
+      !(x->a[1] = cexpr_as(c, e->args[1], TSLI_BOOL)))
+    return NULL;
+  return coerce(c, x, k);
+}
+
+/* T.Select and T.if_then_else: a bool condition, both arms of kind `k`. */
+static tsli_x *cselect(comp *c, const tsl_expr *e, int k) {
+  int fl = tsli_is_float(k);
+  int op = e->kind == TSL_EXPR_SELECT ? (fl ? TSLI_X_FSELECT : TSLI_X_ISELECT)
+                                      : (fl ? TSLI_X_FIFTE : TSLI_X_IIFTE);
+  tsli_x *x = new_x(c, op, k, 3, e);
+  if (!(x->a[0] = cexpr_as(c, e->args[0], TSLI_BOOL)) ||
+      !(x->a[1] = cexpr_as(c, e->args[1], k)) ||
+      !(x->a[2] = cexpr_as(c, e->args[2], k)))
+    return NULL;
+  return x;
+}
+
+/* A call of a TVM intrinsic, its id and arity checked. */
+static tsli_x *cintrin_call(comp *c, const tsl_expr *e, int k) {
+  if (e->intrin >= TSL_INTRIN_COUNT)
+    return cfail(c, TSL_EINVALID, "call of unknown intrinsic id %u",
+                 (unsigned)e->intrin);
+  tsl_intrin id = (tsl_intrin)e->intrin;
+  if ((int32_t)e->n_args != tsl_intrin_arity(id))
+    return cfail(c, TSL_EINVALID, "T.%s takes %d argument%s, got %u",
+                 tsl_intrin_name(id), (int)tsl_intrin_arity(id),
+                 tsl_intrin_arity(id) == 1 ? "" : "s", e->n_args);
+  return ccall(c, e, (int)id, k);
+}
+
+/* call_extern of a libm name of extern_table. */
+static tsli_x *cextern_call(comp *c, const tsl_expr *e, int k) {
+  const char *name = e->u.str_value ? e->u.str_value : "";
+  for (size_t i = 0; i < sizeof extern_table / sizeof extern_table[0]; i++)
+    if (strcmp(extern_table[i].name, name) == 0) {
+      if ((int)e->n_args != extern_table[i].arity)
+        return cfail(c, TSL_EINVALID,
+                     "call_extern(\"%s\") takes %d argument%s, got %u", name,
+                     extern_table[i].arity,
+                     extern_table[i].arity == 1 ? "" : "s", e->n_args);
+      return ccall(c, e, extern_table[i].id, k);
+    }
+  return cfail(c, TSL_EUNSUPPORTED,
+               "the interpreter cannot call external function '%s'; "
+               "call_extern supports only these libm names: exp, exp2, "
+               "exp10, log, log2, log10, log1p, sqrt, tanh, fabs, pow, "
+               "floor, ceil, trunc, round, nearbyint, rint, sin, cos, tan, "
+               "erf, atan, fmod, fmax, fmin (and their 'f' variants)",
+               name);
+}
+
+static tsli_x *cexpr_inner(comp *c, const tsl_expr *e) {
   tsl_expr_kind kind = (tsl_expr_kind)e->kind;
   if (kind == TSL_EXPR_BUILTIN || kind == TSL_EXPR_BUFFER_DATA)
     return cbuiltin(c, e);
   int k = tsli_kind_of(e->dtype);
-  if (kind != TSL_EXPR_STR_IMM && e->dtype.lanes != 1)
-    return cfail(c, TSL_EUNSUPPORTED,
-                 "the interpreter does not support vector dtype %s (in '%s'); "
-                 "only scalar (lanes = 1) programs can be interpreted",
-                 dname(e->dtype, dn), etext(c, e));
-  if (kind != TSL_EXPR_STR_IMM && k == TSLI_NONE)
-    return cfail(c, TSL_EUNSUPPORTED,
-                 "the interpreter cannot compute values of dtype %s (in '%s')",
-                 dname(e->dtype, dn), etext(c, e));
-  tsli_x *x = NULL;
+  if (kind != TSL_EXPR_STR_IMM && !check_scalar(c, e, k))
+    return NULL;
   switch (kind) {
   case TSL_EXPR_INT_IMM:
-    if (tsli_is_float(k))
-      return fconst(c, (double)e->u.int_value, k, e);
-    return iconst(c, e->u.int_value, k, e);
   case TSL_EXPR_FLOAT_IMM:
-    if (!tsli_is_float(k))
-      return iconst(c, tsli_f2i(e->u.float_value, k), k, e);
-    return fconst(c, e->u.float_value, k, e);
+    return cconst(c, e, k);
   case TSL_EXPR_STR_IMM:
     return cfail(c, TSL_EUNSUPPORTED,
                  "a string constant (\"%s\") has no numeric value; strings "
                  "may only name call_extern functions",
                  e->u.str_value ? e->u.str_value : "");
-  case TSL_EXPR_VAR: {
-    const tsl_var *v = e->u.var;
-    int32_t s = slot_of(&c->vars, v);
-    if (s < 0)
-      return cfail(c, TSL_EINVALID,
-                   "variable '%s' is used where it has no value: it is not a "
-                   "loop variable, block iteration variable, let binding, "
-                   "scalar parameter or shape variable in scope",
-                   v->name);
-    int vk = tsli_kind_of(v->dtype);
-    if (vk == TSLI_NONE)
-      return cfail(c, TSL_EUNSUPPORTED,
-                   "variable '%s' has dtype %s, which the interpreter cannot "
-                   "compute with",
-                   v->name, dname(v->dtype, dn));
-    x = new_x(c, tsli_is_float(vk) ? TSLI_X_FVAR : TSLI_X_IVAR, vk, 0, e);
-    x->slot = s;
-    return coerce(c, x, k);
-  }
-  case TSL_EXPR_LOAD: {
-    const tsl_buffer *b = e->u.buffer;
-    int32_t s = slot_of(&c->bufs, b);
-    if (s < 0)
-      return cfail(c, TSL_EINVALID,
-                   "buffer '%s' is read where it is not defined: it is not a "
-                   "parameter, nor an alloc_buffer or match_buffer of an "
-                   "enclosing block",
-                   b->name);
-    if (e->n_args != b->ndim)
-      return cfail(c, TSL_EINVALID,
-                   "'%s' indexes buffer '%s' with %u indices, but it has %u "
-                   "dimensions",
-                   etext(c, e), b->name, e->n_args, b->ndim);
-    int bk = c->prog->bufs[s].kind;
-    x = new_x(c, tsli_is_float(bk) ? TSLI_X_FLOAD : TSLI_X_ILOAD, bk, e->n_args,
-              e);
-    x->slot = s;
-    for (uint32_t i = 0; i < e->n_args; i++)
-      if (!(x->a[i] = cexpr_as(c, e->args[i], TSLI_I64)))
-        return NULL;
-    x->vslots = var_slots(c, x->n, x->a);
-    tsli_specialize(x);
-    return coerce(c, x, k);
-  }
+  case TSL_EXPR_VAR:
+    return cvar(c, e, k);
+  case TSL_EXPR_LOAD:
+    return cload(c, e, k);
   case TSL_EXPR_ADD:
   case TSL_EXPR_SUB:
   case TSL_EXPR_MUL:
@@ -455,131 +607,29 @@ static tsli_x *cexpr_inner(comp *c, const tsl_expr *e) {
   case TSL_EXPR_FLOORDIV:
   case TSL_EXPR_FLOORMOD:
   case TSL_EXPR_MIN:
-  case TSL_EXPR_MAX: {
-    int op;
-    int fl = tsli_is_float(k), u64 = k == TSLI_U64;
-    switch (kind) {
-    case TSL_EXPR_ADD:
-      op = fl ? TSLI_X_FADD : TSLI_X_IADD;
-      break;
-    case TSL_EXPR_SUB:
-      op = fl ? TSLI_X_FSUB : TSLI_X_ISUB;
-      break;
-    case TSL_EXPR_MUL:
-      op = fl ? TSLI_X_FMUL : TSLI_X_IMUL;
-      break;
-    case TSL_EXPR_DIV:
-      op = fl ? TSLI_X_FDIV : u64 ? TSLI_X_UDIV : TSLI_X_IDIV;
-      break;
-    case TSL_EXPR_MOD:
-      op = fl ? TSLI_X_FMOD : u64 ? TSLI_X_UMOD : TSLI_X_IMOD;
-      break;
-    case TSL_EXPR_FLOORDIV:
-      op = fl ? TSLI_X_FFLOORDIV : u64 ? TSLI_X_UDIV : TSLI_X_IFLOORDIV;
-      break;
-    case TSL_EXPR_FLOORMOD:
-      op = fl ? TSLI_X_FFLOORMOD : u64 ? TSLI_X_UMOD : TSLI_X_IFLOORMOD;
-      break;
-    case TSL_EXPR_MIN:
-      op = fl ? TSLI_X_FMIN : u64 ? TSLI_X_UMIN : TSLI_X_IMIN;
-      break;
-    default:
-      op = fl ? TSLI_X_FMAX : u64 ? TSLI_X_UMAX : TSLI_X_IMAX;
-      break;
-    }
-    x = new_x(c, op, k, 2, e);
-    if (!(x->a[0] = cexpr_as(c, e->args[0], k)) ||
-        !(x->a[1] = cexpr_as(c, e->args[1], k)))
-      return NULL;
-    return x;
-  }
+  case TSL_EXPR_MAX:
+  case TSL_EXPR_NEG:
+    return carith(c, e, k);
   case TSL_EXPR_EQ:
   case TSL_EXPR_NE:
   case TSL_EXPR_LT:
   case TSL_EXPR_LE:
   case TSL_EXPR_GT:
-  case TSL_EXPR_GE: {
-    tsli_x *a = cexpr(c, e->args[0]), *b = a ? cexpr(c, e->args[1]) : NULL;
-    if (!b)
-      return NULL;
-    int op = TSLI_X_ICMP;
-    if (tsli_is_float(a->k) || tsli_is_float(b->k)) {
-      op = TSLI_X_FCMP;
-      a = coerce(c, a, TSLI_F64);
-      b = coerce(c, b, TSLI_F64);
-    } else if (a->k == TSLI_U64 || b->k == TSLI_U64) {
-      op = TSLI_X_UCMP;
-      a = coerce(c, a, TSLI_U64);
-      b = coerce(c, b, TSLI_U64);
-    }
-    x = new_x(c, op, TSLI_BOOL, 2, e);
-    x->sub = (uint16_t)kind;
-    x->a[0] = a;
-    x->a[1] = b;
-    return coerce(c, x, k);
-  }
+  case TSL_EXPR_GE:
+    return ccompare(c, e, k);
   case TSL_EXPR_AND:
   case TSL_EXPR_OR:
-    x = new_x(c, kind == TSL_EXPR_AND ? TSLI_X_AND : TSLI_X_OR, TSLI_BOOL, 2,
-              e);
-    if (!(x->a[0] = cexpr_as(c, e->args[0], TSLI_BOOL)) ||
-        !(x->a[1] = cexpr_as(c, e->args[1], TSLI_BOOL)))
-      return NULL;
-    return coerce(c, x, k);
   case TSL_EXPR_NOT:
-    x = new_x(c, TSLI_X_NOT, TSLI_BOOL, 1, e);
-    if (!(x->a[0] = cexpr_as(c, e->args[0], TSLI_BOOL)))
-      return NULL;
-    return coerce(c, x, k);
-  case TSL_EXPR_NEG:
-    x = new_x(c, tsli_is_float(k) ? TSLI_X_FNEG : TSLI_X_INEG, k, 1, e);
-    if (!(x->a[0] = cexpr_as(c, e->args[0], k)))
-      return NULL;
-    return x;
+    return clogic(c, e, k);
   case TSL_EXPR_SELECT:
-  case TSL_EXPR_IF_THEN_ELSE: {
-    int fl = tsli_is_float(k);
-    int op = kind == TSL_EXPR_SELECT ? (fl ? TSLI_X_FSELECT : TSLI_X_ISELECT)
-                                     : (fl ? TSLI_X_FIFTE : TSLI_X_IIFTE);
-    x = new_x(c, op, k, 3, e);
-    if (!(x->a[0] = cexpr_as(c, e->args[0], TSLI_BOOL)) ||
-        !(x->a[1] = cexpr_as(c, e->args[1], k)) ||
-        !(x->a[2] = cexpr_as(c, e->args[2], k)))
-      return NULL;
-    return x;
-  }
+  case TSL_EXPR_IF_THEN_ELSE:
+    return cselect(c, e, k);
   case TSL_EXPR_CAST:
     return cexpr_as(c, e->args[0], k);
-  case TSL_EXPR_CALL: {
-    if (e->intrin >= TSL_INTRIN_COUNT)
-      return cfail(c, TSL_EINVALID, "call of unknown intrinsic id %u",
-                   (unsigned)e->intrin);
-    tsl_intrin id = (tsl_intrin)e->intrin;
-    if ((int32_t)e->n_args != tsl_intrin_arity(id))
-      return cfail(c, TSL_EINVALID, "T.%s takes %d argument%s, got %u",
-                   tsl_intrin_name(id), (int)tsl_intrin_arity(id),
-                   tsl_intrin_arity(id) == 1 ? "" : "s", e->n_args);
-    return ccall(c, e, (int)id, k);
-  }
-  case TSL_EXPR_CALL_EXTERN: {
-    const char *name = e->u.str_value ? e->u.str_value : "";
-    for (size_t i = 0; i < sizeof extern_table / sizeof extern_table[0]; i++)
-      if (strcmp(extern_table[i].name, name) == 0) {
-        if ((int)e->n_args != extern_table[i].arity)
-          return cfail(c, TSL_EINVALID,
-                       "call_extern(\"%s\") takes %d argument%s, got %u", name,
-                       extern_table[i].arity,
-                       extern_table[i].arity == 1 ? "" : "s", e->n_args);
-        return ccall(c, e, extern_table[i].id, k);
-      }
-    return cfail(c, TSL_EUNSUPPORTED,
-                 "the interpreter cannot call external function '%s'; "
-                 "call_extern supports only these libm names: exp, exp2, "
-                 "exp10, log, log2, log10, log1p, sqrt, tanh, fabs, pow, "
-                 "floor, ceil, trunc, round, nearbyint, rint, sin, cos, tan, "
-                 "erf, atan, fmod, fmax, fmin (and their 'f' variants)",
-                 name);
-  }
+  case TSL_EXPR_CALL:
+    return cintrin_call(c, e, k);
+  case TSL_EXPR_CALL_EXTERN:
+    return cextern_call(c, e, k);
   case TSL_EXPR_RAMP:
   case TSL_EXPR_BROADCAST:
     return cfail(c, TSL_EUNSUPPORTED,
