@@ -17,32 +17,38 @@
 #include <stdio.h>
 #include <string.h>
 
+typedef struct rwa_write {
+  const tsl_expr **mn, **mx;
+} rwa_write;
+
 typedef struct rwa {
   sch_call *c;
   int is_read;
   const tsl_buffer *src;
   uint32_t nd;
-  /* loops relaxed for every block: thread loops above (and the loop) */
+  /* loops relaxed over: the first n_outer for every block (thread loops
+   * above, and the loop), then those of the walk */
   uint32_t n_outer;
-  const tsl_var *vars[SCH_MAX_DEPTH];
-  tsl_range doms[SCH_MAX_DEPTH];
-  uint32_t nv;
+  tsl_vec vars; /* const tsl_var * */
+  tsl_vec doms; /* tsl_range */
   const tsl_expr **mn, **mx; /* the union so far (NULL: empty) */
   int r_seen, w_seen, bad, in_if, guarded;
   const char *bad_block;
   /* write_at's check: the relaxed write regions met so far */
-  uint32_t n_w;
-  const tsl_expr **w_mn[SCH_MAX_DEPTH], **w_mx[SCH_MAX_DEPTH];
+  tsl_vec writes; /* rwa_write */
   void (*on_block)(struct rwa *x, const tsl_stmt *realize); /* of walk */
 } rwa;
 
 /* [mn, mx] (inclusive) of region `r` of the block realized by `real`,
- * bindings substituted, relaxed over x->vars[first..nv). */
+ * bindings substituted, relaxed over x->vars[first..). */
 static int relax_over(rwa *x, uint32_t first, const tsl_stmt *real,
                       const tsl_buffer_region *r, const tsl_expr ***mn_out,
                       const tsl_expr ***mx_out) {
   sch_call *c = x->c;
   tsl_arena *a = c->arena;
+  uint32_t nv = x->vars.len - first;
+  const tsl_var *const *vars = TSL_VEC_DATA(&x->vars, const tsl_var *) + first;
+  const tsl_range *doms = TSL_VEC_DATA(&x->doms, tsl_range) + first;
   const tsl_expr **mns = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
   const tsl_expr **mxs = TSL_NEW_ARRAY(a, const tsl_expr *, x->nd + 1);
   for (uint32_t d = 0; d < x->nd; d++) {
@@ -51,10 +57,8 @@ static int relax_over(rwa *x, uint32_t first, const tsl_stmt *real,
     const tsl_expr *hi = tsl_expr_binary(
         a, TSL_EXPR_SUB, tsl_expr_binary(a, TSL_EXPR_ADD, lo, ext), tsl_expr_int(a, lo->dtype, 1));
     tsl_range r1, r2;
-    if (tsl_analyzer_relax(c->sch->an, a, lo, x->nv - first, x->vars + first, x->doms + first,
-                           &r1) ||
-        tsl_analyzer_relax(c->sch->an, a, sch_simplify(c, hi), x->nv - first, x->vars + first,
-                           x->doms + first, &r2))
+    if (tsl_analyzer_relax(c->sch->an, a, lo, nv, vars, doms, &r1) ||
+        tsl_analyzer_relax(c->sch->an, a, sch_simplify(c, hi), nv, vars, doms, &r2))
       return 0;
     mns[d] = r1.min;
     mxs[d] = sch_simplify(
@@ -96,9 +100,9 @@ static int walk_stmt(const tsl_stmt *s, void *ud) {
   }
   if (s->kind == TSL_STMT_IF)
     x->in_if++;
-  if (s->kind == TSL_STMT_FOR && x->nv < SCH_MAX_DEPTH) {
-    x->vars[x->nv] = s->u.loop.loop_var;
-    x->doms[x->nv++] = (tsl_range){s->u.loop.min, s->u.loop.extent};
+  if (s->kind == TSL_STMT_FOR) {
+    TSL_VEC_PUSH(&x->vars, const tsl_var *, s->u.loop.loop_var);
+    TSL_VEC_PUSH(&x->doms, tsl_range, ((tsl_range){s->u.loop.min, s->u.loop.extent}));
     tsl_analyzer_bind(x->c->sch->an, s->u.loop.loop_var, s->u.loop.min, s->u.loop.extent);
   }
   return 0;
@@ -107,7 +111,10 @@ static int walk_stmt(const tsl_stmt *s, void *ud) {
 static int walk_post(const tsl_stmt *s, void *ud) {
   rwa *x = ud;
   x->in_if -= s->kind == TSL_STMT_IF;
-  x->nv -= s->kind == TSL_STMT_FOR;
+  if (s->kind == TSL_STMT_FOR) {
+    x->vars.len--;
+    x->doms.len--;
+  }
   return 0;
 }
 
@@ -160,13 +167,14 @@ static void on_block_check(rwa *x, const tsl_stmt *s) {
       return;
     }
     int covered = 0;
-    for (uint32_t w = 0; w < x->n_w && !covered; w++) {
+    for (uint32_t w = 0; w < x->writes.len && !covered; w++) {
+      const rwa_write *wr = &TSL_VEC_AT(&x->writes, rwa_write, w);
       covered = 1;
       for (uint32_t d = 0; d < x->nd && covered; d++)
         covered = tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE,
-                                                                     x->w_mn[w][d], mn[d])) &&
+                                                                     wr->mn[d], mn[d])) &&
                   tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(c->arena, TSL_EXPR_LE,
-                                                                     mx[d], x->w_mx[w][d]));
+                                                                     mx[d], wr->mx[d]));
     }
     if (!covered) {
       x->bad_block = b->name;
@@ -174,10 +182,11 @@ static void on_block_check(rwa *x, const tsl_stmt *s) {
     }
   }
   for (uint32_t i = 0; i < b->n_writes; i++) {
-    if (b->writes[i].buffer != x->src || x->n_w >= SCH_MAX_DEPTH)
+    if (b->writes[i].buffer != x->src)
       continue;
-    if (relax_over(x, x->n_outer, s, &b->writes[i], &x->w_mn[x->n_w], &x->w_mx[x->n_w]))
-      x->n_w++;
+    rwa_write w;
+    if (relax_over(x, x->n_outer, s, &b->writes[i], &w.mn, &w.mx))
+      TSL_VEC_PUSH(&x->writes, rwa_write, w);
   }
 }
 
@@ -244,6 +253,12 @@ static int read_write_at(sch_call *c, int is_read) {
   x.is_read = is_read;
   x.src = src;
   x.nd = src->ndim;
+  tsl_vec_init(&x.vars, sizeof(const tsl_var *), a);
+  tsl_vec_init(&x.doms, sizeof(tsl_range), a);
+  tsl_vec_init(&x.writes, sizeof(rwa_write), a);
+  /* relax_over offsets into them: never NULL */
+  tsl_vec_reserve(&x.vars, 8);
+  tsl_vec_reserve(&x.doms, 8);
   for (uint32_t k = 0; k < lp.depth; k++) {
     const tsl_stmt *l = lp.stmts[k];
     if (l->kind != TSL_STMT_FOR)
@@ -251,11 +266,11 @@ static int read_write_at(sch_call *c, int is_read) {
     tsl_analyzer_bind(c->sch->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
     if (l->u.loop.for_kind == TSL_FOR_THREAD_BINDING &&
         sto_relax_under_thread(scope, l->u.loop.thread_tag)) {
-      x.vars[x.nv] = l->u.loop.loop_var;
-      x.doms[x.nv++] = (tsl_range){l->u.loop.min, l->u.loop.extent};
+      TSL_VEC_PUSH(&x.vars, const tsl_var *, l->u.loop.loop_var);
+      TSL_VEC_PUSH(&x.doms, tsl_range, ((tsl_range){l->u.loop.min, l->u.loop.extent}));
     }
   }
-  x.n_outer = x.nv;
+  x.n_outer = x.vars.len;
   const tsl_stmt *body = loop->u.loop.body;
   uint32_t n = body->kind == TSL_STMT_SEQ ? body->u.seq.n : 1;
   const tsl_stmt *const *subs = body->kind == TSL_STMT_SEQ ? body->u.seq.stmts : &body;
@@ -341,17 +356,19 @@ static int read_write_at(sch_call *c, int is_read) {
   t.m = tsl_mutator_make(a);
   t.m.var = to_iter;
   t.c = c;
-  const tsl_var **lv = TSL_NEW_ARRAY(a, const tsl_var *, lp.depth + 1);
-  tsl_range *lr = TSL_NEW_ARRAY(a, tsl_range, lp.depth + 1);
+  tsl_vec lv, lr; /* const tsl_var *, tsl_range: innermost first */
+  tsl_vec_init(&lv, sizeof(const tsl_var *), a);
+  tsl_vec_init(&lr, sizeof(tsl_range), a);
   for (uint32_t k = lp.depth; k-- > s.level + 1;) {
     const tsl_stmt *l = lp.stmts[k];
     if (l->kind != TSL_STMT_FOR)
       break;
-    lv[t.n_loops] = l->u.loop.loop_var;
-    lr[t.n_loops++] = (tsl_range){l->u.loop.min, l->u.loop.extent};
+    TSL_VEC_PUSH(&lv, const tsl_var *, l->u.loop.loop_var);
+    TSL_VEC_PUSH(&lr, tsl_range, ((tsl_range){l->u.loop.min, l->u.loop.extent}));
   }
-  t.loops = lv;
-  t.ranges = lr;
+  t.loops = lv.data;
+  t.ranges = lr.data;
+  t.n_loops = lv.len;
   tsl_map_init(&t.made, a);
   t.ivs = TSL_NEW_ARRAY(a, tsl_iter_var, t.n_loops + 1);
   t.vals = TSL_NEW_ARRAY(a, const tsl_expr *, t.n_loops + 1);
