@@ -221,13 +221,38 @@ static const tsl_expr *to_iter(tsl_mutator *m, const tsl_var *v) {
   return NULL;
 }
 
-static int read_write_at(sch_call *c, int is_read) {
-  const char *scope = c->args[3].u.s;
-  if (!sto_scope_valid(scope))
+/* ---- the primitive ---- */
+
+typedef struct rwa_state {
+  sch_call *c;
+  tsl_arena *a;
+  int is_read;
+  const char *scope;
+  sch_path lp;
+  cmp_scope s;
+  const tsl_stmt *loop;
+  const char *lname;
+  const tsl_buffer *src, *dst;
+  rwa x;
+  uint32_t n; /* statements of the loop body */
+  const tsl_stmt *const *subs;
+  int first_r, last_r, last_w; /* first / last sub reading src, last writing it; -1: none */
+  uint32_t pos, beg, end; /* the stage goes before subs[pos]; subs[beg, end) use dst */
+  tsl_range *dom;         /* the region */
+  tsl_str name;           /* of the stage */
+} rwa_state;
+
+static int rwa_load(rwa_state *st, sch_call *c, int is_read) {
+  memset(st, 0, sizeof *st);
+  st->c = c;
+  st->a = c->arena;
+  st->is_read = is_read;
+  st->scope = c->args[3].u.s;
+  if (!sto_scope_valid(st->scope))
     return sch_fail(c, TSL_EINVALID, "storage scope \"%s\" is invalid; valid scopes: %s",
-                    scope, sto_scope_list());
-  sch_path lp, bp;
-  int rc = sch_loop_path(c, c->args[0].u.rv, &lp);
+                    st->scope, sto_scope_list());
+  sch_path bp;
+  int rc = sch_loop_path(c, c->args[0].u.rv, &st->lp);
   if (!rc)
     rc = sch_block_path(c, c->args[1].u.rv, &bp);
   if (rc)
@@ -237,102 +262,121 @@ static int read_write_at(sch_call *c, int is_read) {
   rc = sto_check_index(c, blk, c->args[2].u.i, !is_read, pname);
   if (rc)
     return rc;
-  const tsl_buffer *src =
-      is_read ? blk->reads[c->args[2].u.i].buffer : blk->writes[c->args[2].u.i].buffer;
-  const tsl_stmt *loop = sch_path_target(&lp);
-  cmp_scope s;
-  cmp_scope_of(c, &lp, &s);
-  rc = cmp_check_stage_pipeline(c, &s);
-  if (rc)
-    return rc;
-  tsl_arena *a = c->arena;
+  st->src = is_read ? blk->reads[c->args[2].u.i].buffer : blk->writes[c->args[2].u.i].buffer;
+  st->loop = sch_path_target(&st->lp);
+  st->lname = st->loop->u.loop.loop_var->name;
+  cmp_scope_of(c, &st->lp, &st->s);
+  return cmp_check_stage_pipeline(c, &st->s);
+}
 
-  rwa x;
-  memset(&x, 0, sizeof x);
-  x.c = c;
-  x.is_read = is_read;
-  x.src = src;
-  x.nd = src->ndim;
-  tsl_vec_init(&x.vars, sizeof(const tsl_var *), a);
-  tsl_vec_init(&x.doms, sizeof(tsl_range), a);
-  tsl_vec_init(&x.writes, sizeof(rwa_write), a);
+/* The walker, with the thread loops above relaxed for every block. */
+static void rwa_init_walker(rwa_state *st) {
+  sch_call *c = st->c;
+  rwa *x = &st->x;
+  x->c = c;
+  x->is_read = st->is_read;
+  x->src = st->src;
+  x->nd = st->src->ndim;
+  tsl_vec_init(&x->vars, sizeof(const tsl_var *), st->a);
+  tsl_vec_init(&x->doms, sizeof(tsl_range), st->a);
+  tsl_vec_init(&x->writes, sizeof(rwa_write), st->a);
   /* relax_over offsets into them: never NULL */
-  tsl_vec_reserve(&x.vars, 8);
-  tsl_vec_reserve(&x.doms, 8);
-  for (uint32_t k = 0; k < lp.depth; k++) {
-    const tsl_stmt *l = lp.stmts[k];
+  tsl_vec_reserve(&x->vars, 8);
+  tsl_vec_reserve(&x->doms, 8);
+  for (uint32_t k = 0; k < st->lp.depth; k++) {
+    const tsl_stmt *l = st->lp.stmts[k];
     if (l->kind != TSL_STMT_FOR)
       continue;
     tsl_analyzer_bind(c->sch->an, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent);
     if (l->u.loop.for_kind == TSL_FOR_THREAD_BINDING &&
-        sto_relax_under_thread(scope, l->u.loop.thread_tag)) {
-      TSL_VEC_PUSH(&x.vars, const tsl_var *, l->u.loop.loop_var);
-      TSL_VEC_PUSH(&x.doms, tsl_range, ((tsl_range){l->u.loop.min, l->u.loop.extent}));
+        sto_relax_under_thread(st->scope, l->u.loop.thread_tag)) {
+      TSL_VEC_PUSH(&x->vars, const tsl_var *, l->u.loop.loop_var);
+      TSL_VEC_PUSH(&x->doms, tsl_range, ((tsl_range){l->u.loop.min, l->u.loop.extent}));
     }
   }
-  x.n_outer = x.vars.len;
-  const tsl_stmt *body = loop->u.loop.body;
-  uint32_t n = body->kind == TSL_STMT_SEQ ? body->u.seq.n : 1;
-  const tsl_stmt *const *subs = body->kind == TSL_STMT_SEQ ? body->u.seq.stmts : &body;
-  int first_r = -1, last_r = -1, last_w = -1;
-  for (uint32_t i = 0; i < n; i++) {
-    x.r_seen = x.w_seen = 0;
-    walk(&x, subs[i], on_block);
-    if (x.bad)
-      return sch_fail(c, TSL_EUNSUPPORTED,
-                      "cannot bound the region of '%s' that block '%s' accesses under "
-                      "loop '%s'", src->name, x.bad_block, loop->u.loop.loop_var->name);
-    if (x.r_seen) {
-      if (first_r < 0)
-        first_r = (int)i;
-      last_r = (int)i;
-    }
-    if (x.w_seen)
-      last_w = (int)i;
-  }
-  const char *lname = loop->u.loop.loop_var->name;
-  uint32_t pos, st, ed;
-  if (is_read) {
-    if (first_r < 0)
-      return sch_fail(c, TSL_EINVALID, "no block under loop '%s' reads '%s'", lname,
-                      src->name);
-    if (last_w >= first_r)
-      return sch_fail(c, TSL_EINVALID,
-                      "a block under loop '%s' writes '%s' after a block there reads it; "
-                      "read_at needs every write before the first read",
-                      lname, src->name);
-    pos = st = (uint32_t)first_r;
-    ed = n;
-  } else {
-    if (last_w < 0)
-      return sch_fail(c, TSL_EINVALID, "no block under loop '%s' writes '%s'", lname,
-                      src->name);
-    if (last_r > last_w)
-      return sch_fail(c, TSL_EINVALID,
-                      "a block under loop '%s' reads '%s' after the last block there "
-                      "writing it; write_at needs every read before the last write",
-                      lname, src->name);
-    pos = ed = (uint32_t)last_w + 1;
-    st = 0;
-    x.bad_block = NULL;
-    for (uint32_t i = 0; i < ed && !x.bad_block; i++)
-      walk(&x, subs[i], on_block_check);
-    if (x.bad_block && x.guarded)
-      return sch_fail(c, TSL_EUNSUPPORTED,
-                      "block '%s' under loop '%s' writes '%s' under a T.where or an if; "
-                      "the copy back of the relaxed region would write elements it "
-                      "does not produce", x.bad_block, lname, src->name);
-    if (x.bad_block)
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' under loop '%s' reads '%s' where no earlier block in the "
-                      "same iteration wrote it (and it has no T.init()); the new buffer "
-                      "would not hold those values", x.bad_block, lname, src->name);
-  }
+  x->n_outer = x->vars.len;
+}
 
-  /* the region: [min, max] per dimension, inside the buffer */
-  tsl_range *dom = TSL_NEW_ARRAY(a, tsl_range, x.nd + 1);
-  for (uint32_t d = 0; d < x.nd; d++) {
-    const tsl_expr *mn = x.mn[d], *mx = x.mx[d], *sh = src->shape[d];
+/* The union of the regions the loop's blocks access, and which statements
+ * of the loop body read and write the buffer. */
+static int rwa_scan_body(rwa_state *st) {
+  rwa *x = &st->x;
+  const tsl_stmt *body = st->loop->u.loop.body;
+  st->n = body->kind == TSL_STMT_SEQ ? body->u.seq.n : 1;
+  st->subs = body->kind == TSL_STMT_SEQ ? body->u.seq.stmts : &st->loop->u.loop.body;
+  st->first_r = st->last_r = st->last_w = -1;
+  for (uint32_t i = 0; i < st->n; i++) {
+    x->r_seen = x->w_seen = 0;
+    walk(x, st->subs[i], on_block);
+    if (x->bad)
+      return sch_fail(st->c, TSL_EUNSUPPORTED,
+                      "cannot bound the region of '%s' that block '%s' accesses under "
+                      "loop '%s'", st->src->name, x->bad_block, st->lname);
+    if (x->r_seen) {
+      if (st->first_r < 0)
+        st->first_r = (int)i;
+      st->last_r = (int)i;
+    }
+    if (x->w_seen)
+      st->last_w = (int)i;
+  }
+  return TSL_OK;
+}
+
+/* read_at: the stage goes before the first reader; every write before it. */
+static int rwa_place_read(rwa_state *st) {
+  if (st->first_r < 0)
+    return sch_fail(st->c, TSL_EINVALID, "no block under loop '%s' reads '%s'", st->lname,
+                    st->src->name);
+  if (st->last_w >= st->first_r)
+    return sch_fail(st->c, TSL_EINVALID,
+                    "a block under loop '%s' writes '%s' after a block there reads it; "
+                    "read_at needs every write before the first read",
+                    st->lname, st->src->name);
+  st->pos = st->beg = (uint32_t)st->first_r;
+  st->end = st->n;
+  return TSL_OK;
+}
+
+/* write_at: the stage goes after the last writer; every read before it,
+ * of values written in the same iteration (on_block_check). */
+static int rwa_place_write(rwa_state *st) {
+  sch_call *c = st->c;
+  rwa *x = &st->x;
+  if (st->last_w < 0)
+    return sch_fail(c, TSL_EINVALID, "no block under loop '%s' writes '%s'", st->lname,
+                    st->src->name);
+  if (st->last_r > st->last_w)
+    return sch_fail(c, TSL_EINVALID,
+                    "a block under loop '%s' reads '%s' after the last block there "
+                    "writing it; write_at needs every read before the last write",
+                    st->lname, st->src->name);
+  st->pos = st->end = (uint32_t)st->last_w + 1;
+  st->beg = 0;
+  x->bad_block = NULL;
+  for (uint32_t i = 0; i < st->end && !x->bad_block; i++)
+    walk(x, st->subs[i], on_block_check);
+  if (x->bad_block && x->guarded)
+    return sch_fail(c, TSL_EUNSUPPORTED,
+                    "block '%s' under loop '%s' writes '%s' under a T.where or an if; "
+                    "the copy back of the relaxed region would write elements it "
+                    "does not produce", x->bad_block, st->lname, st->src->name);
+  if (x->bad_block)
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' under loop '%s' reads '%s' where no earlier block in the "
+                    "same iteration wrote it (and it has no T.init()); the new buffer "
+                    "would not hold those values", x->bad_block, st->lname, st->src->name);
+  return TSL_OK;
+}
+
+/* The region: [min, max] per dimension, inside the buffer. */
+static int rwa_region(rwa_state *st) {
+  sch_call *c = st->c;
+  tsl_arena *a = st->a;
+  const rwa *x = &st->x;
+  st->dom = TSL_NEW_ARRAY(a, tsl_range, x->nd + 1);
+  for (uint32_t d = 0; d < x->nd; d++) {
+    const tsl_expr *mn = x->mn[d], *mx = x->mx[d], *sh = st->src->shape[d];
     if (sh->dtype.bits != mn->dtype.bits)
       sh = tsl_expr_cast(a, mn->dtype, sh);
     if (!tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LE,
@@ -340,95 +384,130 @@ static int read_write_at(sch_call *c, int is_read) {
         !tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LT, mx, sh)))
       return sch_fail(c, TSL_EINVALID,
                       "the region of '%s' the blocks under loop '%s' %s may leave the "
-                      "buffer in dimension %u", src->name, lname,
-                      is_read ? "read" : "write", d);
-    dom[d] = (tsl_range){mn, sch_simplify(c, tsl_expr_binary(
-                                             a, TSL_EXPR_SUB,
-                                             tsl_expr_binary(a, TSL_EXPR_ADD, mx,
-                                                             tsl_expr_int(a, mx->dtype, 1)),
-                                             mn))};
+                      "buffer in dimension %u", st->src->name, st->lname,
+                      st->is_read ? "read" : "write", d);
+    st->dom[d] = (tsl_range){mn, sch_simplify(c, tsl_expr_binary(
+                                                 a, TSL_EXPR_SUB,
+                                                 tsl_expr_binary(a, TSL_EXPR_ADD, mx,
+                                                                 tsl_expr_int(a, mx->dtype, 1)),
+                                                 mn))};
   }
+  return TSL_OK;
+}
 
-  /* the loops from the given one up to the scope become the iterators */
-  const tsl_buffer *dst = sto_buffer_with_scope(c, src, scope, NULL);
-  itv t;
-  memset(&t, 0, sizeof t);
-  t.m = tsl_mutator_make(a);
-  t.m.var = to_iter;
-  t.c = c;
-  tsl_vec lv, lr; /* const tsl_var *, tsl_range: innermost first */
-  tsl_vec_init(&lv, sizeof(const tsl_var *), a);
-  tsl_vec_init(&lr, sizeof(tsl_range), a);
-  for (uint32_t k = lp.depth; k-- > s.level + 1;) {
-    const tsl_stmt *l = lp.stmts[k];
+/* The region over the copy block's iterators: the loops from the given one
+ * up to the scope that it uses (their iterators and bindings in *t). */
+static const tsl_range *rwa_block_region(rwa_state *st, itv *t) {
+  tsl_arena *a = st->a;
+  memset(t, 0, sizeof *t);
+  t->m = tsl_mutator_make(a);
+  t->m.var = to_iter;
+  t->c = st->c;
+  tsl_vec loops, ranges; /* const tsl_var *, tsl_range: innermost first */
+  tsl_vec_init(&loops, sizeof(const tsl_var *), a);
+  tsl_vec_init(&ranges, sizeof(tsl_range), a);
+  for (uint32_t k = st->lp.depth; k-- > st->s.level + 1;) {
+    const tsl_stmt *l = st->lp.stmts[k];
     if (l->kind != TSL_STMT_FOR)
       break;
-    TSL_VEC_PUSH(&lv, const tsl_var *, l->u.loop.loop_var);
-    TSL_VEC_PUSH(&lr, tsl_range, ((tsl_range){l->u.loop.min, l->u.loop.extent}));
+    TSL_VEC_PUSH(&loops, const tsl_var *, l->u.loop.loop_var);
+    TSL_VEC_PUSH(&ranges, tsl_range, ((tsl_range){l->u.loop.min, l->u.loop.extent}));
   }
-  t.loops = lv.data;
-  t.ranges = lr.data;
-  t.n_loops = lv.len;
-  tsl_map_init(&t.made, a);
-  t.ivs = TSL_NEW_ARRAY(a, tsl_iter_var, t.n_loops + 1);
-  t.vals = TSL_NEW_ARRAY(a, const tsl_expr *, t.n_loops + 1);
-  tsl_range *bdom = TSL_NEW_ARRAY(a, tsl_range, x.nd + 1);
-  for (uint32_t d = 0; d < x.nd; d++) {
-    bdom[d].min = tsl_mutate_expr(&t.m, dom[d].min);
-    bdom[d].extent = tsl_mutate_expr(&t.m, dom[d].extent);
+  t->loops = loops.data;
+  t->ranges = ranges.data;
+  t->n_loops = loops.len;
+  tsl_map_init(&t->made, a);
+  t->ivs = TSL_NEW_ARRAY(a, tsl_iter_var, t->n_loops + 1);
+  t->vals = TSL_NEW_ARRAY(a, const tsl_expr *, t->n_loops + 1);
+  tsl_range *bdom = TSL_NEW_ARRAY(a, tsl_range, st->x.nd + 1);
+  for (uint32_t d = 0; d < st->x.nd; d++) {
+    bdom[d].min = tsl_mutate_expr(&t->m, st->dom[d].min);
+    bdom[d].extent = tsl_mutate_expr(&t->m, st->dom[d].extent);
   }
-  const tsl_var **ax = TSL_NEW_ARRAY(a, const tsl_var *, x.nd + 1);
-  const tsl_expr **idx = TSL_NEW_ARRAY(a, const tsl_expr *, x.nd + 1);
-  for (uint32_t d = 0; d < x.nd; d++) {
+  return bdom;
+}
+
+/* The stage: a block annotated auto_copy = 1 with the copy loops inside,
+ * between src and dst over the region. */
+static const tsl_stmt *rwa_make_stage(rwa_state *st) {
+  sch_call *c = st->c;
+  tsl_arena *a = st->a;
+  uint32_t nd = st->x.nd;
+  st->dst = sto_buffer_with_scope(c, st->src, st->scope, NULL);
+  itv t;
+  const tsl_range *bdom = rwa_block_region(st, &t);
+  const tsl_var **ax = TSL_NEW_ARRAY(a, const tsl_var *, nd + 1);
+  const tsl_expr **idx = TSL_NEW_ARRAY(a, const tsl_expr *, nd + 1);
+  for (uint32_t d = 0; d < nd; d++) {
     ax[d] = cache_num_var(c, "ax", d, bdom[d].extent->dtype);
     int64_t z;
     idx[d] = tsl_expr_is_const_int(bdom[d].min, &z) && z == 0
                  ? tsl_expr_var(ax[d])
                  : tsl_expr_binary(a, TSL_EXPR_ADD, bdom[d].min, tsl_expr_var(ax[d]));
   }
-  const tsl_buffer *from = is_read ? src : dst, *to = is_read ? dst : src;
-  const tsl_stmt *copy =
-      tsl_stmt_store(a, to, tsl_expr_load(a, from, x.nd, idx), x.nd, idx);
-  for (uint32_t d = x.nd; d-- > 0;)
+  const tsl_buffer *from = st->is_read ? st->src : st->dst;
+  const tsl_buffer *to = st->is_read ? st->dst : st->src;
+  const tsl_stmt *copy = tsl_stmt_store(a, to, tsl_expr_load(a, from, nd, idx), nd, idx);
+  for (uint32_t d = nd; d-- > 0;)
     copy = tsl_stmt_for(a, ax[d], tsl_expr_int(a, bdom[d].extent->dtype, 0),
                         bdom[d].extent, TSL_FOR_SERIAL, NULL, (tsl_attrs){0}, copy);
   char base[512];
-  snprintf(base, sizeof base, "%s_%s", src->name, scope);
+  snprintf(base, sizeof base, "%s_%s", st->src->name, st->scope);
   tsl_block *nb = TSL_NEW(a, tsl_block);
-  nb->name = sch_fresh_block_name(c, lp.func, base);
+  nb->name = st->name = sch_fresh_block_name(c, st->lp.func, base);
   nb->n_iter_vars = t.n;
   nb->iter_vars = t.ivs;
-  tsl_buffer_region rr = {from, x.nd, bdom}, wr = {to, x.nd, bdom};
+  tsl_buffer_region rr = {from, nd, bdom}, wr = {to, nd, bdom};
   nb->n_reads = nb->n_writes = 1;
   nb->reads = tsl_arena_dup(a, &rr, sizeof rr);
   nb->writes = tsl_arena_dup(a, &wr, sizeof wr);
   nb->body = copy;
-  tsl_attr ann = {tsl_intern(c->sch->ctx, "auto_copy"),
-                  {TSL_ATTR_INT, 0, TSL_INT32, {.i = 1}}};
+  tsl_attr ann = {tsl_intern(c->sch->ctx, "auto_copy"), {TSL_ATTR_INT, 0, TSL_INT32, {.i = 1}}};
   nb->annotations = tsl_attrs_make(a, 1, &ann);
-  const tsl_stmt *stage = tsl_stmt_block_realize(a, t.n, t.vals, tsl_expr_bool(a, 1), nb);
+  return tsl_stmt_block_realize(a, t.n, t.vals, tsl_expr_bool(a, 1), nb);
+}
 
-  /* the loop body with the buffer replaced in [st, ed) and the stage */
+/* The loop body with the buffer replaced in [beg, end) and the stage;
+ * committed. */
+static void rwa_rewrite_loop(rwa_state *st, const tsl_stmt *stage) {
+  tsl_arena *a = st->a;
   tsl_map bufs;
   tsl_map_init(&bufs, a);
-  tsl_map_put(&bufs, src, (void *)dst);
+  tsl_map_put(&bufs, st->src, (void *)st->dst);
   tsl_mutator m = tsl_mutator_make(a);
   m.buffers = &bufs;
-  const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, n + 1);
-  for (uint32_t i = 0, k = 0; i <= n; i++) {
-    if (i == pos)
+  const tsl_stmt **xs = TSL_NEW_ARRAY(a, const tsl_stmt *, st->n + 1);
+  for (uint32_t i = 0, k = 0; i <= st->n; i++) {
+    if (i == st->pos)
       xs[k++] = stage;
-    if (i < n)
-      xs[k++] = i >= st && i < ed ? tsl_mutate_stmt(&m, subs[i]) : subs[i];
+    if (i < st->n)
+      xs[k++] = i >= st->beg && i < st->end ? tsl_mutate_stmt(&m, st->subs[i]) : st->subs[i];
   }
-  const tsl_stmt *nloop = sch_with_child(a, loop, 0, tsl_stmt_seq(a, n + 1, xs));
+  const tsl_stmt *nloop = sch_with_child(a, st->loop, 0, tsl_stmt_seq(a, st->n + 1, xs));
   cache_op op;
   memset(&op, 0, sizeof op);
-  op.c = c;
-  op.p = lp;
-  op.scope = s.level;
-  cache_commit_scope(&op, cache_scope_body_with(a, &lp, s.level, lp.depth - 1, nloop), dst);
-  sch_out_block(c, lp.func->name, nb->name);
+  op.c = st->c;
+  op.p = st->lp;
+  op.scope = st->s.level;
+  cache_commit_scope(&op, cache_scope_body_with(a, &st->lp, st->s.level, st->lp.depth - 1, nloop),
+                     st->dst);
+}
+
+static int read_write_at(sch_call *c, int is_read) {
+  rwa_state st;
+  int rc = rwa_load(&st, c, is_read);
+  if (rc)
+    return rc;
+  rwa_init_walker(&st);
+  rc = rwa_scan_body(&st);
+  if (!rc)
+    rc = is_read ? rwa_place_read(&st) : rwa_place_write(&st);
+  if (!rc)
+    rc = rwa_region(&st);
+  if (rc)
+    return rc;
+  rwa_rewrite_loop(&st, rwa_make_stage(&st));
+  sch_out_block(c, st.lp.func->name, st.name);
   return TSL_OK;
 }
 
