@@ -119,6 +119,11 @@ static int chk_block(const tsl_block *b, const tsl_stmt *r, void *ud) {
 
 /* ---- the primitive ---- */
 
+typedef struct rc_loop {
+  const tsl_stmt *loop; /* a loop between the stage and the block */
+  const tsl_var *var;   /* the stage's copy of its variable */
+} rc_loop;
+
 static int reindex_cache(sch_call *c, int is_write) {
   cache_op op;
   int rc = cache_load(&op, c, is_write, 1, 2, -1);
@@ -172,12 +177,15 @@ static int reindex_cache(sch_call *c, int is_write) {
                       "block '%s' reads '%s' before writing it (an update without "
                       "T.init()); the cache would start uninitialized",
                       blk->name, buf->name);
-    op.related = TSL_NEW_ARRAY(c->arena, const tsl_block *, op.n_kids + 1);
+    tsl_vec related; /* const tsl_block *: the readers after the block */
+    tsl_vec_init(&related, sizeof(const tsl_block *), c->arena);
     for (uint32_t i = (uint32_t)op.writer + 1; i < op.n_kids; i++) {
       const tsl_block *b = cache_kid(&op, i);
       if (sch_regions_have(b->reads, b->n_reads, buf))
-        op.related[op.n_related++] = b;
+        TSL_VEC_PUSH(&related, const tsl_block *, b);
     }
+    op.related = related.data;
+    op.n_related = related.len;
     rc = cache_locate(&op);
   } else if (op.writer >= 0) {
     op.related = &op.blk;
@@ -283,9 +291,8 @@ static int reindex_cache(sch_call *c, int is_write) {
       top = lv;
   tsl_map vmap; /* old loop / iter var -> new var expression */
   tsl_map_init(&vmap, a);
-  uint32_t nl = 0;
-  const tsl_stmt **loops = TSL_NEW_ARRAY(a, const tsl_stmt *, op.p.depth + 1);
-  const tsl_var **nloops = TSL_NEW_ARRAY(a, const tsl_var *, op.p.depth + 1);
+  tsl_vec loops; /* rc_loop */
+  tsl_vec_init(&loops, sizeof(rc_loop), a);
   tsl_map skipped;
   tsl_map_init(&skipped, a);
   for (uint32_t lv = top + 1; lv + 1 < op.p.depth; lv++) {
@@ -299,10 +306,10 @@ static int reindex_cache(sch_call *c, int is_write) {
       tsl_map_put(&skipped, l->u.loop.loop_var, (void *)l);
       continue;
     }
-    loops[nl] = l;
-    nloops[nl] = sch_new_var(c, l->u.loop.loop_var->name, l->u.loop.loop_var->dtype);
-    tsl_map_put(&vmap, l->u.loop.loop_var, (void *)tsl_expr_var(nloops[nl]));
-    nl++;
+    rc_loop *nl = tsl_vec_push(&loops);
+    nl->loop = l;
+    nl->var = sch_new_var(c, l->u.loop.loop_var->name, l->u.loop.loop_var->dtype);
+    tsl_map_put(&vmap, l->u.loop.loop_var, (void *)tsl_expr_var(nl->var));
   }
   tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, nt + 1);
   const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, nt + 1);
@@ -346,9 +353,11 @@ static int reindex_cache(sch_call *c, int is_write) {
   tsl_block *sb = is_write ? cache_copy_block(c, name, nt, ivs, cache, s_new, buf, s_old)
                            : cache_copy_block(c, name, nt, ivs, buf, s_old, cache, s_new);
   const tsl_stmt *stage = tsl_stmt_block_realize(a, nt, vals, pred, sb);
-  for (uint32_t j = nl; j-- > 0;)
-    stage = tsl_stmt_for(a, nloops[j], loops[j]->u.loop.min, loops[j]->u.loop.extent,
+  for (uint32_t j = loops.len; j-- > 0;) {
+    const rc_loop *l = &TSL_VEC_AT(&loops, rc_loop, j);
+    stage = tsl_stmt_for(a, l->var, l->loop->u.loop.min, l->loop->u.loop.extent,
                          TSL_FOR_SERIAL, NULL, (tsl_attrs){0}, stage);
+  }
 
   tsl_range *pr = TSL_NEW_ARRAY(a, tsl_range, nout + 1);
   for (uint32_t j = 0; j < nout; j++)
