@@ -201,212 +201,299 @@ static int check_chain(sch_call *c, const sch_path *p, uint32_t scope,
   return TSL_OK;
 }
 
-int sch_apply_reindex(sch_call *c) {
+typedef struct rx_state {
+  sch_call *c;
+  tsl_arena *a;
   sch_path p;
-  int rc = sch_block_path(c, c->args[0].u.rv, &p);
-  if (rc)
-    return rc;
-  const tsl_block *blk = sch_path_block(&p);
-  if (p.depth < 2)
-    return sch_fail(c, TSL_EINVALID, "block '%s' is the root block", blk->name);
-  sch_buffer_ref ref;
-  rc = sch_buffer_arg(c, blk, 1, -1, &ref);
-  if (rc)
-    return rc;
-  const tsl_buffer *buf = ref.buffer;
   cmp_scope s;
-  cmp_scope_of(c, &p, &s);
-  rc = cmp_check_stage_pipeline(c, &s);
+  const tsl_block *blk;
+  const tsl_buffer *buf;
+  sch_buffer_ref ref;
+  rx x;                 /* the block's accesses of buf */
+  const tsl_expr **idx; /* x.idx simplified */
+  uint32_t nd;
+  char *covered; /* by iterator: the indices use it */
+  uint32_t n_cov;
+  uint32_t loc_pos; /* of the block's loop nest in the scope body */
+  /* by covered iterator: the stage's iterators, loops and bindings, the
+   * new buffer's shape, its indices in the stage and in the block, and
+   * the block's region of it */
+  tsl_iter_var *ivs;
+  const tsl_var **loops;
+  const tsl_expr **vals, **shape, **new_idx, **blk_idx;
+  tsl_range *region;
+  const tsl_expr **target; /* the buffer's indices in the stage */
+  const tsl_buffer *nbuf;
+  tsl_str name;
+} rx_state;
+
+static int rx_load(rx_state *st, sch_call *c) {
+  memset(st, 0, sizeof *st);
+  st->c = c;
+  st->a = c->arena;
+  int rc = sch_block_path(c, c->args[0].u.rv, &st->p);
   if (rc)
     return rc;
+  st->blk = sch_path_block(&st->p);
+  if (st->p.depth < 2)
+    return sch_fail(c, TSL_EINVALID, "block '%s' is the root block", st->blk->name);
+  rc = sch_buffer_arg(c, st->blk, 1, -1, &st->ref);
+  if (rc)
+    return rc;
+  st->buf = st->ref.buffer;
+  cmp_scope_of(c, &st->p, &st->s);
+  return cmp_check_stage_pipeline(c, &st->s);
+}
 
-  rx x = {c, blk, buf, NULL, 0, 0, NULL, NULL, {0}};
-  tsl_map_init(&x.inner, c->arena);
-  tsl_stmt_visitor v = {on_stmt, on_block, on_expr, on_stmt_post, &x};
+/* The one index list at which the leaf block loads and stores the buffer. */
+static int rx_find_access(rx_state *st) {
+  sch_call *c = st->c;
+  const tsl_block *blk = st->blk;
+  const tsl_buffer *buf = st->buf;
+  rx *x = &st->x;
+  *x = (rx){c, blk, buf, NULL, 0, 0, NULL, NULL, {0}};
+  tsl_map_init(&x->inner, st->a);
+  tsl_stmt_visitor v = {on_stmt, on_block, on_expr, on_stmt_post, x};
   tsl_stmt_visit(blk->body, &v);
-  if (x.nested)
+  if (x->nested)
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' is not a leaf block (it contains block '%s'); "
                     "reindex needs the loads and stores of '%s' in a leaf block",
-                    blk->name, x.nested->name, buf->name);
-  if (x.status)
+                    blk->name, x->nested->name, buf->name);
+  if (x->status)
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' must access '%s' at a single index list, but it uses "
-                    "%s and %s", blk->name, buf->name, index_text(c, buf, x.idx),
-                    index_text(c, buf, x.other));
-  if (!x.idx)
+                    "%s and %s", blk->name, buf->name, index_text(c, buf, x->idx),
+                    index_text(c, buf, x->other));
+  if (!x->idx)
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' does not load or store '%s' in its body (only "
                     "its regions name it)",
                     blk->name, buf->name);
-  if (ref.is_write == 0 && sch_regions_have(blk->writes, blk->n_writes, buf))
+  if (st->ref.is_write == 0 && sch_regions_have(blk->writes, blk->n_writes, buf))
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' also writes '%s'; reindex its write buffer "
                     "instead (the values it writes would stay in the reindex "
                     "buffer)", blk->name, buf->name);
-  if (ref.is_write && !blk->init && sch_regions_have(blk->reads, blk->n_reads, buf))
+  if (st->ref.is_write && !blk->init && sch_regions_have(blk->reads, blk->n_reads, buf))
     return sch_fail(c, TSL_EINVALID,
                     "block '%s' reads '%s' before writing it (an update without "
                     "T.init()); the reindex buffer would start uninitialized",
                     blk->name, buf->name);
+  return TSL_OK;
+}
 
-  /* simplified indices (kept as written when they fold to a constant) and
-   * the iterators they use */
-  tsl_analyzer *an = c->sch->an;
+/* Simplified indices (kept as written when they fold to a constant), which
+ * must not use variables of the block body, and the iterators they use. */
+static int rx_simplify_indices(rx_state *st) {
+  sch_call *c = st->c;
+  const tsl_block *blk = st->blk;
   for (uint32_t i = 0; i < blk->n_iter_vars; i++)
-    tsl_analyzer_bind(an, blk->iter_vars[i].var, blk->iter_vars[i].dom.min,
+    tsl_analyzer_bind(c->sch->an, blk->iter_vars[i].var, blk->iter_vars[i].dom.min,
                       blk->iter_vars[i].dom.extent);
-  uint32_t nd = x.n_idx;
-  const tsl_expr **idx = TSL_NEW_ARRAY(c->arena, const tsl_expr *, nd + 1);
+  uint32_t nd = st->nd = st->x.n_idx;
+  st->idx = TSL_NEW_ARRAY(st->a, const tsl_expr *, nd + 1);
   for (uint32_t d = 0; d < nd; d++) {
-    const tsl_expr *e = sch_simplify(c, x.idx[d]);
-    idx[d] = e->kind == TSL_EXPR_INT_IMM ? x.idx[d] : e;
+    const tsl_expr *e = sch_simplify(c, st->x.idx[d]);
+    st->idx[d] = e->kind == TSL_EXPR_INT_IMM ? st->x.idx[d] : e;
   }
   for (uint32_t d = 0; d < nd; d++) {
     uint32_t pos = 0;
     const void *key;
     void *val;
-    while (tsl_map_next(&x.inner, &pos, &key, &val))
-      if (tsl_expr_uses_var(idx[d], key))
+    while (tsl_map_next(&st->x.inner, &pos, &key, &val))
+      if (tsl_expr_uses_var(st->idx[d], key))
         return sch_fail(c, TSL_EINVALID,
                         "block '%s' accesses '%s' at an index that uses '%s', a "
                         "variable defined inside the block",
-                        blk->name, buf->name, ((const tsl_var *)key)->name);
+                        blk->name, st->buf->name, ((const tsl_var *)key)->name);
   }
-  uint32_t n_cov = 0;
-  char *covered = TSL_NEW_ARRAY(c->arena, char, blk->n_iter_vars + 1);
+  st->covered = TSL_NEW_ARRAY(st->a, char, blk->n_iter_vars + 1);
   for (uint32_t i = 0; i < blk->n_iter_vars; i++)
-    for (uint32_t d = 0; d < nd && !covered[i]; d++)
-      if (tsl_expr_uses_var(idx[d], blk->iter_vars[i].var)) {
-        covered[i] = 1;
-        n_cov++;
+    for (uint32_t d = 0; d < nd && !st->covered[i]; d++)
+      if (tsl_expr_uses_var(st->idx[d], blk->iter_vars[i].var)) {
+        st->covered[i] = 1;
+        st->n_cov++;
       }
+  return TSL_OK;
+}
 
-  uint32_t loc_pos;
-  rc = check_chain(c, &p, s.level, blk, &loc_pos);
+/* The stage goes right before (after) the loop nest: another block in it
+ * must not write (for a write: access) the buffer. */
+static int rx_check_nest(rx_state *st) {
+  sch_call *c = st->c;
+  const sch_path *p = &st->p;
+  uint32_t level = st->s.level;
+  int rc = check_chain(c, p, level, st->blk, &st->loc_pos);
   if (rc)
     return rc;
-  /* the stage goes right before (after) the loop nest: another block in it
-   * must not write (for a write: access) the buffer */
-  nest_check nc = {blk, buf, ref.is_write, NULL};
+  nest_check nc = {st->blk, st->buf, st->ref.is_write, NULL};
   tsl_stmt_visitor nv = {NULL, nest_block, NULL, NULL, &nc};
-  tsl_stmt_visit(p.stmts[p.stmts[s.level + 1]->kind == TSL_STMT_SEQ ? s.level + 2 : s.level + 1],
+  tsl_stmt_visit(p->stmts[p->stmts[level + 1]->kind == TSL_STMT_SEQ ? level + 2 : level + 1],
                  &nv);
   if (nc.other)
     return sch_fail(c, TSL_EINVALID,
                     "block '%s', inside the loops of block '%s', %s '%s'; the reindex "
                     "stage %s those loops would miss it",
-                    nc.other->name, blk->name,
-                    sch_regions_have(nc.other->writes, nc.other->n_writes, buf) ? "writes"
-                                                                                 : "reads",
-                    buf->name, ref.is_write ? "after" : "before");
+                    nc.other->name, st->blk->name,
+                    sch_regions_have(nc.other->writes, nc.other->n_writes, st->buf) ? "writes"
+                                                                                     : "reads",
+                    st->buf->name, st->ref.is_write ? "after" : "before");
+  return TSL_OK;
+}
 
-  /* the stage's iterators, loops and the copy's indices */
-  tsl_arena *a = c->arena;
-  tsl_iter_var *ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n_cov + 1);
-  const tsl_var **loops = TSL_NEW_ARRAY(a, const tsl_var *, n_cov + 1);
-  const tsl_expr **vals = TSL_NEW_ARRAY(a, const tsl_expr *, n_cov + 1);
-  const tsl_expr **shape = TSL_NEW_ARRAY(a, const tsl_expr *, n_cov + 1);
-  const tsl_expr **new_idx = TSL_NEW_ARRAY(a, const tsl_expr *, n_cov + 1);
-  const tsl_expr **blk_idx = TSL_NEW_ARRAY(a, const tsl_expr *, n_cov + 1);
-  tsl_range *region = TSL_NEW_ARRAY(a, tsl_range, n_cov + 1);
+/* The stage's iterators, loops and the copy's indices. */
+static void rx_stage_iters(rx_state *st) {
+  sch_call *c = st->c;
+  tsl_arena *a = st->a;
+  const tsl_block *blk = st->blk;
+  uint32_t n = st->n_cov;
+  st->ivs = TSL_NEW_ARRAY(a, tsl_iter_var, n + 1);
+  st->loops = TSL_NEW_ARRAY(a, const tsl_var *, n + 1);
+  st->vals = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  st->shape = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  st->new_idx = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  st->blk_idx = TSL_NEW_ARRAY(a, const tsl_expr *, n + 1);
+  st->region = TSL_NEW_ARRAY(a, tsl_range, n + 1);
   tsl_map subst;
   tsl_map_init(&subst, a);
   uint32_t k = 0;
   for (uint32_t i = 0; i < blk->n_iter_vars; i++) {
     const tsl_iter_var *iv = &blk->iter_vars[i];
-    if (!covered[i])
+    if (!st->covered[i])
       continue;
     const tsl_var *nv = cache_num_var(c, "v", k, iv->var->dtype);
     tsl_map_put(&subst, iv->var, (void *)tsl_expr_var(nv));
-    ivs[k] = (tsl_iter_var){nv, iv->dom, TSL_ITER_SPATIAL};
-    loops[k] = cache_num_var(c, "ax", k, iv->var->dtype);
-    vals[k] = tsl_expr_var(loops[k]);
-    shape[k] = sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_ADD, iv->dom.min, iv->dom.extent));
-    new_idx[k] = tsl_expr_var(nv);
-    blk_idx[k] = tsl_expr_var(iv->var);
-    region[k] = (tsl_range){blk_idx[k], tsl_expr_int(a, iv->var->dtype, 1)};
+    st->ivs[k] = (tsl_iter_var){nv, iv->dom, TSL_ITER_SPATIAL};
+    st->loops[k] = cache_num_var(c, "ax", k, iv->var->dtype);
+    st->vals[k] = tsl_expr_var(st->loops[k]);
+    st->shape[k] =
+        sch_simplify(c, tsl_expr_binary(a, TSL_EXPR_ADD, iv->dom.min, iv->dom.extent));
+    st->new_idx[k] = tsl_expr_var(nv);
+    st->blk_idx[k] = tsl_expr_var(iv->var);
+    st->region[k] = (tsl_range){st->blk_idx[k], tsl_expr_int(a, iv->var->dtype, 1)};
     k++;
   }
-  const tsl_expr **target = TSL_NEW_ARRAY(a, const tsl_expr *, nd + 1);
-  for (uint32_t d = 0; d < nd; d++)
-    target[d] = tsl_expr_substitute_map(a, idx[d], &subst);
+  st->target = TSL_NEW_ARRAY(a, const tsl_expr *, st->nd + 1);
+  for (uint32_t d = 0; d < st->nd; d++)
+    st->target[d] = tsl_expr_substitute_map(a, st->idx[d], &subst);
+}
 
-  /* soundness: the copy runs over the whole domain of the iterators */
-  if (!ref.is_write) {
-    for (uint32_t d = 0; d < nd; d++) {
-      const tsl_expr *e = idx[d], *sh = buf->shape[d];
-      if (sh->dtype.bits != e->dtype.bits)
-        sh = tsl_expr_cast(a, e->dtype, sh);
-      if (!tsl_analyzer_can_prove(an, tsl_expr_binary(a, TSL_EXPR_LE,
-                                                      tsl_expr_int(a, e->dtype, 0), e)) ||
-          !tsl_analyzer_can_prove(an, tsl_expr_binary(a, TSL_EXPR_LT, e, sh)))
-        return sch_fail(c, TSL_EINVALID,
-                        "index %u of '%s' in block '%s' (%s) may leave the buffer "
-                        "over the domain of the block's iterators (a guarded "
-                        "access); the reindex copy would read out of bounds",
-                        d, buf->name, blk->name, cmp_expr_str(c, x.idx[d]));
-    }
-  } else {
-    if (!cache_block_covers_domain(c, &p, s.level))
+/* A read: the copy runs over the whole domain of the iterators, so the
+ * indices must stay inside the buffer there. */
+static int rx_check_read_bounds(rx_state *st) {
+  sch_call *c = st->c;
+  tsl_arena *a = st->a;
+  const tsl_buffer *buf = st->buf;
+  for (uint32_t d = 0; d < st->nd; d++) {
+    const tsl_expr *e = st->idx[d], *sh = buf->shape[d];
+    if (sh->dtype.bits != e->dtype.bits)
+      sh = tsl_expr_cast(a, e->dtype, sh);
+    if (!tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LE,
+                                                            tsl_expr_int(a, e->dtype, 0), e)) ||
+        !tsl_analyzer_can_prove(c->sch->an, tsl_expr_binary(a, TSL_EXPR_LT, e, sh)))
       return sch_fail(c, TSL_EINVALID,
-                      "block '%s' does not provably run every point of its "
-                      "iteration domain once (a T.where predicate or bindings "
-                      "that are not a one-to-one map of its loops); copying the "
-                      "reindex buffer back would write elements it does not "
-                      "produce", blk->name);
-    tsl_iter_map map;
-    const tsl_var **cv = TSL_NEW_ARRAY(a, const tsl_var *, n_cov + 1);
-    tsl_range *cd = TSL_NEW_ARRAY(a, tsl_range, n_cov + 1);
-    for (uint32_t j = 0; j < n_cov; j++) {
-      cv[j] = ivs[j].var;
-      cd[j] = ivs[j].dom;
-    }
-    if (tsl_iter_map_detect(an, a, nd, target, n_cov, cv, cd, NULL,
-                            TSL_ITER_MAP_BIJECTIVE, 0, &map, NULL))
-      return sch_fail(c, TSL_EINVALID,
-                      "block '%s' writes '%s' at indices that are not a one-to-one "
-                      "map of its iterators; the copy back would write an element "
-                      "twice", blk->name, buf->name);
+                      "index %u of '%s' in block '%s' (%s) may leave the buffer "
+                      "over the domain of the block's iterators (a guarded "
+                      "access); the reindex copy would read out of bounds",
+                      d, buf->name, st->blk->name, cmp_expr_str(c, st->x.idx[d]));
   }
+  return TSL_OK;
+}
 
+/* A write: the copy back writes every element of the whole domain once, so
+ * the block must produce each of them exactly once. */
+static int rx_check_write_back(rx_state *st) {
+  sch_call *c = st->c;
+  tsl_arena *a = st->a;
+  if (!cache_block_covers_domain(c, &st->p, st->s.level))
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' does not provably run every point of its "
+                    "iteration domain once (a T.where predicate or bindings "
+                    "that are not a one-to-one map of its loops); copying the "
+                    "reindex buffer back would write elements it does not "
+                    "produce", st->blk->name);
+  tsl_iter_map map;
+  const tsl_var **cv = TSL_NEW_ARRAY(a, const tsl_var *, st->n_cov + 1);
+  tsl_range *cd = TSL_NEW_ARRAY(a, tsl_range, st->n_cov + 1);
+  for (uint32_t j = 0; j < st->n_cov; j++) {
+    cv[j] = st->ivs[j].var;
+    cd[j] = st->ivs[j].dom;
+  }
+  if (tsl_iter_map_detect(c->sch->an, a, st->nd, st->target, st->n_cov, cv, cd, NULL,
+                          TSL_ITER_MAP_BIJECTIVE, 0, &map, NULL))
+    return sch_fail(c, TSL_EINVALID,
+                    "block '%s' writes '%s' at indices that are not a one-to-one "
+                    "map of its iterators; the copy back would write an element "
+                    "twice", st->blk->name, st->buf->name);
+  return TSL_OK;
+}
+
+/* The new buffer and the stage: the copy block inside its loops. */
+static const tsl_stmt *rx_make_stage(rx_state *st) {
+  sch_call *c = st->c;
+  tsl_arena *a = st->a;
+  const tsl_buffer *buf = st->buf;
+  uint32_t n = st->n_cov;
   char base[512];
   snprintf(base, sizeof base, "%s_reindex", buf->name);
-  const tsl_buffer *nbuf = tsl_buffer_new(a, base, buf->dtype, n_cov, shape, NULL,
-                                          NULL, buf->scope, buf->align,
-                                          buf->offset_factor);
+  st->nbuf = tsl_buffer_new(a, base, buf->dtype, n, st->shape, NULL, NULL, buf->scope,
+                            buf->align, buf->offset_factor);
   /* TVM names the stage after the buffer it writes */
-  snprintf(base, sizeof base, "%s_reindex", (ref.is_write ? buf : nbuf)->name);
-  tsl_str name = sch_fresh_block_name(c, p.func, base);
+  snprintf(base, sizeof base, "%s_reindex", (st->ref.is_write ? buf : st->nbuf)->name);
+  st->name = sch_fresh_block_name(c, st->p.func, base);
   tsl_block *stage_blk =
-      ref.is_write ? cache_copy_block(c, name, n_cov, ivs, nbuf, new_idx, buf, target)
-                   : cache_copy_block(c, name, n_cov, ivs, buf, target, nbuf, new_idx);
-  const tsl_stmt *stage =
-      tsl_stmt_block_realize(a, n_cov, vals, tsl_expr_bool(a, 1), stage_blk);
-  for (uint32_t j = n_cov; j-- > 0;)
-    stage = tsl_stmt_for(a, loops[j], ivs[j].dom.min, ivs[j].dom.extent,
+      st->ref.is_write
+          ? cache_copy_block(c, st->name, n, st->ivs, st->nbuf, st->new_idx, buf, st->target)
+          : cache_copy_block(c, st->name, n, st->ivs, buf, st->target, st->nbuf, st->new_idx);
+  const tsl_stmt *stage = tsl_stmt_block_realize(a, n, st->vals, tsl_expr_bool(a, 1), stage_blk);
+  for (uint32_t j = n; j-- > 0;)
+    stage = tsl_stmt_for(a, st->loops[j], st->ivs[j].dom.min, st->ivs[j].dom.extent,
                          TSL_FOR_SERIAL, NULL, (tsl_attrs){0}, stage);
+  return stage;
+}
 
-  rw_state st;
-  memset(&st, 0, sizeof st);
-  st.m = tsl_mutator_make(a);
-  st.m.expr = rw_expr;
-  st.m.stmt = rw_stmt;
-  st.from = buf;
-  st.to = nbuf;
-  st.idx = blk_idx;
-  st.region = (tsl_buffer_region){nbuf, n_cov, region};
-  const tsl_block *nblk = rewrite_block(&st, blk);
-  /* the new body of the scope: the block rewritten, the stage inserted */
+/* The new body of the scope: the block rewritten, the stage inserted;
+ * committed. */
+static void rx_rewrite_scope(rx_state *st, const tsl_stmt *stage) {
+  tsl_arena *a = st->a;
+  rw_state rw;
+  memset(&rw, 0, sizeof rw);
+  rw.m = tsl_mutator_make(a);
+  rw.m.expr = rw_expr;
+  rw.m.stmt = rw_stmt;
+  rw.from = st->buf;
+  rw.to = st->nbuf;
+  rw.idx = st->blk_idx;
+  rw.region = (tsl_buffer_region){st->nbuf, st->n_cov, st->region};
+  const tsl_block *nblk = rewrite_block(&rw, st->blk);
   const tsl_stmt *scope_body = cache_scope_body_with(
-      a, &p, s.level, p.depth - 1, sch_with_block(a, sch_path_target(&p), nblk));
-  scope_body = sto_insert(a, scope_body, loc_pos + (ref.is_write ? 1 : 0), stage);
+      a, &st->p, st->s.level, st->p.depth - 1, sch_with_block(a, sch_path_target(&st->p), nblk));
+  scope_body = sto_insert(a, scope_body, st->loc_pos + (st->ref.is_write ? 1 : 0), stage);
   cache_op op;
   memset(&op, 0, sizeof op);
-  op.c = c;
-  op.p = p;
-  op.scope = s.level;
-  cache_commit_scope(&op, scope_body, nbuf);
-  sch_out_block(c, p.func->name, name);
+  op.c = st->c;
+  op.p = st->p;
+  op.scope = st->s.level;
+  cache_commit_scope(&op, scope_body, st->nbuf);
+}
+
+int sch_apply_reindex(sch_call *c) {
+  rx_state st;
+  int rc = rx_load(&st, c);
+  if (!rc)
+    rc = rx_find_access(&st);
+  if (!rc)
+    rc = rx_simplify_indices(&st);
+  if (!rc)
+    rc = rx_check_nest(&st);
+  if (rc)
+    return rc;
+  rx_stage_iters(&st);
+  rc = st.ref.is_write ? rx_check_write_back(&st) : rx_check_read_bounds(&st);
+  if (rc)
+    return rc;
+  rx_rewrite_scope(&st, rx_make_stage(&st));
+  sch_out_block(c, st.p.func->name, st.name);
   return TSL_OK;
 }
