@@ -133,22 +133,22 @@ typedef struct rc_state {
   const tsl_block *blk;
   const tsl_buffer *buf;
   const tsl_stmt *real;
-  const tsl_buffer_region *reg; /* the block's access of buf */
-  const tsl_expr **old_idx;     /* the point of reg */
+  const tsl_buffer_region *reg;      /* the block's access of buf */
+  const tsl_expr **old_idx;          /* the point of reg */
   uint32_t niv;
-  const tsl_var **ivars; /* the block's iterators */
+  const tsl_var **ivars;             /* the block's iterators */
   const tsl_expr **shape, **new_idx; /* the cache's shape and indices */
   uint32_t nout;                     /* the cache's rank */
-  char *touched; /* by iterator: the access uses it */
-  uint32_t nt;
-  tsl_vec loops;  /* rc_loop: the stage's loops, outermost first */
-  tsl_map skipped; /* loop var -> loop: loops there the stage does not run */
-  tsl_map vmap;   /* old loop / iter var -> new var expression */
-  tsl_iter_var *ivs; /* the stage's iterators (nt) */
+  char *touched;                     /* by iterator: the access uses it */
+  uint32_t nt;                       /* iterators touched */
+  tsl_vec loops;                     /* rc_loop: the stage's loops, outermost first */
+  tsl_map skipped;                   /* loop var -> loop: the other loops in between */
+  tsl_map vmap;                      /* old loop / iter var -> new var expression */
+  tsl_iter_var *ivs;                 /* the stage's iterators (nt) and bindings */
   const tsl_expr **vals;
   const tsl_expr *pred;
   const tsl_buffer *cache;
-  tsl_str name;
+  tsl_str name; /* of the stage */
 } rc_state;
 
 static int rc_load(rc_state *st, sch_call *c, int is_write) {
