@@ -2,8 +2,10 @@
  * core/db/db_claim.c — claims of concurrent runs: which process is building
  * and measuring which (workload, target, decisions). A claim is a row of
  * `claims` holding the pid; it is live while that process exists (one host).
- * Claiming is one BEGIN IMMEDIATE transaction, so two processes cannot both
- * win; a claim of a process that is gone is taken over.
+ * Claiming a batch is one BEGIN IMMEDIATE transaction, so two processes
+ * cannot both win a key; a claim of a process that is gone is taken over.
+ * The budget spent is read once per transaction: the record count of
+ * (workload, target) (db_counts.c) plus the live claims.
  */
 #include "db_internal.h"
 
@@ -63,39 +65,32 @@ static int step_key(tsl_db *db, const char *sql, int64_t workload_id,
   return rc;
 }
 
-/* Records of workload and target plus their live claims (any process). */
+/* Records of workload and target (their count, one lookup) plus their live
+ * claims (any process). */
 static int budget_spent(tsl_db *db, int64_t workload_id, const char *target,
                         int64_t *n, tsl_diag *diag) {
-  *n = 0;
+  int rc = db_records_of(db, workload_id, target, n, diag);
   sqlite3_stmt *st;
-  int rc = db_prepare(db, "SELECT (SELECT count(*) FROM records WHERE workload_id = ?1 "
-                          "AND target = ?2), -1 UNION ALL SELECT 0, pid FROM claims "
-                          "WHERE workload_id = ?1 AND target = ?2",
-                      &st, diag);
-  if (rc != TSL_OK)
+  if (rc != TSL_OK || (rc = db_prepare(db, "SELECT pid FROM claims WHERE workload_id = ?1 "
+                                           "AND target = ?2", &st, diag)) != TSL_OK)
     return rc;
   sqlite3_bind_int64(st, 1, workload_id);
   sqlite3_bind_text(st, 2, target ? target : "", -1, SQLITE_STATIC);
   int s;
-  while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t pid = sqlite3_column_int64(st, 1);
-    *n += pid < 0 ? sqlite3_column_int64(st, 0) : pid_alive(pid);
-  }
+  while ((s = sqlite3_step(st)) == SQLITE_ROW)
+    *n += pid_alive(sqlite3_column_int64(st, 0));
   if (s != SQLITE_DONE)
     rc = db_fail(db, diag, TSL_EIO, "cannot count the budget");
   sqlite3_finalize(st);
   return rc;
 }
 
-int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
-                 const char *decisions, int64_t budget, int *claimed,
-                 tsl_diag *diag) {
+/* One key claimed inside the caller's transaction. *spent is the budget
+ * spent, read when first needed (-1 before) and counted up by each claim. */
+static int claim_one(tsl_db *db, int64_t workload_id, const char *target,
+                     const char *decisions, int64_t budget, int64_t *spent,
+                     int *claimed, tsl_diag *diag) {
   *claimed = 0;
-  int rc = need_writable(db, "claiming a candidate", diag);
-  if (rc != TSL_OK)
-    return rc;
-  if ((rc = db_exec(db, "BEGIN IMMEDIATE", diag)) != TSL_OK)
-    return rc;
   int measured = step_key(db, "SELECT 1 FROM records WHERE workload_id = ?1 "
                               "AND target = ?2 AND decisions = ?3 LIMIT 1",
                           workload_id, target, decisions, 0, NULL, diag);
@@ -106,35 +101,59 @@ int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
                                       workload_id, target, decisions, 0,
                                       &holder, diag)
                            : 0;
-  rc = measured < 0 ? measured : held < 0 ? held : TSL_OK;
-  if (rc == TSL_OK && measured == 0) {
-    if (held && holder == me)
-      *claimed = 1; /* already ours */
-    else if (!held || !pid_alive(holder)) {
-      /* free, or its holder is gone: take it, if the budget allows */
-      int64_t spent = 0;
-      if (budget > 0 && (rc = budget_spent(db, workload_id, target, &spent, diag)) == TSL_OK &&
-          spent >= budget) {
-        *claimed = 2;
-        goto done;
-      }
-      if (rc != TSL_OK)
-        goto done;
-      rc = step_key(db, "INSERT OR REPLACE INTO claims (workload_id, target, "
-                        "decisions, pid, claimed_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    workload_id, target, decisions, me, NULL, diag);
-      if (rc == 0)
-        *claimed = 1;
-    }
+  int rc = measured < 0 ? measured : held < 0 ? held : TSL_OK;
+  if (rc != TSL_OK || measured)
+    return rc;
+  if (held && holder == me) {
+    *claimed = 1; /* already ours */
+    return TSL_OK;
   }
-done:
-  if (rc >= 0)
+  if (held && pid_alive(holder))
+    return TSL_OK;
+  /* free, or its holder is gone: take it, if the budget allows */
+  if (budget > 0 && *spent < 0 && (rc = budget_spent(db, workload_id, target, spent, diag)))
+    return rc;
+  if (budget > 0 && *spent >= budget) {
+    *claimed = 2;
+    return TSL_OK;
+  }
+  rc = step_key(db, "INSERT OR REPLACE INTO claims (workload_id, target, "
+                    "decisions, pid, claimed_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+                workload_id, target, decisions, me, NULL, diag);
+  if (rc == 0) {
+    *claimed = 1;
+    *spent += *spent >= 0;
+  }
+  return rc;
+}
+
+int tsl_db_claim_batch(tsl_db *db, int64_t workload_id, const char *target, uint32_t n,
+                       const char *const *decisions, int64_t budget, int *claimed,
+                       tsl_diag *diag) {
+  for (uint32_t i = 0; i < n; i++)
+    claimed[i] = 0;
+  int rc = need_writable(db, "claiming a candidate", diag);
+  if (rc != TSL_OK || (rc = db_exec(db, "BEGIN IMMEDIATE", diag)) != TSL_OK)
+    return rc;
+  int64_t spent = -1;
+  for (uint32_t i = 0; i < n && rc == TSL_OK; i++)
+    rc = decisions[i] ? claim_one(db, workload_id, target, decisions[i], budget, &spent,
+                                  &claimed[i], diag)
+                      : TSL_OK;
+  if (rc == TSL_OK)
     rc = db_exec(db, "COMMIT", diag);
   if (rc != TSL_OK) {
     sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-    *claimed = 0;
+    for (uint32_t i = 0; i < n; i++)
+      claimed[i] = 0;
   }
   return rc;
+}
+
+int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
+                 const char *decisions, int64_t budget, int *claimed,
+                 tsl_diag *diag) {
+  return tsl_db_claim_batch(db, workload_id, target, 1, &decisions, budget, claimed, diag);
 }
 
 int tsl_db_unclaim(tsl_db *db, int64_t workload_id, const char *target,

@@ -12,7 +12,7 @@
 /* PRAGMA application_id of a tessel database ("TSLD") and the schema
  * version kept in PRAGMA user_version. */
 #define DB_APPLICATION_ID 0x54534c44
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct tsl_db {
   sqlite3 *h;
@@ -31,10 +31,16 @@ int db_exec(tsl_db *db, const char *sql, tsl_diag *diag);
 /* The same, retried while SQLite answers BUSY without waiting (one
  * statement). */
 int db_exec_retry(tsl_db *db, const char *sql, tsl_diag *diag);
-/* Bring a database of an older schema (version 1: keys without the
- * structure digest) to DB_SCHEMA_VERSION, in one transaction; a database
+/* Bring a database of schema version 1 (keys without the structure
+ * digest) to version 2, in one transaction; a database
  * already there is left alone (db_migrate.c). */
 int db_migrate(tsl_db *db, tsl_diag *diag);
+/* Schema version 2 to 3: the record counts (db_counts.c); a database of
+ * version 3 is left alone. */
+int db_counts_migrate(tsl_db *db, tsl_diag *diag);
+/* The records of workload and target, from the counts (one lookup). */
+int db_records_of(tsl_db *db, int64_t workload_id, const char *target, int64_t *n,
+                  tsl_diag *diag);
 /* sqlite3_step, retried (short sleeps) while SQLite answers BUSY/LOCKED
  * without waiting, for up to the busy timeout. */
 int db_step_retry(tsl_db *db, sqlite3_stmt *st);

@@ -273,6 +273,8 @@ static int setup(tsl_db *db, uint32_t mode, tsl_diag *diag) {
     rc = readonly_fail(db, diag);
   if (rc == TSL_OK && kind == 1)
     rc = db_migrate(db, diag);
+  if (rc == TSL_OK) /* a new database is made at version 2, then counted */
+    rc = db_counts_migrate(db, diag);
   return rc;
 }
 

@@ -227,6 +227,83 @@ static void test_claims(const fx_prog *pa, char **tj, char **tk) {
   tsl_db_close(db);
 }
 
+/* A number read with a raw connection (the first column of `sql`). */
+static int64_t raw_value(const char *path, const char *sql) {
+  sqlite3 *raw;
+  sqlite3_stmt *st;
+  int64_t v = -1;
+  sqlite3_open(path, &raw);
+  if (sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return v;
+}
+
+/* tsl_db_claim_batch: one transaction for a batch, the budget read once
+ * from the record counts and the live claims, then counted up. */
+static void test_claim_batch(const fx_prog *pa, char **tj, char **tk) {
+  const char *path = tmp_path("batch.db");
+  tsl_db *db = NULL;
+  tsl_diag d = {0};
+  int64_t wid = 0;
+  tsl_db_open(path, TSL_DB_CREATE, &db, &d);
+  tsl_db_workload(db, pa->func, 64, &wid, &d);
+  tsl_db_record r = fx_record(wid, "llvm", tj[0], tk[0], 0, 1e-6, 100);
+  tsl_db_add(db, &r, &d);
+  char sql[256];
+  snprintf(sql, sizeof sql, "INSERT INTO claims VALUES (%lld, 'llvm', '[[7,7]]', 1, 1)",
+           (long long)wid);
+  raw_exec(path, sql); /* pid 1's: live */
+  /* spent: 1 record + 1 live claim; budget 5 leaves 3 */
+  const char *keys[] = {tk[0], "[[7,7]]", NULL, "[[b,1]]", "[[b,2]]", "[[b,3]]", "[[b,4]]",
+                        "[[b,5]]"};
+  int claimed[8];
+  is_int(tsl_db_claim_batch(db, wid, "llvm", 8, keys, 5, claimed, &d), TSL_OK,
+         "claim a batch of 8 keys with a budget of 5");
+  ok(claimed[0] == 0 && claimed[1] == 0 && claimed[2] == 0,
+     "  ... a measured key, one a live process holds and a NULL key: 0");
+  ok(claimed[3] == 1 && claimed[4] == 1 && claimed[5] == 1,
+     "  ... the next three free keys claimed (1 record + 1 live claim + 3 = 5)");
+  ok(claimed[6] == 2 && claimed[7] == 2, "  ... the rest: 2, the budget spent");
+  snprintf(sql, sizeof sql, "pid = %d", (int)getpid());
+  is_int(raw_count(path, sql), 3, "  ... three claims of ours in the table");
+  const char *again[] = {"[[b,1]]", "[[b,6]]"};
+  is_int(tsl_db_claim_batch(db, wid, "llvm", 2, again, 6, claimed, &d), TSL_OK,
+         "a second batch with a budget of 6");
+  ok(claimed[0] == 1 && claimed[1] == 1, "  ... its own claim again, and one more key");
+  ok(raw_value(path, "SELECT n FROM record_counts") == 1,
+     "the record count of the workload and target is 1");
+  tsl_db_record r2 = fx_record(wid, "llvm", tj[1], tk[1], 0, 1e-6, 101);
+  tsl_db_record r3 = fx_record(wid, "other", tj[2], tk[2], 0, 1e-6, 102);
+  tsl_db_add(db, &r2, &d);
+  tsl_db_add(db, &r3, &d);
+  ok(raw_value(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 2 &&
+         raw_value(path, "SELECT n FROM record_counts WHERE target = 'other'") == 1,
+     "  ... counted up by every record added, per target");
+  tsl_db_close(db);
+  /* a database of schema version 2 (no counts) gets them when opened */
+  raw_exec(path, "DROP TRIGGER records_counted; DROP TRIGGER records_uncounted;"
+                 "DROP TABLE record_counts; PRAGMA user_version = 2");
+  db = NULL;
+  is_int(tsl_db_open(path, TSL_DB_READONLY, &db, &d), TSL_OK,
+         "a version-2 database opens read-only, unchanged");
+  tsl_db_close(db);
+  ok(raw_value(path, "SELECT count(*) FROM sqlite_master WHERE name = 'record_counts'") == 0,
+     "  ... without the counts");
+  db = NULL;
+  is_int(tsl_db_open(path, TSL_DB_CREATE, &db, &d), TSL_OK, "  ... and opens for writing");
+  ok(raw_value(path, "PRAGMA user_version") == 3 &&
+         raw_value(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 2 &&
+         raw_value(path, "SELECT n FROM record_counts WHERE target = 'other'") == 1,
+     "  ... made version 3 with the counts of its records");
+  tsl_db_record r4 = fx_record(wid, "llvm", tj[3], tk[3], 0, 1e-6, 103);
+  tsl_db_add(db, &r4, &d);
+  ok(raw_value(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 3,
+     "  ... which count on");
+  tsl_db_close(db);
+}
+
 /* ---- concurrent creation -------------------------------------------------------- */
 
 static void test_concurrent_create(void) {
@@ -500,6 +577,7 @@ int main(void) {
       return 1;
 
   test_claims(&pa, tj, tk);
+  test_claim_batch(&pa, tj, tk);
   test_concurrent_create();
   test_readonly(&pa, tj, tk);
   test_import(&pa, tj, tk);

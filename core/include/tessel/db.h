@@ -118,6 +118,13 @@ TSL_API int tsl_db_has(tsl_db *db, int64_t workload_id, const char *target,
 TSL_API int tsl_db_claim(tsl_db *db, int64_t workload_id, const char *target,
                          const char *decisions, int64_t budget, int *claimed,
                          tsl_diag *diag);
+/* Appended in 1.1: the keys decisions[0..n) claimed in order in one
+ * transaction, claimed[i] as tsl_db_claim's *claimed (a NULL key: 0). Once
+ * the budget is spent, every later free key gets 2. On error every
+ * claimed[i] is 0 and nothing was claimed. */
+TSL_API int tsl_db_claim_batch(tsl_db *db, int64_t workload_id, const char *target,
+                               uint32_t n, const char *const *decisions, int64_t budget,
+                               int *claimed, tsl_diag *diag);
 TSL_API int tsl_db_unclaim(tsl_db *db, int64_t workload_id, const char *target,
                            const char *decisions, tsl_diag *diag);
 /* Live claims of other processes for workload and target; *n set. */
