@@ -484,7 +484,7 @@ typedef struct cand {
 
 /* The database record of a candidate's outcome (`r` NULL: a failure
  * before any run), and c->res from it; written unless `write` is 0 (a
- * probed batch's records are written at its end, in run_batch). */
+ * probed batch's records are written at its end, in learn_batch). */
 static void make_record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
                         const char *error, double build_s, int write) {
   tsl_db_record rec;
@@ -613,40 +613,61 @@ static int by_probe(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
-                     int *budget_full, uint32_t batch_no) {
-  tsl_trace **traces = calloc(max, sizeof *traces);
-  cand *cs = calloc(max, sizeof *cs);
-  measure_build_job *jobs = calloc(max, sizeof *jobs);
-  cand **order = calloc(max, sizeof *order); /* the measurement order */
-  if (!traces || !cs || !jobs || !order) {
-    free(traces);
-    free(cs);
-    free(jobs);
-    free(order);
+/* A batch: the strategy's traces, the candidates claimed for it, their builds and their
+ * measurement order, and the arena of their lowered functions. */
+typedef struct batch {
+  uint32_t max, n;        /* traces asked for, and generated */
+  tsl_trace **traces;
+  cand *cs;               /* the claimed candidates, in the order generated */
+  uint32_t kept, taken;   /* claimed; measured or held by another run */
+  measure_build_job *jobs;
+  uint32_t n_jobs;
+  cand **order;           /* the measurement order */
+  uint32_t n_order, left; /* its length; candidates not yet settled */
+  tsl_arena *arena;
+} batch;
+
+static int batch_init(tuner *tu, batch *b, uint32_t max) {
+  memset(b, 0, sizeof *b);
+  b->max = max;
+  b->traces = calloc(max, sizeof *b->traces);
+  b->cs = calloc(max, sizeof *b->cs);
+  b->jobs = calloc(max, sizeof *b->jobs);
+  b->order = calloc(max, sizeof *b->order);
+  if (!b->traces || !b->cs || !b->jobs || !b->order)
     return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
-  }
-  uint32_t n = 0;
+  b->arena = tsl_arena_new(tu->run.ctx);
+  return TSL_OK;
+}
+
+static void batch_free(batch *b) {
+  tsl_arena_free(b->arena);
+  free(b->traces);
+  free(b->cs);
+  free(b->jobs);
+  free(b->order);
+}
+
+/* Up to `max` traces from the strategy. */
+static int generate_batch(tuner *tu, batch *b) {
   tsl_diag d = {0};
-  int rc = tu->task.svt->generate(tu->task.strategy, max, traces, &n, &d);
-  if (rc) {
-    free(traces);
-    free(cs);
-    free(jobs);
-    free(order);
+  int rc = tu->task.svt->generate(tu->task.strategy, b->max, b->traces, &b->n, &d);
+  if (rc)
     return tsl_diag_set(tu->run.diag, rc, "strategy: %s", d.text);
-  }
-  if (n > max) /* a misbehaving strategy: keep the budget */
-    n = max;
-  tsl_arena *arena = tsl_arena_new(tu->run.ctx);
-  uint32_t kept = 0, n_jobs = 0, taken = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    const char *k = traces[i] ? tsl_trace_key(traces[i]) : NULL;
+  if (b->n > b->max) /* a misbehaving strategy: keep the budget */
+    b->n = b->max;
+  return TSL_OK;
+}
+
+/* The traces' keys claimed, the claimed ones kept as the batch's candidates. */
+static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
+  for (uint32_t i = 0; i < b->n; i++) {
+    const char *k = b->traces[i] ? tsl_trace_key(b->traces[i]) : NULL;
     const char *key = k ? tsl_intern(tu->run.ctx, k) : NULL;
     /* never measure twice: taken in this run (here), measured or held by
      * another run (the claim below checks the database) */
     if (!key || tsl_map_get(&tu->task.taken, key)) {
-      tsl_trace_free(traces[i]);
+      tsl_trace_free(b->traces[i]);
       continue;
     }
     tsl_map_put(&tu->task.taken, key, TSL_MAP_INT(1));
@@ -667,104 +688,129 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
         *budget_full = 1;
         tsl_map_del(&tu->task.taken, key);
       }
-      taken += claimed == 0 && !tu->run.db_rc;
+      b->taken += claimed == 0 && !tu->run.db_rc;
       tsl_cand *gone = tsl_cand_service_find(tu->task.cands, key);
       if (gone) { /* a strategy's proposal that will not be measured */
         cands_measured(gone);
         tsl_cand_unref(gone);
       }
-      tsl_trace_free(traces[i]);
+      tsl_trace_free(b->traces[i]);
       continue;
     }
-    cand *c = &cs[kept++];
-    c->trace = traces[i];
+    cand *c = &b->cs[b->kept++];
+    c->trace = b->traces[i];
     c->key = key;
-    /* the strategy's candidate (replayed and postprocessed once), or, for
-     * a strategy that does not use the service, prepared now; a rejection
-     * by a postprocessor (TVM's) is a failed candidate, and the trace
-     * recorded is the postprocessed one, which replays alone */
-    tsl_diag rd = {0};
-    c->cand = tsl_cand_service_find(tu->task.cands, key);
-    int prc = c->cand ? 0
-                      : tsl_cand_service_prepare(tu->task.cands, c->trace, 0, tu->run.cfg->seed,
-                                                 &c->cand, &rd);
-    if (!prc)
-      prc = tsl_cand_schedule(c->cand, &c->sch, &rd);
-    tsl_trace *pt = prc ? NULL : tsl_trace_copy(tsl_schedule_trace(c->sch));
-    if (prc || !pt) {
-      c->sch = NULL;
-      record(tu, c, NULL, TSL_RUN_BUILD_ERROR, prc ? rd.text : "out of memory", -1);
-      continue;
-    }
-    tsl_trace_free(c->trace);
-    c->trace = pt;
-    /* the weights' packing (RewriteLayout) runs ahead of the timed calls,
-     * as in TVM's builder (RemoveWeightLayoutRewriteBlock) */
-    double l0 = measure_now();
-    int lrc = tsl_func_split_prepack(arena, tsl_schedule_func(c->sch), &c->split, &rd);
-    if (!lrc)
-      lrc = tsl_lower_func(arena, c->split.main, NULL, &c->lf, &rd);
-    if (!lrc && c->split.prepack)
-      lrc = tsl_lower_func(arena, c->split.prepack, NULL, &c->one[1], &rd);
-    tu->run.lower_s += measure_now() - l0;
-    if (lrc) {
-      char text[600];
-      snprintf(text, sizeof text, "lowering: %.580s", rd.text);
-      record(tu, c, NULL, TSL_RUN_BUILD_ERROR, text, -1);
-      continue;
-    }
-    c->one[0] = c->lf;
-    c->lm = (tsl_lowered_module){sizeof c->lm, c->split.prepack ? 2 : 1, c->one};
-    c->job = &jobs[n_jobs++];
-    c->job->lm = &c->lm;
-    snprintf(c->job->so_path, sizeof c->job->so_path, "%.900s/cand_%u_%u.so",
-             tu->run.builds_dir, batch_no, (unsigned)(c - cs));
   }
   /* nothing new (or only duplicates a strategy should not send): stop;
    * candidates other runs hold are not the end of the space */
-  *exhausted = kept == 0 && taken == 0 && !*budget_full;
+  *exhausted = b->kept == 0 && b->taken == 0 && !*budget_full;
+}
+
+/* The candidate's schedule, and its trace the postprocessed one; 0 when it
+ * failed (recorded). */
+static int prepare_cand(tuner *tu, cand *c) {
+  /* the strategy's candidate (replayed and postprocessed once), or, for
+   * a strategy that does not use the service, prepared now; a rejection
+   * by a postprocessor (TVM's) is a failed candidate, and the trace
+   * recorded is the postprocessed one, which replays alone */
+  tsl_diag rd = {0};
+  c->cand = tsl_cand_service_find(tu->task.cands, c->key);
+  int prc = c->cand ? 0
+                    : tsl_cand_service_prepare(tu->task.cands, c->trace, 0, tu->run.cfg->seed,
+                                               &c->cand, &rd);
+  if (!prc)
+    prc = tsl_cand_schedule(c->cand, &c->sch, &rd);
+  tsl_trace *pt = prc ? NULL : tsl_trace_copy(tsl_schedule_trace(c->sch));
+  if (prc || !pt) {
+    c->sch = NULL;
+    record(tu, c, NULL, TSL_RUN_BUILD_ERROR, prc ? rd.text : "out of memory", -1);
+    return 0;
+  }
+  tsl_trace_free(c->trace);
+  c->trace = pt;
+  return 1;
+}
+
+/* The candidate lowered, its main function and prepack, as a build job
+ * (recorded when it fails). */
+static void lower_cand(tuner *tu, batch *b, cand *c, uint32_t batch_no) {
+  /* the weights' packing (RewriteLayout) runs ahead of the timed calls,
+   * as in TVM's builder (RemoveWeightLayoutRewriteBlock) */
+  tsl_diag rd = {0};
+  double l0 = measure_now();
+  int lrc = tsl_func_split_prepack(b->arena, tsl_schedule_func(c->sch), &c->split, &rd);
+  if (!lrc)
+    lrc = tsl_lower_func(b->arena, c->split.main, NULL, &c->lf, &rd);
+  if (!lrc && c->split.prepack)
+    lrc = tsl_lower_func(b->arena, c->split.prepack, NULL, &c->one[1], &rd);
+  tu->run.lower_s += measure_now() - l0;
+  if (lrc) {
+    char text[600];
+    snprintf(text, sizeof text, "lowering: %.580s", rd.text);
+    record(tu, c, NULL, TSL_RUN_BUILD_ERROR, text, -1);
+    return;
+  }
+  c->one[0] = c->lf;
+  c->lm = (tsl_lowered_module){sizeof c->lm, c->split.prepack ? 2 : 1, c->one};
+  c->job = &b->jobs[b->n_jobs++];
+  c->job->lm = &c->lm;
+  snprintf(c->job->so_path, sizeof c->job->so_path, "%.900s/cand_%u_%u.so",
+           tu->run.builds_dir, batch_no, (unsigned)(c - b->cs));
+}
+
+static void prepare_batch(tuner *tu, batch *b, uint32_t batch_no) {
+  for (uint32_t i = 0; i < b->kept; i++)
+    if (prepare_cand(tu, &b->cs[i]))
+      lower_cand(tu, b, &b->cs[i], batch_no);
+}
+
+static void build_batch(tuner *tu, run_state *st, batch *b) {
   double t0 = measure_now();
-  if (n_jobs)
-    measure_build_batch(tu->run.tvt, tu->run.target, TUNE_PREFIX, jobs, n_jobs,
+  if (b->n_jobs)
+    measure_build_batch(tu->run.tvt, tu->run.target, TUNE_PREFIX, b->jobs, b->n_jobs,
                         tu->run.cfg->build_workers, tu->run.cfg->build_timeout_s);
   st->build_s += measure_now() - t0;
-  char symbol[512];
-  snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->task.func_name);
-  uint32_t n_order = 0, left = kept;
-  /* A batch that starts without a best (the run's first) is probed first:
-   * every candidate's checked call alone, stopped past skip_slower times
-   * the fastest probe so far; then the rest are timed, fastest probe first,
-   * so the first candidates timed are not the slow ones that happened to
-   * come first (docs/decisions.md, "Probing the first batch"). */
-  int probe = tu->run.cfg->screen_slower > 0 && st->best_s < 0 && kept > 1;
+}
+
+/* A batch that starts without a best (the run's first) is probed first:
+ * every candidate's checked call alone, stopped past skip_slower times
+ * the fastest probe so far; then the rest are timed, fastest probe first,
+ * so the first candidates timed are not the slow ones that happened to
+ * come first (docs/decisions.md, "Probing the first batch"). */
+static void probe_batch(tuner *tu, run_state *st, batch *b, const char *symbol) {
+  int probe = tu->run.cfg->screen_slower > 0 && st->best_s < 0 && b->kept > 1;
   double best_probe = -1;
   tsl_measure_session_set_check_only(tu->task.session, probe);
   st->defer_records = probe;
-  for (uint32_t i = 0; i < kept; i++) {
-    cand *c = &cs[i];
+  for (uint32_t i = 0; i < b->kept; i++) {
+    cand *c = &b->cs[i];
     if (!probe || tu->run.db_rc || !c->job || !c->job->ok) {
-      order[n_order++] = c; /* settled in the loop below */
+      b->order[b->n_order++] = c; /* settled in time_batch */
       continue;
     }
     st->probed++;
     tsl_diag md = {0};
     int mrc = measure_cand(tu, st, c, symbol, best_probe, &c->probe, &md);
     if (!mrc && c->probe.status == TSL_RUN_OK && c->probe.timing_skipped == 3) {
-      order[n_order++] = c;
+      b->order[b->n_order++] = c;
       if (best_probe < 0 || c->probe.check_s < best_probe)
         best_probe = c->probe.check_s;
     } else { /* stopped, failed, or its checked call is its time */
-      settle(tu, st, c, &c->probe, mrc, md.text, --left == 0);
+      settle(tu, st, c, &c->probe, mrc, md.text, --b->left == 0);
     }
   }
   tsl_measure_session_set_check_only(tu->task.session, 0);
   if (probe)
-    qsort(order, n_order, sizeof *order, by_probe);
+    qsort(b->order, b->n_order, sizeof *b->order, by_probe);
+}
+
+/* The candidates in the batch's order timed (or settled as they stand). */
+static void time_batch(tuner *tu, run_state *st, batch *b, const char *symbol) {
   /* the runner's rule for a checked call past the slow bound */
   double trusted_s = measure_trusted_call_s(&tu->run.cfg->runner);
-  for (uint32_t k = 0; k < n_order; k++) {
-    cand *c = order[k];
-    int last = --left == 0;
+  for (uint32_t k = 0; k < b->n_order; k++) {
+    cand *c = b->order[k];
+    int last = --b->left == 0;
     if (tu->run.db_rc) { /* the database failed: measure nothing more */
       tsl_diag ud = {0};
       tsl_db_unclaim(tu->run.db, tu->task.wid, tu->run.desc, c->key, &ud);
@@ -792,7 +838,23 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     int mrc = measure_cand(tu, st, c, symbol, st->best_s, &r, &md);
     settle(tu, st, c, &r, mrc, md.text, last);
   }
+}
+
+static void measure_batch(tuner *tu, run_state *st, batch *b) {
+  char symbol[512];
+  snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->task.func_name);
+  b->left = b->kept;
+  probe_batch(tu, st, b, symbol);
+  time_batch(tu, st, b, symbol);
   st->defer_records = 0;
+}
+
+/* The batch's outcomes learned: a probed batch's records, the cost
+ * model's update, the strategy's notify; then its candidates released. */
+static int learn_batch(tuner *tu, run_state *st, batch *b) {
+  int rc = TSL_OK;
+  uint32_t kept = b->kept;
+  cand *cs = b->cs;
   /* a probed batch's records, in the order its candidates were generated:
    * the first N records of a run are its first N candidates, as in a run
    * of N trials */
@@ -816,8 +878,9 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     tsl_diag ud = {0};
     /* the model learns for the next batch: none after the run's last */
     int more = st->done < tu->run.cfg->trials;
-    if (kept && more && tu->run.cost && tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, kept, views, res,
-                                         &ud))
+    if (kept && more && tu->run.cost &&
+        tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, kept, views, res,
+                                   &ud))
       fprintf(stderr, "tessel tune: warning: cost model update: %s\n", ud.text);
     tsl_diag nd = {0};
     int nrc = kept ? tu->task.svt->notify(tu->task.strategy, kept, res, &nd) : 0;
@@ -834,11 +897,23 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     tsl_trace_free(cs[i].trace);
   }
   tsl_cand_service_sweep(tu->task.cands);
-  tsl_arena_free(arena);
-  free(traces);
-  free(cs);
-  free(jobs);
-  free(order);
+  return rc;
+}
+
+static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
+                     int *budget_full, uint32_t batch_no) {
+  batch b;
+  int rc = batch_init(tu, &b, max);
+  if (!rc)
+    rc = generate_batch(tu, &b);
+  if (!rc) {
+    claim_batch(tu, &b, exhausted, budget_full);
+    prepare_batch(tu, &b, batch_no);
+    build_batch(tu, st, &b);
+    measure_batch(tu, st, &b);
+    rc = learn_batch(tu, st, &b);
+  }
+  batch_free(&b);
   return rc ? rc : tu->run.db_rc;
 }
 
