@@ -618,6 +618,8 @@ static int by_probe(const void *a, const void *b) {
 typedef struct batch {
   uint32_t max, n;        /* traces asked for, and generated */
   tsl_trace **traces;
+  const char **keys;      /* each trace's key to claim (interned), or NULL */
+  int *claimed;           /* tsl_db_claim_batch's answer for each */
   cand *cs;               /* the claimed candidates, in the order generated */
   uint32_t kept, taken;   /* claimed; measured or held by another run */
   measure_build_job *jobs;
@@ -634,7 +636,9 @@ static int batch_init(tuner *tu, batch *b, uint32_t max) {
   b->cs = calloc(max, sizeof *b->cs);
   b->jobs = calloc(max, sizeof *b->jobs);
   b->order = calloc(max, sizeof *b->order);
-  if (!b->traces || !b->cs || !b->jobs || !b->order)
+  b->keys = calloc(max, sizeof *b->keys);
+  b->claimed = calloc(max, sizeof *b->claimed);
+  if (!b->traces || !b->cs || !b->jobs || !b->order || !b->keys || !b->claimed)
     return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   b->arena = tsl_arena_new(tu->run.ctx);
   return TSL_OK;
@@ -646,6 +650,8 @@ static void batch_free(batch *b) {
   free(b->cs);
   free(b->jobs);
   free(b->order);
+  free(b->keys);
+  free(b->claimed);
 }
 
 /* Up to `max` traces from the strategy. */
@@ -661,45 +667,51 @@ static int generate_batch(tuner *tu, batch *b) {
 
 /* The traces' keys claimed, the claimed ones kept as the batch's candidates. */
 static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
+  const char **keys = b->keys;
+  int *claimed = b->claimed;
   for (uint32_t i = 0; i < b->n; i++) {
     const char *k = b->traces[i] ? tsl_trace_key(b->traces[i]) : NULL;
     const char *key = k ? tsl_intern(tu->run.ctx, k) : NULL;
     /* never measure twice: taken in this run (here), measured or held by
      * another run (the claim below checks the database) */
-    if (!key || tsl_map_get(&tu->task.taken, key)) {
-      tsl_trace_free(b->traces[i]);
+    if (!key || tsl_map_get(&tu->task.taken, key))
       continue;
-    }
     tsl_map_put(&tu->task.taken, key, TSL_MAP_INT(1));
     tsl_cand_service_mark(tu->task.cands, key);
-    int claimed = 0;
-    tsl_diag cd = {0};
-    if (!tu->run.db_rc && !*budget_full &&
-        tsl_db_claim(tu->run.db, tu->task.wid, tu->run.desc, key, tu->run.cfg->trials,
-                     &claimed, &cd)) {
-      tu->run.db_rc = TSL_EIO;
-      located(tu, "database", TSL_EIO, cd.text);
+    keys[i] = key;
+  }
+  /* the batch's keys claimed in one transaction */
+  tsl_diag cd = {0};
+  if (!tu->run.db_rc && !*budget_full &&
+      tsl_db_claim_batch(tu->run.db, tu->task.wid, tu->run.desc, b->n, keys,
+                         tu->run.cfg->trials, claimed, &cd)) {
+    tu->run.db_rc = TSL_EIO;
+    located(tu, "database", TSL_EIO, cd.text);
+  }
+  for (uint32_t i = 0; i < b->n; i++) {
+    const char *key = keys[i];
+    if (key && claimed[i] == 1) {
+      cand *c = &b->cs[b->kept++];
+      c->trace = b->traces[i];
+      c->key = key;
+      continue;
     }
-    if (claimed != 1) {
+    if (key) {
       /* measured or held by another run (0): the key stays taken, never
        * proposed again; the budget spent (2): the rest of the batch is
        * dropped */
-      if (claimed == 2) { /* not taken after all: a later batch may take it */
+      if (claimed[i] == 2) { /* not taken after all: a later batch may take it */
         *budget_full = 1;
         tsl_map_del(&tu->task.taken, key);
       }
-      b->taken += claimed == 0 && !tu->run.db_rc;
+      b->taken += claimed[i] == 0 && !tu->run.db_rc;
       tsl_cand *gone = tsl_cand_service_find(tu->task.cands, key);
       if (gone) { /* a strategy's proposal that will not be measured */
         cands_measured(gone);
         tsl_cand_unref(gone);
       }
-      tsl_trace_free(b->traces[i]);
-      continue;
     }
-    cand *c = &b->cs[b->kept++];
-    c->trace = b->traces[i];
-    c->key = key;
+    tsl_trace_free(b->traces[i]);
   }
   /* nothing new (or only duplicates a strategy should not send): stop;
    * candidates other runs hold are not the end of the space */
