@@ -5,12 +5,18 @@
  */
 #include "candidates_internal.h"
 
-#include "measure.h"
 #include "tessel/container.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 #define DEFAULT_MAX_CANDS 16384
 
@@ -108,10 +114,10 @@ static int replay(tsl_cand_service *s, const tsl_trace *trace, int fresh, uint64
     return TSL_ENOMEM;
   tsl_replay_opts ro = {sizeof ro, (uint32_t)(fresh != 0), seed, s->o.func_name,
                         s->o.intrins};
-  double t0 = measure_now();
+  double t0 = now_s();
   s->st.replays++;
   int rc = tsl_trace_replay(s->o.ctx, sketch ? sketch : trace, s->o.mod, &ro, sch, diag);
-  s->st.replay_s += measure_now() - t0;
+  s->st.replay_s += now_s() - t0;
   tsl_trace_free(sketch);
   if (rc)
     return rc == TSL_ENOMEM ? rc : 1;
@@ -122,10 +128,10 @@ static int replay(tsl_cand_service *s, const tsl_trace *trace, int fresh, uint64
     return TSL_ENOMEM;
   }
   if (s->o.n_postprocs) {
-    t0 = measure_now();
+    t0 = now_s();
     tsl_diag pd = {0};
     rc = tsl_space_apply_postprocs(*sch, s->o.n_postprocs, s->postprocs, &pd);
-    s->st.postproc_s += measure_now() - t0;
+    s->st.postproc_s += now_s() - t0;
     if (rc) {
       tsl_diag_set(diag, rc, "postprocessing: %.570s", pd.text);
       tsl_schedule_free(*sch);
@@ -358,7 +364,7 @@ static int cand_features(const tsl_candidate *self, tsl_features *out, tsl_diag 
     if (rc)
       return rc;
     tsl_cand_service *s = c->svc;
-    double t0 = measure_now();
+    double t0 = now_s();
     const tsl_module *m = tsl_schedule_module(sch);
     tsl_arena *a = tsl_arena_new(s->o.ctx);
     c->row_len = tsl_feature_row_len(NULL);
@@ -381,7 +387,7 @@ static int cand_features(const tsl_candidate *self, tsl_features *out, tsl_diag 
     tsl_arena_free(a);
     c->has_features = 1;
     s->st.featurized++;
-    s->st.feature_s += measure_now() - t0;
+    s->st.feature_s += now_s() - t0;
   }
   out->n_rows = c->n_rows;
   out->row_len = c->row_len;

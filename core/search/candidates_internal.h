@@ -1,6 +1,6 @@
 /*
- * core/tune: the candidate service's part for the tuner (candidates.c).
- * Only files of core/tune include this header.
+ * core/search: the candidate service's part for the tuner (candidates.c).
+ * Only core/tune includes this header from outside core/search.
  */
 #ifndef TESSEL_CANDIDATES_INTERNAL_H
 #define TESSEL_CANDIDATES_INTERNAL_H
