@@ -70,8 +70,7 @@ static int ptrset_add(ptrset *s, const void *k) {
 typedef struct fv_walk {
   int collect_uses; /* pass 1: definitions; pass 2: uses */
   ptrset defined, seen;
-  const tsl_var **order;
-  size_t n, cap;
+  tsl_vec order; /* const tsl_var * */
 } fv_walk;
 
 static void fv_expr(fv_walk *w, const tsl_expr *e) {
@@ -80,15 +79,8 @@ static void fv_expr(fv_walk *w, const tsl_expr *e) {
   if (e->kind == TSL_EXPR_VAR) {
     const tsl_var *v = e->u.var;
     if (w->collect_uses && !ptrset_has(&w->defined, v) &&
-        ptrset_add(&w->seen, v)) {
-      if (w->n == w->cap) {
-        w->cap = w->cap ? w->cap * 2 : 16;
-        w->order = realloc(w->order, w->cap * sizeof *w->order);
-        if (!w->order)
-          abort();
-      }
-      w->order[w->n++] = v;
-    }
+        ptrset_add(&w->seen, v))
+      TSL_VEC_PUSH(&w->order, const tsl_var *, v);
     return;
   }
   for (uint32_t i = 0; i < e->n_args; i++)
@@ -275,7 +267,7 @@ static void pr_func(pr_t *p, const tsl_func *f) {
 
   /* the function name is a class attribute / module name, not a local */
   pr_define(p, f, NULL, f->name, "main");
-  const char *fname = p->names[p->n_names - 1].name;
+  const char *fname = TSL_VEC_LAST(&p->names, pr_name).name;
   pr_line(p);
   pr_printf(p, "def %s(", fname);
   pr_scope_pop(p, mark);
@@ -323,6 +315,7 @@ static void pr_func(pr_t *p, const tsl_func *f) {
    * defined nowhere */
   fv_walk w;
   memset(&w, 0, sizeof w);
+  tsl_vec_init(&w.order, sizeof(const tsl_var *), NULL);
   /* parameter shapes first: a shape variable must be declared before the
    * T.match_buffer lines even if the body (wrongly) binds it too */
   for (uint32_t i = 0; i < f->n_params; i++) {
@@ -338,14 +331,14 @@ static void pr_func(pr_t *p, const tsl_func *f) {
   fv_stmt(&w, f->body);
   w.collect_uses = 1;
   fv_stmt(&w, f->body);
-  for (size_t i = 0; i < w.n; i++) {
-    const tsl_var *v = w.order[i];
+  for (uint32_t i = 0; i < w.order.len; i++) {
+    const tsl_var *v = TSL_VEC_AT(&w.order, const tsl_var *, i);
     pr_line(p);
     pr_printf(p, "%s = T.%s()", pr_define(p, v, NULL, v->name, "n"),
               pr_dtype(v->dtype, dt));
     pr_newline(p);
   }
-  free(w.order);
+  tsl_vec_free(&w.order);
   free(w.defined.keys);
   free(w.seen.keys);
 
@@ -398,7 +391,7 @@ char *tsl_print_module(const tsl_module *m) {
                 "# from tvm.script import tir as T\n\n"
                 "@I.ir_module\n");
     pr_define(&p, m, NULL, m->name, "Module");
-    pr_printf(&p, "class %s:\n", p.names[p.n_names - 1].name);
+    pr_printf(&p, "class %s:\n", TSL_VEC_LAST(&p.names, pr_name).name);
     pr_scope_pop(&p, 0);
     p.indent = 4;
     for (uint32_t i = 0; i < m->n_funcs; i++) {

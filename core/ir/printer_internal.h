@@ -9,6 +9,7 @@
 #ifndef TESSEL_IR_PRINTER_INTERNAL_H
 #define TESSEL_IR_PRINTER_INTERNAL_H
 
+#include "tessel/container.h"
 #include "tessel/ir.h"
 #include "tessel/script.h"
 
@@ -23,10 +24,8 @@ typedef struct pr_t {
   tsl_strbuf out;
   int indent;  /* in spaces */
   int rename;  /* 1: uniquify and sanitize names; 0: print as stored */
-  pr_name *names; /* scope stack, innermost last */
-  size_t n_names, cap_names;
-  const tsl_stmt **loops; /* enclosing FOR statements, innermost last */
-  size_t n_loops, cap_loops;
+  tsl_vec names; /* pr_name: scope stack, innermost last */
+  tsl_vec loops; /* const tsl_stmt *: enclosing FOR statements, innermost last */
   int expr_depth; /* nesting of pr_expr; deeper than PR_MAX_EXPR_DEPTH prints "..." */
 } pr_t;
 

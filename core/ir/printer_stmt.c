@@ -191,9 +191,10 @@ static void pr_for(pr_t *p, const tsl_stmt *s) {
 /* ---- blocks ---- */
 
 static const tsl_stmt *enclosing_loop(const pr_t *p, const tsl_var *v) {
-  for (size_t i = p->n_loops; i-- > 0;)
-    if (p->loops[i]->u.loop.loop_var == v)
-      return p->loops[i];
+  const tsl_stmt *const *loops = TSL_VEC_DATA(&p->loops, const tsl_stmt *const);
+  for (size_t i = p->loops.len; i-- > 0;)
+    if (loops[i]->u.loop.loop_var == v)
+      return loops[i];
   return NULL;
 }
 

@@ -23,13 +23,15 @@ static void *xrealloc(void *ptr, size_t size) {
 void pr_init(pr_t *p, int rename) {
   memset(p, 0, sizeof *p);
   tsl_strbuf_init(&p->out);
+  tsl_vec_init(&p->names, sizeof(pr_name), NULL);
+  tsl_vec_init(&p->loops, sizeof(const tsl_stmt *), NULL);
   p->rename = rename;
 }
 
 void pr_free(pr_t *p) {
   pr_scope_pop(p, 0);
-  free(p->names);
-  free(p->loops);
+  tsl_vec_free(&p->names);
+  tsl_vec_free(&p->loops);
   tsl_strbuf_free(&p->out);
 }
 
@@ -135,17 +137,18 @@ static char *sanitize(const char *prefix, const char *stored,
 }
 
 static int name_in_scope(const pr_t *p, const char *name) {
-  for (size_t i = p->n_names; i-- > 0;)
-    if (strcmp(p->names[i].name, name) == 0)
+  const pr_name *names = TSL_VEC_DATA(&p->names, const pr_name);
+  for (size_t i = p->names.len; i-- > 0;)
+    if (strcmp(names[i].name, name) == 0)
       return 1;
   return 0;
 }
 
-size_t pr_scope_mark(const pr_t *p) { return p->n_names; }
+size_t pr_scope_mark(const pr_t *p) { return p->names.len; }
 
 void pr_scope_pop(pr_t *p, size_t mark) {
-  while (p->n_names > mark)
-    free(p->names[--p->n_names].name);
+  while (p->names.len > mark)
+    free(TSL_VEC_AT(&p->names, pr_name, --p->names.len).name);
 }
 
 const char *pr_define(pr_t *p, const void *obj, const char *prefix,
@@ -164,42 +167,36 @@ const char *pr_define(pr_t *p, const void *obj, const char *prefix,
     }
     free(base);
   }
-  if (p->n_names == p->cap_names) {
-    p->cap_names = p->cap_names ? p->cap_names * 2 : 32;
-    p->names = xrealloc(p->names, p->cap_names * sizeof *p->names);
-  }
-  p->names[p->n_names].obj = obj;
-  p->names[p->n_names].name = name;
-  p->n_names++;
+  pr_name *slot = tsl_vec_push(&p->names);
+  slot->obj = obj;
+  slot->name = name;
   return name;
 }
 
 const char *pr_name_of(pr_t *p, const void *obj, const char *stored,
                        const char *fallback) {
-  for (size_t i = p->n_names; i-- > 0;)
-    if (p->names[i].obj == obj)
-      return p->names[i].name;
+  const pr_name *names = TSL_VEC_DATA(&p->names, const pr_name);
+  for (size_t i = p->names.len; i-- > 0;)
+    if (names[i].obj == obj)
+      return names[i].name;
   return stored && *stored ? stored : fallback;
 }
 
 int pr_has_name(const pr_t *p, const void *obj) {
-  for (size_t i = p->n_names; i-- > 0;)
-    if (p->names[i].obj == obj)
+  const pr_name *names = TSL_VEC_DATA(&p->names, const pr_name);
+  for (size_t i = p->names.len; i-- > 0;)
+    if (names[i].obj == obj)
       return 1;
   return 0;
 }
 
 void pr_define_as(pr_t *p, const void *obj, const char *text) {
-  if (p->n_names == p->cap_names) {
-    p->cap_names = p->cap_names ? p->cap_names * 2 : 32;
-    p->names = xrealloc(p->names, p->cap_names * sizeof *p->names);
-  }
   size_t n = strlen(text);
   char *name = xrealloc(NULL, n + 1);
   memcpy(name, text, n + 1);
-  p->names[p->n_names].obj = obj;
-  p->names[p->n_names].name = name;
-  p->n_names++;
+  pr_name *slot = tsl_vec_push(&p->names);
+  slot->obj = obj;
+  slot->name = name;
 }
 
 int pr_implicit_offset(const tsl_buffer *b) {
@@ -215,16 +212,12 @@ const char *pr_buffer_name(pr_t *p, const tsl_buffer *b) {
 }
 
 void pr_loop_push(pr_t *p, const tsl_stmt *loop) {
-  if (p->n_loops == p->cap_loops) {
-    p->cap_loops = p->cap_loops ? p->cap_loops * 2 : 16;
-    p->loops = xrealloc(p->loops, p->cap_loops * sizeof *p->loops);
-  }
-  p->loops[p->n_loops++] = loop;
+  TSL_VEC_PUSH(&p->loops, const tsl_stmt *, loop);
 }
 
 void pr_loop_pop(pr_t *p) {
-  if (p->n_loops)
-    p->n_loops--;
+  if (p->loops.len)
+    p->loops.len--;
 }
 
 /* ---- floats ---- */
