@@ -64,8 +64,8 @@ int tsl_registry_intrins(const tsl_registry *reg, tsl_arena *arena,
   int rc = tsl_intrin_registry_new(tsl_arena_ctx(arena), &ir, diag);
   if (rc)
     return rc;
-  for (uint32_t k = 0; k < reg->entries.n; k++) {
-    const plg_entry *e = &reg->entries.items[k];
+  for (uint32_t k = 0; k < reg->entries.len; k++) {
+    const plg_entry *e = &TSL_VEC_AT(&reg->entries, plg_entry, k);
     if (e->c.kind != TSL_COMPONENT_INTRIN)
       continue;
     /* The built-ins are in `ir` already; names are unique in the registry,

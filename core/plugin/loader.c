@@ -33,8 +33,8 @@ static char *absolute(const char *path) {
 }
 
 static int already_loaded(const tsl_registry *reg, const char *real) {
-  for (uint32_t i = 0; i < reg->n_plugins; i++)
-    if (strcmp(reg->plugins[i].real, real) == 0)
+  for (uint32_t i = 0; i < reg->plugins.len; i++)
+    if (strcmp(TSL_VEC_AT(&reg->plugins, plg_plugin, i).real, real) == 0)
       return 1;
   return 0;
 }
@@ -117,19 +117,6 @@ static int run_entry(tsl_plugin_session *s, tsl_plugin_init_fn entry,
   return TSL_OK;
 }
 
-static int push_plugin(tsl_registry *reg, const plg_plugin *p) {
-  if (reg->n_plugins == reg->cap_plugins) {
-    uint32_t cap = reg->cap_plugins ? reg->cap_plugins * 2 : 8;
-    plg_plugin *ps = realloc(reg->plugins, sizeof *ps * cap);
-    if (!ps)
-      return TSL_ENOMEM;
-    reg->plugins = ps;
-    reg->cap_plugins = cap;
-  }
-  reg->plugins[reg->n_plugins++] = *p;
-  return TSL_OK;
-}
-
 int tsl_registry_load(tsl_registry *reg, const char *path, tsl_diag *diag) {
   if (!reg || !path || !*path)
     return tsl_diag_set(diag, TSL_EINVALID,
@@ -151,6 +138,7 @@ int tsl_registry_load(tsl_registry *reg, const char *path, tsl_diag *diag) {
     rc = tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", path);
     goto fail;
   }
+  tsl_vec_init(&p.session->staged, sizeof(plg_entry), NULL);
   p.session->reg = reg;
   p.session->path = p.path;
   if ((rc = open_file(path, &p.handle, diag)) != TSL_OK)
@@ -172,21 +160,15 @@ int tsl_registry_load(tsl_registry *reg, const char *path, tsl_diag *diag) {
   if ((rc = run_entry(p.session, entry, path, &p.abi, diag)) != TSL_OK)
     goto fail;
 
-  for (uint32_t i = 0; i < p.session->staged.n; i++)
-    p.session->staged.items[i].abi = p.abi;
-  if (push_plugin(reg, &p) != TSL_OK) {
-    rc = tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", path);
-    goto fail;
-  }
-  if ((rc = plg_commit(p.session, diag)) != TSL_OK) {
-    reg->n_plugins--;
-    goto fail;
-  }
+  for (uint32_t i = 0; i < p.session->staged.len; i++)
+    TSL_VEC_AT(&p.session->staged, plg_entry, i).abi = p.abi;
+  TSL_VEC_PUSH(&reg->plugins, plg_plugin, p);
+  plg_commit(p.session);
   return TSL_OK;
 
 fail:
   if (p.session)
-    plg_entries_free(&p.session->staged);
+    tsl_vec_free(&p.session->staged);
   free(p.session);
   if (p.handle)
     dlclose(p.handle);

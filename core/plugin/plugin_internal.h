@@ -11,6 +11,7 @@
 #ifndef TESSEL_PLUGIN_INTERNAL_H
 #define TESSEL_PLUGIN_INTERNAL_H
 
+#include "tessel/container.h"
 #include "tessel/plugin.h"
 #include "tessel/schedule.h"
 
@@ -29,15 +30,10 @@ typedef struct plg_entry {
   uint32_t abi;     /* ABI version the component's plugin declared */
 } plg_entry;
 
-typedef struct plg_entries {
-  plg_entry *items;
-  uint32_t n, cap;
-} plg_entries;
-
 struct tsl_plugin_session {
   tsl_registry *reg;
   const char *path; /* the plugin's path as given ("built-in" for add) */
-  plg_entries staged;
+  tsl_vec staged;   /* plg_entry */
   int open;         /* registration allowed (only inside the entry) */
   int failed;       /* a registration was refused: the load fails */
   tsl_diag error;   /* that refusal's message */
@@ -59,11 +55,9 @@ typedef struct plg_option {
 
 struct tsl_registry {
   tsl_ctx *ctx;
-  plg_entries entries; /* committed components, registration order */
-  plg_plugin *plugins;
-  uint32_t n_plugins, cap_plugins;
-  plg_option *options;
-  uint32_t n_options, cap_options;
+  tsl_vec entries; /* plg_entry: committed components, registration order */
+  tsl_vec plugins; /* plg_plugin */
+  tsl_vec options; /* plg_option */
 };
 
 /* ---- the version rule (pure; unit-tested with made-up host versions) ----
@@ -93,8 +87,7 @@ static inline int tsl_abi_check(uint32_t host, uint32_t plugin, char *why,
 int plg_stage(tsl_plugin_session *s, const tsl_component *c, uint32_t abi,
               tsl_diag *diag);
 /* Move every staged entry of `s` into the registry. */
-int plg_commit(tsl_plugin_session *s, tsl_diag *diag);
-void plg_entries_free(plg_entries *e);
+void plg_commit(tsl_plugin_session *s);
 /* The option value for `key`, or NULL. */
 const char *plg_option_get(const tsl_registry *reg, const char *key);
 /* malloc'ed copy of `s`, or NULL when out of memory. */

@@ -141,30 +141,13 @@ static int name_ok(const char *s) {
   return n > 0;
 }
 
-static const plg_entry *entries_find(const plg_entries *e, uint32_t kind,
+static const plg_entry *entries_find(const tsl_vec *e, uint32_t kind,
                                      const char *name) {
-  for (uint32_t i = 0; i < e->n; i++)
-    if (e->items[i].c.kind == kind && strcmp(e->items[i].c.name, name) == 0)
-      return &e->items[i];
+  const plg_entry *items = TSL_VEC_DATA(e, const plg_entry);
+  for (uint32_t i = 0; i < e->len; i++)
+    if (items[i].c.kind == kind && strcmp(items[i].c.name, name) == 0)
+      return &items[i];
   return NULL;
-}
-
-static int entries_push(plg_entries *e, const plg_entry *x) {
-  if (e->n == e->cap) {
-    uint32_t cap = e->cap ? e->cap * 2 : 16;
-    plg_entry *items = realloc(e->items, sizeof *items * cap);
-    if (!items)
-      return TSL_ENOMEM;
-    e->items = items;
-    e->cap = cap;
-  }
-  e->items[e->n++] = *x;
-  return TSL_OK;
-}
-
-void plg_entries_free(plg_entries *e) {
-  free(e->items);
-  *e = (plg_entries){0};
 }
 
 static int validate(const tsl_component *c, tsl_diag *diag) {
@@ -242,27 +225,13 @@ int plg_stage(tsl_plugin_session *s, const tsl_component *c, uint32_t abi,
   e.c.struct_size = (uint32_t)sizeof e.c;
   if (!e.c.version)
     e.c.version = "";
-  if (entries_push(&s->staged, &e))
-    return tsl_diag_set(diag, TSL_ENOMEM, "register_component: out of memory");
+  TSL_VEC_PUSH(&s->staged, plg_entry, e);
   return TSL_OK;
 }
 
-int plg_commit(tsl_plugin_session *s, tsl_diag *diag) {
-  plg_entries *e = &s->reg->entries;
-  if (e->n + s->staged.n > e->cap) {
-    uint32_t cap = e->cap ? e->cap : 16;
-    while (cap < e->n + s->staged.n)
-      cap *= 2;
-    plg_entry *items = realloc(e->items, sizeof *items * cap);
-    if (!items)
-      return tsl_diag_set(diag, TSL_ENOMEM, "registry: out of memory");
-    e->items = items;
-    e->cap = cap;
-  }
-  for (uint32_t i = 0; i < s->staged.n; i++)
-    e->items[e->n++] = s->staged.items[i];
-  plg_entries_free(&s->staged);
-  return TSL_OK;
+void plg_commit(tsl_plugin_session *s) {
+  tsl_vec_append(&s->reg->entries, s->staged.data, s->staged.len);
+  tsl_vec_free(&s->staged);
 }
 
 /* ---- the public API ---------------------------------------------------------- */
@@ -272,30 +241,34 @@ int plg_registry_alloc(tsl_ctx *ctx, tsl_registry **out, tsl_diag *diag) {
   if (!*out)
     return tsl_diag_set(diag, TSL_ENOMEM, "registry: out of memory");
   (*out)->ctx = ctx;
+  tsl_vec_init(&(*out)->entries, sizeof(plg_entry), NULL);
+  tsl_vec_init(&(*out)->plugins, sizeof(plg_plugin), NULL);
+  tsl_vec_init(&(*out)->options, sizeof(plg_option), NULL);
   return TSL_OK;
 }
 
 void tsl_registry_free(tsl_registry *reg) {
   if (!reg)
     return;
-  plg_entries_free(&reg->entries);
-  for (uint32_t i = 0; i < reg->n_options; i++) {
-    free(reg->options[i].key);
-    free(reg->options[i].value);
+  tsl_vec_free(&reg->entries);
+  for (uint32_t i = 0; i < reg->options.len; i++) {
+    plg_option *o = &TSL_VEC_AT(&reg->options, plg_option, i);
+    free(o->key);
+    free(o->value);
   }
-  free(reg->options);
+  tsl_vec_free(&reg->options);
   /* Last: unload in reverse load order. */
-  for (uint32_t i = reg->n_plugins; i-- > 0;) {
-    plg_plugin *p = &reg->plugins[i];
+  for (uint32_t i = reg->plugins.len; i-- > 0;) {
+    plg_plugin *p = &TSL_VEC_AT(&reg->plugins, plg_plugin, i);
     if (p->handle)
       dlclose(p->handle);
     free(p->path);
     free(p->real);
     if (p->session)
-      plg_entries_free(&p->session->staged);
+      tsl_vec_free(&p->session->staged);
     free(p->session);
   }
-  free(reg->plugins);
+  tsl_vec_free(&reg->plugins);
   free(reg);
 }
 
@@ -304,10 +277,11 @@ int tsl_registry_add(tsl_registry *reg, const tsl_component *c,
   if (!reg)
     return tsl_diag_set(diag, TSL_EINVALID, "registry_add: NULL registry");
   tsl_plugin_session s = {.reg = reg, .path = "built-in", .open = 1};
+  tsl_vec_init(&s.staged, sizeof(plg_entry), NULL);
   int rc = plg_stage(&s, c, TSL_ABI_VERSION, diag);
   if (!rc)
-    rc = plg_commit(&s, diag);
-  plg_entries_free(&s.staged);
+    plg_commit(&s);
+  tsl_vec_free(&s.staged);
   return rc;
 }
 
@@ -340,10 +314,10 @@ int tsl_registry_require(const tsl_registry *reg, uint32_t kind,
     return rc;
   }
   uint32_t n = 0;
-  for (uint32_t i = 0; reg && i < reg->entries.n; i++)
-    if (reg->entries.items[i].c.kind == kind)
+  for (uint32_t i = 0; reg && i < reg->entries.len; i++)
+    if (TSL_VEC_AT(&reg->entries, plg_entry, i).c.kind == kind)
       tsl_strbuf_printf(&sb, "%s%s", n++ ? ", " : "",
-                        reg->entries.items[i].c.name);
+                        TSL_VEC_AT(&reg->entries, plg_entry, i).c.name);
   if (n)
     tsl_diag_set(diag, TSL_ENOTFOUND, "no %s named '%s'\nnote: valid %s names: %s",
                  kname, name ? name : "(null)", kname, sb.data);
@@ -358,27 +332,27 @@ int tsl_registry_require(const tsl_registry *reg, uint32_t kind,
 }
 
 uint32_t tsl_registry_count(const tsl_registry *reg) {
-  return reg ? reg->entries.n : 0;
+  return reg ? reg->entries.len : 0;
 }
 
 const tsl_component *tsl_registry_get(const tsl_registry *reg, uint32_t k) {
-  return reg && k < reg->entries.n ? &reg->entries.items[k].c : NULL;
+  return reg && k < reg->entries.len ? &TSL_VEC_AT(&reg->entries, plg_entry, k).c : NULL;
 }
 
 const char *tsl_registry_path(const tsl_registry *reg, uint32_t k) {
-  return reg && k < reg->entries.n ? reg->entries.items[k].path : NULL;
+  return reg && k < reg->entries.len ? TSL_VEC_AT(&reg->entries, plg_entry, k).path : NULL;
 }
 
 uint32_t tsl_registry_abi(const tsl_registry *reg, uint32_t k) {
-  return reg && k < reg->entries.n ? reg->entries.items[k].abi : 0;
+  return reg && k < reg->entries.len ? TSL_VEC_AT(&reg->entries, plg_entry, k).abi : 0;
 }
 
 /* ---- options ------------------------------------------------------------------ */
 
 const char *plg_option_get(const tsl_registry *reg, const char *key) {
-  for (uint32_t i = 0; reg && key && i < reg->n_options; i++)
-    if (strcmp(reg->options[i].key, key) == 0)
-      return reg->options[i].value;
+  for (uint32_t i = 0; reg && key && i < reg->options.len; i++)
+    if (strcmp(TSL_VEC_AT(&reg->options, plg_option, i).key, key) == 0)
+      return TSL_VEC_AT(&reg->options, plg_option, i).value;
   return NULL;
 }
 
@@ -401,27 +375,21 @@ int tsl_registry_set_option(tsl_registry *reg, const char *key,
   char *v = plg_strdup(value);
   if (!v)
     return tsl_diag_set(diag, TSL_ENOMEM, "plugin option: out of memory");
-  for (uint32_t i = 0; i < reg->n_options; i++)
-    if (strcmp(reg->options[i].key, key) == 0) {
-      free(reg->options[i].value);
-      reg->options[i].value = v;
+  for (uint32_t i = 0; i < reg->options.len; i++) {
+    plg_option *o = &TSL_VEC_AT(&reg->options, plg_option, i);
+    if (strcmp(o->key, key) == 0) {
+      free(o->value);
+      o->value = v;
       return TSL_OK;
     }
-  if (reg->n_options == reg->cap_options) {
-    uint32_t cap = reg->cap_options ? reg->cap_options * 2 : 8;
-    plg_option *o = realloc(reg->options, sizeof *o * cap);
-    if (!o) {
-      free(v);
-      return tsl_diag_set(diag, TSL_ENOMEM, "plugin option: out of memory");
-    }
-    reg->options = o;
-    reg->cap_options = cap;
   }
   char *k = plg_strdup(key);
   if (!k) {
     free(v);
     return tsl_diag_set(diag, TSL_ENOMEM, "plugin option: out of memory");
   }
-  reg->options[reg->n_options++] = (plg_option){k, v};
+  plg_option *o = tsl_vec_push(&reg->options);
+  o->key = k;
+  o->value = v;
   return TSL_OK;
 }

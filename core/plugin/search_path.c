@@ -46,14 +46,13 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 /* The sorted names in `dir` of subfolders (want_dirs; "*.p" object folders
- * excluded) or of "*.so" files; NULL when there are none. */
-static char **list_dir(const char *dir, int want_dirs, uint32_t *n_out) {
+ * excluded) or of "*.so" files, into `names` (char *; empty when there are
+ * none). */
+static void list_dir(const char *dir, int want_dirs, tsl_vec *names) {
+  tsl_vec_init(names, sizeof(char *), NULL);
   DIR *d = opendir(dir);
-  *n_out = 0;
   if (!d)
-    return NULL;
-  char **names = NULL;
-  uint32_t n = 0, cap = 0;
+    return;
   struct dirent *de;
   while ((de = readdir(d)) != NULL) {
     const char *nm = de->d_name;
@@ -70,41 +69,33 @@ static char **list_dir(const char *dir, int want_dirs, uint32_t *n_out) {
     tsl_strbuf_free(&sb);
     if (!fits)
       continue;
-    if (n == cap) {
-      cap = cap ? cap * 2 : 16;
-      char **nn = realloc(names, sizeof *nn * cap);
-      if (!nn)
-        break;
-      names = nn;
-    }
-    if ((names[n] = plg_strdup(nm)) != NULL)
-      n++;
+    char *copy = plg_strdup(nm);
+    if (copy)
+      TSL_VEC_PUSH(names, char *, copy);
   }
   closedir(d);
-  if (n)
-    qsort(names, n, sizeof *names, cmp_str);
-  *n_out = n;
-  return names;
+  if (names->len)
+    qsort(names->data, names->len, sizeof(char *), cmp_str);
 }
 
-static void free_names(char **names, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+static void free_names(tsl_vec *names) {
+  for (uint32_t i = 0; i < names->len; i++)
+    free(TSL_VEC_AT(names, char *, i));
+  tsl_vec_free(names);
 }
 
 static int load_folder(tsl_registry *reg, const char *dir, tsl_diag *diag) {
-  uint32_t n;
-  char **names = list_dir(dir, 0, &n);
+  tsl_vec names;
+  list_dir(dir, 0, &names);
   int rc = TSL_OK;
-  for (uint32_t i = 0; i < n && rc == TSL_OK; i++) {
+  for (uint32_t i = 0; i < names.len && rc == TSL_OK; i++) {
     tsl_strbuf sb;
     tsl_strbuf_init(&sb);
-    tsl_strbuf_printf(&sb, "%s/%s", dir, names[i]);
+    tsl_strbuf_printf(&sb, "%s/%s", dir, TSL_VEC_AT(&names, char *, i));
     rc = tsl_registry_load(reg, sb.data, diag);
     tsl_strbuf_free(&sb);
   }
-  free_names(names, n);
+  free_names(&names);
   return rc;
 }
 
@@ -151,16 +142,16 @@ static int load_build_tree(tsl_registry *reg, const char *root,
     tsl_strbuf top;
     tsl_strbuf_init(&top);
     tsl_strbuf_printf(&top, "%s/%s", root, tops[t]);
-    uint32_t n;
-    char **subs = list_dir(top.data, 1, &n);
-    for (uint32_t i = 0; i < n && rc == TSL_OK; i++) {
+    tsl_vec subs;
+    list_dir(top.data, 1, &subs);
+    for (uint32_t i = 0; i < subs.len && rc == TSL_OK; i++) {
       tsl_strbuf sb;
       tsl_strbuf_init(&sb);
-      tsl_strbuf_printf(&sb, "%s/%s", top.data, subs[i]);
+      tsl_strbuf_printf(&sb, "%s/%s", top.data, TSL_VEC_AT(&subs, char *, i));
       rc = load_folder(reg, sb.data, diag);
       tsl_strbuf_free(&sb);
     }
-    free_names(subs, n);
+    free_names(&subs);
     tsl_strbuf_free(&top);
   }
   return rc;
