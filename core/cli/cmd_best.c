@@ -40,8 +40,7 @@ typedef struct wl {
 } wl;
 
 typedef struct wl_list {
-  wl *w;
-  size_t n;
+  tsl_vec w; /* wl */
   const char *only_name;
 } wl_list;
 
@@ -56,11 +55,7 @@ static int add_wl(void *u, const tsl_db_workload_info *w) {
   wl_list *l = u;
   if (l->only_name && strcmp(l->only_name, w->name) != 0)
     return 0;
-  wl *nw = realloc(l->w, (l->n + 1) * sizeof *nw);
-  if (!nw)
-    return TSL_ENOMEM;
-  l->w = nw;
-  l->w[l->n++] = (wl){w->id, strdup(w->name), strdup(w->script), w->flops};
+  *(wl *)tsl_vec_push(&l->w) = (wl){w->id, strdup(w->name), strdup(w->script), w->flops};
   return 0;
 }
 
@@ -136,7 +131,8 @@ int cli_best(int argc, char **argv) {
   if (tsl_db_open(path, TSL_DB_READONLY, &db, &d) != TSL_OK)
     return cli_error("best", "%s", d.text);
 
-  wl_list l = {NULL, 0, file ? NULL : func};
+  wl_list l = {.only_name = file ? NULL : func};
+  tsl_vec_init(&l.w, sizeof(wl), NULL);
   int ret = CLI_OK;
   int64_t only = -1;
   if (file) {
@@ -158,8 +154,8 @@ int cli_best(int argc, char **argv) {
 
   json_t *results = json_array();
   int printed = 0;
-  for (size_t i = 0; ret == CLI_OK && i < l.n; i++) {
-    const wl *w = &l.w[i];
+  for (uint32_t i = 0; ret == CLI_OK && i < l.w.len; i++) {
+    const wl *w = &TSL_VEC_AT(&l.w, wl, i);
     if (only >= 0 && w->id != only)
       continue;
     best_rec b = {0};
@@ -213,11 +209,11 @@ int cli_best(int argc, char **argv) {
     json_decref(top);
   }
   json_decref(results);
-  for (size_t i = 0; i < l.n; i++) {
-    free(l.w[i].name);
-    free(l.w[i].script);
+  for (uint32_t i = 0; i < l.w.len; i++) {
+    free(TSL_VEC_AT(&l.w, wl, i).name);
+    free(TSL_VEC_AT(&l.w, wl, i).script);
   }
-  free(l.w);
+  tsl_vec_free(&l.w);
   tsl_db_close(db);
   return ret;
 }

@@ -45,25 +45,17 @@ typedef struct wl_stat {
   double best_s, flops;
 } wl_stat;
 
-typedef struct stats_acc {
-  wl_stat *w;
-  size_t n;
-} stats_acc;
-
+/* `u`: the tsl_vec of wl_stat being collected. */
 static int collect_workload(void *u, const tsl_db_workload_info *w) {
-  stats_acc *a = u;
-  wl_stat *nw = realloc(a->w, (a->n + 1) * sizeof *nw);
-  if (!nw)
-    return TSL_ENOMEM;
-  a->w = nw;
-  a->w[a->n++] = (wl_stat){w->id, w->hash, strdup(w->name), 0, 0, -1, w->flops};
+  wl_stat *s = tsl_vec_push(u);
+  *s = (wl_stat){w->id, w->hash, strdup(w->name), 0, 0, -1, w->flops};
   return 0;
 }
 
 static int collect_record(void *u, const tsl_db_record *r) {
-  stats_acc *a = u;
-  for (size_t i = 0; i < a->n; i++) {
-    wl_stat *w = &a->w[i];
+  tsl_vec *a = u;
+  for (uint32_t i = 0; i < a->len; i++) {
+    wl_stat *w = &TSL_VEC_AT(a, wl_stat, i);
     if (w->id != r->workload_id)
       continue;
     w->records++;
@@ -92,27 +84,29 @@ static int db_stats(const char *path, int json) {
   if (tsl_db_open(path, TSL_DB_READONLY, &db, &d) != TSL_OK)
     return cli_error("db", "%s", d.text);
   tsl_db_stats st;
-  stats_acc a = {NULL, 0};
+  tsl_vec acc; /* wl_stat */
+  tsl_vec_init(&acc, sizeof(wl_stat), NULL);
   int rc = tsl_db_get_stats(db, &st, &d);
   if (rc == TSL_OK)
-    rc = tsl_db_each_workload(db, collect_workload, &a, &d);
+    rc = tsl_db_each_workload(db, collect_workload, &acc, &d);
   if (rc == TSL_OK)
-    rc = tsl_db_each(db, -1, NULL, collect_record, &a, &d);
+    rc = tsl_db_each(db, -1, NULL, collect_record, &acc, &d);
+  const wl_stat *w = TSL_VEC_DATA(&acc, const wl_stat);
   int ret = CLI_OK;
   if (rc != TSL_OK) {
     ret = cli_error("db", "%s", d.text[0] ? d.text : tsl_status_name(rc));
   } else if (json) {
     json_t *per = json_array();
-    for (size_t i = 0; i < a.n; i++) {
+    for (uint32_t i = 0; i < acc.len; i++) {
       char hex[17];
-      snprintf(hex, sizeof hex, "%016llx", (unsigned long long)a.w[i].hash);
+      snprintf(hex, sizeof hex, "%016llx", (unsigned long long)w[i].hash);
       json_t *o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:f}", "id",
-                            (json_int_t)a.w[i].id, "name",
-                            a.w[i].name ? a.w[i].name : "", "hash", hex,
-                            "records", (json_int_t)a.w[i].records, "errors",
-                            (json_int_t)a.w[i].errors, "flops", a.w[i].flops);
+                            (json_int_t)w[i].id, "name",
+                            w[i].name ? w[i].name : "", "hash", hex,
+                            "records", (json_int_t)w[i].records, "errors",
+                            (json_int_t)w[i].errors, "flops", w[i].flops);
       json_object_set_new(o, "best_latency_s",
-                          a.w[i].best_s >= 0 ? json_real(a.w[i].best_s) : json_null());
+                          w[i].best_s >= 0 ? json_real(w[i].best_s) : json_null());
       json_array_append_new(per, o);
     }
     json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:I, s:o}", "path", path,
@@ -127,21 +121,21 @@ static int db_stats(const char *path, int json) {
     printf("%s\n  records: %lld (%lld errors)\n  workloads: %lld\n  targets: %lld\n",
            path, (long long)st.records, (long long)st.errors,
            (long long)st.workloads, (long long)st.targets);
-    for (size_t i = 0; i < a.n; i++) {
+    for (uint32_t i = 0; i < acc.len; i++) {
       printf("  workload %lld %s (hash %016llx): %lld records, %lld errors, best ",
-             (long long)a.w[i].id, a.w[i].name ? a.w[i].name : "",
-             (unsigned long long)a.w[i].hash, (long long)a.w[i].records,
-             (long long)a.w[i].errors);
-      if (a.w[i].best_s >= 0)
-        print_seconds(a.w[i].best_s);
+             (long long)w[i].id, w[i].name ? w[i].name : "",
+             (unsigned long long)w[i].hash, (long long)w[i].records,
+             (long long)w[i].errors);
+      if (w[i].best_s >= 0)
+        print_seconds(w[i].best_s);
       else
         printf("none");
       printf("\n");
     }
   }
-  for (size_t i = 0; i < a.n; i++)
-    free(a.w[i].name);
-  free(a.w);
+  for (uint32_t i = 0; i < acc.len; i++)
+    free(w[i].name);
+  tsl_vec_free(&acc);
   tsl_db_close(db);
   return ret;
 }

@@ -19,51 +19,31 @@ typedef struct wl {
   double flops;
 } wl;
 
-/* A series while loading: its points grow on the heap. */
+/* A series while loading: its points grow on the heap (s.n_points is set
+ * at the end). */
 typedef struct series_acc {
   report_series s;
-  report_point *pts;
-  size_t cap;
+  tsl_vec pts; /* report_point */
 } series_acc;
 
 typedef struct load_state {
   tsl_arena *arena;
-  wl *wls;
-  size_t n_wls, cap_wls;
-  series_acc *acc;
-  size_t n_acc, cap_acc;
-  int oom;
+  tsl_vec wls; /* wl */
+  tsl_vec acc; /* series_acc */
 } load_state;
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap)
-    return 0;
-  size_t c = *cap ? *cap * 2 : 16;
-  while (c < need)
-    c *= 2;
-  void *q = realloc(*p, c * elem);
-  if (!q)
-    return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
 
 static int on_workload(void *user, const tsl_db_workload_info *w) {
   load_state *st = user;
-  if (grow((void **)&st->wls, &st->cap_wls, st->n_wls + 1, sizeof *st->wls)) {
-    st->oom = 1;
-    return 1;
-  }
-  st->wls[st->n_wls++] =
+  *(wl *)tsl_vec_push(&st->wls) =
       (wl){w->id, tsl_arena_strdup(st->arena, w->name ? w->name : ""), w->flops};
   return 0;
 }
 
 static const wl *find_wl(const load_state *st, int64_t id) {
-  for (size_t i = 0; i < st->n_wls; i++)
-    if (st->wls[i].id == id)
-      return &st->wls[i];
+  const wl *wls = TSL_VEC_DATA(&st->wls, const wl);
+  for (uint32_t i = 0; i < st->wls.len; i++)
+    if (wls[i].id == id)
+      return &wls[i];
   return NULL;
 }
 
@@ -85,37 +65,29 @@ static const char *keep_text(tsl_arena *arena, const char *s) {
 static int on_record(void *user, const tsl_db_record *r) {
   load_state *st = user;
   const char *target = r->target ? r->target : "";
-  series_acc *a = NULL;
-  for (size_t i = 0; i < st->n_acc && !a; i++)
-    if (st->acc[i].s.workload_id == r->workload_id && strcmp(st->acc[i].s.target, target) == 0)
-      a = &st->acc[i];
+  series_acc *accs = TSL_VEC_DATA(&st->acc, series_acc), *a = NULL;
+  for (uint32_t i = 0; i < st->acc.len && !a; i++)
+    if (accs[i].s.workload_id == r->workload_id && strcmp(accs[i].s.target, target) == 0)
+      a = &accs[i];
   if (!a) {
-    if (grow((void **)&st->acc, &st->cap_acc, st->n_acc + 1, sizeof *st->acc)) {
-      st->oom = 1;
-      return 1;
-    }
-    a = &st->acc[st->n_acc++];
-    memset(a, 0, sizeof *a);
+    a = tsl_vec_push(&st->acc);
+    tsl_vec_init(&a->pts, sizeof(report_point), NULL);
     const wl *w = find_wl(st, r->workload_id);
     a->s.workload_id = r->workload_id;
     a->s.workload = w ? w->name : "(unknown workload)";
     a->s.flops = w ? w->flops : 0;
     a->s.target = tsl_arena_strdup(st->arena, target);
   }
-  if (grow((void **)&a->pts, &a->cap, a->s.n_points + 1, sizeof *a->pts)) {
-    st->oom = 1;
-    return 1;
-  }
-  a->pts[a->s.n_points++] =
+  *(report_point *)tsl_vec_push(&a->pts) =
       (report_point){r->id, r->status, r->latency_s, keep_text(st->arena, r->error)};
   return 0;
 }
 
 static void free_state(load_state *st) {
-  for (size_t i = 0; i < st->n_acc; i++)
-    free(st->acc[i].pts);
-  free(st->acc);
-  free(st->wls);
+  for (uint32_t i = 0; i < st->acc.len; i++)
+    tsl_vec_free(&TSL_VEC_AT(&st->acc, series_acc, i).pts);
+  tsl_vec_free(&st->acc);
+  tsl_vec_free(&st->wls);
 }
 
 int report_load(const char *db_path, int64_t workload_id, report_loaded *out,
@@ -133,6 +105,8 @@ int report_load(const char *db_path, int64_t workload_id, report_loaded *out,
     return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
   }
   load_state st = {.arena = out->arena};
+  tsl_vec_init(&st.wls, sizeof(wl), NULL);
+  tsl_vec_init(&st.acc, sizeof(series_acc), NULL);
   tsl_db_stats stats = {.struct_size = sizeof stats};
   rc = tsl_db_get_stats(db, &stats, diag);
   if (rc == TSL_OK)
@@ -140,24 +114,20 @@ int report_load(const char *db_path, int64_t workload_id, report_loaded *out,
   if (rc == TSL_OK && workload_id >= 0 && !find_wl(&st, workload_id)) {
     tsl_strbuf ids;
     tsl_strbuf_init(&ids);
-    for (size_t i = 0; i < st.n_wls && i < 50; i++)
-      tsl_strbuf_printf(&ids, "%s%lld (%s)", i ? ", " : "", (long long)st.wls[i].id,
-                        st.wls[i].name);
-    if (st.n_wls > 50)
+    const wl *wls = TSL_VEC_DATA(&st.wls, const wl);
+    for (uint32_t i = 0; i < st.wls.len && i < 50; i++)
+      tsl_strbuf_printf(&ids, "%s%lld (%s)", i ? ", " : "", (long long)wls[i].id,
+                        wls[i].name);
+    if (st.wls.len > 50)
       tsl_strbuf_append(&ids, ", ...");
     rc = tsl_diag_set(diag, TSL_ENOTFOUND, "%s: no workload with id %lld\nnote: %s%s",
                       db_path, (long long)workload_id,
-                      st.n_wls ? "the workloads are " : "the database has no workload",
+                      st.wls.len ? "the workloads are " : "the database has no workload",
                       ids.len ? ids.data : "");
     tsl_strbuf_free(&ids);
   }
-  if (rc == TSL_OK) {
+  if (rc == TSL_OK)
     rc = tsl_db_each(db, workload_id >= 0 ? workload_id : -1, NULL, on_record, &st, diag);
-    if (rc > 0) /* only our callbacks stop early, on out-of-memory */
-      rc = TSL_ENOMEM;
-  }
-  if (rc == TSL_OK && st.oom)
-    rc = TSL_ENOMEM;
   if (rc == TSL_ENOMEM)
     tsl_diag_set(diag, rc, "%s: out of memory while loading the records", db_path);
   tsl_db_close(db);
@@ -166,11 +136,13 @@ int report_load(const char *db_path, int64_t workload_id, report_loaded *out,
     report_loaded_free(out);
     return rc;
   }
-  report_series *series = TSL_NEW_ARRAY(out->arena, report_series, st.n_acc ? st.n_acc : 1);
-  for (size_t i = 0; i < st.n_acc; i++) {
-    series[i] = st.acc[i].s;
-    series[i].points =
-        tsl_arena_dup(out->arena, st.acc[i].pts, st.acc[i].s.n_points * sizeof(report_point));
+  uint32_t n_acc = st.acc.len;
+  const series_acc *accs = TSL_VEC_DATA(&st.acc, const series_acc);
+  report_series *series = TSL_NEW_ARRAY(out->arena, report_series, n_acc ? n_acc : 1);
+  for (uint32_t i = 0; i < n_acc; i++) {
+    series[i] = accs[i].s;
+    series[i].points = tsl_vec_dup(&accs[i].pts, out->arena);
+    series[i].n_points = accs[i].pts.len;
   }
   report_data *d = &out->data;
   d->db_path = tsl_arena_strdup(out->arena, db_path);
@@ -179,7 +151,7 @@ int report_load(const char *db_path, int64_t workload_id, report_loaded *out,
   d->errors = stats.errors;
   d->targets = stats.targets;
   d->series = series;
-  d->n_series = st.n_acc;
+  d->n_series = n_acc;
   if (workload_id >= 0) {
     tsl_strbuf f;
     tsl_strbuf_init(&f);
