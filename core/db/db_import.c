@@ -18,20 +18,24 @@
 #include <string.h>
 
 #include "tessel/analysis.h"
+#include "tessel/container.h"
 #include "tessel/runner.h"
 #include "tessel/schedule.h"
 #include "tessel/script.h"
 #include "tessel/search.h"
+
+/* A workload seen in the file: its script text as written and its id. */
+typedef struct seen_workload {
+  char *script;
+  int64_t id;
+} seen_workload;
 
 typedef struct import_state {
   tsl_db *db; /* NULL: only check */
   const char *path;
   long line;
   tsl_ctx *ctx;
-  /* workloads seen in this file: script text as written -> id */
-  char **scripts;
-  int64_t *ids;
-  size_t n, cap;
+  tsl_vec seen; /* seen_workload */
 } import_state;
 
 #define LINE_ERR(S, ...) line_error((S), diag, __VA_ARGS__)
@@ -111,21 +115,10 @@ static int field(import_state *s, json_t *o, const char *key, int type,
 
 static int remember(import_state *s, const char *script, int64_t id,
                     tsl_diag *diag) {
-  if (s->n == s->cap) {
-    size_t cap = s->cap ? 2 * s->cap : 8;
-    char **sc = realloc(s->scripts, cap * sizeof *sc);
-    if (sc)
-      s->scripts = sc;
-    int64_t *ids = realloc(s->ids, cap * sizeof *ids);
-    if (ids)
-      s->ids = ids;
-    if (!sc || !ids)
-      return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", s->path);
-    s->cap = cap;
-  }
-  if (!(s->scripts[s->n] = strdup(script)))
+  char *copy = strdup(script);
+  if (!copy)
     return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", s->path);
-  s->ids[s->n++] = id;
+  *(seen_workload *)tsl_vec_push(&s->seen) = (seen_workload){copy, id};
   return TSL_OK;
 }
 
@@ -139,9 +132,10 @@ static int workload_of(import_state *s, json_t *w, int64_t *id, tsl_diag *diag) 
     return rc;
   const char *script = json_string_value(script_v);
   double flops = flops_v ? json_number_value(flops_v) : 0;
-  for (size_t i = 0; i < s->n; i++)
-    if (!strcmp(s->scripts[i], script)) {
-      *id = s->ids[i];
+  const seen_workload *seen = TSL_VEC_DATA(&s->seen, const seen_workload);
+  for (uint32_t i = 0; i < s->seen.len; i++)
+    if (!strcmp(seen[i].script, script)) {
+      *id = seen[i].id;
       return TSL_OK;
     }
   tsl_arena *arena = tsl_arena_new(s->ctx);
@@ -373,10 +367,9 @@ static int each_line(import_state *s, FILE *f, int64_t *added, int64_t *skipped,
 }
 
 static void state_free(import_state *s) {
-  for (size_t i = 0; i < s->n; i++)
-    free(s->scripts[i]);
-  free(s->scripts);
-  free(s->ids);
+  for (uint32_t i = 0; i < s->seen.len; i++)
+    free(TSL_VEC_AT(&s->seen, seen_workload, i).script);
+  tsl_vec_free(&s->seen);
   tsl_ctx_free(s->ctx);
 }
 
@@ -394,7 +387,8 @@ int tsl_db_check_import(const char *jsonl_path, int64_t *n_records,
   FILE *f = open_input(jsonl_path, diag);
   if (!f)
     return TSL_EIO;
-  import_state s = {NULL, jsonl_path, 0, tsl_ctx_new(), NULL, NULL, 0, 0};
+  import_state s = {NULL, jsonl_path, 0, tsl_ctx_new(), {0}};
+  tsl_vec_init(&s.seen, sizeof(seen_workload), NULL);
   int64_t n = 0, skipped = 0;
   int rc = s.ctx ? each_line(&s, f, &n, &skipped, diag)
                  : tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", jsonl_path);
@@ -419,7 +413,8 @@ int tsl_db_import(tsl_db *db, const char *jsonl_path, int64_t *n_added,
   FILE *f = open_input(jsonl_path, diag);
   if (!f)
     return TSL_EIO;
-  import_state s = {db, jsonl_path, 0, tsl_ctx_new(), NULL, NULL, 0, 0};
+  import_state s = {db, jsonl_path, 0, tsl_ctx_new(), {0}};
+  tsl_vec_init(&s.seen, sizeof(seen_workload), NULL);
   int rc = s.ctx ? db_exec(db, "BEGIN IMMEDIATE", diag)
                  : tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", jsonl_path);
   if (rc == TSL_OK) {

@@ -6,6 +6,7 @@
  */
 #include "db_internal.h"
 
+#include "tessel/container.h"
 #include "tessel/schedule.h"
 #include "tessel/search.h"
 
@@ -17,14 +18,13 @@ typedef struct new_key {
   char *key;
 } new_key;
 
-static int collect(tsl_db *db, new_key **out, size_t *n_out, tsl_diag *diag) {
+/* `out`: an initialised tsl_vec of new_key. */
+static int collect(tsl_db *db, tsl_vec *out, tsl_diag *diag) {
   sqlite3_stmt *st = NULL;
   int rc = db_prepare(db, "SELECT id, trace_json FROM records", &st, diag);
   if (rc)
     return rc;
   tsl_ctx *ctx = tsl_ctx_new();
-  new_key *v = NULL;
-  size_t n = 0, cap = 0;
   int s;
   while (ctx && (s = db_step_retry(db, st)) == SQLITE_ROW) {
     tsl_trace *t = NULL;
@@ -32,24 +32,13 @@ static int collect(tsl_db *db, new_key **out, size_t *n_out, tsl_diag *diag) {
     if (tsl_trace_from_json(ctx, db_text(st, 1), &t, &d))
       continue; /* a trace that does not read back keeps its key */
     const char *k = tsl_trace_key(t);
-    if (n == cap) {
-      cap = cap ? 2 * cap : 256;
-      new_key *g = realloc(v, cap * sizeof *g);
-      if (!g) {
-        tsl_trace_free(t);
-        rc = tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", db->path);
-        break;
-      }
-      v = g;
-    }
-    v[n].id = sqlite3_column_int64(st, 0);
-    v[n].key = k ? strdup(k) : NULL;
+    char *key = k ? strdup(k) : NULL;
     tsl_trace_free(t);
-    if (!v[n].key) {
+    if (!key) {
       rc = tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", db->path);
       break;
     }
-    n++;
+    *(new_key *)tsl_vec_push(out) = (new_key){sqlite3_column_int64(st, 0), key};
   }
   if (!ctx)
     rc = tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", db->path);
@@ -57,15 +46,14 @@ static int collect(tsl_db *db, new_key **out, size_t *n_out, tsl_diag *diag) {
     rc = db_fail(db, diag, TSL_EIO, "cannot read the records to update their keys");
   sqlite3_finalize(st);
   tsl_ctx_free(ctx);
-  *out = v;
-  *n_out = n;
   return rc;
 }
 
-static int rewrite(tsl_db *db, const new_key *v, size_t n, tsl_diag *diag) {
+static int rewrite(tsl_db *db, const tsl_vec *keys, tsl_diag *diag) {
+  const new_key *v = TSL_VEC_DATA(keys, const new_key);
   sqlite3_stmt *st = NULL;
   int rc = db_prepare(db, "UPDATE records SET decisions = ?1 WHERE id = ?2", &st, diag);
-  for (size_t i = 0; !rc && i < n; i++) {
+  for (uint32_t i = 0; !rc && i < keys->len; i++) {
     sqlite3_bind_text(st, 1, v[i].key, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 2, v[i].id);
     if (db_step_retry(db, st) != SQLITE_DONE)
@@ -86,20 +74,20 @@ int db_migrate(tsl_db *db, tsl_diag *diag) {
   if (!rc && db_step_retry(db, st) == SQLITE_ROW)
     ver = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
-  new_key *v = NULL;
-  size_t n = 0;
+  tsl_vec keys; /* new_key */
+  tsl_vec_init(&keys, sizeof(new_key), NULL);
   if (!rc && ver == 1) { /* another process may have migrated it meanwhile */
-    rc = collect(db, &v, &n, diag);
+    rc = collect(db, &keys, diag);
     if (!rc)
-      rc = rewrite(db, v, n, diag);
+      rc = rewrite(db, &keys, diag);
     if (!rc)
       rc = db_exec(db, "DELETE FROM claims", diag);
     if (!rc)
       rc = db_exec(db, "PRAGMA user_version = 2", diag);
   }
-  for (size_t i = 0; i < n; i++)
-    free(v[i].key);
-  free(v);
+  for (uint32_t i = 0; i < keys.len; i++)
+    free(TSL_VEC_AT(&keys, new_key, i).key);
+  tsl_vec_free(&keys);
   if (!rc)
     return db_exec_retry(db, "COMMIT", diag);
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
