@@ -68,11 +68,6 @@ typedef struct member {
   int scored;  /* score known (this round already scored the key) */
 } member;
 
-typedef struct population {
-  member *m;
-  uint32_t n, cap;
-} population;
-
 /* An index drawn in proportion to w[0..n) (uniformly when they sum to 0). */
 static uint32_t draw(uint64_t *rng, const double *w, uint32_t n) {
   double total = 0;
@@ -241,30 +236,24 @@ static void member_free(member *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void pop_clear(population *p) {
-  for (uint32_t i = 0; i < p->n; i++)
-    member_free(&p->m[i]);
-  p->n = 0;
+/* A population: a tsl_vec of member. */
+static void pop_init(tsl_vec *p) { tsl_vec_init(p, sizeof(member), NULL); }
+
+static void pop_clear(tsl_vec *p) {
+  for (uint32_t i = 0; i < p->len; i++)
+    member_free(&TSL_VEC_AT(p, member, i));
+  p->len = 0;
 }
 
-static void pop_free(population *p) {
+static void pop_free(tsl_vec *p) {
   pop_clear(p);
-  free(p->m);
-  memset(p, 0, sizeof *p);
+  tsl_vec_free(p);
 }
 
-static int pop_push(population *p, member *m) {
-  if (p->n == p->cap) {
-    uint32_t cap = p->cap ? 2 * p->cap : 64;
-    member *n = realloc(p->m, cap * sizeof *n);
-    if (!n)
-      return TSL_ENOMEM;
-    p->m = n;
-    p->cap = cap;
-  }
-  p->m[p->n++] = *m;
+/* Moves `m` into `p` (zeroing it). */
+static void pop_push(tsl_vec *p, member *m) {
+  TSL_VEC_PUSH(p, member, *m);
   memset(m, 0, sizeof *m);
-  return TSL_OK;
 }
 
 /* The candidate of `trace` (with its decisions, or fresh ones when
@@ -296,7 +285,7 @@ static int known(tsl_strategy *s, const member *m) {
 /* ---- the steps of one round ----------------------------------------------------- */
 
 /* TVM's PickBestFromDatabase: the fastest measured candidates. */
-static int pick_measured(tsl_strategy *s, uint32_t num, population *out, tsl_diag *diag) {
+static int pick_measured(tsl_strategy *s, uint32_t num, tsl_vec *out, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
   if (!num || !sp->top_measured)
     return TSL_OK;
@@ -308,9 +297,11 @@ static int pick_measured(tsl_strategy *s, uint32_t num, population *out, tsl_dia
   for (uint32_t i = 0; i < n; i++) {
     member m = {0};
     int prc = rc ? 1 : prepare(s, traces[i], 0, &m); /* the key ignores postprocessing */
-    if (prc < 0 || (!prc && pop_push(out, &m))) {
+    if (prc < 0) {
       member_free(&m);
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    } else if (!prc) {
+      pop_push(out, &m);
     }
     tsl_trace_free(traces[i]);
   }
@@ -326,14 +317,14 @@ static int pick_measured(tsl_strategy *s, uint32_t num, population *out, tsl_dia
  * evolution does) only samples neither proposed, measured nor already in
  * `out` are kept, and a round stops once `enough` are in. */
 static int sample_fresh(tsl_strategy *s, uint32_t num, int64_t enough, int unseen,
-                        population *out, tsl_diag *diag) {
+                        tsl_vec *out, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
   tsl_map taken; /* keys of `out`, when unseen */
   tsl_map_init(&taken, NULL);
   int rc = TSL_OK;
-  for (int64_t fails = 0; !rc && (int64_t)out->n < enough && fails < s->max_fail_count;) {
-    uint32_t before = out->n;
-    for (uint32_t i = 0; !rc && i < num && (!unseen || (int64_t)out->n < enough); i++) {
+  for (int64_t fails = 0; !rc && (int64_t)out->len < enough && fails < s->max_fail_count;) {
+    uint32_t before = out->len;
+    for (uint32_t i = 0; !rc && i < num && (!unseen || (int64_t)out->len < enough); i++) {
       const tsl_trace *design = sp->space[tsl_rand_next(&s->rng) % sp->n_space];
       member m = {0};
       int prc = prepare(s, design, 1, &m);
@@ -344,14 +335,16 @@ static int sample_fresh(tsl_strategy *s, uint32_t num, int64_t enough, int unsee
         member_free(&m);
         continue;
       }
-      if (prc < 0 || pop_push(out, &m)) {
+      if (prc < 0) {
         member_free(&m);
         rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
-      } else if (unseen) {
-        tsl_map_put(&taken, key, (void *)1);
+        continue;
       }
+      pop_push(out, &m);
+      if (unseen)
+        tsl_map_put(&taken, key, (void *)1);
     }
-    fails += out->n == before;
+    fails += out->len == before;
   }
   tsl_map_free(&taken);
   return rc;
@@ -367,14 +360,15 @@ static int model_ranks(const tsl_search_space *sp) {
 /* Scores of the population (TVM's PredictNormalizedScore: negative ones
  * become 0), on the service's views (features extracted once per
  * candidate). */
-static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
+static int score(tsl_strategy *s, tsl_vec *p, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
+  member *pm = TSL_VEC_DATA(p, member);
   int rc = TSL_OK;
-  uint32_t *todo = calloc(p->n ? p->n : 1, sizeof *todo), n = 0;
+  uint32_t *todo = calloc(p->len ? p->len : 1, sizeof *todo), n = 0;
   if (!todo)
     return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
-  for (uint32_t i = 0; i < p->n; i++)
-    if (!p->m[i].scored)
+  for (uint32_t i = 0; i < p->len; i++)
+    if (!pm[i].scored)
       todo[n++] = i;
   if (sp->cost_vtable && sp->cost_model && n) {
     tsl_candidate *cands = calloc(n, sizeof *cands);
@@ -383,7 +377,7 @@ static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
     } else {
       for (uint32_t k = 0; k < n; k++)
-        cands[k] = *tsl_cand_view(p->m[todo[k]].c);
+        cands[k] = *tsl_cand_view(pm[todo[k]].c);
       tsl_diag md;
       md.len = 0;
       md.text[0] = '\0';
@@ -391,16 +385,16 @@ static int score(tsl_strategy *s, population *p, tsl_diag *diag) {
       if (rc)
         tsl_diag_set(diag, rc, "strategy 'evolutionary': cost model: %s", md.text);
       for (uint32_t k = 0; !rc && k < n; k++)
-        p->m[todo[k]].score = isfinite(scores[k]) && scores[k] > 0 ? scores[k] : 0;
+        pm[todo[k]].score = isfinite(scores[k]) && scores[k] > 0 ? scores[k] : 0;
     }
     free(cands);
     free(scores);
   } else {
     for (uint32_t k = 0; k < n; k++)
-      p->m[todo[k]].score = 1;
+      pm[todo[k]].score = 1;
   }
   for (uint32_t k = 0; !rc && k < n; k++) { /* later members with these keys reuse them */
-    member *m = &p->m[todo[k]];
+    member *m = &pm[todo[k]];
     m->scored = 1;
     double *v = TSL_NEW(s->score_arena, double);
     *v = m->score;
@@ -478,18 +472,19 @@ static int draw_mutator(tsl_strategy *s) {
  * copied, or a child whose key this round scored already, keeps its score
  * (TVM predicts it again: the model gives the same); a child met before in
  * the run comes from the service without a replay. */
-static int offspring(tsl_strategy *s, const population *cur, const double *w,
+static int offspring(tsl_strategy *s, const tsl_vec *cur, const double *w,
                      unsigned char *copied, member *out) {
   const tsl_search_space *sp = s->space;
+  const member *cm = TSL_VEC_DATA(cur, const member);
   uint32_t parent = 0;
   for (int64_t fail = 0; fail <= s->genetic_max_fail_count; fail++) {
-    parent = draw(&s->rng, w, cur->n);
+    parent = draw(&s->rng, w, cur->len);
     int mi = draw_mutator(s);
     if (mi >= 0) {
       const tsl_space_mutator *mu = &sp->mutators[mi];
       tsl_trace *nt = NULL;
       tsl_diag d;
-      int rc = mu->vtable->apply(mu->m, sp->mod, tsl_cand_trace(cur->m[parent].c), &s->rng,
+      int rc = mu->vtable->apply(mu->m, sp->mod, tsl_cand_trace(cm[parent].c), &s->rng,
                                  &nt, &d);
       if (rc == TSL_ENOMEM)
         return -1;
@@ -518,13 +513,13 @@ static int offspring(tsl_strategy *s, const population *cur, const double *w,
     }
   }
   /* not mutated, or every try failed: the parent again */
-  const member *p = &cur->m[parent];
+  const member *p = &cm[parent];
   *out = (member){tsl_cand_ref(p->c), p->score, 1};
   return 0;
 }
 
 /* TVM's EvolveWithCostModel: the `num` best unseen members, best first. */
-static int evolve(tsl_strategy *s, population *pop, uint32_t num, best_heap *h,
+static int evolve(tsl_strategy *s, tsl_vec *pop, uint32_t num, best_heap *h,
                   tsl_diag *diag) {
   h->limit = num;
   h->m = calloc(num ? num : 1, sizeof *h->m);
@@ -532,13 +527,14 @@ static int evolve(tsl_strategy *s, population *pop, uint32_t num, best_heap *h,
     return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
   tsl_map exists; /* keys judged in this evolution, on top of `known` */
   tsl_map_init(&exists, NULL);
-  population next = {0};
+  tsl_vec next;
+  pop_init(&next);
   int rc = TSL_OK;
   for (int64_t iter = 0; !rc; iter++) {
     if ((rc = score(s, pop, diag)))
       break;
-    for (uint32_t i = 0; !rc && i < pop->n; i++) {
-      member *m = &pop->m[i];
+    for (uint32_t i = 0; !rc && i < pop->len; i++) {
+      member *m = &TSL_VEC_AT(pop, member, i);
       const char *key = tsl_cand_key(m->c);
       if (tsl_map_get(&exists, key))
         continue;
@@ -548,30 +544,32 @@ static int evolve(tsl_strategy *s, population *pop, uint32_t num, best_heap *h,
     }
     /* schedules past here only for the heap's members */
     tsl_cand_service_sweep(s->svc);
-    if (rc || iter == s->genetic_num_iters || !pop->n)
+    if (rc || iter == s->genetic_num_iters || !pop->len)
       break;
-    double *w = malloc(pop->n * sizeof *w);
-    unsigned char *copied = calloc(pop->n, 1);
+    double *w = malloc(pop->len * sizeof *w);
+    unsigned char *copied = calloc(pop->len, 1);
     if (!w || !copied) {
       free(w);
       free(copied);
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
       break;
     }
-    for (uint32_t i = 0; i < pop->n; i++)
-      w[i] = pop->m[i].score;
+    for (uint32_t i = 0; i < pop->len; i++)
+      w[i] = TSL_VEC_AT(pop, member, i).score;
     for (int64_t k = 0; !rc && k < s->population; k++) {
       member m = {0};
       int orc = offspring(s, pop, w, copied, &m);
-      if (orc < 0 || (!orc && pop_push(&next, &m))) {
+      if (orc < 0) {
         member_free(&m);
         rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      } else if (!orc) {
+        pop_push(&next, &m);
       }
     }
     free(w);
     free(copied);
     pop_clear(pop);
-    population t = *pop;
+    tsl_vec t = *pop;
     *pop = next;
     next = t;
   }
@@ -601,19 +599,19 @@ static uint32_t *shuffled(tsl_strategy *s, uint32_t n) {
 /* TVM's PickWithEpsGreedy: `num` picks, the last num x eps_greedy from the
  * fresh samples in the random `order`, the others from `bests` (each list
  * standing in when the other runs out), none proposed or measured before. */
-static int pick(tsl_strategy *s, const population *fresh, const uint32_t *order,
+static int pick(tsl_strategy *s, const tsl_vec *fresh, const uint32_t *order,
                 const best_heap *bests, uint32_t num, tsl_trace **out, uint32_t *n_out,
                 tsl_diag *diag) {
   uint32_t n_rand = (uint32_t)(num * s->eps_greedy), n_best = num - n_rand;
   uint32_t ib = 0, ir = 0;
   int rc = TSL_OK;
   for (uint32_t i = 0; i < num && !rc; i++) {
-    int has_best = ib < bests->n, has_rand = ir < fresh->n;
+    int has_best = ib < bests->n, has_rand = ir < fresh->len;
     const member *m;
     if (i < n_best ? has_best : !has_rand && has_best)
       m = &bests->m[ib++];
     else if (has_rand)
-      m = &fresh->m[order[ir++]];
+      m = &TSL_VEC_AT(fresh, const member, order[ir++]);
     else
       break;
     if (known(s, m))
@@ -633,7 +631,10 @@ static int pick(tsl_strategy *s, const population *fresh, const uint32_t *order,
 static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_out,
                   tsl_diag *diag) {
   uint32_t pop_n = (uint32_t)s->population;
-  population measured = {0}, fresh = {0}, pop = {0};
+  tsl_vec measured, fresh, pop; /* member */
+  pop_init(&measured);
+  pop_init(&fresh);
+  pop_init(&pop);
   /* scores hold for one round: the model learns between rounds */
   tsl_map_clear(&s->scores);
   tsl_arena_free(s->score_arena);
@@ -644,39 +645,37 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_o
    * evolve the fresh samples and pick by those scores, which amounts to
    * picking fresh samples at random; they are drawn directly (a fresh
    * run's first batch; docs/decisions.md). */
-  int blind = !rc && !measured.n && !model_ranks(s->space);
+  int blind = !rc && !measured.len && !model_ranks(s->space);
   if (!rc)
     rc = blind ? sample_fresh(s, want, want, 1, &fresh, diag)
-               : sample_fresh(s, pop_n > measured.n ? pop_n - measured.n : 1,
+               : sample_fresh(s, pop_n > measured.len ? pop_n - measured.len : 1,
                               s->init_min_unmeasured, 0, &fresh, diag);
-  if (!rc && (blind ? !fresh.n : (int64_t)fresh.n < s->init_min_unmeasured)) {
+  if (!rc && (blind ? !fresh.len : (int64_t)fresh.len < s->init_min_unmeasured)) {
     s->exhausted = 1; /* TVM: "cannot sample enough initial population" */
     goto done;
   }
   /* the population: measured then fresh members (fresh keeps its traces
    * for the eps-greedy picks, the population gets its own) */
-  for (uint32_t i = 0; !rc && i < measured.n + fresh.n; i++) {
-    const member *src = i < measured.n ? &measured.m[i] : &fresh.m[i - measured.n];
+  for (uint32_t i = 0; !rc && i < measured.len + fresh.len; i++) {
+    const member *src = i < measured.len ? &TSL_VEC_AT(&measured, member, i)
+                                         : &TSL_VEC_AT(&fresh, member, i - measured.len);
     member m = {tsl_cand_ref(src->c), 0, 0};
-    if (pop_push(&pop, &m)) {
-      member_free(&m);
-      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
-    }
+    pop_push(&pop, &m);
   }
   /* the fresh samples the picks may take keep their schedules through the
    * evolution, so that the core builds them without a second replay */
-  uint32_t *order = rc ? NULL : shuffled(s, fresh.n);
-  uint32_t n_keep = fresh.n < want ? fresh.n : want;
+  uint32_t *order = rc ? NULL : shuffled(s, fresh.len);
+  uint32_t n_keep = fresh.len < want ? fresh.len : want;
   if (!rc && !order)
     rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
   for (uint32_t k = 0; order && k < n_keep; k++)
-    tsl_cand_keep(fresh.m[order[k]].c);
+    tsl_cand_keep(TSL_VEC_AT(&fresh, member, order[k]).c);
   if (!rc && !blind)
     rc = evolve(s, &pop, want, &bests, diag);
   if (!rc)
     rc = pick(s, &fresh, order, &bests, want, out, n_out, diag);
   for (uint32_t k = 0; order && k < n_keep; k++)
-    tsl_cand_let_go(fresh.m[order[k]].c);
+    tsl_cand_let_go(TSL_VEC_AT(&fresh, member, order[k]).c);
   free(order);
 done:
   for (uint32_t i = 0; i < bests.n; i++)
