@@ -31,14 +31,17 @@ int xgb_save(tsl_cost_model *m, const char *path, tsl_diag *diag) {
   if (!f)
     return tsl_diag_set(diag, TSL_EIO, "cost model 'xgb': %s: cannot write: %s", tmp,
                         strerror(errno));
-  uint32_t ncol = XGB_NCOL, ng = m->n_groups;
+  uint32_t ncol = XGB_NCOL, ng = m->groups.len;
   int okw = put(f, magic, 8) && put(f, &ncol, 4) && put(f, &ng, 4);
   for (uint32_t g = 0; okw && g < ng; g++) {
-    const xgb_group *gr = &m->groups[g];
-    okw = put(f, &gr->workload, 8) && put(f, &gr->n, 4);
-    for (uint32_t i = 0; okw && i < gr->n; i++)
-      okw = put(f, &gr->s[i].cost, 8) && put(f, &gr->s[i].n_rows, 4) &&
-            put(f, gr->s[i].rows, sizeof(float) * XGB_NCOL * gr->s[i].n_rows);
+    const xgb_group *gr = &TSL_VEC_AT(&m->groups, xgb_group, g);
+    okw = put(f, &gr->workload, 8) && put(f, &gr->s.len, 4);
+    for (uint32_t i = 0; okw && i < gr->s.len; i++) {
+      const xgb_sample *s = &TSL_VEC_AT(&gr->s, xgb_sample, i);
+      uint32_t rows = xgb_n_rows(s);
+      okw = put(f, &s->cost, 8) && put(f, &rows, 4) &&
+            put(f, s->rows.data, sizeof(float) * XGB_NCOL * rows);
+    }
   }
   uint64_t ml = len;
   okw = okw && put(f, &ml, 8) && (!len || put(f, model, len));
@@ -79,8 +82,7 @@ int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag) {
     return tsl_diag_set(diag, TSL_EIO, "cost model 'xgb': %s", rd.text);
   reader r = {(const unsigned char *)text, size, 0};
   tsl_cost_model fresh = *m; /* options kept; data read into it */
-  fresh.groups = NULL;
-  fresh.n_groups = 0;
+  tsl_vec_init(&fresh.groups, sizeof(xgb_group), NULL);
   fresh.data_size = fresh.last_train_size = 0;
   fresh.booster = NULL;
   char mg[8];
@@ -111,17 +113,14 @@ int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag) {
         rc = bad(diag, path, &r, "truncated sample");
         break;
       }
-      s[i].n_rows = rows;
-      s[i].rows = malloc(sizeof(float) * XGB_NCOL * (rows ? rows : 1));
-      if (!s[i].rows)
-        rc = tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
-      else
-        get(&r, s[i].rows, sizeof(float) * XGB_NCOL * rows);
+      tsl_vec_init(&s[i].rows, sizeof(float), NULL);
+      tsl_vec_append(&s[i].rows, r.p + r.at, rows * XGB_NCOL);
+      r.at += sizeof(float) * XGB_NCOL * rows;
     }
     if (!rc)
-      rc = xgb_add(&fresh, w, n, s, diag);
+      xgb_add(&fresh, w, n, s);
     for (uint32_t i = 0; i < n; i++)
-      free(s[i].rows);
+      tsl_vec_free(&s[i].rows);
     free(s);
   }
   uint64_t ml = 0;
@@ -139,7 +138,6 @@ int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag) {
   }
   xgb_clear(m);
   m->groups = fresh.groups;
-  m->n_groups = fresh.n_groups;
   m->data_size = fresh.data_size;
   m->booster = fresh.booster;
   return TSL_OK;

@@ -8,6 +8,7 @@
 
 #include "xgb_model.h"
 
+#include "tessel/container.h"
 #include "tessel/feature.h"
 
 #include <stdint.h>
@@ -19,17 +20,18 @@
 /* One measured candidate: its feature rows and its cost (seconds; 1e10
  * when it did not run, as TVM). */
 typedef struct xgb_sample {
-  uint32_t n_rows;
-  float *rows; /* n_rows x XGB_NCOL, heap */
+  tsl_vec rows; /* float: XGB_NCOL per feature row, heap */
   double cost;
 } xgb_sample;
+
+/* The number of feature rows of `s`. */
+static inline uint32_t xgb_n_rows(const xgb_sample *s) { return s->rows.len / XGB_NCOL; }
 
 /* The samples of one workload (TVM's FeatureGroup): labels are
  * min_cost / cost within the group. */
 typedef struct xgb_group {
   uint64_t workload; /* tsl_module_hash of the workload, 0 when unknown */
-  xgb_sample *s;
-  uint32_t n, cap;
+  tsl_vec s;         /* xgb_sample */
   double min_cost;
 } xgb_group;
 
@@ -40,8 +42,7 @@ struct tsl_cost_model {
   int adaptive_training;
   const char *tree_method; /* a static string: auto, exact, approx or hist */
   /* data and model */
-  xgb_group *groups;
-  uint32_t n_groups;
+  tsl_vec groups; /* xgb_group */
   int64_t data_size, last_train_size;
   BoosterHandle booster; /* NULL before the first training */
   uint64_t rng;          /* warm-up scores */
@@ -52,8 +53,7 @@ struct tsl_cost_model {
 };
 
 /* Add samples to the group of `workload` (rows taken over). */
-int xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples,
-            tsl_diag *diag);
+void xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples);
 /* Train a new booster on every sample (replacing the old one). */
 int xgb_train(tsl_cost_model *m, tsl_diag *diag);
 /* A DMatrix of the rows of n samples (ids[k]: the sample of row k, heap,

@@ -126,6 +126,7 @@ static int xgb_create(void *user_data, uint32_t n_opts, const tsl_kv *opts, uint
     return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
   }
   *m = o;
+  tsl_vec_init(&m->groups, sizeof(xgb_group), NULL);
   m->rng = seed;
   m->ctx = ctx;
   *out = m;
@@ -133,14 +134,13 @@ static int xgb_create(void *user_data, uint32_t n_opts, const tsl_kv *opts, uint
 }
 
 void xgb_clear(tsl_cost_model *m) {
-  for (uint32_t g = 0; g < m->n_groups; g++) {
-    for (uint32_t i = 0; i < m->groups[g].n; i++)
-      free(m->groups[g].s[i].rows);
-    free(m->groups[g].s);
+  for (uint32_t g = 0; g < m->groups.len; g++) {
+    xgb_group *gr = &TSL_VEC_AT(&m->groups, xgb_group, g);
+    for (uint32_t i = 0; i < gr->s.len; i++)
+      tsl_vec_free(&TSL_VEC_AT(&gr->s, xgb_sample, i).rows);
+    tsl_vec_free(&gr->s);
   }
-  free(m->groups);
-  m->groups = NULL;
-  m->n_groups = 0;
+  tsl_vec_free(&m->groups);
   m->data_size = m->last_train_size = 0;
   if (m->booster)
     XGBoosterFree(m->booster);
@@ -161,46 +161,43 @@ int xgb_fail(tsl_diag *diag, const char *what) {
 
 /* Float rows from double features (XGBoost refuses infinities; NaN is
  * "missing"), appended to out. */
-static int add_rows(xgb_sample *out, const tsl_features *fs, tsl_diag *diag) {
+static void add_rows(xgb_sample *out, const tsl_features *fs) {
   if (fs->row_len != XGB_NCOL || !fs->n_rows)
-    return TSL_OK; /* a program the features cannot read adds nothing */
-  float *rows = realloc(out->rows, sizeof(float) * XGB_NCOL * (out->n_rows + fs->n_rows));
-  if (!rows)
-    return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
-  out->rows = rows;
-  for (size_t k = 0; k < (size_t)fs->n_rows * XGB_NCOL; k++) {
-    double v = fs->values[k];
-    rows[(size_t)out->n_rows * XGB_NCOL + k] = isinf(v) ? (v > 0 ? 1e30f : -1e30f) : (float)v;
+    return; /* a program the features cannot read adds nothing */
+  tsl_vec_reserve(&out->rows, out->rows.len + fs->n_rows * XGB_NCOL);
+  for (uint32_t r = 0; r < fs->n_rows; r++) {
+    float row[XGB_NCOL];
+    for (uint32_t k = 0; k < XGB_NCOL; k++) {
+      double v = fs->values[(size_t)r * XGB_NCOL + k];
+      row[k] = isinf(v) ? (v > 0 ? 1e30f : -1e30f) : (float)v;
+    }
+    tsl_vec_append(&out->rows, row, XGB_NCOL);
   }
-  out->n_rows += fs->n_rows;
-  return TSL_OK;
 }
 
 /* The feature rows of one candidate (every function of its scheduled
  * module, TVM's ExtractSingle): the core's, extracted once per candidate,
  * when it offers them; else extracted here. 0 rows when it has none. */
-static int features(tsl_cost_model *m, const tsl_candidate *c, xgb_sample *out,
-                    tsl_diag *diag) {
+static void features(tsl_cost_model *m, const tsl_candidate *c, xgb_sample *out) {
   memset(out, 0, sizeof *out);
+  tsl_vec_init(&out->rows, sizeof(float), NULL);
   if (c->struct_size >= sizeof(tsl_candidate) && c->features) {
     tsl_features fs;
     tsl_diag fd;
-    if (c->features(c, &fs, &fd))
-      return TSL_OK; /* a candidate that no longer replays has none */
-    return add_rows(out, &fs, diag);
+    if (!c->features(c, &fs, &fd)) /* a candidate that no longer replays has none */
+      add_rows(out, &fs);
+    return;
   }
   if (!c->scheduled)
-    return TSL_OK;
+    return;
   tsl_arena *a = tsl_arena_new(m->ctx);
-  int rc = TSL_OK;
-  for (uint32_t f = 0; f < c->scheduled->n_funcs && !rc; f++) {
+  for (uint32_t f = 0; f < c->scheduled->n_funcs; f++) {
     tsl_features fs;
     tsl_diag fd;
     if (!tsl_features_per_store(a, c->scheduled->funcs[f], NULL, &fs, &fd))
-      rc = add_rows(out, &fs, diag);
+      add_rows(out, &fs);
   }
   tsl_arena_free(a);
-  return rc;
 }
 
 static uint64_t workload_of(const tsl_candidate *c) {
@@ -209,40 +206,24 @@ static uint64_t workload_of(const tsl_candidate *c) {
   return tsl_module_hash(c->workload);
 }
 
-int xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples,
-            tsl_diag *diag) {
+void xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples) {
   xgb_group *g = NULL;
-  for (uint32_t i = 0; i < m->n_groups && !g; i++)
-    if (m->groups[i].workload == workload)
-      g = &m->groups[i];
+  for (uint32_t i = 0; i < m->groups.len && !g; i++)
+    if (TSL_VEC_AT(&m->groups, xgb_group, i).workload == workload)
+      g = &TSL_VEC_AT(&m->groups, xgb_group, i);
   if (!g) {
-    xgb_group *gs = realloc(m->groups, sizeof *gs * (m->n_groups + 1));
-    if (!gs)
-      return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
-    m->groups = gs;
-    g = &gs[m->n_groups++];
-    memset(g, 0, sizeof *g);
+    g = tsl_vec_push(&m->groups);
     g->workload = workload;
+    tsl_vec_init(&g->s, sizeof(xgb_sample), NULL);
     g->min_cost = INFINITY;
   }
-  if (g->n + n > g->cap) {
-    uint32_t cap = g->cap ? g->cap : 64;
-    while (cap < g->n + n)
-      cap *= 2;
-    xgb_sample *s = realloc(g->s, sizeof *s * cap);
-    if (!s)
-      return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
-    g->s = s;
-    g->cap = cap;
-  }
+  tsl_vec_append(&g->s, samples, n);
   for (uint32_t i = 0; i < n; i++) {
-    g->s[g->n++] = samples[i];
     if (samples[i].cost < g->min_cost)
       g->min_cost = samples[i].cost;
-    samples[i].rows = NULL;
+    tsl_vec_init(&samples[i].rows, sizeof(float), NULL); /* taken over */
   }
   m->data_size += n;
-  return TSL_OK;
 }
 
 static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
@@ -253,11 +234,10 @@ static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
   if (!s)
     return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
   uint32_t kept = 0;
-  int rc = TSL_OK;
   uint64_t workload = workload_of(&cands[0]);
-  for (uint32_t i = 0; i < n && !rc; i++) {
-    rc = features(m, &cands[i], &s[kept], diag);
-    if (rc || !s[kept].n_rows) /* TVM drops candidates without features */
+  for (uint32_t i = 0; i < n; i++) {
+    features(m, &cands[i], &s[kept]);
+    if (!xgb_n_rows(&s[kept])) /* TVM drops candidates without features */
       continue;
     const tsl_measured *r = &results[i];
     /* a stopped candidate's lower bound is label enough: it is far slower
@@ -268,13 +248,13 @@ static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
             : 1e10;
     kept++;
   }
-  if (!rc && kept)
-    rc = xgb_add(m, workload, kept, s, diag);
+  if (kept)
+    xgb_add(m, workload, kept, s);
   for (uint32_t i = 0; i < n; i++)
-    free(s[i].rows);
+    tsl_vec_free(&s[i].rows);
   free(s);
-  if (rc || !kept)
-    return rc;
+  if (!kept)
+    return TSL_OK;
   if (m->adaptive_training && (double)(m->data_size - m->last_train_size) <
                                   (double)m->last_train_size / 5)
     return TSL_OK; /* retrain once the data grew by a fifth */
@@ -293,7 +273,7 @@ static int xgb_predict(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands
   const xgb_sample **ps = calloc(n ? n : 1, sizeof *ps);
   int rc = s && ps ? TSL_OK : tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
   for (uint32_t i = 0; i < n && !rc; i++) {
-    rc = features(m, &cands[i], &s[i], diag);
+    features(m, &cands[i], &s[i]);
     ps[i] = &s[i];
   }
   DMatrixHandle dm = NULL;
@@ -313,7 +293,7 @@ static int xgb_predict(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands
     XGDMatrixFree(dm);
   free(ids);
   for (uint32_t i = 0; s && i < n; i++)
-    free(s[i].rows);
+    tsl_vec_free(&s[i].rows);
   free(s);
   free(ps);
   return rc;

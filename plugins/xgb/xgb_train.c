@@ -23,7 +23,7 @@ int xgb_matrix(const xgb_sample *const *s, uint32_t n, DMatrixHandle *out, uint3
     *ids = NULL;
   uint64_t rows = 0;
   for (uint32_t i = 0; i < n; i++)
-    rows += s[i]->n_rows;
+    rows += xgb_n_rows(s[i]);
   if (!rows)
     return TSL_OK;
   float *x = malloc(sizeof(float) * XGB_NCOL * rows);
@@ -35,10 +35,12 @@ int xgb_matrix(const xgb_sample *const *s, uint32_t n, DMatrixHandle *out, uint3
   }
   uint64_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
-    memcpy(x + k * XGB_NCOL, s[i]->rows, sizeof(float) * XGB_NCOL * s[i]->n_rows);
-    for (uint32_t r = 0; r < s[i]->n_rows; r++)
+    uint32_t nr = xgb_n_rows(s[i]);
+    if (nr)
+      memcpy(x + k * XGB_NCOL, s[i]->rows.data, sizeof(float) * XGB_NCOL * nr);
+    for (uint32_t r = 0; r < nr; r++)
       id[k + r] = i;
-    k += s[i]->n_rows;
+    k += nr;
   }
   int rc = XGDMatrixCreateFromMat(x, rows, XGB_NCOL, NAN, out) ? xgb_fail(diag, "matrix")
                                                                : TSL_OK;
@@ -86,9 +88,10 @@ static double metric_value(double v) {
 }
 
 int xgb_train(tsl_cost_model *m, tsl_diag *diag) {
+  const xgb_group *groups = TSL_VEC_DATA(&m->groups, const xgb_group);
   uint32_t n = 0;
-  for (uint32_t g = 0; g < m->n_groups; g++)
-    n += m->groups[g].n;
+  for (uint32_t g = 0; g < m->groups.len; g++)
+    n += groups[g].s.len;
   const xgb_sample **s = calloc(n ? n : 1, sizeof *s);
   double *y = malloc(sizeof *y * (n ? n : 1));
   if (!s || !y) {
@@ -97,10 +100,11 @@ int xgb_train(tsl_cost_model *m, tsl_diag *diag) {
     return tsl_diag_set(diag, TSL_ENOMEM, "cost model 'xgb': out of memory");
   }
   n = 0;
-  for (uint32_t g = 0; g < m->n_groups; g++)
-    for (uint32_t i = 0; i < m->groups[g].n; i++) {
-      s[n] = &m->groups[g].s[i];
-      y[n++] = m->groups[g].min_cost / m->groups[g].s[i].cost;
+  for (uint32_t g = 0; g < m->groups.len; g++)
+    for (uint32_t i = 0; i < groups[g].s.len; i++) {
+      const xgb_sample *si = &TSL_VEC_AT(&groups[g].s, const xgb_sample, i);
+      s[n] = si;
+      y[n++] = groups[g].min_cost / si->cost;
     }
   DMatrixHandle dm = NULL;
   uint32_t *ids = NULL;
