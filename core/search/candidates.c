@@ -29,7 +29,7 @@ struct tsl_cand {
   int32_t refs, keeps, proposed, live;
   int has_features;
   uint32_t n_rows, row_len;
-  double *values;      /* n_rows x row_len (heap) */
+  tsl_vec values;      /* double, n_rows x row_len (heap) */
   tsl_candidate view;
   tsl_cand *older, *newer; /* least recently used first */
 };
@@ -79,7 +79,7 @@ static void cand_free(tsl_cand *c) {
   tsl_schedule_free(c->sch);
   tsl_trace_free(c->trace);
   free(c->error);
-  free(c->values);
+  tsl_vec_free(&c->values);
   free(c);
 }
 
@@ -374,14 +374,9 @@ static int cand_features(const tsl_candidate *self, tsl_features *out, tsl_diag 
       if (tsl_features_per_store(a, m->funcs[f], NULL, &fs, &fd) || !fs.n_rows ||
           fs.row_len != c->row_len)
         continue; /* a function the features cannot read adds nothing */
-      double *v = realloc(c->values, sizeof *v * c->row_len * (c->n_rows + fs.n_rows));
-      if (!v) {
-        tsl_arena_free(a);
-        return tsl_diag_set(diag, TSL_ENOMEM, "features: out of memory");
-      }
-      c->values = v;
-      memcpy(v + (size_t)c->n_rows * c->row_len, fs.values,
-             sizeof *v * c->row_len * fs.n_rows);
+      if (!c->values.elem_size)
+        tsl_vec_init(&c->values, sizeof(double), NULL);
+      tsl_vec_append(&c->values, fs.values, fs.n_rows * c->row_len);
       c->n_rows += fs.n_rows;
     }
     tsl_arena_free(a);
@@ -391,7 +386,7 @@ static int cand_features(const tsl_candidate *self, tsl_features *out, tsl_diag 
   }
   out->n_rows = c->n_rows;
   out->row_len = c->row_len;
-  out->values = c->values;
+  out->values = c->n_rows ? TSL_VEC_DATA(&c->values, double) : NULL;
   return TSL_OK;
 }
 
