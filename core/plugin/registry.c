@@ -31,7 +31,7 @@ static size_t vtable_min_size(uint32_t kind, const char **type) {
     return offsetof(tsl_target_vtable, space_defaults);
   case TSL_COMPONENT_STRATEGY:
     *type = "tsl_strategy_vtable";
-    return sizeof(tsl_strategy_vtable);
+    return offsetof(tsl_strategy_vtable, generate_cands);
   case TSL_COMPONENT_COST_MODEL:
     *type = "tsl_cost_model_vtable";
     return sizeof(tsl_cost_model_vtable);
@@ -69,9 +69,10 @@ typedef struct required_fn {
   uint32_t kind;
   const char *name;
   size_t offset;
+  size_t alt; /* another field that may stand in for it (0: none) */
 } required_fn;
 
-#define REQ(kind, type, field) {TSL_COMPONENT_##kind, #field, offsetof(type, field)}
+#define REQ(kind, type, field) {TSL_COMPONENT_##kind, #field, offsetof(type, field), 0}
 static const required_fn required_fns[] = {
     REQ(TARGET, tsl_target_vtable, create),
     REQ(TARGET, tsl_target_vtable, destroy),
@@ -83,7 +84,8 @@ static const required_fn required_fns[] = {
     REQ(STRATEGY, tsl_strategy_vtable, create),
     REQ(STRATEGY, tsl_strategy_vtable, destroy),
     REQ(STRATEGY, tsl_strategy_vtable, pre_tuning),
-    REQ(STRATEGY, tsl_strategy_vtable, generate),
+    {TSL_COMPONENT_STRATEGY, "generate or generate_cands", offsetof(tsl_strategy_vtable, generate),
+     offsetof(tsl_strategy_vtable, generate_cands)},
     REQ(STRATEGY, tsl_strategy_vtable, notify),
     REQ(STRATEGY, tsl_strategy_vtable, post_tuning),
     REQ(COST_MODEL, tsl_cost_model_vtable, create),
@@ -107,9 +109,11 @@ static uint32_t missing_functions(const tsl_component *c, tsl_strbuf *sb) {
     const required_fn *r = &required_fns[i];
     if (r->kind != c->kind)
       continue;
-    any_fn fn;
+    any_fn fn, alt = NULL;
     memcpy(&fn, (const char *)c->vtable + r->offset, sizeof fn);
-    if (!fn)
+    if (r->alt && *(const uint32_t *)c->vtable >= r->alt + sizeof alt)
+      memcpy(&alt, (const char *)c->vtable + r->alt, sizeof alt);
+    if (!fn && !alt)
       tsl_strbuf_printf(sb, "%s%s", n++ ? ", " : "", r->name);
   }
   return n;

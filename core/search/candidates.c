@@ -27,6 +27,7 @@ struct tsl_cand {
   tsl_schedule *sch;   /* postprocessed; NULL once dropped */
   char *error;         /* a trace that made no candidate: why (heap) */
   int32_t refs, keeps, proposed, live;
+  int32_t taken;       /* handed to the tuner for measurement */
   int has_features;
   uint32_t n_rows, row_len;
   tsl_vec values;      /* double, n_rows x row_len (heap) */
@@ -418,6 +419,20 @@ void tsl_cand_unref(tsl_cand *c) {
 }
 
 /* ---- for the tuner ----------------------------------------------------------------- */
+
+int cands_take(tsl_cand *c) {
+  if (c->taken)
+    return 1;
+  c->taken = 1;
+  return 0;
+}
+
+void cands_untake(tsl_cand *c) { c->taken = 0; }
+
+void cands_forget(tsl_cand_service *s, const char *key) {
+  if (key)
+    tsl_map_del(&s->known, tsl_intern(s->o.ctx, key));
+}
 
 void cands_measured(tsl_cand *c) {
   if (c->proposed) {

@@ -10,5 +10,12 @@
 /* The tuner measured (or gave up) a candidate: a strategy's proposal no
  * longer keeps its schedule. */
 void cands_measured(tsl_cand *c);
+/* The tuner takes a candidate for measurement: 0, or 1 when it took it
+ * before (a strategy that returned it twice); untake when its claim found
+ * the budget spent, so that a later batch may take it. */
+int cands_take(tsl_cand *c);
+void cands_untake(tsl_cand *c);
+/* `key` no longer known (a trace taken and then left free). */
+void cands_forget(tsl_cand_service *s, const char *key);
 
 #endif

@@ -59,7 +59,6 @@ typedef struct tune_task {
   const tsl_strategy_vtable *svt;
   tsl_strategy *strategy;
   tsl_cand_service *cands; /* the task's candidates and known keys */
-  tsl_map taken;           /* interned keys this run took for measurement */
   const tsl_lowered_func *ref_lf;
   tsl_kernel *ref_kernel;
   tsl_schedule *ref_sch; /* the compiled reference's loop order (reference.c) */
@@ -460,7 +459,6 @@ static void teardown(tuner *tu) {
   free(tu->task.timed_mutators);
   free(tu->task.timers);
   tsl_cand_service_free(tu->task.cands);
-  tsl_map_free(&tu->task.taken);
 }
 
 /* ---- one batch ------------------------------------------------------------------ */
@@ -617,8 +615,9 @@ static int by_probe(const void *a, const void *b) {
  * measurement order, and the arena of their lowered functions. */
 typedef struct batch {
   uint32_t max, n;        /* traces asked for, and generated */
-  tsl_trace **traces;
-  const char **keys;      /* each trace's key to claim (interned), or NULL */
+  tsl_trace **traces;     /* a strategy of ABI 1.0's traces (owned), or */
+  tsl_cand **cands;       /* the candidates of one with generate_cands (references) */
+  const char **keys;      /* each one's key to claim (interned), or NULL */
   int *claimed;           /* tsl_db_claim_batch's answer for each */
   cand *cs;               /* the claimed candidates, in the order generated */
   uint32_t kept, taken;   /* claimed; measured or held by another run */
@@ -636,9 +635,11 @@ static int batch_init(tuner *tu, batch *b, uint32_t max) {
   b->cs = calloc(max, sizeof *b->cs);
   b->jobs = calloc(max, sizeof *b->jobs);
   b->order = calloc(max, sizeof *b->order);
+  b->cands = calloc(max, sizeof *b->cands);
   b->keys = calloc(max, sizeof *b->keys);
   b->claimed = calloc(max, sizeof *b->claimed);
-  if (!b->traces || !b->cs || !b->jobs || !b->order || !b->keys || !b->claimed)
+  if (!b->traces || !b->cs || !b->jobs || !b->order || !b->cands || !b->keys ||
+      !b->claimed)
     return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   b->arena = tsl_arena_new(tu->run.ctx);
   return TSL_OK;
@@ -650,6 +651,7 @@ static void batch_free(batch *b) {
   free(b->cs);
   free(b->jobs);
   free(b->order);
+  free(b->cands);
   free(b->keys);
   free(b->claimed);
 }
@@ -657,7 +659,11 @@ static void batch_free(batch *b) {
 /* Up to `max` traces from the strategy. */
 static int generate_batch(tuner *tu, batch *b) {
   tsl_diag d = {0};
-  int rc = tu->task.svt->generate(tu->task.strategy, b->max, b->traces, &b->n, &d);
+  const tsl_strategy_vtable *vt = tu->task.svt;
+  int cands = vt->struct_size >= offsetof(tsl_strategy_vtable, generate_cands) +
+                                     sizeof vt->generate_cands && vt->generate_cands;
+  int rc = cands ? vt->generate_cands(tu->task.strategy, b->max, b->cands, &b->n, &d)
+                 : vt->generate(tu->task.strategy, b->max, b->traces, &b->n, &d);
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "strategy: %s", d.text);
   if (b->n > b->max) /* a misbehaving strategy: keep the budget */
@@ -666,20 +672,34 @@ static int generate_batch(tuner *tu, batch *b) {
 }
 
 /* The traces' keys claimed, the claimed ones kept as the batch's candidates. */
+/* The key of the batch's i-th candidate, taken by this run, or NULL when
+ * it has none or was taken before: a candidate's own key, or a trace's,
+ * which the service then knows. The service holds the run's one "seen"
+ * set. */
+static const char *take_key(tuner *tu, batch *b, uint32_t i) {
+  const char *k = !b->cands[i] && b->traces[i] ? tsl_trace_key(b->traces[i]) : NULL;
+  if (k) { /* a trace: its candidate, found (a strategy prepared it) or made */
+    tsl_diag rd = {0};
+    b->cands[i] = tsl_cand_service_find(tu->task.cands, k);
+    if (!b->cands[i] && tsl_cand_service_prepare(tu->task.cands, b->traces[i], 0,
+                                                 tu->run.cfg->seed, &b->cands[i], &rd))
+      b->cands[i] = NULL; /* it does not replay: recorded as a build error */
+  }
+  if (b->cands[i])
+    return cands_take(b->cands[i]) ? NULL : tsl_cand_key(b->cands[i]);
+  if (!k || tsl_cand_service_known(tu->task.cands, k))
+    return NULL;
+  tsl_cand_service_mark(tu->task.cands, k);
+  return tsl_intern(tu->run.ctx, k);
+}
+
 static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
   const char **keys = b->keys;
   int *claimed = b->claimed;
-  for (uint32_t i = 0; i < b->n; i++) {
-    const char *k = b->traces[i] ? tsl_trace_key(b->traces[i]) : NULL;
-    const char *key = k ? tsl_intern(tu->run.ctx, k) : NULL;
-    /* never measure twice: taken in this run (here), measured or held by
-     * another run (the claim below checks the database) */
-    if (!key || tsl_map_get(&tu->task.taken, key))
-      continue;
-    tsl_map_put(&tu->task.taken, key, TSL_MAP_INT(1));
-    tsl_cand_service_mark(tu->task.cands, key);
-    keys[i] = key;
-  }
+  /* never measure twice: taken in this run (here), measured or held by
+   * another run (the claim below checks the database) */
+  for (uint32_t i = 0; i < b->n; i++)
+    keys[i] = take_key(tu, b, i);
   /* the batch's keys claimed in one transaction */
   tsl_diag cd = {0};
   if (!tu->run.db_rc && !*budget_full &&
@@ -690,10 +710,12 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
   }
   for (uint32_t i = 0; i < b->n; i++) {
     const char *key = keys[i];
+    tsl_cand *given = b->cands[i];
     if (key && claimed[i] == 1) {
       cand *c = &b->cs[b->kept++];
       c->trace = b->traces[i];
       c->key = key;
+      c->cand = given; /* the reference passes on */
       continue;
     }
     if (key) {
@@ -702,15 +724,19 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
        * dropped */
       if (claimed[i] == 2) { /* not taken after all: a later batch may take it */
         *budget_full = 1;
-        tsl_map_del(&tu->task.taken, key);
+        if (given)
+          cands_untake(given);
+        else
+          cands_forget(tu->task.cands, key);
       }
       b->taken += claimed[i] == 0 && !tu->run.db_rc;
-      tsl_cand *gone = tsl_cand_service_find(tu->task.cands, key);
+      tsl_cand *gone = given ? tsl_cand_ref(given) : tsl_cand_service_find(tu->task.cands, key);
       if (gone) { /* a strategy's proposal that will not be measured */
         cands_measured(gone);
         tsl_cand_unref(gone);
       }
     }
+    tsl_cand_unref(given);
     tsl_trace_free(b->traces[i]);
   }
   /* nothing new (or only duplicates a strategy should not send): stop;
@@ -726,13 +752,16 @@ static int prepare_cand(tuner *tu, cand *c) {
    * by a postprocessor (TVM's) is a failed candidate, and the trace
    * recorded is the postprocessed one, which replays alone */
   tsl_diag rd = {0};
-  c->cand = tsl_cand_service_find(tu->task.cands, c->key);
+  if (!c->cand)
+    c->cand = tsl_cand_service_find(tu->task.cands, c->key);
   int prc = c->cand ? 0
                     : tsl_cand_service_prepare(tu->task.cands, c->trace, 0, tu->run.cfg->seed,
                                                &c->cand, &rd);
   if (!prc)
     prc = tsl_cand_schedule(c->cand, &c->sch, &rd);
   tsl_trace *pt = prc ? NULL : tsl_trace_copy(tsl_schedule_trace(c->sch));
+  if ((prc || !pt) && !c->trace && c->cand) /* the trace recorded */
+    c->trace = tsl_trace_copy(tsl_cand_trace(c->cand));
   if (prc || !pt) {
     c->sch = NULL;
     record(tu, c, NULL, TSL_RUN_BUILD_ERROR, prc ? rd.text : "out of memory", -1);

@@ -600,7 +600,7 @@ static uint32_t *shuffled(tsl_strategy *s, uint32_t n) {
  * fresh samples in the random `order`, the others from `bests` (each list
  * standing in when the other runs out), none proposed or measured before. */
 static int pick(tsl_strategy *s, const tsl_vec *fresh, const uint32_t *order,
-                const best_heap *bests, uint32_t num, tsl_trace **out, uint32_t *n_out,
+                const best_heap *bests, uint32_t num, tsl_cand **out, uint32_t *n_out,
                 tsl_diag *diag) {
   uint32_t n_rand = (uint32_t)(num * s->eps_greedy), n_best = num - n_rand;
   uint32_t ib = 0, ir = 0;
@@ -616,19 +616,17 @@ static int pick(tsl_strategy *s, const tsl_vec *fresh, const uint32_t *order,
       break;
     if (known(s, m))
       continue;
-    tsl_trace *t = tsl_trace_copy(tsl_cand_trace(m->c));
-    if (!t || tsl_cand_propose(m->c)) { /* known from now on; the core builds it */
-      tsl_trace_free(t);
+    if (tsl_cand_propose(m->c)) { /* known from now on; the core builds it */
       rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
       break;
     }
-    out[(*n_out)++] = t;
+    out[(*n_out)++] = tsl_cand_ref(m->c);
   }
   return rc;
 }
 
 /* One of TVM's GenerateMeasureCandidates. */
-static int round_(tsl_strategy *s, uint32_t want, tsl_trace **out, uint32_t *n_out,
+static int round_(tsl_strategy *s, uint32_t want, tsl_cand **out, uint32_t *n_out,
                   tsl_diag *diag) {
   uint32_t pop_n = (uint32_t)s->population;
   tsl_vec measured, fresh, pop; /* member */
@@ -688,7 +686,7 @@ done:
   return rc;
 }
 
-static int evo_generate(tsl_strategy *s, uint32_t max, tsl_trace **out, uint32_t *n_out,
+static int evo_generate(tsl_strategy *s, uint32_t max, tsl_cand **out, uint32_t *n_out,
                         tsl_diag *diag) {
   *n_out = 0;
   if (!s->space)
@@ -701,7 +699,7 @@ static int evo_generate(tsl_strategy *s, uint32_t max, tsl_trace **out, uint32_t
     int rc = round_(s, want, out, n_out, diag);
     if (rc) {
       for (uint32_t i = 0; i < *n_out; i++)
-        tsl_trace_free(out[i]);
+        tsl_cand_unref(out[i]);
       *n_out = 0;
       return rc;
     }
@@ -724,7 +722,7 @@ const tsl_strategy_vtable evo_vtable = {
     .create = evo_create,
     .destroy = evo_destroy,
     .pre_tuning = evo_pre_tuning,
-    .generate = evo_generate,
     .notify = evo_notify,
     .post_tuning = evo_post_tuning,
+    .generate_cands = evo_generate,
 };

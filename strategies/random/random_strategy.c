@@ -143,9 +143,9 @@ static int rs_pre_tuning(tsl_strategy *s, const tsl_search_space *space,
   return TSL_OK;
 }
 
-/* One sample: a new candidate in *out (0), a failed sample (1), or an
- * error (< 0). */
-static int sample_one(tsl_strategy *s, tsl_trace **out, tsl_diag *diag) {
+/* One sample: a new candidate, proposed, in *out (0, a reference), a
+ * failed sample (1), or an error (< 0). */
+static int sample_one(tsl_strategy *s, tsl_cand **out, tsl_diag *diag) {
   const tsl_search_space *sp = s->space;
   const tsl_trace *design = sp->space[s->next_space];
   s->next_space = (s->next_space + 1) % sp->n_space;
@@ -167,19 +167,16 @@ static int sample_one(tsl_strategy *s, tsl_trace **out, tsl_diag *diag) {
     tsl_cand_service_sweep(s->svc); /* its schedule is not needed */
     return 1;
   }
-  tsl_trace *t = tsl_trace_copy(tsl_cand_trace(c));
-  int bad = !t || tsl_cand_propose(c);
-  tsl_cand_unref(c);
-  if (bad) {
-    tsl_trace_free(t);
+  if (tsl_cand_propose(c)) {
+    tsl_cand_unref(c);
     return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'random': out of memory");
   }
-  *out = t;
+  *out = c;
   return 0;
 }
 
-static int rs_generate(tsl_strategy *s, uint32_t max, tsl_trace **out,
-                       uint32_t *n_out, tsl_diag *diag) {
+static int rs_generate_cands(tsl_strategy *s, uint32_t max, tsl_cand **out, uint32_t *n_out,
+                             tsl_diag *diag) {
   *n_out = 0;
   if (!s->space)
     return tsl_diag_set(diag, TSL_EINVALID,
@@ -188,16 +185,16 @@ static int rs_generate(tsl_strategy *s, uint32_t max, tsl_trace **out,
   int64_t left = s->space->trials - s->proposed;
   uint32_t want = left <= 0 ? 0 : (left < (int64_t)max ? (uint32_t)left : max);
   while (*n_out < want && !s->exhausted) {
-    tsl_trace *t = NULL;
-    int rc = sample_one(s, &t, diag);
+    tsl_cand *c = NULL;
+    int rc = sample_one(s, &c, diag);
     if (rc < 0) {
       for (uint32_t i = 0; i < *n_out; i++)
-        tsl_trace_free(out[i]);
+        tsl_cand_unref(out[i]);
       *n_out = 0;
       return rc;
     }
     if (rc == 0) {
-      out[(*n_out)++] = t;
+      out[(*n_out)++] = c;
       s->proposed++;
       s->fails = 0;
     } else if (++s->fails >= s->fail_bound) {
@@ -226,7 +223,7 @@ const tsl_strategy_vtable rs_vtable = {
     .create = rs_create,
     .destroy = rs_destroy,
     .pre_tuning = rs_pre_tuning,
-    .generate = rs_generate,
     .notify = rs_notify,
     .post_tuning = rs_post_tuning,
+    .generate_cands = rs_generate_cands,
 };

@@ -235,7 +235,7 @@ static void test_options(void) {
      "pre_tuning: an empty space refused");
   tsl_trace *out[4];
   uint32_t n = 9;
-  ok(vt->generate(s, 4, out, &n, &d) == TSL_EINVALID && n == 0 &&
+  ok(gen_traces(vt, s, 4, out, &n, &d) == TSL_EINVALID && n == 0 &&
          has(&d, "before pre_tuning"),
      "generate before pre_tuning refused");
   vt->destroy(s);
@@ -247,7 +247,7 @@ static void test_options(void) {
 static uint32_t generate(tsl_strategy *s, uint32_t max, tsl_trace **out, char **keys) {
   uint32_t n = 0;
   tsl_diag d = {0};
-  if (vt->generate(s, max, out, &n, &d)) {
+  if (gen_traces(vt, s, max, out, &n, &d)) {
     tap_diag("generate: %s", d.text);
     return 0;
   }
@@ -305,7 +305,7 @@ static void test_candidates(void) {
   ok(sketch_form, "each is returned before postprocessing (no enter_postproc)");
   ok(not_measured, "none was measured when proposed");
   uint32_t more = 9;
-  ok(vt->generate(s, 8, out[0], &more, &d) == TSL_OK && more == 0,
+  ok(gen_traces(vt, s, 8, out[0], &more, &d) == TSL_OK && more == 0,
      "the trial budget (24) spent: nothing more");
   is_int(c.top_calls, 3, "the database's best asked for once per batch");
   is_int(c.top_k, 12, "  ... population 48 x init_measured_ratio 0.25 = 12 of them");

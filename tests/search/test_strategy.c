@@ -137,7 +137,7 @@ static int run(tsl_strategy *s, const tsl_search_space *sp, uint32_t max,
   while (rc == TSL_OK && o->n_batches < 64) {
     tsl_trace *out[64];
     uint32_t n = 99;
-    rc = vt->generate(s, max, out, &n, d);
+    rc = gen_traces(vt, s, max, out, &n, d);
     if (rc)
       break;
     o->sizes[o->n_batches++] = n;
@@ -204,7 +204,7 @@ static void test_options(void) {
   tsl_trace *out[4];
   uint32_t n = 7;
   memset(&d, 0, sizeof d);
-  ok(vt->generate(s, 4, out, &n, &d) == TSL_EINVALID && n == 0 &&
+  ok(gen_traces(vt, s, 4, out, &n, &d) == TSL_EINVALID && n == 0 &&
          has(&d, "before pre_tuning"),
      "generate before pre_tuning is an error");
   tsl_search_space empty = make_space(parse(matmul16), NULL, 8, 4, 1, NULL);
@@ -438,7 +438,7 @@ int main(void) {
   ok(tsl_registry_abi(reg, k) == TSL_ABI_VERSION, "  ... built for this ABI");
   vt = c->vtable;
   ok(vt->struct_size >= sizeof(tsl_strategy_vtable) && vt->create &&
-         vt->destroy && vt->pre_tuning && vt->generate && vt->notify &&
+         vt->destroy && vt->pre_tuning && vt->generate_cands && vt->notify &&
          vt->post_tuning,
      "  ... with a complete strategy vtable");
 

@@ -217,7 +217,8 @@ TSL_API const tsl_component *tsl_registry_find(const tsl_registry *reg,
 /* Lookup for use: fails with a message listing the valid names of that
  * kind, or naming the functions its vtable must have and lacks (a target's
  * create, destroy, describe, build, lookup, kernel_free, export_library; a
- * strategy's create, destroy, pre_tuning, generate, notify, post_tuning; a
+ * strategy's create, destroy, pre_tuning, generate or generate_cands,
+ * notify, post_tuning; a
  * cost model's create, destroy, update, predict; a rule's, postprocessor's
  * or mutator's create and apply). */
 TSL_API int tsl_registry_require(const tsl_registry *reg, uint32_t kind,

@@ -46,6 +46,7 @@ typedef struct tsl_strategy tsl_strategy;     /* a plugin-defined instance */
 typedef struct tsl_cost_model tsl_cost_model; /* a plugin-defined instance */
 typedef struct tsl_cost_model_vtable tsl_cost_model_vtable;
 typedef struct tsl_cand_service tsl_cand_service; /* candidates.h */
+struct tsl_cand;                                   /* candidates.h: tsl_cand */
 
 /* One measured candidate, as the core reports it to strategies and cost
  * models. */
@@ -137,7 +138,8 @@ typedef struct tsl_strategy_vtable {
   /* Start a run on `space` (kept by the strategy until post_tuning). */
   int (*pre_tuning)(tsl_strategy *s, const tsl_search_space *space,
                     tsl_diag *diag);
-  /* Up to `max` new candidates, stored in out[0..*n_out). Each has its
+  /* Up to `max` new candidates as traces (a strategy of ABI 1.0; see
+   * generate_cands), stored in out[0..*n_out). Each has its
    * decisions filled in and is not is_measured. *n_out == 0 means the
    * strategy has nothing more to propose (space exhausted, or its bound on
    * failed samples reached): the run ends. An error status ends the run
@@ -150,6 +152,15 @@ typedef struct tsl_strategy_vtable {
                 tsl_diag *diag);
   /* End of run; the space may be freed after this returns. */
   void (*post_tuning)(tsl_strategy *s);
+  /* Appended in 1.1: candidates instead of traces. Up to `max` new
+   * candidates of the space's service (space->cands: prepared there and
+   * proposed, tsl_cand_propose), stored in out[0..*n_out), each with a
+   * reference the tuner takes over. When set, the tuner calls it instead of
+   * generate and takes the key and the postprocessed schedule of each from
+   * the service, so nothing is replayed or keyed twice; a strategy needs
+   * only one of the two. *n_out == 0 ends the run, as for generate. */
+  int (*generate_cands)(tsl_strategy *s, uint32_t max, struct tsl_cand **out,
+                        uint32_t *n_out, tsl_diag *diag);
 } tsl_strategy_vtable;
 
 struct tsl_cost_model_vtable {
