@@ -27,22 +27,10 @@ static const char *const counts_sql =
     "  SELECT workload_id, target, count(*) FROM records GROUP BY workload_id, target;"
     "PRAGMA user_version = 3;";
 
+static int add_counts(tsl_db *db, tsl_diag *diag) { return db_exec(db, counts_sql, diag); }
+
 int db_counts_migrate(tsl_db *db, tsl_diag *diag) {
-  int rc = db_exec_retry(db, "BEGIN IMMEDIATE", diag);
-  if (rc)
-    return rc;
-  int64_t ver = 0;
-  sqlite3_stmt *st = NULL;
-  rc = db_prepare(db, "PRAGMA user_version", &st, diag);
-  if (!rc && db_step_retry(db, st) == SQLITE_ROW)
-    ver = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  if (!rc && ver == 2) /* another process may have migrated it meanwhile */
-    rc = db_exec(db, counts_sql, diag);
-  if (!rc)
-    return db_exec_retry(db, "COMMIT", diag);
-  sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
-  return rc;
+  return db_step_schema(db, 2, add_counts, diag);
 }
 
 int db_records_of(tsl_db *db, int64_t workload_id, const char *target, int64_t *n,

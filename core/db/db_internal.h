@@ -35,6 +35,11 @@ int db_exec_retry(tsl_db *db, const char *sql, tsl_diag *diag);
  * digest) to version 2, in one transaction; a database
  * already there is left alone (db_migrate.c). */
 int db_migrate(tsl_db *db, tsl_diag *diag);
+/* One schema step in one BEGIN IMMEDIATE transaction: `step` runs when the
+ * database's user_version is `from` (another process may have taken the
+ * step meanwhile), and sets the next version itself (db_migrate.c). */
+int db_step_schema(tsl_db *db, int64_t from, int (*step)(tsl_db *, tsl_diag *),
+                   tsl_diag *diag);
 /* Schema version 2 to 3: the record counts (db_counts.c); a database of
  * version 3 is left alone. */
 int db_counts_migrate(tsl_db *db, tsl_diag *diag);

@@ -64,7 +64,29 @@ static int rewrite(tsl_db *db, const tsl_vec *keys, tsl_diag *diag) {
   return rc;
 }
 
+/* Version 1 to 2, inside db_step_schema's transaction. */
+static int keys_with_digest(tsl_db *db, tsl_diag *diag) {
+  tsl_vec keys; /* new_key */
+  tsl_vec_init(&keys, sizeof(new_key), NULL);
+  int rc = collect(db, &keys, diag);
+  if (!rc)
+    rc = rewrite(db, &keys, diag);
+  if (!rc)
+    rc = db_exec(db, "DELETE FROM claims", diag);
+  if (!rc)
+    rc = db_exec(db, "PRAGMA user_version = 2", diag);
+  for (uint32_t i = 0; i < keys.len; i++)
+    free(TSL_VEC_AT(&keys, new_key, i).key);
+  tsl_vec_free(&keys);
+  return rc;
+}
+
 int db_migrate(tsl_db *db, tsl_diag *diag) {
+  return db_step_schema(db, 1, keys_with_digest, diag);
+}
+
+int db_step_schema(tsl_db *db, int64_t from, int (*step)(tsl_db *, tsl_diag *),
+                   tsl_diag *diag) {
   int rc = db_exec_retry(db, "BEGIN IMMEDIATE", diag);
   if (rc)
     return rc;
@@ -74,20 +96,8 @@ int db_migrate(tsl_db *db, tsl_diag *diag) {
   if (!rc && db_step_retry(db, st) == SQLITE_ROW)
     ver = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
-  tsl_vec keys; /* new_key */
-  tsl_vec_init(&keys, sizeof(new_key), NULL);
-  if (!rc && ver == 1) { /* another process may have migrated it meanwhile */
-    rc = collect(db, &keys, diag);
-    if (!rc)
-      rc = rewrite(db, &keys, diag);
-    if (!rc)
-      rc = db_exec(db, "DELETE FROM claims", diag);
-    if (!rc)
-      rc = db_exec(db, "PRAGMA user_version = 2", diag);
-  }
-  for (uint32_t i = 0; i < keys.len; i++)
-    free(TSL_VEC_AT(&keys, new_key, i).key);
-  tsl_vec_free(&keys);
+  if (!rc && ver == from) /* another process may have done it meanwhile */
+    rc = step(db, diag);
   if (!rc)
     return db_exec_retry(db, "COMMIT", diag);
   sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "db_fixture.h"
+#include "db_raw.h"
 #include "tap.h"
 
 
@@ -36,15 +37,6 @@ static int raw_count(const char *path, const char *where) {
   sqlite3_finalize(st);
   sqlite3_close(raw);
   return n;
-}
-
-static void raw_exec(const char *path, const char *sql) {
-  sqlite3 *raw;
-  sqlite3_open(path, &raw);
-  sqlite3_busy_timeout(raw, 5000);
-  if (sqlite3_exec(raw, sql, NULL, NULL, NULL) != SQLITE_OK)
-    fprintf(stderr, "raw_exec: %s\n", sqlite3_errmsg(raw));
-  sqlite3_close(raw);
 }
 
 /* A pid that surely does not run: a child that has exited and was reaped. */
@@ -227,19 +219,6 @@ static void test_claims(const fx_prog *pa, char **tj, char **tk) {
   tsl_db_close(db);
 }
 
-/* A number read with a raw connection (the first column of `sql`). */
-static int64_t raw_value(const char *path, const char *sql) {
-  sqlite3 *raw;
-  sqlite3_stmt *st;
-  int64_t v = -1;
-  sqlite3_open(path, &raw);
-  if (sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(raw);
-  return v;
-}
-
 /* tsl_db_claim_batch: one transaction for a batch, the budget read once
  * from the record counts and the live claims, then counted up. */
 static void test_claim_batch(const fx_prog *pa, char **tj, char **tk) {
@@ -272,14 +251,14 @@ static void test_claim_batch(const fx_prog *pa, char **tj, char **tk) {
   is_int(tsl_db_claim_batch(db, wid, "llvm", 2, again, 6, claimed, &d), TSL_OK,
          "a second batch with a budget of 6");
   ok(claimed[0] == 1 && claimed[1] == 1, "  ... its own claim again, and one more key");
-  ok(raw_value(path, "SELECT n FROM record_counts") == 1,
+  ok(raw_int(path, "SELECT n FROM record_counts") == 1,
      "the record count of the workload and target is 1");
   tsl_db_record r2 = fx_record(wid, "llvm", tj[1], tk[1], 0, 1e-6, 101);
   tsl_db_record r3 = fx_record(wid, "other", tj[2], tk[2], 0, 1e-6, 102);
   tsl_db_add(db, &r2, &d);
   tsl_db_add(db, &r3, &d);
-  ok(raw_value(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 2 &&
-         raw_value(path, "SELECT n FROM record_counts WHERE target = 'other'") == 1,
+  ok(raw_int(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 2 &&
+         raw_int(path, "SELECT n FROM record_counts WHERE target = 'other'") == 1,
      "  ... counted up by every record added, per target");
   tsl_db_close(db);
   /* a database of schema version 2 (no counts) gets them when opened */
@@ -289,17 +268,17 @@ static void test_claim_batch(const fx_prog *pa, char **tj, char **tk) {
   is_int(tsl_db_open(path, TSL_DB_READONLY, &db, &d), TSL_OK,
          "a version-2 database opens read-only, unchanged");
   tsl_db_close(db);
-  ok(raw_value(path, "SELECT count(*) FROM sqlite_master WHERE name = 'record_counts'") == 0,
+  ok(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name = 'record_counts'") == 0,
      "  ... without the counts");
   db = NULL;
   is_int(tsl_db_open(path, TSL_DB_CREATE, &db, &d), TSL_OK, "  ... and opens for writing");
-  ok(raw_value(path, "PRAGMA user_version") == 3 &&
-         raw_value(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 2 &&
-         raw_value(path, "SELECT n FROM record_counts WHERE target = 'other'") == 1,
+  ok(raw_int(path, "PRAGMA user_version") == 3 &&
+         raw_int(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 2 &&
+         raw_int(path, "SELECT n FROM record_counts WHERE target = 'other'") == 1,
      "  ... made version 3 with the counts of its records");
   tsl_db_record r4 = fx_record(wid, "llvm", tj[3], tk[3], 0, 1e-6, 103);
   tsl_db_add(db, &r4, &d);
-  ok(raw_value(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 3,
+  ok(raw_int(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 3,
      "  ... which count on");
   tsl_db_close(db);
 }

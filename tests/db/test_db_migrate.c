@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "db_fixture.h"
+#include "db_raw.h"
 #include "tap.h"
 #include "test_programs.h"
 
@@ -107,26 +108,6 @@ static void test_keys(void) {
 }
 
 /* ---- schema 1 databases ------------------------------------------------------- */
-
-static void raw_exec(const char *path, const char *sql) {
-  sqlite3 *raw;
-  sqlite3_open(path, &raw);
-  if (sqlite3_exec(raw, sql, NULL, NULL, NULL) != SQLITE_OK)
-    tap_diag("raw_exec: %s", sqlite3_errmsg(raw));
-  sqlite3_close(raw);
-}
-
-static long long raw_int(const char *path, const char *sql) {
-  sqlite3 *raw;
-  sqlite3_stmt *st;
-  long long v = -1;
-  sqlite3_open(path, &raw);
-  if (sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(raw);
-  return v;
-}
 
 enum { N_REC = 3 };
 static const int outers[N_REC] = {2, 4, 8};

@@ -3,26 +3,14 @@
 # a host program) out of tree with only the flags of the installed tessel.pc,
 # and load the plugin with `tessel plugins` and through the installed library.
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
-root="${TESSEL_BUILD_ROOT:?}"
+. "$(dirname "${BASH_SOURCE[0]}")/installed.sh"
 src="${TESSEL_SOURCE_ROOT:?}/tests/plugin/out_of_tree"
 exe="${TESSEL_EXE:?}"
 cc="${CC:-cc}"
-dest="$tmp/dest"
 finish() { echo "1..$n"; [ "$failed" = 0 ]; exit $?; }
 
-check "meson install --destdir succeeds" \
-  bash -c "meson install -C '$root' --destdir '$dest' --no-rebuild --quiet > '$tmp/install.log' 2>&1 || { cat '$tmp/install.log'; exit 1; }"
-pc="$(find "$dest" -name tessel.pc | head -n 1)"
-check "tessel.pc is installed" test -n "$pc"
+installed_tessel || finish
 check "the public headers are installed" test -n "$(find "$dest" -path '*/include/tessel/plugin.h')"
-lib="$(find "$dest" -name 'libtessel.so' | head -n 1)"
-check "libtessel.so is installed" test -n "$lib"
-[ -n "$pc" ] && [ -n "$lib" ] || finish
-
-# Only the installed tessel.pc: PKG_CONFIG_LIBDIR replaces the default search
-# path, the sysroot maps its /usr/local/... paths into the DESTDIR.
-export PKG_CONFIG_LIBDIR="$(dirname "$pc")" PKG_CONFIG_PATH="" PKG_CONFIG_SYSROOT_DIR="$dest"
-flags="$(pkg-config --cflags --libs tessel)"
 check "pkg-config gives -I and -L into the install and -ltessel ($flags)" \
   bash -c "[[ ' $flags ' == *' -I$dest/'* && ' $flags ' == *' -L$dest/'* && ' $flags ' == *' -ltessel '* ]]"
 check "tessel.pc names the plugin folder" bash -c "pkg-config --variable=plugindir tessel | grep -q '/tessel/plugins\$'"

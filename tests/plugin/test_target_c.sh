@@ -5,19 +5,13 @@
 # outputs checked against the interpreter, refuses what it cannot compile
 # with a message, exports a library a C program links, and tunes.
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
-root="${TESSEL_BUILD_ROOT:?}"
+. "$(dirname "${BASH_SOURCE[0]}")/installed.sh"
 srcroot="${TESSEL_SOURCE_ROOT:?}"
 exe="${TESSEL_EXE:?}"
 cc="${CC:-cc}"
-dest="$tmp/dest"
 finish() { echo "1..$n"; [ "$failed" = 0 ]; exit $?; }
 
-check "meson install --destdir succeeds" \
-  bash -c "meson install -C '$root' --destdir '$dest' --no-rebuild --quiet > '$tmp/install.log' 2>&1 || { cat '$tmp/install.log'; exit 1; }"
-pc="$(find "$dest" -name tessel.pc | head -n 1)"
-[ -n "$pc" ] || finish
-export PKG_CONFIG_LIBDIR="$(dirname "$pc")" PKG_CONFIG_PATH="" PKG_CONFIG_SYSROOT_DIR="$dest"
-flags="$(pkg-config --cflags --libs tessel)"
+installed_tessel || finish
 so="$tmp/tessel-target-c.so"
 check "examples/target_c compiles as C99 with the installed tessel.pc's flags only" \
   bash -c "$cc -std=c99 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o '$so' '$srcroot/examples/target_c/target_c.c' $flags"
