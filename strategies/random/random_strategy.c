@@ -34,7 +34,7 @@ struct tsl_strategy {
   int64_t proposed;    /* candidates returned so far */
   int64_t fails;       /* consecutive failed samples */
   int exhausted;       /* the failure bound was reached */
-  tsl_cand_service *svc, *own_svc; /* the core's, or one made here */
+  tsl_cand_service *svc; /* the run's (space->cands) */
   /* counters (notify) */
   int64_t n_samples, n_replay_failed, n_known;
   int64_t n_notified, n_ok;
@@ -85,8 +85,7 @@ static int rs_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
 static void rs_post_tuning(tsl_strategy *s) {
   if (!s)
     return;
-  tsl_cand_service_free(s->own_svc);
-  s->own_svc = s->svc = NULL;
+  s->svc = NULL;
   s->space = NULL;
 }
 
@@ -97,11 +96,12 @@ static void rs_destroy(tsl_strategy *s) {
 
 static int rs_pre_tuning(tsl_strategy *s, const tsl_search_space *space,
                          tsl_diag *diag) {
-  if (!space || space->struct_size < offsetof(tsl_search_space, cost_vtable))
+  if (!space || space->struct_size < sizeof(tsl_search_space))
     return tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'random': pre_tuning: missing or too old "
-                        "search space (struct_size %u)",
-                        space ? space->struct_size : 0);
+                        "strategy 'random': pre_tuning: missing or too old search space "
+                        "(struct_size %u; this strategy needs %zu, with the candidate "
+                        "service)",
+                        space ? space->struct_size : 0, sizeof(tsl_search_space));
   if (!space->ctx || !space->mod || space->n_space == 0 || !space->space)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "strategy 'random': pre_tuning: the design space is "
@@ -113,23 +113,16 @@ static int rs_pre_tuning(tsl_strategy *s, const tsl_search_space *space,
                           "strategy 'random': pre_tuning: design space trace "
                           "%u is NULL",
                           i);
+  if (!space->cands)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "strategy 'random': pre_tuning: the space has no candidate service "
+                        "(space->cands)");
   if (space->batch <= 0)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "strategy 'random': pre_tuning: batch %d; valid: > 0",
                         space->batch);
   rs_post_tuning(s);
-  int full = space->struct_size >= sizeof(tsl_search_space);
-  s->svc = full ? space->cands : NULL;
-  if (!s->svc) { /* a host without the candidate service: one of our own */
-    int pp = space->struct_size >= offsetof(tsl_search_space, n_mutators);
-    tsl_cand_service_opts o = {sizeof o, space->ctx, space->mod, space->func_name,
-                               space->intrins, pp ? space->n_postprocs : 0,
-                               pp ? space->postprocs : NULL, 0};
-    int rc = tsl_cand_service_new(&o, &s->own_svc, diag);
-    if (rc)
-      return rc;
-    s->svc = s->own_svc;
-  }
+  s->svc = space->cands;
   s->space = space;
   s->fail_bound = s->max_fail ? s->max_fail
                               : (int64_t)RS_MAX_FAIL_PER_BATCH * space->batch;
@@ -160,8 +153,7 @@ static int sample_one(tsl_strategy *s, tsl_cand **out, tsl_diag *diag) {
     return 1;
   }
   /* proposed before in this run (tsl_cand_propose marks it) or measured */
-  if (tsl_cand_service_known(s->svc, tsl_cand_key(c)) ||
-      (s->own_svc && sp->is_measured && sp->is_measured(sp->core_data, tsl_cand_trace(c)))) {
+  if (tsl_cand_service_known(s->svc, tsl_cand_key(c))) {
     s->n_known++;
     tsl_cand_unref(c);
     tsl_cand_service_sweep(s->svc); /* its schedule is not needed */

@@ -3,8 +3,9 @@
  * registration, options, and runs on a 16x16x16 matmul with design spaces
  * made by stochastic schedule scripts. Candidates must carry decisions,
  * replay to programs the interpreter finds equal to the original, never
- * repeat, follow the seed, respect is_measured and the budget, exhaust a
- * small space exactly, and give up after max_fail failed samples.
+ * repeat, follow the seed, skip what the run's candidate service knows as
+ * measured, keep the budget, exhaust a small space exactly, and give up
+ * after max_fail failed samples.
  */
 #include "search_common.h"
 #include "test_programs.h"
@@ -45,23 +46,12 @@ static tsl_ctx *ctx;
 static tsl_arena *arena;
 static const tsl_strategy_vtable *vt;
 
-/* is_measured: claims the keys in `keys` measured; counts its calls. */
+/* What the core measured before a run: the keys its candidate service
+ * knows from the start. */
 typedef struct core {
   char *keys[64];
   uint32_t n_keys;
-  int64_t calls;
 } core;
-
-static int32_t is_measured(void *data, const tsl_trace *t) {
-  core *c = data;
-  c->calls++;
-  char *key = tsl_trace_decisions_key(t);
-  int32_t hit = 0;
-  for (uint32_t i = 0; key && i < c->n_keys; i++)
-    hit |= strcmp(c->keys[i], key) == 0;
-  free(key);
-  return hit;
-}
 
 static const tsl_module *parse(const char *src) {
   const tsl_module *m = NULL;
@@ -103,7 +93,6 @@ static tsl_search_space make_space(const tsl_module *mod,
       .batch = batch,
       .seed = seed,
       .target = "llvm",
-      .is_measured = c ? is_measured : NULL,
       .core_data = c,
   };
   return sp;
@@ -128,11 +117,21 @@ typedef struct run_out {
   uint32_t n;
   uint32_t sizes[64];
   uint32_t n_batches;
+  int64_t samples; /* the candidates it prepared (sampled) */
 } run_out;
 
-static int run(tsl_strategy *s, const tsl_search_space *sp, uint32_t max,
+/* A run on `sp0` with a fresh candidate service of its own, as the tuner
+ * gives each run: it knows the keys the core (`core_data`) measured. */
+static int run(tsl_strategy *s, const tsl_search_space *sp0, uint32_t max,
                run_out *o, tsl_diag *d) {
   memset(o, 0, sizeof *o);
+  tsl_search_space space = *sp0, *sp = &space;
+  tsl_cand_service_opts so = {sizeof so, ctx, sp0->mod, sp0->func_name, NULL, 0, NULL, 0};
+  if (sp0->mod && tsl_cand_service_new(&so, &space.cands, d))
+    return TSL_ENOMEM;
+  const core *c = sp0->core_data;
+  for (uint32_t i = 0; c && i < c->n_keys; i++)
+    tsl_cand_service_mark(space.cands, c->keys[i]);
   int rc = vt->pre_tuning(s, sp, d);
   while (rc == TSL_OK && o->n_batches < 64) {
     tsl_trace *out[64];
@@ -142,13 +141,19 @@ static int run(tsl_strategy *s, const tsl_search_space *sp, uint32_t max,
       break;
     o->sizes[o->n_batches++] = n;
     for (uint32_t i = 0; i < n && o->n < 512; i++) {
-      o->keys[o->n] = tsl_trace_decisions_key(out[i]);
+      o->keys[o->n] = strdup(tsl_trace_key(out[i]));
       o->traces[o->n++] = out[i];
     }
     if (n == 0)
       break;
   }
   vt->post_tuning(s);
+  tsl_cand_service_stats st;
+  memset(&st, 0, sizeof st);
+  if (space.cands)
+    tsl_cand_service_get_stats(space.cands, &st);
+  o->samples = st.prepared;
+  tsl_cand_service_free(space.cands);
   return rc;
 }
 
@@ -290,10 +295,16 @@ static void test_candidates(const tsl_module *mod, const tsl_trace *design) {
       {.struct_size = sizeof res[1], .trace = o.traces[1],
        .status = TSL_RUN_CRASH, .latency_s = -1},
   };
+  tsl_cand_service_opts so = {sizeof so, ctx, sp.mod, sp.func_name, NULL, 0, NULL, 0};
+  tsl_cand_service_new(&so, &sp.cands, &d);
   ok(vt->pre_tuning(s, &sp, &d) == TSL_OK &&
          vt->notify(s, 2, res, &d) == TSL_OK,
      "notify takes measured and failed results");
   vt->post_tuning(s);
+  tsl_cand_service_free(sp.cands);
+  sp.cands = NULL;
+  ok(vt->pre_tuning(s, &sp, &d) == TSL_EINVALID && has(&d, "no candidate service"),
+     "a space without its candidate service is refused");
   run_free(&o);
   run_free(&o2);
   run_free(&o3);
@@ -344,8 +355,8 @@ static void test_small_space(const tsl_module *mod, const tsl_trace *design) {
   }
   ok(match && o.n == (uint32_t)n_points,
      "  ... each innermost factor d | 16, d <= %d exactly once", SMALL_MAX);
-  ok(c.calls >= n_points, "  ... asking is_measured about each (%lld calls)",
-     (long long)c.calls);
+  ok(o.samples >= n_points, "  ... sampling at least once per point (%lld samples)",
+     (long long)o.samples);
 
   /* The core claims two of them measured. */
   c.keys[0] = o.keys[0];
@@ -366,16 +377,14 @@ static void test_small_space(const tsl_module *mod, const tsl_trace *design) {
     c.keys[i] = o.keys[i];
   c.n_keys = o.n;
   tsl_strategy *s7 = create("7");
-  c.calls = 0;
   ok(run(s7, &sp, 16, &o2, &d) == TSL_OK && o2.n == 0 && o2.n_batches == 1,
      "with every point measured, generate returns 0");
-  is_int(c.calls, 7, "  ... after max_fail = 7 failed samples");
+  is_int(o2.samples, 7, "  ... after max_fail = 7 failed samples");
   run_free(&o2);
-  c.calls = 0;
   sp.batch = 2;
   ok(run(s, &sp, 2, &o2, &d) == TSL_OK && o2.n == 0,
      "the default bound also gives up");
-  is_int(c.calls, 64 * 2, "  ... after 64 x batch (= 2) failed samples");
+  is_int(o2.samples, 64 * 2, "  ... after 64 x batch (= 2) failed samples");
   run_free(&o2);
   c.n_keys = 0;
   run_free(&o);
@@ -392,7 +401,7 @@ static void test_failing_replays(const tsl_trace *design) {
   tsl_diag d = {0};
   ok(run(s, &sp, 4, &o, &d) == TSL_OK && o.n == 0 && o.n_batches == 1,
      "replays that fail are failed samples: generate returns 0, no error");
-  is_int(c.calls, 0, "  ... never asking is_measured about them");
+  is_int(o.samples, 9, "  ... after max_fail = 9 of them");
   run_free(&o);
   vt->destroy(s);
 }
