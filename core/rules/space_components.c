@@ -127,8 +127,9 @@ static int target_defaults(const tsl_registry *reg, const tsl_rule_target *t, co
   *out = vt->struct_size >= need ? vt->space_defaults : NULL;
   if (!*out || (*out)->struct_size < sizeof **out)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED,
-                        "space: target '%s' names no default %s; give the space as a "
-                        "schedule script (space: {schedule: FILE.sch})", name, what);
+                        "space: target '%s' names no default %s (or names them in a "
+                        "tsl_space_defaults older than this tessel's); give the space as "
+                        "a schedule script (space: {schedule: FILE.sch})", name, what);
   return TSL_OK;
 }
 

@@ -673,23 +673,31 @@ static int generate_batch(tuner *tu, batch *b) {
 
 /* The traces' keys claimed, the claimed ones kept as the batch's candidates. */
 /* The key of the batch's i-th candidate, taken by this run, or NULL when
- * it has none or was taken before: a candidate's own key, or a trace's,
- * which the service then knows. The service holds the run's one "seen"
- * set. */
+ * it has none or was taken before. A 1.0 strategy's trace gets its
+ * candidate here: found (prepared before) or made; a key measured before
+ * the run goes to the claim without a replay (the claim finds its record).
+ * The service's known keys are the run's one "seen" set. */
 static const char *take_key(tuner *tu, batch *b, uint32_t i) {
+  tsl_cand_service *svc = tu->task.cands;
   const char *k = !b->cands[i] && b->traces[i] ? tsl_trace_key(b->traces[i]) : NULL;
-  if (k) { /* a trace: its candidate, found (a strategy prepared it) or made */
+  if (k) {
     tsl_diag rd = {0};
-    b->cands[i] = tsl_cand_service_find(tu->task.cands, k);
-    if (!b->cands[i] && tsl_cand_service_prepare(tu->task.cands, b->traces[i], 0,
-                                                 tu->run.cfg->seed, &b->cands[i], &rd))
+    b->cands[i] = tsl_cand_service_find(svc, k);
+    if (!b->cands[i] && tsl_cand_service_known(svc, k))
+      return tsl_intern(tu->run.ctx, k);
+    if (!b->cands[i] && tsl_cand_service_prepare(svc, b->traces[i], 0, tu->run.cfg->seed,
+                                                 &b->cands[i], &rd))
       b->cands[i] = NULL; /* it does not replay: recorded as a build error */
   }
-  if (b->cands[i])
-    return cands_take(b->cands[i]) ? NULL : tsl_cand_key(b->cands[i]);
-  if (!k || tsl_cand_service_known(tu->task.cands, k))
+  if (b->cands[i]) {
+    if (cands_take(b->cands[i]))
+      return NULL;
+    tsl_cand_service_mark(svc, tsl_cand_key(b->cands[i]));
+    return tsl_cand_key(b->cands[i]);
+  }
+  if (!k || tsl_cand_service_known(svc, k))
     return NULL;
-  tsl_cand_service_mark(tu->task.cands, k);
+  tsl_cand_service_mark(svc, k);
   return tsl_intern(tu->run.ctx, k);
 }
 
@@ -698,8 +706,11 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
   int *claimed = b->claimed;
   /* never measure twice: taken in this run (here), measured or held by
    * another run (the claim below checks the database) */
-  for (uint32_t i = 0; i < b->n; i++)
+  for (uint32_t i = 0; i < b->n; i++) {
     keys[i] = take_key(tu, b, i);
+    for (uint32_t j = 0; keys[i] && j < i; j++) /* interned: one pointer per key */
+      keys[i] = keys[j] == keys[i] ? NULL : keys[i];
+  }
   /* the batch's keys claimed in one transaction */
   tsl_diag cd = {0};
   if (!tu->run.db_rc && !*budget_full &&
@@ -726,8 +737,7 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
         *budget_full = 1;
         if (given)
           cands_untake(given);
-        else
-          cands_forget(tu->task.cands, key);
+        cands_forget(tu->task.cands, key);
       }
       b->taken += claimed[i] == 0 && !tu->run.db_rc;
       tsl_cand *gone = given ? tsl_cand_ref(given) : tsl_cand_service_find(tu->task.cands, key);
@@ -736,6 +746,8 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
         tsl_cand_unref(gone);
       }
     }
+    if (given && !key) /* taken before: a proposal made again keeps nothing */
+      cands_measured(given);
     tsl_cand_unref(given);
     tsl_trace_free(b->traces[i]);
   }
@@ -975,8 +987,8 @@ typedef struct warm {
 static void warm_flush(warm *w) {
   tuner *tu = w->tu;
   tsl_diag d = {0};
-  if (w->n && !w->rc && tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, w->n, w->cand, w->res,
-                                       &d))
+  tsl_cost_model *model = (tsl_cost_model *)&tu->run.timed_cost;
+  if (w->n && !w->rc && tune_timed_model_vt.update(model, w->n, w->cand, w->res, &d))
     fprintf(stderr, "tessel tune: warning: cost model warm start: %s\n", d.text);
   w->fed += w->n;
   for (uint32_t i = 0; i < w->n; i++)

@@ -105,13 +105,18 @@ static void out(emitter *em, const char *fmt, ...) {
 static void expr(emitter *em, const tsl_expr *e) {
   static const char *own[TSL_INTRIN_COUNT] = {/* the prelude's, for float and int */
       [TSL_INTRIN_EXP10] = "tsl_exp10", [TSL_INTRIN_RSQRT] = "tsl_rsqrt",
-      [TSL_INTRIN_SIGMOID] = "tsl_sigmoid", [TSL_INTRIN_ABS] = "tsl_abs",
+      [TSL_INTRIN_SIGMOID] = "tsl_sigmoid", [TSL_INTRIN_ABS] = "tsl_abs_f",
       [TSL_INTRIN_ISNAN] = "isnan"};
   const char *t = ctype(em, e->dtype), *fn = NULL, *op = tsl_expr_kind_info_of(e->kind)->token;
   const int isf = e->dtype.code == TSL_DT_FLOAT, lane = em->lane;
   const double x = e->u.float_value;
   switch (e->kind) {
-  case TSL_EXPR_INT_IMM:
+  case TSL_EXPR_INT_IMM: /* INT64_MIN has no literal; uint64 is stored bit for bit */
+    if (e->dtype.code == TSL_DT_UINT)
+      return (void)tsl_strbuf_printf(em->sb, "((%s)%lluULL)", t,
+                                     (unsigned long long)e->u.int_value);
+    if (e->u.int_value == INT64_MIN)
+      return out(em, "((%s)(-9223372036854775807LL - 1))", t);
     return (void)tsl_strbuf_printf(em->sb, "((%s)%lldLL)", t, (long long)e->u.int_value);
   case TSL_EXPR_FLOAT_IMM:
     if (!isfinite(x))
@@ -143,10 +148,11 @@ static void expr(emitter *em, const tsl_expr *e) {
     return out(em, "(%e ? %e : %e)", e->args[0], e->args[1], e->args[2]);
   case TSL_EXPR_FLOORDIV: case TSL_EXPR_FLOORMOD: case TSL_EXPR_MIN: case TSL_EXPR_MAX:
     fn = tsl_expr_kind_info_of(e->kind)->name;
-    out(em, "((%s)tsl_%s_%s", t, fn, isf ? "f" : "i");
+    out(em, "((%s)tsl_%s_%s", t, fn, isf ? "f" : e->dtype.code == TSL_DT_UINT ? "u" : "i");
     break;
   case TSL_EXPR_CALL: /* math.h: expf for float32, exp for float64 */
     fn = own[e->intrin] ? own[e->intrin] : tsl_intrin_name((tsl_intrin)e->intrin);
+    fn = e->intrin == TSL_INTRIN_ABS && !isf ? "tsl_abs_i" : fn; /* exact for integers */
     if (!isf && !own[e->intrin])
       return fail(em, "integer intrinsic", fn);
     out(em, "((%s)%s%s", t, fn, !own[e->intrin] && e->dtype.bits == 32 ? "f" : "");
@@ -219,10 +225,13 @@ static const char prelude[] =
     "F(tsl_floordiv_f, double, floor(a / b)) F(tsl_floormod_f, double, a - floor(a / b) * b)\n"
     "F(tsl_min_i, int64_t, a < b ? a : b) F(tsl_max_i, int64_t, a > b ? a : b)\n"
     "F(tsl_min_f, double, a < b ? a : b) F(tsl_max_f, double, a > b ? a : b)\n"
+    "F(tsl_floordiv_u, uint64_t, a / b) F(tsl_floormod_u, uint64_t, a % b)\n"
+    "F(tsl_min_u, uint64_t, a < b ? a : b) F(tsl_max_u, uint64_t, a > b ? a : b)\n"
+    "static inline int64_t tsl_abs_i(int64_t x) { return x < 0 ? -x : x; }\n"
     "static inline double tsl_exp10(double x) { return pow(10.0, x); }\n"
     "static inline double tsl_rsqrt(double x) { return 1.0 / sqrt(x); }\n"
     "static inline double tsl_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }\n"
-    "static inline double tsl_abs(double x) { return x < 0 ? -x : x; }\n";
+    "static inline double tsl_abs_f(double x) { return x < 0 ? -x : x; }\n";
 
 /* The C source of `m`: per function the natural entry "<prefix>_<name>"
  * (one pointer per buffer, scalars by value, sizes as int64_t) with the
@@ -267,28 +276,31 @@ static int write_file(const char *path, const char *text, tsl_diag *diag) {
   return TSL_OK;
 }
 
-/* Compile `m` into `path`, a shared library or an object file: the compiler
- * reads the source from a pipe and writes its messages to `path`.log. */
+/* Compile `m` into `path`, a shared library or an object file, from the
+ * source `path`.c (kept when the compiler fails); its messages go to
+ * `path`.log. */
 static int compile(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
                    const char *path, int shared, tsl_diag *diag) {
-  char cmd[8800], log[4200];
+  char cmd[13000], src[4200], log[4200];
+  snprintf(src, sizeof src, "%s.c", path);
   snprintf(log, sizeof log, "%s.log", path);
-  snprintf(cmd, sizeof cmd, "%s -std=c99 %s %s -fPIC -x c -o '%s' - -lm 2>'%s'", t->cc,
-           t->cflags, shared ? "-shared" : "-c", path, log);
+  snprintf(cmd, sizeof cmd, "%s -std=c99 %s %s -fPIC -o '%s' '%s' -lm 2>'%s'", t->cc, t->cflags,
+           shared ? "-shared" : "-c", path, src, log);
   tsl_strbuf sb;
   tsl_strbuf_init(&sb);
   int rc = emit(m, prefix, &sb, diag);
-  FILE *p = rc ? NULL : popen(cmd, "w");
-  int bad = !rc && (!p || fputs(sb.data, p) < 0);
+  rc = rc ? rc : write_file(src, sb.data, diag);
+  tsl_strbuf_free(&sb);
   char *text = NULL;
   size_t len;
-  if (!rc && ((p && pclose(p) != 0) || bad)) {
+  if (!rc && system(cmd) != 0) {
     tsl_read_file(log, &text, &len, diag);
     rc = tsl_diag_set(diag, TSL_ERUNTIME, "c target: `%s` failed:\n%.1000s", cmd,
                       text ? text : "(no output)");
     free(text);
   }
-  tsl_strbuf_free(&sb);
+  if (!rc)
+    remove(src);
   remove(log);
   return rc;
 }
@@ -301,8 +313,10 @@ static int c_build(tsl_target *t, const tsl_lowered_module *m, tsl_kernel **out,
   void *h = rc ? NULL : dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!rc && !h)
     rc = tsl_diag_set(diag, TSL_EIO, "c target: dlopen %s: %s", path, dlerror());
-  if (fd >= 0 && !close(fd))
+  if (fd >= 0) {
+    close(fd);
     remove(path); /* a loaded library stays mapped */
+  }
   if (!rc && !(*out = malloc(sizeof **out)))
     rc = tsl_diag_set(diag, TSL_ENOMEM, "c target: out of memory");
   if (rc && h)
@@ -330,7 +344,9 @@ static int c_export(tsl_target *t, const tsl_lowered_module *m, const char *pref
   size_t n = strlen(path);
   int rc = compile(t, m, prefix, path, n > 3 && !strcmp(path + n - 3, ".so"), diag);
   char *h = rc || !header_path ? NULL : tsl_export_header(m, prefix);
-  rc = h ? write_file(header_path, h, diag) : rc;
+  if (!rc && header_path)
+    rc = h ? write_file(header_path, h, diag)
+           : tsl_diag_set(diag, TSL_ENOMEM, "c target: out of memory");
   free(h);
   return rc;
 }

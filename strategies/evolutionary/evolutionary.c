@@ -717,11 +717,18 @@ static int evo_notify(tsl_strategy *s, uint32_t n, const tsl_measured *results,
   return TSL_OK;
 }
 
+/* For a host of ABI 1.0, which calls only generate. */
+static int evo_generate_traces(tsl_strategy *s, uint32_t max, tsl_trace **out, uint32_t *n_out,
+                              tsl_diag *diag) {
+  return tsl_generate_traces(evo_generate, s, max, out, n_out, diag);
+}
+
 const tsl_strategy_vtable evo_vtable = {
     .struct_size = sizeof(tsl_strategy_vtable),
     .create = evo_create,
     .destroy = evo_destroy,
     .pre_tuning = evo_pre_tuning,
+    .generate = evo_generate_traces,
     .notify = evo_notify,
     .post_tuning = evo_post_tuning,
     .generate_cands = evo_generate,

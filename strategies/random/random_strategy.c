@@ -210,11 +210,18 @@ static int rs_notify(tsl_strategy *s, uint32_t n, const tsl_measured *results,
   return TSL_OK;
 }
 
+/* For a host of ABI 1.0, which calls only generate. */
+static int rs_generate_traces(tsl_strategy *s, uint32_t max, tsl_trace **out, uint32_t *n_out,
+                              tsl_diag *diag) {
+  return tsl_generate_traces(rs_generate_cands, s, max, out, n_out, diag);
+}
+
 const tsl_strategy_vtable rs_vtable = {
     .struct_size = sizeof(tsl_strategy_vtable),
     .create = rs_create,
     .destroy = rs_destroy,
     .pre_tuning = rs_pre_tuning,
+    .generate = rs_generate_traces,
     .notify = rs_notify,
     .post_tuning = rs_post_tuning,
     .generate_cands = rs_generate_cands,

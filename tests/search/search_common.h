@@ -30,18 +30,10 @@ static tsl_registry *load_registry(tsl_ctx *ctx) {
 }
 
 /* A strategy's generate_cands as copies of the candidates' traces, which
- * the tests inspect (the candidates' references dropped). */
+ * the tests inspect. */
 static inline int gen_traces(const tsl_strategy_vtable *vt, tsl_strategy *s, uint32_t max,
                              tsl_trace **out, uint32_t *n, tsl_diag *d) {
-  tsl_cand **cs = calloc(max ? max : 1, sizeof *cs);
-  *n = 0;
-  int rc = vt->generate_cands(s, max, cs, n, d);
-  for (uint32_t i = 0; i < *n; i++) {
-    out[i] = tsl_trace_copy(tsl_cand_trace(cs[i]));
-    tsl_cand_unref(cs[i]);
-  }
-  free(cs);
-  return rc;
+  return tsl_generate_traces(vt->generate_cands, s, max, out, n, d);
 }
 
 /* The component (kind, "random") and its index in the registry. */

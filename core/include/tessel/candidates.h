@@ -29,6 +29,7 @@
 #define TESSEL_CANDIDATES_H
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "tessel/base.h"
 #include "tessel/rules.h"
@@ -120,6 +121,34 @@ TSL_API int tsl_cand_propose(tsl_cand *c);
 TSL_API tsl_cand *tsl_cand_ref(tsl_cand *c);
 /* NULL ignored. */
 TSL_API void tsl_cand_unref(tsl_cand *c);
+
+/* A strategy's `generate` on top of its `generate_cands` (search.h), for
+ * hosts of ABI 1.0, which call only generate: copies of the candidates'
+ * traces, their references dropped (the candidates stay proposed in the
+ * service). `gen` is the strategy's generate_cands. */
+static inline int tsl_generate_traces(int (*gen)(tsl_strategy *, uint32_t, tsl_cand **,
+                                                 uint32_t *, tsl_diag *),
+                                      tsl_strategy *s, uint32_t max, tsl_trace **out,
+                                      uint32_t *n_out, tsl_diag *diag) {
+  tsl_cand **cands = (tsl_cand **)calloc(max ? max : 1, sizeof *cands);
+  uint32_t n = 0;
+  int rc = cands ? gen(s, max, cands, &n, diag)
+                 : tsl_diag_set(diag, TSL_ENOMEM, "generate: out of memory");
+  *n_out = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    tsl_trace *t = rc ? NULL : tsl_trace_copy(tsl_cand_trace(cands[i]));
+    if (t)
+      out[(*n_out)++] = t;
+    else if (!rc)
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "generate: out of memory");
+    tsl_cand_unref(cands[i]);
+  }
+  free(cands);
+  for (uint32_t i = 0; rc && i < *n_out; i++)
+    tsl_trace_free(out[i]);
+  *n_out = rc ? 0 : *n_out;
+  return rc;
+}
 
 #ifdef __cplusplus
 }

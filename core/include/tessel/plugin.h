@@ -25,7 +25,9 @@
  * (target.h, ...): the first field is `uint32_t struct_size`; fields are only
  * appended; fixed-width integer fields, no bool or enum members. What the
  * headers declare is ABI 1.0 unless marked `appended in 1.N` (the 1.1
- * additions: tsl_target_vtable.space_defaults); whoever reads a struct the
+ * additions: tsl_target_vtable.space_defaults,
+ * tsl_strategy_vtable.generate_cands, tsl_db_claim_batch; core/abi/README.md
+ * lists them); whoever reads a struct the
  * other side made checks struct_size before reading such a field. The
  * registry refuses a component whose vtable is smaller than its kind's
  * ABI 1.0 vtable, so a consumer checks struct_size only for later fields. Fallible calls return an int
