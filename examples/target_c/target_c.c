@@ -21,8 +21,7 @@ struct tsl_kernel { void *handle; };
 typedef struct emitter { /* lane: inside a vector store's loop over lanes l_ */
   tsl_strbuf *sb;
   tsl_diag *diag;
-  int rc, lane, next;
-  char names[4][160];
+  int rc, lane;
 } emitter;
 
 static int c_create(void *ud, uint32_t n, const tsl_kv *kv, tsl_target **out, tsl_diag *diag) {
@@ -71,33 +70,38 @@ static const char *ctype(emitter *em, tsl_dtype t) {
   return c ? c : "void";
 }
 
-/* A variable's or buffer's C name, its own made an identifier, plus its id
- * (valid until four more are asked for). */
-static const char *name(emitter *em, const char *s, uint32_t id) {
-  char *out = em->names[em->next++ % 4];
-  int n = 0;
-  for (; *s && n < 140; s++)
-    out[n++] = isalnum((unsigned char)*s) ? *s : '_';
-  snprintf(out + n, 20, "_%u", id);
-  return out;
-}
-#define N(v) name(em, (v)->name, (v)->id)
-
 static void expr(emitter *em, const tsl_expr *e);
+static void stmt(emitter *em, const tsl_stmt *s);
 
-/* Append `fmt`, where %s is a string, %d an int and %e an expression. */
+/* A name made an identifier, plus its id: unique and valid C. */
+static void name(emitter *em, const char *s, uint32_t id) {
+  for (; *s; s++)
+    tsl_strbuf_printf(em->sb, "%c", isalnum((unsigned char)*s) ? *s : '_');
+  tsl_strbuf_printf(em->sb, "_%u", id);
+}
+
+/* Append `fmt`, where %s is a string, %d an int, %e an expression, %S a
+ * statement, %v a variable's name and %b a buffer's. */
 static void out(emitter *em, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   for (const char *p = fmt; *p; p++) {
+    const tsl_var *v;
+    const tsl_buffer *b;
     if (*p != '%')
       tsl_strbuf_append_n(em->sb, p, 1);
     else if (*++p == 's')
       tsl_strbuf_append(em->sb, va_arg(ap, const char *));
     else if (*p == 'd')
       tsl_strbuf_printf(em->sb, "%d", va_arg(ap, int));
-    else
+    else if (*p == 'e')
       expr(em, va_arg(ap, const tsl_expr *));
+    else if (*p == 'S')
+      stmt(em, va_arg(ap, const tsl_stmt *));
+    else if (*p == 'v')
+      v = va_arg(ap, const tsl_var *), name(em, v->name, v->id);
+    else
+      b = va_arg(ap, const tsl_buffer *), name(em, b->name, b->id);
   }
   va_end(ap);
 }
@@ -108,24 +112,23 @@ static void expr(emitter *em, const tsl_expr *e) {
       [TSL_INTRIN_SIGMOID] = "tsl_sigmoid", [TSL_INTRIN_ABS] = "tsl_abs_f",
       [TSL_INTRIN_ISNAN] = "isnan"};
   const char *t = ctype(em, e->dtype), *fn = NULL, *op = tsl_expr_kind_info_of(e->kind)->token;
-  const int isf = e->dtype.code == TSL_DT_FLOAT, lane = em->lane;
+  const int isf = e->dtype.code == TSL_DT_FLOAT, isu = e->dtype.code == TSL_DT_UINT;
+  const int lane = em->lane;
   const double x = e->u.float_value;
   switch (e->kind) {
-  case TSL_EXPR_INT_IMM: /* INT64_MIN has no literal; uint64 is stored bit for bit */
-    if (e->dtype.code == TSL_DT_UINT)
-      return (void)tsl_strbuf_printf(em->sb, "((%s)%lluULL)", t,
-                                     (unsigned long long)e->u.int_value);
-    if (e->u.int_value == INT64_MIN)
+  case TSL_EXPR_INT_IMM: /* uint64 is stored bit for bit; INT64_MIN has no literal */
+    if (!isu && e->u.int_value == INT64_MIN)
       return out(em, "((%s)(-9223372036854775807LL - 1))", t);
-    return (void)tsl_strbuf_printf(em->sb, "((%s)%lldLL)", t, (long long)e->u.int_value);
+    return (void)tsl_strbuf_printf(em->sb, isu ? "((%s)%lluULL)" : "((%s)%lldLL)", t,
+                                   (long long)e->u.int_value);
   case TSL_EXPR_FLOAT_IMM:
     if (!isfinite(x))
       return out(em, "((%s)%s)", t, isnan(x) ? "NAN" : x > 0 ? "HUGE_VAL" : "-HUGE_VAL");
     return (void)tsl_strbuf_printf(em->sb, "((%s)%.17g)", t, x);
   case TSL_EXPR_VAR:
-    return out(em, "%s", N(e->u.var));
+    return out(em, "%v", e->u.var);
   case TSL_EXPR_LOAD: /* a flat buffer: one index */
-    return out(em, "%s[%e]", N(e->u.buffer), e->args[0]);
+    return out(em, "%b[%e]", e->u.buffer, e->args[0]);
   case TSL_EXPR_RAMP: /* base + lane * stride */
     em->lane = 0;
     out(em, "(%e + %s * %e)", e->args[0], lane ? "l_" : "0", e->args[1]);
@@ -148,7 +151,7 @@ static void expr(emitter *em, const tsl_expr *e) {
     return out(em, "(%e ? %e : %e)", e->args[0], e->args[1], e->args[2]);
   case TSL_EXPR_FLOORDIV: case TSL_EXPR_FLOORMOD: case TSL_EXPR_MIN: case TSL_EXPR_MAX:
     fn = tsl_expr_kind_info_of(e->kind)->name;
-    out(em, "((%s)tsl_%s_%s", t, fn, isf ? "f" : e->dtype.code == TSL_DT_UINT ? "u" : "i");
+    out(em, "((%s)tsl_%s_%s", t, fn, isf ? "f" : isu ? "u" : "i");
     break;
   case TSL_EXPR_CALL: /* math.h: expf for float32, exp for float64 */
     fn = own[e->intrin] ? own[e->intrin] : tsl_intrin_name((tsl_intrin)e->intrin);
@@ -176,43 +179,34 @@ static void stmt(emitter *em, const tsl_stmt *s) {
   case TSL_STMT_FOR: /* every kind in order: this target has no threads */
     if (s->u.loop.for_kind == TSL_FOR_THREAD_BINDING)
       fail(em, "thread-bound loop", s->u.loop.thread_tag);
-    out(em, "for (%s %s = %e, e_ = %e + %e; ", ctype(em, v->dtype), N(v), s->u.loop.min,
-        s->u.loop.min, s->u.loop.extent);
-    out(em, "%s < e_; ++%s) {\n", N(v), N(v));
-    stmt(em, s->u.loop.body);
-    return out(em, "}\n");
+    return out(em, "for (%s %v = %e, e_ = %e + %e; %v < e_; ++%v) {\n%S}\n",
+               ctype(em, v->dtype), v, s->u.loop.min, s->u.loop.min, s->u.loop.extent, v, v,
+               s->u.loop.body);
   case TSL_STMT_STORE: /* a vector store: one scalar store per lane */
     em->lane = s->u.store.value->dtype.lanes > 1;
     if (em->lane)
       out(em, "for (int64_t l_ = 0; l_ < %d; l_++) ", (int)s->u.store.value->dtype.lanes);
-    out(em, "%s[%e] = %e;\n", N(s->u.store.buffer), s->u.store.indices[0], s->u.store.value);
+    out(em, "%b[%e] = %e;\n", s->u.store.buffer, s->u.store.indices[0], s->u.store.value);
     em->lane = 0;
     return;
   case TSL_STMT_IF:
-    out(em, "if (%e) {\n", s->u.branch.cond);
-    stmt(em, s->u.branch.then_case);
-    if (s->u.branch.else_case) {
-      out(em, "} else {\n");
-      stmt(em, s->u.branch.else_case);
-    }
+    out(em, "if (%e) {\n%S", s->u.branch.cond, s->u.branch.then_case);
+    if (s->u.branch.else_case)
+      out(em, "} else {\n%S", s->u.branch.else_case);
     return out(em, "}\n");
   case TSL_STMT_LET:
     if (s->u.let.var->dtype.lanes > 1)
       return fail(em, "vector let", s->u.let.var->name);
-    out(em, "{ const %s %s = %e;\n", ctype(em, s->u.let.var->dtype), N(s->u.let.var),
-        s->u.let.value);
-    stmt(em, s->u.let.body);
-    return out(em, "}\n");
+    return out(em, "{ const %s %v = %e;\n%S}\n", ctype(em, s->u.let.var->dtype), s->u.let.var,
+               s->u.let.value, s->u.let.body);
   case TSL_STMT_SEQ:
     for (uint32_t i = 0; i < s->u.seq.n; i++)
       stmt(em, s->u.seq.stmts[i]);
     return;
   case TSL_STMT_ALLOCATE: /* on the heap, private to its scope */
-    out(em, "{ %s *%s = malloc(sizeof(%s) * (size_t)(1 + %e));\n", ctype(em, b->dtype), N(b),
-        ctype(em, b->dtype), b->shape[0]);
-    out(em, "if (!%s) return -1;\n", N(b));
-    stmt(em, s->u.alloc.body);
-    return out(em, "free(%s); }\n", N(b));
+    return out(em, "{ %s *%b = malloc(sizeof(%s) * (size_t)(1 + %e));\nif (!%b) return -1;\n"
+               "%Sfree(%b); }\n", ctype(em, b->dtype), b, ctype(em, b->dtype), b->shape[0], b,
+               s->u.alloc.body, b);
   }
   fail(em, "statement", tsl_stmt_kind_name((tsl_stmt_kind)s->kind));
 }
@@ -220,52 +214,53 @@ static void stmt(emitter *em, const tsl_stmt *s) {
 static const char prelude[] =
     "#include <math.h>\n#include <stdint.h>\n#include <stdlib.h>\n"
     "#define F(n, T, e) static inline T n(T a, T b) { return e; }\n"
+    "#define MINMAX(s, T) F(tsl_min_##s, T, a < b ? a : b) F(tsl_max_##s, T, a > b ? a : b)\n"
+    "MINMAX(i, int64_t) MINMAX(u, uint64_t) MINMAX(f, double)\n"
     "F(tsl_floordiv_i, int64_t, a / b - (a % b != 0 && (a % b < 0) != (b < 0)))\n"
     "F(tsl_floormod_i, int64_t, a % b + (a % b != 0 && (a % b < 0) != (b < 0) ? b : 0))\n"
     "F(tsl_floordiv_f, double, floor(a / b)) F(tsl_floormod_f, double, a - floor(a / b) * b)\n"
-    "F(tsl_min_i, int64_t, a < b ? a : b) F(tsl_max_i, int64_t, a > b ? a : b)\n"
-    "F(tsl_min_f, double, a < b ? a : b) F(tsl_max_f, double, a > b ? a : b)\n"
     "F(tsl_floordiv_u, uint64_t, a / b) F(tsl_floormod_u, uint64_t, a % b)\n"
-    "F(tsl_min_u, uint64_t, a < b ? a : b) F(tsl_max_u, uint64_t, a > b ? a : b)\n"
-    "static inline int64_t tsl_abs_i(int64_t x) { return x < 0 ? -x : x; }\n"
-    "static inline double tsl_exp10(double x) { return pow(10.0, x); }\n"
-    "static inline double tsl_rsqrt(double x) { return 1.0 / sqrt(x); }\n"
-    "static inline double tsl_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }\n"
-    "static inline double tsl_abs_f(double x) { return x < 0 ? -x : x; }\n";
+    "#define G(n, T, e) static inline T n(T x) { return e; }\n"
+    "G(tsl_abs_i, int64_t, x < 0 ? -x : x) G(tsl_abs_f, double, x < 0 ? -x : x)\n"
+    "G(tsl_exp10, double, pow(10.0, x)) G(tsl_rsqrt, double, 1.0 / sqrt(x))\n"
+    "G(tsl_sigmoid, double, 1.0 / (1.0 + exp(-x)))\n";
 
-/* The C source of `m`: per function the natural entry "<prefix>_<name>"
- * (one pointer per buffer, scalars by value, sizes as int64_t) with the
- * body, and the packed entry "<prefix>_<name>_packed" calling it (target.h). */
-static int emit(const tsl_lowered_module *m, const char *prefix, tsl_strbuf *sb, tsl_diag *d) {
-  emitter e = {sb, d, TSL_OK, 0, 0, {{0}}}, *em = &e;
-  tsl_strbuf_append(sb, prelude);
-  for (uint32_t i = 0; i < m->n_funcs && !e.rc; i++) {
-    const tsl_lowered_func *f = m->funcs[i];
-    tsl_strbuf params, call;
-    tsl_strbuf_init(&params);
-    tsl_strbuf_init(&call);
-    for (uint32_t k = 0; k < f->n_params + f->n_size_vars; k++) {
-      const tsl_param *p = k < f->n_params ? &f->params[k] : NULL;
-      const tsl_var *v = p ? p->var : f->size_vars[k - f->n_params];
-      const char *t = p ? ctype(em, p->buffer ? p->buffer->dtype : v->dtype) : "int64_t";
-      const char *slot = p && v->dtype.code == TSL_DT_FLOAT ? "double" : "int64_t";
-      if (p && p->buffer) {
-        tsl_strbuf_printf(&params, "%s%s *%s", k ? ", " : "", t, N(p->buffer));
-        tsl_strbuf_printf(&call, ", args[%u]", k);
-      } else {
-        tsl_strbuf_printf(&params, "%s%s %s", k ? ", " : "", t, N(v));
-        tsl_strbuf_printf(&call, ", (%s)*(const %s *)args[%u]", t, slot, k);
-      }
-    }
-    out(em, "int32_t %s_%s(%s) {\n", prefix, f->name, params.len ? params.data : "void");
-    stmt(em, f->body);
-    out(em, "return 0;\n}\nint32_t %s_%s_packed(void *const *args) {\n(void)args;\n", prefix,
-        f->name);
-    out(em, "return %s_%s(%s);\n}\n", prefix, f->name, call.len ? call.data + 2 : "");
-    tsl_strbuf_free(&params);
-    tsl_strbuf_free(&call);
+/* The parameters of `f`'s natural entry (one pointer per buffer, scalars by
+ * value, sizes as int64_t), or its packed entry's call of it. */
+static void params(emitter *em, const tsl_lowered_func *f, int call) {
+  for (uint32_t k = 0; k < f->n_params + f->n_size_vars; k++) {
+    const tsl_param *p = k < f->n_params ? &f->params[k] : NULL;
+    const tsl_var *v = p ? p->var : f->size_vars[k - f->n_params];
+    const char *t = p ? ctype(em, p->buffer ? p->buffer->dtype : v->dtype) : "int64_t";
+    const char *slot = p && v->dtype.code == TSL_DT_FLOAT ? "double" : "int64_t";
+    if (call && p && p->buffer)
+      out(em, "%sargs[%d]", k ? ", " : "", (int)k);
+    else if (call)
+      out(em, "%s(%s)*(const %s *)args[%d]", k ? ", " : "", t, slot, (int)k);
+    else if (p && p->buffer)
+      out(em, "%s%s *%b", k ? ", " : "", t, p->buffer);
+    else
+      out(em, "%s%s %v", k ? ", " : "", t, v);
   }
-  return e.rc;
+  if (!call && f->n_params + f->n_size_vars == 0)
+    out(em, "void");
+}
+
+/* The C source of `m`: per function the natural entry "<prefix>_<name>" and
+ * the packed entry "<prefix>_<name>_packed" calling it (target.h). */
+static int emit(const tsl_lowered_module *m, const char *prefix, tsl_strbuf *sb, tsl_diag *d) {
+  emitter em = {sb, d, TSL_OK, 0};
+  tsl_strbuf_append(sb, prelude);
+  for (uint32_t i = 0; i < m->n_funcs && !em.rc; i++) {
+    const tsl_lowered_func *f = m->funcs[i];
+    out(&em, "int32_t %s_%s(", prefix, f->name);
+    params(&em, f, 0);
+    out(&em, ") {\n%Sreturn 0;\n}\nint32_t %s_%s_packed(void *const *args) {\n(void)args;\n"
+        "return %s_%s(", f->body, prefix, f->name, prefix, f->name);
+    params(&em, f, 1);
+    out(&em, ");\n}\n");
+  }
+  return em.rc;
 }
 
 static int write_file(const char *path, const char *text, tsl_diag *diag) {
@@ -281,7 +276,8 @@ static int write_file(const char *path, const char *text, tsl_diag *diag) {
  * `path`.log. */
 static int compile(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
                    const char *path, int shared, tsl_diag *diag) {
-  char cmd[13000], src[4200], log[4200];
+  char cmd[13000], src[4200], log[4200], *text = NULL;
+  size_t len;
   snprintf(src, sizeof src, "%s.c", path);
   snprintf(log, sizeof log, "%s.log", path);
   snprintf(cmd, sizeof cmd, "%s -std=c99 %s %s -fPIC -o '%s' '%s' -lm 2>'%s'", t->cc, t->cflags,
@@ -291,8 +287,6 @@ static int compile(tsl_target *t, const tsl_lowered_module *m, const char *prefi
   int rc = emit(m, prefix, &sb, diag);
   rc = rc ? rc : write_file(src, sb.data, diag);
   tsl_strbuf_free(&sb);
-  char *text = NULL;
-  size_t len;
   if (!rc && system(cmd) != 0) {
     tsl_read_file(log, &text, &len, diag);
     rc = tsl_diag_set(diag, TSL_ERUNTIME, "c target: `%s` failed:\n%.1000s", cmd,
@@ -353,11 +347,10 @@ static int c_export(tsl_target *t, const tsl_lowered_module *m, const char *pref
 
 /* The default design space: TVM's CPU lists, of libtessel's built-in
  * components (a target may name its own, registered beside it). */
-static const tsl_space_entry rules[] = {
-    {"AutoInline", 0, 0, NULL}, {"MultiLevelTiling", 0, 0, NULL},
-    {"ParallelizeVectorizeUnroll", 0, 0, NULL}, {"RandomComputeLocation", 0, 0, NULL}};
-static const tsl_space_entry postprocs[] = {{"DisallowDynamicLoop", 0, 0, NULL},
-    {"RewriteParallelVectorizeUnroll", 0, 0, NULL}, {"RewriteReductionBlock", 0, 0, NULL}};
+static const tsl_space_entry rules[] = {{.name = "AutoInline"}, {.name = "MultiLevelTiling"},
+    {.name = "ParallelizeVectorizeUnroll"}, {.name = "RandomComputeLocation"}};
+static const tsl_space_entry postprocs[] = {{.name = "DisallowDynamicLoop"},
+    {.name = "RewriteParallelVectorizeUnroll"}, {.name = "RewriteReductionBlock"}};
 static const tsl_space_entry mutators[] = {{"MutateTileSize", 0.9, 0, NULL},
     {"MutateComputeLocation", 0.05, 0, NULL}, {"MutateUnroll", 0.05, 0, NULL}};
 static const tsl_space_defaults space = {sizeof space, 4, rules, 3, postprocs, 3, mutators};
