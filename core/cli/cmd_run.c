@@ -331,7 +331,8 @@ int cli_run(int argc, char **argv) {
       ref.compiled_fn = rfn;
     tsl_run_result r;
     tsl_diag d = {0};
-    int st = tsl_run_packed(lf, fn, strcmp(ref_kind, "none") ? &ref : NULL, &a.opts, &r, &d);
+    int st = tsl_run_packed_on(lf, fn, strcmp(ref_kind, "none") ? &ref : NULL, &a.opts, t.vt,
+                               t.t, &r, &d);
     if (st != TSL_OK) {
       rc = cli_stage_error("run", "measure", d.text);
     } else {

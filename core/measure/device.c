@@ -85,3 +85,38 @@ int measure_device_sync(measure_device *d, char *err, size_t cap) {
     return fail(err, cap, "synchronizing", &dd);
   return 0;
 }
+
+typedef struct probe_out {
+  int failed;
+  char text[sizeof(((tsl_diag *)0)->text)];
+} probe_out;
+
+static void probe_body(void *user_data, void *out) {
+  measure_device *d = user_data;
+  probe_out *o = out;
+  tsl_diag dd = {0};
+  void *p = NULL;
+  o->failed = d->vt->dev_alloc(d->t, 1, &p, &dd) != 0 || !p;
+  snprintf(o->text, sizeof o->text, "%s", dd.text[0] ? dd.text : "no buffer");
+  if (!o->failed)
+    d->vt->dev_free(d->t, p);
+}
+
+int measure_device_probe(measure_device *d, char *err, size_t cap) {
+  if (!d->hooks)
+    return 0;
+  probe_out o = {0};
+  measure_outcome oc;
+  measure_worker_run(120, probe_body, d, &o, sizeof o, &oc);
+  if (oc.kind != MEASURE_WORKER_DONE) {
+    char why[300];
+    measure_outcome_text(&oc, why, sizeof why);
+    snprintf(err, cap, "device: reaching the device: %s", why);
+    return -1;
+  }
+  if (o.failed) {
+    snprintf(err, cap, "device: %s", o.text);
+    return -1;
+  }
+  return 0;
+}

@@ -99,6 +99,11 @@ int measure_pack_run(const measure_pack *p, tsl_packed_fn prepack, measure_devic
                      const measure_args *a, void **bufs, void **slots, char *err, size_t cap);
 void measure_pack_release(const measure_pack *p, measure_device *dev, void **bufs);
 
+/* Whether a worker reaches the device: a one-byte buffer allocated and
+ * freed in a forked child, so that a run without its device stops before
+ * its first candidate (the message in err). 0 for host memory. */
+int measure_device_probe(measure_device *d, char *err, size_t cap);
+
 /* ---- forked worker (worker.c) ---------------------------------------------
  * Runs `body(user_data, out)` in a child process; the child sends `out`
  * (out_size bytes, at most a few KiB) back through a pipe and exits. */

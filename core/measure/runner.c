@@ -374,7 +374,8 @@ static int begin_run(tsl_run_result *r, tsl_packed_fn fn, const char *so_path,
 
 static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *so_path,
                       const char *symbol, const tsl_reference *ref,
-                      const tsl_run_opts *opts_in, tsl_run_result *r, tsl_diag *diag) {
+                      const tsl_run_opts *opts_in, const tsl_target_vtable *vt,
+                      tsl_target *target, tsl_run_result *r, tsl_diag *diag) {
   int rc0 = begin_run(r, fn, so_path, symbol, diag);
   if (rc0)
     return rc0;
@@ -393,7 +394,7 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
     return rc;
   }
   measure_device dev;
-  measure_device_init(&dev, NULL, NULL); /* host memory */
+  measure_device_init(&dev, vt, target); /* NULL: host memory */
   measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL, 0, 0, 0};
   rc = measure_forked(&j, r, diag);
   measure_args_free(&a);
@@ -476,6 +477,12 @@ int tsl_measure_session_new_on(const tsl_lowered_func *lf, const tsl_reference *
   if (rc) {
     free(s);
     return tsl_diag_set(diag, rc, "arguments: %s", sub.text);
+  }
+  char err[sizeof(((tsl_diag *)0)->text)];
+  if (measure_device_probe(&s->dev, err, sizeof err)) {
+    rc = tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s", err);
+    tsl_measure_session_free(s);
+    return rc;
   }
   s->have_ref = ref && (ref->interp_func || ref->compiled_fn);
   tsl_run_result r;
@@ -592,11 +599,17 @@ int tsl_measure_session_run_prepacked(tsl_measure_session *s, const tsl_prepack_
  * error. */
 int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn, const tsl_reference *ref,
                    const tsl_run_opts *opts, tsl_run_result *result, tsl_diag *diag) {
-  return run_common(lf, fn, NULL, NULL, ref, opts, result, diag);
+  return run_common(lf, fn, NULL, NULL, ref, opts, NULL, NULL, result, diag);
+}
+
+int tsl_run_packed_on(const tsl_lowered_func *lf, tsl_packed_fn fn, const tsl_reference *ref,
+                      const tsl_run_opts *opts, const tsl_target_vtable *vt,
+                      tsl_target *target, tsl_run_result *result, tsl_diag *diag) {
+  return run_common(lf, fn, NULL, NULL, ref, opts, vt, target, result, diag);
 }
 
 int tsl_run_library(const tsl_lowered_func *lf, const char *so_path, const char *symbol,
                     const tsl_reference *ref, const tsl_run_opts *opts,
                     tsl_run_result *result, tsl_diag *diag) {
-  return run_common(lf, NULL, so_path, symbol, ref, opts, result, diag);
+  return run_common(lf, NULL, so_path, symbol, ref, opts, NULL, NULL, result, diag);
 }

@@ -810,7 +810,8 @@ static void test_prepacked(tsl_arena *arena, const tsl_func *f) {
  * A fake device: host memory behind the target's hooks, every call counted
  * in shared memory (the hooks run in the measuring worker). */
 typedef struct dev_log {
-  int allocs, to, from, syncs, corrupt, fail_sync, n_bufs;
+  int allocs, to, from, syncs, corrupt, fail_sync, n_bufs, parent_allocs;
+  pid_t parent;
   void *bufs[8], *seen[3];
 } dev_log;
 static dev_log *g_dev;
@@ -823,6 +824,7 @@ static int fd_alloc(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
   (void)diag;
   *out = malloc(bytes);
   g_dev->allocs++;
+  g_dev->parent_allocs += getpid() == g_dev->parent;
   if (g_dev->n_bufs < 8)
     g_dev->bufs[g_dev->n_bufs++] = *out;
   return TSL_OK;
@@ -861,8 +863,37 @@ static int32_t mm_on_device(void *const *args) {
   return 0;
 }
 
+static int no_device(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
+  (void)t;
+  (void)bytes;
+  *out = NULL;
+  return tsl_diag_set(diag, TSL_EUNSUPPORTED, "no CUDA device: a test's");
+}
+
+/* A session whose device cannot be reached stops before its first run. */
+static void test_device_missing(const tsl_func *f) {
+  tsl_target_vtable vt;
+  memset(&vt, 0, sizeof vt);
+  vt.struct_size = sizeof vt;
+  vt.dev_alloc = no_device;
+  vt.dev_free = fd_free;
+  vt.copy_to_device = fd_to;
+  vt.copy_from_device = fd_from;
+  vt.synchronize = fd_sync;
+  struct tsl_target target = {0};
+  tsl_lowered_func lf = hand_lowered(f);
+  tsl_reference ref = {sizeof ref, f, NULL};
+  tsl_measure_session *s = NULL;
+  tsl_diag d = {0};
+  int rc = tsl_measure_session_new_on(&lf, &ref, NULL, &vt, &target, &s, &d);
+  if (!ok(rc == TSL_EUNSUPPORTED && !s && !strcmp(d.text, "device: no CUDA device: a test's"),
+          "a session whose device a child cannot reach is refused with the hook's message"))
+    tap_diag("%d %s", rc, d.text);
+}
+
 static void test_device(const tsl_func *f) {
   g_dev = mmap(NULL, sizeof *g_dev, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  g_dev->parent = getpid();
   tsl_target_vtable vt;
   memset(&vt, 0, sizeof vt);
   vt.struct_size = sizeof vt;
@@ -885,7 +916,9 @@ static void test_device(const tsl_func *f) {
     tap_diag("%s", d.text);
     return;
   }
-  ok(g_dev->allocs == 0, "the tuner's process allocates nothing on the device");
+  ok(g_dev->parent_allocs == 0, "the tuner's process allocates nothing on the device");
+  is_int(g_dev->allocs, 1, "  ... a child probed the device once (one allocation)");
+  g_dev->allocs = g_dev->n_bufs = 0;
   tsl_run_result r;
   tsl_measure_session_run(s, &lf, NULL, NULL, mm_on_device, &r, &d);
   ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK, "measured and checked through the hooks (%s)",
@@ -1011,6 +1044,7 @@ int main(void) {
   test_probing(mm);
   test_prepacked(arena, mm);
   test_device(mm);
+  test_device_missing(mm);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return tap_done();

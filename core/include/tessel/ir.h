@@ -201,7 +201,10 @@ TSL_API int tsl_intrin_lookup(const char *name, size_t n);
     "x, y, ls, rs, q, is_lshift_required, is_rshift_required",                 \
     "fixed-point requantization is not implemented")                           \
   X(LIKELY, "likely", 1, ARG0, ARG0, "cond", "a branch-probability hint")      \
-  X(ASSUME, "assume", 1, BOOL, TRUE, "cond", "an assumption for the simplifier")
+  X(ASSUME, "assume", 1, BOOL, TRUE, "cond", "an assumption for the simplifier") \
+  /* 1.2: GPU barriers */                                                      \
+  X(TVM_STORAGE_SYNC, "tvm_storage_sync", 1, INT32, TRUE, "scope",             \
+    "a barrier of the threads of a GPU block")
 
 typedef enum tsl_builtin {
 #define TSL_X_(id, name, n, res, ev, params, what) TSL_BUILTIN_##id,

@@ -120,6 +120,15 @@ TSL_API int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn,
                            const tsl_reference *ref, const tsl_run_opts *opts,
                            tsl_run_result *result, tsl_diag *diag);
 
+/* The same on the memory of `target` (1.2): the worker allocates and
+ * copies the buffers through its device hooks (target.h), as a measurement
+ * session does; NULL hooks are host memory. A compiled reference runs on
+ * the host's memory, so a device target checks against the interpreter. */
+TSL_API int tsl_run_packed_on(const tsl_lowered_func *lf, tsl_packed_fn fn,
+                              const tsl_reference *ref, const tsl_run_opts *opts,
+                              const tsl_target_vtable *vt, tsl_target *target,
+                              tsl_run_result *result, tsl_diag *diag);
+
 /* The same for a function inside a shared library (as written by a
  * target's export_library): the worker dlopens `so_path` and calls
  * "<symbol>". Used to measure builds made in other processes. */
