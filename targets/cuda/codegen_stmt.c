@@ -1,0 +1,149 @@
+/*
+ * targets/cuda/codegen_stmt.c — the kernels as CUDA C, and the program
+ * they come from (barriers inserted, kernels found).
+ *
+ * A thread-bound loop is its hardware index (`blockIdx.x` ...) plus the
+ * loop's minimum, guarded when the loop is shorter than its launch extent;
+ * a vthread loop is an unrolled serial loop of each thread. `shared*`
+ * buffers are static `__shared__` arrays, `local` ones arrays of each
+ * thread (registers where the compiler can), both of a constant size.
+ */
+#include "cuda_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessel/analysis.h"
+
+static const char *const hw_index[TCU_N_DIMS] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
+                                                 "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+
+static void thread_loop(tcu_emitter *em, const tsl_stmt *s, int d) {
+  const tsl_var *v = s->u.loop.loop_var;
+  const tsl_expr *launch = em->kernel->extent[d];
+  int guard = !tsl_expr_equal(s->u.loop.extent, launch);
+  tcu_out(em, "{\nconst %t %v = (%t)%s + %e;\n", v->dtype, v, v->dtype, hw_index[d],
+          s->u.loop.min);
+  if (!guard)
+    return tcu_out(em, "%S}\n", s->u.loop.body);
+  em->guard++;
+  tcu_out(em, "if (%v - %e < %e) {\n%S}\n}\n", v, s->u.loop.min, s->u.loop.extent,
+          s->u.loop.body);
+  em->guard--;
+}
+
+static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
+  int64_t n;
+  const tsl_buffer *b = s->u.alloc.buffer;
+  const tsl_var *v = s->u.loop.loop_var;
+  switch (s->kind) {
+  case TSL_STMT_FOR: {
+    int d = s->u.loop.for_kind == TSL_FOR_THREAD_BINDING ? tcu_thread_dim(s->u.loop.thread_tag)
+                                                          : -1;
+    if (d >= 0)
+      return thread_loop(em, s, d);
+    if (s->u.loop.for_kind == TSL_FOR_THREAD_BINDING || s->u.loop.for_kind == TSL_FOR_UNROLLED)
+      tcu_out(em, "#pragma unroll\n");
+    return tcu_out(em, "for (%t %v = %e; %v < %e + %e; ++%v) {\n%S}\n", v->dtype, v,
+                   s->u.loop.min, v, s->u.loop.min, s->u.loop.extent, v, s->u.loop.body);
+  }
+  case TSL_STMT_STORE:
+    em->lane = s->u.store.value->dtype.lanes > 1;
+    if (em->lane)
+      tcu_out(em, "#pragma unroll\nfor (int l_ = 0; l_ < %d; l_++) ",
+              (int)s->u.store.value->dtype.lanes);
+    tcu_out(em, "%b[%e] = %e;\n", s->u.store.buffer, s->u.store.indices[0], s->u.store.value);
+    em->lane = 0;
+    return;
+  case TSL_STMT_IF:
+    tcu_out(em, "if (%e) {\n%S", s->u.branch.cond, s->u.branch.then_case);
+    if (s->u.branch.else_case)
+      tcu_out(em, "} else {\n%S", s->u.branch.else_case);
+    return tcu_out(em, "}\n");
+  case TSL_STMT_LET:
+    if (s->u.let.var->dtype.lanes > 1)
+      return tcu_fail(em, "vector let", s->u.let.var->name);
+    return tcu_out(em, "{\nconst %t %v = %e;\n%S}\n", s->u.let.var->dtype, s->u.let.var,
+                   s->u.let.value, s->u.let.body);
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      device_stmt(em, s->u.seq.stmts[i]);
+    return;
+  case TSL_STMT_EVALUATE:
+    if (s->u.evaluate.value->kind != TSL_EXPR_BUILTIN ||
+        s->u.evaluate.value->intrin != TSL_BUILTIN_TVM_STORAGE_SYNC)
+      return tcu_fail(em, "evaluated expression", tsl_expr_kind_info_of(
+                          s->u.evaluate.value->kind)->kind_name);
+    if (em->guard)
+      return tcu_fail(em, "barrier under a thread loop shorter than its launch extent, loop",
+                      "(give the loops bound to one index one extent)");
+    return tcu_out(em, "__syncthreads();\n");
+  case TSL_STMT_ALLOCATE:
+    if (!tsl_expr_is_const_int(b->shape[0], &n))
+      return tcu_fail(em, "allocation of a symbolic size, buffer", b->name);
+    if (strncmp(b->scope, "shared", 6) && strcmp(b->scope, "local"))
+      return tcu_fail(em, "storage scope of buffer", b->name);
+    return tcu_out(em, "{\n%s%t %b[%d];\n%S}\n", b->scope[0] == 's' ? "__shared__ " : "",
+                   b->dtype, b, (int)(n > 0 ? n : 1), s->u.alloc.body);
+  }
+}
+
+static void kernel(tcu_emitter *em, const tcu_kernel *k) {
+  int64_t threads = 1, e;
+  for (int d = TCU_THREAD_X; d < TCU_N_DIMS; d++)
+    threads = !k->extent[d] ? threads
+              : tsl_expr_is_const_int(k->extent[d], &e) && threads > 0 ? threads * e : -1;
+  em->kernel = k;
+  tcu_out(em, "extern \"C\" __global__ void ");
+  if (threads > 0 && threads <= 1024)
+    tcu_out(em, "__launch_bounds__(%d) ", (int)threads);
+  tcu_out(em, "%s(", k->name);
+  const tsl_buffer *const *bufs = k->buffers.data;
+  const tsl_var *const *vars = k->vars.data;
+  for (uint32_t i = 0; i < k->buffers.len; i++)
+    tcu_out(em, "%s%t *__restrict__ %b", i ? ", " : "", bufs[i]->dtype, bufs[i]);
+  for (uint32_t i = 0; i < k->vars.len; i++)
+    tcu_out(em, "%s%t %v", i || k->buffers.len ? ", " : "", vars[i]->dtype, vars[i]);
+  tcu_out(em, ") {\n%S}\n\n", k->root);
+  em->kernel = NULL;
+}
+
+int tcu_emit_device(const tcu_program *p, tsl_strbuf *out, tsl_diag *diag) {
+  tcu_emitter em = {.sb = out, .diag = diag, .stmt = device_stmt};
+  tsl_strbuf_append(out, tcu_prelude_device);
+  tsl_strbuf_append(out, "\n");
+  for (uint32_t i = 0; i < p->n_funcs && !em.rc; i++) {
+    em.f = p->funcs[i];
+    for (uint32_t k = 0; k < p->kernels[i].len && !em.rc; k++)
+      kernel(&em, &TSL_VEC_DATA(&p->kernels[i], tcu_kernel)[k]);
+  }
+  return em.rc;
+}
+
+int tcu_program_make(tsl_arena *arena, const tsl_lowered_module *m, const char *prefix,
+                     tcu_program *out, tsl_diag *diag) {
+  memset(out, 0, sizeof *out);
+  out->prefix = prefix;
+  out->funcs = TSL_NEW_ARRAY(arena, const tsl_lowered_func *, m->n_funcs + 1);
+  out->kernels = calloc(m->n_funcs + 1, sizeof(tsl_vec));
+  if (!out->funcs || !out->kernels)
+    return tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
+  for (uint32_t i = 0; i < m->n_funcs; i++) {
+    int rc = tcu_insert_syncs(arena, m->funcs[i], &out->funcs[i], diag);
+    rc = rc ? rc : tcu_find_kernels(arena, out->funcs[i], prefix, &out->kernels[i], diag);
+    if (rc) {
+      tcu_program_free(out);
+      return rc;
+    }
+    out->n_funcs = i + 1;
+  }
+  return TSL_OK;
+}
+
+void tcu_program_free(tcu_program *p) {
+  for (uint32_t i = 0; p->kernels && i < p->n_funcs; i++)
+    tcu_kernels_free(&p->kernels[i]);
+  free(p->kernels);
+  p->kernels = NULL;
+  p->n_funcs = 0;
+}

@@ -1,0 +1,224 @@
+/*
+ * The CUDA target without a GPU: tests/cuda/cases/NAME.py (and the GPU
+ * workloads named below) lowered and made ready for the GPU. Per case:
+ *   - the program with its barriers, printed, equals NAME.expected
+ *     (TESSEL_UPDATE_GOLDEN=1 rewrites them; review by eye);
+ *   - that program still computes the original's values in the
+ *     interpreter (a barrier is a no-op there), thread loops in order;
+ *   - its CUDA C compiles with NVRTC for sm_80 and sm_90 (PTX and cubin);
+ *   - ptxas assembles the sm_90 PTX and reports as much shared memory as
+ *     the program's shared buffers take, and registers per thread;
+ *   - the host C compiles with the system C compiler.
+ * Then programs the target must refuse, with their messages.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_internal.h"
+#include "lower/lower_util.h"
+#include "tap.h"
+#include "test_files.h"
+#include "tessel/tessel.h"
+
+static const char *const workloads[] = {"matmul_gpu_shared"};
+
+static int64_t shared_bytes(const tsl_stmt *s) {
+  int64_t n = 0, size;
+  switch (s->kind) {
+  case TSL_STMT_FOR: return shared_bytes(s->u.loop.body);
+  case TSL_STMT_IF:
+    return shared_bytes(s->u.branch.then_case) +
+           (s->u.branch.else_case ? shared_bytes(s->u.branch.else_case) : 0);
+  case TSL_STMT_LET: return shared_bytes(s->u.let.body);
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      n += shared_bytes(s->u.seq.stmts[i]);
+    return n;
+  case TSL_STMT_ALLOCATE:
+    n = shared_bytes(s->u.alloc.body);
+    if (!strncmp(s->u.alloc.buffer->scope, "shared", 6) &&
+        tsl_expr_is_const_int(s->u.alloc.buffer->shape[0], &size))
+      n += size * ((s->u.alloc.buffer->dtype.bits + 7) / 8);
+    return n;
+  default: return 0;
+  }
+}
+
+/* ptxas -v on `ptx` for sm_90: its shared memory bytes and registers. */
+static int ptxas(const tcu_image *img, const char *tmp, long *smem, long *regs, char *log,
+                 size_t cap) {
+  char path[600], cmd[1400];
+  snprintf(path, sizeof path, "%s/k.ptx", tmp);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  fwrite(img->ptx, 1, img->ptx_len, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "'%s/bin/ptxas' -arch=sm_90 -v '%s' -o /dev/null 2>&1",
+           tcu_cuda_home(), path);
+  FILE *p = popen(cmd, "r");
+  size_t got = p ? fread(log, 1, cap - 1, p) : 0;
+  log[got] = 0;
+  int rc = p ? pclose(p) : -1;
+  *smem = *regs = 0;
+  for (const char *q = log; (q = strstr(q, "Used ")); q++) { /* one line per kernel */
+    long r = 0, s = 0;
+    const char *sm = strstr(q, "bytes smem");
+    sscanf(q, "Used %ld registers", &r);
+    if (sm && (!strchr(q, '\n') || sm < strchr(q, '\n'))) {
+      const char *b = sm;
+      while (b > q && b[-1] == ' ')
+        b--;
+      while (b > q && b[-1] >= '0' && b[-1] <= '9')
+        b--;
+      s = strtol(b, NULL, 10);
+    }
+    *regs = r > *regs ? r : *regs;
+    *smem += s;
+  }
+  return rc;
+}
+
+static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
+                     const char *name, int update, const char *tmp) {
+  tsl_arena *arena = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_module *m = NULL;
+  const tsl_lowered_module *lm = NULL;
+  tcu_program p = {0};
+  if (!ok(!tsl_parse_file(arena, file, &m, &d) && !tsl_lower_module(arena, m, NULL, &lm, &d),
+          "%s: parses and lowers", name) ||
+      !ok(!tcu_program_make(arena, lm, "k", &p, &d), "%s: barriers and kernels", name)) {
+    tap_diag("%s", d.text);
+    tsl_arena_free(arena);
+    return;
+  }
+  tsl_strbuf got;
+  tsl_strbuf_init(&got);
+  int64_t want_smem = 0;
+  for (uint32_t i = 0; i < p.n_funcs; i++) {
+    char *t = tsl_lowered_print(p.funcs[i]);
+    tsl_strbuf_append(&got, t ? t : "(null)\n");
+    free(t);
+    want_smem += shared_bytes(p.funcs[i]->body);
+    char why[600];
+    double err;
+    tsl_binding binds[1] = {{"n", 3}};
+    int bad = lu_run_compare(tsl_module_find(m, p.funcs[i]->name), p.funcs[i], binds, 1, 7,
+                             why, sizeof why, &err);
+    if (!ok(!bad, "%s: %s with barriers computes the original's values", name,
+            p.funcs[i]->name))
+      tap_diag("%s", why);
+  }
+  char *want = lu_slurp(expected_path);
+  if (update) {
+    FILE *f = fopen(expected_path, "w");
+    if (f) {
+      fputs(got.data, f);
+      fclose(f);
+    }
+    ok(f != NULL, "%s: golden rewritten", name);
+  } else if (!ok(want && !strcmp(want, got.data), "%s: barriers as %s", name, expected_path)) {
+    tap_diag("got:\n%s", got.data);
+  }
+  free(want);
+  tsl_strbuf_free(&got);
+  tsl_strbuf dev, host;
+  tsl_strbuf_init(&dev);
+  tsl_strbuf_init(&host);
+  if (!ok(!tcu_emit_device(&p, &dev, &d), "%s: CUDA C written", name))
+    tap_diag("%s", d.text);
+  for (int32_t arch = 80; arch <= 90; arch += 10) {
+    tcu_image img = {0};
+    int rc = tcu_nvrtc_compile(dev.data, name, arch, &img, &d);
+    if (!ok(!rc && img.ptx_len > 0 && img.cubin_len > 0, "%s: NVRTC compiles it for sm_%d",
+            name, (int)arch)) {
+      tap_diag("%s", d.text);
+      tap_diag("%s", dev.data);
+    }
+    if (!rc && arch == 90) {
+      long smem, regs;
+      char log[8192];
+      rc = ptxas(&img, tmp, &smem, &regs, log, sizeof log);
+      if (!ok(rc == 0 && smem == want_smem && regs > 0,
+              "%s: ptxas assembles it: %ld registers, %ld bytes of shared memory (the program's "
+              "shared buffers: %lld)", name, regs, smem, (long long)want_smem))
+        tap_diag("%s", log);
+    }
+    tcu_image_free(&img);
+  }
+  if (ok(!tcu_emit_host(&p, NULL, 90, &host, &d), "%s: host C written", name)) {
+    char path[600], cmd[1400];
+    snprintf(path, sizeof path, "%s/host.c", tmp);
+    FILE *f = fopen(path, "w");
+    if (f) {
+      fputs(host.data, f);
+      fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "cc -std=gnu11 -Wall -Werror -fsyntax-only '%s' 2>&1", path);
+    if (!ok(f && system(cmd) == 0, "%s: the host C compiles", name))
+      tap_diag("%s", host.data);
+  } else {
+    tap_diag("%s", d.text);
+  }
+  tsl_strbuf_free(&dev);
+  tsl_strbuf_free(&host);
+  tcu_program_free(&p);
+  tsl_arena_free(arena);
+}
+
+static void refused(tsl_ctx *ctx, const char *root, const char *file, const char *want) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", root, file);
+  tsl_arena *arena = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_module *m = NULL;
+  const tsl_lowered_module *lm = NULL;
+  tcu_program p;
+  int rc = tsl_parse_file(arena, path, &m, &d) || tsl_lower_module(arena, m, NULL, &lm, &d);
+  rc = rc ? rc : tcu_program_make(arena, lm, "k", &p, &d);
+  if (!ok(rc != 0 && strstr(d.text, want), "%s is refused: %s", file, want))
+    tap_diag("%s", d.text);
+  tsl_arena_free(arena);
+}
+
+int main(void) {
+  const char *root = getenv("TESSEL_SOURCE_ROOT");
+  if (!root) {
+    ok(0, "TESSEL_SOURCE_ROOT is set");
+    return tap_done();
+  }
+  int update = getenv("TESSEL_UPDATE_GOLDEN") && !strcmp(getenv("TESSEL_UPDATE_GOLDEN"), "1");
+  char tmp[] = "/tmp/tessel-cuda-test-XXXXXX";
+  if (!mkdtemp(tmp)) {
+    ok(0, "a temporary folder");
+    return tap_done();
+  }
+  char dir[4200], file[4400], exp[4400];
+  snprintf(dir, sizeof dir, "%s/tests/cuda/cases", root);
+  char *names[64];
+  int n = tf_list(dir, ".py", 0, names, 64);
+  tsl_ctx *ctx = tsl_ctx_new();
+  ok(n >= 6, "%d cases in tests/cuda/cases", n);
+  for (int i = 0; i < n; i++) {
+    snprintf(file, sizeof file, "%s/%s.py", dir, names[i]);
+    snprintf(exp, sizeof exp, "%s/%s.expected", dir, names[i]);
+    run_case(ctx, file, exp, names[i], update, tmp);
+    free(names[i]);
+  }
+  for (size_t i = 0; i < sizeof workloads / sizeof *workloads; i++) {
+    snprintf(file, sizeof file, "%s/workloads/%s.py", root, workloads[i]);
+    snprintf(exp, sizeof exp, "%s/%s.expected", dir, workloads[i]);
+    run_case(ctx, file, exp, workloads[i], update, tmp);
+  }
+  refused(ctx, root, "workloads/matmul_128.py", "is not inside a GPU kernel: bind its loops to "
+          "blockIdx/threadIdx (did you forget to bind?)");
+  char cmd[4300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  if (system(cmd) != 0)
+    tap_diag("could not remove %s", tmp);
+  tsl_ctx_free(ctx);
+  return tap_done();
+}
