@@ -160,6 +160,37 @@ void tcu_expr(tcu_emitter *em, const tsl_expr *e) {
   tcu_fail(em, "expression", tsl_expr_kind_info_of(e->kind)->kind_name);
 }
 
+int tcu_stmt_common(tcu_emitter *em, const tsl_stmt *s) {
+  const tsl_var *v = s->u.loop.loop_var;
+  switch (s->kind) {
+  case TSL_STMT_FOR:
+    if (!em->host && (s->u.loop.for_kind == TSL_FOR_THREAD_BINDING ||
+                      s->u.loop.for_kind == TSL_FOR_UNROLLED))
+      tcu_out(em, "#pragma unroll\n");
+    tcu_out(em, "for (%t %v = %e; %v < %e + %e; ++%v) {\n%S}\n", v->dtype, v, s->u.loop.min, v,
+            s->u.loop.min, s->u.loop.extent, v, s->u.loop.body);
+    return 1;
+  case TSL_STMT_IF:
+    tcu_out(em, "if (%e) {\n%S", s->u.branch.cond, s->u.branch.then_case);
+    if (s->u.branch.else_case)
+      tcu_out(em, "} else {\n%S", s->u.branch.else_case);
+    tcu_out(em, "}\n");
+    return 1;
+  case TSL_STMT_LET:
+    if (s->u.let.var->dtype.lanes > 1)
+      tcu_fail(em, "vector let", s->u.let.var->name);
+    else
+      tcu_out(em, "{\nconst %t %v = %e;\n%S}\n", s->u.let.var->dtype, s->u.let.var,
+              s->u.let.value, s->u.let.body);
+    return 1;
+  case TSL_STMT_SEQ:
+    for (uint32_t i = 0; i < s->u.seq.n; i++)
+      em->stmt(em, s->u.seq.stmts[i]);
+    return 1;
+  }
+  return 0;
+}
+
 /* Integer floor division and modulo round toward minus infinity; min and
  * max of mixed operands take the first one's type (the IR's operands agree). */
 const char tcu_prelude_device[] =

@@ -35,17 +35,13 @@ static void thread_loop(tcu_emitter *em, const tsl_stmt *s, int d) {
 static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
   int64_t n;
   const tsl_buffer *b = s->u.alloc.buffer;
-  const tsl_var *v = s->u.loop.loop_var;
   switch (s->kind) {
   case TSL_STMT_FOR: {
     int d = s->u.loop.for_kind == TSL_FOR_THREAD_BINDING ? tcu_thread_dim(s->u.loop.thread_tag)
                                                           : -1;
     if (d >= 0)
       return thread_loop(em, s, d);
-    if (s->u.loop.for_kind == TSL_FOR_THREAD_BINDING || s->u.loop.for_kind == TSL_FOR_UNROLLED)
-      tcu_out(em, "#pragma unroll\n");
-    return tcu_out(em, "for (%t %v = %e; %v < %e + %e; ++%v) {\n%S}\n", v->dtype, v,
-                   s->u.loop.min, v, s->u.loop.min, s->u.loop.extent, v, s->u.loop.body);
+    return (void)tcu_stmt_common(em, s);
   }
   case TSL_STMT_STORE:
     em->lane = s->u.store.value->dtype.lanes > 1;
@@ -55,20 +51,8 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
     tcu_out(em, "%b[%e] = %e;\n", s->u.store.buffer, s->u.store.indices[0], s->u.store.value);
     em->lane = 0;
     return;
-  case TSL_STMT_IF:
-    tcu_out(em, "if (%e) {\n%S", s->u.branch.cond, s->u.branch.then_case);
-    if (s->u.branch.else_case)
-      tcu_out(em, "} else {\n%S", s->u.branch.else_case);
-    return tcu_out(em, "}\n");
-  case TSL_STMT_LET:
-    if (s->u.let.var->dtype.lanes > 1)
-      return tcu_fail(em, "vector let", s->u.let.var->name);
-    return tcu_out(em, "{\nconst %t %v = %e;\n%S}\n", s->u.let.var->dtype, s->u.let.var,
-                   s->u.let.value, s->u.let.body);
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      device_stmt(em, s->u.seq.stmts[i]);
-    return;
+  case TSL_STMT_IF: case TSL_STMT_LET: case TSL_STMT_SEQ:
+    return (void)tcu_stmt_common(em, s);
   case TSL_STMT_EVALUATE:
     if (s->u.evaluate.value->kind != TSL_EXPR_BUILTIN ||
         s->u.evaluate.value->intrin != TSL_BUILTIN_TVM_STORAGE_SYNC)

@@ -150,6 +150,8 @@ typedef struct tcu_emitter {
  * statement, %v a variable's name, %b a buffer's and %t a dtype's C type. */
 void tcu_out(tcu_emitter *em, const char *fmt, ...);
 void tcu_expr(tcu_emitter *em, const tsl_expr *e);
+/* Serial loops, IF, LET and SEQ, alike on both sides; 0 for other kinds. */
+int tcu_stmt_common(tcu_emitter *em, const tsl_stmt *s);
 /* Record the first error: "cuda target: <what> '<name>' ... in function F". */
 void tcu_fail(tcu_emitter *em, const char *what, const char *name);
 /* The helpers generated code calls (floordiv, floormod, min, max, abs,

@@ -157,7 +157,6 @@ static void launch(tcu_emitter *em, const tcu_kernel *k, uint32_t index) {
 
 static void host_stmt(tcu_emitter *em, const tsl_stmt *s) {
   host_state *h = em->user;
-  const tsl_var *v = s->u.loop.loop_var;
   const tsl_buffer *b = s->u.alloc.buffer;
   switch (s->kind) {
   case TSL_STMT_FOR: {
@@ -165,21 +164,10 @@ static void host_stmt(tcu_emitter *em, const tsl_stmt *s) {
     for (uint32_t i = 0; i < ks->len; i++)
       if (TSL_VEC_DATA(ks, tcu_kernel)[i].root == s)
         return launch(em, &TSL_VEC_DATA(ks, tcu_kernel)[i], h->first + i);
-    return tcu_out(em, "for (%t %v = %e; %v < %e + %e; ++%v) {\n%S}\n", v->dtype, v,
-                   s->u.loop.min, v, s->u.loop.min, s->u.loop.extent, v, s->u.loop.body);
+    return (void)tcu_stmt_common(em, s);
   }
-  case TSL_STMT_IF:
-    tcu_out(em, "if (%e) {\n%S", s->u.branch.cond, s->u.branch.then_case);
-    if (s->u.branch.else_case)
-      tcu_out(em, "} else {\n%S", s->u.branch.else_case);
-    return tcu_out(em, "}\n");
-  case TSL_STMT_LET:
-    return tcu_out(em, "{\nconst %t %v = %e;\n%S}\n", s->u.let.var->dtype, s->u.let.var,
-                   s->u.let.value, s->u.let.body);
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      host_stmt(em, s->u.seq.stmts[i]);
-    return;
+  case TSL_STMT_IF: case TSL_STMT_LET: case TSL_STMT_SEQ:
+    return (void)tcu_stmt_common(em, s);
   case TSL_STMT_ALLOCATE: /* global memory of the device */
     return tcu_out(em, "{\n%t *%b = NULL;\nif (!rc_) rc_ = tsl_alloc((void **)&%b, "
                    "(long long)sizeof(%t) * (long long)(%e));\n%Stsl_free(%b);\n}\n", b->dtype, b,

@@ -863,6 +863,19 @@ static int32_t mm_on_device(void *const *args) {
   return 0;
 }
 
+/* A vtable of device hooks only, allocating with `alloc`. */
+static tsl_target_vtable fake_device(int (*alloc)(tsl_target *, size_t, void **, tsl_diag *)) {
+  tsl_target_vtable vt;
+  memset(&vt, 0, sizeof vt);
+  vt.struct_size = sizeof vt;
+  vt.dev_alloc = alloc;
+  vt.dev_free = fd_free;
+  vt.copy_to_device = fd_to;
+  vt.copy_from_device = fd_from;
+  vt.synchronize = fd_sync;
+  return vt;
+}
+
 static int no_device(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
   (void)t;
   (void)bytes;
@@ -872,14 +885,7 @@ static int no_device(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
 
 /* A session whose device cannot be reached stops before its first run. */
 static void test_device_missing(const tsl_func *f) {
-  tsl_target_vtable vt;
-  memset(&vt, 0, sizeof vt);
-  vt.struct_size = sizeof vt;
-  vt.dev_alloc = no_device;
-  vt.dev_free = fd_free;
-  vt.copy_to_device = fd_to;
-  vt.copy_from_device = fd_from;
-  vt.synchronize = fd_sync;
+  tsl_target_vtable vt = fake_device(no_device);
   struct tsl_target target = {0};
   tsl_lowered_func lf = hand_lowered(f);
   tsl_reference ref = {sizeof ref, f, NULL};
@@ -894,14 +900,7 @@ static void test_device_missing(const tsl_func *f) {
 static void test_device(const tsl_func *f) {
   g_dev = mmap(NULL, sizeof *g_dev, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   g_dev->parent = getpid();
-  tsl_target_vtable vt;
-  memset(&vt, 0, sizeof vt);
-  vt.struct_size = sizeof vt;
-  vt.dev_alloc = fd_alloc;
-  vt.dev_free = fd_free;
-  vt.copy_to_device = fd_to;
-  vt.copy_from_device = fd_from;
-  vt.synchronize = fd_sync;
+  tsl_target_vtable vt = fake_device(fd_alloc);
   struct tsl_target target = {0};
   tsl_lowered_func lf = hand_lowered(f);
   tsl_reference ref = {sizeof ref, f, NULL};
