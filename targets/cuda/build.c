@@ -10,9 +10,11 @@
 #include "cuda_internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 struct tsl_kernel {
   void *handle;
   tcu_image image;
+  char *emu_image; /* "tessel-emu:<library>" under TESSEL_CUDA_EMULATE */
 };
 
 static double now(void) {
@@ -37,9 +40,101 @@ static int write_file(const char *path, const char *text, size_t n, tsl_diag *di
   return TSL_OK;
 }
 
+typedef struct nvrtc_reply {
+  int32_t rc;
+  uint64_t ptx_len, cubin_len;
+  char text[sizeof(((tsl_diag *)0)->text)];
+} nvrtc_reply;
+
+static int write_all(int fd, const void *p, size_t n) {
+  for (const char *c = p; n;) {
+    ssize_t w = write(fd, c, n);
+    if (w <= 0)
+      return -1;
+    c += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static int read_all(int fd, void *p, size_t n) {
+  for (char *c = p; n;) {
+    ssize_t r = read(fd, c, n);
+    if (r <= 0)
+      return -1;
+    c += r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+static void nvrtc_child(int fd, const char *src, const char *name, int32_t arch) {
+  tcu_image img = {0};
+  tsl_diag d = {0};
+  nvrtc_reply r = {0};
+  r.rc = tcu_nvrtc_compile(src, name, arch, &img, &d);
+  r.ptx_len = r.rc ? 0 : img.ptx_len;
+  r.cubin_len = r.rc ? 0 : img.cubin_len;
+  memcpy(r.text, d.text, sizeof r.text);
+  int bad = write_all(fd, &r, sizeof r) || write_all(fd, img.ptx, r.ptx_len) ||
+            write_all(fd, img.cubin, r.cubin_len);
+  _exit(bad);
+}
+
+/* NVRTC in a child process: with a driver installed it initialises CUDA
+ * (nvrtcCompileProgram calls cuInit), and a process that has done so cannot
+ * hand CUDA to the measurement workers it forks later. */
+static int nvrtc_isolated(const char *src, const char *name, int32_t arch, tcu_image *img,
+                          tsl_diag *diag) {
+  int fds[2];
+  if (pipe(fds))
+    return tsl_diag_set(diag, TSL_EIO, "cuda target: pipe for NVRTC failed");
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    nvrtc_child(fds[1], src, name, arch);
+  }
+  close(fds[1]);
+  nvrtc_reply r;
+  int rc = pid < 0 ? -1 : read_all(fds[0], &r, sizeof r);
+  if (!rc && !r.rc) {
+    img->ptx = malloc(r.ptx_len + 1);
+    img->cubin = malloc(r.cubin_len + 1);
+    rc = !img->ptx || !img->cubin || read_all(fds[0], img->ptx, r.ptx_len) ||
+         read_all(fds[0], img->cubin, r.cubin_len);
+    if (img->ptx)
+      img->ptx[rc ? 0 : r.ptx_len] = 0;
+    img->ptx_len = rc ? 0 : r.ptx_len;
+    img->cubin_len = rc ? 0 : r.cubin_len;
+  }
+  close(fds[0]);
+  int status = 0;
+  if (pid > 0)
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  if (rc) {
+    tcu_image_free(img);
+    if (pid > 0 && WIFSIGNALED(status))
+      return tsl_diag_set(diag, TSL_ERUNTIME, "cuda target: NVRTC died of signal %d compiling %s",
+                          WTERMSIG(status), name);
+    return tsl_diag_set(diag, TSL_EIO, "cuda target: no answer from the NVRTC process for %s",
+                        name);
+  }
+  if (r.rc)
+    return tsl_diag_set(diag, r.rc, "%s", r.text);
+  return TSL_OK;
+}
+
 /* The kernels of `m` compiled by NVRTC, and the host C source. */
-static int generate(tsl_target *t, const tsl_lowered_module *m, const char *prefix, int embed,
-                    tcu_image *img, tsl_strbuf *host, tsl_build_stats *stats, tsl_diag *diag) {
+static int emulate(const tcu_program *p, const tsl_strbuf *dev, const char *beside,
+                   char **emu_image, tsl_diag *diag);
+
+/* `embed`: the path of an export (its image goes inside), or NULL. */
+static int generate(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
+                    const char *embed,
+                    tcu_image *img, tsl_strbuf *host, char **emu_image, tsl_build_stats *stats,
+                    tsl_diag *diag) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = ctx ? tsl_arena_new(ctx) : NULL;
   tcu_program p;
@@ -51,10 +146,16 @@ static int generate(tsl_target *t, const tsl_lowered_module *m, const char *pref
   rc = rc ? rc : tcu_emit_device(&p, &dev, diag);
   double t1 = now();
   if (!rc)
-    rc = tcu_nvrtc_compile(dev.data, prefix, t->arch, img, diag);
+    rc = nvrtc_isolated(dev.data, prefix, t->arch, img, diag);
   double t2 = now();
-  if (!rc)
-    rc = tcu_emit_host(&p, embed ? img : NULL, t->arch, host, diag);
+  if (!rc && emu_image)
+    rc = emulate(&p, &dev, embed ? embed : NULL, emu_image, diag);
+  if (!rc) { /* an emulated export carries the emulator's image */
+    size_t n = emu_image && *emu_image ? strlen(*emu_image) : 0;
+    char *e = emu_image ? *emu_image : NULL;
+    tcu_image emu = {e, n, (unsigned char *)e, n};
+    rc = tcu_emit_host(&p, !embed ? NULL : n ? &emu : img, t->arch, host, diag);
+  }
   if (arena) {
     tcu_program_free(&p);
     tsl_arena_free(arena);
@@ -91,6 +192,51 @@ static int compile_host(tsl_target *t, const tsl_strbuf *src, const char *path, 
   return rc;
 }
 
+/* Tests only: the kernels compiled for the emulator of tests/cuda/emu (its
+ * folder in TESSEL_CUDA_EMULATE) by the host C++ compiler, into a library
+ * named by *emu_image ("tessel-emu:<path>", the image its fake libcuda
+ * loads). */
+static int emulate(const tcu_program *p, const tsl_strbuf *dev, const char *beside,
+                   char **emu_image, tsl_diag *diag) {
+  char path[4200] = "/tmp/tessel-cuda-emu-XXXXXX", src[4300], log[4300], cmd[13000];
+  char *text = NULL;
+  size_t len;
+  if (beside) { /* an export's: PATH.emu.so */
+    snprintf(path, sizeof path, "%s.emu.so", beside);
+  } else {
+    int fd = mkstemp(path);
+    if (fd < 0)
+      return tsl_diag_set(diag, TSL_EIO, "cuda target: mkstemp %s failed", path);
+    close(fd);
+  }
+  snprintf(src, sizeof src, "%s.cc", path);
+  snprintf(log, sizeof log, "%s.log", path);
+  snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O1 -w -shared -fPIC -I'%s' -include cuda_emu.h "
+           "-o '%s' '%s' -lm 2>'%s'", getenv("TESSEL_CUDA_EMULATE"), path, src, log);
+  tsl_strbuf all;
+  tsl_strbuf_init(&all);
+  tsl_strbuf_append_n(&all, dev->data, dev->len);
+  int rc = tcu_emit_emu_wrappers(p, &all, diag);
+  rc = rc ? rc : write_file(src, all.data, all.len, diag);
+  tsl_strbuf_free(&all);
+  if (!rc && system(cmd) != 0) {
+    tsl_read_file(log, &text, &len, NULL);
+    rc = tsl_diag_set(diag, TSL_ERUNTIME, "cuda target: the emulator's kernels did not compile: "
+                      "`%s`:\n%.1500s", cmd, text ? text : "(no output)");
+    free(text);
+  }
+  remove(src);
+  remove(log);
+  size_t n = strlen("tessel-emu:") + strlen(path) + 1;
+  if (!rc && !(*emu_image = malloc(n)))
+    rc = tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
+  if (rc)
+    remove(path);
+  else
+    snprintf(*emu_image, n, "tessel-emu:%s", path);
+  return rc;
+}
+
 int tcu_build(tsl_target *t, const tsl_lowered_module *m, tsl_kernel **out,
               tsl_build_stats *stats, tsl_diag *diag) {
   *out = NULL;
@@ -100,7 +246,9 @@ int tcu_build(tsl_target *t, const tsl_lowered_module *m, tsl_kernel **out,
   tsl_strbuf host;
   tsl_strbuf_init(&host);
   char path[] = "/tmp/tessel-cuda-XXXXXX";
-  int rc = generate(t, m, "k", 0, &k->image, &host, stats, diag);
+  const char *emu = getenv("TESSEL_CUDA_EMULATE");
+  int rc = generate(t, m, "k", NULL, &k->image, &host, emu && *emu ? &k->emu_image : NULL, stats,
+                    diag);
   double t0 = now();
   int fd = rc ? -1 : mkstemp(path);
   if (!rc && fd < 0)
@@ -122,7 +270,10 @@ int tcu_build(tsl_target *t, const tsl_lowered_module *m, tsl_kernel **out,
     tcu_kernel_free(k);
     return rc;
   }
-  set_image(k->image.cubin, k->image.ptx);
+  if (k->emu_image)
+    set_image(k->emu_image, k->emu_image);
+  else
+    set_image(k->image.cubin, k->image.ptx);
   if (stats && stats->struct_size >= sizeof *stats)
     stats->jit_s = now() - t0;
   *out = k;
@@ -142,6 +293,9 @@ void tcu_kernel_free(tsl_kernel *k) {
   if (k->handle)
     dlclose(k->handle);
   tcu_image_free(&k->image);
+  if (k->emu_image)
+    remove(k->emu_image + strlen("tessel-emu:"));
+  free(k->emu_image);
   free(k);
 }
 
@@ -160,7 +314,10 @@ int tcu_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
   size_t n = strlen(path);
   char ptx[4200];
   beside(ptx, sizeof ptx, path, ".ptx");
-  int rc = generate(t, m, prefix, 1, &img, &host, NULL, diag);
+  const char *emu = getenv("TESSEL_CUDA_EMULATE");
+  char *emu_image = NULL;
+  int rc = generate(t, m, prefix, path, &img, &host, emu && *emu ? &emu_image : NULL, NULL, diag);
+  free(emu_image);
   rc = rc ? rc : compile_host(t, &host, path, n > 3 && !strcmp(path + n - 3, ".so"), diag);
   rc = rc ? rc : write_file(ptx, img.ptx, img.ptx_len, diag);
   char *h = rc || !header_path ? NULL : tsl_export_header(m, prefix);

@@ -104,6 +104,24 @@ int tcu_emit_device(const tcu_program *p, tsl_strbuf *out, tsl_diag *diag) {
   return em.rc;
 }
 
+int tcu_emit_emu_wrappers(const tcu_program *p, tsl_strbuf *out, tsl_diag *diag) {
+  tcu_emitter em = {.sb = out, .diag = diag, .stmt = device_stmt};
+  for (uint32_t i = 0; i < p->n_funcs && !em.rc; i++)
+    for (uint32_t j = 0; j < p->kernels[i].len; j++) {
+      const tcu_kernel *k = &TSL_VEC_DATA(&p->kernels[i], tcu_kernel)[j];
+      const tsl_buffer *const *bufs = k->buffers.data;
+      const tsl_var *const *vars = k->vars.data;
+      tcu_out(&em, "extern \"C\" void %s_emu(void **a) {\n%s(", k->name, k->name);
+      for (uint32_t b = 0; b < k->buffers.len; b++)
+        tcu_out(&em, "%s*(%t **)a[%d]", b ? ", " : "", bufs[b]->dtype, (int)b);
+      for (uint32_t v = 0; v < k->vars.len; v++)
+        tcu_out(&em, "%s*(%t *)a[%d]", v || k->buffers.len ? ", " : "", vars[v]->dtype,
+                (int)(k->buffers.len + v));
+      tcu_out(&em, ");\n}\n");
+    }
+  return em.rc;
+}
+
 int tcu_program_make(tsl_arena *arena, const tsl_lowered_module *m, const char *prefix,
                      tcu_program *out, tsl_diag *diag) {
   memset(out, 0, sizeof *out);
@@ -113,7 +131,9 @@ int tcu_program_make(tsl_arena *arena, const tsl_lowered_module *m, const char *
   if (!out->funcs || !out->kernels)
     return tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
   for (uint32_t i = 0; i < m->n_funcs; i++) {
-    int rc = tcu_insert_syncs(arena, m->funcs[i], &out->funcs[i], diag);
+    const char *off = getenv("TESSEL_CUDA_NO_BARRIERS"); /* tests: what barriers are for */
+    int rc = off && !strcmp(off, "1") ? (out->funcs[i] = m->funcs[i], TSL_OK)
+                                      : tcu_insert_syncs(arena, m->funcs[i], &out->funcs[i], diag);
     rc = rc ? rc : tcu_find_kernels(arena, out->funcs[i], prefix, &out->kernels[i], diag);
     if (rc) {
       tcu_program_free(out);

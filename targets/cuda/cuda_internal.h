@@ -172,6 +172,10 @@ int tcu_program_make(tsl_arena *arena, const tsl_lowered_module *m, const char *
 void tcu_program_free(tcu_program *p);
 /* CUDA C of every kernel of `p`, for NVRTC (codegen_stmt.c). */
 int tcu_emit_device(const tcu_program *p, tsl_strbuf *out, tsl_diag *diag);
+/* For the emulator of tests/cuda/emu (TESSEL_CUDA_EMULATE): per kernel
+ * NAME, `extern "C" void NAME_emu(void **args)` calling it with the
+ * launch's argument list. */
+int tcu_emit_emu_wrappers(const tcu_program *p, tsl_strbuf *out, tsl_diag *diag);
 /* C of the host side, for the system C compiler (host.c): per function
  * the natural entry "<prefix>_<name>" (buffers are device pointers) and
  * the packed one "<prefix>_<name>_packed", which load the kernels once per

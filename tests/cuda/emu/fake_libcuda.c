@@ -1,0 +1,264 @@
+/*
+ * tests/cuda/emu/fake_libcuda.c — a CUDA driver for machines without a GPU,
+ * built as libcuda.so.1 for tests: the functions targets/cuda and the host
+ * libraries it writes call, with device memory in host memory and kernels
+ * run on host threads.
+ *
+ * A module is a host library the target compiled from its CUDA C under
+ * TESSEL_CUDA_EMULATE (its image is "tessel-emu:<path>"); a kernel NAME is
+ * its function NAME_emu(void **args). A launch runs the blocks one after
+ * another; the threads of a block are host threads that run one at a time,
+ * in a fixed order, each until its next barrier or its end: the last
+ * thread of the block first (TESSEL_CUDA_EMU_ORDER=forward: the first).
+ * So a barrier is a real barrier and a missing one shows on every run: a
+ * thread that reads what another thread writes before the next barrier
+ * runs first and reads stale data.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int CUresult;
+#define API __attribute__((visibility("default"))) /* the project builds hidden */
+enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, INVALID_IMAGE = 200,
+       NOT_FOUND = 500 };
+
+typedef struct kernel {
+  void (*call)(void **args);
+  void (*set_indices)(const unsigned *thread, const unsigned *block);
+  void (*set_barrier)(void (*barrier)(void));
+} kernel;
+
+typedef struct block_run {
+  int n;
+  sem_t *turn;
+  int *done;
+  const kernel *k;
+  void **args;
+  unsigned block[3], dim[3];
+  int forward;
+} block_run;
+
+typedef struct emu_thread {
+  block_run *run;
+  int pos;
+} emu_thread;
+
+static __thread emu_thread *self;
+static __thread void *current_ctx;
+
+/* As the real driver: a process that initialised CUDA cannot hand it to
+ * the children it forks; their calls fail. */
+static pid_t init_pid;
+#define FORKED() (init_pid && init_pid != getpid())
+
+static CUresult ok(void) { return FORKED() ? NOT_INITIALIZED : OK; }
+
+API CUresult cuInit(unsigned flags) {
+  if (FORKED())
+    return NOT_INITIALIZED;
+  init_pid = getpid();
+  return flags ? INVALID_VALUE : OK;
+}
+/* NVRTC asks the driver for its private tables when one is loaded: none. */
+API CUresult cuGetExportTable(const void **table, const void *id) {
+  (void)id;
+  *table = NULL;
+  return 801; /* CUDA_ERROR_NOT_SUPPORTED */
+}
+API CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
+API CUresult cuDeviceGetCount(int *n) { *n = 1; return ok(); }
+API CUresult cuDeviceGet(int *d, int ordinal) { *d = ordinal; return ordinal ? INVALID_VALUE : OK; }
+API CUresult cuDeviceGetName(char *name, int len, int dev) {
+  (void)dev;
+  snprintf(name, (size_t)len, "tessel CUDA emulator");
+  return OK;
+}
+
+/* The attributes targets/cuda asks, with an H200's values. */
+API CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
+  (void)dev;
+  switch (attr) {
+  case 1: *v = 1024; return OK;                   /* threads per block */
+  case 2: case 3: *v = 1024; return OK;           /* block x, y */
+  case 4: *v = 64; return OK;                     /* block z */
+  case 5: *v = 2147483647; return OK;             /* grid x */
+  case 6: case 7: *v = 65535; return OK;          /* grid y, z */
+  case 8: *v = 49152; return OK;                  /* shared memory per block */
+  case 10: *v = 32; return OK;                    /* warp */
+  case 12: *v = 65536; return OK;                 /* registers per block */
+  case 75: *v = 9; return OK;                     /* compute capability */
+  case 76: *v = 0; return OK;
+  case 97: *v = 232448; return OK;                /* opt-in shared memory */
+  default: *v = 0; return OK;
+  }
+}
+
+API CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
+  if (FORKED())
+    return NOT_INITIALIZED;
+  static int primary;
+  (void)dev;
+  *ctx = &primary;
+  return OK;
+}
+API CUresult cuCtxSetCurrent(void *ctx) { current_ctx = ctx; return OK; }
+API CUresult cuCtxGetCurrent(void **ctx) { *ctx = current_ctx; return OK; }
+API CUresult cuCtxSynchronize(void) { return OK; } /* launches return when done */
+
+API CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
+  if (FORKED())
+    return NOT_INITIALIZED;
+  void *m = calloc(1, bytes ? bytes : 1);
+  *p = (unsigned long long)(uintptr_t)m;
+  return m ? OK : OUT_OF_MEMORY;
+}
+API CUresult cuMemFree_v2(unsigned long long p) { free((void *)(uintptr_t)p); return OK; }
+API CUresult cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n) {
+  memcpy((void *)(uintptr_t)dst, src, n);
+  return OK;
+}
+API CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  return OK;
+}
+
+API CUresult cuGetErrorName(CUresult r, const char **s) {
+  *s = r == OK ? "CUDA_SUCCESS" : r == INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
+       : r == OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : r == NOT_INITIALIZED
+       ? "CUDA_ERROR_NOT_INITIALIZED" : r == INVALID_IMAGE
+       ? "CUDA_ERROR_INVALID_IMAGE" : r == NOT_FOUND ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
+  return OK;
+}
+API CUresult cuGetErrorString(CUresult r, const char **s) {
+  *s = r == OK ? "no error" : r == INVALID_VALUE ? "invalid argument"
+       : r == OUT_OF_MEMORY ? "out of memory" : r == NOT_INITIALIZED
+       ? "initialization error (CUDA was initialised in a parent process before it forked)"
+       : r == INVALID_IMAGE
+       ? "device kernel image is invalid (the emulator loads only TESSEL_CUDA_EMULATE builds)"
+       : r == NOT_FOUND ? "named symbol not found" : "unknown error";
+  return OK;
+}
+
+API CUresult cuModuleLoadData(void **module, const void *image) {
+  if (FORKED())
+    return NOT_INITIALIZED;
+  const char *tag = "tessel-emu:";
+  if (!image || strncmp(image, tag, strlen(tag)))
+    return INVALID_IMAGE;
+  *module = dlopen((const char *)image + strlen(tag), RTLD_NOW | RTLD_LOCAL);
+  return *module ? OK : INVALID_IMAGE;
+}
+
+API CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
+  char sym[600];
+  snprintf(sym, sizeof sym, "%s_emu", name);
+  kernel *k = calloc(1, sizeof *k);
+  if (!k)
+    return OUT_OF_MEMORY;
+  *(void **)&k->call = dlsym(module, sym);
+  *(void **)&k->set_indices = dlsym(module, "tsl_emu_set_indices");
+  *(void **)&k->set_barrier = dlsym(module, "tsl_emu_set_barrier");
+  if (!k->call || !k->set_indices || !k->set_barrier) {
+    free(k);
+    return NOT_FOUND;
+  }
+  *fn = k;
+  return OK;
+}
+
+/* The turn passes to the next thread in the order that has not ended. */
+static void pass_turn(block_run *r, int pos) {
+  for (int i = 1; i <= r->n; i++) {
+    int next = (pos + i) % r->n;
+    if (!r->done[next]) {
+      sem_post(&r->turn[next]);
+      return;
+    }
+  }
+}
+
+static void barrier(void) {
+  emu_thread *t = self;
+  pass_turn(t->run, t->pos);
+  sem_wait(&t->run->turn[t->pos]);
+}
+
+static void *thread_main(void *arg) {
+  emu_thread *t = arg;
+  block_run *r = t->run;
+  self = t;
+  sem_wait(&r->turn[t->pos]);
+  unsigned id = (unsigned)(r->forward ? t->pos : r->n - 1 - t->pos), tid[3];
+  tid[0] = id % r->dim[0];
+  tid[1] = id / r->dim[0] % r->dim[1];
+  tid[2] = id / (r->dim[0] * r->dim[1]);
+  r->k->set_indices(tid, r->block);
+  r->k->call(r->args);
+  r->done[t->pos] = 1;
+  pass_turn(r, t->pos);
+  return NULL;
+}
+
+static CUresult run_block(block_run *r) {
+  pthread_t *th = calloc((size_t)r->n, sizeof *th);
+  emu_thread *ts = calloc((size_t)r->n, sizeof *ts);
+  r->turn = calloc((size_t)r->n, sizeof *r->turn);
+  r->done = calloc((size_t)r->n, sizeof *r->done);
+  CUresult rc = th && ts && r->turn && r->done ? OK : OUT_OF_MEMORY;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1 << 20);
+  int made = 0;
+  for (int i = 0; !rc && i < r->n; i++)
+    sem_init(&r->turn[i], 0, 0);
+  for (; !rc && made < r->n; made++) {
+    ts[made] = (emu_thread){r, made};
+    if (pthread_create(&th[made], &attr, thread_main, &ts[made]))
+      rc = OUT_OF_MEMORY;
+  }
+  if (rc && r->done) /* the threads made run alone */
+    for (int i = made; i < r->n; i++)
+      r->done[i] = 1;
+  if (made)
+    sem_post(&r->turn[0]);
+  for (int i = 0; i < made; i++)
+    pthread_join(th[i], NULL);
+  pthread_attr_destroy(&attr);
+  for (int i = 0; r->turn && i < r->n; i++)
+    sem_destroy(&r->turn[i]);
+  free(th);
+  free(ts);
+  free(r->turn);
+  free(r->done);
+  return rc;
+}
+
+API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned smem, void *stream, void **args,
+                        void **extra) {
+  (void)stream;
+  (void)extra;
+  const kernel *k = fn;
+  unsigned long long threads = (unsigned long long)bx * by * bz;
+  if (!k || !threads || threads > 1024 || bz > 64 || gy > 65535 || gz > 65535 || smem > 49152 ||
+      !gx || !gy || !gz)
+    return INVALID_VALUE;
+  const char *order = getenv("TESSEL_CUDA_EMU_ORDER");
+  k->set_barrier(barrier);
+  for (unsigned z = 0; z < gz; z++)
+    for (unsigned y = 0; y < gy; y++)
+      for (unsigned x = 0; x < gx; x++) {
+        block_run r = {(int)threads, NULL, NULL, k, args, {x, y, z}, {bx, by, bz},
+                       order && !strcmp(order, "forward")};
+        CUresult rc = run_block(&r);
+        if (rc)
+          return rc;
+      }
+  return OK;
+}

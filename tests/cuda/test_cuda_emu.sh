@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# TAP test of the CUDA target on the emulator (tests/cuda/emu): the fake
+# libcuda.so.1 first on the library path, and kernels built for host
+# threads (TESSEL_CUDA_EMULATE). Each case's kernels, host code, launches
+# and device memory run, and their outputs are checked against the
+# interpreter, with the threads of a block in both orders. Without the
+# barriers the target inserts, the programs that need them compute wrong
+# values (and the one that needs none still computes right ones). A
+# tuning run measures candidates of a GPU schedule space.
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+exe="${TESSEL_EXE:?}"
+src="${TESSEL_SOURCE_ROOT:?}"
+export LD_LIBRARY_PATH="${TESSEL_FAKE_LIBCUDA_DIR:?}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TESSEL_CUDA_EMULATE="$src/tests/cuda/emu"
+cases="$src/tests/cuda/cases"
+programs="$cases/shared_reverse.py $cases/shared_own.py $cases/shared_war.py $cases/two_kernels.py
+          $cases/guarded.py $src/workloads/matmul_gpu_shared.py"
+
+run() { # ORDER NO_BARRIERS PROGRAM: the check line of tessel run
+  TESSEL_CUDA_EMU_ORDER="$1" TESSEL_CUDA_NO_BARRIERS="$2" "$exe" run "$3" --target cuda \
+    --repeat 1 --number 1 > "$tmp/out" 2> "$tmp/err"
+  grep '^  check: ' "$tmp/out"
+}
+
+for order in reverse forward; do
+  for p in $programs; do
+    check "$(basename "$p" .py), threads $order: outputs match the interpreter's" bash -c "
+      $(declare -f run); exe='$exe' tmp='$tmp'; run $order 0 '$p' | grep -q '^  check: ok'"
+  done
+done
+for p in shared_reverse shared_war matmul_gpu_shared; do
+  f="$cases/$p.py"; [ -f "$f" ] || f="$src/workloads/$p.py"
+  for order in reverse forward; do
+    check "$p without its barriers, threads $order: a mismatch" bash -c "
+      $(declare -f run); exe='$exe' tmp='$tmp'; run $order 1 '$f' | grep -q '^  check: mismatch'"
+  done
+done
+check "shared_own needs no barrier: right without any" bash -c "
+  $(declare -f run); exe='$exe' tmp='$tmp'; run reverse 1 '$cases/shared_own.py' | grep -q '^  check: ok'"
+
+cat > "$tmp/space.sch" <<'SCH'
+b0 = sch.get_block(name="C", func_name="main")
+l1, l2, l3 = sch.get_loops(block=b0)
+v4, v5 = sch.sample_perfect_tile(loop=l1, n=2, max_innermost_factor=16)
+l6, l7 = sch.split(loop=l1, factors=[v4, v5])
+v8, v9 = sch.sample_perfect_tile(loop=l2, n=2, max_innermost_factor=16)
+l10, l11 = sch.split(loop=l2, factors=[v8, v9])
+sch.reorder(l6, l10, l7, l11, l3)
+sch.bind(loop=l6, thread_axis="blockIdx.y")
+sch.bind(loop=l10, thread_axis="blockIdx.x")
+sch.bind(loop=l7, thread_axis="threadIdx.y")
+sch.bind(loop=l11, thread_axis="threadIdx.x")
+SCH
+cat > "$tmp/tune.yaml" <<YAML
+workload: {file: $src/workloads/matmul_64.py}
+target: {kind: cuda}
+space: {schedule: $tmp/space.sch}
+strategy: {kind: evolutionary, trials: 8, batch: 4}
+cost_model: {kind: xgb}
+runner: {number: 1, repeat: 1, timeout_s: 60}
+database: $tmp/t.db
+seed: 2
+YAML
+check "tessel tune on the emulated GPU measures its 8 candidates, none failed" bash -c "
+  '$exe' tune '$tmp/tune.yaml' > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^tuned: 8 candidates measured by this run (0 failed)' '$tmp/out'"
+python3 - "$tmp/t.db" > "$tmp/records" 2>&1 <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+for row in db.execute("select target, status, latency_s, error from records"):
+    print(*row, sep=" | ")
+PY
+check "  ... its 8 records are of target cuda -arch=sm_90 (the emulator's 9.0), each with a latency" \
+  bash -c "cp '$tmp/records' '$tmp/out'; test \"\$(grep -c '^cuda -arch=sm_90 -device=0 | 0 | [0-9.e-]* | None\$' '$tmp/records')\" = 8"
+echo "1..$n"
+[ "$failed" = 0 ]
