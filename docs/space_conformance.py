@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare tessel's design spaces with MetaSchedule's CPU design-space tests.
+"""Compare tessel's design spaces with MetaSchedule's CPU or CUDA design-space tests.
 
 TVM's tests/python/meta_schedule/test_meta_schedule_space_cpu.py lists, for
 each workload, the sketches its default llvm rules derive (as programs) and
@@ -18,6 +18,9 @@ TVM's text stays in a temporary folder. Usage, from the repository root after
 a build:
 
     python3 docs/space_conformance.py --git-dir GITDIR [--tag v0.19.0]
+
+With `--kind cuda` the same for test_meta_schedule_space_cuda.py and the
+cuda target's rules (`tessel space --target cuda`).
 
 Prints one line per workload and a total. Standard library only.
 """
@@ -71,8 +74,9 @@ def expected(src, tree, name):
     return [decisions[k] for k in sorted(decisions)], programs
 
 
-def sketches(workload):
-    out = subprocess.check_output([EXE, "space", workload, "--num-cores", "18", "--json"])
+def sketches(workload, kind):
+    out = subprocess.check_output([EXE, "space", workload, "--num-cores", "18", "--target",
+                                   "llvm" if kind == "cpu" else "cuda", "--json"])
     return [s["trace"] for s in json.loads(out)["sketches"]]
 
 
@@ -104,15 +108,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--git-dir", required=True, help="bare git folder of apache/tvm")
     ap.add_argument("--tag", default="v0.19.0")
+    ap.add_argument("--kind", choices=["cpu", "cuda"], default="cpu")
     args = ap.parse_args()
+    test_file = TEST if args.kind == "cpu" else TEST.replace("space_cpu", "space_cuda")
     src = subprocess.check_output(["git", "--git-dir", args.git_dir, "show",
-                                   f"refs/tags/{args.tag}:{TEST}"], text=True)
+                                   f"refs/tags/{args.tag}:{test_file}"], text=True)
     tree = ast.parse(src)
     tmp = tempfile.mkdtemp(prefix="tessel_space_")
     total = equal = kinds_ok = 0
     for test, workload in WORKLOADS:
+        test = test.replace("test_cpu_", f"test_{args.kind}_")
         decisions, programs = expected(src, tree, test)
-        ours = sketches(workload)
+        ours = sketches(workload, args.kind)
         same_kinds = len(ours) == len(decisions) and all(
             shape(samples(t)) == shape(d) for t, d in zip(ours, decisions))
         n_eq = 0

@@ -31,6 +31,8 @@ typedef struct tsl_sch_rule {
   char tile_binds[RULE_STR_MAX]; /* comma-separated thread axes */
   int64_t max_innermost_factor;
   rule_ints vector_load_lens;
+  int64_t thread_warp_size;      /* -1: no thread-extent annotations (CPU) */
+  int64_t max_threads_per_block; /* their upper bound */
   reuse read, write;
   /* derived */
   uint32_t s_idx[MAX_LEVELS], r_idx[MAX_LEVELS], n_s, n_r;
@@ -42,6 +44,8 @@ static const rule_opt mlt_opts[] = {
     {"tile_binds", RULE_OPT_STR, offsetof(mlt_rule, tile_binds)},
     {"max_innermost_factor", RULE_OPT_INT, offsetof(mlt_rule, max_innermost_factor)},
     {"vector_load_lens", RULE_OPT_INTS, offsetof(mlt_rule, vector_load_lens)},
+    {"thread_warp_size", RULE_OPT_INT, offsetof(mlt_rule, thread_warp_size)},
+    {"max_threads_per_block", RULE_OPT_INT, offsetof(mlt_rule, max_threads_per_block)},
     {"reuse_read_req", RULE_OPT_STR, offsetof(mlt_rule, read.req)},
     {"reuse_read_levels", RULE_OPT_INTS, offsetof(mlt_rule, read.levels)},
     {"reuse_read_scope", RULE_OPT_STR, offsetof(mlt_rule, read.scope)},
@@ -81,6 +85,8 @@ static int mlt_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_
   memset(&r, 0, sizeof r);
   strcpy(r.structure, "SSRSRS");
   r.max_innermost_factor = 64;
+  r.thread_warp_size = -1;
+  r.max_threads_per_block = 1024;
   strcpy(r.read.req, "no");
   strcpy(r.read.scope, "global");
   strcpy(r.write.req, "may");
@@ -204,6 +210,26 @@ static int call_list(tsl_schedule *sch, const char *inst, uint32_t n_args,
 
 /* ---- TileLoopNest ------------------------------------------------------------ */
 
+/* On a GPU (thread_warp_size set), the bounds VerifyGPUCode holds the
+ * block's threads to: at least a warp when the spatial loops have more
+ * than two warps of work, at most max_threads_per_block. */
+static int annotate_thread_extent(const mlt_rule *r, tsl_schedule *sch, tsl_sch_rv block,
+                                  const tsl_block *b, tsl_diag *diag) {
+  int64_t product = 1, e;
+  for (uint32_t i = 0; i < b->n_iter_vars && product != -1; i++)
+    if (b->iter_vars[i].iter_type == TSL_ITER_SPATIAL)
+      product = tsl_expr_is_const_int(b->iter_vars[i].dom.extent, &e) ? product * e : -1;
+  int64_t low = product > 2 * r->thread_warp_size ? r->thread_warp_size : 1;
+  tsl_sch_arg lo[3] = {{NULL, rv(block)},
+                       {NULL, str(sch, "meta_schedule.thread_extent_low_inclusive")},
+                       {NULL, tsl_sv_int(low)}};
+  tsl_sch_arg hi[3] = {{NULL, rv(block)},
+                       {NULL, str(sch, "meta_schedule.thread_extent_high_inclusive")},
+                       {NULL, tsl_sv_int(r->max_threads_per_block)}};
+  int rc = tsl_sch_call(sch, "annotate", 3, lo, NULL, NULL, diag);
+  return rc ? rc : tsl_sch_call(sch, "annotate", 3, hi, NULL, NULL, diag);
+}
+
 static int tile_loop_nest(const mlt_rule *r, state *st, tsl_sch_rv block, tsl_diag *diag) {
   tsl_schedule *sch = st->sch;
   tsl_sch_rv loops[MAX_PER_LEVEL];
@@ -288,7 +314,7 @@ static int tile_loop_nest(const mlt_rule *r, state *st, tsl_sch_rv block, tsl_di
     st->tiles[lv][0] = fused;
     st->n[lv] = 1;
   }
-  return TSL_OK;
+  return r->thread_warp_size == -1 ? TSL_OK : annotate_thread_extent(r, sch, block, b, diag);
 }
 
 /* ---- reuse ------------------------------------------------------------------- */

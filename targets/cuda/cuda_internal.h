@@ -202,5 +202,7 @@ int tcu_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
                const char *path, const char *header_path, tsl_diag *diag);
 
 extern const tsl_target_vtable tcu_vtable;
+/* The default design space: TVM's cuda lists (space_defaults.c). */
+extern const tsl_space_defaults tcu_space_defaults;
 
 #endif /* TESSEL_TARGETS_CUDA_INTERNAL_H */

@@ -112,5 +112,5 @@ const tsl_target_vtable tcu_vtable = {
     .copy_to_device = tcu_copy_to_device,
     .copy_from_device = tcu_copy_from_device,
     .synchronize = tcu_synchronize,
-    .space_defaults = NULL,
+    .space_defaults = &tcu_space_defaults,
 };

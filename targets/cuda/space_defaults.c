@@ -1,0 +1,60 @@
+/*
+ * targets/cuda/space_defaults.c — the design space the cuda target tunes in
+ * by default: TVM's lists for cuda (DefaultCUDA) with their parameters, by
+ * the built-in components' names, and TVM's mutator weights.
+ */
+#include "cuda_internal.h"
+
+#define N(a) ((uint32_t)(sizeof a / sizeof a[0]))
+
+static const tsl_kv mlt[] = {
+    {"structure", "SSSRRSRS"},
+    {"tile_binds", "blockIdx.x,vthread.x,threadIdx.x"},
+    {"max_innermost_factor", "64"},
+    {"vector_load_lens", "1,2,3,4,8,16"},
+    {"reuse_read_req", "must"},
+    {"reuse_read_levels", "4"},
+    {"reuse_read_scope", "shared"},
+    {"reuse_write_req", "must"},
+    {"reuse_write_levels", "3"},
+    {"reuse_write_scope", "local"},
+    {"thread_warp_size", "32"},
+    {"max_threads_per_block", "1024"},
+};
+
+static const tsl_kv auto_inline[] = {
+    {"into_producer", "true"},         {"into_consumer", "true"},
+    {"inline_const_tensor", "true"},   {"disallow_if_then_else", "false"},
+    {"require_injective", "false"},    {"require_ordered", "false"},
+    {"disallow_op", ""},
+};
+
+static const tsl_kv pvu[] = {
+    {"max_jobs_per_core", "-1"},
+    {"max_vectorize_extent", "-1"},
+    {"unroll_max_steps", "0,16,64,512,1024"},
+    {"unroll_explicit", "true"},
+};
+
+static const tsl_space_entry rules[] = {
+    {"MultiLevelTiling", 0, N(mlt), mlt},
+    {"InlineConstantScalars", 0, 0, NULL},
+    {"AutoInline", 0, N(auto_inline), auto_inline},
+    {"ParallelizeVectorizeUnroll", 0, N(pvu), pvu},
+};
+
+static const tsl_space_entry postprocs[] = {
+    {"DisallowDynamicLoop", 0, 0, NULL},
+    {"RewriteParallelVectorizeUnroll", 0, 0, NULL},
+    {"RewriteReductionBlock", 0, 0, NULL},
+};
+
+static const tsl_space_entry mutators[] = {
+    {"MutateTileSize", 0.9, 0, NULL},
+    {"MutateUnroll", 0.08, 0, NULL},
+};
+
+const tsl_space_defaults tcu_space_defaults = {
+    sizeof(tsl_space_defaults), N(rules), rules, N(postprocs), postprocs,
+    N(mutators),                mutators,
+};
