@@ -47,6 +47,9 @@ static const builtin_component builtins[] = {
     {TSL_COMPONENT_POSTPROC, "RewriteLayout",
      "pack layout-free weights into the layout their anchor reads walk",
      &postproc_rewrite_layout_vt},
+    {TSL_COMPONENT_POSTPROC, "VerifyGPUCode",
+     "reject GPU programs past the device's threads, shared memory, virtual threads or vector "
+     "width", &postproc_verify_gpu_code_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {

@@ -69,6 +69,7 @@ extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
 extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;
 extern const tsl_postproc_vtable postproc_rewrite_reduction_block_vt;
 extern const tsl_postproc_vtable postproc_rewrite_layout_vt;
+extern const tsl_postproc_vtable postproc_verify_gpu_code_vt;
 
 extern const tsl_trace_mutator_vtable mutator_tile_size_vt;
 extern const tsl_trace_mutator_vtable mutator_unroll_vt;

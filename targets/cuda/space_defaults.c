@@ -47,6 +47,7 @@ static const tsl_space_entry postprocs[] = {
     {"DisallowDynamicLoop", 0, 0, NULL},
     {"RewriteParallelVectorizeUnroll", 0, 0, NULL},
     {"RewriteReductionBlock", 0, 0, NULL},
+    {"VerifyGPUCode", 0, 0, NULL},
 };
 
 static const tsl_space_entry mutators[] = {
