@@ -152,6 +152,16 @@ void tcu_expr(tcu_emitter *em, const tsl_expr *e) {
                    e->args[0], e->args[1]);
   case TSL_EXPR_CALL:
     return call(em, e, t);
+  case TSL_EXPR_CALL_EXTERN: /* a device function: the prelude's allreduce */
+    if (em->host)
+      return tcu_fail(em, "external call", e->u.str_value);
+    if (em->guard) /* its barriers and shuffles need every thread of the block */
+      return tcu_fail(em, "cross-thread reduction under a thread loop shorter than its launch "
+                      "extent,", e->u.str_value);
+    tcu_out(em, "((%s)%s(", t, e->u.str_value);
+    for (uint32_t i = 0; i < e->n_args; i++)
+      tcu_out(em, "%s%e", i ? ", " : "", e->args[i]);
+    return tcu_out(em, "))");
   case TSL_EXPR_BUILTIN:
     if (e->intrin == TSL_BUILTIN_LIKELY)
       return tcu_expr(em, e->args[0]);
@@ -214,7 +224,39 @@ const char tcu_prelude_device[] =
     "static __device__ __forceinline__ float tsl_sigmoid(float x) "
     "{ return 1.0f / (1.0f + expf(-x)); }\n"
     "static __device__ __forceinline__ double tsl_sigmoid(double x) "
-    "{ return 1.0 / (1.0 + exp(-x)); }\n";
+    "{ return 1.0 / (1.0 + exp(-x)); }\n"
+    "struct tsl_sum { template <class T> static __device__ T f(T a, T b) { return a + b; } };\n"
+    "struct tsl_prod { template <class T> static __device__ T f(T a, T b) { return a * b; } };\n"
+    "struct tsl_min_op { template <class T> static __device__ T f(T a, T b) "
+    "{ return a < b ? a : b; } };\n"
+    "struct tsl_max_op { template <class T> static __device__ T f(T a, T b) "
+    "{ return a > b ? a : b; } };\n"
+    "/* The reduction of x over the E threads of index D (0: x, 1: y, 2: z) that\n"
+    " * share the other indices; every thread of the block calls it. */\n"
+    "template <class Op, int E, int D, class T> static __device__ T tsl_allreduce(T x) {\n"
+    "  if constexpr (D == 0 && E <= 32 && (E & (E - 1)) == 0) {\n"
+    "    unsigned mask = __activemask();\n"
+    "    for (int o = E / 2; o > 0; o /= 2) x = Op::f(x, __shfl_xor_sync(mask, x, o, E));\n"
+    "    return x;\n"
+    "  } else {\n"
+    "  __shared__ T buf[1024]; /* a tree in shared memory */\n"
+    "  const int tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n"
+    "  const int k = D == 0 ? threadIdx.x : D == 1 ? threadIdx.y : threadIdx.z;\n"
+    "  const int stride = D == 0 ? 1 : D == 1 ? blockDim.x : blockDim.x * blockDim.y;\n"
+    "  int p = 1;\n"
+    "  while (p < E) p *= 2;\n"
+    "  __syncthreads();\n"
+    "  buf[tid] = x;\n"
+    "  __syncthreads();\n"
+    "  for (int s = p / 2; s > 0; s /= 2) {\n"
+    "    if (k < s && k + s < E) buf[tid] = Op::f(buf[tid], buf[tid + s * stride]);\n"
+    "    __syncthreads();\n"
+    "  }\n"
+    "  x = buf[tid - k * stride];\n"
+    "  __syncthreads();\n"
+    "  return x;\n"
+    "  }\n"
+    "}\n";
 
 const char tcu_prelude_host[] =
     "#define TSL_F static inline long long\n"

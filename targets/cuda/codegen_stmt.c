@@ -132,8 +132,11 @@ int tcu_program_make(tsl_arena *arena, const tsl_lowered_module *m, const char *
     return tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
   for (uint32_t i = 0; i < m->n_funcs; i++) {
     const char *off = getenv("TESSEL_CUDA_NO_BARRIERS"); /* tests: what barriers are for */
-    int rc = off && !strcmp(off, "1") ? (out->funcs[i] = m->funcs[i], TSL_OK)
-                                      : tcu_insert_syncs(arena, m->funcs[i], &out->funcs[i], diag);
+    const tsl_lowered_func *f = NULL;
+    int rc = tcu_lower_allreduce(arena, m->funcs[i], &f, diag);
+    if (!rc)
+      rc = off && !strcmp(off, "1") ? (out->funcs[i] = f, TSL_OK)
+                                    : tcu_insert_syncs(arena, f, &out->funcs[i], diag);
     rc = rc ? rc : tcu_find_kernels(arena, out->funcs[i], prefix, &out->kernels[i], diag);
     if (rc) {
       tcu_program_free(out);

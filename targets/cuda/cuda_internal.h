@@ -104,6 +104,12 @@ enum { TCU_BLOCK_X, TCU_BLOCK_Y, TCU_BLOCK_Z, TCU_THREAD_X, TCU_THREAD_Y, TCU_TH
  * unknown tags. */
 int tcu_thread_dim(const char *tag);
 
+/* Cross-thread reductions (a reduce loop bound to threadIdx) as a per-thread
+ * partial and a tsl_allreduce call every thread of the block makes
+ * (allreduce.c has the rule). Returns `f` itself when there is none. */
+int tcu_lower_allreduce(tsl_arena *arena, const tsl_lowered_func *f,
+                        const tsl_lowered_func **out, tsl_diag *diag);
+
 /* Insert `T.tvm_storage_sync("shared")` where a thread may read or
  * overwrite what another thread of its block wrote to (or read from)
  * shared memory since the last barrier (TVM's ThreadSync for the shared

@@ -14,12 +14,14 @@
 struct tsl_emu_dim3 {
   unsigned x, y, z;
 };
-static thread_local tsl_emu_dim3 threadIdx, blockIdx;
+static thread_local tsl_emu_dim3 threadIdx, blockIdx, blockDim;
 static void (*tsl_emu_barrier)(void);
 
-extern "C" void tsl_emu_set_indices(const unsigned *thread, const unsigned *block) {
+extern "C" void tsl_emu_set_indices(const unsigned *thread, const unsigned *block,
+                                    const unsigned *dim) {
   threadIdx = {thread[0], thread[1], thread[2]};
   blockIdx = {block[0], block[1], block[2]};
+  blockDim = {dim[0], dim[1], dim[2]};
 }
 extern "C" void tsl_emu_set_barrier(void (*barrier)(void)) { tsl_emu_barrier = barrier; }
 
@@ -30,3 +32,17 @@ extern "C" void tsl_emu_set_barrier(void (*barrier)(void)) { tsl_emu_barrier = b
 #define __launch_bounds__(n)
 #define __restrict__ __restrict
 #define __syncthreads() tsl_emu_barrier()
+
+/* Warp shuffles through a slot per thread between two barriers (every
+ * thread of the block shuffles at the same point in generated code). */
+static unsigned long long tsl_emu_lanes[1024];
+static inline unsigned __activemask(void) { return 0xffffffffu; }
+template <class T> static T __shfl_xor_sync(unsigned, T v, int offset, int = 32) {
+  const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  T r;
+  __builtin_memcpy(&tsl_emu_lanes[tid], &v, sizeof v);
+  tsl_emu_barrier();
+  __builtin_memcpy(&r, &tsl_emu_lanes[tid ^ (unsigned)offset], sizeof r);
+  tsl_emu_barrier();
+  return r;
+}

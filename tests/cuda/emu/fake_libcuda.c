@@ -30,7 +30,7 @@ enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, INVALI
 
 typedef struct kernel {
   void (*call)(void **args);
-  void (*set_indices)(const unsigned *thread, const unsigned *block);
+  void (*set_indices)(const unsigned *thread, const unsigned *block, const unsigned *dim);
   void (*set_barrier)(void (*barrier)(void));
 } kernel;
 
@@ -198,7 +198,7 @@ static void *thread_main(void *arg) {
   tid[0] = id % r->dim[0];
   tid[1] = id / r->dim[0] % r->dim[1];
   tid[2] = id / (r->dim[0] * r->dim[1]);
-  r->k->set_indices(tid, r->block);
+  r->k->set_indices(tid, r->block, r->dim);
   r->k->call(r->args);
   r->done[t->pos] = 1;
   pass_turn(r, t->pos);
