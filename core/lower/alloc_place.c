@@ -11,7 +11,8 @@
  *   2. compute the region one execution of that scope touches: each access
  *      index relaxed over the loops inside the scope (let values
  *      substituted), unioned per dimension when the minimums differ by a
- *      constant; a dimension with a constant extent smaller than the
+ *      constant, or by an amount of one sign that the enclosing loops'
+ *      ranges bound (the lower minimum stays the base); a dimension with a constant extent smaller than the
  *      buffer's becomes that extent and its accesses are rebased to the
  *      region's minimum, any other dimension stays whole;
  *   3. wrap the scope's body in an ALLOCATE of the (compacted, still
@@ -141,15 +142,25 @@ static void region_access(region_walk *w, uint32_t n, const tsl_expr *const *idx
         w->an, c->arena,
         tsl_expr_binary(c->arena, TSL_EXPR_SUB, lw_cast(c->arena, r.min, t),
                         lw_cast(c->arena, w->mins[d], t)));
-    int64_t dv;
-    if (!tsl_expr_is_const_int(diff, &dv)) {
+    int64_t dv, dlo, dhi;
+    if (tsl_expr_is_const_int(diff, &dv)) {
+      int64_t lo = dv < 0 ? dv : 0, hi = w->exts[d] > dv + ext ? w->exts[d] : dv + ext;
+      if (dv < 0)
+        w->mins[d] = r.min;
+      w->exts[d] = hi - lo;
+    } else if (tsl_analyzer_const_bound(w->an, diff, &dlo, &dhi) && (dlo >= 0 || dhi <= 0)) {
+      /* the minimums differ by an amount the enclosing loops bound, of one
+       * sign: the lower one stays the base (TVM's union of intervals) */
+      if (dlo >= 0) {
+        w->exts[d] = w->exts[d] > dhi + ext ? w->exts[d] : dhi + ext;
+      } else {
+        w->mins[d] = r.min;
+        w->exts[d] = ext > w->exts[d] - dlo ? ext : w->exts[d] - dlo;
+      }
+    } else {
       w->whole[d] = 1;
       continue;
     }
-    int64_t lo = dv < 0 ? dv : 0, hi = w->exts[d] > dv + ext ? w->exts[d] : dv + ext;
-    if (dv < 0)
-      w->mins[d] = r.min;
-    w->exts[d] = hi - lo;
   }
   w->seen = 1;
 }
