@@ -36,6 +36,9 @@ static const builtin_component builtins[] = {
      &rule_parallel_vectorize_unroll_vt},
     {TSL_COMPONENT_SCHEDULE_RULE, "RandomComputeLocation",
      "move a block to a sampled compute_at location", &rule_random_compute_location_vt},
+    {TSL_COMPONENT_SCHEDULE_RULE, "AutoBind",
+     "bind a block's outer spatial loops to blockIdx.x / threadIdx.x (sampled thread extent)",
+     &rule_auto_bind_vt},
     {TSL_COMPONENT_POSTPROC, "DisallowDynamicLoop",
      "reject programs with a loop of non-constant extent", &postproc_disallow_dynamic_loop_vt},
     {TSL_COMPONENT_POSTPROC, "RewriteParallelVectorizeUnroll",
@@ -50,6 +53,9 @@ static const builtin_component builtins[] = {
     {TSL_COMPONENT_POSTPROC, "VerifyGPUCode",
      "reject GPU programs past the device's threads, shared memory, virtual threads or vector "
      "width", &postproc_verify_gpu_code_vt},
+    {TSL_COMPONENT_POSTPROC, "RewriteUnboundBlock",
+     "bind every block not under GPU thread loops to blockIdx.x / threadIdx.x",
+     &postproc_rewrite_unbound_block_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {

@@ -56,6 +56,26 @@ tsl_sch_rv *rule_query(tsl_schedule *sch, const char *inst, tsl_sch_rv rv, uint3
 /* The block's annotation `key`, or NULL. */
 const tsl_attr_value *rule_block_ann(tsl_schedule *sch, tsl_sch_rv block, const char *key);
 
+/* ---- thread binding (thread_bind.c) ------------------------------------------ */
+
+/* How a block's loops are bound to blockIdx.x / threadIdx.x: the limits,
+ * and the thread extents to sample from (NULL: the largest extent allowed,
+ * no sample). */
+typedef struct rule_bind_opts {
+  int64_t max_threadblocks;
+  int64_t max_threads_per_block;
+  const rule_ints *thread_extents;
+} rule_bind_opts;
+
+/* TVM's BindBlockThreadIdx on `block` (thread_bind.c says what it does);
+ * TSL_EINVALID naming the block when it cannot be bound. */
+int rule_bind_block_thread_idx(tsl_schedule *sch, tsl_sch_rv block, const rule_bind_opts *o,
+                               tsl_diag *diag);
+/* The options in range, or TSL_EINVALID naming `who` and the valid range. */
+int rule_bind_check_opts(const char *who, const rule_bind_opts *o, tsl_diag *diag);
+/* 0 for a loop bound to blockIdx.*, 1 to threadIdx.*, -1 otherwise. */
+int rule_loop_thread_rank(const tsl_stmt *loop);
+
 /* ---- built-ins ------------------------------------------------------------------ */
 
 extern const tsl_schedule_rule_vtable rule_auto_inline_vt;
@@ -64,12 +84,14 @@ extern const tsl_schedule_rule_vtable rule_add_rfactor_vt;
 extern const tsl_schedule_rule_vtable rule_multi_level_tiling_vt;
 extern const tsl_schedule_rule_vtable rule_parallel_vectorize_unroll_vt;
 extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
+extern const tsl_schedule_rule_vtable rule_auto_bind_vt;
 
 extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
 extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;
 extern const tsl_postproc_vtable postproc_rewrite_reduction_block_vt;
 extern const tsl_postproc_vtable postproc_rewrite_layout_vt;
 extern const tsl_postproc_vtable postproc_verify_gpu_code_vt;
+extern const tsl_postproc_vtable postproc_rewrite_unbound_block_vt;
 
 extern const tsl_trace_mutator_vtable mutator_tile_size_vt;
 extern const tsl_trace_mutator_vtable mutator_unroll_vt;

@@ -85,9 +85,9 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 16,
+  is_int(tsl_registry_count(reg), 18,
          "a new registry holds the two built-in intrinsics, the four built-in mutators, the "
-         "six built-in rules and the four built-in postprocessors");
+         "seven built-in rules and the five built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&
@@ -95,14 +95,15 @@ static void test_builtins(tsl_ctx *ctx) {
      "built-in mutators MutateTileSize, MutateComputeLocation, MutateUnroll and "
      "MutateParallel");
   static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
-                                    "RewriteReductionBlock", "RewriteLayout"};
-  for (int i = 0; i < 4; i++)
+                                    "RewriteReductionBlock", "RewriteLayout",
+                                    "RewriteUnboundBlock"};
+  for (int i = 0; i < 5; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_POSTPROC, pps[i]) != NULL,
        "built-in postprocessor %s", pps[i]);
   static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",
                                       "MultiLevelTiling", "ParallelizeVectorizeUnroll",
-                                      "RandomComputeLocation"};
-  for (int i = 0; i < 6; i++)
+                                      "RandomComputeLocation", "AutoBind"};
+  for (int i = 0; i < 7; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_SCHEDULE_RULE, rules[i]) &&
            !strcmp(tsl_registry_path(reg, (uint32_t)(5 + i)), "built-in"),
        "built-in schedule rule %s", rules[i]);

@@ -3,8 +3,10 @@
  * tests/rules/cases/<Component>/NAME.{py,sch,expected[,split]}; a script
  * with a `# workload: W` line runs on workloads/W.py instead of NAME.py.
  *   postprocessor  the script (may be empty) runs on the program, then the
- *                  postprocessor alone; the printed result (or its error)
- *                  must equal NAME.expected. A success is also checked:
+ *                  postprocessor alone (created with the options of a
+ *                  `# options: KEY=VALUE KEY=VALUE` line of the script,
+ *                  if any); the printed result (or its error) must equal
+ *                  NAME.expected. A success is also checked:
  *       interp     the interpreter agrees before and after (parallel loops
  *                  in natural, shuffled and reversed order)
  *       replay     the trace replays, runs as a script and goes through
@@ -178,10 +180,31 @@ static char *case_program(const char *dir, const char *name, const char *script)
   return slurp(path);
 }
 
-static void postproc_case(const tsl_space_postproc *pp, const char *dir, const char *name) {
+/* The options of a `# options: K=V K=V` line of `script` in kv (at most
+ * `cap`, keys and values pointing into buf); the count. */
+static uint32_t case_options(const char *script, char *buf, size_t size, tsl_kv *kv,
+                             uint32_t cap) {
+  const char *line = script ? strstr(script, "# options:") : NULL;
+  if (!line)
+    return 0;
+  snprintf(buf, size, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+  uint32_t n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < cap;
+       t = strtok_r(NULL, " ", &save)) {
+    char *eq = strchr(t, '=');
+    if (!eq)
+      continue;
+    *eq = 0;
+    kv[n++] = (tsl_kv){t, eq + 1};
+  }
+  return n;
+}
+
+static void postproc_case(const tsl_space_postproc *folder_pp, const char *dir,
+                          const char *name) {
   char path[8800], id[256];
-  snprintf(id, sizeof id, "%s/%s", pp->name, name);
-  int split = !strcmp(pp->name, "RewriteLayout");
+  snprintf(id, sizeof id, "%s/%s", folder_pp->name, name);
+  int split = !strcmp(folder_pp->name, "RewriteLayout");
   snprintf(path, sizeof path, "%s/%s.sch", dir, name);
   char *script = slurp(path);
   char *prog = case_program(dir, name, script);
@@ -189,6 +212,17 @@ static void postproc_case(const tsl_space_postproc *pp, const char *dir, const c
   tsl_diag d = {0};
   const tsl_module *m = NULL;
   tsl_schedule *sch = NULL;
+  char obuf[512];
+  tsl_kv kv[8];
+  uint32_t n_kv = case_options(script, obuf, sizeof obuf, kv, 8);
+  tsl_space_postproc own = {0};
+  const tsl_space_postproc *pp = folder_pp;
+  if (n_kv && tsl_space_postproc_create(reg, folder_pp->name, &target, n_kv, kv, &own, &d)) {
+    ok(0, "%s: the postprocessor with the case's options: %s", id, d.text);
+    goto out;
+  }
+  if (n_kv)
+    pp = &own;
   if (!prog || !script) {
     ok(0, "%s: has .py and .sch", id);
     goto out;
@@ -245,6 +279,8 @@ static void postproc_case(const tsl_space_postproc *pp, const char *dir, const c
   if (!rc && sp.prepack)
     split_runs(before, &sp, id);
 out:
+  if (own.pp)
+    own.vtable->destroy(own.pp);
   tsl_schedule_free(sch);
   tsl_arena_free(arena);
   free(prog);

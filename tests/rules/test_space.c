@@ -12,6 +12,12 @@
  *   options   rule options: defaults, unknown keys and bad values refused;
  *             MultiLevelTiling with thread binds and read reuse
  *   custom    a block annotated schedule_rule is left to the named rule
+ *   AutoBind  the rule alone on tests/rules/auto_bind/NAME.py (options and
+ *             seed from `# options: K=V K=V` and `# seed: N` lines): the
+ *             sketch and its program (or the error) equal NAME.expected;
+ *             replayed with its decisions and fresh ones it computes what
+ *             the program computes; RewriteUnboundBlock then changes
+ *             nothing; the options of both are checked
  * TESSEL_UPDATE_GOLDEN=1 rewrites the .sketch files (review them by eye).
  */
 #include "tap.h"
@@ -921,6 +927,189 @@ static void target_defaults(void) {
   ok(strstr(d.text, "no target 'nosuch' is registered") != NULL, "  ... saying so");
 }
 
+/* ---- AutoBind ------------------------------------------------------------------ */
+
+/* The `# options: K=V K=V` line of src in kv (pointing into buf); the
+ * count. */
+static uint32_t line_options(const char *src, char *buf, size_t size, tsl_kv *kv, uint32_t cap) {
+  const char *line = strstr(src, "# options:");
+  if (!line)
+    return 0;
+  snprintf(buf, size, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+  uint32_t n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < cap;
+       t = strtok_r(NULL, " ", &save)) {
+    char *eq = strchr(t, '=');
+    if (eq) {
+      *eq = 0;
+      kv[n++] = (tsl_kv){t, eq + 1};
+    }
+  }
+  return n;
+}
+
+/* Replayed with its decisions and 3 fresh draws, the sketch computes what
+ * the program computes (thread loops in every order the interpreter
+ * tries). */
+static int bound_sketch_sound(const tsl_module *m, const tsl_trace *t, char *why, size_t cap) {
+  for (uint64_t seed = 0; seed < 4; seed++) {
+    tsl_replay_opts ro = {sizeof ro, seed > 0, seed, NULL, NULL};
+    tsl_schedule *s = NULL;
+    tsl_diag d = {0};
+    tsl_equiv_report rep;
+    tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed + 1};
+    int rc = tsl_trace_replay(ctx, t, m, &ro, &s, &d);
+    if (!rc)
+      rc = tsl_interp_check_equivalent_opts(m->funcs[0], tsl_schedule_func(s), NULL, 0,
+                                            seed + 1, &io, &rep, &d);
+    tsl_schedule_free(s);
+    if (rc) {
+      snprintf(why, cap, "seed %llu: %.2000s", (unsigned long long)seed, d.text);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* RewriteUnboundBlock after AutoBind: nothing left to bind. */
+static void nothing_unbound(const tsl_module *m, const tsl_trace *t, const char *name) {
+  tsl_space_postproc pp;
+  tsl_schedule *s = NULL;
+  tsl_diag d = {0};
+  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+  int rc = tsl_space_postproc_create(reg, "RewriteUnboundBlock", &target, 0, NULL, &pp, &d);
+  if (rc) {
+    ok(0, "AutoBind/%s: RewriteUnboundBlock: %s", name, d.text);
+    return;
+  }
+  char why[1024] = "";
+  if (!(rc = tsl_trace_replay(ctx, t, m, &ro, &s, &d))) {
+    const tsl_module *before = tsl_schedule_module(s);
+    rc = tsl_space_apply_postprocs(s, 1, &pp, &d);
+    if (!rc && !tsl_module_equal(before, tsl_schedule_module(s), why, sizeof why))
+      rc = TSL_EINVALID;
+  }
+  if (!ok(!rc, "AutoBind/%s: RewriteUnboundBlock then changes nothing", name))
+    tap_diag("%s %s", d.text, why);
+  tsl_schedule_free(s);
+  pp.vtable->destroy(pp.pp);
+}
+
+static void auto_bind_case(const char *dir, const char *name) {
+  char path[4400], obuf[512];
+  snprintf(path, sizeof path, "%s/%s.py", dir, name);
+  char *src = slurp(path);
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = src ? parse(a, src, name) : NULL;
+  tsl_kv kv[8];
+  uint32_t n_kv = src ? line_options(src, obuf, sizeof obuf, kv, 8) : 0;
+  const char *sl = src ? strstr(src, "# seed:") : NULL;
+  uint64_t seed = sl ? strtoull(sl + 7, NULL, 10) : 0;
+  tsl_space_rule r = {0};
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  tsl_diag d = {0};
+  if (!m || tsl_space_rule_create(reg, "AutoBind", &target, n_kv, kv, &r, &d)) {
+    ok(0, "AutoBind/%s: the program and the rule: %s", name, d.text);
+    goto out;
+  }
+  char *got;
+  int rc = tsl_space_generate(ctx, m, NULL, 1, &r, seed, NULL, &sk, &n, &d);
+  tsl_schedule *s = NULL;
+  tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+  if (!rc && n == 1 && !(rc = tsl_trace_replay(ctx, sk[0], m, &ro, &s, &d))) {
+    char *text = sketches_text(sk, n), *prog = tsl_print_module(tsl_schedule_module(s));
+    tsl_strbuf sb;
+    tsl_strbuf_init(&sb);
+    tsl_strbuf_printf(&sb, "%s\n# the sketch's program\n%s", text, prog);
+    got = tsl_strbuf_take(&sb);
+    free(text);
+    free(prog);
+  } else {
+    got = malloc(strlen(d.text) + 32);
+    if (rc)
+      sprintf(got, "%s\n", d.text);
+    else
+      sprintf(got, "%u sketches, not 1\n", n);
+  }
+  tsl_schedule_free(s);
+  snprintf(path, sizeof path, "%s/%s.expected", dir, name);
+  const char *up = getenv("TESSEL_UPDATE_GOLDEN");
+  if (up && !strcmp(up, "1")) {
+    FILE *f = fopen(path, "w");
+    if (f) {
+      fputs(got, f);
+      fclose(f);
+    }
+  }
+  char *want = slurp(path);
+  is_str(got, want ? want : "(missing)", "AutoBind/%s: %s as in %s.expected", name,
+         rc ? "the error" : "the sketch and its program", name);
+  free(want);
+  free(got);
+  if (!rc && n == 1) {
+    char why[4096] = "";
+    if (!ok(bound_sketch_sound(m, sk[0], why, sizeof why),
+            "AutoBind/%s: the sketch, with its decisions and 3 fresh draws, computes what the "
+            "program computes",
+            name))
+      tap_diag("%s", why);
+    nothing_unbound(m, sk[0], name);
+  }
+out:
+  for (uint32_t i = 0; i < n; i++)
+    tsl_trace_free(sk[i]);
+  free(sk);
+  if (r.rule)
+    r.vtable->destroy(r.rule);
+  tsl_arena_free(a);
+  free(src);
+}
+
+/* Option errors of AutoBind and RewriteUnboundBlock name what is valid. */
+static void bind_options(void) {
+  static const struct {
+    const char *comp;
+    tsl_kv kv;
+    const char *want;
+  } bad[] = {
+      {"AutoBind", {"max_threadblock", "8"},
+       "unknown option 'max_threadblock'; valid: max_threadblocks, thread_extents, "
+       "max_threads_per_block"},
+      {"AutoBind", {"max_threadblocks", "0"}, "max_threadblocks is 0; it must be from 1"},
+      {"AutoBind", {"thread_extents", "[32, -64]"}, "thread extents must be positive"},
+      {"AutoBind", {"thread_extents", "32 64"}, "it must be a list of integers"},
+      {"AutoBind", {"max_threads_per_block", "-1"}, "max_threads_per_block is -1"},
+      {"RewriteUnboundBlock", {"thread_extents", "[32]"},
+       "unknown option 'thread_extents'; valid: max_threadblocks, max_threads_per_block"},
+      {"RewriteUnboundBlock", {"max_threadblocks", "many"}, "it must be an integer"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tsl_diag d = {0};
+    tsl_space_rule r;
+    tsl_space_postproc pp;
+    int rc = !strcmp(bad[i].comp, "AutoBind")
+                 ? tsl_space_rule_create(reg, bad[i].comp, &target, 1, &bad[i].kv, &r, &d)
+                 : tsl_space_postproc_create(reg, bad[i].comp, &target, 1, &bad[i].kv, &pp, &d);
+    ok(rc == TSL_EINVALID && strstr(d.text, bad[i].want), "%s %s: %s refused: %s",
+       bad[i].comp, bad[i].kv.key, bad[i].kv.value, d.text);
+  }
+}
+
+static void auto_bind(void) {
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/tests/rules/auto_bind", root);
+  char *names[64];
+  int n = tf_list(dir, ".py", 0, names, 64);
+  ok(n >= 10, "AutoBind: %d programs", n);
+  for (int i = 0; i < n; i++) {
+    if (tf_selected(names[i]))
+      auto_bind_case(dir, names[i]);
+    free(names[i]);
+  }
+  bind_options();
+}
+
 int main(void) {
   root = getenv("TESSEL_SOURCE_ROOT");
   if (!root)
@@ -947,6 +1136,7 @@ int main(void) {
   mutators();
   custom();
   target_defaults();
+  auto_bind();
   tsl_space_postprocs_free(postprocs, n_postprocs);
   tsl_registry_free(reg);
   tsl_ctx_free(ctx);
