@@ -36,15 +36,25 @@ static const tsl_kv pvu[] = {
     {"unroll_explicit", "true"},
 };
 
+static const tsl_kv auto_bind[] = {
+    {"max_threadblocks", "256"},
+    {"thread_extents", "32,64,128,256,512,1024"},
+    {"max_threads_per_block", "1024"},
+};
+
+static const tsl_kv unbound[] = {{"max_threadblocks", "256"}};
+
 static const tsl_space_entry rules[] = {
     {"MultiLevelTiling", 0, N(mlt), mlt},
     {"InlineConstantScalars", 0, 0, NULL},
     {"AutoInline", 0, N(auto_inline), auto_inline},
     {"ParallelizeVectorizeUnroll", 0, N(pvu), pvu},
+    {"AutoBind", 0, N(auto_bind), auto_bind},
 };
 
 static const tsl_space_entry postprocs[] = {
     {"DisallowDynamicLoop", 0, 0, NULL},
+    {"RewriteUnboundBlock", 0, N(unbound), unbound},
     {"RewriteParallelVectorizeUnroll", 0, 0, NULL},
     {"RewriteReductionBlock", 0, 0, NULL},
     {"VerifyGPUCode", 0, 0, NULL},

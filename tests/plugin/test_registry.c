@@ -85,9 +85,9 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 18,
+  is_int(tsl_registry_count(reg), 19,
          "a new registry holds the two built-in intrinsics, the four built-in mutators, the "
-         "seven built-in rules and the five built-in postprocessors");
+         "seven built-in rules and the six built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&
@@ -96,8 +96,8 @@ static void test_builtins(tsl_ctx *ctx) {
      "MutateParallel");
   static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
                                     "RewriteReductionBlock", "RewriteLayout",
-                                    "RewriteUnboundBlock"};
-  for (int i = 0; i < 5; i++)
+                                    "RewriteUnboundBlock", "VerifyGPUCode"};
+  for (int i = 0; i < 6; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_POSTPROC, pps[i]) != NULL,
        "built-in postprocessor %s", pps[i]);
   static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",
