@@ -56,6 +56,10 @@ static const builtin_component builtins[] = {
     {TSL_COMPONENT_POSTPROC, "RewriteUnboundBlock",
      "bind every block not under GPU thread loops to blockIdx.x / threadIdx.x",
      &postproc_rewrite_unbound_block_vt},
+    {TSL_COMPONENT_SCHEDULE_RULE, "CrossThreadReduction",
+     "bind a reduction's fused loops to threadIdx.x, at its consumer's loop when it fuses "
+     "(TVM's CrossThreadReduction)",
+     &rule_cross_thread_reduction_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {

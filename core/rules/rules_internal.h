@@ -85,6 +85,7 @@ extern const tsl_schedule_rule_vtable rule_multi_level_tiling_vt;
 extern const tsl_schedule_rule_vtable rule_parallel_vectorize_unroll_vt;
 extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
 extern const tsl_schedule_rule_vtable rule_auto_bind_vt;
+extern const tsl_schedule_rule_vtable rule_cross_thread_reduction_vt;
 
 extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
 extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;

@@ -85,9 +85,9 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 19,
+  is_int(tsl_registry_count(reg), 20,
          "a new registry holds the two built-in intrinsics, the four built-in mutators, the "
-         "seven built-in rules and the six built-in postprocessors");
+         "eight built-in rules and the six built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&
@@ -107,6 +107,13 @@ static void test_builtins(tsl_ctx *ctx) {
     ok(tsl_registry_find(reg, TSL_COMPONENT_SCHEDULE_RULE, rules[i]) &&
            !strcmp(tsl_registry_path(reg, (uint32_t)(5 + i)), "built-in"),
        "built-in schedule rule %s", rules[i]);
+  const tsl_component *ctr = tsl_registry_find(reg, TSL_COMPONENT_SCHEDULE_RULE,
+                                               "CrossThreadReduction");
+  uint32_t ctr_at = 0;
+  while (ctr && ctr_at < tsl_registry_count(reg) && tsl_registry_get(reg, ctr_at) != ctr)
+    ctr_at++;
+  ok(ctr && !strcmp(tsl_registry_path(reg, ctr_at), "built-in"),
+     "built-in schedule rule CrossThreadReduction");
   const char *names[2] = {"mma_4x4x4_f32", "vec_fma_4_f32"};
   tsl_intrin_registry *core = NULL;
   tsl_intrin_registry_new(ctx, &core, &d);
