@@ -21,6 +21,9 @@ static const builtin_component builtins[] = {
      "move a block to another of its compute_at locations", &mutator_compute_location_vt},
     {TSL_COMPONENT_MUTATOR, "MutateParallel",
      "change how many leading loops the parallel annotation fuses", &mutator_parallel_vt},
+    {TSL_COMPONENT_MUTATOR, "MutateThreadBinding",
+     "redraw the sampled thread count of a split bound to threadIdx.x",
+     &mutator_thread_binding_vt},
     {TSL_COMPONENT_SCHEDULE_RULE, "InlineConstantScalars",
      "inline blocks computing a 0-d constant", &rule_inline_const_scalars_vt},
     {TSL_COMPONENT_SCHEDULE_RULE, "AutoInline",
@@ -60,6 +63,9 @@ static const builtin_component builtins[] = {
      "bind a reduction's fused loops to threadIdx.x, at its consumer's loop when it fuses "
      "(TVM's CrossThreadReduction)",
      &rule_cross_thread_reduction_vt},
+    {TSL_COMPONENT_POSTPROC, "RewriteCooperativeFetch",
+     "split cooperative-fetch loops across threadIdx.x / .y and a vector lane",
+     &postproc_cooperative_fetch_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {

@@ -93,11 +93,13 @@ extern const tsl_postproc_vtable postproc_rewrite_reduction_block_vt;
 extern const tsl_postproc_vtable postproc_rewrite_layout_vt;
 extern const tsl_postproc_vtable postproc_verify_gpu_code_vt;
 extern const tsl_postproc_vtable postproc_rewrite_unbound_block_vt;
+extern const tsl_postproc_vtable postproc_cooperative_fetch_vt;
 
 extern const tsl_trace_mutator_vtable mutator_tile_size_vt;
 extern const tsl_trace_mutator_vtable mutator_unroll_vt;
 extern const tsl_trace_mutator_vtable mutator_compute_location_vt;
 extern const tsl_trace_mutator_vtable mutator_parallel_vt;
+extern const tsl_trace_mutator_vtable mutator_thread_binding_vt;
 
 /* Register the built-in rules, postprocessors and mutators in `reg`. */
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag);

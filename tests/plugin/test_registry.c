@@ -85,19 +85,21 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 20,
-         "a new registry holds the two built-in intrinsics, the four built-in mutators, the "
-         "eight built-in rules and the six built-in postprocessors");
+  is_int(tsl_registry_count(reg), 22,
+         "a new registry holds the two built-in intrinsics, the five built-in mutators, the "
+         "eight built-in rules and the seven built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&
-         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateParallel"),
-     "built-in mutators MutateTileSize, MutateComputeLocation, MutateUnroll and "
-     "MutateParallel");
+         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateParallel") &&
+         tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateThreadBinding"),
+     "built-in mutators MutateTileSize, MutateComputeLocation, MutateUnroll, "
+     "MutateParallel and MutateThreadBinding");
   static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
                                     "RewriteReductionBlock", "RewriteLayout",
-                                    "RewriteUnboundBlock", "VerifyGPUCode"};
-  for (int i = 0; i < 6; i++)
+                                    "RewriteUnboundBlock", "VerifyGPUCode",
+                                    "RewriteCooperativeFetch"};
+  for (int i = 0; i < 7; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_POSTPROC, pps[i]) != NULL,
        "built-in postprocessor %s", pps[i]);
   static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",

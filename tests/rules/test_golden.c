@@ -23,7 +23,11 @@
  *                  `# seed: N` line (default 1); the proposal printed as a
  *                  trace (or "no proposal") must equal NAME.expected, and
  *                  it replays, postprocesses and computes what the program
- *                  computes.
+ *                  computes. A `# postprocs: A,B,...` line names the
+ *                  postprocessors to use instead (a GPU sketch's).
+ * Components are created for the llvm target; a `# target: cuda` line
+ * creates the case's postprocessor (or its `# postprocs:`) for the cuda
+ * target (RewriteCooperativeFetch reads the warp size from it).
  * Unit cases of tsl_suggest_index_map follow.
  * TESSEL_UPDATE_GOLDEN=1 rewrites the .expected / .split files (review
  * them by eye); TESSEL_CASES=NAME,... restricts the cases.
@@ -41,6 +45,7 @@ static tsl_ctx *ctx;
 static tsl_registry *reg;
 static int update;
 static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
+static const tsl_rule_target cuda_target = {sizeof cuda_target, "cuda", 2, 16};
 static tsl_space_postproc *defaults; /* the llvm list, for mutator cases */
 static uint32_t n_defaults;
 
@@ -200,6 +205,42 @@ static uint32_t case_options(const char *script, char *buf, size_t size, tsl_kv 
   return n;
 }
 
+/* The target a case's components are for: cuda with a `# target: cuda`
+ * line, else llvm. */
+static const tsl_rule_target *case_target(const char *script) {
+  const char *tl = script ? strstr(script, "# target:") : NULL;
+  char kind[32] = "";
+  if (tl && sscanf(tl + 9, " %31[A-Za-z0-9_]", kind) == 1 && !strcmp(kind, "cuda"))
+    return &cuda_target;
+  return &target;
+}
+
+/* The postprocessors a `# postprocs: A,B,...` line names, created for `t`:
+ * 1 with *out set (free with tsl_space_postprocs_free), 0 without such a
+ * line, -1 on an error (in diag). */
+static int case_postprocs(const char *script, const tsl_rule_target *t,
+                          tsl_space_postproc **out, uint32_t *n, tsl_diag *d) {
+  const char *pl = script ? strstr(script, "# postprocs:") : NULL;
+  *out = NULL;
+  *n = 0;
+  if (!pl)
+    return 0;
+  char names[512] = "";
+  sscanf(pl + 12, "%511[A-Za-z0-9_, ]", names);
+  *out = calloc(16, sizeof **out);
+  for (char *tok = strtok(names, ", "); *out && tok && *n < 16; tok = strtok(NULL, ", "))
+    if (tsl_space_postproc_create(reg, tok, t, 0, NULL, &(*out)[(*n)++], d)) {
+      tsl_space_postprocs_free(*out, *n);
+      *out = NULL;
+      return -1;
+    }
+  if (*out && *n)
+    return 1;
+  free(*out);
+  *out = NULL;
+  return tsl_diag_set(d, TSL_EINVALID, "'# postprocs:' names no postprocessor"), -1;
+}
+
 static void postproc_case(const tsl_space_postproc *folder_pp, const char *dir,
                           const char *name) {
   char path[8800], id[256];
@@ -217,11 +258,13 @@ static void postproc_case(const tsl_space_postproc *folder_pp, const char *dir,
   uint32_t n_kv = case_options(script, obuf, sizeof obuf, kv, 8);
   tsl_space_postproc own = {0};
   const tsl_space_postproc *pp = folder_pp;
-  if (n_kv && tsl_space_postproc_create(reg, folder_pp->name, &target, n_kv, kv, &own, &d)) {
-    ok(0, "%s: the postprocessor with the case's options: %s", id, d.text);
+  const tsl_rule_target *tgt = case_target(script);
+  if ((n_kv || tgt != &target) &&
+      tsl_space_postproc_create(reg, folder_pp->name, tgt, n_kv, kv, &own, &d)) {
+    ok(0, "%s: the postprocessor with the case's options and target: %s", id, d.text);
     goto out;
   }
-  if (n_kv)
+  if (n_kv || tgt != &target)
     pp = &own;
   if (!prog || !script) {
     ok(0, "%s: has .py and .sch", id);
@@ -300,10 +343,17 @@ static void mutator_case(const tsl_space_mutator *mu, const char *dir, const cha
   const tsl_module *m = NULL;
   tsl_schedule *sch = NULL, *r = NULL;
   tsl_trace *mt = NULL;
-  if (!prog || !script || tsl_parse(arena, name, prog, strlen(prog), &m, &d) ||
+  tsl_space_postproc *own = NULL, *pps = defaults;
+  uint32_t n_own = 0, n_pps = n_defaults;
+  int listed = case_postprocs(script, case_target(script), &own, &n_own, &d);
+  if (listed == 1) {
+    pps = own;
+    n_pps = n_own;
+  }
+  if (!prog || !script || listed < 0 || tsl_parse(arena, name, prog, strlen(prog), &m, &d) ||
       tsl_schedule_new(ctx, m, NULL, &sch, &d) ||
       tsl_script_run(sch, name, script, strlen(script), &d) ||
-      tsl_space_apply_postprocs(sch, n_defaults, defaults, &d)) {
+      tsl_space_apply_postprocs(sch, n_pps, pps, &d)) {
     ok(0, "%s: the program, and the sketch postprocessed into a candidate", id);
     tap_diag("%s", d.text);
     goto out;
@@ -327,7 +377,7 @@ static void mutator_case(const tsl_space_mutator *mu, const char *dir, const cha
   tsl_equiv_report rep = {0};
   rc = tsl_trace_replay(ctx, mt, m, &ro, &r, &d);
   if (!rc)
-    rc = tsl_space_apply_postprocs(r, n_defaults, defaults, &d);
+    rc = tsl_space_apply_postprocs(r, n_pps, pps, &d);
   if (!rc)
     rc = tsl_interp_check_equivalent(m->funcs[0], tsl_schedule_func(r), NULL, 0, 1, &rep, &d);
   ok(rc == TSL_OK, "%s: the proposal replays, postprocesses and computes what the program "
@@ -336,6 +386,7 @@ static void mutator_case(const tsl_space_mutator *mu, const char *dir, const cha
   if (rc)
     tap_diag("%s", d.text);
 out:
+  tsl_space_postprocs_free(own, n_own);
   tsl_trace_free(mt);
   tsl_schedule_free(r);
   tsl_schedule_free(sch);

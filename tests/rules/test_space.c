@@ -11,6 +11,8 @@
  *   analyses  the block analyses rules use, against hand-computed facts
  *   options   rule options: defaults, unknown keys and bad values refused;
  *             MultiLevelTiling with thread binds and read reuse
+ *   gpu       RewriteCooperativeFetch on MultiLevelTiling's GPU sketch;
+ *             MutateThreadBinding's proposals as TVM's test checks them
  *   custom    a block annotated schedule_rule is left to the named rule
  *   AutoBind  the rule alone on tests/rules/auto_bind/NAME.py (options and
  *             seed from `# options: K=V K=V` and `# seed: N` lines): the
@@ -1110,6 +1112,188 @@ static void auto_bind(void) {
   bind_options();
 }
 
+/* ---- GPU components ------------------------------------------------------------- */
+
+typedef struct fetch_scan {
+  const tsl_stmt *loops[64];
+  uint32_t depth;
+  int annotated, shared, bound; /* annotations left, _shared blocks, those bound */
+} fetch_scan;
+
+static int fetch_pre(const tsl_stmt *s, void *ud) {
+  fetch_scan *f = ud;
+  if (s->kind == TSL_STMT_FOR && f->depth < 64)
+    f->loops[f->depth++] = s;
+  if (s->kind != TSL_STMT_BLOCK_REALIZE)
+    return 0;
+  const tsl_block *b = s->u.realize.block;
+  f->annotated += tsl_attrs_get(b->annotations, "meta_schedule.cooperative_fetch") != NULL;
+  size_t n = strlen(b->name);
+  if (n < 7 || strcmp(b->name + n - 7, "_shared"))
+    return 0;
+  f->shared++;
+  /* the innermost loop is threadIdx.x, or vectorized under threadIdx.x */
+  const tsl_stmt *in = f->depth ? f->loops[f->depth - 1] : NULL;
+  if (in && in->u.loop.for_kind == TSL_FOR_VECTORIZED && f->depth >= 2)
+    in = f->loops[f->depth - 2];
+  f->bound += in && in->u.loop.for_kind == TSL_FOR_THREAD_BINDING &&
+              !strcmp(in->u.loop.thread_tag, "threadIdx.x");
+  return 0;
+}
+
+static int fetch_post(const tsl_stmt *s, void *ud) {
+  fetch_scan *f = ud;
+  if (s->kind == TSL_STMT_FOR && f->depth)
+    f->depth--;
+  return 0;
+}
+
+/* RewriteCooperativeFetch on MultiLevelTiling's GPU sketch of a matmul
+ * (TVM's CUDA options): with fresh decisions, every shared-memory copy is
+ * bound to threadIdx.x (its vector lanes inside), no annotation is left,
+ * and the program computes the matmul. */
+static void cooperative_fetch_space(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/workloads/matmul_64.py", root);
+  char *src = slurp(path);
+  const tsl_module *m = src ? parse(a, src, "matmul_64") : NULL;
+  tsl_kv gpu[] = {{"structure", "SSSRRSRS"},
+                  {"tile_binds", "blockIdx.x, vthread.x, threadIdx.x"},
+                  {"max_innermost_factor", "64"},
+                  {"vector_load_lens", "[1, 2, 3, 4]"},
+                  {"reuse_read_req", "must"},
+                  {"reuse_read_levels", "[4]"},
+                  {"reuse_read_scope", "shared"},
+                  {"reuse_write_req", "must"},
+                  {"reuse_write_levels", "[3]"},
+                  {"reuse_write_scope", "local"}};
+  static const char *const names[] = {"DisallowDynamicLoop", "RewriteCooperativeFetch",
+                                      "RewriteParallelVectorizeUnroll",
+                                      "RewriteReductionBlock"};
+  tsl_space_rule r = {0};
+  tsl_space_postproc pps[4] = {{0}};
+  tsl_diag d = {0};
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  int rc = !m || tsl_space_rule_create(reg, "MultiLevelTiling", &target, 10, gpu, &r, &d) ||
+           tsl_space_generate(ctx, m, NULL, 1, &r, 5, NULL, &sk, &n, &d) || n != 1;
+  for (int i = 0; i < 4 && !rc; i++)
+    rc = tsl_space_postproc_create(reg, names[i], &target, 0, NULL, &pps[i], &d);
+  int good = 0, runs = 0, copies = 0;
+  char why[2048] = "";
+  for (uint64_t seed = 1; seed <= 8 && !rc; seed++, runs++) {
+    tsl_replay_opts ro = {sizeof ro, 1, seed, NULL, NULL};
+    tsl_schedule *s = NULL;
+    tsl_equiv_report rep;
+    fetch_scan f = {.depth = 0};
+    tsl_stmt_visitor v = {.stmt = fetch_pre, .stmt_post = fetch_post, .user_data = &f};
+    int st = tsl_trace_replay(ctx, sk[0], m, &ro, &s, &d) ||
+             tsl_space_apply_postprocs(s, 4, pps, &d);
+    if (!st) {
+      tsl_stmt_visit(tsl_schedule_func(s)->body, &v);
+      st = tsl_interp_check_equivalent(m->funcs[0], tsl_schedule_func(s), NULL, 0, seed, &rep,
+                                       &d);
+    }
+    copies += f.shared;
+    if (!st && !f.annotated && f.shared == 2 && f.bound == 2)
+      good++;
+    else if (!why[0])
+      snprintf(why, sizeof why, "seed %llu: %s (%d annotations left, %d of %d copies bound)",
+               (unsigned long long)seed, st ? d.text : "", f.annotated, f.bound, f.shared);
+    tsl_schedule_free(s);
+  }
+  if (!ok(!rc && good == runs && runs == 8,
+          "RewriteCooperativeFetch on MultiLevelTiling's GPU matmul sketch: %d of 8 fresh draws "
+          "bind all %d shared copies to threadIdx.x, leave no annotation and compute the "
+          "matmul",
+          good, copies))
+    tap_diag("%s %s", rc ? d.text : "", why);
+  for (uint32_t i = 0; i < n; i++)
+    tsl_trace_free(sk[i]);
+  free(sk);
+  for (int i = 0; i < 4; i++)
+    if (pps[i].pp)
+      pps[i].vtable->destroy(pps[i].pp);
+  if (r.rule)
+    r.vtable->destroy(r.rule);
+  free(src);
+  tsl_arena_free(a);
+  /* options */
+  tsl_space_postproc bad;
+  tsl_kv kv[] = {{"thread_warp_size", "0"}, {"warp", "32"}};
+  ok(tsl_space_postproc_create(reg, "RewriteCooperativeFetch", &target, 1, &kv[0], &bad, &d) ==
+             TSL_EINVALID &&
+         strstr(d.text, "thread_warp_size"),
+     "RewriteCooperativeFetch: thread_warp_size 0 is refused: %s", d.text);
+  ok(tsl_space_postproc_create(reg, "RewriteCooperativeFetch", &target, 1, &kv[1], &bad, &d) ==
+             TSL_EINVALID &&
+         strstr(d.text, "valid: thread_warp_size"),
+     "RewriteCooperativeFetch: an unknown option is refused: %s", d.text);
+}
+
+/* TVM's test of MutateThreadBinding: AutoBind's pattern with six thread
+ * counts and decision 3; proposals from one advancing state change only
+ * that decision, never to 3, and reach the five others. */
+static void mutate_thread_binding(void) {
+  static const char *script =
+      "b0 = sch.get_block(name=\"T_add\", func_name=\"main\")\n"
+      "l1, l2 = sch.get_loops(block=b0)\n"
+      "l3 = sch.fuse(l1, l2)\n"
+      "v4 = sch.sample_categorical(candidates=[32, 64, 128, 256, 512, 1024], "
+      "probs=[0.16666666666666666, 0.16666666666666666, 0.16666666666666666, "
+      "0.16666666666666666, 0.16666666666666666, 0.16666666666666666], decision=3)\n"
+      "l5, l6 = sch.split(loop=l3, factors=[None, v4])\n"
+      "sch.bind(loop=l5, thread_axis=\"blockIdx.x\")\n"
+      "sch.bind(loop=l6, thread_axis=\"threadIdx.x\")\n";
+  tsl_arena *a = tsl_arena_new(ctx);
+  char path[4200];
+  snprintf(path, sizeof path, "%s/workloads/elementwise_add.py", root);
+  char *src = slurp(path);
+  const tsl_module *m = src ? parse(a, src, "elementwise_add") : NULL;
+  tsl_space_mutator mu = {0};
+  tsl_schedule *s = NULL;
+  tsl_diag d = {0};
+  int rc = !m || tsl_space_mutator_create(reg, "MutateThreadBinding", &target, 1, 0, NULL, &mu,
+                                          &d) ||
+           tsl_schedule_new(ctx, m, NULL, &s, &d) ||
+           tsl_script_run(s, "thread_binding", script, strlen(script), &d);
+  int seen[6] = {0}, n_seen = 0, proposals = 0, only = 1;
+  uint64_t state = 42;
+  for (int i = 0; i < 100 && !rc && n_seen < 5; i++) {
+    tsl_trace *mt = NULL;
+    if (mu.vtable->apply(mu.m, m, tsl_schedule_trace(s), &state, &mt, &d) || !mt)
+      break;
+    proposals++;
+    const tsl_trace *t = tsl_schedule_trace(s);
+    for (uint32_t k = 0; k < tsl_trace_len(mt); k++) {
+      const tsl_sch_value *x = &tsl_trace_get(mt, k)->decision, *y = &tsl_trace_get(t, k)->decision;
+      if (k != 3)
+        only &= tsl_sv_equal(x, y);
+    }
+    int64_t dec = tsl_trace_get(mt, 3)->decision.u.i;
+    only &= dec >= 0 && dec < 6 && dec != 3;
+    if (dec >= 0 && dec < 6 && !seen[dec]++)
+      n_seen++;
+    tsl_trace_free(mt);
+  }
+  ok(!rc && only && n_seen == 5 && !seen[3],
+     "MutateThreadBinding (TVM's test): %d proposals reach decisions {0, 1, 2, 4, 5} of the "
+     "thread count, nothing else changed%s%s",
+     proposals, rc ? ": " : "", rc ? d.text : "");
+  tsl_schedule_free(s);
+  if (mu.m)
+    mu.vtable->destroy(mu.m);
+  tsl_kv kv = {"weight", "1"};
+  tsl_space_mutator bad;
+  ok(tsl_space_mutator_create(reg, "MutateThreadBinding", &target, 1, 1, &kv, &bad, &d) ==
+             TSL_EINVALID &&
+         strstr(d.text, "unknown option 'weight'"),
+     "MutateThreadBinding takes no options: %s", d.text);
+  free(src);
+  tsl_arena_free(a);
+}
+
 int main(void) {
   root = getenv("TESSEL_SOURCE_ROOT");
   if (!root)
@@ -1134,6 +1318,8 @@ int main(void) {
   mlt_options();
   disallow_op();
   mutators();
+  cooperative_fetch_space();
+  mutate_thread_binding();
   custom();
   target_defaults();
   auto_bind();
