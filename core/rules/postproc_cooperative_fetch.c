@@ -30,8 +30,10 @@ static int rcf_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_
   (void)ud;
   static const rule_opt table[] = {
       {"thread_warp_size", RULE_OPT_INT, offsetof(rcf_pp, thread_warp_size)}};
-  /* TVM reads the target's thread_warp_size: 32 for CUDA, none for CPUs */
-  rcf_pp o = {t && t->kind && !strcmp(t->kind, "cuda") ? 32 : -1};
+  /* TVM reads the target's thread_warp_size; here the target's default
+   * space sets it (the cuda target: 32); none by default */
+  (void)t;
+  rcf_pp o = {-1};
   int rc = rule_parse_opts("RewriteCooperativeFetch", table, 1, n, opts, &o, diag);
   if (rc)
     return rc;

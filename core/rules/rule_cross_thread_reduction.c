@@ -14,7 +14,8 @@
  *
  * Where tessel differs from TVM (core/rules/README.md, Decisions): the
  * target's limits are options (defaults: 1024 threads and warps of 32 for
- * the "cuda" target, none elsewhere, which leaves every block alone); the
+ * a target with threads, set by its default space, none otherwise, which
+ * leaves every block alone); the
  * reused thread extent is the one of the consumer's own threadIdx.x loop;
  * a primitive that fails drops the second sketch instead of ending the
  * generation.
@@ -66,14 +67,14 @@ static int check_opts(const ctr_rule *r, tsl_diag *diag) {
   return TSL_OK;
 }
 
-/* Defaults: TVM's CUDA list (thread extents 4 to 512); the limits of TVM's
- * CUDA targets (1024 threads per block, warps of 32) for the "cuda" target,
- * none for others (TVM's rule then does nothing). */
+/* Defaults: TVM's CUDA list (thread extents 4 to 512) and no limits: a
+ * target with threads names them (the cuda target: 1024 threads per block,
+ * warps of 32); without them the rule does nothing, as TVM's on a CPU. */
 static int ctr_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_kv *opts,
                       tsl_sch_rule **out, tsl_diag *diag) {
   (void)ud;
-  int cuda = t && t->kind && !strcmp(t->kind, "cuda");
-  ctr_rule r = {{8, {4, 8, 16, 32, 64, 128, 256, 512}}, cuda ? 1024 : -1, cuda ? 32 : -1};
+  (void)t;
+  ctr_rule r = {{8, {4, 8, 16, 32, 64, 128, 256, 512}}, -1, -1};
   int rc = rule_parse_opts("CrossThreadReduction", ctr_opts,
                            sizeof ctr_opts / sizeof ctr_opts[0], n, opts, &r, diag);
   if (!rc)

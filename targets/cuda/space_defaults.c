@@ -29,6 +29,12 @@ static const tsl_kv auto_inline[] = {
     {"disallow_op", ""},
 };
 
+static const tsl_kv ctr[] = {
+    {"thread_extents", "4,8,16,32,64,128,256,512"},
+    {"max_threads_per_block", "1024"},
+    {"warp_size", "32"},
+};
+
 static const tsl_kv pvu[] = {
     {"max_jobs_per_core", "-1"},
     {"max_vectorize_extent", "-1"},
@@ -43,17 +49,20 @@ static const tsl_kv auto_bind[] = {
 };
 
 static const tsl_kv unbound[] = {{"max_threadblocks", "256"}};
+static const tsl_kv fetch[] = {{"thread_warp_size", "32"}};
 
 static const tsl_space_entry rules[] = {
     {"MultiLevelTiling", 0, N(mlt), mlt},
     {"InlineConstantScalars", 0, 0, NULL},
     {"AutoInline", 0, N(auto_inline), auto_inline},
+    {"CrossThreadReduction", 0, N(ctr), ctr},
     {"ParallelizeVectorizeUnroll", 0, N(pvu), pvu},
     {"AutoBind", 0, N(auto_bind), auto_bind},
 };
 
 static const tsl_space_entry postprocs[] = {
     {"DisallowDynamicLoop", 0, 0, NULL},
+    {"RewriteCooperativeFetch", 0, N(fetch), fetch},
     {"RewriteUnboundBlock", 0, N(unbound), unbound},
     {"RewriteParallelVectorizeUnroll", 0, 0, NULL},
     {"RewriteReductionBlock", 0, 0, NULL},
@@ -63,6 +72,7 @@ static const tsl_space_entry postprocs[] = {
 static const tsl_space_entry mutators[] = {
     {"MutateTileSize", 0.9, 0, NULL},
     {"MutateUnroll", 0.08, 0, NULL},
+    {"MutateThreadBinding", 0.02, 0, NULL},
 };
 
 const tsl_space_defaults tcu_space_defaults = {

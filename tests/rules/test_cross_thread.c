@@ -138,10 +138,16 @@ static int count(const char *text, const char *what) {
 }
 
 /* The sketches of `src` under the rule alone (heap array of traces). */
+/* With the cuda target, its limits as its default space gives them, then
+ * `opts`. */
 static int generate(const tsl_module *m, const tsl_rule_target *t, uint32_t n_opts,
                     const tsl_kv *opts, tsl_trace ***sk, uint32_t *n, tsl_diag *d) {
   tsl_space_rule r;
-  int rc = tsl_space_rule_create(reg, "CrossThreadReduction", t, n_opts, opts, &r, d);
+  tsl_kv all[8] = {{"max_threads_per_block", "1024"}, {"warp_size", "32"}};
+  uint32_t k = t == &cuda ? 2 : 0;
+  for (uint32_t i = 0; i < n_opts && k < 8; i++)
+    all[k++] = opts[i];
+  int rc = tsl_space_rule_create(reg, "CrossThreadReduction", t, k, all, &r, d);
   if (rc)
     return rc;
   rc = tsl_space_generate(ctx, m, NULL, 1, &r, 0, NULL, sk, n, d);
