@@ -19,12 +19,24 @@ void measure_device_init(measure_device *d, const tsl_target_vtable *vt, tsl_tar
              vt->dev_free && vt->copy_to_device && vt->copy_from_device && vt->synchronize;
 }
 
-static int fail(char *err, size_t cap, const char *what, const tsl_diag *d) {
+static int fail(measure_device *dev, char *err, size_t cap, const char *what,
+                const tsl_diag *d) {
   snprintf(err, cap, "device: %s: %s", what, d->text[0] ? d->text : "failed");
+  dev->failed = 1;
   return -1;
 }
 
 int measure_device_open(measure_device *d, measure_args *a, char *err, size_t cap) {
+  if (d->open && d->failed) {
+    /* After a failed hook the buffers are not trusted (a GPU rebuilds the
+     * context a kernel poisoned, and its memory goes with it): the next
+     * measurement allocates its own. The old ones are not freed: their
+     * device may be gone. */
+    free(d->buf);
+    free(d->slots);
+    d->buf = d->slots = NULL;
+    d->open = d->failed = 0;
+  }
   if (d->open)
     return 0;
   if (!d->hooks) { /* host memory: the work buffers, the work slots */
@@ -46,7 +58,7 @@ int measure_device_open(measure_device *d, measure_args *a, char *err, size_t ca
       continue;
     tsl_diag dd = {0};
     if (d->vt->dev_alloc(d->t, a->bytes[p] ? a->bytes[p] : 1, &d->buf[p], &dd) || !d->buf[p])
-      return fail(err, cap, "allocating a buffer", &dd);
+      return fail(d, err, cap, "allocating a buffer", &dd);
     d->slots[p] = d->buf[p];
   }
   d->open = 1;
@@ -62,7 +74,7 @@ int measure_device_upload(measure_device *d, measure_args *a, char *err, size_t 
     tsl_diag dd = {0};
     if (d->buf[p] && a->bytes[p] &&
         d->vt->copy_to_device(d->t, d->buf[p], a->pristine[p], a->bytes[p], &dd))
-      return fail(err, cap, "copying the inputs in", &dd);
+      return fail(d, err, cap, "copying the inputs in", &dd);
   }
   return 0;
 }
@@ -74,7 +86,7 @@ int measure_device_download(measure_device *d, measure_args *a, char *err, size_
     tsl_diag dd = {0};
     if (d->buf[p] && a->is_output[p] && a->bytes[p] &&
         d->vt->copy_from_device(d->t, a->work[p], d->buf[p], a->bytes[p], &dd))
-      return fail(err, cap, "copying the outputs back", &dd);
+      return fail(d, err, cap, "copying the outputs back", &dd);
   }
   return 0;
 }
@@ -82,7 +94,7 @@ int measure_device_download(measure_device *d, measure_args *a, char *err, size_
 int measure_device_sync(measure_device *d, char *err, size_t cap) {
   tsl_diag dd = {0};
   if (d && d->hooks && d->vt->synchronize(d->t, &dd))
-    return fail(err, cap, "synchronizing", &dd);
+    return fail(d, err, cap, "synchronizing", &dd);
   return 0;
 }
 

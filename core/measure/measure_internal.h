@@ -62,6 +62,8 @@ typedef struct measure_device {
   tsl_target *t;
   int hooks;        /* vt has every hook */
   int open;
+  int failed;       /* a hook failed: the next open allocates afresh (a
+                       device may have lost its buffers with its context) */
   void **buf;       /* n_params: device buffers (NULL: scalar) */
   void **slots;     /* packed arguments over buf */
 } measure_device;

@@ -52,6 +52,7 @@ typedef struct cu_api {
   CUresult (*DeviceGetName)(char *name, int len, CUdevice dev);
   CUresult (*DeviceGetAttribute)(int *value, int attr, CUdevice dev);
   CUresult (*DevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
+  CUresult (*DevicePrimaryCtxReset)(CUdevice dev);
   CUresult (*CtxSetCurrent)(CUcontext ctx);
   CUresult (*CtxSynchronize)(void);
   CUresult (*MemAlloc)(CUdeviceptr *ptr, size_t bytes);
@@ -142,6 +143,7 @@ static int bind_symbols(void *lib) {
       {"cuDeviceGetName", (void **)&drv.api.DeviceGetName},
       {"cuDeviceGetAttribute", (void **)&drv.api.DeviceGetAttribute},
       {"cuDevicePrimaryCtxRetain", (void **)&drv.api.DevicePrimaryCtxRetain},
+      {"cuDevicePrimaryCtxReset_v2", (void **)&drv.api.DevicePrimaryCtxReset},
       {"cuCtxSetCurrent", (void **)&drv.api.CtxSetCurrent},
       {"cuCtxSynchronize", (void **)&drv.api.CtxSynchronize},
       {"cuMemAlloc_v2", (void **)&drv.api.MemAlloc},
@@ -345,15 +347,39 @@ int tcu_driver_open(int32_t ordinal, const tcu_device_info **out, tsl_diag *diag
 
 static int32_t ordinal_of(const tsl_target *t) { return t ? t->device : 0; }
 
-static int call_failed(tsl_diag *diag, CUresult r, const char *fmt, ...) TSL_PRINTF(3, 4);
-static int call_failed(tsl_diag *diag, CUresult r, const char *fmt, ...) {
+/* The errors after which the context is unusable: a kernel's illegal
+ * address or instruction, a launch that failed or ran past the watchdog. */
+static int sticky(CUresult r) {
+  return r == 700 || r == 702 || (r >= 714 && r <= 719);
+}
+
+/* A poisoned primary context rebuilt (TVM issue #13639 is a tuner that
+ * dies there): reset, made current again. Every allocation goes with it.
+ * Returns what happened, for the message. */
+static const char *rebuild(int32_t ordinal) {
+  CUdevice dev = 0;
+  pthread_mutex_lock(&drv_lock);
+  dev_slot *s = ordinal >= 0 && ordinal < MAX_DEVICES ? &drv.dev[ordinal] : NULL;
+  CUresult r = s && s->done && s->status == TSL_OK ? drv.api.DeviceGet(&dev, ordinal) : 1;
+  r = r ? r : drv.api.DevicePrimaryCtxReset(dev);
+  r = r ? r : drv.api.DevicePrimaryCtxRetain(&s->ctx, dev);
+  r = r ? r : drv.api.CtxSetCurrent(s->ctx);
+  pthread_mutex_unlock(&drv_lock);
+  return r ? "; rebuilding the context failed too" :
+             "; the context was rebuilt (cuDevicePrimaryCtxReset), its buffers with it";
+}
+
+static int call_failed(const tsl_target *t, tsl_diag *diag, CUresult r, const char *fmt, ...)
+    TSL_PRINTF(4, 5);
+static int call_failed(const tsl_target *t, tsl_diag *diag, CUresult r, const char *fmt, ...) {
   char what[256], e[256];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
+  const char *after = sticky(r) ? rebuild(ordinal_of(t)) : "";
   return tsl_diag_set(diag, r == CUDA_ERROR_OUT_OF_MEMORY ? TSL_ENOMEM : TSL_ERUNTIME,
-                      "cuda target: %s failed: %s", what, tcu_cu_error(r, e, sizeof e));
+                      "cuda target: %s failed: %s%s", what, tcu_cu_error(r, e, sizeof e), after);
 }
 
 int tcu_dev_alloc(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
@@ -366,7 +392,7 @@ int tcu_dev_alloc(tsl_target *t, size_t bytes, void **out, tsl_diag *diag) {
   CUdeviceptr p = 0;
   CUresult r = drv.api.MemAlloc(&p, bytes ? bytes : 1); /* 0 bytes is an error to CUDA */
   if (r != CUDA_SUCCESS)
-    return call_failed(diag, r, "cuMemAlloc of %zu bytes", bytes);
+    return call_failed(t, diag, r, "cuMemAlloc of %zu bytes", bytes);
   *out = (void *)(uintptr_t)p;
   return TSL_OK;
 }
@@ -395,7 +421,7 @@ int tcu_copy_to_device(tsl_target *t, void *dst, const void *src, size_t bytes,
     return rc;
   CUresult r = drv.api.MemcpyHtoD((CUdeviceptr)(uintptr_t)dst, src, bytes);
   if (r != CUDA_SUCCESS)
-    return call_failed(diag, r, "cuMemcpyHtoD of %zu bytes to %p", bytes, dst);
+    return call_failed(t, diag, r, "cuMemcpyHtoD of %zu bytes to %p", bytes, dst);
   return TSL_OK;
 }
 
@@ -408,7 +434,7 @@ int tcu_copy_from_device(tsl_target *t, void *dst, const void *src, size_t bytes
     return rc;
   CUresult r = drv.api.MemcpyDtoH(dst, (CUdeviceptr)(uintptr_t)src, bytes);
   if (r != CUDA_SUCCESS)
-    return call_failed(diag, r, "cuMemcpyDtoH of %zu bytes from %p", bytes, src);
+    return call_failed(t, diag, r, "cuMemcpyDtoH of %zu bytes from %p", bytes, src);
   return TSL_OK;
 }
 
@@ -418,6 +444,7 @@ int tcu_synchronize(tsl_target *t, tsl_diag *diag) {
     return rc;
   CUresult r = drv.api.CtxSynchronize();
   if (r != CUDA_SUCCESS)
-    return call_failed(diag, r, "cuCtxSynchronize (waiting for the kernels launched before)");
+    return call_failed(t, diag, r,
+                       "cuCtxSynchronize (waiting for the kernels launched before)");
   return TSL_OK;
 }

@@ -6,7 +6,8 @@
 # interpreter, with the threads of a block in both orders. Without the
 # barriers the target inserts, the programs that need them compute wrong
 # values (and the one that needs none still computes right ones). A
-# tuning run measures candidates of a GPU schedule space.
+# tuning run measures candidates of a GPU schedule space, and goes on past a
+# kernel that poisons the context.
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 src="${TESSEL_SOURCE_ROOT:?}"
@@ -73,5 +74,14 @@ PY
 # status 0: measured; 7: stopped as slower than the best by runner.skip_slower
 check "  ... its 8 records are of target cuda -arch=sm_90 (the emulator's 9.0), measured or stopped as slower" \
   bash -c "cp '$tmp/records' '$tmp/out'; test \"\$(grep -c '^cuda -arch=sm_90 -device=0 | [07] | [0-9][0-9.e-]* | ' '$tmp/records')\" = 8"
+# A kernel that poisons the context (the 5th launch of the worker, as an
+# illegal address would): its record is an error naming it, the context is
+# rebuilt, and the run goes on measuring the rest.
+check "a poisoned context fails one candidate, is rebuilt, and the run measures the other 7" bash -c "
+  TESSEL_CUDA_EMU_POISON=5 '$exe' tune '$tmp/tune.yaml' --set database='$tmp/p.db' > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^tuned: 8 candidates measured by this run (1 failed)' '$tmp/out'"
+check "  ... its record names the illegal address and the rebuilt context" bash -c "
+  python3 -c \"import sqlite3; print(sqlite3.connect('$tmp/p.db').execute('select error from records where status != 0 and status != 7').fetchone()[0])\" > '$tmp/out' &&
+  grep -q 'CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered); the context was rebuilt' '$tmp/out'"
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -13,6 +13,10 @@
  * So a barrier is a real barrier and a missing one shows on every run: a
  * thread that reads what another thread writes before the next barrier
  * runs first and reads stale data.
+ *
+ * TESSEL_CUDA_EMU_POISON=N: the Nth launch of a process poisons the
+ * context, as an illegal address does: that launch and every call after it
+ * fail with CUDA_ERROR_ILLEGAL_ADDRESS until cuDevicePrimaryCtxReset.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -26,7 +30,7 @@
 typedef int CUresult;
 #define API __attribute__((visibility("default"))) /* the project builds hidden */
 enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, INVALID_IMAGE = 200,
-       NOT_FOUND = 500 };
+       NOT_FOUND = 500, ILLEGAL_ADDRESS = 700 };
 
 typedef struct kernel {
   void (*call)(void **args);
@@ -57,7 +61,12 @@ static __thread void *current_ctx;
 static pid_t init_pid;
 #define FORKED() (init_pid && init_pid != getpid())
 
-static CUresult ok(void) { return FORKED() ? NOT_INITIALIZED : OK; }
+static int poisoned; /* TESSEL_CUDA_EMU_POISON */
+static long launches;
+
+static CUresult ok(void) {
+  return FORKED() ? NOT_INITIALIZED : poisoned ? ILLEGAL_ADDRESS : OK;
+}
 
 API CUresult cuInit(unsigned flags) {
   if (FORKED())
@@ -109,21 +118,30 @@ API CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
 }
 API CUresult cuCtxSetCurrent(void *ctx) { current_ctx = ctx; return OK; }
 API CUresult cuCtxGetCurrent(void **ctx) { *ctx = current_ctx; return OK; }
-API CUresult cuCtxSynchronize(void) { return OK; } /* launches return when done */
+API CUresult cuCtxSynchronize(void) { return ok(); } /* launches return when done */
+API CUresult cuDevicePrimaryCtxReset_v2(int dev) {
+  (void)dev;
+  poisoned = 0;
+  return FORKED() ? NOT_INITIALIZED : OK;
+}
 
 API CUresult cuMemAlloc_v2(unsigned long long *p, size_t bytes) {
-  if (FORKED())
-    return NOT_INITIALIZED;
+  if (ok())
+    return ok();
   void *m = calloc(1, bytes ? bytes : 1);
   *p = (unsigned long long)(uintptr_t)m;
   return m ? OK : OUT_OF_MEMORY;
 }
 API CUresult cuMemFree_v2(unsigned long long p) { free((void *)(uintptr_t)p); return OK; }
 API CUresult cuMemcpyHtoD_v2(unsigned long long dst, const void *src, size_t n) {
+  if (ok())
+    return ok();
   memcpy((void *)(uintptr_t)dst, src, n);
   return OK;
 }
 API CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
+  if (ok())
+    return ok();
   memcpy(dst, (const void *)(uintptr_t)src, n);
   return OK;
 }
@@ -132,7 +150,8 @@ API CUresult cuGetErrorName(CUresult r, const char **s) {
   *s = r == OK ? "CUDA_SUCCESS" : r == INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
        : r == OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : r == NOT_INITIALIZED
        ? "CUDA_ERROR_NOT_INITIALIZED" : r == INVALID_IMAGE
-       ? "CUDA_ERROR_INVALID_IMAGE" : r == NOT_FOUND ? "CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
+       ? "CUDA_ERROR_INVALID_IMAGE" : r == NOT_FOUND ? "CUDA_ERROR_NOT_FOUND"
+       : r == ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS" : "CUDA_ERROR_UNKNOWN";
   return OK;
 }
 API CUresult cuGetErrorString(CUresult r, const char **s) {
@@ -141,13 +160,14 @@ API CUresult cuGetErrorString(CUresult r, const char **s) {
        ? "initialization error (CUDA was initialised in a parent process before it forked)"
        : r == INVALID_IMAGE
        ? "device kernel image is invalid (the emulator loads only TESSEL_CUDA_EMULATE builds)"
-       : r == NOT_FOUND ? "named symbol not found" : "unknown error";
+       : r == NOT_FOUND ? "named symbol not found" : r == ILLEGAL_ADDRESS
+       ? "an illegal memory access was encountered" : "unknown error";
   return OK;
 }
 
 API CUresult cuModuleLoadData(void **module, const void *image) {
-  if (FORKED())
-    return NOT_INITIALIZED;
+  if (ok())
+    return ok();
   const char *tag = "tessel-emu:";
   if (!image || strncmp(image, tag, strlen(tag)))
     return INVALID_IMAGE;
@@ -249,6 +269,13 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
   if (!k || !threads || threads > 1024 || bz > 64 || gy > 65535 || gz > 65535 || smem > 49152 ||
       !gx || !gy || !gz)
     return INVALID_VALUE;
+  const char *poison = getenv("TESSEL_CUDA_EMU_POISON");
+  if (ok())
+    return ok();
+  if (poison && ++launches == atol(poison)) {
+    poisoned = 1; /* as a kernel's illegal address: this launch fails late */
+    return OK;
+  }
   const char *order = getenv("TESSEL_CUDA_EMU_ORDER");
   k->set_barrier(barrier);
   for (unsigned z = 0; z < gz; z++)
