@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cuda_internal.h"
+#include "cuda_test_util.h"
 #include "lower/lower_util.h"
 #include "tap.h"
 #include "test_files.h"
@@ -26,76 +27,6 @@
 #include "tessel/visit.h"
 
 static const char *const workloads[] = {"matmul_gpu_shared"};
-
-/* The shared memory of tsl_allreduce's tree (1024 elements; the warp
- * shuffles of up to 32 threads of threadIdx.x take none). */
-static int tree_bytes(const tsl_expr *e, void *ud) {
-  int extent, dim;
-  if (e->kind == TSL_EXPR_CALL_EXTERN &&
-      sscanf(e->u.str_value, "tsl_allreduce<%*[a-z_], %d, %d>", &extent, &dim) == 2 &&
-      !(dim == 0 && extent <= 32 && (extent & (extent - 1)) == 0))
-    *(int64_t *)ud += 1024 * (e->dtype.bits / 8);
-  return 0;
-}
-
-static int64_t shared_bytes(const tsl_stmt *s) {
-  int64_t n = 0, size;
-  switch (s->kind) {
-  case TSL_STMT_FOR: return shared_bytes(s->u.loop.body);
-  case TSL_STMT_IF:
-    return shared_bytes(s->u.branch.then_case) +
-           (s->u.branch.else_case ? shared_bytes(s->u.branch.else_case) : 0);
-  case TSL_STMT_LET:
-    tsl_expr_visit(s->u.let.value, tree_bytes, &n);
-    return n + shared_bytes(s->u.let.body);
-  case TSL_STMT_SEQ:
-    for (uint32_t i = 0; i < s->u.seq.n; i++)
-      n += shared_bytes(s->u.seq.stmts[i]);
-    return n;
-  case TSL_STMT_ALLOCATE:
-    n = shared_bytes(s->u.alloc.body);
-    if (!strncmp(s->u.alloc.buffer->scope, "shared", 6) &&
-        tsl_expr_is_const_int(s->u.alloc.buffer->shape[0], &size))
-      n += size * ((s->u.alloc.buffer->dtype.bits + 7) / 8);
-    return n;
-  default: return 0;
-  }
-}
-
-/* ptxas -v on `ptx` for sm_90: its shared memory bytes and registers. */
-static int ptxas(const tcu_image *img, const char *tmp, long *smem, long *regs, char *log,
-                 size_t cap) {
-  char path[600], cmd[1400];
-  snprintf(path, sizeof path, "%s/k.ptx", tmp);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return -1;
-  fwrite(img->ptx, 1, img->ptx_len, f);
-  fclose(f);
-  snprintf(cmd, sizeof cmd, "'%s/bin/ptxas' -arch=sm_90 -v '%s' -o /dev/null 2>&1",
-           tcu_cuda_home(), path);
-  FILE *p = popen(cmd, "r");
-  size_t got = p ? fread(log, 1, cap - 1, p) : 0;
-  log[got] = 0;
-  int rc = p ? pclose(p) : -1;
-  *smem = *regs = 0;
-  for (const char *q = log; (q = strstr(q, "Used ")); q++) { /* one line per kernel */
-    long r = 0, s = 0;
-    const char *sm = strstr(q, "bytes smem");
-    sscanf(q, "Used %ld registers", &r);
-    if (sm && (!strchr(q, '\n') || sm < strchr(q, '\n'))) {
-      const char *b = sm;
-      while (b > q && b[-1] == ' ')
-        b--;
-      while (b > q && b[-1] >= '0' && b[-1] <= '9')
-        b--;
-      s = strtol(b, NULL, 10);
-    }
-    *regs = r > *regs ? r : *regs;
-    *smem += s;
-  }
-  return rc;
-}
 
 static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
                      const char *name, int update, const char *tmp) {

@@ -1,0 +1,212 @@
+/*
+ * The cuda target's design space against its toolchain, without a GPU: for
+ * each workload below and a few seeds, every sketch of the cuda default
+ * rules (TVM's DefaultCUDA) is replayed with its decisions and put through
+ * the default postprocessors, as a tuning run does. A candidate they keep
+ * is lowered and made ready for the GPU; its CUDA C must compile with NVRTC
+ * for sm_80 and sm_90, and ptxas must report for it the shared memory its
+ * program declares, within VerifyGPUCode's 48 KiB, and at most 255
+ * registers a thread. A candidate VerifyGPUCode rejects for its shared
+ * memory must be one NVRTC refuses too (static shared memory past 48 KiB).
+ * Per workload at least one candidate must be kept, and each kept one of
+ * the workloads small enough computes the original's values in the
+ * interpreter with the iterations of its thread-bound loops in natural,
+ * shuffled and reversed order (the race oracle).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_internal.h"
+#include "cuda_test_util.h"
+#include "tap.h"
+#include "tessel/tessel.h"
+
+static const char *const workloads[] = {"matmul_64", "batch_matmul_1x128", "softmax_256",
+                                        "gelu", "conv2d_nhwc", "layer_norm"};
+enum { SEEDS = 6 };
+
+typedef struct tally {
+  int kept, compiled, smem_ok, refused_smem, refused_other, nvrtc_agrees, interp, interp_ok;
+} tally;
+
+static const tsl_rule_target cuda = {sizeof cuda, "cuda", 2, 16};
+
+/* A kept candidate: NVRTC for both architectures, ptxas against the
+ * program's shared memory. */
+static void compile_kept(const tsl_func *f, const char *tmp, tally *t, const char *id) {
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *a = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_lowered_func *lf = NULL;
+  tcu_program p = {0};
+  tsl_strbuf dev;
+  tsl_strbuf_init(&dev);
+  int rc = tsl_lower_func(a, f, NULL, &lf, &d);
+  const tsl_lowered_func *one[1] = {lf};
+  tsl_lowered_module m = {sizeof m, 1, one};
+  rc = rc ? rc : tcu_program_make(a, &m, "k", &p, &d);
+  rc = rc ? rc : tcu_emit_device(&p, &dev, &d);
+  int both = !rc;
+  long smem = -1, regs = -1;
+  for (int32_t arch = 80; !rc && arch <= 90; arch += 10) {
+    tcu_image img = {0};
+    if (tcu_nvrtc_compile(dev.data, id, arch, &img, &d)) {
+      both = 0;
+    } else if (arch == 90) {
+      char log[4096];
+      if (ptxas(&img, tmp, &smem, &regs, log, sizeof log))
+        both = 0;
+    }
+    tcu_image_free(&img);
+  }
+  t->compiled += both;
+  int64_t want = both ? shared_bytes(p.funcs[0]->body) : -2;
+  if (both && smem == want && smem <= 49152 && regs > 0 && regs <= 255)
+    t->smem_ok++;
+  else
+    tap_diag("%s: %s (ptxas: %ld bytes of shared memory, the program's %lld; %ld registers)",
+             id, both ? "unexpected resources" : d.text, smem, (long long)want, regs);
+  tsl_strbuf_free(&dev);
+  if (p.kernels)
+    tcu_program_free(&p);
+  tsl_arena_free(a);
+  tsl_ctx_free(ctx);
+}
+
+/* A candidate VerifyGPUCode refused for its shared memory: NVRTC refuses it
+ * as well (its program without VerifyGPUCode, lowered and compiled). */
+static int nvrtc_refuses(const tsl_func *f) {
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *a = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_lowered_func *lf = NULL;
+  tcu_program p = {0};
+  tsl_strbuf dev;
+  tsl_strbuf_init(&dev);
+  int rc = tsl_lower_func(a, f, NULL, &lf, &d);
+  const tsl_lowered_func *one[1] = {lf};
+  tsl_lowered_module m = {sizeof m, 1, one};
+  rc = rc ? rc : tcu_program_make(a, &m, "k", &p, &d);
+  rc = rc ? rc : tcu_emit_device(&p, &dev, &d);
+  tcu_image img = {0};
+  int refused = !rc && tcu_nvrtc_compile(dev.data, "refused", 90, &img, &d) != TSL_OK;
+  tcu_image_free(&img);
+  tsl_strbuf_free(&dev);
+  if (p.kernels)
+    tcu_program_free(&p);
+  tsl_arena_free(a);
+  tsl_ctx_free(ctx);
+  return refused;
+}
+
+static void workload(tsl_ctx *ctx, const tsl_registry *reg, const tsl_space_rule *rules,
+                     uint32_t n_rules, const tsl_space_postproc *pps, uint32_t n_pps,
+                     const char *root, const char *name, const char *tmp) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/workloads/%s.py", root, name);
+  tsl_arena *arena = tsl_arena_new(ctx);
+  tsl_diag d = {0};
+  const tsl_module *m = NULL;
+  tally t = {0};
+  int n_sketches = 0;
+  (void)reg;
+  if (tsl_parse_file(arena, path, &m, &d)) {
+    ok(0, "%s parses: %s", name, d.text);
+    tsl_arena_free(arena);
+    return;
+  }
+  for (uint64_t seed = 0; seed < SEEDS; seed++) {
+    tsl_trace **sk = NULL;
+    uint32_t n = 0;
+    if (tsl_space_generate(ctx, m, NULL, n_rules, rules, seed, NULL, &sk, &n, &d)) {
+      ok(0, "%s: the cuda rules derive its space: %s", name, d.text);
+      break;
+    }
+    n_sketches = (int)n;
+    for (uint32_t i = 0; i < n; i++) {
+      char id[160];
+      snprintf(id, sizeof id, "%s seed %llu sketch %u", name, (unsigned long long)seed, i);
+      tsl_replay_opts ro = {sizeof ro, 0, seed, NULL, NULL};
+      tsl_schedule *s = NULL, *bare = NULL;
+      tsl_diag pd = {0};
+      int rc = tsl_trace_replay(ctx, sk[i], m, &ro, &s, &pd);
+      if (!rc)
+        rc = tsl_space_apply_postprocs(s, n_pps, pps, &pd);
+      if (!rc) {
+        t.kept++;
+        compile_kept(tsl_schedule_func(s), tmp, &t, id);
+        double flops = tsl_func_flops(m->funcs[0]);
+        if (flops >= 0 && flops < (1 << 21)) {
+          tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed + 1};
+          tsl_equiv_report rep;
+          t.interp++;
+          if (!tsl_interp_check_equivalent_opts(m->funcs[0], tsl_schedule_func(s), NULL, 0,
+                                                seed + 1, &io, &rep, &pd))
+            t.interp_ok++;
+          else
+            tap_diag("%s: %s", id, pd.text);
+        }
+      } else if (strstr(pd.text, "VerifyGPUCode") && strstr(pd.text, "bytes of shared memory")) {
+        t.refused_smem++;
+        /* the same candidate without VerifyGPUCode: everything before it */
+        if (!tsl_trace_replay(ctx, sk[i], m, &ro, &bare, &pd) &&
+            !tsl_space_apply_postprocs(bare, n_pps - 1, pps, &pd))
+          t.nvrtc_agrees += nvrtc_refuses(tsl_schedule_func(bare));
+      } else {
+        t.refused_other++;
+      }
+      tsl_schedule_free(s);
+      tsl_schedule_free(bare);
+      tsl_trace_free(sk[i]);
+    }
+    free(sk);
+  }
+  ok(t.kept > 0, "%s: %d sketches x %d seeds: %d kept, %d refused by VerifyGPUCode for shared "
+     "memory, %d otherwise", name, n_sketches, SEEDS, t.kept, t.refused_smem, t.refused_other);
+  ok(t.compiled == t.kept, "%s: every kept candidate compiles with NVRTC for sm_80 and sm_90 "
+     "(%d of %d)", name, t.compiled, t.kept);
+  ok(t.smem_ok == t.kept, "%s: ptxas reports the program's shared memory, within 48 KiB, and at "
+     "most 255 registers (%d of %d)", name, t.smem_ok, t.kept);
+  ok(t.interp_ok == t.interp, "%s: the kept candidates compute the original's values with "
+     "thread loops in every order (%d of %d checked)", name, t.interp_ok, t.interp);
+  ok(t.nvrtc_agrees == t.refused_smem, "%s: NVRTC refuses every candidate VerifyGPUCode refused "
+     "for its shared memory (%d of %d)", name, t.nvrtc_agrees, t.refused_smem);
+  tsl_arena_free(arena);
+}
+
+int main(void) {
+  const char *root = getenv("TESSEL_SOURCE_ROOT");
+  char tmp[] = "/tmp/tessel-cuda-sketches-XXXXXX";
+  if (!root || !mkdtemp(tmp)) {
+    ok(0, "TESSEL_SOURCE_ROOT and a temporary folder");
+    return tap_done();
+  }
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_registry *reg = NULL;
+  tsl_diag d = {0};
+  tsl_space_rule *rules = NULL;
+  tsl_space_postproc *pps = NULL;
+  uint32_t n_rules = 0, n_pps = 0;
+  unsetenv("TESSEL_PLUGIN_PATH");
+  if (tsl_registry_new(ctx, &reg, &d) || tsl_registry_load_default(reg, 0, NULL, &d) ||
+      tsl_space_default_rules(reg, &cuda, &rules, &n_rules, &d) ||
+      tsl_space_default_postprocs(reg, &cuda, &pps, &n_pps, &d)) {
+    ok(0, "the cuda target's default space: %s", d.text);
+    return tap_done();
+  }
+  ok(n_pps > 0 && !strcmp(pps[n_pps - 1].name, "VerifyGPUCode"),
+     "the cuda target's %u rules and %u postprocessors, VerifyGPUCode last", n_rules, n_pps);
+  for (size_t i = 0; i < sizeof workloads / sizeof *workloads; i++)
+    workload(ctx, reg, rules, n_rules, pps, n_pps, root, workloads[i], tmp);
+  tsl_space_rules_free(rules, n_rules);
+  tsl_space_postprocs_free(pps, n_pps);
+  tsl_registry_free(reg);
+  tsl_ctx_free(ctx);
+  char cmd[200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  if (system(cmd) != 0)
+    tap_diag("could not remove %s", tmp);
+  return tap_done();
+}
