@@ -97,7 +97,19 @@ typedef struct region_walk {
   int64_t *exts;
   uint8_t *whole;
   int seen;
+  /* Loops inside the scope that are not relaxed: the serial loops a shared
+   * buffer was hoisted out of with the threadIdx loops around them (one
+   * execution of them at a time uses the buffer). */
+  const tsl_stmt *const *fixed;
+  uint32_t n_fixed;
 } region_walk;
+
+static int is_fixed(const region_walk *w, const tsl_stmt *s) {
+  for (uint32_t i = 0; i < w->n_fixed; i++)
+    if (w->fixed[i] == s)
+      return 1;
+  return 0;
+}
 
 static const tsl_expr *subst_lets(region_walk *w, const tsl_expr *e) {
   if (!w->lets.n)
@@ -187,6 +199,8 @@ static int region_stmt(const tsl_stmt *s, void *ud) {
   case TSL_STMT_FOR:
     tsl_expr_visit(s->u.loop.min, region_load, w);
     tsl_expr_visit(s->u.loop.extent, region_load, w);
+    if (is_fixed(w, s))
+      break;
     TSL_VEC_PUSH(&w->inner_vars, const tsl_var *, s->u.loop.loop_var);
     TSL_VEC_PUSH(&w->inner_doms, tsl_range,
                  ((tsl_range){subst_lets(w, s->u.loop.min), subst_lets(w, s->u.loop.extent)}));
@@ -209,7 +223,7 @@ static int region_stmt(const tsl_stmt *s, void *ud) {
 
 static int region_post(const tsl_stmt *s, void *ud) {
   region_walk *w = ud;
-  if (s->kind == TSL_STMT_FOR) {
+  if (s->kind == TSL_STMT_FOR && !is_fixed(w, s)) {
     w->inner_vars.len--;
     w->inner_doms.len--;
   } else if (s->kind == TSL_STMT_LET) {
@@ -333,7 +347,9 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
       break;
     }
   }
-  /* shared memory is per thread block: never inside a threadIdx loop */
+  /* shared memory is per thread block: never inside a threadIdx loop; the
+   * serial loops it leaves with them stay fixed in its region */
+  uint32_t inner_depth = depth;
   if (b->scope && !strncmp(b->scope, "shared", 6))
     for (uint32_t i = 0; i < depth; i++) {
       const char *tag = lca[i]->u.loop.thread_tag;
@@ -342,6 +358,11 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
         break;
       }
     }
+  const tsl_stmt **fixed = TSL_NEW_ARRAY(a, const tsl_stmt *, inner_depth - depth + 1);
+  uint32_t n_fixed = 0;
+  for (uint32_t i = depth; i < inner_depth; i++)
+    if (lca[i]->u.loop.for_kind != TSL_FOR_THREAD_BINDING)
+      fixed[n_fixed++] = lca[i];
   const tsl_stmt *target = depth ? lca[depth - 1] : NULL;
   const tsl_stmt *scope = target ? target->u.loop.body : body;
 
@@ -359,6 +380,11 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
   for (uint32_t i = 0; i < depth; i++)
     tsl_analyzer_bind(rw.an, lca[i]->u.loop.loop_var, lca[i]->u.loop.min,
                       lca[i]->u.loop.extent);
+  rw.fixed = fixed;
+  rw.n_fixed = n_fixed;
+  for (uint32_t i = 0; i < n_fixed; i++)
+    tsl_analyzer_bind(rw.an, fixed[i]->u.loop.loop_var, fixed[i]->u.loop.min,
+                      fixed[i]->u.loop.extent);
   rw.mins = TSL_NEW_ARRAY(a, const tsl_expr *, nd + 1);
   rw.exts = TSL_NEW_ARRAY(a, int64_t, nd + 1);
   rw.whole = TSL_NEW_ARRAY(a, uint8_t, nd + 1);

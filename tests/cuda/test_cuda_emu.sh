@@ -29,6 +29,26 @@ for order in reverse forward; do
       $(declare -f run); exe='$exe' tmp='$tmp'; run $order 0 '$p' | grep -q '^  check: ok'"
   done
 done
+# The course's GPU programs, scheduled by hand (examples/gpu).
+for c in "gpu_vector_add vector_add" "gpu_window_sum window_sum_shared" \
+         "matmul_128 matmul_local" "matmul_128 matmul_shared"; do
+  set -- $c
+  for order in reverse forward; do
+    check "course: $2 on $1, threads $order: outputs match the interpreter's" bash -c "
+      TESSEL_CUDA_EMU_ORDER=$order '$exe' run '$src/workloads/$1.py' --schedule \
+        '$src/examples/gpu/$2.sch' --target cuda --repeat 1 --number 1 > '$tmp/out' 2> '$tmp/err' &&
+      grep -q '^  check: ok' '$tmp/out'"
+  done
+done
+# ... and tuned automatically in the cuda target's default space.
+for w in gpu_vector_add gpu_window_sum; do
+  printf 'workload: {file: %s}\ntarget: {kind: cuda}\nstrategy: {kind: evolutionary, trials: 8, batch: 4}\ncost_model: {kind: xgb}\nrunner: {number: 1, repeat: 1, timeout_s: 60}\ndatabase: %s\nseed: 1\n' \
+    "$src/workloads/$w.py" "$tmp/$w.db" > "$tmp/$w.yaml"
+  check "course: $w tuned from the bare program in the default space, every candidate measured" bash -c "
+    '$exe' tune '$tmp/$w.yaml' > '$tmp/out' 2> '$tmp/err' &&
+    grep -q '^tuned: [1-9][0-9]* candidates measured by this run (0 failed)' '$tmp/out'"
+done
+
 for p in shared_reverse shared_war matmul_gpu_shared; do
   f="$cases/$p.py"; [ -f "$f" ] || f="$src/workloads/$p.py"
   for order in reverse forward; do
