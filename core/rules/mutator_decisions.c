@@ -74,30 +74,6 @@ static int64_t producer_of(const tsl_trace *t, tsl_sch_rv rv) {
   return -1;
 }
 
-static double num(const tsl_sch_value *v) {
-  return v->kind == TSL_SV_FLOAT ? v->u.f : v->kind == TSL_SV_INT ? (double)v->u.i : 0;
-}
-
-/* A categorical decision other than `old`, drawn by the other candidates'
- * probabilities (TVM's MakeMultinomialSampler after erasing the old). */
-static int64_t redraw(const tsl_trace_inst *in, int64_t old, uint64_t *rng) {
-  const tsl_sch_value *probs = &in->args[1];
-  double total = 0;
-  for (uint32_t k = 0; k < probs->n; k++)
-    if ((int64_t)k != old)
-      total += num(&probs->u.items[k]);
-  double x = tsl_rand_unit(rng) * total;
-  int64_t last = -1;
-  for (uint32_t k = 0; k < probs->n; k++) {
-    if ((int64_t)k == old)
-      continue;
-    last = k;
-    x -= num(&probs->u.items[k]);
-    if (x < 0)
-      return k;
-  }
-  return last;
-}
 
 /* The sketch part of `t` with instruction i's decision replaced. */
 static int with_decision(const tsl_trace *t, uint32_t i, tsl_sch_value d, tsl_trace **out,
@@ -201,8 +177,8 @@ static int tile_size(const tsl_trace *t, uint64_t *rng, tsl_trace **out, tsl_dia
   if (k < na)
     return mutate_tiles(t, tiles[k], rng, out, diag);
   const tsl_trace_inst *in = tsl_trace_get(t, vecs[k - na]);
-  return with_decision(t, vecs[k - na], tsl_sv_int(redraw(in, in->decision.u.i, rng)), out,
-                       diag);
+  tsl_sch_value d = tsl_sv_int(rule_redraw_categorical(in, in->decision.u.i, rng));
+  return with_decision(t, vecs[k - na], d, out, diag);
 }
 
 /* ---- MutateUnroll ---------------------------------------------------------------- */
@@ -229,8 +205,8 @@ static int unroll(const tsl_trace *t, uint64_t *rng, tsl_trace **out, tsl_diag *
   const tsl_trace_inst *in = tsl_trace_get(t, (uint32_t)p);
   if (in->args[1].n < 2)
     return TSL_OK;
-  return with_decision(t, (uint32_t)p, tsl_sv_int(redraw(in, in->decision.u.i, rng)), out,
-                       diag);
+  tsl_sch_value d = tsl_sv_int(rule_redraw_categorical(in, in->decision.u.i, rng));
+  return with_decision(t, (uint32_t)p, d, out, diag);
 }
 
 /* ---- MutateComputeLocation ------------------------------------------------------ */

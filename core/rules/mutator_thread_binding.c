@@ -76,29 +76,6 @@ static int64_t sample_behind(const tsl_trace *t, uint32_t i) {
 
 /* ---- the mutation ------------------------------------------------------------------ */
 
-static double prob(const tsl_sch_value *v) {
-  return v->kind == TSL_SV_FLOAT ? v->u.f : v->kind == TSL_SV_INT ? (double)v->u.i : 0;
-}
-
-/* A decision other than `old`, drawn by the other candidates' weights. */
-static int64_t redraw(const tsl_trace_inst *in, int64_t old, uint64_t *rng) {
-  const tsl_sch_value *probs = &in->args[1];
-  double total = 0;
-  for (uint32_t k = 0; k < probs->n; k++)
-    if ((int64_t)k != old)
-      total += prob(&probs->u.items[k]);
-  double x = tsl_rand_unit(rng) * total;
-  int64_t last = -1;
-  for (uint32_t k = 0; k < probs->n; k++) {
-    if ((int64_t)k == old)
-      continue;
-    last = k;
-    x -= prob(&probs->u.items[k]);
-    if (x < 0)
-      return k;
-  }
-  return last;
-}
 
 static int mtb_apply(tsl_trace_mutator *m, const tsl_module *mod, const tsl_trace *trace,
                      uint64_t *rng, tsl_trace **out, tsl_diag *diag) {
@@ -123,7 +100,7 @@ static int mtb_apply(tsl_trace_mutator *m, const tsl_module *mod, const tsl_trac
   if (nc) {
     uint32_t s = cands[tsl_rand_below(rng, nc)];
     const tsl_trace_inst *in = tsl_trace_get(t, s);
-    tsl_sch_value d = tsl_sv_int(redraw(in, in->decision.u.i, rng));
+    tsl_sch_value d = tsl_sv_int(rule_redraw_categorical(in, in->decision.u.i, rng));
     rc = tsl_trace_set_decision(t, s, &d, diag);
     if (!rc) {
       *out = t;

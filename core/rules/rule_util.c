@@ -152,3 +152,26 @@ int rule_create_plain(const char *name, uint32_t n, const tsl_kv *opts, size_t s
   *out = calloc(1, size);
   return *out ? TSL_OK : tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", name);
 }
+
+static double weight(const tsl_sch_value *v) {
+  return v->kind == TSL_SV_FLOAT ? v->u.f : v->kind == TSL_SV_INT ? (double)v->u.i : 0;
+}
+
+int64_t rule_redraw_categorical(const tsl_trace_inst *in, int64_t old, uint64_t *rng) {
+  const tsl_sch_value *probs = &in->args[1];
+  double total = 0;
+  for (uint32_t k = 0; k < probs->n; k++)
+    if ((int64_t)k != old)
+      total += weight(&probs->u.items[k]);
+  double x = tsl_rand_unit(rng) * total;
+  int64_t last = -1;
+  for (uint32_t k = 0; k < probs->n; k++) {
+    if ((int64_t)k == old)
+      continue;
+    last = k;
+    x -= weight(&probs->u.items[k]);
+    if (x < 0)
+      return k;
+  }
+  return last;
+}

@@ -76,6 +76,11 @@ int rule_bind_check_opts(const char *who, const rule_bind_opts *o, tsl_diag *dia
 /* 0 for a loop bound to blockIdx.*, 1 to threadIdx.*, -1 otherwise. */
 int rule_loop_thread_rank(const tsl_stmt *loop);
 
+/* A sample_categorical instruction's decision other than `old`, drawn by
+ * the other candidates' probabilities (TVM's MakeMultinomialSampler after
+ * erasing the old one); -1 when there is no other. */
+int64_t rule_redraw_categorical(const tsl_trace_inst *in, int64_t old, uint64_t *rng);
+
 /* ---- built-ins ------------------------------------------------------------------ */
 
 extern const tsl_schedule_rule_vtable rule_auto_inline_vt;

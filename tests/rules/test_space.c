@@ -1199,7 +1199,7 @@ static void cooperative_fetch_space(void) {
     if (!st && !f.annotated && f.shared == 2 && f.bound == 2)
       good++;
     else if (!why[0])
-      snprintf(why, sizeof why, "seed %llu: %s (%d annotations left, %d of %d copies bound)",
+      snprintf(why, sizeof why, "seed %llu: %.1900s (%d annotations left, %d of %d copies bound)",
                (unsigned long long)seed, st ? d.text : "", f.annotated, f.bound, f.shared);
     tsl_schedule_free(s);
   }
