@@ -80,7 +80,7 @@ static int get_loops(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *out, uint3
   if (!rc && *n > MAX_BIND_LOOPS)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED, "block '%s' has more than %d loops",
                         tsl_schedule_rv_name(sch, block), MAX_BIND_LOOPS);
-  if (!rc)
+  if (!rc && *n) /* a block without loops: no array */
     memcpy(out, loops, sizeof *out * *n);
   return rc;
 }
