@@ -116,11 +116,32 @@ static void device_sync(measure_device *dev, int32_t *rc, tsl_run_result *res) {
     *rc = INT32_MIN;
 }
 
+/* Seconds of `number` calls by the device's own timer (the target's
+ * time_calls: CUDA events), or -1 when the target has none. */
+static double device_timed(tsl_packed_fn fn, void *const *slots, int32_t number,
+                           measure_device *dev, int32_t *rc, tsl_run_result *res) {
+  if (!dev || !dev->hooks || !dev->vt->time_calls)
+    return -1;
+  tsl_diag d = {0};
+  double mean = 0;
+  if (dev->vt->time_calls(dev->t, NULL, fn, slots, number, &mean, &d)) {
+    snprintf(res->error, sizeof res->error, "device: timing the calls: %s",
+             d.text[0] ? d.text : "failed");
+    dev->failed = 1;
+    *rc = INT32_MIN;
+    return 0;
+  }
+  return mean * number;
+}
+
 /* Total seconds of `number` calls; *rc gets the first nonzero return. */
 static double time_repeat(tsl_packed_fn fn, void *const *slots, int32_t number,
                           measure_flush *fl, measure_device *dev, int32_t *rc,
                           tsl_run_result *res) {
   double total = 0;
+  if (!fl && (total = device_timed(fn, slots, number, dev, rc, res)) >= 0)
+    return total;
+  total = 0;
   if (!fl) {
     double t0 = measure_now();
     for (int32_t i = 0; i < number; i++) {

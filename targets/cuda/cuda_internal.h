@@ -94,6 +94,9 @@ int tcu_copy_to_device(tsl_target *t, void *dst, const void *src, size_t bytes,
 int tcu_copy_from_device(tsl_target *t, void *dst, const void *src, size_t bytes,
                          tsl_diag *diag);
 int tcu_synchronize(tsl_target *t, tsl_diag *diag);
+/* time_calls: `number` calls between two CUDA events. */
+int tcu_time_calls(tsl_target *t, tsl_kernel *k, tsl_packed_fn fn, void *const *args,
+                   int32_t number, double *mean_s, tsl_diag *diag);
 
 /* ---- GPU passes on lowered programs ---------------------------------------- */
 

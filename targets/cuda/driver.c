@@ -59,6 +59,11 @@ typedef struct cu_api {
   CUresult (*MemFree)(CUdeviceptr ptr);
   CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
   CUresult (*MemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
+  CUresult (*EventCreate)(void **event, unsigned int flags);
+  CUresult (*EventRecord)(void *event, void *stream);
+  CUresult (*EventSynchronize)(void *event);
+  CUresult (*EventElapsedTime)(float *ms, void *start, void *end);
+  CUresult (*EventDestroy)(void *event);
   CUresult (*GetErrorName)(CUresult code, const char **name);
   CUresult (*GetErrorString)(CUresult code, const char **text);
 } cu_api;
@@ -150,6 +155,11 @@ static int bind_symbols(void *lib) {
       {"cuMemFree_v2", (void **)&drv.api.MemFree},
       {"cuMemcpyHtoD_v2", (void **)&drv.api.MemcpyHtoD},
       {"cuMemcpyDtoH_v2", (void **)&drv.api.MemcpyDtoH},
+      {"cuEventCreate", (void **)&drv.api.EventCreate},
+      {"cuEventRecord", (void **)&drv.api.EventRecord},
+      {"cuEventSynchronize", (void **)&drv.api.EventSynchronize},
+      {"cuEventElapsedTime_v2", (void **)&drv.api.EventElapsedTime},
+      {"cuEventDestroy_v2", (void **)&drv.api.EventDestroy},
       {"cuGetErrorName", (void **)&drv.api.GetErrorName},
       {"cuGetErrorString", (void **)&drv.api.GetErrorString},
   };
@@ -446,5 +456,37 @@ int tcu_synchronize(tsl_target *t, tsl_diag *diag) {
   if (r != CUDA_SUCCESS)
     return call_failed(t, diag, r,
                        "cuCtxSynchronize (waiting for the kernels launched before)");
+  return TSL_OK;
+}
+
+/* The calls timed between two CUDA events on the default stream (TVM's
+ * runner on a GPU), after the work before them has finished. */
+int tcu_time_calls(tsl_target *t, tsl_kernel *k, tsl_packed_fn fn, void *const *args,
+                   int32_t number, double *mean_s, tsl_diag *diag) {
+  (void)k;
+  int rc = tcu_driver_open(ordinal_of(t), NULL, diag);
+  if (rc != TSL_OK)
+    return rc;
+  void *start = NULL, *stop = NULL;
+  CUresult r = drv.api.EventCreate(&start, 0);
+  r = r ? r : drv.api.EventCreate(&stop, 0);
+  r = r ? r : drv.api.EventRecord(start, NULL);
+  int32_t status = 0;
+  for (int32_t i = 0; !r && !status && i < number; i++)
+    status = fn(args);
+  r = r ? r : drv.api.EventRecord(stop, NULL);
+  r = r ? r : drv.api.EventSynchronize(stop);
+  float ms = 0;
+  r = r ? r : drv.api.EventElapsedTime(&ms, start, stop);
+  if (start)
+    drv.api.EventDestroy(start);
+  if (stop)
+    drv.api.EventDestroy(stop);
+  if (r)
+    return call_failed(t, diag, r, "timing %d calls between CUDA events", (int)number);
+  if (status)
+    return tsl_diag_set(diag, TSL_ERUNTIME, "cuda target: a timed call returned %d",
+                        (int)status);
+  *mean_s = number > 0 ? ms * 1e-3 / number : 0;
   return TSL_OK;
 }

@@ -107,6 +107,7 @@ const tsl_target_vtable tcu_vtable = {
     .lookup = tcu_lookup,
     .kernel_free = tcu_kernel_free,
     .export_library = tcu_export,
+    .time_calls = tcu_time_calls,
     .dev_alloc = tcu_dev_alloc,
     .dev_free = tcu_dev_free,
     .copy_to_device = tcu_copy_to_device,

@@ -94,6 +94,13 @@ PY
 # status 0: measured; 7: stopped as slower than the best by runner.skip_slower
 check "  ... its 8 records are of target cuda -arch=sm_90 (the emulator's 9.0), measured or stopped as slower" \
   bash -c "cp '$tmp/records' '$tmp/out'; test \"\$(grep -c '^cuda -arch=sm_90 -device=0 | [07] | [0-9][0-9.e-]* | ' '$tmp/records')\" = 8"
+# The timed repeats go through the target's CUDA events: the emulator's
+# events say 50 ms for any interval, so 2 calls a repeat are 25 ms each.
+check "timing is by CUDA events (time_calls): 50 ms over 2 calls is 25 ms a call" bash -c "
+  TESSEL_CUDA_EMU_EVENT_MS=50 '$exe' run '$src/workloads/gpu_vector_add.py' --schedule \
+    '$src/examples/gpu/vector_add.sch' --target cuda --number 2 --repeat 3 --min-repeat-ms 0 \
+    > '$tmp/out' 2> '$tmp/err' && grep -q '^  latency: 25.000 ms (median of 3 repeats x 2 calls' '$tmp/out'"
+
 # A kernel that poisons the context (the 5th launch of the worker, as an
 # illegal address would): its record is an error naming it, the context is
 # rebuilt, and the run goes on measuring the rest.

@@ -109,7 +109,11 @@ typedef struct tsl_target_vtable {
                         const char *header_path, tsl_diag *diag);
   /* Optional (NULL: the core times calls with the host clock). For devices
    * with their own timers: run `fn` `number` times and store the mean
-   * seconds per call. */
+   * seconds per call. Since 1.2 the core calls it for each timed repeat of
+   * a measurement on the device hooks below (not with a cache flush, where
+   * each call is timed alone), with `k` NULL when the function comes from a
+   * library built in another process. A call of `fn` that returns nonzero
+   * is an error (its status in the message). */
   int (*time_calls)(tsl_target *t, tsl_kernel *k, tsl_packed_fn fn,
                     void *const *args, int32_t number, double *mean_s,
                     tsl_diag *diag);

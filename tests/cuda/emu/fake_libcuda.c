@@ -14,6 +14,9 @@
  * thread that reads what another thread writes before the next barrier
  * runs first and reads stale data.
  *
+ * Events hold the host clock; TESSEL_CUDA_EMU_EVENT_MS=X makes every
+ * interval between two events X ms, so a test sees which clock timed it.
+ *
  * TESSEL_CUDA_EMU_POISON=N: the Nth launch of a process poisons the
  * context, as an illegal address does: that launch and every call after it
  * fail with CUDA_ERROR_ILLEGAL_ADDRESS until cuDevicePrimaryCtxReset.
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef int CUresult;
@@ -287,5 +291,28 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
         if (rc)
           return rc;
       }
+  return OK;
+}
+
+API CUresult cuEventCreate(void **event, unsigned flags) {
+  (void)flags;
+  *event = calloc(1, sizeof(double));
+  return *event ? ok() : OUT_OF_MEMORY;
+}
+API CUresult cuEventRecord(void *event, void *stream) {
+  (void)stream;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  *(double *)event = ts.tv_sec + ts.tv_nsec * 1e-9;
+  return ok();
+}
+API CUresult cuEventSynchronize(void *event) { return event ? ok() : INVALID_VALUE; }
+API CUresult cuEventElapsedTime_v2(float *ms, void *start, void *end) {
+  const char *fixed = getenv("TESSEL_CUDA_EMU_EVENT_MS");
+  *ms = fixed ? (float)atof(fixed) : (float)((*(double *)end - *(double *)start) * 1e3);
+  return ok();
+}
+API CUresult cuEventDestroy_v2(void *event) {
+  free(event);
   return OK;
 }
