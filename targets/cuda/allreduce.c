@@ -7,7 +7,8 @@
  * output's index), maybe serial reduce loops inside it, and a body
  *     [if <all reduce bindings at their min>: S[i] = init]
  *     S[i] = S[i] op x            op: + * min max
- * which on a GPU is a race. It becomes
+ * (several such updates for a reduction with several outputs, each x
+ * independent of the outputs), which on a GPU is a race. It becomes
  *     acc = identity; for serial loops: acc = acc op x     (each thread)
  *     red = tsl_allreduce<op, extent, dim>(acc)             (every thread)
  *     if <the thread's index at its min>: [init (its guard with the thread
@@ -25,43 +26,99 @@
 #include "tessel/analysis.h"
 #include "tessel/visit.h"
 
-typedef struct pattern {
-  const tsl_stmt *thread;   /* the threadIdx loop */
-  tsl_vec serial;           /* const tsl_stmt *: serial loops inside it */
-  const tsl_stmt *init;     /* IF around the init store, or NULL */
-  const tsl_stmt *update;   /* S[i] = S[i] op x */
+enum { MAX_OUTS = 4 };
+
+/* One output of the reduction: S[i] = S[i] op x. */
+typedef struct update {
+  const tsl_stmt *store;
   tsl_expr_kind op;
-  const tsl_expr *x;
+  const tsl_expr *self, *x; /* S[i] and x */
+} update;
+
+typedef struct pattern {
+  const tsl_stmt *thread; /* the threadIdx loop */
+  tsl_vec serial;         /* const tsl_stmt *: serial loops inside it */
+  const tsl_stmt *init;   /* IF around the init stores, or NULL */
+  const tsl_expr *pred;   /* the block's predicate (T.where) around it, or NULL */
+  update up[MAX_OUTS];    /* several for a reduction with several outputs */
+  uint32_t n;
 } pattern;
 
 static int uses(const tsl_expr *e, const tsl_var *v) { return tsl_expr_uses_var(e, v); }
 
 /* S[i] op x with S[i] the store's own element (either side for + * min max). */
-static int match_update(const tsl_stmt *s, pattern *p) {
-  const tsl_expr *v = s->u.store.value;
-  if (s->kind != TSL_STMT_STORE || v->dtype.lanes != 1 ||
-      (v->kind != TSL_EXPR_ADD && v->kind != TSL_EXPR_MUL && v->kind != TSL_EXPR_MIN &&
-       v->kind != TSL_EXPR_MAX))
+static int match_update(const tsl_stmt *s, update *u) {
+  const tsl_expr *v = s->kind == TSL_STMT_STORE ? s->u.store.value : NULL;
+  if (!v || v->dtype.lanes != 1 || (v->kind != TSL_EXPR_ADD && v->kind != TSL_EXPR_MUL &&
+                                    v->kind != TSL_EXPR_MIN && v->kind != TSL_EXPR_MAX))
     return 0;
   for (int side = 0; side < 2; side++) {
     const tsl_expr *self = v->args[side];
     if (self->kind == TSL_EXPR_LOAD && self->u.buffer == s->u.store.buffer &&
         tsl_expr_equal(self->args[0], s->u.store.indices[0])) {
-      p->update = s;
-      p->op = (tsl_expr_kind)v->kind;
-      p->x = v->args[1 - side];
+      *u = (update){s, (tsl_expr_kind)v->kind, self, v->args[1 - side]};
       return 1;
     }
   }
   return 0;
 }
 
-/* The init: an IF without else storing to the update's element. */
+/* Is `s` a store to one output's element? */
+static int stores_an_output(const tsl_stmt *s, const pattern *p) {
+  for (uint32_t i = 0; s->kind == TSL_STMT_STORE && i < p->n; i++)
+    if (s->u.store.buffer == p->up[i].store->u.store.buffer &&
+        tsl_expr_equal(s->u.store.indices[0], p->up[i].store->u.store.indices[0]))
+      return 1;
+  return 0;
+}
+
+/* The init: an IF without else storing to the outputs' elements. */
 static int match_init(const tsl_stmt *s, const pattern *p) {
   const tsl_stmt *t = s->kind == TSL_STMT_IF && !s->u.branch.else_case ? s->u.branch.then_case
                                                                          : NULL;
-  return t && t->kind == TSL_STMT_STORE && t->u.store.buffer == p->update->u.store.buffer &&
-         tsl_expr_equal(t->u.store.indices[0], p->update->u.store.indices[0]);
+  if (t && t->kind == TSL_STMT_SEQ) {
+    for (uint32_t i = 0; i < t->u.seq.n; i++)
+      if (!stores_an_output(t->u.seq.stmts[i], p))
+        return 0;
+    return 1;
+  }
+  return t && stores_an_output(t, p);
+}
+
+typedef struct reads_output {
+  const pattern *p;
+  int found;
+} reads_output;
+
+static int loads_output(const tsl_expr *e, void *ud) {
+  reads_output *r = ud;
+  for (uint32_t i = 0; e->kind == TSL_EXPR_LOAD && i < r->p->n; i++)
+    r->found |= e->u.buffer == r->p->up[i].store->u.store.buffer;
+  return 0;
+}
+
+/* The body: updates alone, or an init and the updates; each output's x
+ * independent of the outputs (an argmax's is not: refused). */
+static int match_body(const tsl_stmt *s, pattern *p) {
+  const tsl_stmt *const *items = s->kind == TSL_STMT_SEQ ? s->u.seq.stmts : &s;
+  uint32_t n = s->kind == TSL_STMT_SEQ ? s->u.seq.n : 1, first = 0;
+  if (n > 1 && items[0]->kind == TSL_STMT_IF)
+    first = 1;
+  if (n - first < 1 || n - first > MAX_OUTS)
+    return 0;
+  for (uint32_t i = first; i < n; i++)
+    if (!match_update(items[i], &p->up[p->n++]))
+      return 0;
+  if (first && !match_init(items[0], p))
+    return 0;
+  p->init = first ? items[0] : NULL;
+  for (uint32_t i = 0; i < p->n; i++) {
+    reads_output r = {p, 0};
+    tsl_expr_visit(p->up[i].x, loads_output, &r);
+    if (r.found)
+      return 0;
+  }
+  return 1;
 }
 
 static int match(const tsl_stmt *loop, pattern *p, tsl_arena *arena) {
@@ -73,20 +130,24 @@ static int match(const tsl_stmt *loop, pattern *p, tsl_arena *arena) {
     TSL_VEC_PUSH(&p->serial, const tsl_stmt *, s);
     s = s->u.loop.body;
   }
-  if (s->kind == TSL_STMT_SEQ && s->u.seq.n == 2) {
-    if (!match_update(s->u.seq.stmts[1], p) || !match_init(s->u.seq.stmts[0], p))
-      return 0;
-    p->init = s->u.seq.stmts[0];
-  } else if (!match_update(s, p)) {
-    return 0;
+  if (s->kind == TSL_STMT_IF && !s->u.branch.else_case && s->u.branch.then_case->kind ==
+      TSL_STMT_SEQ) { /* a predicate: the threads past a split that does not divide */
+    p->pred = s->u.branch.cond;
+    s = s->u.branch.then_case;
   }
-  const tsl_expr *idx = p->update->u.store.indices[0];
-  if (uses(idx, loop->u.loop.loop_var) || !uses(p->x, loop->u.loop.loop_var))
+  if (!match_body(s, p))
     return 0;
-  for (uint32_t i = 0; i < p->serial.len; i++)
-    if (uses(idx, TSL_VEC_DATA(&p->serial, const tsl_stmt *)[i]->u.loop.loop_var))
+  int reduces = 0;
+  for (uint32_t i = 0; i < p->n; i++) {
+    const tsl_expr *idx = p->up[i].store->u.store.indices[0];
+    if (uses(idx, loop->u.loop.loop_var))
       return 0;
-  return 1;
+    for (uint32_t k = 0; k < p->serial.len; k++)
+      if (uses(idx, TSL_VEC_DATA(&p->serial, const tsl_stmt *)[k]->u.loop.loop_var))
+        return 0;
+    reduces |= uses(p->up[i].x, loop->u.loop.loop_var);
+  }
+  return reduces;
 }
 
 static const tsl_expr *identity(tsl_arena *a, tsl_expr_kind op, tsl_dtype t) {
@@ -107,8 +168,11 @@ static const tsl_expr *var_at_min(const tsl_var *v, void *ud) {
   return tsl_map_get(mins, v);
 }
 
+static const tsl_stmt *seq(tsl_arena *a, tsl_vec *v) {
+  return tsl_stmt_seq(a, v->len, TSL_VEC_DATA(v, const tsl_stmt *));
+}
+
 static const tsl_stmt *rewrite(tsl_arena *a, const pattern *p, int dim, tsl_diag *diag) {
-  const tsl_dtype t = p->update->u.store.value->dtype;
   const tsl_stmt *loop = p->thread;
   int64_t extent;
   if (!tsl_expr_is_const_int(loop->u.loop.extent, &extent) || extent < 1 || extent > 1024) {
@@ -116,33 +180,44 @@ static const tsl_stmt *rewrite(tsl_arena *a, const pattern *p, int dim, tsl_diag
                  "'%s' needs a constant extent of 1 to 1024 threads", loop->u.loop.loop_var->name);
     return NULL;
   }
-  const tsl_expr *one = tsl_expr_int(a, TSL_INT32, 1);
-  const tsl_buffer *acc = tsl_buffer_new(a, "red_acc", t, 1, &one, NULL, NULL, "local", 0, 0);
-  const tsl_expr *zero = tsl_expr_int(a, TSL_INT32, 0);
-  const tsl_expr *acc0 = tsl_expr_load(a, acc, 1, &zero);
-  /* acc = identity; serial loops: acc = acc op x */
-  const tsl_stmt *fold = tsl_stmt_store(a, acc, tsl_expr_binary(a, p->op, acc0, p->x), 1, &zero);
+  static const char *const ops[] = {[TSL_EXPR_ADD] = "tsl_sum", [TSL_EXPR_MUL] = "tsl_prod",
+                                    [TSL_EXPR_MIN] = "tsl_min_op", [TSL_EXPR_MAX] = "tsl_max_op"};
+  const tsl_expr *one = tsl_expr_int(a, TSL_INT32, 1), *zero = tsl_expr_int(a, TSL_INT32, 0);
+  const tsl_buffer *acc[MAX_OUTS];
+  const tsl_expr *acc0[MAX_OUTS];
+  const tsl_var *red[MAX_OUTS];
+  tsl_vec start, fold, finish;
+  tsl_vec_init(&start, sizeof(const tsl_stmt *), a);
+  tsl_vec_init(&fold, sizeof(const tsl_stmt *), a);
+  tsl_vec_init(&finish, sizeof(const tsl_stmt *), a);
+  for (uint32_t i = 0; i < p->n; i++) { /* acc_i = identity; acc_i = acc_i op x_i */
+    const tsl_dtype t = p->up[i].store->u.store.value->dtype;
+    acc[i] = tsl_buffer_new(a, "red_acc", t, 1, &one, NULL, NULL, "local", 0, 0);
+    acc0[i] = tsl_expr_load(a, acc[i], 1, &zero);
+    red[i] = tsl_var_new(a, "red", t);
+    TSL_VEC_PUSH(&start, const tsl_stmt *, tsl_stmt_store(a, acc[i], identity(a, p->up[i].op, t),
+                                                           1, &zero));
+    TSL_VEC_PUSH(&fold, const tsl_stmt *, tsl_stmt_store(a, acc[i],
+                 tsl_expr_binary(a, p->up[i].op, acc0[i], p->up[i].x), 1, &zero));
+    TSL_VEC_PUSH(&finish, const tsl_stmt *, tsl_stmt_store(a, p->up[i].store->u.store.buffer,
+                 tsl_expr_binary(a, p->up[i].op, p->up[i].self, tsl_expr_var(red[i])), 1,
+                 p->up[i].store->u.store.indices));
+  }
+  const tsl_stmt *folded = seq(a, &fold);
+  if (p->pred)
+    folded = tsl_stmt_if(a, p->pred, folded, NULL);
   tsl_map mins;
   tsl_map_init(&mins, a);
   tsl_map_put(&mins, loop->u.loop.loop_var, (void *)loop->u.loop.min);
   for (uint32_t i = p->serial.len; i-- > 0;) {
     const tsl_stmt *l = TSL_VEC_DATA(&p->serial, const tsl_stmt *)[i];
     tsl_map_put(&mins, l->u.loop.loop_var, (void *)l->u.loop.min);
-    fold = tsl_stmt_for(a, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent,
-                        (tsl_for_kind)l->u.loop.for_kind, l->u.loop.thread_tag,
-                        l->u.loop.annotations, fold);
+    folded = tsl_stmt_for(a, l->u.loop.loop_var, l->u.loop.min, l->u.loop.extent,
+                          (tsl_for_kind)l->u.loop.for_kind, l->u.loop.thread_tag,
+                          l->u.loop.annotations, folded);
   }
-  static const char *const ops[] = {[TSL_EXPR_ADD] = "tsl_sum", [TSL_EXPR_MUL] = "tsl_prod",
-                                    [TSL_EXPR_MIN] = "tsl_min_op", [TSL_EXPR_MAX] = "tsl_max_op"};
-  char name[96];
-  snprintf(name, sizeof name, "tsl_allreduce<%s, %lld, %d>", ops[p->op], (long long)extent, dim);
-  const tsl_expr *red = tsl_expr_call_extern(a, t, tsl_intern(tsl_arena_ctx(a), name), 1, &acc0);
-  const tsl_var *rv = tsl_var_new(a, "red", t);
-  /* the first thread writes: [init]; S[i] = S[i] op red */
-  const tsl_stmt *upd = tsl_stmt_store(a, p->update->u.store.buffer,
-      tsl_expr_binary(a, p->op, p->update->u.store.value->args[p->x == p->update->u.store.value
-                                                                     ->args[1] ? 0 : 1],
-                      tsl_expr_var(rv)), 1, p->update->u.store.indices);
+  /* the first thread writes: [init]; S_i = S_i op red_i */
+  const tsl_stmt *upd = seq(a, &finish);
   if (p->init) {
     const tsl_expr *cond = tsl_expr_substitute(a, p->init->u.branch.cond, var_at_min, &mins);
     const tsl_stmt *two[2] = {tsl_stmt_if(a, cond, p->init->u.branch.then_case, NULL), upd};
@@ -150,10 +225,23 @@ static const tsl_stmt *rewrite(tsl_arena *a, const pattern *p, int dim, tsl_diag
   }
   const tsl_expr *first = tsl_expr_binary(a, TSL_EXPR_EQ, tsl_expr_var(loop->u.loop.loop_var),
                                           loop->u.loop.min);
-  const tsl_stmt *body[3] = {
-      tsl_stmt_store(a, acc, identity(a, p->op, t), 1, &zero), fold,
-      tsl_stmt_let(a, rv, red, tsl_stmt_if(a, first, upd, NULL))};
-  const tsl_stmt *inner = tsl_stmt_allocate(a, acc, tsl_stmt_seq(a, 3, body));
+  if (p->pred) /* the predicate where the reduction starts, for the writes */
+    first = tsl_expr_binary(a, TSL_EXPR_AND, first,
+                            tsl_expr_substitute(a, p->pred, var_at_min, &mins));
+  const tsl_stmt *body = tsl_stmt_if(a, first, upd, NULL);
+  for (uint32_t i = p->n; i-- > 0;) { /* every thread: red_i = allreduce(acc_i) */
+    char name[96];
+    snprintf(name, sizeof name, "tsl_allreduce<%s, %lld, %d>", ops[p->up[i].op],
+             (long long)extent, dim);
+    const tsl_expr *call = tsl_expr_call_extern(a, red[i]->dtype,
+                                                tsl_intern(tsl_arena_ctx(a), name), 1, &acc0[i]);
+    body = tsl_stmt_let(a, red[i], call, body);
+  }
+  TSL_VEC_PUSH(&start, const tsl_stmt *, folded);
+  TSL_VEC_PUSH(&start, const tsl_stmt *, body);
+  const tsl_stmt *inner = seq(a, &start);
+  for (uint32_t i = p->n; i-- > 0;)
+    inner = tsl_stmt_allocate(a, acc[i], inner);
   return tsl_stmt_for(a, loop->u.loop.loop_var, loop->u.loop.min, loop->u.loop.extent,
                       (tsl_for_kind)loop->u.loop.for_kind, loop->u.loop.thread_tag,
                       loop->u.loop.annotations, inner);
@@ -165,6 +253,26 @@ typedef struct lowerer {
   int rc;
 } lowerer;
 
+typedef struct racy {
+  const tsl_var *thread;
+  const tsl_stmt *store;
+} racy;
+
+/* A store that accumulates into an element every thread of `thread`
+ * shares (its index without the thread, its value with it; `local`
+ * buffers are each thread's own). */
+static int find_racy(const tsl_stmt *s, void *ud) {
+  racy *r = ud;
+  update u;
+  const char *scope = s->kind == TSL_STMT_STORE ? s->u.store.buffer->scope : NULL;
+  if (scope && !strcmp(scope, "local")) /* each thread's own */
+    return 0;
+  if (!r->store && s->kind == TSL_STMT_STORE && match_update(s, &u) &&
+      !uses(s->u.store.indices[0], r->thread) && uses(u.x, r->thread))
+    r->store = s;
+  return 0;
+}
+
 static const tsl_stmt *on_stmt(tsl_mutator *m, const tsl_stmt *s) {
   lowerer *l = (lowerer *)m;
   int dim = s->kind == TSL_STMT_FOR && s->u.loop.for_kind == TSL_FOR_THREAD_BINDING
@@ -175,6 +283,19 @@ static const tsl_stmt *on_stmt(tsl_mutator *m, const tsl_stmt *s) {
     if (!r && !l->rc)
       l->rc = TSL_EUNSUPPORTED;
     return r ? r : s;
+  }
+  if (dim >= 0) { /* a reduction over threads this lowering does not know: refused */
+    racy r = {s->u.loop.loop_var, NULL};
+    tsl_stmt_visitor v = {.stmt = find_racy, .user_data = &r};
+    tsl_stmt_visit(s->u.loop.body, &v);
+    if (r.store && !l->rc)
+      l->rc = tsl_diag_set(l->diag, TSL_EUNSUPPORTED, "cuda target: buffer '%s' accumulates "
+                           "over the threads of loop '%s' in a form the cross-thread "
+                           "reduction cannot lower (outputs that depend on each other, as an "
+                           "argmax's, or the reduction split around the thread loop)",
+                           r.store->u.store.buffer->name, s->u.loop.loop_var->name);
+    if (r.store)
+      return s;
   }
   return tsl_mutate_stmt_children(m, s);
 }

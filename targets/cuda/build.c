@@ -222,10 +222,11 @@ static int emulate(const tcu_program *p, const tsl_strbuf *dev, const char *besi
   if (!rc && system(cmd) != 0) {
     tsl_read_file(log, &text, &len, NULL);
     rc = tsl_diag_set(diag, TSL_ERUNTIME, "cuda target: the emulator's kernels did not compile: "
-                      "`%s`:\n%.1500s", cmd, text ? text : "(no output)");
+                      "`%s`:\n%.1500s", cmd, text && *text ? text : "(no output)");
     free(text);
   }
-  remove(src);
+  if (!rc) /* kept beside the library when the compiler fails */
+    remove(src);
   remove(log);
   size_t n = strlen("tessel-emu:") + strlen(path) + 1;
   if (!rc && !(*emu_image = malloc(n)))

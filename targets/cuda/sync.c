@@ -13,8 +13,10 @@
  * itself: when the accesses after its body's last barrier conflict with
  * those before its first, the body starts with a barrier (the next
  * iteration may not overwrite what this one still reads). Thread-bound
- * loops are the threads themselves: no self-conflict. Kernels start with
- * nothing pending. Loop variables of one thread tag are one variable in a
+ * loops are the threads themselves: no self-conflict. No barrier goes
+ * inside an IF whose condition depends on threadIdx (the threads that skip
+ * it would never reach it); its accesses are placed by the barriers around
+ * it. Kernels start with nothing pending. Loop variables of one thread tag are one variable in a
  * kernel, so indices compare across sibling loop nests.
  */
 #include "cuda_internal.h"
@@ -44,6 +46,7 @@ typedef struct planner {
   tsl_vec threads;  /* const tsl_var *: the canonical threadIdx vars */
   const tsl_stmt *barrier;
   int in_kernel;
+  int divergent; /* inside an IF on threadIdx: no barrier may go there */
 } planner;
 
 static int is_shared(const tsl_buffer *b) {
@@ -111,7 +114,7 @@ static const tsl_stmt *plan_seq(planner *p, const tsl_stmt *s, summary *out) {
     summary e;
     const tsl_stmt *ns = plan(p, items[i], &e);
     changed |= ns != items[i];
-    if (p->in_kernel && conflict(p, &pending, &e.head)) {
+    if (p->in_kernel && !p->divergent && conflict(p, &pending, &e.head)) {
       TSL_VEC_PUSH(&stmts, const tsl_stmt *, p->barrier);
       pending.len = 0;
       changed = 1;
@@ -161,7 +164,7 @@ static const tsl_stmt *plan_for(planner *p, const tsl_stmt *s, summary *out) {
         s->u.loop.extent, s->u.loop.for_kind, s->u.loop.thread_tag, s->u.loop.annotations,
         body);
   }
-  if (!thread && p->in_kernel && conflict(p, &b.tail, &b.head)) {
+  if (!thread && p->in_kernel && !p->divergent && conflict(p, &b.tail, &b.head)) {
     const tsl_stmt *two[2] = {p->barrier, body};
     body = tsl_stmt_seq(p->arena, 2, two);
     b.head.len = 0;
@@ -212,8 +215,21 @@ static const tsl_stmt *plan(planner *p, const tsl_stmt *s, summary *out) {
     reads_of(p, out, s->u.branch.cond);
     summary t, e;
     summary_init(p, &e);
+    /* a condition on threadIdx splits the threads: a barrier inside would
+     * wait for threads that never come; its accesses count before it */
+    int divergent = uses_thread(p, tsl_expr_substitute_map(p->arena, s->u.branch.cond,
+                                                            &p->canon));
+    p->divergent += divergent;
     const tsl_stmt *th = plan_seq(p, s->u.branch.then_case, (summary_init(p, &t), &t));
     const tsl_stmt *el = s->u.branch.else_case ? plan_seq(p, s->u.branch.else_case, &e) : NULL;
+    p->divergent -= divergent;
+    if (divergent) { /* all of them both before and after its (absent) barriers */
+      tsl_vec_append(&t.head, t.tail.data, t.tail.len);
+      tsl_vec_append(&e.head, e.tail.data, e.tail.len);
+      t.tail = t.head;
+      e.tail = e.head;
+      t.sync = e.sync = 0;
+    }
     tsl_vec_append(&out->head, t.head.data, t.head.len);
     tsl_vec_append(&out->head, e.head.data, e.head.len);
     tsl_vec_append(&out->tail, t.tail.data, t.tail.len);

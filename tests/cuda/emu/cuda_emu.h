@@ -33,6 +33,10 @@ extern "C" void tsl_emu_set_barrier(void (*barrier)(void)) { tsl_emu_barrier = b
 #define __restrict__ __restrict
 #define __syncthreads() tsl_emu_barrier()
 
+/* CUDA's math functions that the host's libm lacks. */
+static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+
 /* Warp shuffles through a slot per thread between two barriers (every
  * thread of the block shuffles at the same point in generated code). */
 static unsigned long long tsl_emu_lanes[1024];
