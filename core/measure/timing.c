@@ -125,7 +125,7 @@ static double device_timed(tsl_packed_fn fn, void *const *slots, int32_t number,
   tsl_diag d = {0};
   double mean = 0;
   if (dev->vt->time_calls(dev->t, NULL, fn, slots, number, &mean, &d)) {
-    snprintf(res->error, sizeof res->error, "device: timing the calls: %s",
+    snprintf(res->error, sizeof res->error, "device: timing the calls: %.440s",
              d.text[0] ? d.text : "failed");
     dev->failed = 1;
     *rc = INT32_MIN;

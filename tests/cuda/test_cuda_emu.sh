@@ -102,11 +102,11 @@ check "timing is by CUDA events (time_calls): 50 ms over 2 calls is 25 ms a call
     '$src/examples/gpu/vector_add.sch' --target cuda --number 2 --repeat 3 --min-repeat-ms 0 \
     > '$tmp/out' 2> '$tmp/err' && grep -q '^  latency: 25.000 ms (median of 3 repeats x 2 calls' '$tmp/out'"
 
-# A kernel that poisons the context (the 5th launch of the worker, as an
-# illegal address would): its record is an error naming it, the context is
+# A kernel that poisons the context (the 5th launch of a worker, once in
+# the run however many workers it forks, as an illegal address would): its record is an error naming it, the context is
 # rebuilt, and the run goes on measuring the rest.
 check "a poisoned context fails one candidate, is rebuilt, and the run measures the other 7" bash -c "
-  TESSEL_CUDA_EMU_POISON=5 '$exe' tune '$tmp/tune.yaml' --set database='$tmp/p.db' > '$tmp/out' 2> '$tmp/err' &&
+  TESSEL_CUDA_EMU_POISON='5:$tmp/poisoned' '$exe' tune '$tmp/tune.yaml' --set database='$tmp/p.db' > '$tmp/out' 2> '$tmp/err' &&
   grep -q '^tuned: 8 candidates measured by this run (1 failed)' '$tmp/out'"
 check "  ... its record names the illegal address and the rebuilt context" bash -c "
   python3 -c \"import sqlite3; print(sqlite3.connect('$tmp/p.db').execute('select error from records where status != 0 and status != 7').fetchone()[0])\" > '$tmp/out' &&

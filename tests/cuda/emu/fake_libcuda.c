@@ -20,6 +20,8 @@
  * TESSEL_CUDA_EMU_POISON=N: the Nth launch of a process poisons the
  * context, as an illegal address does: that launch and every call after it
  * fail with CUDA_ERROR_ILLEGAL_ADDRESS until cuDevicePrimaryCtxReset.
+ * N:FILE poisons only while FILE does not exist, and creates it: once per
+ * run, whatever workers the run forks.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -276,7 +278,13 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
   const char *poison = getenv("TESSEL_CUDA_EMU_POISON");
   if (ok())
     return ok();
-  if (poison && ++launches == atol(poison)) {
+  const char *once = poison ? strchr(poison, ':') : NULL; /* "N:FILE": once per FILE */
+  if (poison && ++launches == atol(poison) && (!once || access(once + 1, F_OK) != 0)) {
+    if (once) {
+      FILE *f = fopen(once + 1, "w");
+      if (f)
+        fclose(f);
+    }
     poisoned = 1; /* as a kernel's illegal address: this launch fails late */
     return OK;
   }
