@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 const char cli_space_usage[] =
-    "usage: tessel space PROGRAM [--func F] [--bind NAME=VALUE]... [--target llvm]\n"
+    "usage: tessel space PROGRAM [--func F] [--bind NAME=VALUE]... [--target T]\n"
     "                    [--num-cores N] [--seed S] [--postproc] [--json]\n"
     "\n"
     "Derive the design space of the prim_func F of PROGRAM from the target's\n"
@@ -27,7 +27,8 @@ const char cli_space_usage[] =
     "  --bind NAME=VALUE  a symbolic size or scalar parameter of F made the\n"
     "                   constant VALUE first (TVM's specialize); the rules\n"
     "                   need every shape constant\n"
-    "  --target T       the target whose rules apply (default and only: llvm)\n"
+    "  --target T       the target whose default space applies (default llvm;\n"
+    "                   cuda: TVM's CUDA lists)\n"
     "  --num-cores N    cores the rules plan for (default: this machine's)\n"
     "  --seed S         seed of the decisions (default 0)\n"
     "  --postproc       also run the target's default postprocessors on each\n"
