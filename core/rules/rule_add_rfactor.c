@@ -65,40 +65,8 @@ static int get_loops(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *loops, uin
 
 /* TVM's NeedsRFactorOrCrossThreadReduction, without recording anything. */
 static int needs_rfactor(const rf_rule *r, tsl_schedule *sch, tsl_sch_rv block) {
-  const tsl_stmt *rz = tsl_schedule_get_stmt(sch, block);
-  const tsl_block *b = rz->u.realize.block;
-  if (!b->n_writes || !tsl_sch_is_reduction_block(sch, block) ||
-      !tsl_sch_is_trivial_binding(sch, block) ||
-      tsl_attrs_get(b->annotations, "meta_schedule.tiling_structure"))
-    return 0;
-  const tsl_stmt *loops[MAX_LOOPS];
-  uint32_t nl;
-  tsl_sch_block_scope(sch, block, loops, MAX_LOOPS, &nl);
-  if (nl > MAX_LOOPS)
-    return 0;
-  /* every loop spatial or reduction by its bindings (the block's are
-   * trivial: loop i is bound to iterator i alone), the loops a perfect
-   * chain ending at the block, constant extents */
-  int has_reduce = 0;
-  int64_t space = 1, reduce = 1;
-  for (uint32_t i = 0; i < nl; i++) {
-    int t = b->iter_vars[i].iter_type;
-    if (t != TSL_ITER_SPATIAL && t != TSL_ITER_REDUCE)
-      return 0;
-    const tsl_stmt *next = i + 1 < nl ? loops[i + 1] : rz;
-    if (loops[i]->u.loop.body != next)
-      return 0;
-    int64_t ext;
-    if (!tsl_expr_is_const_int(loops[i]->u.loop.extent, &ext))
-      return 0;
-    if (t == TSL_ITER_REDUCE) {
-      has_reduce = 1;
-      reduce *= ext;
-    } else {
-      space *= ext;
-    }
-  }
-  if (!has_reduce)
+  int64_t space, reduce;
+  if (!rule_reduction_extents(sch, block, &space, &reduce))
     return 0;
   if (tsl_sch_needs_multi_level_tiling(sch, block))
     return !(space >= reduce || space > r->max_parallel_extent);

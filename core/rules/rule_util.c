@@ -175,3 +175,33 @@ int64_t rule_redraw_categorical(const tsl_trace_inst *in, int64_t old, uint64_t 
   }
   return last;
 }
+
+int rule_reduction_extents(tsl_schedule *sch, tsl_sch_rv block, int64_t *space,
+                           int64_t *reduce) {
+  enum { MAX_LOOPS = 64 };
+  const tsl_stmt *rz = tsl_schedule_get_stmt(sch, block);
+  const tsl_block *b = rz->u.realize.block;
+  if (!b->n_writes || !tsl_sch_is_reduction_block(sch, block) ||
+      !tsl_sch_is_trivial_binding(sch, block) ||
+      tsl_attrs_get(b->annotations, "meta_schedule.tiling_structure"))
+    return 0;
+  const tsl_stmt *loops[MAX_LOOPS];
+  uint32_t nl;
+  tsl_sch_block_scope(sch, block, loops, MAX_LOOPS, &nl);
+  if (nl > MAX_LOOPS || nl != b->n_iter_vars)
+    return 0;
+  int has_reduce = 0;
+  *space = *reduce = 1;
+  for (uint32_t i = 0; i < nl; i++) {
+    /* trivial bindings: loop i feeds iterator i alone */
+    int t = b->iter_vars[i].iter_type;
+    const tsl_stmt *next = i + 1 < nl ? loops[i + 1] : rz;
+    int64_t ext;
+    if ((t != TSL_ITER_SPATIAL && t != TSL_ITER_REDUCE) || loops[i]->u.loop.body != next ||
+        !tsl_expr_is_const_int(loops[i]->u.loop.extent, &ext))
+      return 0;
+    has_reduce |= t == TSL_ITER_REDUCE;
+    *(t == TSL_ITER_REDUCE ? reduce : space) *= ext;
+  }
+  return has_reduce;
+}

@@ -76,6 +76,14 @@ int rule_bind_check_opts(const char *who, const rule_bind_opts *o, tsl_diag *dia
 /* 0 for a loop bound to blockIdx.*, 1 to threadIdx.*, -1 otherwise. */
 int rule_loop_thread_rank(const tsl_stmt *loop);
 
+/* The common part of TVM's NeedsRFactorOrCrossThreadReduction (AddRFactor
+ * and CrossThreadReduction each end it their own way): a reduction block
+ * with a write, trivial bindings and no tiling yet, its loops a perfect
+ * chain of constant spatial or reduction loops with a reduction among
+ * them. 1 with the products of the spatial and of the reduction extents. */
+int rule_reduction_extents(tsl_schedule *sch, tsl_sch_rv block, int64_t *space,
+                           int64_t *reduce);
+
 /* A sample_categorical instruction's decision other than `old`, drawn by
  * the other candidates' probabilities (TVM's MakeMultinomialSampler after
  * erasing the old one); -1 when there is no other. */
