@@ -535,9 +535,57 @@ int tsl_analyzer_const_bound(tsl_analyzer *an, const tsl_expr *e, int64_t *lo,
   return 1;
 }
 
+/* a <= b (a < b when strict) taken apart at min and max first: min(x, y)
+ * is below b when either is, a below max(x, y) when below either, max on
+ * the left and min on the right when both are; then b - a bounded from
+ * below. So [min(p, q), max(p, q)] covers [p, q] though p and q are not
+ * ordered. */
+static int ordered(tsl_analyzer *an, const tsl_expr *a, const tsl_expr *b, int strict,
+                   int depth) {
+  const int d = depth + 1;
+  if (depth < 8) {
+    if (a->kind == TSL_EXPR_MIN && (ordered(an, a->args[0], b, strict, d) ||
+                                    ordered(an, a->args[1], b, strict, d)))
+      return 1;
+    if (b->kind == TSL_EXPR_MAX && (ordered(an, a, b->args[0], strict, d) ||
+                                    ordered(an, a, b->args[1], strict, d)))
+      return 1;
+    if (a->kind == TSL_EXPR_MAX && ordered(an, a->args[0], b, strict, d) &&
+        ordered(an, a->args[1], b, strict, d))
+      return 1;
+    if (b->kind == TSL_EXPR_MIN && ordered(an, a, b->args[0], strict, d) &&
+        ordered(an, a, b->args[1], strict, d))
+      return 1;
+  }
+  if (!tsla_is_sint(a->dtype) || !tsl_dtype_eq(a->dtype, b->dtype))
+    return 0;
+  tsla_ival r = tsla_bound_poly(an, psub(an, tsla_to_poly(an, b, b->dtype),
+                                         tsla_to_poly(an, a, a->dtype)), 0);
+  if (an->failed) {
+    an->failed = 0;
+    return 0;
+  }
+  return r.lo != TSLA_NEG_INF && r.lo >= strict;
+}
+
+static int is_minmax(const tsl_expr *e) {
+  return e->kind == TSL_EXPR_MIN || e->kind == TSL_EXPR_MAX;
+}
+
 int tsl_analyzer_can_prove(tsl_analyzer *an, const tsl_expr *cond) {
   if (!an || !cond)
     return 0;
+  int cmp = cond->kind == TSL_EXPR_LE || cond->kind == TSL_EXPR_LT ||
+            cond->kind == TSL_EXPR_GE || cond->kind == TSL_EXPR_GT;
+  if (cmp && (is_minmax(cond->args[0]) || is_minmax(cond->args[1]))) {
+    int ge = cond->kind == TSL_EXPR_GE || cond->kind == TSL_EXPR_GT;
+    int strict = cond->kind == TSL_EXPR_LT || cond->kind == TSL_EXPR_GT;
+    tsla_enter(an, NULL);
+    int ok = ordered(an, cond->args[ge], cond->args[!ge], strict, 0);
+    tsla_leave(an);
+    if (ok)
+      return 1;
+  }
   tsla_enter(an, NULL);
   const tsl_expr *r = tsla_simp(an, cond);
   int64_t v;

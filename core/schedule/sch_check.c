@@ -586,32 +586,8 @@ static const tsl_expr *clip_hi(sch_call *c, const tsl_expr *e, const tsl_expr *d
   return sch_simplify(c, bin(c, TSL_EXPR_MIN, e, bin(c, TSL_EXPR_SUB, dim, one_like(c, dim))));
 }
 
-/* a <= b: through min and max first (min(x, y) <= b when either is, a <=
- * max(x, y) when a is below either, max / min on the other side when both
- * are), then by the analyzer: clipped regions like [min(p, q), max(p, q)]
- * then cover [p, q] without the analyzer relating p and q. */
-static int prove_le_depth(sch_call *c, const tsl_expr *a, const tsl_expr *b, int depth) {
-  if (tsl_expr_equal(a, b))
-    return 1;
-  if (depth < 8) {
-    if (a->kind == TSL_EXPR_MIN && (prove_le_depth(c, a->args[0], b, depth + 1) ||
-                                    prove_le_depth(c, a->args[1], b, depth + 1)))
-      return 1;
-    if (b->kind == TSL_EXPR_MAX && (prove_le_depth(c, a, b->args[0], depth + 1) ||
-                                    prove_le_depth(c, a, b->args[1], depth + 1)))
-      return 1;
-    if (a->kind == TSL_EXPR_MAX && prove_le_depth(c, a->args[0], b, depth + 1) &&
-        prove_le_depth(c, a->args[1], b, depth + 1))
-      return 1;
-    if (b->kind == TSL_EXPR_MIN && prove_le_depth(c, a, b->args[0], depth + 1) &&
-        prove_le_depth(c, a, b->args[1], depth + 1))
-      return 1;
-  }
-  return tsl_analyzer_can_prove(c->sch->an, bin(c, TSL_EXPR_LE, a, b));
-}
-
 static int prove_le(sch_call *c, const tsl_expr *a, const tsl_expr *b) {
-  return prove_le_depth(c, a, b, 0);
+  return tsl_analyzer_can_prove(c->sch->an, bin(c, TSL_EXPR_LE, a, b));
 }
 
 /* The level of the deepest statement two paths share. */
