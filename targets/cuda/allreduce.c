@@ -308,15 +308,5 @@ int tcu_lower_allreduce(tsl_arena *arena, const tsl_lowered_func *f,
   const tsl_stmt *body = tsl_mutate_stmt(&l.m, f->body);
   if (l.rc)
     return l.rc;
-  if (body == f->body) {
-    *out = f;
-    return TSL_OK;
-  }
-  tsl_lowered_func *nf = tsl_arena_alloc(arena, sizeof *nf);
-  if (!nf)
-    return tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
-  *nf = *f;
-  nf->body = body;
-  *out = nf;
-  return TSL_OK;
+  return tcu_with_body(arena, f, body, out, diag);
 }

@@ -45,8 +45,10 @@ static const char *ctype(tcu_emitter *em, tsl_dtype t) {
 }
 
 static void name(tcu_emitter *em, const char *s, uint32_t id) {
-  for (; *s; s++)
-    tsl_strbuf_printf(em->sb, "%c", isalnum((unsigned char)*s) ? *s : '_');
+  for (; *s; s++) {
+    const char c = isalnum((unsigned char)*s) ? *s : '_';
+    tsl_strbuf_append_n(em->sb, &c, 1);
+  }
   tsl_strbuf_printf(em->sb, "_%u", id);
 }
 

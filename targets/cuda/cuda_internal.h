@@ -107,6 +107,11 @@ enum { TCU_BLOCK_X, TCU_BLOCK_Y, TCU_BLOCK_Z, TCU_THREAD_X, TCU_THREAD_Y, TCU_TH
  * unknown tags. */
 int tcu_thread_dim(const char *tag);
 
+/* `f` with `body` (f itself when the body is its own): what the GPU passes
+ * return (kernels.c). */
+int tcu_with_body(tsl_arena *arena, const tsl_lowered_func *f, const tsl_stmt *body,
+                  const tsl_lowered_func **out, tsl_diag *diag);
+
 /* Cross-thread reductions (a reduce loop bound to threadIdx) as a per-thread
  * partial and a tsl_allreduce call every thread of the block makes
  * (allreduce.c has the rule). Returns `f` itself when there is none. */

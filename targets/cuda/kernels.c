@@ -208,3 +208,18 @@ int tcu_find_kernels(tsl_arena *arena, const tsl_lowered_func *f, const char *pr
 }
 
 void tcu_kernels_free(tsl_vec *kernels) { tsl_vec_free(kernels); }
+
+int tcu_with_body(tsl_arena *arena, const tsl_lowered_func *f, const tsl_stmt *body,
+                  const tsl_lowered_func **out, tsl_diag *diag) {
+  if (body == f->body) {
+    *out = f;
+    return TSL_OK;
+  }
+  tsl_lowered_func *nf = tsl_arena_alloc(arena, sizeof *nf);
+  if (!nf)
+    return tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
+  *nf = *f;
+  nf->body = body;
+  *out = nf;
+  return TSL_OK;
+}

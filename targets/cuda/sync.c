@@ -255,15 +255,5 @@ int tcu_insert_syncs(tsl_arena *arena, const tsl_lowered_func *f, const tsl_lowe
   summary s;
   summary_init(&p, &s);
   const tsl_stmt *body = plan_seq(&p, f->body, &s);
-  if (body == f->body) {
-    *out = f;
-    return TSL_OK;
-  }
-  tsl_lowered_func *nf = tsl_arena_alloc(arena, sizeof *nf);
-  if (!nf)
-    return tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
-  *nf = *f;
-  nf->body = body;
-  *out = nf;
-  return TSL_OK;
+  return tcu_with_body(arena, f, body, out, diag);
 }
