@@ -33,26 +33,48 @@ typedef struct tally {
 
 static const tsl_rule_target cuda = {sizeof cuda, "cuda", 2, 16};
 
+/* A candidate's program made ready for the GPU and its CUDA C, in an arena
+ * of its own (free with gpu_free). */
+typedef struct gpu_source {
+  tsl_ctx *ctx;
+  tsl_arena *arena;
+  tcu_program p;
+  tsl_strbuf dev;
+  tsl_diag d;
+  int rc;
+} gpu_source;
+
+static void gpu_make(gpu_source *g, const tsl_func *f) {
+  memset(g, 0, sizeof *g);
+  g->ctx = tsl_ctx_new();
+  g->arena = tsl_arena_new(g->ctx);
+  tsl_strbuf_init(&g->dev);
+  const tsl_lowered_func *lf = NULL;
+  g->rc = tsl_lower_func(g->arena, f, NULL, &lf, &g->d);
+  const tsl_lowered_func *one[1] = {lf};
+  tsl_lowered_module m = {sizeof m, 1, one};
+  g->rc = g->rc ? g->rc : tcu_program_make(g->arena, &m, "k", &g->p, &g->d);
+  g->rc = g->rc ? g->rc : tcu_emit_device(&g->p, &g->dev, &g->d);
+}
+
+static void gpu_free(gpu_source *g) {
+  tsl_strbuf_free(&g->dev);
+  if (g->p.kernels)
+    tcu_program_free(&g->p);
+  tsl_arena_free(g->arena);
+  tsl_ctx_free(g->ctx);
+}
+
 /* A kept candidate: NVRTC for both architectures, ptxas against the
  * program's shared memory. */
 static void compile_kept(const tsl_func *f, const char *tmp, tally *t, const char *id) {
-  tsl_ctx *ctx = tsl_ctx_new();
-  tsl_arena *a = tsl_arena_new(ctx);
-  tsl_diag d = {0};
-  const tsl_lowered_func *lf = NULL;
-  tcu_program p = {0};
-  tsl_strbuf dev;
-  tsl_strbuf_init(&dev);
-  int rc = tsl_lower_func(a, f, NULL, &lf, &d);
-  const tsl_lowered_func *one[1] = {lf};
-  tsl_lowered_module m = {sizeof m, 1, one};
-  rc = rc ? rc : tcu_program_make(a, &m, "k", &p, &d);
-  rc = rc ? rc : tcu_emit_device(&p, &dev, &d);
-  int both = !rc;
+  gpu_source g;
+  gpu_make(&g, f);
+  int both = !g.rc;
   long smem = -1, regs = -1;
-  for (int32_t arch = 80; !rc && arch <= 90; arch += 10) {
+  for (int32_t arch = 80; !g.rc && arch <= 90; arch += 10) {
     tcu_image img = {0};
-    if (tcu_nvrtc_compile(dev.data, id, arch, &img, &d)) {
+    if (tcu_nvrtc_compile(g.dev.data, id, arch, &img, &g.d)) {
       both = 0;
     } else if (arch == 90) {
       char log[4096];
@@ -62,42 +84,24 @@ static void compile_kept(const tsl_func *f, const char *tmp, tally *t, const cha
     tcu_image_free(&img);
   }
   t->compiled += both;
-  int64_t want = both ? shared_bytes(p.funcs[0]->body) : -2;
+  int64_t want = both ? shared_bytes(g.p.funcs[0]->body) : -2;
   if (both && smem == want && smem <= 49152 && regs > 0 && regs <= 255)
     t->smem_ok++;
   else
     tap_diag("%s: %s (ptxas: %ld bytes of shared memory, the program's %lld; %ld registers)",
-             id, both ? "unexpected resources" : d.text, smem, (long long)want, regs);
-  tsl_strbuf_free(&dev);
-  if (p.kernels)
-    tcu_program_free(&p);
-  tsl_arena_free(a);
-  tsl_ctx_free(ctx);
+             id, both ? "unexpected resources" : g.d.text, smem, (long long)want, regs);
+  gpu_free(&g);
 }
 
 /* A candidate VerifyGPUCode refused for its shared memory: NVRTC refuses it
  * as well (its program without VerifyGPUCode, lowered and compiled). */
 static int nvrtc_refuses(const tsl_func *f) {
-  tsl_ctx *ctx = tsl_ctx_new();
-  tsl_arena *a = tsl_arena_new(ctx);
-  tsl_diag d = {0};
-  const tsl_lowered_func *lf = NULL;
-  tcu_program p = {0};
-  tsl_strbuf dev;
-  tsl_strbuf_init(&dev);
-  int rc = tsl_lower_func(a, f, NULL, &lf, &d);
-  const tsl_lowered_func *one[1] = {lf};
-  tsl_lowered_module m = {sizeof m, 1, one};
-  rc = rc ? rc : tcu_program_make(a, &m, "k", &p, &d);
-  rc = rc ? rc : tcu_emit_device(&p, &dev, &d);
+  gpu_source g;
+  gpu_make(&g, f);
   tcu_image img = {0};
-  int refused = !rc && tcu_nvrtc_compile(dev.data, "refused", 90, &img, &d) != TSL_OK;
+  int refused = !g.rc && tcu_nvrtc_compile(g.dev.data, "refused", 90, &img, &g.d) != TSL_OK;
   tcu_image_free(&img);
-  tsl_strbuf_free(&dev);
-  if (p.kernels)
-    tcu_program_free(&p);
-  tsl_arena_free(a);
-  tsl_ctx_free(ctx);
+  gpu_free(&g);
   return refused;
 }
 

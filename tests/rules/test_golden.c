@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "test_files.h"
+#include "case_options.h"
 
 static tsl_ctx *ctx;
 static tsl_registry *reg;
@@ -185,25 +186,6 @@ static char *case_program(const char *dir, const char *name, const char *script)
   return slurp(path);
 }
 
-/* The options of a `# options: K=V K=V` line of `script` in kv (at most
- * `cap`, keys and values pointing into buf); the count. */
-static uint32_t case_options(const char *script, char *buf, size_t size, tsl_kv *kv,
-                             uint32_t cap) {
-  const char *line = script ? strstr(script, "# options:") : NULL;
-  if (!line)
-    return 0;
-  snprintf(buf, size, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
-  uint32_t n = 0;
-  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < cap;
-       t = strtok_r(NULL, " ", &save)) {
-    char *eq = strchr(t, '=');
-    if (!eq)
-      continue;
-    *eq = 0;
-    kv[n++] = (tsl_kv){t, eq + 1};
-  }
-  return n;
-}
 
 /* The target a case's components are for: cuda with a `# target: cuda`
  * line, else llvm. */

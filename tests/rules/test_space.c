@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "test_files.h"
+#include "case_options.h"
 
 static tsl_ctx *ctx;
 static tsl_registry *reg;
@@ -931,24 +932,6 @@ static void target_defaults(void) {
 
 /* ---- AutoBind ------------------------------------------------------------------ */
 
-/* The `# options: K=V K=V` line of src in kv (pointing into buf); the
- * count. */
-static uint32_t line_options(const char *src, char *buf, size_t size, tsl_kv *kv, uint32_t cap) {
-  const char *line = strstr(src, "# options:");
-  if (!line)
-    return 0;
-  snprintf(buf, size, "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
-  uint32_t n = 0;
-  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < cap;
-       t = strtok_r(NULL, " ", &save)) {
-    char *eq = strchr(t, '=');
-    if (eq) {
-      *eq = 0;
-      kv[n++] = (tsl_kv){t, eq + 1};
-    }
-  }
-  return n;
-}
 
 /* Replayed with its decisions and 3 fresh draws, the sketch computes what
  * the program computes (thread loops in every order the interpreter
@@ -1004,7 +987,7 @@ static void auto_bind_case(const char *dir, const char *name) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = src ? parse(a, src, name) : NULL;
   tsl_kv kv[8];
-  uint32_t n_kv = src ? line_options(src, obuf, sizeof obuf, kv, 8) : 0;
+  uint32_t n_kv = src ? case_options(src, obuf, sizeof obuf, kv, 8) : 0;
   const char *sl = src ? strstr(src, "# seed:") : NULL;
   uint64_t seed = sl ? strtoull(sl + 7, NULL, 10) : 0;
   tsl_space_rule r = {0};
