@@ -186,7 +186,6 @@ static char *case_program(const char *dir, const char *name, const char *script)
   return slurp(path);
 }
 
-
 /* The target a case's components are for: cuda with a `# target: cuda`
  * line, else llvm. */
 static const tsl_rule_target *case_target(const char *script) {

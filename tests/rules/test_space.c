@@ -833,7 +833,6 @@ static void custom(void) {
   tsl_arena_free(a);
 }
 
-
 /* A target names its own default space (tsl_target_vtable.space_defaults):
  * the lists are created from the registry in its order, with its options
  * and weights; a target without one, or naming an unknown component, gets
@@ -931,7 +930,6 @@ static void target_defaults(void) {
 }
 
 /* ---- AutoBind ------------------------------------------------------------------ */
-
 
 /* Replayed with its decisions and 3 fresh draws, the sketch computes what
  * the program computes (thread loops in every order the interpreter
