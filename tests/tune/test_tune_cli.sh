@@ -137,8 +137,10 @@ check "a plugin path that is not a plugin is located at its --set" bash -c "
   grep -q '^--set plugin_paths=/etc/passwd: error: plugin_paths: /etc/passwd: cannot load plugin' '$tmp/err'"
 
 # Ctrl-C (SIGINT to the whole process group, as a terminal sends it)
-sed -e "s|db/t.db|db5/i.db|" -e "s|trials: 6, batch: 3|trials: 12, batch: 2|" \
-    -e "s|min_repeat_ms: 5|min_repeat_ms: 60|" "$tmp/run.yaml" > "$tmp/int.yaml"
+# (a budget long enough that a poll slowed by a loaded machine still comes
+# before the end: 24 trials of at least 100 ms)
+sed -e "s|db/t.db|db5/i.db|" -e "s|trials: 6, batch: 3|trials: 24, batch: 2|" \
+    -e "s|min_repeat_ms: 5|min_repeat_ms: 100|" "$tmp/run.yaml" > "$tmp/int.yaml"
 setsid "$exe" tune "$tmp/int.yaml" >"$tmp/int.out" 2>"$tmp/int.err" & pid=$!
 for _ in $(seq 1 600); do
   c=$("$exe" db stats "$tmp/db5/i.db" --json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['records'])" 2>/dev/null || echo 0)
@@ -157,7 +159,7 @@ check "  ... a resume completes the budget, nothing measured twice" bash -c "
   '$exe' db export '$tmp/db5/i.db' --json '$tmp/i.jsonl' >/dev/null 2>&1 && python3 -c \"
 import json,sys
 k=[json.loads(l)['decisions'] for l in open('$tmp/i.jsonl') if l.strip()]
-sys.exit(0 if len(k)==len(set(k))==12 else 1)\""
+sys.exit(0 if len(k)==len(set(k))==24 else 1)\""
 
 check "a config error is reported with its location" \
   bash -c "! '$exe' tune '$tmp/run.yaml' --set strategy.trials=abc > '$tmp/out' 2>'$tmp/err' && grep -q 'strategy.trials' '$tmp/err'"
