@@ -314,7 +314,9 @@ int cli_run(int argc, char **argv) {
   double flops = -1;
   const char *ref_kind = a.check;
   if (rc == CLI_OK) {
-    flops = lf->flops >= 0 ? lf->flops : tsl_func_flops(p.orig_func);
+    /* a tensorized program's arithmetic is inside its intrinsics: the
+     * unscheduled program's count */
+    flops = lf->flops > 0 ? lf->flops : tsl_func_flops(p.orig_func);
     if (!strcmp(a.check, "auto")) {
       double elems = buffer_elems(p.orig_func);
       int small = flops >= 0 && elems >= 0 && fmax(flops, elems) <= INTERP_MAX_OPS;

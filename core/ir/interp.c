@@ -283,6 +283,29 @@ static int scan_stmt(const tsl_stmt *s, void *ud) {
   return s->kind == TSL_STMT_STORE && tsl_map_find(ud, s->u.store.buffer, NULL) ? 2 : 0;
 }
 
+/* An intrinsic may write through a pointer: T.tvm_access_ptr with the
+ * write bit of its rw_mask (or a mask that is not a constant), or the
+ * buffer's data handed over bare. */
+static int writes_through_pointer(const tsl_expr *e, tsl_map *set) {
+  if (e->kind == TSL_EXPR_BUFFER_DATA)
+    return tsl_map_find(set, e->u.buffer, NULL);
+  int64_t mask = 3;
+  const int ptr = e->kind == TSL_EXPR_BUILTIN && e->intrin == TSL_BUILTIN_TVM_ACCESS_PTR &&
+                  e->n_args == 5 && e->args[1]->kind == TSL_EXPR_BUFFER_DATA;
+  if (ptr && tsl_map_find(set, e->args[1]->u.buffer, NULL) &&
+      (!tsl_expr_is_const_int(e->args[4], &mask) || (mask & 2)))
+    return 1;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (!(ptr && i == 1) && writes_through_pointer(e->args[i], set))
+      return 1;
+  return 0;
+}
+
+static int scan_expr(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  return writes_through_pointer(e, ud) ? 2 : 0;
+}
+
 int tsl_func_param_is_output(const tsl_func *f, uint32_t k) {
   if (!f || k >= f->n_params || !f->params[k].buffer || !f->body)
     return 0;
@@ -291,6 +314,7 @@ int tsl_func_param_is_output(const tsl_func *f, uint32_t k) {
   tsl_map_put(&set, f->params[k].buffer, NULL);
   tsl_stmt_visitor v = {0};
   v.stmt = scan_stmt;
+  v.expr = scan_expr;
   v.block = scan_block;
   v.user_data = &set;
   int r = tsl_stmt_visit(f->body, &v);

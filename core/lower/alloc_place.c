@@ -34,6 +34,7 @@
 /* ---- finding the scope ------------------------------------------------- */
 
 typedef struct lca_walk {
+  const lw_ctx *c;
   const tsl_buffer *buf;
   tsl_vec path; /* const tsl_stmt *: enclosing FOR statements */
   tsl_vec lca;  /* common prefix so far */
@@ -70,9 +71,19 @@ static int lca_post(const tsl_stmt *s, void *ud) {
   return 0;
 }
 
+/* The allocation a view use reaches (lw_view_use), or NULL. */
+static const tsl_buffer *view_root(const lw_ctx *c, const tsl_expr *e) {
+  const lw_view_use *u =
+      e->kind == TSL_EXPR_VAR ? lw_view_use_find(c, e->u.var, NULL)
+      : e->kind == TSL_EXPR_BUFFER_DATA ? lw_view_use_find(c, NULL, e->u.buffer)
+                                        : NULL;
+  return u ? u->root : NULL;
+}
+
 static int lca_load(const tsl_expr *e, void *ud) {
   lca_walk *w = ud;
-  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == w->buf)
+  if (((e->kind == TSL_EXPR_LOAD || e->kind == TSL_EXPR_BUFFER_DATA) &&
+       e->u.buffer == w->buf) || view_root(w->c, e) == w->buf)
     lca_hit(w, w->depth);
   return 0;
 }
@@ -179,8 +190,17 @@ static void region_access(region_walk *w, uint32_t n, const tsl_expr *const *idx
 
 static int region_load(const tsl_expr *e, void *ud) {
   region_walk *w = ud;
-  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == w->buf)
+  if (e->kind == TSL_EXPR_LOAD && e->u.buffer == w->buf) {
     region_access(w, e->n_args, e->args);
+  } else if (e->kind == TSL_EXPR_BUFFER_DATA && e->u.buffer == w->buf) {
+    memset(w->whole, 1, w->buf->ndim); /* a raw pointer: anything may be used */
+  } else if (e->kind == TSL_EXPR_VAR) { /* a view's offset: its first and last element */
+    const lw_view_use *u = lw_view_use_find(w->c, e->u.var, NULL);
+    if (u && u->root == w->buf) {
+      region_access(w, w->buf->ndim, u->mins);
+      region_access(w, w->buf->ndim, u->lasts);
+    }
+  }
   return 0;
 }
 
@@ -239,6 +259,7 @@ static int region_post(const tsl_stmt *s, void *ud) {
  * body of `target` (NULL: the whole tree) is wrapped in the ALLOCATE. */
 typedef struct rebase {
   tsl_mutator m; /* first: the hooks' tsl_mutator * is the rebase */
+  const lw_ctx *c;
   const tsl_buffer *from, *to;
   const tsl_expr *const *mins; /* NULL entries: dim not rebased */
   const tsl_stmt *target;
@@ -261,8 +282,51 @@ static const tsl_expr **rebase_idx(rebase *rb, uint32_t n, const tsl_expr *const
   return out;
 }
 
+/* Stride of dimension d of the allocated buffer `b`. */
+static const tsl_expr *stride_of(tsl_arena *a, const tsl_buffer *b, uint32_t d) {
+  if (b->strides)
+    return b->strides[d];
+  const tsl_expr *st = tsl_expr_int(a, b->shape[d]->dtype, 1);
+  for (uint32_t k = d + 1; k < b->ndim; k++)
+    st = tsl_expr_binary(a, TSL_EXPR_MUL, lw_cast(a, st, b->shape[k]->dtype), b->shape[k]);
+  return st;
+}
+
+/* A view use of `from`: its data is `to`'s; its offset (the flat index of
+ * its rebased first element) and strides are `to`'s. */
+static const tsl_expr *rebase_view(rebase *rb, const tsl_expr *e) {
+  tsl_arena *a = rb->m.arena;
+  const lw_view_use *u = e->kind == TSL_EXPR_VAR ? lw_view_use_find(rb->c, e->u.var, NULL)
+                                                  : lw_view_use_find(rb->c, NULL, e->u.buffer);
+  if (!u && e->kind == TSL_EXPR_VAR) /* a view's stride variable */
+    for (uint32_t i = 0; i < rb->c->view_uses.len; i++) {
+      const lw_view_use *s = &TSL_VEC_AT(&rb->c->view_uses, lw_view_use, i);
+      for (uint32_t d = 0; s->root == rb->from && d < rb->to->ndim; d++)
+        if (s->strides[d] == e->u.var)
+          return lw_cast(a, stride_of(a, rb->to, d), e->dtype);
+    }
+  if (!u || u->root != rb->from)
+    return NULL;
+  if (e->kind == TSL_EXPR_BUFFER_DATA)
+    return tsl_expr_buffer_data(a, rb->to);
+  const tsl_expr *const *first = rebase_idx(rb, rb->to->ndim, u->mins);
+  const tsl_expr *off = tsl_expr_int(a, e->dtype, 0);
+  for (uint32_t d = 0; d < rb->to->ndim; d++)
+    off = tsl_expr_binary(a, TSL_EXPR_ADD, off,
+                          tsl_expr_binary(a, TSL_EXPR_MUL, lw_cast(a, first[d], e->dtype),
+                                          lw_cast(a, stride_of(a, rb->to, d), e->dtype)));
+  return off;
+}
+
 static const tsl_expr *rebase_expr(tsl_mutator *m, const tsl_expr *e) {
   rebase *rb = (rebase *)m;
+  if (rb->inside && (e->kind == TSL_EXPR_VAR || e->kind == TSL_EXPR_BUFFER_DATA)) {
+    const tsl_expr *r = rebase_view(rb, e);
+    if (r)
+      return r;
+    if (e->kind == TSL_EXPR_BUFFER_DATA && e->u.buffer == rb->from)
+      return tsl_expr_buffer_data(m->arena, rb->to);
+  }
   if (!rb->inside || (!e->n_args && e->kind != TSL_EXPR_LOAD))
     return e; /* outside the scope, or a leaf without an access */
   const tsl_expr *r = tsl_mutate_expr_children(m, e);
@@ -327,6 +391,7 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
   const tsl_buffer *b = al->buffer;
   lca_walk w;
   memset(&w, 0, sizeof w);
+  w.c = c;
   w.buf = b;
   tsl_vec_init(&w.path, sizeof(const tsl_stmt *), a);
   tsl_vec_init(&w.lca, sizeof(const tsl_stmt *), a);
@@ -421,7 +486,7 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
                              : b;
   if (nb != b && b->n_axis_separators) /* same rank: the separators stay */
     nb = tsl_buffer_with_axis_separators(a, nb, b->n_axis_separators, b->axis_separators);
-  rebase rb = {tsl_mutator_make(a), b, nb, mins, target, target == NULL, 0};
+  rebase rb = {tsl_mutator_make(a), c, b, nb, mins, target, target == NULL, 0};
   rb.m.stmt = rebase_stmt;
   rb.m.expr = rebase_expr;
   const tsl_stmt *r = tsl_mutate_stmt(&rb.m, body);

@@ -129,6 +129,8 @@ static const tsl_expr *flat_index(fl *f, const tsl_buffer *b, uint32_t n,
 }
 
 static const tsl_expr *ix_expr(tsl_mutator *m, const tsl_expr *e) {
+  if (e->kind == TSL_EXPR_BUFFER_DATA)
+    return tsl_expr_buffer_data(m->arena, flat_of(m->user_data, e->u.buffer));
   if (!e->n_args && e->kind != TSL_EXPR_VAR && e->kind != TSL_EXPR_LOAD)
     return e; /* a constant */
   const tsl_expr *r = tsl_mutate_expr_children(m, e);

@@ -33,6 +33,16 @@ lw_alloc *lw_alloc_find(const lw_ctx *c, const tsl_buffer *b) {
   return i < 0 ? NULL : &TSL_VEC_AT(&c->allocs, lw_alloc, i);
 }
 
+const lw_view_use *lw_view_use_find(const lw_ctx *c, const tsl_var *v,
+                                    const tsl_buffer *view) {
+  for (uint32_t i = 0; i < c->view_uses.len; i++) {
+    const lw_view_use *u = &TSL_VEC_AT(&c->view_uses, lw_view_use, i);
+    if (v ? u->elem_offset == v : u->view == view)
+      return u;
+  }
+  return NULL;
+}
+
 const tsl_expr *lw_cast(tsl_arena *a, const tsl_expr *e, tsl_dtype t) {
   if (!e || tsl_dtype_eq(e->dtype, t))
     return e;
@@ -74,6 +84,7 @@ static void ctx_init(lw_ctx *c, tsl_arena *arena, const tsl_func *f, tsl_diag *d
   c->func = f;
   tsl_vec_init(&c->allocs, sizeof(lw_alloc), arena);
   tsl_map_init(&c->alloc_index, arena);
+  tsl_vec_init(&c->view_uses, sizeof(lw_view_use), arena);
 }
 
 static int check_args(tsl_arena *arena, const tsl_func *f, const void *out, tsl_diag *diag) {

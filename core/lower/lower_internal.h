@@ -35,6 +35,22 @@ typedef struct lw_alloc {
   int64_t align_axis[8], align_factor[8], align_offset[8];
 } lw_alloc;
 
+/* A match_buffer view of an allocated buffer, as an intrinsic's
+ * implementation uses it: its memory reached through `V.data` and
+ * `V.elem_offset` (T.tvm_access_ptr, WMMA fragment indices) rather than
+ * loads and stores. Its offset and strides depend on the shape the
+ * allocation is compacted to, so unblock.c leaves the view's elem_offset
+ * and stride variables (and V.data) in the program and alloc_place.c
+ * binds them; a use of the elem_offset variable is an access of the whole
+ * view region (TVM compacts by the block's regions, before LowerMatchBuffer). */
+typedef struct lw_view_use {
+  const tsl_buffer *view, *root;
+  const tsl_var *elem_offset;  /* NULL when the view declares none */
+  const tsl_var **strides;     /* per root dim; NULL entries: none bound */
+  const tsl_expr **mins;       /* per root dim, in the unblocked program */
+  const tsl_expr **lasts;      /* per root dim: the region's last index */
+} lw_view_use;
+
 /* ---- the lowering context ----------------------------------------------- */
 
 typedef struct lw_ctx {
@@ -47,6 +63,7 @@ typedef struct lw_ctx {
    * index by buffer */
   tsl_vec allocs;
   tsl_map alloc_index; /* const tsl_buffer * -> index */
+  tsl_vec view_uses;   /* lw_view_use, views of allocations (unblock) */
 } lw_ctx;
 
 /* Record a failure (first one wins); returns NULL for convenience. */
@@ -54,6 +71,11 @@ void *lw_fail(lw_ctx *c, int status, const char *fmt, ...) TSL_PRINTF(3, 4);
 
 /* The allocation record of `b`, or NULL. */
 lw_alloc *lw_alloc_find(const lw_ctx *c, const tsl_buffer *b);
+
+/* The view use whose elem_offset variable is `v` (when v != NULL) or
+ * whose view buffer is `view`, or NULL. */
+const lw_view_use *lw_view_use_find(const lw_ctx *c, const tsl_var *v,
+                                    const tsl_buffer *view);
 
 /* Casts `e` to the integer dtype `t` when it differs. */
 const tsl_expr *lw_cast(tsl_arena *a, const tsl_expr *e, tsl_dtype t);

@@ -65,10 +65,15 @@ static const tsl_expr **resolve_indices(tsl_arena *a, const view *vw,
 }
 
 static const tsl_expr *ub_expr(tsl_mutator *m, const tsl_expr *e) {
+  ub *u = (ub *)m;
+  if (e->kind == TSL_EXPR_BUFFER_DATA) { /* a view's: its root's, or alloc_place's */
+    const view *vw = tsl_map_get(&u->views, e->u.buffer);
+    return !vw || lw_view_use_find(u->c, NULL, e->u.buffer)
+               ? e : tsl_expr_buffer_data(m->arena, vw->root);
+  }
   if (!e->n_args && e->kind != TSL_EXPR_VAR && e->kind != TSL_EXPR_LOAD)
     return e; /* a constant */
   const tsl_expr *r = tsl_mutate_expr_children(m, e);
-  ub *u = (ub *)m;
   if (e->kind != TSL_EXPR_LOAD || !u->views.n)
     return r;
   const view *vw = tsl_map_get(&u->views, e->u.buffer);
@@ -142,6 +147,29 @@ static int enter_match(ub *u, const tsl_match_buffer *mb) {
     vw->mins[d] = sv ? add_int(a, sv->mins[d], m) : m;
   }
   vw->lead = nd - vb->ndim;
+  /* a view of an allocation: alloc_place.c binds its offset and strides */
+  lw_view_use *use = NULL;
+  if (lw_alloc_find(u->c, root)) {
+    use = tsl_vec_push(&u->c->view_uses);
+    use->view = vb;
+    use->root = root;
+    use->elem_offset = vb->elem_offset && vb->elem_offset->kind == TSL_EXPR_VAR
+                           ? vb->elem_offset->u.var : NULL;
+    use->strides = TSL_NEW_ARRAY(a, const tsl_var *, nd ? nd : 1);
+    use->mins = vw->mins;
+    use->lasts = TSL_NEW_ARRAY(a, const tsl_expr *, nd ? nd : 1);
+    for (uint32_t d = 0; d < nd; d++) {
+      const tsl_expr *last = vw->mins[d];
+      if (d >= src_lead) {
+        const tsl_expr *ext = tsl_mutate_expr(&u->m, mb->source.ranges[d - src_lead].extent);
+        last = add_int(a, last, tsl_expr_binary(a, TSL_EXPR_SUB, ext,
+                                                tsl_expr_int(a, ext->dtype, 1)));
+      }
+      use->lasts[d] = last;
+      const tsl_expr *st = d >= vw->lead && vb->strides ? vb->strides[d - vw->lead] : NULL;
+      use->strides[d] = st && st->kind == TSL_EXPR_VAR ? st->u.var : NULL;
+    }
+  }
   /* variables the view's declaration binds */
   const tsl_expr *off = NULL;
   for (uint32_t d = nd; d-- > 0;) {
@@ -167,14 +195,14 @@ static int enter_match(ub *u, const tsl_match_buffer *mb) {
         bind(u, &u->vars, sh->u.var, lw_cast(a, ext, sh->dtype));
       }
       const tsl_expr *st = vb->strides ? vb->strides[vd] : NULL;
-      if (st && st->kind == TSL_EXPR_VAR)
+      if (st && st->kind == TSL_EXPR_VAR && !use)
         bind(u, &u->vars, st->u.var, lw_cast(a, stride, st->dtype));
     }
   }
   if (root->elem_offset)
     off = off ? add_int(a, off, root->elem_offset) : root->elem_offset;
   const tsl_expr *eo = vb->elem_offset;
-  if (eo && eo->kind == TSL_EXPR_VAR)
+  if (eo && eo->kind == TSL_EXPR_VAR && !use)
     bind(u, &u->vars, eo->u.var, lw_cast(a, off ? off : tsl_expr_i32(a, 0), eo->dtype));
   bind(u, &u->views, vb, vw);
   return 1;

@@ -175,7 +175,9 @@ TSL_API int tsl_interp_check_equivalent_opts(
  * integers and bools). Runners comparing compiled outputs use it too. */
 TSL_API double tsl_equiv_tolerance(tsl_dtype t);
 
-/* 1 when parameter `k` of `f` is written somewhere in the body (an output). */
+/* 1 when parameter `k` of `f` is written somewhere in the body (an output):
+ * stored to, or handed to an intrinsic that may write it (T.tvm_access_ptr
+ * with the write bit of its mask, or its bare `.data`). */
 TSL_API int tsl_func_param_is_output(const tsl_func *f, uint32_t k);
 
 #ifdef __cplusplus
