@@ -117,7 +117,8 @@ static void call(tcu_emitter *em, const tsl_expr *e, const char *t) {
 }
 
 void tcu_expr(tcu_emitter *em, const tsl_expr *e) {
-  const char *t = ctype(em, e->dtype), *op = tsl_expr_kind_info_of(e->kind)->token;
+  const char *t = e->dtype.code == TSL_DT_HANDLE ? "void *" : ctype(em, e->dtype),
+             *op = tsl_expr_kind_info_of(e->kind)->token;
   const int isf = e->dtype.code == TSL_DT_FLOAT, lane = em->lane;
   switch (e->kind) {
   case TSL_EXPR_INT_IMM: case TSL_EXPR_FLOAT_IMM:
@@ -125,7 +126,14 @@ void tcu_expr(tcu_emitter *em, const tsl_expr *e) {
   case TSL_EXPR_VAR:
     return tcu_out(em, "%v", e->u.var);
   case TSL_EXPR_LOAD:
+    if (tcu_is_fragment(e->u.buffer))
+      return tcu_fail(em, "element access to a tensor-core fragment (tensorize it), buffer",
+                      e->u.buffer->name);
     return tcu_out(em, "%b[%e]", e->u.buffer, e->args[0]);
+  case TSL_EXPR_BUFFER_DATA:
+    if (em->host || tcu_is_fragment(e->u.buffer))
+      return tcu_fail(em, "pointer to buffer", e->u.buffer->name);
+    return tcu_out(em, "%b", e->u.buffer);
   case TSL_EXPR_RAMP:
     em->lane = 0;
     tcu_out(em, "(%e + %s * %e)", e->args[0], lane ? "l_" : "0", e->args[1]);
@@ -167,6 +175,8 @@ void tcu_expr(tcu_emitter *em, const tsl_expr *e) {
   case TSL_EXPR_BUILTIN:
     if (e->intrin == TSL_BUILTIN_LIKELY)
       return tcu_expr(em, e->args[0]);
+    if (e->intrin == TSL_BUILTIN_TVM_ACCESS_PTR && !em->host)
+      return tcu_access_ptr(em, e);
     return tcu_fail(em, "builtin", tsl_builtin_info_of((tsl_builtin)e->intrin)->name);
   }
   tcu_fail(em, "expression", tsl_expr_kind_info_of(e->kind)->kind_name);

@@ -6,7 +6,8 @@
  * loop's minimum, guarded when the loop is shorter than its launch extent;
  * a vthread loop is an unrolled serial loop of each thread. `shared*`
  * buffers are static `__shared__` arrays, `local` ones arrays of each
- * thread (registers where the compiler can), both of a constant size.
+ * thread (registers where the compiler can), both of a constant size;
+ * `wmma.*` ones arrays of tensor-core fragments (codegen_wmma.c).
  */
 #include "cuda_internal.h"
 
@@ -44,6 +45,9 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
     return (void)tcu_stmt_common(em, s);
   }
   case TSL_STMT_STORE:
+    if (tcu_is_fragment(s->u.store.buffer))
+      return tcu_fail(em, "element access to a tensor-core fragment (tensorize it), buffer",
+                      s->u.store.buffer->name);
     em->lane = s->u.store.value->dtype.lanes > 1;
     if (em->lane)
       tcu_out(em, "#pragma unroll\nfor (int l_ = 0; l_ < %d; l_++) ",
@@ -54,6 +58,10 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
   case TSL_STMT_IF: case TSL_STMT_LET: case TSL_STMT_SEQ:
     return (void)tcu_stmt_common(em, s);
   case TSL_STMT_EVALUATE:
+    if (tcu_wmma_stmt(em, s->u.evaluate.value)) {
+      em->wmma = 1;
+      return;
+    }
     if (s->u.evaluate.value->kind != TSL_EXPR_BUILTIN ||
         s->u.evaluate.value->intrin != TSL_BUILTIN_TVM_STORAGE_SYNC)
       return tcu_fail(em, "evaluated expression", tsl_expr_kind_info_of(
@@ -65,6 +73,8 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
   case TSL_STMT_ALLOCATE:
     if (!tsl_expr_is_const_int(b->shape[0], &n))
       return tcu_fail(em, "allocation of a symbolic size, buffer", b->name);
+    if (tcu_is_fragment(b))
+      return tcu_wmma_alloc(em, s);
     if (strncmp(b->scope, "shared", 6) && strcmp(b->scope, "local"))
       return tcu_fail(em, "storage scope of buffer", b->name);
     return tcu_out(em, "{\n%s%t %b[%d];\n%S}\n", b->scope[0] == 's' ? "__shared__ " : "",
@@ -93,14 +103,19 @@ static void kernel(tcu_emitter *em, const tcu_kernel *k) {
 }
 
 int tcu_emit_device(const tcu_program *p, tsl_strbuf *out, tsl_diag *diag) {
-  tcu_emitter em = {.sb = out, .diag = diag, .stmt = device_stmt};
-  tsl_strbuf_append(out, tcu_prelude_device);
-  tsl_strbuf_append(out, "\n");
+  tsl_strbuf kernels;
+  tsl_strbuf_init(&kernels);
+  tcu_emitter em = {.sb = &kernels, .diag = diag, .stmt = device_stmt};
   for (uint32_t i = 0; i < p->n_funcs && !em.rc; i++) {
     em.f = p->funcs[i];
     for (uint32_t k = 0; k < p->kernels[i].len && !em.rc; k++)
       kernel(&em, &TSL_VEC_DATA(&p->kernels[i], tcu_kernel)[k]);
   }
+  tsl_strbuf_append(out, em.wmma ? "#include <mma.h>\n" : "");
+  tsl_strbuf_append(out, tcu_prelude_device);
+  tsl_strbuf_append(out, "\n");
+  tsl_strbuf_append(out, kernels.data ? kernels.data : "");
+  tsl_strbuf_free(&kernels);
   return em.rc;
 }
 

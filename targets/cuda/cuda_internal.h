@@ -153,6 +153,7 @@ typedef struct tcu_emitter {
   int host;  /* 1: host C for the system compiler; 0: CUDA C for NVRTC */
   int lane;  /* inside a vector store's loop over lanes l_ */
   int guard; /* inside a thread loop smaller than its launch extent */
+  int wmma;  /* device: a tensor-core call was written (mma.h is needed) */
   const tsl_lowered_func *f;
   const tcu_kernel *kernel; /* device: the kernel being written */
   /* Writes a statement (%S of tcu_out): the device's or the host's. */
@@ -171,6 +172,16 @@ void tcu_fail(tcu_emitter *em, const char *what, const char *name);
 /* The helpers generated code calls (floordiv, floormod, min, max, abs,
  * sigmoid): C for the host, C++ templates for the device. */
 extern const char tcu_prelude_device[], tcu_prelude_host[];
+
+/* Tensor-core fragments (codegen_wmma.c). A buffer of a wmma.* scope: */
+int tcu_is_fragment(const tsl_buffer *b);
+/* Its ALLOCATE as an array of nvcuda::wmma::fragment (shape and layout from
+ * the builtins using it), then the body. */
+void tcu_wmma_alloc(tcu_emitter *em, const tsl_stmt *alloc);
+/* A WMMA builtin evaluated as a statement; 0 when `e` is not one. */
+int tcu_wmma_stmt(tcu_emitter *em, const tsl_expr *e);
+/* T.tvm_access_ptr(T.type_annotation(t), B.data, offset, extent, mask). */
+void tcu_access_ptr(tcu_emitter *em, const tsl_expr *e);
 
 /* A lowered module made ready for the GPU: barriers inserted, kernels
  * found. Lives in the arena it was made in. */

@@ -7,7 +7,9 @@
  * conflicts with them when it reads what a pending access wrote, or writes
  * what one read or wrote, unless both index the buffer with the same
  * expression and that expression depends on threadIdx: then every thread
- * touches its own elements. Before a conflicting statement comes
+ * touches its own elements. A range T.tvm_access_ptr passes to an
+ * intrinsic (a WMMA load or store) is read or written as its rw_mask says,
+ * by threads together. Before a conflicting statement comes
  * `T.tvm_storage_sync("shared")`, and the pending set restarts. A loop
  * that runs in time (serial, unrolled, vthread) also conflicts with
  * itself: when the accesses after its body's last barrier conflict with
@@ -28,7 +30,7 @@
 
 typedef struct access {
   const tsl_buffer *buf;
-  const tsl_expr *index; /* canonical: thread variables by tag */
+  const tsl_expr *index; /* canonical: thread variables by tag; NULL: a range */
   int write;
 } access;
 
@@ -61,7 +63,7 @@ static void summary_init(planner *p, summary *s) {
 
 static void add_access(planner *p, summary *s, const tsl_buffer *b, const tsl_expr *index,
                        int write) {
-  access a = {b, tsl_expr_substitute_map(p->arena, index, &p->canon), write};
+  access a = {b, index ? tsl_expr_substitute_map(p->arena, index, &p->canon) : NULL, write};
   TSL_VEC_PUSH(&s->head, access, a);
   TSL_VEC_PUSH(&s->tail, access, a);
 }
@@ -71,10 +73,21 @@ typedef struct reads_ctx {
   summary *s;
 } reads_ctx;
 
+/* Loads, and the ranges T.tvm_access_ptr hands an intrinsic (reads, writes
+ * or both, by its rw_mask; a range is never a thread's own element). */
 static int collect_read(const tsl_expr *e, void *ud) {
   reads_ctx *c = ud;
   if (e->kind == TSL_EXPR_LOAD && is_shared(e->u.buffer))
     add_access(c->p, c->s, e->u.buffer, e->args[0], 0);
+  int64_t mask = 3;
+  if (e->kind == TSL_EXPR_BUILTIN && e->intrin == TSL_BUILTIN_TVM_ACCESS_PTR &&
+      e->args[1]->kind == TSL_EXPR_BUFFER_DATA && is_shared(e->args[1]->u.buffer)) {
+    if (!tsl_expr_is_const_int(e->args[4], &mask))
+      mask = 3;
+    for (int w = 0; w < 2; w++)
+      if (mask & (1 << w))
+        add_access(c->p, c->s, e->args[1]->u.buffer, NULL, w);
+  }
   return 0;
 }
 
@@ -96,7 +109,8 @@ static int conflict(planner *p, const tsl_vec *before, const tsl_vec *after) {
   for (uint32_t i = 0; i < before->len; i++)
     for (uint32_t j = 0; j < after->len; j++)
       if (a[i].buf == b[j].buf && (a[i].write || b[j].write) &&
-          !(tsl_expr_equal(a[i].index, b[j].index) && uses_thread(p, a[i].index)))
+          !(a[i].index && b[j].index && tsl_expr_equal(a[i].index, b[j].index) &&
+            uses_thread(p, a[i].index)))
         return 1;
   return 0;
 }
