@@ -33,6 +33,62 @@ static void thread_loop(tcu_emitter *em, const tsl_stmt *s, int d) {
   em->guard--;
 }
 
+/* e is a multiple of n: sums and differences of multiples, a product
+ * with a multiple. Sound, not complete (lowered indices are such sums). */
+static int multiple_of(const tsl_expr *e, int64_t n) {
+  int64_t v;
+  if (tsl_expr_is_const_int(e, &v))
+    return v % n == 0;
+  switch (e->kind) {
+  case TSL_EXPR_ADD: case TSL_EXPR_SUB:
+    return multiple_of(e->args[0], n) && multiple_of(e->args[1], n);
+  case TSL_EXPR_MUL:
+    return multiple_of(e->args[0], n) || multiple_of(e->args[1], n);
+  }
+  return 0;
+}
+
+/* The unsigned type of `bytes` bytes (4, 8, 16), or NULL. */
+static const char *raw_type(int64_t bytes) {
+  return bytes == 4 ? "unsigned int" : bytes == 8 ? "uint2" : bytes == 16 ? "uint4" : NULL;
+}
+
+/* A shared or local array declared 16-byte aligned: those whose size is a
+ * multiple of 16 bytes (aligning others would pad between arrays). */
+static int aligned_array(const tsl_buffer *b) {
+  int64_t n;
+  return tsl_expr_is_const_int(b->shape[0], &n) && n * b->dtype.bits % 128 == 0;
+}
+
+/* Device memory (cuMemAlloc aligns to 256 bytes) or an aligned array. */
+static int aligned_16(const tsl_buffer *b) {
+  return !b->scope || !strcmp(b->scope, "global") || aligned_array(b);
+}
+
+/* A vector copy B[ramp(b, 1, L)] = A[ramp(a, 1, L)] whose both ends are
+ * aligned to its size (4, 8 or 16 bytes: float4, half2, ...) as one
+ * access of each: b and a multiples of L, both buffers 16-byte aligned. */
+static int vector_copy(tcu_emitter *em, const tsl_stmt *s) {
+  const tsl_expr *dst = s->u.store.indices[0], *v = s->u.store.value;
+  const int lanes = v->dtype.lanes;
+  const char *raw = raw_type((int64_t)lanes * v->dtype.bits / 8);
+  if (lanes < 2 || !raw || v->kind != TSL_EXPR_LOAD || tcu_is_fragment(v->u.buffer) ||
+      v->u.buffer->dtype.bits != s->u.store.buffer->dtype.bits || !aligned_16(v->u.buffer) ||
+      !aligned_16(s->u.store.buffer))
+    return 0;
+  const tsl_expr *src = v->args[0];
+  for (int i = 0; i < 2; i++) {
+    const tsl_expr *r = i ? src : dst;
+    int64_t stride;
+    if (r->kind != TSL_EXPR_RAMP || !tsl_expr_is_const_int(r->args[1], &stride) || stride != 1 ||
+        !multiple_of(r->args[0], lanes))
+      return 0;
+  }
+  tcu_out(em, "*(%s *)(%b + %e) = *(const %s *)(%b + %e);\n", raw, s->u.store.buffer,
+          dst->args[0], raw, v->u.buffer, src->args[0]);
+  return 1;
+}
+
 static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
   int64_t n;
   const tsl_buffer *b = s->u.alloc.buffer;
@@ -48,6 +104,8 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
     if (tcu_is_fragment(s->u.store.buffer))
       return tcu_fail(em, "element access to a tensor-core fragment (tensorize it), buffer",
                       s->u.store.buffer->name);
+    if (vector_copy(em, s))
+      return;
     em->lane = s->u.store.value->dtype.lanes > 1;
     if (em->lane)
       tcu_out(em, "#pragma unroll\nfor (int l_ = 0; l_ < %d; l_++) ",
@@ -77,8 +135,9 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
       return tcu_wmma_alloc(em, s);
     if (strncmp(b->scope, "shared", 6) && strcmp(b->scope, "local"))
       return tcu_fail(em, "storage scope of buffer", b->name);
-    return tcu_out(em, "{\n%s%t %b[%d];\n%S}\n", b->scope[0] == 's' ? "__shared__ " : "",
-                   b->dtype, b, (int)(n > 0 ? n : 1), s->u.alloc.body);
+    return tcu_out(em, "{\n%s%s%t %b[%d];\n%S}\n", b->scope[0] == 's' ? "__shared__ " : "",
+                   aligned_array(b) ? "__align__(16) " : "", b->dtype, b, (int)(n > 0 ? n : 1),
+                   s->u.alloc.body);
   }
 }
 

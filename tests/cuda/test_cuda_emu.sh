@@ -16,7 +16,7 @@ export TESSEL_CUDA_EMULATE="$src/tests/cuda/emu"
 cases="$src/tests/cuda/cases"
 programs="$cases/shared_reverse.py $cases/shared_own.py $cases/shared_war.py $cases/two_kernels.py
           $cases/guarded.py $cases/cross_thread.py $cases/reduce_two_outputs.py
-          $cases/reduce_into_shared.py $src/workloads/matmul_gpu_shared.py"
+          $cases/reduce_into_shared.py $cases/vector_fetch.py $src/workloads/matmul_gpu_shared.py"
 
 run() { # ORDER NO_BARRIERS PROGRAM: the check line of tessel run
   TESSEL_CUDA_EMU_ORDER="$1" TESSEL_CUDA_NO_BARRIERS="$2" "$exe" run "$3" --target cuda \

@@ -50,3 +50,12 @@ template <class T> static T __shfl_xor_sync(unsigned, T v, int offset, int = 32)
   tsl_emu_barrier();
   return r;
 }
+
+/* Alignment and the vector types of raw vector copies (float4, half2, ...). */
+#define __align__(n) __attribute__((aligned(n)))
+struct uint2 {
+  unsigned x, y;
+};
+struct uint4 {
+  unsigned x, y, z, w;
+};
