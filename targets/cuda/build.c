@@ -322,9 +322,15 @@ int tcu_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
   rc = rc ? rc : compile_host(t, &host, path, n > 3 && !strcmp(path + n - 3, ".so"), diag);
   rc = rc ? rc : write_file(ptx, img.ptx, img.ptx_len, diag);
   char *h = rc || !header_path ? NULL : tsl_export_header(m, prefix);
+  tsl_strbuf hs;
+  tsl_strbuf_init(&hs);
+  tsl_strbuf_printf(&hs, "/* cuda target: every buffer argument is a device pointer "
+                    "(cuMemAlloc's), aligned to 16 bytes: vector accesses assume it. */\n%s",
+                    h ? h : "");
   if (!rc && header_path)
-    rc = h ? write_file(header_path, h, strlen(h), diag)
+    rc = h ? write_file(header_path, hs.data, hs.len, diag)
            : tsl_diag_set(diag, TSL_ENOMEM, "cuda target: out of memory");
+  tsl_strbuf_free(&hs);
   free(h);
   tsl_strbuf_free(&host);
   tcu_image_free(&img);
