@@ -25,6 +25,11 @@ if ls "${TESSEL_BUILD_ROOT:?}"/targets/llvm/*.so >/dev/null 2>&1; then
 else
   n=$((n + 1)); echo "ok $n - the build tree's llvm target is listed # SKIP not built"
 fi
+if [ -e "$TESSEL_BUILD_ROOT/plugins/cuda-wmma/tessel-cuda-wmma.so" ]; then
+  check "the build tree's cuda-wmma plugin lists its 20 WMMA intrinsics" json_has "sorted(c['name'] for c in d if c['path']=='$TESSEL_BUILD_ROOT/plugins/cuda-wmma/tessel-cuda-wmma.so' and c['kind']=='intrin' and c['name'].startswith('wmma_') and c['summary'].startswith('WMMA 16x16x16')) == sorted(['wmma_load_16x16x16_f16_' + m + s for m in ('a', 'b', 'a_trans', 'b_trans') for s in ('_shared', '_shared_dyn')] + ['wmma_fill_16x16x16_f32', 'wmma_fill_16x16x16_f16'] + ['wmma_store_16x16x16_' + t + s for t in ('f32', 'f16') for s in ('_global', '_shared', '_shared_dyn')] + ['wmma_sync_16x16x16_f16f16' + t + s for t in ('f32', 'f16') for s in ('', '_trans')])"
+else
+  n=$((n + 1)); echo "ok $n - the build tree's cuda-wmma plugin is listed # SKIP not built"
+fi
 check "--path FILE loads it" test "$(status "$exe" plugins --json --path "$pd/tp_ok.so")" = 0
 check "  ... listing its strategy with version, ABI and path" json_has "any(c['kind']=='strategy' and c['name']=='tp.ok-strategy' and c['version']=='1.2.3' and c['abi']=='$tsl_abi' and c['path']=='$pd/tp_ok.so' for c in d)"
 check "  ... and its intrin" json_has "any(c['kind']=='intrin' and c['name']=='tp_ok_add4' for c in d)"
