@@ -637,6 +637,7 @@ static const ref_case cases[] = {
     {"workloads/matmul_int8.py", NULL, {{0}}, 0, OUTS(2), 0, ref_matmul_i8_case},
     {"workloads/matmul_fp16.py", NULL, {{0}}, 0, OUTS(2), 1e-6, ref_matmul_f16_case},
     {"workloads/matmul_mixed_fp16.py", NULL, {{0}}, 0, OUTS(2), F32TOL, ref_matmul_mixed_case},
+    {"workloads/matmul_fp16_gpu.py", NULL, {{0}}, 0, OUTS(2), F32TOL, ref_matmul_128},
     {"workloads/elementwise_add.py", NULL, {{0}}, 0, OUTS(2), 0, ref_add_case},
     {"workloads/relu.py", NULL, {{0}}, 0, OUTS(1), 0, ref_relu_case},
     {"workloads/sigmoid.py", NULL, {{0}}, 0, OUTS(1, 2), F32TOL, ref_sigmoid_case},
