@@ -46,12 +46,26 @@ int cli_load(tsl_arena *arena, const char *path, const tsl_module **out);
 const tsl_func *cli_pick_func(const char *verb, const tsl_module *m,
                               const char *name, const char *path);
 
-/* Tensor intrinsics in the folder of `script` (cli_intrins.c): files
- * intrin__<name>__desc.py / intrin__<name>__impl.py, registered with the
- * built-in ones into *out (NULL when there are none; free with
- * tsl_intrin_registry_free). The functions live in `arena`. */
-int cli_script_intrins(tsl_ctx *ctx, tsl_arena *arena, const char *script,
-                       tsl_intrin_registry **out, tsl_diag *d);
+/* Tensor intrinsics of the plugin registry (cli_intrins.c): every INTRIN
+ * component (built-ins and plugins on the search path) into *out, the
+ * registry into *reg (free *out, then *reg). A plugin that fails to load
+ * is a warning on stderr ("tessel VERB: warning: plugins: ...") and what
+ * loaded is used (at least the built-ins). */
+int cli_registry_intrins(const char *verb, tsl_ctx *ctx, tsl_arena *arena, tsl_registry **reg,
+                         tsl_intrin_registry **out, tsl_diag *d);
+
+/* Tensor intrinsics for a schedule script (cli_intrins.c): every INTRIN
+ * component of the plugin registry (built-ins and plugins on the search
+ * path), then the files intrin__<name>__desc.py / intrin__<name>__impl.py
+ * of the folder of `script`, into *out (free with
+ * tsl_intrin_registry_free, then *reg with tsl_registry_free: the plugins
+ * stay loaded while their intrinsics are used). The functions live in
+ * `arena`. A plugin that fails to load is a warning on stderr ("tessel
+ * VERB: warning: plugins: ...") and scheduling goes on with what loaded;
+ * an intrinsic file of the folder that fails is an error (*out and *reg
+ * NULL). */
+int cli_script_intrins(const char *verb, tsl_ctx *ctx, tsl_arena *arena, const char *script,
+                       tsl_registry **reg, tsl_intrin_registry **out, tsl_diag *d);
 
 /* A non-negative integer (decimal, 0x..) filling the whole string. */
 int cli_parse_u64(const char *s, uint64_t *out);

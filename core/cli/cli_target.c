@@ -55,8 +55,13 @@ int cli_program_load(const char *verb, const char *path, const char *script,
   tsl_diag d = {0};
   if (tsl_read_file(script, &src, &len, &d) != TSL_OK)
     return cli_stage_error(verb, "schedule", d.text);
-  tsl_schedule_opts so = {sizeof so, p->orig_func->name, 0, NULL};
-  int rc = tsl_schedule_new(p->ctx, p->orig, &so, &p->sch, &d);
+  int rc = cli_script_intrins(verb, p->ctx, p->arena, script, &p->reg, &p->intrins, &d);
+  if (rc != TSL_OK) {
+    free(src);
+    return cli_stage_error(verb, "schedule", d.text);
+  }
+  tsl_schedule_opts so = {sizeof so, p->orig_func->name, 0, p->intrins};
+  rc = tsl_schedule_new(p->ctx, p->orig, &so, &p->sch, &d);
   if (rc == TSL_OK)
     rc = tsl_script_run(p->sch, script, src, len, &d);
   free(src);
@@ -71,6 +76,8 @@ int cli_program_load(const char *verb, const char *path, const char *script,
 
 void cli_program_free(cli_program *p) {
   tsl_schedule_free(p->sch);
+  tsl_intrin_registry_free(p->intrins);
+  tsl_registry_free(p->reg);
   tsl_arena_free(p->arena);
   tsl_ctx_free(p->ctx);
   memset(p, 0, sizeof *p);

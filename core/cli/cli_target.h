@@ -18,10 +18,12 @@ typedef struct cli_program {
   const tsl_func *orig_func; /* the chosen function, unscheduled */
   const tsl_func *func;      /* the chosen function, scheduled */
   tsl_schedule *sch;
+  tsl_registry *reg;           /* the plugins the intrinsics came from */
+  tsl_intrin_registry *intrins; /* what the script may tensorize with */
 } cli_program;
 
 /* Parse PATH, pick the function (--func or the default), run SCRIPT (may be
- * NULL) on it. */
+ * NULL) on it, with the intrinsics of cli_script_intrins. */
 int cli_program_load(const char *verb, const char *path, const char *script,
                      const char *func_name, cli_program *p);
 void cli_program_free(cli_program *p);

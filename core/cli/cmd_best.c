@@ -78,15 +78,21 @@ static int replay(const char *db_path, const wl *w, const best_rec *b,
   const tsl_module *m = NULL;
   tsl_trace *t = NULL;
   tsl_schedule *sch = NULL;
+  tsl_registry *reg = NULL;
+  tsl_intrin_registry *intrins = NULL;
   int rc = tsl_parse(arena, "workload", w->script, strlen(w->script), &m, &d);
   const char *stage = "parse the workload";
+  if (rc == TSL_OK) {
+    stage = "load the tensor intrinsics";
+    rc = cli_registry_intrins("best", ctx, arena, &reg, &intrins, &d);
+  }
   if (rc == TSL_OK) {
     stage = "read the trace";
     rc = tsl_trace_from_json(ctx, b->trace_json, &t, &d);
   }
   if (rc == TSL_OK) {
     stage = "replay the trace";
-    tsl_replay_opts o = {sizeof o, 0, 0, w->name, NULL};
+    tsl_replay_opts o = {sizeof o, 0, 0, w->name, intrins};
     rc = tsl_trace_replay(ctx, t, m, &o, &sch, &d);
   }
   if (rc == TSL_OK) {
@@ -98,6 +104,8 @@ static int replay(const char *db_path, const wl *w, const best_rec *b,
   }
   tsl_schedule_free(sch);
   tsl_trace_free(t);
+  tsl_intrin_registry_free(intrins);
+  tsl_registry_free(reg);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return rc;

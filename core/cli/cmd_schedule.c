@@ -20,6 +20,11 @@ const char cli_schedule_usage[] =
     "prints a trace: `b0 = sch.get_block(\"C\")`, `i, j = sch.get_loops(b0)`,\n"
     "...) to the prim_func F of PROGRAM and print the result.\n"
     "\n"
+    "sch.tensorize uses the tensor intrinsics of the plugin registry (the\n"
+    "built-ins and the plugins' ones, e.g. cuda-wmma's; `tessel plugins` lists\n"
+    "them) and the files intrin__NAME__desc.py / intrin__NAME__impl.py of\n"
+    "SCRIPT's folder (one prim_func each), registered as intrinsic NAME.\n"
+    "\n"
     "  --func F        function get_block uses by default (default: \"main\", or\n"
     "                  the only one; with several and none \"main\", the script\n"
     "                  says which: sch.work_on(\"F\") or get_block(..., func_name=)\n"
@@ -114,8 +119,10 @@ int cli_schedule(int argc, char **argv) {
     fprintf(stderr, "%s\n", diag.text);
     rc = CLI_USAGE;
   }
+  tsl_registry *reg = NULL;
   tsl_intrin_registry *intrins = NULL;
-  if (rc == CLI_OK && cli_script_intrins(ctx, arena, script, &intrins, &diag) != TSL_OK) {
+  if (rc == CLI_OK &&
+      cli_script_intrins("schedule", ctx, arena, script, &reg, &intrins, &diag) != TSL_OK) {
     fprintf(stderr, "%s\n", diag.text);
     rc = CLI_USAGE;
   }
@@ -168,6 +175,7 @@ int cli_schedule(int argc, char **argv) {
   free(src);
   tsl_schedule_free(sch);
   tsl_intrin_registry_free(intrins);
+  tsl_registry_free(reg);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return rc;

@@ -35,6 +35,7 @@ typedef struct tune_run {
   tune_timed_model timed_cost; /* `cost` as the strategy and updates see it */
   double mutate_s, lower_s;    /* the search overhead's parts counted here */
   tsl_db *db;
+  tsl_intrin_registry *intrins; /* the registry's, for tensorize in a space script */
   char builds_dir[960];
   int db_rc; /* a record that could not be written stops the run */
   tsl_diag *diag;
@@ -254,7 +255,7 @@ static int load_space(tuner *tu) {
   int rc = tsl_read_file(tu->run.cfg->space_schedule, &src, &len, &d);
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
-  tsl_schedule_opts so = {sizeof so, tu->task.func_name, tu->run.cfg->seed, NULL};
+  tsl_schedule_opts so = {sizeof so, tu->task.func_name, tu->run.cfg->seed, tu->run.intrins};
   tsl_schedule *sch = NULL;
   rc = tsl_schedule_new(tu->run.ctx, tu->task.mod, &so, &sch, &d);
   if (!rc)
@@ -401,7 +402,8 @@ static int mark_known(void *user_data, const tsl_db_record *rec) {
 
 /* The run's candidate service, knowing the database's records. */
 static int open_candidates(tuner *tu) {
-  tsl_cand_service_opts o = {sizeof o, tu->run.ctx, tu->task.mod, tu->task.func_name, NULL,
+  tsl_cand_service_opts o = {sizeof o, tu->run.ctx, tu->task.mod, tu->task.func_name,
+                             tu->run.intrins,
                              tu->task.n_pps, tu->task.pps, 0};
   tsl_diag d = {0};
   int rc = tsl_cand_service_new(&o, &tu->task.cands, &d);
@@ -411,9 +413,18 @@ static int open_candidates(tuner *tu) {
   return rc ? located(tu, "database", rc, d.text) : TSL_OK;
 }
 
+/* The tensor intrinsics of the registry (built-ins and plugins), which a
+ * schedule script's tensorize and every replay of its trace use. */
+static int load_intrins(tuner *tu) {
+  tsl_diag d = {0};
+  int rc = tsl_registry_intrins(tu->run.reg, tu->run.arena, &tu->run.intrins, &d);
+  return rc ? tsl_diag_set(tu->run.diag, rc, "plugins: %s", d.text) : TSL_OK;
+}
+
 static int setup(tuner *tu) {
   int rc;
-  if ((rc = load_workload(tu)) || (rc = load_space(tu)) || (rc = open_plugins(tu)) ||
+  if ((rc = load_workload(tu)) || (rc = load_intrins(tu)) || (rc = load_space(tu)) ||
+      (rc = open_plugins(tu)) ||
       (rc = load_mutators(tu)))
     return rc;
   tsl_diag d = {0};
@@ -459,6 +470,7 @@ static void teardown(tuner *tu) {
   free(tu->task.timed_mutators);
   free(tu->task.timers);
   tsl_cand_service_free(tu->task.cands);
+  tsl_intrin_registry_free(tu->run.intrins);
 }
 
 /* ---- one batch ------------------------------------------------------------------ */
@@ -1100,6 +1112,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
         .func_name = tu.task.func_name,
         .n_space = tu.task.n_spaces,
         .space = (const tsl_trace *const *)tu.task.spaces,
+        .intrins = tu.run.intrins,
         .trials = cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
         .batch = cfg->batch,
         .seed = cfg->seed,
@@ -1144,7 +1157,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
     tuner_best_ctx b = {
         cfg,       tu.run.ctx,  tu.run.arena, tu.task.mod, tu.task.func_name,
         tu.run.db, tu.task.wid, tu.run.desc,  tu.run.tvt,  tu.run.target,
-        out,       diag};
+        tu.run.intrins, out,    diag};
     double b0 = measure_now();
     rc = tune_best(&b);
     fixed_s += measure_now() - b0;

@@ -42,7 +42,7 @@ int tune_best(tuner_best_ctx *b) {
     return tsl_diag_set(b->diag, rc, "%s: record %lld (the best): its trace: %s",
                         tsl_db_path(b->db), (long long)br.id, d.text);
   out->best_trace = tsl_trace_to_script(t, 1);
-  tsl_replay_opts ro = {sizeof ro, 0, 0, b->func_name, NULL};
+  tsl_replay_opts ro = {sizeof ro, 0, 0, b->func_name, b->intrins};
   rc = tsl_trace_replay(b->ctx, t, b->mod, &ro, &sch, &d);
   tsl_trace_free(t);
   if (rc)

@@ -55,6 +55,7 @@ typedef struct tuner_best_ctx {
   const char *target_desc;
   const tsl_target_vtable *tvt;
   tsl_target *target;
+  const tsl_intrin_registry *intrins; /* for a trace that tensorizes */
   tsl_tune_result *out;
   tsl_diag *diag;
 } tuner_best_ctx;
