@@ -30,9 +30,10 @@ for order in reverse forward; do
       $(declare -f run); exe='$exe' tmp='$tmp'; run $order 0 '$p' | grep -q '^  check: ok'"
   done
 done
-# The course's GPU programs, scheduled by hand (examples/gpu).
+# The course's GPU programs, scheduled by hand (examples/gpu), and a float16 matmul on
+# tensor cores (WMMA, the intrinsics of plugins/cuda-wmma).
 for c in "gpu_vector_add vector_add" "gpu_window_sum window_sum_shared" \
-         "matmul_128 matmul_local" "matmul_128 matmul_shared"; do
+         "matmul_128 matmul_local" "matmul_128 matmul_shared" "matmul_fp16_gpu matmul_wmma"; do
   set -- $c
   for order in reverse forward; do
     check "course: $2 on $1, threads $order: outputs match the interpreter's" bash -c "
@@ -56,6 +57,13 @@ for p in shared_reverse shared_war matmul_gpu_shared; do
     check "$p without its barriers, threads $order: a mismatch" bash -c "
       $(declare -f run); exe='$exe' tmp='$tmp'; run $order 1 '$f' | grep -q '^  check: mismatch'"
   done
+done
+# Tensor cores: the fragments' loads read what the whole block fetched.
+for order in reverse forward; do
+  check "matmul_wmma without its barriers, threads $order: a mismatch" bash -c "
+    TESSEL_CUDA_EMU_ORDER=$order TESSEL_CUDA_NO_BARRIERS=1 '$exe' run '$src/workloads/matmul_fp16_gpu.py' \
+      --schedule '$src/examples/gpu/matmul_wmma.sch' --target cuda --repeat 1 --number 1 \
+      > '$tmp/out' 2> '$tmp/err'; grep -q '^  check: mismatch' '$tmp/out'"
 done
 check "shared_own needs no barrier: right without any" bash -c "
   $(declare -f run); exe='$exe' tmp='$tmp'; run reverse 1 '$cases/shared_own.py' | grep -q '^  check: ok'"
