@@ -217,6 +217,9 @@ int tcu_stmt_common(tcu_emitter *em, const tsl_stmt *s) {
  * max of mixed operands take the first one's type (the IR's operands agree). */
 const char tcu_prelude_device[] =
     "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+    "#ifndef TSL_DYN_SMEM /* the emulator has its own */\n"
+    "#define TSL_DYN_SMEM(name, bytes) extern __shared__ __align__(16) unsigned char name[]\n"
+    "#endif\n"
     "#define TSL_F template <class T> static __device__ __forceinline__ T\n"
     "TSL_F tsl_floordiv(T a, T b) { T q = a / b; return (a % b != 0 && ((a % b < 0) != (b < 0)))"
     " ? q - 1 : q; }\n"

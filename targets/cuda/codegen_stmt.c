@@ -7,6 +7,7 @@
  * a vthread loop is an unrolled serial loop of each thread. `shared*`
  * buffers are static `__shared__` arrays, `local` ones arrays of each
  * thread (registers where the compiler can), both of a constant size;
+ * `shared.dyn` ones pointers into the kernel's dynamic shared memory;
  * `wmma.*` ones arrays of tensor-core fragments (codegen_wmma.c).
  */
 #include "cuda_internal.h"
@@ -62,7 +63,19 @@ static int aligned_array(const tsl_buffer *b) {
 
 /* Device memory (cuMemAlloc aligns to 256 bytes) or an aligned array. */
 static int aligned_16(const tsl_buffer *b) {
-  return !b->scope || !strcmp(b->scope, "global") || aligned_array(b);
+  return !b->scope || !strcmp(b->scope, "global") || !strcmp(b->scope, "shared.dyn") ||
+         aligned_array(b);
+}
+
+/* A shared.dyn buffer: a pointer into the kernel's dynamic shared memory. */
+static void dyn_buffer(tcu_emitter *em, const tsl_stmt *s) {
+  const tsl_buffer *b = s->u.alloc.buffer;
+  const tcu_dyn_slot *slots = em->kernel->dyn_slots.data;
+  for (uint32_t i = 0; i < em->kernel->dyn_slots.len; i++)
+    if (slots[i].buffer == b)
+      return tcu_out(em, "{\n%t *%b = (%t *)(tsl_dyn_smem + %d);\n%S}\n", b->dtype, b,
+                     b->dtype, (int)slots[i].offset, s->u.alloc.body);
+  tcu_fail(em, "shared.dyn buffer outside its kernel's layout,", b->name);
 }
 
 /* A vector copy B[ramp(b, 1, L)] = A[ramp(a, 1, L)] whose both ends are
@@ -133,6 +146,8 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
       return tcu_fail(em, "allocation of a symbolic size, buffer", b->name);
     if (tcu_is_fragment(b))
       return tcu_wmma_alloc(em, s);
+    if (!strcmp(b->scope, "shared.dyn"))
+      return dyn_buffer(em, s);
     if (strncmp(b->scope, "shared", 6) && strcmp(b->scope, "local"))
       return tcu_fail(em, "storage scope of buffer", b->name);
     return tcu_out(em, "{\n%s%s%t %b[%d];\n%S}\n", b->scope[0] == 's' ? "__shared__ " : "",
@@ -157,7 +172,10 @@ static void kernel(tcu_emitter *em, const tcu_kernel *k) {
     tcu_out(em, "%s%t *__restrict__ %b", i ? ", " : "", bufs[i]->dtype, bufs[i]);
   for (uint32_t i = 0; i < k->vars.len; i++)
     tcu_out(em, "%s%t %v", i || k->buffers.len ? ", " : "", vars[i]->dtype, vars[i]);
-  tcu_out(em, ") {\n%S}\n\n", k->root);
+  tcu_out(em, ") {\n");
+  if (k->dyn_smem) /* the launch gives its size */
+    tcu_out(em, "TSL_DYN_SMEM(tsl_dyn_smem, %d);\n", (int)k->dyn_smem);
+  tcu_out(em, "%S}\n\n", k->root);
   em->kernel = NULL;
 }
 

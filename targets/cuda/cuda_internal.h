@@ -125,6 +125,12 @@ int tcu_lower_allreduce(tsl_arena *arena, const tsl_lowered_func *f,
 int tcu_insert_syncs(tsl_arena *arena, const tsl_lowered_func *f, const tsl_lowered_func **out,
                      tsl_diag *diag);
 
+/* A shared.dyn buffer's place in its kernel's dynamic shared memory. */
+typedef struct tcu_dyn_slot {
+  const tsl_buffer *buffer;
+  int64_t offset; /* bytes, a multiple of 16 */
+} tcu_dyn_slot;
+
 /* One kernel: an outermost thread-bound loop of a lowered function and
  * everything inside it. */
 typedef struct tcu_kernel {
@@ -133,6 +139,11 @@ typedef struct tcu_kernel {
   const tsl_expr *extent[TCU_N_DIMS]; /* launch extents (NULL: 1) */
   tsl_vec buffers;                   /* const tsl_buffer *: parameters, in order */
   tsl_vec vars;                      /* const tsl_var *: scalar parameters */
+  /* shared.dyn buffers, one after another (each 16-byte aligned, no reuse
+   * between buffers whose lifetimes do not overlap), and their total: the
+   * launch's dynamic shared memory */
+  tsl_vec dyn_slots;                 /* tcu_dyn_slot */
+  int64_t dyn_smem;
 } tcu_kernel;
 
 /* The kernels of `f` in host order. A store outside every kernel, a thread

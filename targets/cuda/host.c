@@ -26,6 +26,7 @@ static const char loader[] =
     "  CUresult (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,\n"
     "                     unsigned, void *, void **, void **);\n"
     "  CUresult (*alloc)(unsigned long long *, size_t), (*free_)(unsigned long long);\n"
+    "  CUresult (*set_attr)(void *, int, int);\n"
     "  CUresult (*err_name)(CUresult, const char **), (*err_str)(CUresult, const char **);\n"
     "} tsl_cu;\n"
     "static const void *tsl_cubin;\nstatic const char *tsl_ptx;\n"
@@ -60,7 +61,7 @@ static const char loader[] =
     "  TSL_SYM(ctx_set, \"cuCtxSetCurrent\") TSL_SYM(load, \"cuModuleLoadData\")\n"
     "  TSL_SYM(get_fn, \"cuModuleGetFunction\") TSL_SYM(launch, \"cuLaunchKernel\")\n"
     "  TSL_SYM(alloc, \"cuMemAlloc_v2\") TSL_SYM(free_, \"cuMemFree_v2\")\n"
-    "  TSL_SYM(drv_version, \"cuDriverGetVersion\")\n"
+    "  TSL_SYM(drv_version, \"cuDriverGetVersion\") TSL_SYM(set_attr, \"cuFuncSetAttribute\")\n"
     "  CUresult r = tsl_cu.init(0);\n"
     "  return r ? tsl_fail(r, \"no CUDA device: cuInit failed\") : 0;\n}\n\n"
     "/* The kernels of this library in the calling thread's context (device\n"
@@ -96,11 +97,15 @@ static const char loader[] =
     "  }\n"
     "  pthread_mutex_unlock(&tsl_lock);\n"
     "  return rc;\n}\n\n"
+    "/* smem: the dynamic shared memory; beyond 48 KiB the kernel must opt in\n"
+    " * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES). */\n"
     "static int tsl_launch(tsl_kref *k, long long g0, long long g1, long long g2, long long b0,\n"
-    "                      long long b1, long long b2, void **args) {\n"
+    "                      long long b1, long long b2, long long smem, void **args) {\n"
     "  if (g0 < 1 || g1 < 1 || g2 < 1 || b0 < 1 || b1 < 1 || b2 < 1) return 0; /* no threads */\n"
-    "  CUresult r = tsl_cu.launch(k->fn, (unsigned)g0, (unsigned)g1, (unsigned)g2, (unsigned)b0,\n"
-    "                             (unsigned)b1, (unsigned)b2, 0, NULL, args, NULL);\n"
+    "  CUresult r = smem > 49152 ? tsl_cu.set_attr(k->fn, 8, (int)smem) : 0;\n"
+    "  if (r) return tsl_fail(r, \"dynamic shared memory beyond 48 KiB\");\n"
+    "  r = tsl_cu.launch(k->fn, (unsigned)g0, (unsigned)g1, (unsigned)g2, (unsigned)b0,\n"
+    "                    (unsigned)b1, (unsigned)b2, (unsigned)smem, NULL, args, NULL);\n"
     "  if (!r) return 0;\n"
     "  char b[300];\n"
     "  snprintf(b, sizeof b, \"launch of %s with grid (%lld, %lld, %lld) and block (%lld, %lld, \"\n"
@@ -152,7 +157,7 @@ static void launch(tcu_emitter *em, const tcu_kernel *k, uint32_t index) {
       tcu_out(em, ", (long long)%e", k->extent[d]);
     else
       tcu_out(em, ", 1");
-  tcu_out(em, ", a_);\n}\n");
+  tcu_out(em, ", %dLL, a_);\n}\n", (int)k->dyn_smem);
 }
 
 static void host_stmt(tcu_emitter *em, const tsl_stmt *s) {

@@ -136,6 +136,15 @@ static void walk_kernel(finder *fd, const tsl_stmt *s) {
            "cache it in shared or local memory", b->name, fd->k->root->u.loop.loop_var->name);
     tsl_expr_visit(b->shape[0], use_expr, fd);
     tsl_map_put(&fd->bound, b, (void *)1);
+    int64_t n;
+    if (b->scope && !strcmp(b->scope, "shared.dyn")) { /* its place in the dynamic block */
+      if (!tsl_expr_is_const_int(b->shape[0], &n))
+        return fail(fd, TSL_EUNSUPPORTED, "cuda target: shared.dyn buffer '%s'%s in function "
+                    "'%s' has a symbolic size", b->name, "");
+      tcu_dyn_slot slot = {b, fd->k->dyn_smem};
+      TSL_VEC_PUSH(&fd->k->dyn_slots, tcu_dyn_slot, slot);
+      fd->k->dyn_smem += (n * b->dtype.bits / 8 + 15) / 16 * 16;
+    }
     return walk_kernel(fd, s->u.alloc.body);
   }
   }
@@ -147,6 +156,8 @@ static void add_kernel(finder *fd, const tsl_stmt *root, const char *prefix, tsl
   k->root = root;
   tsl_vec_init(&k->buffers, sizeof(const tsl_buffer *), fd->arena);
   tsl_vec_init(&k->vars, sizeof(const tsl_var *), fd->arena);
+  tsl_vec_init(&k->dyn_slots, sizeof(tcu_dyn_slot), fd->arena);
+  k->dyn_smem = 0;
   tsl_map_clear(&fd->bound);
   tsl_map_clear(&fd->seen);
   fd->k = k;

@@ -68,7 +68,7 @@ static inline void smem_stmt(smem_walk *w, const tsl_stmt *s) {
       smem_stmt(w, s->u.seq.stmts[i]);
     return;
   case TSL_STMT_ALLOCATE:
-    if (!strncmp(s->u.alloc.buffer->scope, "shared", 6) &&
+    if (!strcmp(s->u.alloc.buffer->scope, "shared") && /* ptxas counts static arrays */
         tsl_expr_is_const_int(s->u.alloc.buffer->shape[0], &size))
       w->bytes += size * ((s->u.alloc.buffer->dtype.bits + 7) / 8);
     return smem_stmt(w, s->u.alloc.body);

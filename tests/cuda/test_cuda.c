@@ -9,7 +9,8 @@
  *     the interpreter cannot run: cuda-emu runs those);
  *   - its CUDA C compiles with NVRTC for sm_80 and sm_90 (PTX and cubin);
  *   - ptxas assembles the sm_90 PTX and reports as much shared memory as
- *     the program's shared buffers take, and registers per thread;
+ *     the program's static shared buffers take (shared.dyn is the
+ *     launch's), and registers per thread;
  *   - the host C compiles with the system C compiler.
  * Then programs the target must refuse, with their messages.
  */
@@ -87,6 +88,14 @@ static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
   tsl_strbuf_init(&host);
   if (!ok(!tcu_emit_device(&p, &dev, &d), "%s: CUDA C written", name))
     tap_diag("%s", d.text);
+  if (!strcmp(name, "shared_dyn")) { /* 80 floats and 64 halves, 16-byte aligned places */
+    const tcu_kernel *k = p.kernels[0].data;
+    if (!ok(p.kernels[0].len == 1 && k->dyn_smem == 448 && dev.data &&
+            strstr(dev.data, "TSL_DYN_SMEM(tsl_dyn_smem, 448);") &&
+            strstr(dev.data, "*)(tsl_dyn_smem + 320);"),
+            "%s: one block of 448 bytes of dynamic shared memory, the second buffer at 320", name))
+      tap_diag("%s", dev.data ? dev.data : "");
+  }
   if (!strcmp(name, "vector_fetch") && /* float4 and 8 halves, a half2, lane by lane */
       !ok(dev.data && strstr(dev.data, "*(uint4 *)(A_s_") && strstr(dev.data, "*(uint4 *)(G_") &&
           strstr(dev.data, "*(unsigned int *)(H_s_") && strstr(dev.data, "l_ < 2; l_++) U_"),
@@ -112,6 +121,9 @@ static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
     tcu_image_free(&img);
   }
   if (ok(!tcu_emit_host(&p, NULL, 90, &host, &d), "%s: host C written", name)) {
+    if (!strcmp(name, "shared_dyn") &&
+        !ok(strstr(host.data, ", 448LL, a_);") != NULL, "%s: the launch gives it", name))
+      tap_diag("%s", host.data);
     char path[600], cmd[1400];
     snprintf(path, sizeof path, "%s/host.c", tmp);
     FILE *f = fopen(path, "w");

@@ -16,7 +16,8 @@ export TESSEL_CUDA_EMULATE="$src/tests/cuda/emu"
 cases="$src/tests/cuda/cases"
 programs="$cases/shared_reverse.py $cases/shared_own.py $cases/shared_war.py $cases/two_kernels.py
           $cases/guarded.py $cases/cross_thread.py $cases/reduce_two_outputs.py
-          $cases/reduce_into_shared.py $cases/vector_fetch.py $src/workloads/matmul_gpu_shared.py"
+          $cases/reduce_into_shared.py $cases/vector_fetch.py $cases/shared_dyn.py $cases/shared_dyn_64k.py
+          $src/workloads/matmul_gpu_shared.py"
 
 run() { # ORDER NO_BARRIERS PROGRAM: the check line of tessel run
   TESSEL_CUDA_EMU_ORDER="$1" TESSEL_CUDA_NO_BARRIERS="$2" "$exe" run "$3" --target cuda \
@@ -51,7 +52,7 @@ for w in gpu_vector_add gpu_window_sum; do
     grep -q '^tuned: [1-9][0-9]* candidates measured by this run (0 failed)' '$tmp/out'"
 done
 
-for p in shared_reverse shared_war matmul_gpu_shared; do
+for p in shared_reverse shared_war shared_dyn matmul_gpu_shared; do
   f="$cases/$p.py"; [ -f "$f" ] || f="$src/workloads/$p.py"
   for order in reverse forward; do
     check "$p without its barriers, threads $order: a mismatch" bash -c "

@@ -59,3 +59,6 @@ struct uint2 {
 struct uint4 {
   unsigned x, y, z, w;
 };
+/* Dynamic shared memory: one static block per kernel, of the size the
+ * generated code states (blocks run one after another). */
+#define TSL_DYN_SMEM(name, bytes) static __attribute__((aligned(16))) unsigned char name[bytes]

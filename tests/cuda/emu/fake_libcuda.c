@@ -42,6 +42,7 @@ typedef struct kernel {
   void (*call)(void **args);
   void (*set_indices)(const unsigned *thread, const unsigned *block, const unsigned *dim);
   void (*set_barrier)(void (*barrier)(void));
+  int max_dyn_smem; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: 48 KiB unless raised */
 } kernel;
 
 typedef struct block_run {
@@ -181,6 +182,18 @@ API CUresult cuModuleLoadData(void **module, const void *image) {
   return *module ? OK : INVALID_IMAGE;
 }
 
+/* Only the opt-in to more dynamic shared memory (attribute 8), up to
+ * sm_90's 227 KiB. */
+API CUresult cuFuncSetAttribute(void *fn, int attr, int value) {
+  kernel *k = fn;
+  if (ok())
+    return ok();
+  if (!k || attr != 8 || value < 0 || value > 232448)
+    return INVALID_VALUE;
+  k->max_dyn_smem = value;
+  return OK;
+}
+
 API CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
   char sym[600];
   snprintf(sym, sizeof sym, "%s_emu", name);
@@ -272,8 +285,8 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
   (void)extra;
   const kernel *k = fn;
   unsigned long long threads = (unsigned long long)bx * by * bz;
-  if (!k || !threads || threads > 1024 || bz > 64 || gy > 65535 || gz > 65535 || smem > 49152 ||
-      !gx || !gy || !gz)
+  if (!k || !threads || threads > 1024 || bz > 64 || gy > 65535 || gz > 65535 ||
+      !gx || !gy || !gz || (int)smem > (k->max_dyn_smem > 49152 ? k->max_dyn_smem : 49152))
     return INVALID_VALUE;
   const char *poison = getenv("TESSEL_CUDA_EMU_POISON");
   if (ok())
