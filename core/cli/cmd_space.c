@@ -44,14 +44,14 @@ const char cli_space_usage[] =
 /* Replace each trace by its postprocessed one (recorded decisions), or by
  * NULL with the rejection in why[i]. */
 static int postprocess(tsl_ctx *ctx, const tsl_module *m, const tsl_registry *reg,
-                       const tsl_rule_target *rt, tsl_trace **traces, uint32_t n,
-                       char (*why)[512], tsl_diag *diag) {
+                       const tsl_intrin_registry *intrins, const tsl_rule_target *rt,
+                       tsl_trace **traces, uint32_t n, char (*why)[512], tsl_diag *diag) {
   tsl_space_postproc *pps;
   uint32_t npp;
   int rc = tsl_space_default_postprocs(reg, rt, &pps, &npp, diag);
   for (uint32_t i = 0; i < n && !rc; i++) {
     tsl_schedule *s = NULL;
-    tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
+    tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, intrins};
     if ((rc = tsl_trace_replay(ctx, traces[i], m, &ro, &s, diag)))
       break;
     tsl_diag d = {0};
@@ -161,6 +161,7 @@ int cli_space(int argc, char **argv) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   tsl_registry *reg = NULL;
+  tsl_intrin_registry *intrins = NULL;
   tsl_diag diag = {0};
   const tsl_module *m = NULL;
   const tsl_func *f = NULL;
@@ -192,13 +193,15 @@ int cli_space(int argc, char **argv) {
   if (rc == CLI_OK &&
       (tsl_registry_new(ctx, &reg, &diag) || tsl_registry_load_default(reg, 0, NULL, &diag) ||
        tsl_registry_require(reg, TSL_COMPONENT_TARGET, target, &tc, &diag) ||
+       tsl_registry_intrins(reg, arena, &intrins, &diag) ||
        tsl_space_default_rules(reg, &rt, &rules, &n_rules, &diag) ||
-       tsl_space_generate(ctx, m, f->name, n_rules, rules, seed, NULL, &traces, &n, &diag))) {
+       tsl_space_generate(ctx, m, f->name, n_rules, rules, seed, intrins, &traces, &n,
+                          &diag))) {
     fprintf(stderr, "tessel space: error: %s\n", diag.text);
     rc = CLI_USAGE;
   }
   char (*why)[512] = rc == CLI_OK ? calloc(n ? n : 1, sizeof *why) : NULL;
-  if (rc == CLI_OK && post && postprocess(ctx, m, reg, &rt, traces, n, why, &diag)) {
+  if (rc == CLI_OK && post && postprocess(ctx, m, reg, intrins, &rt, traces, n, why, &diag)) {
     fprintf(stderr, "tessel space: error: %s\n", diag.text);
     rc = CLI_USAGE;
   }
@@ -209,6 +212,7 @@ int cli_space(int argc, char **argv) {
     tsl_trace_free(traces[i]);
   free(traces);
   tsl_space_rules_free(rules, n_rules);
+  tsl_intrin_registry_free(intrins);
   tsl_registry_free(reg);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);

@@ -2,7 +2,9 @@
  * DisallowDynamicLoop and RewriteReductionBlock, as TVM's postprocessors:
  * a program with a loop of non-constant extent is rejected; every block
  * with an init whose reduction iterators are not bound to thread loops is
- * decomposed (decompose_reduction) at its first loop that is not spatial.
+ * decomposed (decompose_reduction) at its first loop that is not spatial;
+ * a tensorized update's init intrinsic (meta_schedule.auto_tensorize_init)
+ * becomes its init block's meta_schedule.auto_tensorize.
  */
 #include "rules_internal.h"
 
@@ -110,6 +112,36 @@ static int red_post(const tsl_stmt *s, void *ud) {
   return 0;
 }
 
+static int annotation_call(tsl_schedule *sch, const char *inst, tsl_sch_rv block,
+                           const char *key, const char *value, tsl_diag *diag) {
+  tsl_ctx *ctx = tsl_schedule_ctx(sch);
+  tsl_sch_arg a[3] = {{NULL, tsl_sv_rv(block)}, {NULL, tsl_sv_str(tsl_intern(ctx, key))},
+                      {NULL, tsl_sv_str(tsl_intern(ctx, value ? value : ""))}};
+  return tsl_sch_call(sch, inst, value ? 3 : 2, a, NULL, NULL, diag);
+}
+
+/* A block MultiLevelTilingTensorCore tensorizes: its init block gets the
+ * init intrinsic as its meta_schedule.auto_tensorize (an empty one when
+ * there is none, as TVM hints RewriteTensorize), not the update's. */
+static int move_tensorize_init(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv init,
+                               tsl_diag *diag) {
+  const tsl_attr_value *t = rule_block_ann(sch, block, "meta_schedule.auto_tensorize");
+  if (!t)
+    return TSL_OK;
+  const tsl_attr_value *i = rule_block_ann(sch, block, "meta_schedule.auto_tensorize_init");
+  const char *init_name = i && i->kind == TSL_ATTR_STR ? i->u.s : "";
+  int rc = annotation_call(sch, "unannotate", init, "meta_schedule.auto_tensorize", NULL, diag);
+  if (!rc)
+    rc = annotation_call(sch, "annotate", init, "meta_schedule.auto_tensorize", init_name, diag);
+  if (!rc && i)
+    rc = annotation_call(sch, "unannotate", block, "meta_schedule.auto_tensorize_init", NULL,
+                         diag);
+  if (!rc && i)
+    rc = annotation_call(sch, "unannotate", init, "meta_schedule.auto_tensorize_init", NULL,
+                         diag);
+  return rc;
+}
+
 static int rrb_apply(tsl_schedule *sch, tsl_diag *diag) {
   const tsl_func *f = tsl_schedule_func(sch);
   if (!f)
@@ -144,8 +176,10 @@ static int rrb_apply(tsl_schedule *sch, tsl_diag *diag) {
       if (point < 0)
         continue;
       tsl_sch_arg da[2] = {{NULL, tsl_sv_rv(block)}, {NULL, tsl_sv_rv(lrv[point])}};
-      if ((rc = tsl_sch_call(sch, "decompose_reduction", 2, da, NULL, NULL, diag)))
+      if ((rc = tsl_sch_call(sch, "decompose_reduction", 2, da, &outs, &n, diag)))
         break;
+      if (n == 1)
+        rc = move_tensorize_init(sch, block, outs[0], diag);
       rewritten++;
     }
     tsl_vec_free(&r.thread_vars);

@@ -10,7 +10,7 @@
 static const char *type_text(int type) {
   return type == RULE_OPT_BOOL  ? "true or false"
          : type == RULE_OPT_INT ? "an integer"
-         : type == RULE_OPT_STR ? "a string of at most 127 characters"
+         : type == RULE_OPT_STR ? "a string of at most 511 characters"
                                 : "a list of integers such as [0, 16, 64]";
 }
 

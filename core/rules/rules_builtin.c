@@ -66,6 +66,12 @@ static const builtin_component builtins[] = {
     {TSL_COMPONENT_POSTPROC, "RewriteCooperativeFetch",
      "split cooperative-fetch loops across threadIdx.x / .y and a vector lane",
      &postproc_cooperative_fetch_vt},
+    {TSL_COMPONENT_SCHEDULE_RULE, "MultiLevelTilingTensorCore",
+     "tile a block that matches a WMMA intrinsic group for tensor cores (TVM's "
+     "MultiLevelTilingTensorCore)",
+     &rule_multi_level_tiling_tensor_core_vt},
+    {TSL_COMPONENT_POSTPROC, "RewriteTensorize",
+     "tensorize the blocks annotated meta_schedule.auto_tensorize", &postproc_rewrite_tensorize_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {

@@ -11,7 +11,7 @@
 
 enum { RULE_OPT_BOOL, RULE_OPT_INT, RULE_OPT_INTS, RULE_OPT_STR };
 
-#define RULE_STR_MAX 128
+#define RULE_STR_MAX 512
 
 #define RULE_MAX_INTS 16
 typedef struct rule_ints {
@@ -89,6 +89,29 @@ int rule_reduction_extents(tsl_schedule *sch, tsl_sch_rv block, int64_t *space,
  * erasing the old one); -1 when there is no other. */
 int64_t rule_redraw_categorical(const tsl_trace_inst *in, int64_t old, uint64_t *rng);
 
+/* ---- auto tensorization (tensorize_mapping.c) ------------------------------------ */
+
+enum { RULE_TZ_MAX_ITERS = 16, RULE_TZ_MAX_BUFS = 8 };
+
+/* TVM's AutoTensorizeMappingInfo: a block ("lhs") against a tensor
+ * intrinsic's description block ("rhs"). */
+typedef struct rule_tz_map {
+  const tsl_block *block, *desc;
+  uint32_t n_lhs, n_rhs;                /* their iterators */
+  int32_t rhs_of[RULE_TZ_MAX_ITERS];    /* per block iterator: the description's it fuses
+                                           into, -1 when it stays outside */
+  uint32_t n_bufs;                      /* buffer pairs, in order of appearance */
+  const tsl_buffer *lhs[RULE_TZ_MAX_BUFS], *rhs[RULE_TZ_MAX_BUFS];
+  uint32_t n_lhs_idx[RULE_TZ_MAX_BUFS], n_rhs_idx[RULE_TZ_MAX_BUFS];
+  const tsl_expr *lhs_idx[RULE_TZ_MAX_BUFS][RULE_TZ_MAX_ITERS]; /* the indices of each */
+  const tsl_expr *rhs_idx[RULE_TZ_MAX_BUFS][RULE_TZ_MAX_ITERS];
+} rule_tz_map;
+
+/* 1 and *out when `block` computes what `desc` describes up to indices,
+ * with a unique mapping of iterators (tensorize_mapping.c has the rule);
+ * 0 otherwise. */
+int rule_tz_mapping(const tsl_block *block, const tsl_func *desc, rule_tz_map *out);
+
 /* ---- built-ins ------------------------------------------------------------------ */
 
 extern const tsl_schedule_rule_vtable rule_auto_inline_vt;
@@ -99,6 +122,7 @@ extern const tsl_schedule_rule_vtable rule_parallel_vectorize_unroll_vt;
 extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
 extern const tsl_schedule_rule_vtable rule_auto_bind_vt;
 extern const tsl_schedule_rule_vtable rule_cross_thread_reduction_vt;
+extern const tsl_schedule_rule_vtable rule_multi_level_tiling_tensor_core_vt;
 
 extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
 extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;
@@ -107,6 +131,7 @@ extern const tsl_postproc_vtable postproc_rewrite_layout_vt;
 extern const tsl_postproc_vtable postproc_verify_gpu_code_vt;
 extern const tsl_postproc_vtable postproc_rewrite_unbound_block_vt;
 extern const tsl_postproc_vtable postproc_cooperative_fetch_vt;
+extern const tsl_postproc_vtable postproc_rewrite_tensorize_vt;
 
 extern const tsl_trace_mutator_vtable mutator_tile_size_vt;
 extern const tsl_trace_mutator_vtable mutator_unroll_vt;

@@ -133,8 +133,7 @@ static tsl_dtype region_index_dtype(const tsl_block *b) {
 
 /* ---- tensorize ---------------------------------------------------------------- */
 
-static const tsl_intrin_registry *registry(sch_call *c) {
-  tsl_schedule *sch = c->sch;
+const tsl_intrin_registry *tsl_schedule_intrins(tsl_schedule *sch) {
   if (sch->intrins)
     return sch->intrins;
   if (!sch->own_intrins) {
@@ -144,6 +143,8 @@ static const tsl_intrin_registry *registry(sch_call *c) {
   }
   return sch->own_intrins;
 }
+
+static const tsl_intrin_registry *registry(sch_call *c) { return tsl_schedule_intrins(c->sch); }
 
 static int unknown_intrin(sch_call *c, const tsl_intrin_registry *reg,
                           const char *name) {

@@ -238,7 +238,8 @@ static int load_rule_space(tuner *tu) {
     rc = tsl_space_default_postprocs(tu->run.reg, &t, &tu->task.pps, &tu->task.n_pps, &d);
   if (!rc)
     rc = tsl_space_generate(tu->run.ctx, tu->task.mod, tu->task.func_name, n_rules, rules,
-                            tu->run.cfg->seed, NULL, &tu->task.spaces, &tu->task.n_spaces,
+                            tu->run.cfg->seed, tu->run.intrins, &tu->task.spaces,
+                            &tu->task.n_spaces,
                             &d);
   tsl_space_rules_free(rules, n_rules);
   if (!rc && !tu->task.n_spaces)

@@ -1,7 +1,11 @@
 /*
  * targets/cuda/space_defaults.c — the design space the cuda target tunes in
- * by default: TVM's lists for cuda (DefaultCUDA) with their parameters, by
- * the built-in components' names, and TVM's mutator weights.
+ * by default: TVM's lists for cuda with tensor cores (DefaultCUDATensorCore,
+ * the space TVM picks for sm_75 and newer): MultiLevelTilingTensorCore with
+ * the WMMA groups first, then DefaultCUDA's rules; RewriteTensorize after
+ * DefaultCUDA's postprocessors. A block no WMMA group matches (float32) gets
+ * DefaultCUDA's space unchanged. By the built-in components' names, with
+ * TVM's parameters and mutator weights.
  */
 #include "cuda_internal.h"
 
@@ -18,6 +22,25 @@ static const tsl_kv mlt[] = {
     {"reuse_write_req", "must"},
     {"reuse_write_levels", "3"},
     {"reuse_write_scope", "local"},
+    {"thread_warp_size", "32"},
+    {"max_threads_per_block", "1024"},
+};
+
+/* TVM's WMMA groups of DefaultCUDATensorCore (f32 and f16 accumulators,
+ * B as [k, n] and [n, k]); int8 waits for the s8 intrinsics */
+static const tsl_kv mlt_tc[] = {
+    {"intrin_groups", "wmma_sync_16x16x16_f16f16f32,wmma_sync_16x16x16_f16f16f32_trans,"
+                      "wmma_sync_16x16x16_f16f16f16,wmma_sync_16x16x16_f16f16f16_trans"},
+    {"structure", "SSSRRSRS"},
+    {"tile_binds", "blockIdx.y,blockIdx.x,threadIdx.y"},
+    {"max_innermost_factor", "4"},
+    {"vector_load_lens", "1,2,3,4,8,16"},
+    {"reuse_read_req", "must"},
+    {"reuse_read_levels", "4"},
+    {"reuse_read_scope", "shared.dyn"},
+    {"reuse_write_req", "must"},
+    {"reuse_write_levels", "2"},
+    {"reuse_write_scope", "shared.dyn"},
     {"thread_warp_size", "32"},
     {"max_threads_per_block", "1024"},
 };
@@ -52,6 +75,7 @@ static const tsl_kv unbound[] = {{"max_threadblocks", "256"}};
 static const tsl_kv fetch[] = {{"thread_warp_size", "32"}};
 
 static const tsl_space_entry rules[] = {
+    {"MultiLevelTilingTensorCore", 0, N(mlt_tc), mlt_tc},
     {"MultiLevelTiling", 0, N(mlt), mlt},
     {"InlineConstantScalars", 0, 0, NULL},
     {"AutoInline", 0, N(auto_inline), auto_inline},
@@ -67,6 +91,7 @@ static const tsl_space_entry postprocs[] = {
     {"RewriteParallelVectorizeUnroll", 0, 0, NULL},
     {"RewriteReductionBlock", 0, 0, NULL},
     {"VerifyGPUCode", 0, 0, NULL},
+    {"RewriteTensorize", 0, 0, NULL},
 };
 
 static const tsl_space_entry mutators[] = {

@@ -52,6 +52,16 @@ for w in gpu_vector_add gpu_window_sum; do
     grep -q '^tuned: [1-9][0-9]* candidates measured by this run (0 failed)' '$tmp/out'"
 done
 
+# A float16 matmul tuned from the bare program in the default space: every
+# candidate is a tensor-core one (MultiLevelTilingTensorCore), measured and
+# checked against the interpreter; the best calls T.tvm_mma_sync.
+printf 'workload: {file: %s}\ntarget: {kind: cuda}\nstrategy: {kind: evolutionary, trials: 4, batch: 4}\ncost_model: {kind: xgb}\nrunner: {number: 1, repeat: 1, timeout_s: 120}\ndatabase: %s\nseed: 1\n' \
+  "$src/workloads/matmul_fp16_gpu.py" "$tmp/tc.db" > "$tmp/tc.yaml"
+check "matmul_fp16_gpu tuned from the bare program on tensor cores, every candidate checked" bash -c "
+  '$exe' tune '$tmp/tc.yaml' > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^tuned: 4 candidates measured by this run (0 failed)' '$tmp/out' &&
+  grep -q 'T.tvm_mma_sync' '$tmp/out'"
+
 for p in shared_reverse shared_war shared_dyn matmul_gpu_shared; do
   f="$cases/$p.py"; [ -f "$f" ] || f="$src/workloads/$p.py"
   for order in reverse forward; do

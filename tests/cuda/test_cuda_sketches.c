@@ -11,7 +11,11 @@
  * Per workload at least one candidate must be kept, and each kept one of
  * the workloads small enough computes the original's values in the
  * interpreter with the iterations of its thread-bound loops in natural,
- * shuffled and reversed order (the race oracle).
+ * shuffled and reversed order (the race oracle); a tensor-core candidate
+ * is interpreted before RewriteTensorize (the WMMA calls do not
+ * interpret: cuda-emu runs them). The float16 workloads' candidates must
+ * all use tensor cores (MultiLevelTilingTensorCore, TVM's
+ * DefaultCUDATensorCore list); shared.dyn is the launch's, not ptxas's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +28,37 @@
 #include "tessel/tessel.h"
 
 static const char *const workloads[] = {"matmul_64", "batch_matmul_1x128", "softmax_256",
-                                        "gelu", "conv2d_nhwc", "layer_norm"};
+                                        "gelu", "conv2d_nhwc", "layer_norm", "matmul_fp16_gpu",
+                                        "batch_matmul_fp16_gpu", "conv2d_nhwc_fp16_gpu"};
 enum { SEEDS = 6 };
 
 typedef struct tally {
   int kept, compiled, smem_ok, refused_smem, refused_other, nvrtc_agrees, interp, interp_ok;
+  int tensor_core; /* kept candidates calling T.tvm_mma_sync */
 } tally;
+
+/* The postprocessors, and where VerifyGPUCode and RewriteTensorize stand. */
+typedef struct pp_list {
+  const tsl_space_postproc *pps;
+  uint32_t n, verify, tensorize;
+} pp_list;
+
+/* All postprocessors but the one at `skip` (n: none). */
+static int apply_but(tsl_schedule *s, const pp_list *l, uint32_t skip, tsl_diag *d) {
+  int rc = tsl_space_apply_postprocs(s, skip < l->n ? skip : l->n, l->pps, d);
+  for (uint32_t i = skip + 1; i < l->n && !rc; i++) /* after enter_postproc, in order */
+    rc = l->pps[i].vtable->apply(l->pps[i].pp, s, d);
+  return rc;
+}
+
+static int calls_mma(const tsl_expr *e, void *ud) {
+  (void)ud;
+  return e->kind == TSL_EXPR_BUILTIN && e->intrin == TSL_BUILTIN_TVM_MMA_SYNC;
+}
+static int uses_mma(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
+  (void)owner;
+  return tsl_expr_visit(e, calls_mma, ud);
+}
 
 static const tsl_rule_target cuda = {sizeof cuda, "cuda", 2, 16};
 
@@ -94,19 +123,22 @@ static void compile_kept(const tsl_func *f, const char *tmp, tally *t, const cha
 }
 
 /* A candidate VerifyGPUCode refused for its shared memory: NVRTC refuses it
- * as well (its program without VerifyGPUCode, lowered and compiled). */
+ * as well (its program without VerifyGPUCode, lowered and compiled), or it
+ * asks its launch for more than 48 KiB of dynamic shared memory. */
 static int nvrtc_refuses(const tsl_func *f) {
   gpu_source g;
   gpu_make(&g, f);
   tcu_image img = {0};
   int refused = !g.rc && tcu_nvrtc_compile(g.dev.data, "refused", 90, &img, &g.d) != TSL_OK;
+  for (uint32_t k = 0; !g.rc && k < g.p.kernels[0].len; k++)
+    refused |= TSL_VEC_DATA(&g.p.kernels[0], tcu_kernel)[k].dyn_smem > 49152;
   tcu_image_free(&img);
   gpu_free(&g);
   return refused;
 }
 
-static void workload(tsl_ctx *ctx, const tsl_registry *reg, const tsl_space_rule *rules,
-                     uint32_t n_rules, const tsl_space_postproc *pps, uint32_t n_pps,
+static void workload(tsl_ctx *ctx, const tsl_intrin_registry *intrins,
+                     const tsl_space_rule *rules, uint32_t n_rules, const pp_list *pl,
                      const char *root, const char *name, const char *tmp) {
   char path[4200];
   snprintf(path, sizeof path, "%s/workloads/%s.py", root, name);
@@ -115,7 +147,6 @@ static void workload(tsl_ctx *ctx, const tsl_registry *reg, const tsl_space_rule
   const tsl_module *m = NULL;
   tally t = {0};
   int n_sketches = 0;
-  (void)reg;
   if (tsl_parse_file(arena, path, &m, &d)) {
     ok(0, "%s parses: %s", name, d.text);
     tsl_arena_free(arena);
@@ -124,7 +155,7 @@ static void workload(tsl_ctx *ctx, const tsl_registry *reg, const tsl_space_rule
   for (uint64_t seed = 0; seed < SEEDS; seed++) {
     tsl_trace **sk = NULL;
     uint32_t n = 0;
-    if (tsl_space_generate(ctx, m, NULL, n_rules, rules, seed, NULL, &sk, &n, &d)) {
+    if (tsl_space_generate(ctx, m, NULL, n_rules, rules, seed, intrins, &sk, &n, &d)) {
       ok(0, "%s: the cuda rules derive its space: %s", name, d.text);
       break;
     }
@@ -132,31 +163,40 @@ static void workload(tsl_ctx *ctx, const tsl_registry *reg, const tsl_space_rule
     for (uint32_t i = 0; i < n; i++) {
       char id[160];
       snprintf(id, sizeof id, "%s seed %llu sketch %u", name, (unsigned long long)seed, i);
-      tsl_replay_opts ro = {sizeof ro, 0, seed, NULL, NULL};
+      tsl_replay_opts ro = {sizeof ro, 0, seed, NULL, intrins};
       tsl_schedule *s = NULL, *bare = NULL;
       tsl_diag pd = {0};
       int rc = tsl_trace_replay(ctx, sk[i], m, &ro, &s, &pd);
       if (!rc)
-        rc = tsl_space_apply_postprocs(s, n_pps, pps, &pd);
+        rc = tsl_space_apply_postprocs(s, pl->n, pl->pps, &pd);
       if (!rc) {
         t.kept++;
+        tsl_stmt_visitor mv = {.expr = uses_mma};
+        int tc = tsl_stmt_visit(tsl_schedule_func(s)->body, &mv) != 0;
+        t.tensor_core += tc;
         compile_kept(tsl_schedule_func(s), tmp, &t, id);
         double flops = tsl_func_flops(m->funcs[0]);
-        if (flops >= 0 && flops < (1 << 21)) {
+        /* a tensor-core candidate: its program before RewriteTensorize */
+        tsl_schedule *plain = NULL;
+        if (tc && (tsl_trace_replay(ctx, sk[i], m, &ro, &plain, &pd) ||
+                   apply_but(plain, pl, pl->tensorize, &pd)))
+          tap_diag("%s: before RewriteTensorize: %s", id, pd.text);
+        if (flops >= 0 && flops < (tc ? 1 << 23 : 1 << 21) && (!tc || plain)) {
           tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed + 1};
           tsl_equiv_report rep;
           t.interp++;
-          if (!tsl_interp_check_equivalent_opts(m->funcs[0], tsl_schedule_func(s), NULL, 0,
-                                                seed + 1, &io, &rep, &pd))
+          if (!tsl_interp_check_equivalent_opts(m->funcs[0], tsl_schedule_func(tc ? plain : s),
+                                                NULL, 0, seed + 1, &io, &rep, &pd))
             t.interp_ok++;
           else
             tap_diag("%s: %s", id, pd.text);
         }
+        tsl_schedule_free(plain);
       } else if (strstr(pd.text, "VerifyGPUCode") && strstr(pd.text, "bytes of shared memory")) {
         t.refused_smem++;
-        /* the same candidate without VerifyGPUCode: everything before it */
+        /* the same candidate without VerifyGPUCode */
         if (!tsl_trace_replay(ctx, sk[i], m, &ro, &bare, &pd) &&
-            !tsl_space_apply_postprocs(bare, n_pps - 1, pps, &pd))
+            !apply_but(bare, pl, pl->verify, &pd))
           t.nvrtc_agrees += nvrtc_refuses(tsl_schedule_func(bare));
       } else {
         t.refused_other++;
@@ -176,7 +216,13 @@ static void workload(tsl_ctx *ctx, const tsl_registry *reg, const tsl_space_rule
   ok(t.interp_ok == t.interp, "%s: the kept candidates compute the original's values with "
      "thread loops in every order (%d of %d checked)", name, t.interp_ok, t.interp);
   ok(t.nvrtc_agrees == t.refused_smem, "%s: NVRTC refuses every candidate VerifyGPUCode refused "
-     "for its shared memory (%d of %d)", name, t.nvrtc_agrees, t.refused_smem);
+     "for its shared memory, or its launch asks for more than 48 KiB (%d of %d)", name,
+     t.nvrtc_agrees, t.refused_smem);
+  if (strstr(name, "_fp16_gpu"))
+    ok(t.tensor_core == t.kept, "%s: every kept candidate computes on tensor cores (%d of %d)",
+       name, t.tensor_core, t.kept);
+  else /* float32: no WMMA group matches, MultiLevelTiling's space */
+    ok(t.tensor_core == 0, "%s: no candidate uses tensor cores (%d)", name, t.tensor_core);
   tsl_arena_free(arena);
 }
 
@@ -200,10 +246,22 @@ int main(void) {
     ok(0, "the cuda target's default space: %s", d.text);
     return tap_done();
   }
-  ok(n_pps > 0 && !strcmp(pps[n_pps - 1].name, "VerifyGPUCode"),
-     "the cuda target's %u rules and %u postprocessors, VerifyGPUCode last", n_rules, n_pps);
+  pp_list pl = {pps, n_pps, n_pps, n_pps};
+  for (uint32_t i = 0; i < n_pps; i++) {
+    if (!strcmp(pps[i].name, "VerifyGPUCode"))
+      pl.verify = i;
+    if (!strcmp(pps[i].name, "RewriteTensorize"))
+      pl.tensorize = i;
+  }
+  tsl_intrin_registry *intrins = NULL;
+  tsl_arena *ia = tsl_arena_new(ctx);
+  ok(pl.verify < n_pps && pl.tensorize == n_pps - 1 && !tsl_registry_intrins(reg, ia, &intrins, &d),
+     "the cuda target's %u rules and %u postprocessors, VerifyGPUCode among them, "
+     "RewriteTensorize last; the registry's tensor intrinsics", n_rules, n_pps);
   for (size_t i = 0; i < sizeof workloads / sizeof *workloads; i++)
-    workload(ctx, reg, rules, n_rules, pps, n_pps, root, workloads[i], tmp);
+    workload(ctx, intrins, rules, n_rules, &pl, root, workloads[i], tmp);
+  tsl_intrin_registry_free(intrins);
+  tsl_arena_free(ia);
   tsl_space_rules_free(rules, n_rules);
   tsl_space_postprocs_free(pps, n_pps);
   tsl_registry_free(reg);

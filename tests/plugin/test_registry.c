@@ -85,9 +85,9 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 22,
+  is_int(tsl_registry_count(reg), 24,
          "a new registry holds the two built-in intrinsics, the five built-in mutators, the "
-         "eight built-in rules and the seven built-in postprocessors");
+         "nine built-in rules and the eight built-in postprocessors");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&
@@ -98,8 +98,8 @@ static void test_builtins(tsl_ctx *ctx) {
   static const char *const pps[] = {"DisallowDynamicLoop", "RewriteParallelVectorizeUnroll",
                                     "RewriteReductionBlock", "RewriteLayout",
                                     "RewriteUnboundBlock", "VerifyGPUCode",
-                                    "RewriteCooperativeFetch"};
-  for (int i = 0; i < 7; i++)
+                                    "RewriteCooperativeFetch", "RewriteTensorize"};
+  for (int i = 0; i < 8; i++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_POSTPROC, pps[i]) != NULL,
        "built-in postprocessor %s", pps[i]);
   static const char *const rules[] = {"InlineConstantScalars", "AutoInline", "AddRFactor",
@@ -116,6 +116,8 @@ static void test_builtins(tsl_ctx *ctx) {
     ctr_at++;
   ok(ctr && !strcmp(tsl_registry_path(reg, ctr_at), "built-in"),
      "built-in schedule rule CrossThreadReduction");
+  ok(tsl_registry_find(reg, TSL_COMPONENT_SCHEDULE_RULE, "MultiLevelTilingTensorCore") != NULL,
+     "built-in schedule rule MultiLevelTilingTensorCore");
   const char *names[2] = {"mma_4x4x4_f32", "vec_fma_4_f32"};
   tsl_intrin_registry *core = NULL;
   tsl_intrin_registry_new(ctx, &core, &d);

@@ -195,6 +195,10 @@ TSL_API const tsl_stmt *tsl_schedule_get_stmt(tsl_schedule *sch,
 /* Kind (TSL_RV_*) of a handle, 0 when `rv` was never handed out or was
  * removed (remove_rv). */
 TSL_API int tsl_schedule_rv_kind(const tsl_schedule *sch, tsl_sch_rv rv);
+/* The tensor intrinsics tensorize uses on this schedule (the options'
+ * registry, else the built-in set); NULL only when that set cannot be
+ * made. Rules read intrinsic descriptions from it (ABI 1.2). */
+TSL_API const tsl_intrin_registry *tsl_schedule_intrins(tsl_schedule *sch);
 /* Value of an expression RV (0 for other kinds). */
 TSL_API int64_t tsl_schedule_rv_value(const tsl_schedule *sch, tsl_sch_rv rv);
 /* Name of the block / loop variable a handle refers to (NULL otherwise). */
