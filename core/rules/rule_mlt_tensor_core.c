@@ -160,8 +160,9 @@ static void tc_destroy(tsl_sch_rule *r) { free(r); }
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-static tsl_sch_value access(tsl_schedule *sch, const char *kind, int64_t index) {
-  static __thread tsl_sch_value items[2];
+/* A buffer argument ("read", 0) in `items` (two values of the caller's). */
+static tsl_sch_value access(tsl_schedule *sch, const char *kind, int64_t index,
+                            tsl_sch_value *items) {
   items[0] = mlt_str(sch, kind);
   items[1] = tsl_sv_int(index);
   return tsl_sv_tuple(2, items);
@@ -337,8 +338,9 @@ static int transform(tsl_schedule *sch, const char *inst, tsl_sch_rv block, cons
     tsl_sch_arg b[2] = {{"block", mlt_rv(block)}, {"index_map", tsl_sv_lambda(map)}};
     return tsl_sch_call(sch, inst, 2, b, NULL, NULL, diag);
   }
+  tsl_sch_value items[2];
   tsl_sch_arg a[4] = {{"block", mlt_rv(block)},
-                      {"buffer", access(sch, kind, index)},
+                      {"buffer", access(sch, kind, index, items)},
                       {"index_map", tsl_sv_lambda(map)},
                       {"assume_injective_transform", tsl_sv_bool(1)}};
   return tsl_sch_call(sch, inst, 4, a, NULL, NULL, diag);
@@ -356,12 +358,13 @@ static int transform_for_tensorization(const tc_group *g, const rule_tz_map *m, 
     goto done;
   const tsl_buffer *orig_w = b0->writes[0].buffer, *orig_r[2] = {b0->reads[0].buffer,
                                                                  b0->reads[1].buffer};
-  tsl_sch_arg ra[2] = {{"block", mlt_rv(*block)}, {"buffer", access(sch, "write", 0)}};
+  tsl_sch_value items[2];
+  tsl_sch_arg ra[2] = {{"block", mlt_rv(*block)}, {"buffer", access(sch, "write", 0, items)}};
   rc = call1(sch, "reindex", 2, ra, &st->tc_reindex_store, diag);
-  ra[1].value = access(sch, "read", 0);
+  ra[1].value = access(sch, "read", 0, items);
   if (!rc)
     rc = call1(sch, "reindex", 2, ra, &st->tc_reindex_a, diag);
-  ra[1].value = access(sch, "read", 1);
+  ra[1].value = access(sch, "read", 1, items);
   if (!rc)
     rc = call1(sch, "reindex", 2, ra, &st->tc_reindex_b, diag);
   if (rc)

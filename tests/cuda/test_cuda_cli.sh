@@ -54,6 +54,10 @@ YAML
     test \$? = 2 && grep -q '^reference outputs: device: no CUDA device: libcuda.so.1 not found' '$tmp/err'"
   check "  ... and writes no record" bash -c "
     ! test -e '$tmp/t.db' || test \"\$(python3 -c \"import sqlite3; print(sqlite3.connect('$tmp/t.db').execute('select count(*) from records').fetchone()[0])\")\" = 0"
+  bench="$(dirname "$exe")/../../bench/bench_gpu"
+  check "./tessel bench gpu stops with 'no CUDA device' (exit 2), tuning nothing" bash -c "
+    '$bench' '$TESSEL_SOURCE_ROOT' --minutes 1 > '$tmp/out' 2> '$tmp/err';
+    test \$? = 2 && grep -q '^bench_gpu: no CUDA device: libcuda.so.1 not found' '$tmp/out'"
 else
   check "tessel run --target cuda: the shared-memory matmul's outputs match the interpreter's" bash -c "
     '$exe' run '$w/matmul_gpu_shared.py' --target cuda > '$tmp/out' 2> '$tmp/err' &&

@@ -152,6 +152,12 @@ API CUresult cuMemcpyDtoH_v2(void *dst, unsigned long long src, size_t n) {
   memcpy(dst, (const void *)(uintptr_t)src, n);
   return OK;
 }
+API CUresult cuMemcpyDtoD_v2(unsigned long long dst, unsigned long long src, size_t n) {
+  if (ok())
+    return ok();
+  memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+  return OK;
+}
 
 API CUresult cuGetErrorName(CUresult r, const char **s) {
   *s = r == OK ? "CUDA_SUCCESS" : r == INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
