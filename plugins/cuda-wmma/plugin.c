@@ -11,7 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-enum { MAX_INTRINS = 32, SCRIPT_CAP = 6144, NAME_CAP = 96 };
+enum { MAX_INTRINS = 64, SCRIPT_CAP = 6144, NAME_CAP = 96 };
 
 typedef struct made_intrin {
   char script[SCRIPT_CAP];

@@ -228,15 +228,19 @@ static int gen_sync(const wmma_intrin *w, char *out, size_t cap) {
 
 #define F16 "float16"
 #define F32 "float32"
-#define LOAD(name, scope, b, tr, what)                                                          \
-  {name, gen_load, 16, 16, 16, F16, NULL, scope, b, tr,                                         \
-   "WMMA 16x16x16 load of " what " (float16) from " scope}
+#define S8 "int8"
+#define S32 "int32"
+#define LOAD_T(name, dt, scope, b, tr, what)                                                    \
+  {name, gen_load, 16, 16, 16, dt, NULL, scope, b, tr,                                          \
+   "WMMA 16x16x16 load of " what " (" dt ") from " scope}
+#define LOAD(name, scope, b, tr, what) LOAD_T(name, F16, scope, b, tr, what)
 #define STORE(name, dt, scope)                                                                 \
   {name, gen_store, 16, 16, 16, dt, NULL, scope, 0, 0,                                          \
    "WMMA 16x16x16 store of an accumulator (" dt ") to " scope}
-#define SYNC(name, out, tr, what)                                                              \
-  {name, gen_sync, 16, 16, 16, F16, out, NULL, 0, tr,                                           \
-   "WMMA 16x16x16 multiply-accumulate, float16 inputs, " out " accumulator" what}
+#define SYNC_T(name, in, out, tr, what)                                                        \
+  {name, gen_sync, 16, 16, 16, in, out, NULL, 0, tr,                                            \
+   "WMMA 16x16x16 multiply-accumulate, " in " inputs, " out " accumulator" what}
+#define SYNC(name, out, tr, what) SYNC_T(name, F16, out, tr, what)
 
 static const wmma_intrin table[] = {
     LOAD("wmma_load_16x16x16_f16_a_shared", "shared", 0, 0, "matrix A, row_major,"),
@@ -263,6 +267,24 @@ static const wmma_intrin table[] = {
     SYNC("wmma_sync_16x16x16_f16f16f32_trans", F32, 1, ", B as [n, k]"),
     SYNC("wmma_sync_16x16x16_f16f16f16", F16, 0, ""),
     SYNC("wmma_sync_16x16x16_f16f16f16_trans", F16, 1, ", B as [n, k]"),
+    /* int8 inputs, int32 accumulators (sm_72 and newer) */
+    LOAD_T("wmma_load_16x16x16_s8_a_shared", S8, "shared", 0, 0, "matrix A, row_major,"),
+    LOAD_T("wmma_load_16x16x16_s8_a_shared_dyn", S8, "shared.dyn", 0, 0, "matrix A, row_major,"),
+    LOAD_T("wmma_load_16x16x16_s8_b_shared", S8, "shared", 1, 0, "matrix B, row_major,"),
+    LOAD_T("wmma_load_16x16x16_s8_b_shared_dyn", S8, "shared.dyn", 1, 0, "matrix B, row_major,"),
+    LOAD_T("wmma_load_16x16x16_s8_a_trans_shared", S8, "shared", 0, 1, "matrix A, col_major,"),
+    LOAD_T("wmma_load_16x16x16_s8_a_trans_shared_dyn", S8, "shared.dyn", 0, 1,
+           "matrix A, col_major,"),
+    LOAD_T("wmma_load_16x16x16_s8_b_trans_shared", S8, "shared", 1, 1, "matrix B, col_major,"),
+    LOAD_T("wmma_load_16x16x16_s8_b_trans_shared_dyn", S8, "shared.dyn", 1, 1,
+           "matrix B, col_major,"),
+    {"wmma_fill_16x16x16_s32", gen_fill, 16, 16, 16, S32, NULL, NULL, 0, 0,
+     "WMMA 16x16x16 zero fill of an int32 accumulator"},
+    STORE("wmma_store_16x16x16_s32_global", S32, "global"),
+    STORE("wmma_store_16x16x16_s32_shared", S32, "shared"),
+    STORE("wmma_store_16x16x16_s32_shared_dyn", S32, "shared.dyn"),
+    SYNC_T("wmma_sync_16x16x16_s8s8s32", S8, S32, 0, ""),
+    SYNC_T("wmma_sync_16x16x16_s8s8s32_trans", S8, S32, 1, ", B as [n, k]"),
 };
 
 const wmma_intrin *wmma_intrins(uint32_t *n) {

@@ -26,11 +26,13 @@ static const tsl_kv mlt[] = {
     {"max_threads_per_block", "1024"},
 };
 
-/* TVM's WMMA groups of DefaultCUDATensorCore (f32 and f16 accumulators,
- * B as [k, n] and [n, k]); int8 waits for the s8 intrinsics */
+/* TVM's WMMA groups of DefaultCUDATensorCore (float16 in, float32 and
+ * float16 accumulators; int8 in, int32 accumulators; B as [k, n] and
+ * [n, k]) */
 static const tsl_kv mlt_tc[] = {
     {"intrin_groups", "wmma_sync_16x16x16_f16f16f32,wmma_sync_16x16x16_f16f16f32_trans,"
-                      "wmma_sync_16x16x16_f16f16f16,wmma_sync_16x16x16_f16f16f16_trans"},
+                      "wmma_sync_16x16x16_f16f16f16,wmma_sync_16x16x16_f16f16f16_trans,"
+                      "wmma_sync_16x16x16_s8s8s32,wmma_sync_16x16x16_s8s8s32_trans"},
     {"structure", "SSSRRSRS"},
     {"tile_binds", "blockIdx.y,blockIdx.x,threadIdx.y"},
     {"max_innermost_factor", "4"},

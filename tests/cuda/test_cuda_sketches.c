@@ -13,8 +13,8 @@
  * interpreter with the iterations of its thread-bound loops in natural,
  * shuffled and reversed order (the race oracle); a tensor-core candidate
  * is interpreted before RewriteTensorize (the WMMA calls do not
- * interpret: cuda-emu runs them). The float16 workloads' candidates must
- * all use tensor cores (MultiLevelTilingTensorCore, TVM's
+ * interpret: cuda-emu runs them). The float16 and int8 workloads'
+ * candidates must all use tensor cores (MultiLevelTilingTensorCore, TVM's
  * DefaultCUDATensorCore list); shared.dyn is the launch's, not ptxas's.
  */
 #include <stdio.h>
@@ -29,7 +29,8 @@
 
 static const char *const workloads[] = {"matmul_64", "batch_matmul_1x128", "softmax_256",
                                         "gelu", "conv2d_nhwc", "layer_norm", "matmul_fp16_gpu",
-                                        "batch_matmul_fp16_gpu", "conv2d_nhwc_fp16_gpu"};
+                                        "batch_matmul_fp16_gpu", "conv2d_nhwc_fp16_gpu",
+                                        "matmul_int8_gpu"};
 enum { SEEDS = 6 };
 
 typedef struct tally {
@@ -218,7 +219,7 @@ static void workload(tsl_ctx *ctx, const tsl_intrin_registry *intrins,
   ok(t.nvrtc_agrees == t.refused_smem, "%s: NVRTC refuses every candidate VerifyGPUCode refused "
      "for its shared memory, or its launch asks for more than 48 KiB (%d of %d)", name,
      t.nvrtc_agrees, t.refused_smem);
-  if (strstr(name, "_fp16_gpu"))
+  if (strstr(name, "_fp16_gpu") || strstr(name, "_int8_gpu"))
     ok(t.tensor_core == t.kept, "%s: every kept candidate computes on tensor cores (%d of %d)",
        name, t.tensor_core, t.kept);
   else /* float32: no WMMA group matches, MultiLevelTiling's space */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N_WMMA 20
+#define N_WMMA 34
 
 static const char *const wmma_names[N_WMMA] = {
     "wmma_load_16x16x16_f16_a_shared",       "wmma_load_16x16x16_f16_a_shared_dyn",
@@ -33,6 +33,13 @@ static const char *const wmma_names[N_WMMA] = {
     "wmma_store_16x16x16_f16_shared",        "wmma_store_16x16x16_f16_shared_dyn",
     "wmma_sync_16x16x16_f16f16f32",          "wmma_sync_16x16x16_f16f16f32_trans",
     "wmma_sync_16x16x16_f16f16f16",          "wmma_sync_16x16x16_f16f16f16_trans",
+    "wmma_load_16x16x16_s8_a_shared",        "wmma_load_16x16x16_s8_a_shared_dyn",
+    "wmma_load_16x16x16_s8_b_shared",        "wmma_load_16x16x16_s8_b_shared_dyn",
+    "wmma_load_16x16x16_s8_a_trans_shared",  "wmma_load_16x16x16_s8_a_trans_shared_dyn",
+    "wmma_load_16x16x16_s8_b_trans_shared",  "wmma_load_16x16x16_s8_b_trans_shared_dyn",
+    "wmma_fill_16x16x16_s32",                "wmma_store_16x16x16_s32_global",
+    "wmma_store_16x16x16_s32_shared",        "wmma_store_16x16x16_s32_shared_dyn",
+    "wmma_sync_16x16x16_s8s8s32",            "wmma_sync_16x16x16_s8s8s32_trans",
 };
 
 /* ---- the calls of a scheduled program ------------------------------------ */
@@ -146,8 +153,10 @@ static void check_fill(calls *c, const tsl_block *blk, const tsl_expr *e) {
   char idx[256], dt[32], want[768];
   frag_index(idx, sizeof idx, x, xs);
   tsl_dtype_str(x->dtype, dt);
-  snprintf(want, sizeof want, "T.tvm_fill_fragment(%s.data, 16, 16, 16, %s, T.%s(0))", x->name,
-           idx, dt);
+  char zero[40]; /* an int32 literal prints bare */
+  snprintf(zero, sizeof zero, strcmp(dt, "int32") ? "T.%s(0)" : "0", dt);
+  snprintf(want, sizeof want, "T.tvm_fill_fragment(%s.data, 16, 16, 16, %s, %s)", x->name, idx,
+           zero);
   expect_text(c, blk, want);
   c->fill++;
 }
@@ -246,6 +255,7 @@ typedef struct wcase {
   int stage_c;        /* C goes out through a cache of `scope` */
   const char *fill, *load_a, *load_b, *sync, *store;
   const char *layout_a, *layout_b;
+  const char *in; /* the inputs' dtype (float16 when NULL) */
 } wcase;
 
 /* Every name of wmma_names appears in at least one case. */
@@ -253,44 +263,60 @@ static const wcase cases[] = {
     {"NN f32, shared", 0, "float32", "shared", 0, "wmma_fill_16x16x16_f32",
      "wmma_load_16x16x16_f16_a_shared", "wmma_load_16x16x16_f16_b_shared",
      "wmma_sync_16x16x16_f16f16f32", "wmma_store_16x16x16_f32_global", "row_major",
-     "row_major"},
+     "row_major", "float16"},
     {"NN f32, shared.dyn, C staged", 0, "float32", "shared.dyn", 1, "wmma_fill_16x16x16_f32",
      "wmma_load_16x16x16_f16_a_shared_dyn", "wmma_load_16x16x16_f16_b_shared_dyn",
      "wmma_sync_16x16x16_f16f16f32", "wmma_store_16x16x16_f32_shared_dyn", "row_major",
-     "row_major"},
+     "row_major", "float16"},
     {"NN f32, col_major loads, C staged", 0, "float32", "shared", 1, "wmma_fill_16x16x16_f32",
      "wmma_load_16x16x16_f16_a_trans_shared", "wmma_load_16x16x16_f16_b_trans_shared",
      "wmma_sync_16x16x16_f16f16f32", "wmma_store_16x16x16_f32_shared", "col_major",
-     "col_major"},
+     "col_major", "float16"},
     {"NN f16", 0, "float16", "shared", 1, "wmma_fill_16x16x16_f16",
      "wmma_load_16x16x16_f16_a_shared", "wmma_load_16x16x16_f16_b_shared",
-     "wmma_sync_16x16x16_f16f16f16", "wmma_store_16x16x16_f16_shared", "row_major", "row_major"},
+     "wmma_sync_16x16x16_f16f16f16", "wmma_store_16x16x16_f16_shared", "row_major", "row_major", "float16"},
     {"NT f32", 1, "float32", "shared", 0, "wmma_fill_16x16x16_f32",
      "wmma_load_16x16x16_f16_a_shared", "wmma_load_16x16x16_f16_b_trans_shared",
      "wmma_sync_16x16x16_f16f16f32_trans", "wmma_store_16x16x16_f32_global", "row_major",
-     "col_major"},
+     "col_major", "float16"},
     {"NT f16", 1, "float16", "shared", 0, "wmma_fill_16x16x16_f16",
      "wmma_load_16x16x16_f16_a_shared", "wmma_load_16x16x16_f16_b_trans_shared",
      "wmma_sync_16x16x16_f16f16f16_trans", "wmma_store_16x16x16_f16_global", "row_major",
-     "col_major"},
+     "col_major", "float16"},
     {"NT f16, shared.dyn, C staged", 1, "float16", "shared.dyn", 1, "wmma_fill_16x16x16_f16",
      "wmma_load_16x16x16_f16_a_trans_shared_dyn", "wmma_load_16x16x16_f16_b_trans_shared_dyn",
      "wmma_sync_16x16x16_f16f16f16_trans", "wmma_store_16x16x16_f16_shared_dyn", "col_major",
-     "col_major"},
+     "col_major", "float16"},
+    {"NN s8 s32", 0, "int32", "shared", 0, "wmma_fill_16x16x16_s32",
+     "wmma_load_16x16x16_s8_a_shared", "wmma_load_16x16x16_s8_b_shared",
+     "wmma_sync_16x16x16_s8s8s32", "wmma_store_16x16x16_s32_global", "row_major", "row_major",
+     "int8"},
+    {"NN s8 s32, shared.dyn, C staged", 0, "int32", "shared.dyn", 1, "wmma_fill_16x16x16_s32",
+     "wmma_load_16x16x16_s8_a_shared_dyn", "wmma_load_16x16x16_s8_b_shared_dyn",
+     "wmma_sync_16x16x16_s8s8s32", "wmma_store_16x16x16_s32_shared_dyn", "row_major",
+     "row_major", "int8"},
+    {"NN s8 s32, col_major loads, C staged", 0, "int32", "shared", 1, "wmma_fill_16x16x16_s32",
+     "wmma_load_16x16x16_s8_a_trans_shared", "wmma_load_16x16x16_s8_b_trans_shared",
+     "wmma_sync_16x16x16_s8s8s32", "wmma_store_16x16x16_s32_shared", "col_major", "col_major",
+     "int8"},
+    {"NT s8 s32, shared.dyn", 1, "int32", "shared.dyn", 0, "wmma_fill_16x16x16_s32",
+     "wmma_load_16x16x16_s8_a_trans_shared_dyn", "wmma_load_16x16x16_s8_b_trans_shared_dyn",
+     "wmma_sync_16x16x16_s8s8s32_trans", "wmma_store_16x16x16_s32_global", "col_major",
+     "col_major", "int8"},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
 static void program_text(const wcase *w, char *out, size_t cap) {
-  const char *b = w->nt ? "B[vj, vk]" : "B[vk, vj]";
+  const char *b = w->nt ? "B[vj, vk]" : "B[vk, vj]", *in = w->in ? w->in : "float16";
   char pa[64] = "A[vi, vk]", pb[64];
   snprintf(pb, sizeof pb, "%s", b);
-  if (strcmp(w->acc, "float16") != 0) { /* the products in the accumulator's type */
+  if (strcmp(w->acc, in) != 0) { /* the products in the accumulator's type */
     snprintf(pa, sizeof pa, "T.Cast(\"%s\", A[vi, vk])", w->acc);
     snprintf(pb, sizeof pb, "T.Cast(\"%s\", %s)", w->acc, b);
   }
   snprintf(out, cap,
            "@T.prim_func\n"
-           "def main(A: T.Buffer((32, 32), \"float16\"), B: T.Buffer((32, 32), \"float16\"), "
+           "def main(A: T.Buffer((32, 32), \"%s\"), B: T.Buffer((32, 32), \"%s\"), "
            "C: T.Buffer((32, 32), \"%s\")):\n"
            "    for i, j, k in T.grid(32, 32, 32):\n"
            "        with T.block(\"C\"):\n"
@@ -298,7 +324,7 @@ static void program_text(const wcase *w, char *out, size_t cap) {
            "            with T.init():\n"
            "                C[vi, vj] = T.%s(0)\n"
            "            C[vi, vj] = C[vi, vj] + %s * %s\n",
-           w->acc, w->acc, pa, pb);
+           in, in, w->acc, w->acc, pa, pb);
 }
 
 /* The schedule before tensorize: 16x16 tiles of C in a wmma.accumulator

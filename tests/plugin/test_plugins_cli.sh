@@ -26,7 +26,7 @@ else
   n=$((n + 1)); echo "ok $n - the build tree's llvm target is listed # SKIP not built"
 fi
 if [ -e "$TESSEL_BUILD_ROOT/plugins/cuda-wmma/tessel-cuda-wmma.so" ]; then
-  check "the build tree's cuda-wmma plugin lists its 20 WMMA intrinsics" json_has "sorted(c['name'] for c in d if c['path']=='$TESSEL_BUILD_ROOT/plugins/cuda-wmma/tessel-cuda-wmma.so' and c['kind']=='intrin' and c['name'].startswith('wmma_') and c['summary'].startswith('WMMA 16x16x16')) == sorted(['wmma_load_16x16x16_f16_' + m + s for m in ('a', 'b', 'a_trans', 'b_trans') for s in ('_shared', '_shared_dyn')] + ['wmma_fill_16x16x16_f32', 'wmma_fill_16x16x16_f16'] + ['wmma_store_16x16x16_' + t + s for t in ('f32', 'f16') for s in ('_global', '_shared', '_shared_dyn')] + ['wmma_sync_16x16x16_f16f16' + t + s for t in ('f32', 'f16') for s in ('', '_trans')])"
+  check "the build tree's cuda-wmma plugin lists its 34 WMMA intrinsics" json_has "sorted(c['name'] for c in d if c['path']=='$TESSEL_BUILD_ROOT/plugins/cuda-wmma/tessel-cuda-wmma.so' and c['kind']=='intrin' and c['name'].startswith('wmma_') and c['summary'].startswith('WMMA 16x16x16')) == sorted(['wmma_load_16x16x16_' + t + '_' + m + s for t in ('f16', 's8') for m in ('a', 'b', 'a_trans', 'b_trans') for s in ('_shared', '_shared_dyn')] + ['wmma_fill_16x16x16_' + t for t in ('f32', 'f16', 's32')] + ['wmma_store_16x16x16_' + t + s for t in ('f32', 'f16', 's32') for s in ('_global', '_shared', '_shared_dyn')] + ['wmma_sync_16x16x16_f16f16' + t + s for t in ('f32', 'f16') for s in ('', '_trans')] + ['wmma_sync_16x16x16_s8s8s32' + s for s in ('', '_trans')])"
 else
   n=$((n + 1)); echo "ok $n - the build tree's cuda-wmma plugin is listed # SKIP not built"
 fi

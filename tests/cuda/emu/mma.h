@@ -4,8 +4,11 @@
  * here every thread holds the whole tile and does the whole operation
  * (the warp's threads make the same calls with the same arguments, so
  * each computes, and stores, the same values). Elements are kept in the
- * tile's logical row-major order; products and sums are taken in float.
+ * tile's logical row-major order; products and sums are taken in float
+ * (integers: exactly).
  */
+#include <type_traits>
+
 namespace nvcuda {
 namespace wmma {
 struct matrix_a {};
@@ -68,12 +71,14 @@ template <int M, int N, int K, class TA, class TC, class LA, class LB>
 void mma_sync(fragment<accumulator, M, N, K, TC> &d, const fragment<matrix_a, M, N, K, TA, LA> &a,
               const fragment<matrix_b, M, N, K, TA, LB> &b,
               const fragment<accumulator, M, N, K, TC> &c) {
+  /* integers exactly (int32 accumulators), floats in float */
+  typedef typename std::conditional<std::is_integral<TC>::value, long long, float>::type acc;
   TC out[M * N];
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++) {
-      float s = (float)c.x[i * N + j];
+      acc s = (acc)c.x[i * N + j];
       for (int k = 0; k < K; k++)
-        s += (float)a.x[i * K + k] * (float)b.x[k * N + j];
+        s += (acc)a.x[i * K + k] * (acc)b.x[k * N + j];
       out[i * N + j] = (TC)s;
     }
   for (int i = 0; i < M * N; i++)
