@@ -20,7 +20,12 @@ a build:
     python3 docs/space_conformance.py --git-dir GITDIR [--tag v0.19.0]
 
 With `--kind cuda` the same for test_meta_schedule_space_cuda.py and the
-cuda target's rules (`tessel space --target cuda`).
+cuda target's rules (`tessel space --target cuda`). With `--kind tensorcore`
+the same for test_meta_schedule_schedule_rule_mlt_tc.py, whose tests give
+their own rule lists (MultiLevelTilingTensorCore with one WMMA group and its
+reuse scopes, some with AutoInline): `tessel space --rule ...` with the same
+rules; a parametrized test runs once per parameter, its expected program
+with the parameter filled in.
 
 Prints one line per workload and a total. Standard library only.
 """
@@ -51,6 +56,29 @@ WORKLOADS = [
     ("test_cpu_cbr", "bench/space/conv2d_nhwc_bn_relu.py"),
     ("test_cpu_tbg", "bench/space/transpose_batch_matmul.py"),
 ]
+# test, its parameters, tessel's workload, the rules (tessel space --rule)
+AUTO_INLINE_CUDA = ("AutoInline;into_producer=true;into_consumer=true;inline_const_tensor=true;"
+                    "disallow_if_then_else=false;require_injective=false;require_ordered=false;"
+                    "disallow_op=")
+
+
+def mlt_tc(read="shared", write="shared"):
+    return (f"MultiLevelTilingTensorCore;intrin_groups=wmma_sync_16x16x16_f16f16f32;"
+            f"reuse_read_scope={read};reuse_write_scope={write}")
+
+
+TC_TEST = "tests/python/meta_schedule/test_meta_schedule_schedule_rule_mlt_tc.py"
+TC_WORKLOADS = [
+    ("test_matmul_relu", {"shared_scope": s}, "bench/space/matmul_relu_fp16.py",
+     [mlt_tc(s, s), AUTO_INLINE_CUDA]) for s in ("shared", "shared.dyn")
+] + [
+    ("test_conv2d", {"shared_scope": s}, "bench/space/conv2d_nhwc_fp16.py", [mlt_tc(s, s)])
+    for s in ("shared", "shared.dyn")
+] + [
+    ("test_padded_matmul_relu", {}, "bench/space/matmul_relu_fp16_127.py",
+     [mlt_tc(write="shared"), AUTO_INLINE_CUDA]),
+]
+
 KIND = {"sample_perfect_tile": "SamplePerfectTile",
         "sample_categorical": "SampleCategorical",
         "sample_compute_location": "SampleComputeLocation"}
@@ -61,8 +89,10 @@ def test_function(tree, name):
     return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
-def expected(src, tree, name):
-    """TVM's decision lists and expected programs of one test, in order."""
+def expected(src, tree, name, params=None):
+    """TVM's decision lists and expected programs of one test, in order; a
+    parametrized test's parameters (and the intrinsic suffix its tests derive
+    from the scope) filled into the program text."""
     fn = test_function(tree, name)
     decisions, programs = {}, []
     for st in fn.body:
@@ -70,13 +100,20 @@ def expected(src, tree, name):
                 and st.targets[0].id.startswith("decision_")):
             decisions[int(st.targets[0].id.split("_")[1])] = ast.literal_eval(st.value)
         elif isinstance(st, ast.FunctionDef):
-            programs.append(textwrap.dedent(ast.get_source_segment(src, st, padded=True)))
+            text = textwrap.dedent(ast.get_source_segment(src, st, padded=True))
+            for key, value in (params or {}).items():
+                text = text.replace("{intrin_suffix}", value.replace(".", "_"))
+                text = re.sub(rf"\b{key}\b", json.dumps(value), text)
+            programs.append(text.replace('f"', '"'))
     return [decisions[k] for k in sorted(decisions)], programs
 
 
-def sketches(workload, kind):
-    out = subprocess.check_output([EXE, "space", workload, "--num-cores", "18", "--target",
-                                   "llvm" if kind == "cpu" else "cuda", "--json"])
+def sketches(workload, kind, rules=()):
+    cmd = [EXE, "space", workload, "--num-cores", "18", "--target",
+           "llvm" if kind == "cpu" else "cuda", "--json"]
+    for r in rules:
+        cmd += ["--rule", r]
+    out = subprocess.check_output(cmd)
     return [s["trace"] for s in json.loads(out)["sketches"]]
 
 
@@ -108,25 +145,29 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--git-dir", required=True, help="bare git folder of apache/tvm")
     ap.add_argument("--tag", default="v0.19.0")
-    ap.add_argument("--kind", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--kind", choices=["cpu", "cuda", "tensorcore"], default="cpu")
     args = ap.parse_args()
-    test_file = TEST if args.kind == "cpu" else TEST.replace("space_cpu", "space_cuda")
+    test_file = {"cpu": TEST, "cuda": TEST.replace("space_cpu", "space_cuda"),
+                 "tensorcore": TC_TEST}[args.kind]
     src = subprocess.check_output(["git", "--git-dir", args.git_dir, "show",
                                    f"refs/tags/{args.tag}:{test_file}"], text=True)
     tree = ast.parse(src)
     tmp = tempfile.mkdtemp(prefix="tessel_space_")
     total = equal = kinds_ok = 0
-    for test, workload in WORKLOADS:
-        test = test.replace("test_cpu_", f"test_{args.kind}_")
-        decisions, programs = expected(src, tree, test)
-        ours = sketches(workload, args.kind)
+    cases = ([(t.replace("test_cpu_", f"test_{args.kind}_"), {}, w, ()) for t, w in WORKLOADS]
+             if args.kind != "tensorcore" else TC_WORKLOADS)
+    for test, params, workload, rules in cases:
+        decisions, programs = expected(src, tree, test, params)
+        ours = sketches(workload, "cuda" if rules else args.kind, rules)
+        test += "".join(f"[{v}]" for v in params.values())
         same_kinds = len(ours) == len(decisions) and all(
             shape(samples(t)) == shape(d) for t, d in zip(ours, decisions))
         n_eq = 0
         for i, (trace, dec, prog) in enumerate(zip(ours, decisions, programs)):
-            sch = os.path.join(tmp, f"{test}_{i}.sch")
-            want = os.path.join(tmp, f"{test}_{i}_tvm.py")
-            got = os.path.join(tmp, f"{test}_{i}_tessel.py")
+            stem = re.sub(r"\W", "_", test)
+            sch = os.path.join(tmp, f"{stem}_{i}.sch")
+            want = os.path.join(tmp, f"{stem}_{i}_tvm.py")
+            got = os.path.join(tmp, f"{stem}_{i}_tessel.py")
             with open(sch, "w") as f:
                 f.write(with_decisions(trace, dec))
             with open(want, "w") as f:
@@ -142,15 +183,15 @@ def main():
                 n_eq += 1
             else:
                 print(f"  {test} sketch {i}: differs: {(e.stdout + e.stderr).strip()[:300]}")
-        print(f"{test:14s} {workload:34s} sketches TVM {len(decisions)} tessel {len(ours)}, "
+        print(f"{test:14s} {workload:38s} sketches TVM {len(decisions)} tessel {len(ours)}, "
               f"samples in the same order: {'yes' if same_kinds else 'no'}, "
               f"programs equal with TVM's decisions: {n_eq}/{len(programs)}")
         total += len(programs)
         equal += n_eq
         kinds_ok += same_kinds
-    print(f"design spaces: {kinds_ok}/{len(WORKLOADS)} workloads with TVM's sketches; "
+    print(f"design spaces: {kinds_ok}/{len(cases)} workloads with TVM's sketches; "
           f"{equal}/{total} sketch programs equal to TVM's (files in {tmp})")
-    return 0 if equal == total and kinds_ok == len(WORKLOADS) else 1
+    return 0 if equal == total and kinds_ok == len(cases) else 1
 
 
 if __name__ == "__main__":

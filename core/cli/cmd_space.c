@@ -16,7 +16,8 @@
 
 const char cli_space_usage[] =
     "usage: tessel space PROGRAM [--func F] [--bind NAME=VALUE]... [--target T]\n"
-    "                    [--num-cores N] [--seed S] [--postproc] [--json]\n"
+    "                    [--rule 'NAME;KEY=VALUE;...']... [--num-cores N] [--seed S]\n"
+    "                    [--postproc] [--json]\n"
     "\n"
     "Derive the design space of the prim_func F of PROGRAM from the target's\n"
     "default schedule rules (TVM MetaSchedule's PostOrderApply over the\n"
@@ -29,6 +30,11 @@ const char cli_space_usage[] =
     "                   need every shape constant\n"
     "  --target T       the target whose default space applies (default llvm;\n"
     "                   cuda: TVM's CUDA lists)\n"
+    "  --rule SPEC      apply these rules, in order, instead of the target's\n"
+    "                   default list: a registered rule's name and its options,\n"
+    "                   ';'-separated, e.g. 'AutoInline' or\n"
+    "                   'MultiLevelTiling;structure=SSRSRS;max_innermost_factor=16'\n"
+    "                   (the postprocessors stay the target's)\n"
     "  --num-cores N    cores the rules plan for (default: this machine's)\n"
     "  --seed S         seed of the decisions (default 0)\n"
     "  --postproc       also run the target's default postprocessors on each\n"
@@ -102,7 +108,40 @@ static void print_sketches(tsl_trace **traces, char (*why)[512], uint32_t n, int
   }
 }
 
-enum { MAX_SPACE_BINDS = 64 };
+enum { MAX_SPACE_BINDS = 64, MAX_SPACE_RULES = 32, MAX_RULE_OPTS = 32 };
+
+/* The rules of --rule 'NAME;KEY=VALUE;...' options, in order (instead of
+ * the target's default list). */
+static int make_rules(const tsl_registry *reg, const tsl_rule_target *rt, uint32_t n,
+                      char *const *specs, tsl_space_rule **out, uint32_t *n_out,
+                      tsl_diag *diag) {
+  *out = calloc(n ? n : 1, sizeof **out);
+  *n_out = 0;
+  if (!*out)
+    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
+  for (uint32_t i = 0; i < n; i++) {
+    tsl_kv kv[MAX_RULE_OPTS];
+    uint32_t nk = 0;
+    char *name = specs[i], *p = strchr(name, ';');
+    while (p && nk < MAX_RULE_OPTS) {
+      *p++ = '\0';
+      char *next = strchr(p, ';'), *eq = strchr(p, '=');
+      if (next)
+        *next = '\0';
+      if (!eq || (next && eq > next))
+        return tsl_diag_set(diag, TSL_EINVALID, "--rule %s: option '%s' is not KEY=VALUE",
+                            name, p);
+      *eq = '\0';
+      kv[nk++] = (tsl_kv){p, eq + 1};
+      p = next;
+    }
+    int rc = tsl_space_rule_create(reg, name, rt, nk, kv, &(*out)[i], diag);
+    if (rc)
+      return rc;
+    *n_out = i + 1;
+  }
+  return TSL_OK;
+}
 
 int cli_space(int argc, char **argv) {
   const char *prog = NULL, *func_name = NULL, *target = "llvm";
@@ -111,6 +150,8 @@ int cli_space(int argc, char **argv) {
   uint32_t n_binds = 0;
   uint64_t seed = 0, cores = 0;
   int json = 0, post = 0;
+  char *rule_specs[MAX_SPACE_RULES];
+  uint32_t n_specs = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--json")) {
@@ -129,6 +170,11 @@ int cli_space(int argc, char **argv) {
       bind_buf[n_binds][eq - v] = '\0';
       bind_names[n_binds] = bind_buf[n_binds];
       bind_values[n_binds++] = eq + 1;
+    } else if (!strcmp(a, "--rule")) {
+      if (i + 1 >= argc || n_specs == MAX_SPACE_RULES)
+        return cli_error("space", "--rule expects 'NAME;KEY=VALUE;...' (at most %d of them)",
+                         MAX_SPACE_RULES);
+      rule_specs[n_specs++] = argv[++i];
     } else if (!strcmp(a, "--func") || !strcmp(a, "--target") || !strcmp(a, "--seed") ||
                !strcmp(a, "--num-cores")) {
       if (i + 1 >= argc)
@@ -144,7 +190,8 @@ int cli_space(int argc, char **argv) {
         return cli_error("space", "--num-cores expects an integer from 1 to 4096, got '%s'", v);
     } else if (a[0] == '-' && a[1] != '\0') {
       return cli_error("space", "unknown option '%s'\nnote: valid options: --func, --bind, "
-                                "--target, --num-cores, --seed, --postproc, --json, --help", a);
+                                "--target, --rule, --num-cores, --seed, --postproc, --json, "
+                                "--help", a);
     } else if (!prog) {
       prog = a;
     } else {
@@ -194,7 +241,8 @@ int cli_space(int argc, char **argv) {
       (tsl_registry_new(ctx, &reg, &diag) || tsl_registry_load_default(reg, 0, NULL, &diag) ||
        tsl_registry_require(reg, TSL_COMPONENT_TARGET, target, &tc, &diag) ||
        tsl_registry_intrins(reg, arena, &intrins, &diag) ||
-       tsl_space_default_rules(reg, &rt, &rules, &n_rules, &diag) ||
+       (n_specs ? make_rules(reg, &rt, n_specs, rule_specs, &rules, &n_rules, &diag)
+                : tsl_space_default_rules(reg, &rt, &rules, &n_rules, &diag)) ||
        tsl_space_generate(ctx, m, f->name, n_rules, rules, seed, intrins, &traces, &n,
                           &diag))) {
     fprintf(stderr, "tessel space: error: %s\n", diag.text);

@@ -76,6 +76,9 @@ check "space is deterministic per seed and differs across seeds" bash -c "a=\$('
 check "space --postproc runs the default postprocessors on each sketch" bash -c "'$exe' space '$wl/matmul_128.py' --num-cores 2 --postproc > '$tmp/pp' && [ \$(grep -c '^sch.enter_postproc()' '$tmp/pp') = 3 ] && grep -q '^sch.parallel(' '$tmp/pp' && grep -q 'sch.decompose_reduction(' '$tmp/pp'"
 awk '/^# sketch 2 of/{exit} !/^#/' "$tmp/pp" | sed '${/^$/d}' > "$tmp/pp1.sch"
 check "  ... and the postprocessed trace runs as a script and computes the matmul" bash -c "'$exe' schedule '$wl/matmul_128.py' '$tmp/pp1.sch' --check > /dev/null 2>&1"
+check "space --rule applies the rules given instead of the defaults (MultiLevelTiling alone, without write reuse: 1 sketch, its options)" bash -c "'$exe' space '$wl/matmul_128.py' --num-cores 2 --rule 'MultiLevelTiling;structure=SSRSRS;max_innermost_factor=8;reuse_write_req=no' > '$tmp/r' && grep -q '^# sketch 1 of 1' '$tmp/r' && grep -q 'n=4, max_innermost_factor=8' '$tmp/r' && ! grep -q 'meta_schedule.parallel' '$tmp/r'"
+check "  ... an unknown rule exits 2, naming the registered ones" bash -c "[ \"\$('$exe' space '$wl/matmul_128.py' --rule Bogus 2>&1 >/dev/null | grep -c 'valid schedule_rule names: .*MultiLevelTiling')\" = 1 ]"
+check "  ... an option that is not KEY=VALUE exits 2, saying so" bash -c "'$exe' space '$wl/matmul_128.py' --rule 'AutoInline;x' 2>&1 >/dev/null | grep -q \"option 'x' is not KEY=VALUE\""
 check "space with an unknown target exits 2" test "$(status "$exe" space "$wl/softmax.py" --target nosuch)" = 2
 check "  ... naming the registered targets" grep -q "llvm" "$tmp/err"
 check "space --num-cores 0 is a usage error naming the range" bash -c "[ \"\$('$exe' space '$wl/softmax.py' --num-cores 0 2>&1 >/dev/null)\" != '' ] && ! '$exe' space '$wl/softmax.py' --num-cores 0 2>/dev/null"

@@ -1,0 +1,21 @@
+# MetaSchedule's te_workload.matmul_relu(127, 127, 127, float16 in, float32 out) as TVMScript: C = A @ B with float32 products and sums, then compute = max(C, 0) (test_padded_matmul_relu's workload: every extent 127, padded to 128 for the tensor cores).
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((127, 127), "float16"), B: T.Buffer((127, 127), "float16"), compute: T.Buffer((127, 127), "float32")):
+    T.func_attr({"global_symbol": "main", "tir.noalias": T.bool(True)})
+    C = T.alloc_buffer((127, 127))
+    for i, j, k in T.grid(127, 127, 127):
+        with T.block("C"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[v_i, v_k], B[v_k, v_j])
+            T.writes(C[v_i, v_j])
+            with T.init():
+                C[v_i, v_j] = T.float32(0)
+            C[v_i, v_j] = C[v_i, v_j] + T.Cast("float32", A[v_i, v_k]) * T.Cast("float32", B[v_k, v_j])
+    for i0, i1 in T.grid(127, 127):
+        with T.block("compute"):
+            v_i0, v_i1 = T.axis.remap("SS", [i0, i1])
+            T.reads(C[v_i0, v_i1])
+            T.writes(compute[v_i0, v_i1])
+            compute[v_i0, v_i1] = T.max(C[v_i0, v_i1], T.float32(0))
