@@ -322,7 +322,7 @@ int main(int argc, char **argv) {
     printf("bench_gpu: no CUDA device: %s\n", why);
     return 2;
   }
-  char name[256] = "?", exe[4200], dir[4200];
+  char name[256] = "?", self[4096], dir[4096], exe[4200];
   int v = 0, cc[2] = {0, 0}, clock_khz = 0, bus_bits = 0, sms = 0;
   cu.DeviceGetName(name, sizeof name, 0);
   cu.DriverGetVersion(&v);
@@ -337,10 +337,10 @@ int main(int argc, char **argv) {
          peak_bw * 1e-9);
   const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
   load_cublas(home);
-  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  exe[len > 0 ? len : 0] = 0;
-  char *slash = strrchr(exe, '/');
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - exe) : 1, slash ? exe : ".");
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  self[len > 0 ? len : 0] = 0;
+  char *slash = strrchr(self, '/');
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - self) : 1, slash ? self : ".");
   snprintf(exe, sizeof exe, "%s/../core/cli/tessel", dir);
   char tmp[] = "/tmp/tessel-bench-gpu-XXXXXX";
   if (!mkdtemp(tmp)) {
