@@ -39,6 +39,7 @@ typedef struct sch_rv {
     const tsl_var *loop; /* LOOP: loop variable */
     int64_t value;       /* EXPR */
   } u;
+  const tsl_var *var; /* EXPR: its variable in lambdas (tsl_schedule_rv_var) */
 } sch_rv;
 
 struct tsl_trace {
@@ -403,14 +404,39 @@ char sch_rv_prefix(uint32_t kind);
 /* A value as trace JSON (jansson; trace_json.c). */
 struct json_t *sch_value_json(const tsl_sch_value *v, const tsl_trace *t);
 
+/* ---- sampled values in lambdas (values.c) ---------------------------------
+ * An expression RV's variable (tsl_schedule_rv_var) is an int32 variable
+ * named as traces print the RV, `v<N>`. Inside a lambda every variable that
+ * is not one of its parameters stands for an RV: in a call it must be the
+ * schedule's own variable (sch_invoke checks the pointer); in a recorded
+ * trace, whose copies and JSON make new variables, its name gives the RV. */
+
+/* 1 and *rv = N when `v` is named `v<N>`. */
+int sch_rv_var_number(const tsl_var *v, tsl_sch_rv *rv);
+/* Calls fn(var, ud) for each variable of a lambda body in `v` (nested in
+ * lists too) that is not a parameter; stops at and returns the first
+ * nonzero answer. */
+int sch_value_rv_vars(const tsl_sch_value *v, int (*fn)(const tsl_var *, void *),
+                      void *ud);
+/* 1 when a lambda in `v` uses such a variable. */
+int sch_value_has_rv_vars(const tsl_sch_value *v);
+/* `v` with those variables replaced by what fn returns (legalized, as an
+ * int64 value in an int32 expression widens it); NULL from fn fails with
+ * *bad = the variable. Unchanged when no lambda has such a variable. */
+int sch_value_subst_rv_vars(tsl_arena *a, const tsl_sch_value *v, tsl_subst_fn fn,
+                            void *ud, tsl_sch_value *out, const tsl_var **bad);
+
 /* Length of the expression starting at `p`: up to the first ',', ')', ']',
  * '}', '#' or newline outside brackets and strings (trailing blanks
  * dropped). */
 size_t sch_value_span(const char *p, const char *end);
 /* Names of the enclosing script a T. expression or lambda may use: `fn`
- * returns 1 and the integer value for a known name. */
+ * returns 1 for a known name with its integer value in *value and, for a
+ * sampled value, its variable in *var (else NULL). A lambda's body keeps
+ * the variable, a T. expression takes the value. */
 typedef struct sch_name_lookup {
-  int (*fn)(void *user_data, const char *name, size_t len, int64_t *value);
+  int (*fn)(void *user_data, const char *name, size_t len, int64_t *value,
+            const tsl_var **var);
   void *user_data;
 } sch_name_lookup;
 /* Read a T. expression (`T.float32(0)`) / a lambda (`lambda i: (i // 4, i %

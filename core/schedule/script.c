@@ -386,18 +386,23 @@ static int parse_index(sp *s, tsl_sch_value *val, const tok *at) {
 
 /* ---- TVMScript expressions and lambdas ----------------------------------- */
 
-/* Script names holding an int or a sampled value, for lambda bodies. */
-static int lookup_int(void *ud, const char *name, size_t len, int64_t *value) {
+/* Script names holding an int or a sampled value, for T. expressions
+ * (their values) and lambda bodies (a sampled value's variable, so that
+ * the trace names it). */
+static int lookup_int(void *ud, const char *name, size_t len, int64_t *value,
+                      const tsl_var **var) {
   sp *s = ud;
   const tsl_sch_value *v = lookup(s, tsl_intern_n(s->sch->ctx, name, len));
   if (!v)
     return 0;
   if (v->kind == TSL_SV_INT) {
     *value = v->u.i;
+    *var = NULL;
     return 1;
   }
   if (v->kind == TSL_SV_RV && tsl_schedule_rv_kind(s->sch, v->u.rv) == TSL_RV_EXPR) {
     *value = tsl_schedule_rv_value(s->sch, v->u.rv);
+    *var = tsl_schedule_rv_var(s->sch, v->u.rv);
     return 1;
   }
   return 0;

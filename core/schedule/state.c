@@ -5,6 +5,7 @@
  */
 #include "sch_internal.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -175,6 +176,13 @@ int64_t tsl_schedule_rv_value(const tsl_schedule *sch, tsl_sch_rv rv) {
              ? sch->rvs[rv].u.value
              : 0;
 }
+const tsl_var *tsl_schedule_rv_var(tsl_schedule *sch, tsl_sch_rv rv) {
+  if (rv >= sch->n_rvs || sch->rvs[rv].kind != TSL_RV_EXPR ||
+      tsl_trace_rv_kind(&sch->trace, rv) != TSL_RV_EXPR)
+    return NULL; /* not a sampled value, removed, or untraced (fork_seed) */
+  return sch->rvs[rv].var;
+}
+
 const char *tsl_schedule_rv_name(const tsl_schedule *sch, tsl_sch_rv rv) {
   if (rv >= sch->n_rvs)
     return NULL;
@@ -217,13 +225,17 @@ static tsl_sch_rv rv_push(sch_call *c, sch_rv r) {
 }
 
 tsl_sch_rv sch_out_block(sch_call *c, tsl_str func, tsl_str name) {
-  return rv_push(c, (sch_rv){TSL_RV_BLOCK, func, {.block = name}});
+  return rv_push(c, (sch_rv){TSL_RV_BLOCK, func, {.block = name}, NULL});
 }
 tsl_sch_rv sch_out_loop(sch_call *c, tsl_str func, const tsl_var *v) {
-  return rv_push(c, (sch_rv){TSL_RV_LOOP, func, {.loop = v}});
+  return rv_push(c, (sch_rv){TSL_RV_LOOP, func, {.loop = v}, NULL});
 }
 tsl_sch_rv sch_out_int(sch_call *c, int64_t value) {
-  return rv_push(c, (sch_rv){TSL_RV_EXPR, NULL, {.value = value}});
+  /* the variable is made with the handle, so that forks share it */
+  char name[16];
+  sch_name_join(name, sizeof name, "v", NULL, c->sch->rv_table.len);
+  sch_rv r = {TSL_RV_EXPR, NULL, {.value = value}, tsl_var_new(c->arena, name, TSL_INT32)};
+  return rv_push(c, r);
 }
 
 void sch_rename_block(sch_call *c, tsl_str func, tsl_str from, tsl_str to) {
@@ -576,6 +588,60 @@ static int check_rv(tsl_schedule *sch, const tsl_sch_param *par,
   return TSL_OK;
 }
 
+/* ---- sampled values in lambdas ------------------------------------------ */
+
+typedef struct rv_bind {
+  tsl_schedule *sch;
+  const tsl_sch_lambda *l;
+  const char *clash; /* a parameter named as a sampled value the body uses */
+} rv_bind;
+
+/* The RV `v` is the variable of, when it is this schedule's variable of a
+ * live, traced sampled value; else UINT32_MAX. */
+static tsl_sch_rv rv_of_var(const tsl_schedule *sch, const tsl_var *v) {
+  tsl_sch_rv rv;
+  if (!sch_rv_var_number(v, &rv) || rv >= sch->n_rvs || sch->rvs[rv].kind != TSL_RV_EXPR ||
+      sch->rvs[rv].var != v || tsl_trace_rv_kind(&sch->trace, rv) != TSL_RV_EXPR)
+    return UINT32_MAX;
+  return rv;
+}
+
+static const tsl_expr *rv_value(const tsl_var *v, void *ud) {
+  rv_bind *b = ud;
+  tsl_sch_rv rv = rv_of_var(b->sch, v);
+  if (rv == UINT32_MAX)
+    return NULL;
+  for (uint32_t k = 0; k < b->l->n_params; k++)
+    if (!strcmp(b->l->params[k]->name, v->name))
+      b->clash = v->name;
+  int64_t x = b->sch->rvs[rv].u.value;
+  return tsl_expr_int(b->sch->arena, x >= INT32_MIN && x <= INT32_MAX ? TSL_INT32 : TSL_INT64,
+                      x);
+}
+
+/* A lambda argument as the primitive sees it: each sampled value's
+ * variable replaced by the value it holds now. */
+static int bind_rv_vars(tsl_schedule *sch, const tsl_sch_param *par, tsl_sch_value *v,
+                        tsl_diag *diag) {
+  rv_bind b = {sch, v->u.lambda, NULL};
+  const tsl_var *bad = NULL;
+  tsl_sch_value r;
+  if (sch_value_subst_rv_vars(sch->arena, v, rv_value, &b, &r, &bad))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "argument '%s': the lambda uses '%s', which is neither one of its "
+                        "parameters nor a sampled value of this schedule "
+                        "(tsl_schedule_rv_var of a sample_* output)",
+                        par->name, bad->name);
+  if (b.clash)
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "argument '%s': a parameter of the lambda is named '%s', as the "
+                        "sampled value its body uses (a trace prints the value by that "
+                        "name); rename the parameter",
+                        par->name, b.clash);
+  *v = r;
+  return TSL_OK;
+}
+
 int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
                const tsl_sch_value *bound, const tsl_sch_value *decision,
                const tsl_sch_rv **outs, uint32_t *n_outs, tsl_diag *diag) {
@@ -593,8 +659,16 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
   if (decision && decision->kind != TSL_SV_NONE)
     c.decision = *decision;
   int rc = TSL_OK;
+  /* lambdas over sampled values: the primitive sees the values, the trace
+   * records the variables (as it records an RV argument) */
+  uint64_t has_rvs = 0; /* by parameter */
+  assert(k->n_params <= 64);
   for (uint32_t p = 0; p < k->n_params && rc == TSL_OK; p++) {
     rc = check_rv(sch, &k->params[p], &args[p], diag);
+    if (rc == TSL_OK && args[p].kind == TSL_SV_LAMBDA && sch_value_has_rv_vars(&args[p])) {
+      has_rvs |= 1ull << p;
+      rc = bind_rv_vars(sch, &k->params[p], &args[p], diag);
+    }
     /* expressions of a replayed trace must not be shared into the module */
     if (sch_value_has_exprs(&args[p]))
       args[p] = sch_value_copy(sch->arena, &args[p]);
@@ -608,6 +682,9 @@ int sch_invoke(tsl_schedule *sch, const sch_inst *inst,
     return rc;
   }
   apply_renames(&c);
+  for (uint32_t p = 0; p < k->n_params; p++)
+    if (has_rvs & (1ull << p))
+      args[p] = bound[p];
   uint32_t n = c.outs.len, kinds_buf[64];
   const tsl_sch_rv *out_rvs = c.outs.data;
   uint32_t *kinds = n <= 64 ? kinds_buf : TSL_NEW_ARRAY(sch->arena, uint32_t, n);

@@ -128,12 +128,29 @@ void tsl_trace_free(tsl_trace *t) {
   free(t);
 }
 
+typedef struct used_rvs {
+  uint8_t *used;
+  uint32_t n_rvs;
+} used_rvs;
+
+static int mark_var(const tsl_var *v, void *ud) {
+  used_rvs *u = ud;
+  tsl_sch_rv rv;
+  if (sch_rv_var_number(v, &rv) && rv < u->n_rvs)
+    u->used[rv] = 1;
+  return 0;
+}
+
 static void mark_used(const tsl_sch_value *v, uint8_t *used, uint32_t n_rvs) {
-  if (v->kind == TSL_SV_RV && v->u.rv < n_rvs)
+  if (v->kind == TSL_SV_RV && v->u.rv < n_rvs) {
     used[v->u.rv] = 1;
-  else if (sch_value_has_items(v))
+  } else if (v->kind == TSL_SV_LAMBDA) {
+    used_rvs u = {used, n_rvs};
+    sch_value_rv_vars(v, mark_var, &u);
+  } else if (sch_value_has_items(v)) {
     for (uint32_t i = 0; i < v->n; i++)
       mark_used(&v->u.items[i], used, n_rvs);
+  }
 }
 
 tsl_trace *tsl_trace_simplified(const tsl_trace *t) {
@@ -186,7 +203,7 @@ int tsl_trace_set_decision(tsl_trace *t, uint32_t i,
 }
 
 static int holds_rv(const tsl_sch_value *v) {
-  if (v->kind == TSL_SV_RV)
+  if (v->kind == TSL_SV_RV || sch_value_has_rv_vars(v))
     return 1;
   if (v->kind == TSL_SV_LIST || v->kind == TSL_SV_TUPLE || v->kind == TSL_SV_DICT)
     for (uint32_t k = 0; k < v->n; k++)

@@ -1,6 +1,9 @@
 /*
  * Traces as JSON (jansson): one object per instruction with its inputs,
- * attributes and outputs, and the decisions listed separately.
+ * attributes and outputs, and the decisions listed separately. Lambdas are
+ * their printed text, where a sampled value's variable reads as the RV's
+ * name (`v3`): reading one back, `v<N>` is that RV when an earlier
+ * instruction made it (older traces hold numbers there, read as before).
  */
 #include "sch_internal.h"
 
@@ -107,6 +110,26 @@ static int parse_rv_name(const char *s, uint32_t *kind, uint32_t *num) {
   return 1;
 }
 
+/* In a lambda, `v<N>` names sampled value N when an earlier instruction
+ * made it: a variable of that name, as the trace records it. */
+static int lookup_rv(void *ud, const char *name, size_t len, int64_t *value,
+                     const tsl_var **var) {
+  jctx *j = ud;
+  char buf[32];
+  uint32_t kind, num;
+  if (len >= sizeof buf)
+    return 0;
+  memcpy(buf, name, len);
+  buf[len] = 0;
+  if (!parse_rv_name(buf, &kind, &num) || kind != TSL_RV_EXPR ||
+      tsl_trace_rv_kind(j->t, num) != TSL_RV_EXPR)
+    return 0;
+  *value = 0;
+  snprintf(buf, sizeof buf, "v%u", num); /* the name it prints as */
+  *var = tsl_var_new(j->t->arena, buf, TSL_INT32);
+  return 1;
+}
+
 static int json_value(jctx *j, json_t *x, tsl_sch_value *out, int depth) {
   if (depth > 8)
     return jfail(j, "%s", "values nest too deeply");
@@ -136,11 +159,12 @@ static int json_value(jctx *j, json_t *x, tsl_sch_value *out, int depth) {
     } else if ((!strcmp(key, "expr") || !strcmp(key, "lambda")) && json_is_string(s)) {
       tsl_diag d;
       const char *txt = json_string_value(s);
+      sch_name_lookup lk = {lookup_rv, j};
       int rc = !strcmp(key, "expr")
                    ? sch_parse_expr_text(j->t->arena, "<json>", 1, 1, txt, strlen(txt),
                                          NULL, out, &d)
                    : sch_parse_lambda_text(j->t->arena, "<json>", 1, 1, txt,
-                                           strlen(txt), NULL, out, &d);
+                                           strlen(txt), &lk, out, &d);
       if (rc) {
         char *nl = strchr(d.text, '\n');
         if (nl)

@@ -1,7 +1,8 @@
 /*
  * Instruction values: constructors, equality, deep copies, the Python
- * spelling traces print, and reading T. expressions and lambdas from text
- * (schedule scripts and trace JSON share it).
+ * spelling traces print, reading T. expressions and lambdas from text
+ * (schedule scripts and trace JSON share it), and the variables of sampled
+ * values inside lambdas (see "Sampled values in lambdas" in README.md).
  */
 #include "sch_internal.h"
 
@@ -63,11 +64,16 @@ static int expr_eq(const tsl_expr *x, const tsl_expr *y, const param_pairs *pp) 
       memcmp(&x->dtype, &y->dtype, sizeof x->dtype) != 0 || x->intrin != y->intrin)
     return 0;
   switch ((tsl_expr_kind)x->kind) {
-  case TSL_EXPR_VAR:
+  case TSL_EXPR_VAR: {
     for (uint32_t k = 0; pp && k < pp->n; k++)
       if (x->u.var == pp->a[k] || y->u.var == pp->b[k])
         return x->u.var == pp->a[k] && y->u.var == pp->b[k];
+    /* in a lambda, a sampled value's variable: the same RV by name */
+    tsl_sch_rv rx, ry;
+    if (pp && sch_rv_var_number(x->u.var, &rx) && sch_rv_var_number(y->u.var, &ry))
+      return rx == ry;
     return x->u.var == y->u.var;
+  }
   case TSL_EXPR_INT_IMM:
     if (x->u.int_value != y->u.int_value)
       return 0;
@@ -214,6 +220,127 @@ int sch_value_has_exprs(const tsl_sch_value *v) {
       if (sch_value_has_exprs(&v->u.items[i]))
         return 1;
   return 0;
+}
+
+/* ---- sampled values' variables in lambdas ---- */
+
+int sch_rv_var_number(const tsl_var *v, tsl_sch_rv *rv) {
+  const char *n = v->name;
+  if (n[0] != 'v' || !isdigit((unsigned char)n[1]) || (n[1] == '0' && n[2]))
+    return 0;
+  uint64_t x = 0;
+  for (const char *p = n + 1; *p; p++) {
+    if (!isdigit((unsigned char)*p) || x > UINT32_MAX / 10)
+      return 0;
+    x = x * 10 + (uint64_t)(*p - '0');
+  }
+  if (x >= UINT32_MAX)
+    return 0;
+  *rv = (tsl_sch_rv)x;
+  return 1;
+}
+
+typedef struct rv_walk {
+  const tsl_sch_lambda *l;
+  int (*fn)(const tsl_var *, void *);
+  void *ud;
+  int rc;
+  tsl_subst_fn subst;
+  const tsl_var *bad;
+} rv_walk;
+
+static int is_param(const tsl_sch_lambda *l, const tsl_var *v) {
+  for (uint32_t k = 0; k < l->n_params; k++)
+    if (l->params[k] == v)
+      return 1;
+  return 0;
+}
+
+static int visit_var(const tsl_expr *e, void *ud) {
+  rv_walk *w = ud;
+  if (e->kind == TSL_EXPR_VAR && !w->rc && !is_param(w->l, e->u.var))
+    w->rc = w->fn(e->u.var, w->ud);
+  return w->rc;
+}
+
+static int body_rv_vars(const tsl_sch_value *v, rv_walk *w) {
+  if (v->kind == TSL_SV_EXPR)
+    tsl_expr_visit(v->u.expr, visit_var, w);
+  else if (sch_value_has_items(v))
+    for (uint32_t i = 0; i < v->n && !w->rc; i++)
+      body_rv_vars(&v->u.items[i], w);
+  return w->rc;
+}
+
+int sch_value_rv_vars(const tsl_sch_value *v, int (*fn)(const tsl_var *, void *),
+                      void *ud) {
+  if (v->kind == TSL_SV_LAMBDA) {
+    rv_walk w = {.l = v->u.lambda, .fn = fn, .ud = ud};
+    return body_rv_vars(&v->u.lambda->body, &w);
+  }
+  int rc = 0;
+  if (sch_value_has_items(v))
+    for (uint32_t i = 0; i < v->n && !rc; i++)
+      rc = sch_value_rv_vars(&v->u.items[i], fn, ud);
+  return rc;
+}
+
+static int any_var(const tsl_var *v, void *ud) {
+  (void)v;
+  (void)ud;
+  return 1;
+}
+
+int sch_value_has_rv_vars(const tsl_sch_value *v) {
+  return sch_value_rv_vars(v, any_var, NULL);
+}
+
+static const tsl_expr *subst_var(const tsl_var *v, void *ud) {
+  rv_walk *w = ud;
+  if (is_param(w->l, v) || w->bad)
+    return NULL;
+  const tsl_expr *r = w->subst(v, w->ud);
+  if (!r)
+    w->bad = v;
+  return r;
+}
+
+static tsl_sch_value subst_body(tsl_arena *a, const tsl_sch_value *v, rv_walk *w) {
+  tsl_sch_value r = *v;
+  if (v->kind == TSL_SV_EXPR) {
+    r.u.expr = tsl_expr_substitute_legalize(a, v->u.expr, subst_var, w);
+  } else if (sch_value_has_items(v)) {
+    tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v->n + 1);
+    for (uint32_t i = 0; i < v->n; i++)
+      items[i] = subst_body(a, &v->u.items[i], w);
+    r.u.items = items;
+  }
+  return r;
+}
+
+int sch_value_subst_rv_vars(tsl_arena *a, const tsl_sch_value *v, tsl_subst_fn fn,
+                            void *ud, tsl_sch_value *out, const tsl_var **bad) {
+  *out = *v;
+  if (!sch_value_has_rv_vars(v))
+    return TSL_OK;
+  if (sch_value_has_items(v)) {
+    tsl_sch_value *items = TSL_NEW_ARRAY(a, tsl_sch_value, v->n + 1);
+    for (uint32_t i = 0; i < v->n; i++)
+      if (sch_value_subst_rv_vars(a, &v->u.items[i], fn, ud, &items[i], bad))
+        return TSL_EINVALID;
+    out->u.items = items;
+    return TSL_OK;
+  }
+  rv_walk w = {.l = v->u.lambda, .subst = fn, .ud = ud};
+  tsl_sch_lambda *nl = TSL_NEW(a, tsl_sch_lambda);
+  *nl = *v->u.lambda;
+  nl->body = subst_body(a, &v->u.lambda->body, &w);
+  if (w.bad) {
+    *bad = w.bad;
+    return TSL_EINVALID;
+  }
+  out->u.lambda = nl;
+  return TSL_OK;
 }
 
 /* ---- printing ---- */
@@ -376,10 +503,12 @@ static tsl_sch_value tree_value(tsl_arena *a, const tsl_expr_tree *t,
 }
 
 /* Names in `text` that `lookup` knows become int32 variables (vars[n..])
- * later replaced by their values (consts). */
+ * later replaced (consts) by their values, or with `keep_vars` by the
+ * variables of sampled values. */
 static uint32_t free_names(tsl_arena *a, const char *text, size_t len,
-                           const sch_name_lookup *lk, const tsl_var **vars,
-                           uint32_t n, uint32_t cap, tsl_map *consts) {
+                           const sch_name_lookup *lk, int keep_vars,
+                           const tsl_var **vars, uint32_t n, uint32_t cap,
+                           tsl_map *consts) {
   for (size_t i = 0; i < len && lk && lk->fn;) {
     if (text[i] == '"' || text[i] == '\'') {
       char c = text[i++];
@@ -396,18 +525,21 @@ static uint32_t free_names(tsl_arena *a, const char *text, size_t len,
     while (j < len && is_ident(text[j]))
       j++;
     int64_t value;
+    const tsl_var *rv_var = NULL;
     int known = 0;
     for (uint32_t k = 0; k < n; k++)
       known |= strlen(vars[k]->name) == j - i && !memcmp(vars[k]->name, text + i, j - i);
-    if (!known && n < cap && lk->fn(lk->user_data, text + i, j - i, &value)) {
+    if (!known && n < cap && lk->fn(lk->user_data, text + i, j - i, &value, &rv_var)) {
       char name[128];
       snprintf(name, sizeof name, "%.*s", (int)(j - i), text + i);
       const tsl_var *v = tsl_var_new(a, name, TSL_INT32);
       vars[n++] = v;
       tsl_map_put(consts, v,
-                  (void *)tsl_expr_int(a, value >= INT32_MIN && value <= INT32_MAX
-                                              ? TSL_INT32 : TSL_INT64,
-                                       value));
+                  keep_vars && rv_var
+                      ? (void *)rv_var->ref
+                      : (void *)tsl_expr_int(a, value >= INT32_MIN && value <= INT32_MAX
+                                                    ? TSL_INT32 : TSL_INT64,
+                                             value));
     }
     i = j;
   }
@@ -421,7 +553,7 @@ int sch_parse_expr_text(tsl_arena *a, const char *file, uint32_t line,
   const tsl_var *vars[64];
   tsl_map consts;
   tsl_map_init(&consts, a);
-  uint32_t n = free_names(a, text, len, lk, vars, 0, 64, &consts);
+  uint32_t n = free_names(a, text, len, lk, 0, vars, 0, 64, &consts);
   tsl_expr_tree t;
   int rc = tsl_parse_fragment(a, file, line, col, text, len, n, vars, &t, diag);
   if (rc)
@@ -513,7 +645,7 @@ int sch_parse_lambda_text(tsl_arena *a, const char *file, uint32_t line,
                         file, line, c);
   tsl_map consts;
   tsl_map_init(&consts, a);
-  uint32_t n_all = free_names(a, p, (size_t)(end - p), lk, vars, n, 64, &consts);
+  uint32_t n_all = free_names(a, p, (size_t)(end - p), lk, 1, vars, n, 64, &consts);
   tsl_expr_tree t;
   int rc = tsl_parse_fragment(a, file, line, c, p, (size_t)(end - p), n_all, vars,
                               &t, diag);

@@ -21,10 +21,12 @@ static char *print_value(const tsl_sch_value *v) {
   return tsl_strbuf_take(&sb);
 }
 
-static int lookup_j(void *ud, const char *name, size_t len, int64_t *value) {
+static int lookup_j(void *ud, const char *name, size_t len, int64_t *value,
+                    const tsl_var **var) {
   (void)ud;
   if (len == 2 && !memcmp(name, "j1", 2)) {
     *value = 8;
+    *var = NULL;
     return 1;
   }
   return 0;
@@ -67,7 +69,7 @@ static void lambdas(void) {
   lambda_case("lambda vi, vj: ((vi - 1, vi + 1), vj)",
               "lambda vi, vj: ((vi - 1, vi + 1), vj)", "nested range tuples");
   lambda_case("lambda i, j: (i, j // (j1 * 2))", "lambda i, j: (i, j // (8 * 2))",
-              "a script name holding a sampled value becomes its value");
+              "a script name holding an int becomes its value");
   lambda_case("lambda  i ,j :  T.if_then_else(i < 4, j, 0)",
               "lambda i, j: T.if_then_else(i < 4, j, 0)", "T. calls and odd spacing");
   lambda_error("lambda i, i: i", "duplicate lambda parameter 'i'", "duplicate parameter");

@@ -97,8 +97,15 @@ struct tsl_sch_value {
 /* A lambda: parameters (variables of the lambda's own) and a body whose
  * leaves are EXPR values over them, nested in TUPLE / LIST values, e.g. an
  * index map `lambda i, j: (j, i)` or annotate_buffer_access's
- * `lambda vi, vj: ((vi - 1, vi + 1), vj)`. Names of the script that held
- * sampled values when the lambda was read are replaced by those values. */
+ * `lambda vi, vj: ((vi - 1, vi + 1), vj)`.
+ * The body may also use sampled values (expression RVs) through their
+ * variables (tsl_schedule_rv_var), as TVM's index maps use ExprRVs:
+ * `lambda i, j: (i // (v3 * v4), j)`. The primitive sees each replaced by
+ * the value it holds; the trace keeps the variable (printed as the RV's
+ * name), so a replay with other decisions uses the new values. Any other
+ * variable that is not a parameter is refused. In a script, a name bound
+ * to a sampled value becomes its variable, a name bound to an int its
+ * value. */
 struct tsl_sch_lambda {
   uint32_t n_params;
   const tsl_var *const *params;
@@ -201,6 +208,16 @@ TSL_API int tsl_schedule_rv_kind(const tsl_schedule *sch, tsl_sch_rv rv);
 TSL_API const tsl_intrin_registry *tsl_schedule_intrins(tsl_schedule *sch);
 /* Value of an expression RV (0 for other kinds). */
 TSL_API int64_t tsl_schedule_rv_value(const tsl_schedule *sch, tsl_sch_rv rv);
+/* The variable that stands for expression RV `rv` (a sample_perfect_tile,
+ * sample_partitioned_tile or sample_categorical output) inside lambda
+ * bodies: an int32 variable (the dtype of tessel's
+ * and TVM's expression RVs and of lambda parameters) named as traces print
+ * the RV, "v12". The same variable for the same handle for the schedule's
+ * life, shared by its forks for handles made before the fork; owned by
+ * the schedule. NULL for block and loop handles, unknown or removed
+ * (remove_rv) handles, and values of untraced methods (fork_seed, get),
+ * which a trace could not name. (ABI 1.2) */
+TSL_API const tsl_var *tsl_schedule_rv_var(tsl_schedule *sch, tsl_sch_rv rv);
 /* Name of the block / loop variable a handle refers to (NULL otherwise). */
 TSL_API const char *tsl_schedule_rv_name(const tsl_schedule *sch,
                                          tsl_sch_rv rv);
@@ -347,7 +364,8 @@ TSL_API char *tsl_trace_to_script(const tsl_trace *t, int with_decisions);
  * strings are {"str": "..."} so they cannot be mistaken for RVs, tuples
  * {"tuple": [...]}, dicts {"dict": [[key, value], ...]}, expressions
  * {"expr": "T.float32(0)"} and lambdas {"lambda": "lambda i: (i // 4,
- * i % 4)"} (TVMScript text, as in a printed trace). Heap. */
+ * i % 4)"} (TVMScript text, as in a printed trace: a sampled value's
+ * variable is the RV's name, "lambda i: (i // v3, i % v3)"). Heap. */
 TSL_API char *tsl_trace_to_json(const tsl_trace *t);
 /* Parse JSON written by tsl_trace_to_json into a new trace. Errors name
  * the instruction index and field. */
