@@ -12,7 +12,9 @@ folder of apache/tvm (nothing of it is imported or executed: it is parsed with
      sketches as TVM, each with the same sample_* instructions in the same
      order (perfect tiles of the same lengths);
   2. puts TVM's decisions into each sketch, replays it with `tessel schedule`
-     and compares the program with TVM's expected one using `tessel eq`.
+     and compares the program with TVM's expected one using `tessel eq`, the
+     blocks of both renamed by their order first: TVM's check_sketches uses
+     structural equality, which ignores block and buffer names.
 
 TVM's text stays in a temporary folder. Usage, from the repository root after
 a build:
@@ -130,6 +132,14 @@ def shape(seq):
     return [(k, len(v) if isinstance(v, list) else None) for k, v in seq]
 
 
+def unnamed_blocks(text):
+    """Blocks named by their order: TVM's check_sketches compares with
+    structural equality, which ignores block (and buffer) names."""
+    count = iter(range(1 << 30))
+    return re.sub(r'^(\s*with )T\.block\("[^"]*"\)',
+                  lambda m: f'{m.group(1)}T.block("b{next(count)}")', text, flags=re.M)
+
+
 def with_decisions(trace, decisions):
     out, k = [], 0
     for line in trace.splitlines():
@@ -171,13 +181,13 @@ def main():
             with open(sch, "w") as f:
                 f.write(with_decisions(trace, dec))
             with open(want, "w") as f:
-                f.write("from tvm.script import tir as T\n@T.prim_func\n" + prog)
+                f.write(unnamed_blocks("from tvm.script import tir as T\n@T.prim_func\n" + prog))
             r = subprocess.run([EXE, "schedule", workload, sch], capture_output=True, text=True)
             if r.returncode:
                 print(f"  {test} sketch {i}: replay failed: {r.stderr.strip()[:300]}")
                 continue
             with open(got, "w") as f:
-                f.write(r.stdout)
+                f.write(unnamed_blocks(r.stdout))
             e = subprocess.run([EXE, "eq", want, got], capture_output=True, text=True)
             if e.returncode == 0:
                 n_eq += 1

@@ -36,6 +36,10 @@ typedef struct state {
   uint32_t n_levels;
   uint32_t n[MAX_LEVELS];
   tsl_sch_rv tiles[MAX_LEVELS][MAX_PER_LEVEL];
+  /* per level, the sampled factor of each loop split into it (TVM's
+   * tile_factors: loops whose kind has one tile get none) */
+  uint32_t n_factors[MAX_LEVELS];
+  tsl_sch_rv factors[MAX_LEVELS][MAX_PER_LEVEL];
   /* the caches the reuse steps made (TVM's read_reuse / write_reuse) */
   uint32_t n_read_cache;
   tsl_sch_rv read_cache[MAX_READS];

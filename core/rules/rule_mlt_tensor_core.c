@@ -14,12 +14,16 @@
  *     meta_schedule.auto_tensorize_init (the fill) and warp_execution.
  *  2. TileLoopNest with the two innermost spatial loops tiled (outer ones,
  *     a batch, join the first level), bound to tile_binds (blockIdx.y,
- *     blockIdx.x, threadIdx.y: warps).
+ *     blockIdx.x, threadIdx.y: warps); then TransformIntermediateOutputLayout:
+ *     the output's layout (..., m / 16 / wm, n / 16 / wn, m / 16 % wm,
+ *     n / 16 % wn, m % 16, n % 16), wm and wn a warp's fragments, products of
+ *     sampled tile factors the index map refers to (tsl_schedule_rv_var).
  *  3. AddWriteReuse (the write cache in reuse_write_scope at its level),
- *     then the accumulator: cache_write to wmma.accumulator under the
- *     warp's loop (level 3), its 16x16 tiles blockized and annotated with
- *     the store intrinsic, the output's reindex block inlined into the
- *     write cache, whose loops are fused for a cooperative fetch.
+ *     then the accumulator: cache_write to wmma.accumulator computed at the
+ *     write cache's warp-fragment loop, its warp loops fused and bound to
+ *     threadIdx.y, its 16x16 tiles blockized and annotated with the store
+ *     intrinsic; the output's reindex block inlined into the write cache,
+ *     whose five inner loops are fused for a cooperative fetch.
  *  4. AddReadReuse (the inputs in reuse_read_scope at their level), then
  *     cache_read to wmma.matrix_a / wmma.matrix_b under the last loop of
  *     the second reduction level, tiled, blockized and annotated with the
@@ -27,13 +31,8 @@
  *     caches, which get storage_align (32, 8) for float16 (32, 16 for
  *     int8).
  * RewriteReductionBlock and RewriteTensorize then tensorize what is
- * annotated.
- *
- * Differences from TVM v0.19 (core/rules/README.md): the output's
- * intermediate layout transform (TransformIntermediateOutputLayout, which
- * needs index maps over sampled tile factors) is not made, so the write
- * cache keeps the output's layout and each warp stores its own fragments
- * into it; mma.sync groups and the software pipeline are not there.
+ * annotated. The mma.sync groups and the software pipeline of TVM's rule
+ * are not there.
  */
 #include "rule_mlt.h"
 
@@ -507,7 +506,96 @@ done:
   return rc;
 }
 
+/* ---- 2b. the output's layout for the warps ---------------------------------------------- */
+
+/* TVM's TransformIntermediateOutputLayout: the block's output indexed
+ * (..., m, n) becomes
+ *   (..., m / 16 / wm, n / 16 / wn, m / 16 % wm, n / 16 % wn, m % 16, n % 16)
+ * with wm, wn a warp's fragments along m and n: the products of the sampled
+ * factors of the tile levels after the warps' (the lambda refers to the
+ * sampled values, so a mutated tile size replays the right layout). */
+static int transform_output_layout(const struct tsl_sch_rule *rule, state *st,
+                                   tsl_sch_rv block, tsl_diag *diag) {
+  tsl_schedule *sch = st->sch;
+  const tsl_func *init = NULL;
+  int64_t frag[RULE_TZ_MAX_ITERS];
+  tsl_intrin_registry_get(tsl_schedule_intrins(sch), rule->groups[st->tc_group].init, &init,
+                          NULL);
+  if (!init || desc_extents(init, frag, RULE_TZ_MAX_ITERS) != 2)
+    return tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: the init intrinsic "
+                        "'%s' is not a 2-D tile", rule->groups[st->tc_group].init);
+  /* the level bound to threadIdx.y (TVM checks it is among tile_binds) */
+  char binds[RULE_STR_MAX];
+  snprintf(binds, sizeof binds, "%s", rule->r.tile_binds);
+  int warp = -1, i = 0;
+  for (char *tok = strtok(binds, ", "); tok; tok = strtok(NULL, ", "), i++)
+    if (!strcmp(tok, "threadIdx.y"))
+      warp = i;
+  if (warp < 0)
+    return tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: tile_binds '%s' binds "
+                        "no level to threadIdx.y (the warps)", rule->r.tile_binds);
+  tsl_arena *a = tsl_arena_new(tsl_schedule_ctx(sch));
+  const tsl_expr *wm = NULL, *wn = NULL;
+  for (uint32_t k = (uint32_t)warp + 1; k < rule->r.n_s; k++) {
+    uint32_t lv = rule->r.s_idx[k], nf = st->n_factors[lv];
+    if (nf < 2)
+      continue;
+    const tsl_expr *fm = tsl_expr_var(tsl_schedule_rv_var(sch, st->factors[lv][nf - 2]));
+    const tsl_expr *fn = tsl_expr_var(tsl_schedule_rv_var(sch, st->factors[lv][nf - 1]));
+    wm = wm ? tsl_expr_binary(a, TSL_EXPR_MUL, wm, fm) : fm;
+    wn = wn ? tsl_expr_binary(a, TSL_EXPR_MUL, wn, fn) : fn;
+  }
+  const tsl_block *b = block_of(sch, block);
+  uint32_t nd = b->writes[0].buffer->ndim;
+  int rc = TSL_OK;
+  if (!wm || !wn || nd < 2 || nd > RULE_TZ_MAX_ITERS) {
+    rc = tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: no tile level after "
+                      "the warps' to take the fragments per warp from");
+    goto done;
+  }
+  const tsl_var *vs[RULE_TZ_MAX_ITERS];
+  const tsl_expr *out[RULE_TZ_MAX_ITERS + 4];
+  for (uint32_t d = 0; d < nd; d++)
+    vs[d] = tsl_var_new(a, d + 2 < nd ? "i" : d + 2 == nd ? "m" : "n", TSL_INT32);
+  uint32_t no = 0;
+  for (uint32_t d = 0; d + 2 < nd; d++)
+    out[no++] = tsl_expr_var(vs[d]);
+  const tsl_expr *m = tsl_expr_var(vs[nd - 2]), *n = tsl_expr_var(vs[nd - 1]);
+  const tsl_expr *m16 = tsl_expr_int(a, TSL_INT32, frag[0]), *n16 = tsl_expr_int(a, TSL_INT32, frag[1]);
+  const tsl_expr *om = tsl_expr_binary(a, TSL_EXPR_FLOORDIV, m, m16);
+  const tsl_expr *on = tsl_expr_binary(a, TSL_EXPR_FLOORDIV, n, n16);
+  out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORDIV, om, wm);
+  out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORDIV, on, wn);
+  out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORMOD, om, wm);
+  out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORMOD, on, wn);
+  out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORMOD, m, m16);
+  out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORMOD, n, n16);
+  rc = transform(sch, "transform_layout", block, "write", 0,
+                 lambda_of(a, nd, vs, no, out), diag);
+done:
+  tsl_arena_free(a);
+  return rc;
+}
+
 /* ---- 3. the accumulator ------------------------------------------------------------ */
+
+/* The loops -6 .. -3 of a block (TVM's f_get_loops in
+ * AddWriteReuseTensorCore): the four outer dimensions of the output's
+ * warp layout. */
+static int loops_6_to_3(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *out4,
+                        tsl_diag *diag) {
+  tsl_sch_rv loops[MAX_PER_LEVEL * 2];
+  uint32_t nl = 0;
+  tsl_sch_arg ga = {NULL, mlt_rv(block)};
+  int rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, &nl, diag);
+  if (!rc && nl <= 6)
+    rc = tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: block '%s' has %u "
+                      "loops, not the six of the output's warp layout", block_of(sch, block)->name,
+                      nl);
+  if (!rc)
+    memcpy(out4, &loops[nl - 6], 4 * sizeof *out4);
+  return rc;
+}
 
 static int add_write_reuse_tensor_core(const struct tsl_sch_rule *rule, state *st,
                                        tsl_sch_rv block, states *out, tsl_diag *diag) {
@@ -516,33 +604,57 @@ static int add_write_reuse_tensor_core(const struct tsl_sch_rule *rule, state *s
   tsl_sch_arg ca[3] = {{"block", mlt_rv(block)},
                        {"write_buffer_index", tsl_sv_int(0)},
                        {"storage_scope", mlt_str(sch, "wmma.accumulator")}};
-  tsl_sch_rv acc;
+  tsl_sch_rv acc, l[4];
   int rc = call1(sch, "cache_write", 3, ca, &acc, diag);
+  /* the write cache's loops (i0, j0, i1, j1) as (i1, i0, j0, j1); the
+   * accumulator's copy computed at i1 */
   if (!rc)
-    rc = mlt_move_under(st, acc, 3, "reverse_compute_at", diag);
+    rc = loops_6_to_3(sch, st->write_cache, l, diag);
+  tsl_sch_arg ra[4] = {{NULL, mlt_rv(l[2])}, {NULL, mlt_rv(l[0])}, {NULL, mlt_rv(l[1])},
+                       {NULL, mlt_rv(l[3])}};
+  if (!rc)
+    rc = tsl_sch_call(sch, "reorder", 4, ra, NULL, NULL, diag);
+  tsl_sch_arg ma[3] = {{"block", mlt_rv(acc)},
+                       {"loop", mlt_rv(l[2])},
+                       {"preserve_unit_loops", tsl_sv_bool(1)}};
+  if (!rc)
+    rc = tsl_sch_call(sch, "compute_at", 3, ma, NULL, NULL, diag);
+  /* its warps: the first two of its four outer loops, fused, threadIdx.y */
+  if (!rc)
+    rc = loops_6_to_3(sch, acc, l, diag);
+  tsl_sch_arg fa[2] = {{NULL, mlt_rv(l[0])}, {NULL, mlt_rv(l[1])}};
+  tsl_sch_rv fused;
+  if (!rc)
+    rc = call1(sch, "fuse", 2, fa, &fused, diag);
+  tsl_sch_arg ba[2] = {{"loop", mlt_rv(fused)}, {"thread_axis", mlt_str(sch, "threadIdx.y")}};
+  if (!rc)
+    rc = tsl_sch_call(sch, "bind", 2, ba, NULL, NULL, diag);
   tsl_sch_arg ia = {NULL, mlt_rv(st->tc_reindex_store)};
   if (!rc)
     rc = tsl_sch_call(sch, "reverse_compute_inline", 1, &ia, NULL, NULL, diag);
-  if (!rc)
-    rc = tile_and_annotate(sch, acc, g->store, diag);
-  /* the write cache's copy loops, fused for a cooperative fetch */
-  tsl_sch_rv loops[MAX_PER_LEVEL * 2];
+  /* the 16x16 tiles of the accumulator's copy: the store intrinsic */
+  tsl_sch_rv loops[MAX_PER_LEVEL * 2], stored;
   uint32_t nl = 0;
-  tsl_sch_arg ga = {NULL, mlt_rv(st->write_cache)};
+  tsl_sch_arg ga = {NULL, mlt_rv(acc)};
   if (!rc)
     rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, &nl, diag);
-  /* the loops under the one it was moved to (level 2) */
-  const tsl_stmt *at = tsl_schedule_get_stmt(sch, mlt_last_of_level(st, rule->r.write.levels.v[0]));
-  uint32_t first = 0;
-  while (first < nl && tsl_schedule_get_stmt(sch, loops[first]) != at)
-    first++;
-  uint32_t nd = first < nl ? nl - first - 1 : 0;
-  if (!rc && nd > 1) {
-    tsl_sch_arg fa[MAX_PER_LEVEL * 2];
-    for (uint32_t k = 0; k < nd; k++)
-      fa[k] = (tsl_sch_arg){NULL, mlt_rv(loops[first + 1 + k])};
-    rc = tsl_sch_call(sch, "fuse", nd, fa, NULL, NULL, diag);
-  }
+  tsl_sch_arg bz = {"target", mlt_rv(loops[nl >= 2 ? nl - 2 : 0])};
+  if (!rc)
+    rc = call1(sch, "blockize", 1, &bz, &stored, diag);
+  if (!rc)
+    rc = annotate(sch, stored, "meta_schedule.auto_tensorize", mlt_str(sch, g->store), diag);
+  /* the write cache's five inner loops fused for a cooperative fetch */
+  ga.value = mlt_rv(st->write_cache);
+  if (!rc)
+    rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, &nl, diag);
+  if (!rc && nl < 5)
+    rc = tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: the write cache has "
+                      "%u loops, fewer than five", nl);
+  tsl_sch_arg f5[5];
+  for (uint32_t k = 0; !rc && k < 5; k++)
+    f5[k] = (tsl_sch_arg){NULL, mlt_rv(loops[nl - 5 + k])};
+  if (!rc)
+    rc = tsl_sch_call(sch, "fuse", 5, f5, NULL, NULL, diag);
   if (!rc)
     rc = mlt_annotate_cooperative_fetch(&rule->r, sch, st->write_cache, diag);
   return mlt_keep_or_drop(out, st, rc, diag);
@@ -659,6 +771,8 @@ static int tc_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,
       rc = transform_for_tensorization(&rule->groups[k], &m, st, &bk, &applicable, diag);
     if (!rc && applicable)
       rc = mlt_tile_loop_nest(&rule->r, st, bk, 2, diag);
+    if (!rc && applicable)
+      rc = transform_output_layout(rule, st, bk, diag);
     if (rc || !applicable) {
       tsl_schedule_free(st->sch);
       free(st);

@@ -240,14 +240,13 @@ int mlt_tile_loop_nest(const mlt_rule *r, state *st, tsl_sch_rv block, int inner
     }
     if (!n_tiles)
       continue;
-    tsl_sch_rv parts[MAX_LEVELS];
+    tsl_sch_rv parts[MAX_LEVELS], factors[MAX_LEVELS];
     if (n_tiles == 1) {
       parts[0] = loops[i];
     } else {
       tsl_sch_arg sa[3] = {{"loop", mlt_rv(loops[i])},
                            {"n", tsl_sv_int(n_tiles)},
                            {"max_innermost_factor", tsl_sv_int(r->max_innermost_factor)}};
-      tsl_sch_rv factors[MAX_LEVELS];
       uint32_t nf;
       rc = mlt_call_list(sch, "sample_perfect_tile", 3, sa, factors, MAX_LEVELS, &nf, diag);
       if (rc)
@@ -266,6 +265,8 @@ int mlt_tile_loop_nest(const mlt_rule *r, state *st, tsl_sch_rv block, int inner
       if (st->n[lv] == MAX_PER_LEVEL)
         return tsl_diag_set(diag, TSL_EUNSUPPORTED, "MultiLevelTiling: too many loops");
       st->tiles[lv][st->n[lv]++] = parts[k];
+      if (n_tiles > 1) /* TVM's tile_factors */
+        st->factors[lv][st->n_factors[lv]++] = factors[k];
     }
   }
   if (rc)
