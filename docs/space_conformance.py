@@ -64,6 +64,13 @@ AUTO_INLINE_CUDA = ("AutoInline;into_producer=true;into_consumer=true;inline_con
                     "disallow_op=")
 
 
+MLT_CUDA = ("MultiLevelTiling;structure=SSSRRSRS;tile_binds=blockIdx.x,vthread.x,threadIdx.x;"
+            "max_innermost_factor=64;vector_load_lens=1,2,3,4,8,16;reuse_read_req=must;"
+            "reuse_read_levels=4;reuse_read_scope=shared;reuse_write_req=must;"
+            "reuse_write_levels=3;reuse_write_scope=local;thread_warp_size=32;"
+            "max_threads_per_block=1024")
+
+
 def mlt_tc(read="shared", write="shared"):
     return (f"MultiLevelTilingTensorCore;intrin_groups=wmma_sync_16x16x16_f16f16f32;"
             f"reuse_read_scope={read};reuse_write_scope={write}")
@@ -77,7 +84,21 @@ TC_WORKLOADS = [
     ("test_conv2d", {"shared_scope": s}, "bench/space/conv2d_nhwc_fp16.py", [mlt_tc(s, s)])
     for s in ("shared", "shared.dyn")
 ] + [
+    ("test_matmul_relu_pipeline", {"shared_scope": s}, "bench/space/matmul_relu_fp16.py",
+     [mlt_tc(s, s) + ";use_software_pipeline=true"])
+    for s in ("shared", "shared.dyn")
+] + [
     ("test_padded_matmul_relu", {}, "bench/space/matmul_relu_fp16_127.py",
+     [mlt_tc(write="shared"), AUTO_INLINE_CUDA]),
+    ("test_matmul_relu_with_fallback", {}, "bench/space/matmul_relu_fp16.py",
+     [mlt_tc(), MLT_CUDA, AUTO_INLINE_CUDA]),
+    ("test_padded_matmul_single_padded_input", {}, "bench/space/matmul_fp16_1023x1024x4096.py",
+     [mlt_tc(), AUTO_INLINE_CUDA]),
+    ("test_padded_matmul_no_padded_output", {}, "bench/space/matmul_fp16_1024x1024x4095.py",
+     [mlt_tc(), AUTO_INLINE_CUDA]),
+    ("test_conv_1x1", {}, "bench/space/conv2d_nhwc_1x1_fp16.py",
+     [mlt_tc(write="shared"), AUTO_INLINE_CUDA]),
+    ("test_padded_conv", {}, "bench/space/conv2d_nhwc_stem_fp16.py",
      [mlt_tc(write="shared"), AUTO_INLINE_CUDA]),
 ]
 

@@ -31,8 +31,9 @@
  *     caches, which get storage_align (32, 8) for float16 (32, 16 for
  *     int8).
  * RewriteReductionBlock and RewriteTensorize then tensorize what is
- * annotated. The mma.sync groups and the software pipeline of TVM's rule
- * are not there.
+ * annotated. 5. AddSoftwarePipeline (option use_software_pipeline, off by
+ * default as in TVM's WMMA list): the annotations only, the pipelining
+ * transform is not in the lowering. The mma.sync groups are not there.
  */
 #include "rule_mlt.h"
 
@@ -52,6 +53,7 @@ typedef struct tc_group {
 struct tsl_sch_rule {
   mlt_rule r; /* first: the options' offsets are MultiLevelTiling's */
   char intrin_groups[RULE_STR_MAX];
+  int32_t use_software_pipeline;
   uint32_t n_groups;
   tc_group groups[MAX_GROUPS];
 };
@@ -99,6 +101,8 @@ static int tc_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_k
   memcpy(table, mlt_opts, mlt_n_opts * sizeof *table);
   table[mlt_n_opts] = (rule_opt){"intrin_groups", RULE_OPT_STR,
                                  offsetof(struct tsl_sch_rule, intrin_groups)};
+  table[mlt_n_opts + 1] = (rule_opt){"use_software_pipeline", RULE_OPT_BOOL,
+                                     offsetof(struct tsl_sch_rule, use_software_pipeline)};
   struct tsl_sch_rule *rule = calloc(1, sizeof *rule);
   if (!rule)
     return tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", who);
@@ -116,7 +120,7 @@ static int tc_create(void *ud, const tsl_rule_target *t, uint32_t n, const tsl_k
   strcpy(rule->r.write.scope, "shared.dyn");
   strcpy(rule->intrin_groups, "wmma_sync_16x16x16_f16f16f32,wmma_sync_16x16x16_f16f16f32_trans,"
                               "wmma_sync_16x16x16_f16f16f16,wmma_sync_16x16x16_f16f16f16_trans");
-  int rc = rule_parse_opts(who, table, mlt_n_opts + 1, n, opts, rule, diag);
+  int rc = rule_parse_opts(who, table, mlt_n_opts + 2, n, opts, rule, diag);
   if (!rc)
     rc = mlt_finish(who, &rule->r, diag);
   if (!rc && strstr(rule->r.tile_binds, "threadIdx.x"))
@@ -702,6 +706,58 @@ static int add_read_reuse_tensor_core(const struct tsl_sch_rule *rule, state *st
   return mlt_keep_or_drop(out, st, rc, diag);
 }
 
+/* ---- 5. the software pipeline ------------------------------------------------------------ */
+
+static tsl_sch_value ints(tsl_sch_value *items, uint32_t n, const int64_t *v) {
+  for (uint32_t i = 0; i < n; i++)
+    items[i] = tsl_sv_int(v[i]);
+  return tsl_sv_list(n, items);
+}
+
+/* TVM's AddSoftwarePipeline (WMMA): with use_software_pipeline and more
+ * than one reduction step, the shared caches get a local stage and a
+ * double buffer, the loops of the two reduction levels their stages and
+ * orders. These are annotations: TVM's InjectSoftwarePipeline, which
+ * acts on them, is not in tessel's lowering (the program runs unpipelined). */
+static int add_software_pipeline(const struct tsl_sch_rule *rule, state *st, tsl_sch_rv block,
+                                 states *out, tsl_diag *diag) {
+  (void)block;
+  tsl_schedule *sch = st->sch;
+  if (!rule->use_software_pipeline || rule->r.n_r < 2)
+    return mlt_states_push(out, st, diag);
+  int64_t length = 1, e;
+  for (uint32_t k = 0; k < rule->r.n_r; k++) {
+    uint32_t lv = rule->r.r_idx[k];
+    for (uint32_t i = 0; i < st->n[lv]; i++) {
+      const tsl_stmt *l = tsl_schedule_get_stmt(sch, st->tiles[lv][i]);
+      length *= l && tsl_expr_is_const_int(l->u.loop.extent, &e) ? e : 1;
+    }
+  }
+  if (length <= 1)
+    return mlt_states_push(out, st, diag);
+  int rc = TSL_OK;
+  for (uint32_t k = 0; k < st->n_read_cache && k < 2 && !rc; k++) {
+    rc = annotate(sch, st->read_cache[k], "tir.manifest_shared_memory_local_stage",
+                  tsl_sv_int(1), diag);
+    if (!rc)
+      rc = annotate(sch, st->read_cache[k], "double_buffer_scope", tsl_sv_int(0), diag);
+  }
+  static const int64_t inner_stage[] = {0, 0, 1}, inner_order[] = {0, 1, 2};
+  static const int64_t outer_stage[] = {0, 0, 0, 0, 0, 1, 1}, outer_order[] = {0, 3, 1, 4, 5, 2, 6};
+  tsl_sch_value items[7];
+  tsl_sch_rv inner = mlt_last_of_level(st, rule->r.r_idx[1] + 1);
+  tsl_sch_rv outer = mlt_last_of_level(st, rule->r.r_idx[0] + 1);
+  if (!rc)
+    rc = annotate(sch, inner, "software_pipeline_stage", ints(items, 3, inner_stage), diag);
+  if (!rc)
+    rc = annotate(sch, inner, "software_pipeline_order", ints(items, 3, inner_order), diag);
+  if (!rc)
+    rc = annotate(sch, outer, "software_pipeline_stage", ints(items, 7, outer_stage), diag);
+  if (!rc)
+    rc = annotate(sch, outer, "software_pipeline_order", ints(items, 7, outer_order), diag);
+  return mlt_keep_or_drop(out, st, rc, diag);
+}
+
 /* ---- the rule ------------------------------------------------------------------------ */
 
 typedef int (*tc_sub)(const struct tsl_sch_rule *rule, state *st, tsl_sch_rv block,
@@ -788,9 +844,9 @@ static int tc_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,
   }
   if (!ss.n)
     return tsl_schedule_list_push(out, sch);
-  tc_sub subs[4] = {write_reuse, add_write_reuse_tensor_core, read_reuse,
-                    add_read_reuse_tensor_core};
-  for (int i = 0; i < 4 && !rc; i++) {
+  tc_sub subs[5] = {write_reuse, add_write_reuse_tensor_core, read_reuse,
+                    add_read_reuse_tensor_core, add_software_pipeline};
+  for (int i = 0; i < 5 && !rc; i++) {
     rc = apply_tc(rule, &ss, blocks, subs[i], next_blocks, diag);
     memcpy(blocks, next_blocks, sizeof blocks);
   }

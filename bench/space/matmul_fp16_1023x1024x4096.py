@@ -1,0 +1,14 @@
+# MetaSchedule's te_workload.matmul(1023, 1024, 4096, float16 in, float32 out) as TVMScript (test_padded_matmul_single_padded_input: only A's rows and C are padded).
+# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((1023, 4096), "float16"), B: T.Buffer((4096, 1024), "float16"), C: T.Buffer((1023, 1024), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for i, j, k in T.grid(1023, 1024, 4096):
+        with T.block("C"):
+            v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+            T.reads(A[v_i, v_k], B[v_k, v_j])
+            T.writes(C[v_i, v_j])
+            with T.init():
+                C[v_i, v_j] = T.float32(0)
+            C[v_i, v_j] = C[v_i, v_j] + T.Cast("float32", A[v_i, v_k]) * T.Cast("float32", B[v_k, v_j])
