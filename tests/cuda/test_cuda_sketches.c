@@ -138,6 +138,44 @@ static int nvrtc_refuses(const tsl_func *f) {
   return refused;
 }
 
+/* The tensor-core sketches (TVM's trace: docs/space_conformance.py
+ * --kind tensorcore matches TVM's, which needs TVM's sources) against
+ * tests/cuda/sketches/NAME.sketch (TESSEL_UPDATE_GOLDEN=1 rewrites it). */
+static void golden(tsl_trace **sk, uint32_t n, const char *root, const char *name) {
+  tsl_strbuf sb;
+  tsl_strbuf_init(&sb);
+  for (uint32_t i = 0; i < n; i++) {
+    char *t = tsl_trace_to_script(sk[i], 1);
+    tsl_strbuf_printf(&sb, "%s# sketch %u of %u\n%s", i ? "\n" : "", i + 1, n, t ? t : "");
+    free(t);
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/tests/cuda/sketches/%s.sketch", root, name);
+  const char *up = getenv("TESSEL_UPDATE_GOLDEN");
+  FILE *f = up && !strcmp(up, "1") ? fopen(path, "w") : NULL;
+  if (f) {
+    fputs(sb.data ? sb.data : "", f);
+    fclose(f);
+  }
+  f = fopen(path, "r");
+  char *want = NULL;
+  size_t len = 0;
+  if (f) {
+    fseek(f, 0, SEEK_END);
+    len = (size_t)ftell(f);
+    rewind(f);
+    want = calloc(1, len + 1);
+    if (want && fread(want, 1, len, f) != len)
+      want[0] = '\0';
+    fclose(f);
+  }
+  if (!ok(want && sb.data && !strcmp(want, sb.data), "%s: the tensor-core sketches of seed 0 as "
+          "in tests/cuda/sketches/%s.sketch", name, name))
+    tap_diag("got:\n%s", sb.data ? sb.data : "");
+  free(want);
+  tsl_strbuf_free(&sb);
+}
+
 static void workload(tsl_ctx *ctx, const tsl_intrin_registry *intrins,
                      const tsl_space_rule *rules, uint32_t n_rules, const pp_list *pl,
                      const char *root, const char *name, const char *tmp) {
@@ -161,6 +199,8 @@ static void workload(tsl_ctx *ctx, const tsl_intrin_registry *intrins,
       break;
     }
     n_sketches = (int)n;
+    if (seed == 0 && (strstr(name, "_fp16_gpu") || strstr(name, "_int8_gpu")))
+      golden(sk, n, root, name);
     for (uint32_t i = 0; i < n; i++) {
       char id[160];
       snprintf(id, sizeof id, "%s seed %llu sketch %u", name, (unsigned long long)seed, i);
