@@ -296,8 +296,9 @@ int cli_tune(int argc, char **argv) {
     if (ui.bar_shown)
       fputc('\n', stderr);
     open_log(&ui);
-    if (rc) {
-      fprintf(stderr, "%s\n", d.text);
+    if (rc) { /* a located message says "error" itself (file:line:col: error: ...) */
+      fprintf(stderr, "%s%s\n", strstr(d.text, ": error: ") ? "" : "tessel tune: error: ",
+              d.text);
       if (ui.log)
         fprintf(ui.log, "error: %s\n", d.text);
       status = CLI_USAGE;

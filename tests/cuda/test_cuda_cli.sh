@@ -51,7 +51,7 @@ database: $tmp/t.db
 YAML
   check "tessel tune --target cuda stops before its first candidate with 'no CUDA device' (exit 2)" bash -c "
     '$exe' tune '$tmp/tune.yaml' > '$tmp/out' 2> '$tmp/err';
-    test \$? = 2 && grep -q '^reference outputs: device: no CUDA device: libcuda.so.1 not found' '$tmp/err'"
+    test \$? = 2 && grep -q '^tessel tune: error: reference outputs: device: no CUDA device: libcuda.so.1 not found' '$tmp/err'"
   check "  ... and writes no record" bash -c "
     ! test -e '$tmp/t.db' || test \"\$(python3 -c \"import sqlite3; print(sqlite3.connect('$tmp/t.db').execute('select count(*) from records').fetchone()[0])\")\" = 0"
   bench="$(dirname "$exe")/../../bench/bench_gpu"
