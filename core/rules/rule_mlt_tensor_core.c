@@ -180,6 +180,21 @@ static int call1(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_
   return mlt_call_list(sch, inst, n, args, out, 1, &k, diag);
 }
 
+/* The loops above `block`, outermost first (at most MAX_PER_LEVEL * 2). */
+static int loops_of(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *loops, uint32_t *n,
+                    tsl_diag *diag) {
+  tsl_sch_arg ga = {NULL, mlt_rv(block)};
+  return mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, n, diag);
+}
+
+/* compute_at of `block` under `loop`, unit loops kept. */
+static int compute_at(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv loop, tsl_diag *diag) {
+  tsl_sch_arg a[3] = {{"block", mlt_rv(block)},
+                      {"loop", mlt_rv(loop)},
+                      {"preserve_unit_loops", tsl_sv_bool(1)}};
+  return tsl_sch_call(sch, "compute_at", 3, a, NULL, NULL, diag);
+}
+
 static int annotate(tsl_schedule *sch, tsl_sch_rv b, const char *key, tsl_sch_value v,
                     tsl_diag *diag) {
   tsl_sch_arg a[3] = {{NULL, mlt_rv(b)}, {NULL, mlt_str(sch, key)}, {NULL, v}};
@@ -268,9 +283,8 @@ static int tile_with_intrin(tsl_schedule *sch, tsl_sch_rv block, const tsl_func 
                             tsl_diag *diag) {
   int64_t ext[RULE_TZ_MAX_ITERS], padding[RULE_TZ_MAX_ITERS];
   uint32_t n = desc_extents(desc, ext, RULE_TZ_MAX_ITERS), nl;
-  tsl_sch_rv loops[MAX_PER_LEVEL];
-  tsl_sch_arg ga = {NULL, mlt_rv(block)};
-  int rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL, &nl, diag);
+  tsl_sch_rv loops[MAX_PER_LEVEL * 2];
+  int rc = loops_of(sch, block, loops, &nl, diag);
   *applicable = 0;
   if (rc || !n || nl < n || nl > RULE_TZ_MAX_ITERS)
     return rc;
@@ -291,7 +305,7 @@ static int tile_with_intrin(tsl_schedule *sch, tsl_sch_rv block, const tsl_func 
   if (pad && !allow_padding)
     return TSL_OK;
   if (pad && ((rc = pad_to_intrin(sch, block, nl, padding, diag)) ||
-              (rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL, &nl, diag))))
+              (rc = loops_of(sch, block, loops, &nl, diag))))
     return rc;
   *applicable = 1;
   tsl_sch_arg order[2 * RULE_TZ_MAX_ITERS];
@@ -402,18 +416,22 @@ static const tsl_sch_lambda *sub_map(const mapping_vars *mv, const tsl_block *b,
   return lambda_of(mv->arena, reg->ndim, src, nt, tgt);
 }
 
-static int transform(tsl_schedule *sch, const char *inst, tsl_sch_rv block, const char *kind,
-                     int64_t index, const tsl_sch_lambda *map, tsl_diag *diag) {
-  if (!kind) { /* transform_block_layout */
-    tsl_sch_arg b[2] = {{"block", mlt_rv(block)}, {"index_map", tsl_sv_lambda(map)}};
-    return tsl_sch_call(sch, inst, 2, b, NULL, NULL, diag);
-  }
+/* transform_layout of a block's access (`kind` "read" / "write", `index`),
+ * assumed injective as TVM's rule assumes it. */
+static int transform_layout(tsl_schedule *sch, tsl_sch_rv block, const char *kind,
+                            int64_t index, const tsl_sch_lambda *map, tsl_diag *diag) {
   tsl_sch_value items[2];
   tsl_sch_arg a[4] = {{"block", mlt_rv(block)},
                       {"buffer", access(sch, kind, index, items)},
                       {"index_map", tsl_sv_lambda(map)},
                       {"assume_injective_transform", tsl_sv_bool(1)}};
-  return tsl_sch_call(sch, inst, 4, a, NULL, NULL, diag);
+  return tsl_sch_call(sch, "transform_layout", 4, a, NULL, NULL, diag);
+}
+
+static int transform_block_layout(tsl_schedule *sch, tsl_sch_rv block,
+                                  const tsl_sch_lambda *map, tsl_diag *diag) {
+  tsl_sch_arg a[2] = {{"block", mlt_rv(block)}, {"index_map", tsl_sv_lambda(map)}};
+  return tsl_sch_call(sch, "transform_block_layout", 2, a, NULL, NULL, diag);
 }
 
 /* *applicable 0 (and TSL_OK) when the block cannot be tensorized this way. */
@@ -480,16 +498,16 @@ static int transform_for_tensorization(const tc_group *g, const rule_tz_map *m, 
     maps[k] = sub_map(&mv, b, k < 2 ? &b->reads[k] : &b->writes[0], orig);
     if (!maps[k])
       goto done;
-    rc = transform(sch, "transform_layout", *block, kind, k < 2 ? k : 0, maps[k], diag);
+    rc = transform_layout(sch, *block, kind, k < 2 ? k : 0, maps[k], diag);
   }
   if (!rc)
-    rc = transform(sch, "transform_block_layout", st->tc_reindex_store, NULL, 0, maps[2], diag);
+    rc = transform_block_layout(sch, st->tc_reindex_store, maps[2], diag);
   if (!rc)
-    rc = transform(sch, "transform_block_layout", st->tc_reindex_a, NULL, 0, maps[0], diag);
+    rc = transform_block_layout(sch, st->tc_reindex_a, maps[0], diag);
   if (!rc)
-    rc = transform(sch, "transform_block_layout", st->tc_reindex_b, NULL, 0, maps[1], diag);
+    rc = transform_block_layout(sch, st->tc_reindex_b, maps[1], diag);
   if (!rc)
-    rc = transform(sch, "transform_block_layout", *block, NULL, 0, whole, diag);
+    rc = transform_block_layout(sch, *block, whole, diag);
   const tsl_func *desc = NULL;
   tsl_intrin_registry_get(tsl_schedule_intrins(sch), g->compute, &desc, NULL);
   tsl_sch_rv inner;
@@ -574,8 +592,7 @@ static int transform_output_layout(const struct tsl_sch_rule *rule, state *st,
   out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORMOD, on, wn);
   out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORMOD, m, m16);
   out[no++] = tsl_expr_binary(a, TSL_EXPR_FLOORMOD, n, n16);
-  rc = transform(sch, "transform_layout", block, "write", 0,
-                 lambda_of(a, nd, vs, no, out), diag);
+  rc = transform_layout(sch, block, "write", 0, lambda_of(a, nd, vs, no, out), diag);
 done:
   tsl_arena_free(a);
   return rc;
@@ -590,8 +607,7 @@ static int loops_6_to_3(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *out4,
                         tsl_diag *diag) {
   tsl_sch_rv loops[MAX_PER_LEVEL * 2];
   uint32_t nl = 0;
-  tsl_sch_arg ga = {NULL, mlt_rv(block)};
-  int rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, &nl, diag);
+  int rc = loops_of(sch, block, loops, &nl, diag);
   if (!rc && nl <= 6)
     rc = tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: block '%s' has %u "
                       "loops, not the six of the output's warp layout", block_of(sch, block)->name,
@@ -618,11 +634,8 @@ static int add_write_reuse_tensor_core(const struct tsl_sch_rule *rule, state *s
                        {NULL, mlt_rv(l[3])}};
   if (!rc)
     rc = tsl_sch_call(sch, "reorder", 4, ra, NULL, NULL, diag);
-  tsl_sch_arg ma[3] = {{"block", mlt_rv(acc)},
-                       {"loop", mlt_rv(l[2])},
-                       {"preserve_unit_loops", tsl_sv_bool(1)}};
   if (!rc)
-    rc = tsl_sch_call(sch, "compute_at", 3, ma, NULL, NULL, diag);
+    rc = compute_at(sch, acc, l[2], diag);
   /* its warps: the first two of its four outer loops, fused, threadIdx.y */
   if (!rc)
     rc = loops_6_to_3(sch, acc, l, diag);
@@ -639,18 +652,16 @@ static int add_write_reuse_tensor_core(const struct tsl_sch_rule *rule, state *s
   /* the 16x16 tiles of the accumulator's copy: the store intrinsic */
   tsl_sch_rv loops[MAX_PER_LEVEL * 2], stored;
   uint32_t nl = 0;
-  tsl_sch_arg ga = {NULL, mlt_rv(acc)};
   if (!rc)
-    rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, &nl, diag);
+    rc = loops_of(sch, acc, loops, &nl, diag);
   tsl_sch_arg bz = {"target", mlt_rv(loops[nl >= 2 ? nl - 2 : 0])};
   if (!rc)
     rc = call1(sch, "blockize", 1, &bz, &stored, diag);
   if (!rc)
     rc = annotate(sch, stored, "meta_schedule.auto_tensorize", mlt_str(sch, g->store), diag);
   /* the write cache's five inner loops fused for a cooperative fetch */
-  ga.value = mlt_rv(st->write_cache);
   if (!rc)
-    rc = mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, &nl, diag);
+    rc = loops_of(sch, st->write_cache, loops, &nl, diag);
   if (!rc && nl < 5)
     rc = tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: the write cache has "
                       "%u loops, fewer than five", nl);
@@ -678,11 +689,8 @@ static int add_read_reuse_tensor_core(const struct tsl_sch_rule *rule, state *st
                          {"storage_scope", mlt_str(sch, i ? "wmma.matrix_b" : "wmma.matrix_a")}};
     tsl_sch_rv frag;
     rc = call1(sch, "cache_read", 3, ca, &frag, diag);
-    tsl_sch_arg ma[3] = {{"block", mlt_rv(frag)},
-                         {"loop", mlt_rv(at)},
-                         {"preserve_unit_loops", tsl_sv_bool(1)}};
     if (!rc)
-      rc = tsl_sch_call(sch, "compute_at", 3, ma, NULL, NULL, diag);
+      rc = compute_at(sch, frag, at, diag);
     if (!rc)
       rc = tile_and_annotate(sch, frag, i ? g->load_b : g->load_a, diag);
   }
