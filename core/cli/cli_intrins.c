@@ -1,7 +1,7 @@
 /*
  * Tensor intrinsics a schedule script may tensorize with: every INTRIN
  * component of the plugin registry (libtessel's built-ins and the plugins
- * on the search path, e.g. cuda-wmma's), then the files
+ * on the search path, e.g. cuda-wmma's and cuda-mma's), then the files
  * `intrin__<name>__desc.py` / `intrin__<name>__impl.py` of the script's
  * folder (tsl_intrin_registry_add_dir), as a TVM user registers them with
  * TensorIntrin.register before scheduling.

@@ -56,15 +56,30 @@ pval ps_builtin_call(pstate *ps, const anode *call, const char *fname, tsl_built
     out.e = tsl_expr_builtin(ps->arena, id, ps_dtype_arg(ps, dt), 0, NULL);
     return out;
   }
-  ps_ignored_dtype(ps, call, fname);
   snprintf(usage, sizeof usage, "%s(%s)", fname, bi->params);
-  ps_check_arity(ps, call, fname, bi->n_args, bi->n_args, usage);
-  uint32_t n = (uint32_t)bi->n_args;
+  uint32_t n = (uint32_t)bi->n_args, first = 0;
+  tsl_dtype dtype = TSL_HANDLE;
+  if (bi->result == TSL_BUILTIN_RES_DTYPE_FIRST) {
+    /* T.mma_fill("float32", 8, C.data, 0), as TVM prints it, or
+     * T.mma_fill(8, C.data, 0, dtype="float32"), as intrinsics write it */
+    static const char *const kws[] = {"dtype", NULL};
+    ps_check_kwargs(ps, call, fname, kws);
+    const anode *dt = call->nkw ? call->kwval[0] : NULL;
+    if (!dt && call->n == n + 1) {
+      dt = call->items[0];
+      first = 1;
+    }
+    ps_check_arity(ps, call, fname, n + !call->nkw, n + !call->nkw, usage);
+    dtype = ps_dtype_arg(ps, dt);
+  } else {
+    ps_ignored_dtype(ps, call, fname);
+    ps_check_arity(ps, call, fname, bi->n_args, bi->n_args, usage);
+  }
   const tsl_expr **args = TSL_NEW_ARRAY(ps->scratch, const tsl_expr *, n ? n : 1);
   for (uint32_t i = 0; i < n; i++)
     args[i] = id == TSL_BUILTIN_ASSUME
                   ? ps_bool_expr(ps, call->items[i], "the condition of T.assume")
-                  : ps_call_arg(ps, call->items[i]);
+                  : ps_call_arg(ps, call->items[first + i]);
   int64_t v;
   if (id == TSL_BUILTIN_LIKELY &&
       (tsl_expr_is_const_int(args[0], &v) ||
@@ -72,7 +87,10 @@ pval ps_builtin_call(pstate *ps, const anode *call, const char *fname, tsl_built
     out.e = args[0]; /* TVM folds a constant hint away */
     return out;
   }
-  out.e = tsl_expr_builtin(ps->arena, id, result_dtype(bi, args), n, args);
+  out.e = tsl_expr_builtin(ps->arena, id,
+                           bi->result == TSL_BUILTIN_RES_DTYPE_FIRST ? dtype
+                                                                     : result_dtype(bi, args),
+                           n, args);
   return out;
 }
 

@@ -258,6 +258,15 @@ static void pr_expr_inner(pr_t *p, const tsl_expr *e) {
       pr_printf(p, "T.%s(\"%s\")", bi->name, pr_dtype(e->dtype, dt));
       return;
     }
+    if (bi->result == TSL_BUILTIN_RES_DTYPE_FIRST) { /* TVM's kFirst print location */
+      pr_printf(p, "T.%s(\"%s\"", bi->name, pr_dtype(e->dtype, dt));
+      for (uint32_t i = 0; i < e->n_args; i++) {
+        pr_puts(p, ", ");
+        pr_expr(p, e->args[i]);
+      }
+      pr_puts(p, ")");
+      return;
+    }
     pr_call(p, bi->name, e, 0);
     return;
   }

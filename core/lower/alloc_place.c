@@ -7,7 +7,8 @@
  *      prefix of the loop paths of all accesses; the function body when
  *      there is none), then move outward past any loop that a reduction
  *      writing the buffer iterates over (unblock.c records those) and, for
- *      "shared*" scopes, past any threadIdx-bound loop;
+ *      "shared*" scopes, past any threadIdx-bound loop ("warp": past any
+ *      threadIdx.x loop, the lanes of a warp);
  *   2. compute the region one execution of that scope touches: each access
  *      index relaxed over the loops inside the scope (let values
  *      substituted), unioned per dimension when the minimums differ by a
@@ -412,13 +413,16 @@ static const tsl_stmt *place_one(lw_ctx *c, const tsl_stmt *body, const lw_alloc
       break;
     }
   }
-  /* shared memory is per thread block: never inside a threadIdx loop; the
+  /* shared memory is per thread block: never inside a threadIdx loop; warp
+   * memory is per warp: never inside a threadIdx.x loop (its lanes); the
    * serial loops it leaves with them stay fixed in its region */
   uint32_t inner_depth = depth;
-  if (b->scope && !strncmp(b->scope, "shared", 6))
+  const int shared = b->scope && !strncmp(b->scope, "shared", 6),
+            warp = b->scope && !strcmp(b->scope, "warp");
+  if (shared || warp)
     for (uint32_t i = 0; i < depth; i++) {
       const char *tag = lca[i]->u.loop.thread_tag;
-      if (tag && !strncmp(tag, "threadIdx", 9)) {
+      if (tag && !strncmp(tag, warp ? "threadIdx.x" : "threadIdx", warp ? 12 : 9)) {
         depth = i;
         break;
       }

@@ -133,6 +133,10 @@ static void device_stmt(tcu_emitter *em, const tsl_stmt *s) {
       em->wmma = 1;
       return;
     }
+    if (tcu_mma_stmt(em, s->u.evaluate.value)) {
+      em->mma = 1;
+      return;
+    }
     if (s->u.evaluate.value->kind != TSL_EXPR_BUILTIN ||
         s->u.evaluate.value->intrin != TSL_BUILTIN_TVM_STORAGE_SYNC)
       return tcu_fail(em, "evaluated expression", tsl_expr_kind_info_of(
@@ -190,6 +194,7 @@ int tcu_emit_device(const tcu_program *p, tsl_strbuf *out, tsl_diag *diag) {
   }
   tsl_strbuf_append(out, em.wmma ? "#include <mma.h>\n" : "");
   tsl_strbuf_append(out, tcu_prelude_device);
+  tsl_strbuf_append(out, em.mma ? tcu_prelude_mma : "");
   tsl_strbuf_append(out, "\n");
   tsl_strbuf_append(out, kernels.data ? kernels.data : "");
   tsl_strbuf_free(&kernels);
@@ -226,6 +231,7 @@ int tcu_program_make(tsl_arena *arena, const tsl_lowered_module *m, const char *
     const char *off = getenv("TESSEL_CUDA_NO_BARRIERS"); /* tests: what barriers are for */
     const tsl_lowered_func *f = NULL;
     int rc = tcu_lower_allreduce(arena, m->funcs[i], &f, diag);
+    rc = rc ? rc : tcu_lower_warp(arena, f, &f, diag);
     if (!rc)
       rc = off && !strcmp(off, "1") ? (out->funcs[i] = f, TSL_OK)
                                     : tcu_insert_syncs(arena, f, &out->funcs[i], diag);

@@ -118,6 +118,15 @@ int tcu_with_body(tsl_arena *arena, const tsl_lowered_func *f, const tsl_stmt *b
 int tcu_lower_allreduce(tsl_arena *arena, const tsl_lowered_func *f,
                         const tsl_lowered_func **out, tsl_diag *diag);
 
+/* "warp" buffers as each lane's share in a local array (TVM's
+ * LowerWarpMemory; warp.c has the rule): accesses to the lane's own
+ * elements stay loads and stores, reads of another lane's become
+ * tsl_warp_shfl calls, the warp-wide builtins (T.ptx_ldmatrix, T.ptx_mma,
+ * T.mma_fill, T.mma_store) get the lane's offset. Returns `f` itself when
+ * there is no warp buffer. */
+int tcu_lower_warp(tsl_arena *arena, const tsl_lowered_func *f, const tsl_lowered_func **out,
+                   tsl_diag *diag);
+
 /* Insert `T.tvm_storage_sync("shared")` where a thread may read or
  * overwrite what another thread of its block wrote to (or read from)
  * shared memory since the last barrier (TVM's ThreadSync for the shared
@@ -165,6 +174,7 @@ typedef struct tcu_emitter {
   int lane;  /* inside a vector store's loop over lanes l_ */
   int guard; /* inside a thread loop smaller than its launch extent */
   int wmma;  /* device: a tensor-core call was written (mma.h is needed) */
+  int mma;   /* device: a warp-level mma call was written (tcu_prelude_mma) */
   const tsl_lowered_func *f;
   const tcu_kernel *kernel; /* device: the kernel being written */
   /* Writes a statement (%S of tcu_out): the device's or the host's. */
@@ -191,6 +201,13 @@ int tcu_is_fragment(const tsl_buffer *b);
 void tcu_wmma_alloc(tcu_emitter *em, const tsl_stmt *alloc);
 /* A WMMA builtin evaluated as a statement; 0 when `e` is not one. */
 int tcu_wmma_stmt(tcu_emitter *em, const tsl_expr *e);
+/* A warp-level tensor-core builtin (T.ptx_ldmatrix, T.ptx_mma, T.mma_fill,
+ * T.mma_store) evaluated as a statement, as a call of a helper of
+ * tcu_prelude_mma (codegen_mma.c); 0 when `e` is not one. */
+int tcu_mma_stmt(tcu_emitter *em, const tsl_expr *e);
+/* The device helpers of those calls (PTX inline assembly; the emulator of
+ * tests/cuda/emu defines TSL_CUDA_EMULATED and its own). */
+extern const char tcu_prelude_mma[];
 /* T.tvm_access_ptr(T.type_annotation(t), B.data, offset, extent, mask). */
 void tcu_access_ptr(tcu_emitter *em, const tsl_expr *e);
 

@@ -55,9 +55,9 @@ static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
     double err;
     tsl_binding binds[1] = {{"n", 3}};
     /* the barriers alone (the allreduce calls are device code; cuda-emu runs
-     * them). Tensor-core programs (wmma_*) call builtins the interpreter
+     * them). Tensor-core programs (wmma_*, mma_*) call builtins the interpreter
      * cannot run: cuda-emu checks them against their unscheduled program. */
-    if (!strncmp(name, "wmma_", 5))
+    if (!strncmp(name, "wmma_", 5) || !strncmp(name, "mma_", 4))
       continue;
     /* vector code is the CUDA C's business: the interpreter runs the loops */
     const tsl_lower_opts scalar = {sizeof scalar, 0};
@@ -101,6 +101,14 @@ static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
           strstr(dev.data, "*(unsigned int *)(H_s_") && strstr(dev.data, "l_ < 2; l_++) U_"),
           "%s: aligned copies are one vector access each, the unaligned one goes by lanes", name))
     tap_diag("%s", dev.data);
+  if (!strcmp(name, "mma_tile") && /* the lanes' registers, the PTX helpers */
+      !ok(dev.data && strstr(dev.data, "half A_warp_") && strstr(dev.data, "[8];") &&
+          strstr(dev.data, "tsl_ldmatrix<4, false>(A_warp_") &&
+          strstr(dev.data, "tsl_ldmatrix<4, true>(B_warp_") &&
+          strstr(dev.data, "tsl_mma_m16n8k16(C_warp_") && strstr(dev.data, " + 4, A_warp_") &&
+          strstr(dev.data, "tsl_mma_store_16x16("),
+          "%s: warp buffers are 8 registers per lane, the builtins PTX helpers", name))
+    tap_diag("%s", dev.data);
   for (int32_t arch = 80; arch <= 90; arch += 10) {
     tcu_image img = {0};
     int rc = tcu_nvrtc_compile(dev.data, name, arch, &img, &d);
@@ -109,6 +117,12 @@ static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
       tap_diag("%s", d.text);
       tap_diag("%s", dev.data);
     }
+    if (!rc && !strcmp(name, "mma_tile") &&
+        !ok(strstr(img.ptx, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16") &&
+            strstr(img.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") &&
+            !strstr(img.ptx, ".local"), "%s: the sm_%d PTX has ldmatrix and mma.sync, and no "
+            "local memory (the registers stay registers)", name, (int)arch))
+      tap_diag("%s", img.ptx);
     if (!rc && arch == 90) {
       long smem, regs;
       char log[8192];
@@ -200,6 +214,11 @@ int main(void) {
           "loop 'k' in a form the cross-thread reduction cannot lower");
   refused(ctx, root, "tests/cuda/refused/fragment_elements.py", "element access to a "
           "tensor-core fragment (tensorize it), buffer 'C_acc'");
+  refused(ctx, root, "tests/cuda/refused/warp_other_lane.py", "a store to warp buffer 'W' "
+          "writes another lane's element (each lane writes only its own)");
+  refused(ctx, root, "tests/cuda/refused/warp_half_lanes.py", "warp buffer 'W' needs the "
+          "threadIdx.x loops of its kernel to run the 32 lanes of a warp (extent 32 from 0), "
+          "not loop 'tx'");
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
   if (system(cmd) != 0)

@@ -16,7 +16,7 @@ export TESSEL_CUDA_EMULATE="$src/tests/cuda/emu"
 cases="$src/tests/cuda/cases"
 programs="$cases/shared_reverse.py $cases/shared_own.py $cases/shared_war.py $cases/two_kernels.py
           $cases/guarded.py $cases/cross_thread.py $cases/reduce_two_outputs.py
-          $cases/reduce_into_shared.py $cases/vector_fetch.py $cases/shared_dyn.py $cases/shared_dyn_64k.py
+          $cases/reduce_into_shared.py $cases/vector_fetch.py $cases/shared_dyn.py $cases/shared_dyn_64k.py $cases/warp_shuffle.py
           $src/workloads/matmul_gpu_shared.py"
 
 run() { # ORDER NO_BARRIERS PROGRAM: the check line of tessel run
@@ -38,6 +38,19 @@ for c in "gpu_vector_add vector_add" "gpu_window_sum window_sum_shared" \
   set -- $c
   for order in reverse forward; do
     check "course: $2 on $1, threads $order: outputs match the interpreter's" bash -c "
+      TESSEL_CUDA_EMU_ORDER=$order '$exe' run '$src/workloads/$1.py' --schedule \
+        '$src/examples/gpu/$2.sch' --target cuda --repeat 1 --number 1 > '$tmp/out' 2> '$tmp/err' &&
+      grep -q '^  check: ok' '$tmp/out'"
+  done
+done
+# Warp-level tensor cores (ldmatrix, mma.sync m16n8k16: the intrinsics of
+# plugins/cuda-mma), the emulator computing each lane's registers in the
+# hardware's layouts: float16 into float32, B transposed, bfloat16.
+for c in "matmul_fp16_gpu matmul_mma" "matmul_fp16_nt_gpu matmul_mma_trans_b" \
+         "matmul_bf16_gpu matmul_mma_bf16"; do
+  set -- $c
+  for order in reverse forward; do
+    check "tensor cores: $2 on $1, threads $order: outputs match the interpreter's" bash -c "
       TESSEL_CUDA_EMU_ORDER=$order '$exe' run '$src/workloads/$1.py' --schedule \
         '$src/examples/gpu/$2.sch' --target cuda --repeat 1 --number 1 > '$tmp/out' 2> '$tmp/err' &&
       grep -q '^  check: ok' '$tmp/out'"
@@ -74,6 +87,14 @@ for order in reverse forward; do
   check "matmul_wmma without its barriers, threads $order: a mismatch" bash -c "
     TESSEL_CUDA_EMU_ORDER=$order TESSEL_CUDA_NO_BARRIERS=1 '$exe' run '$src/workloads/matmul_fp16_gpu.py' \
       --schedule '$src/examples/gpu/matmul_wmma.sch' --target cuda --repeat 1 --number 1 \
+      > '$tmp/out' 2> '$tmp/err'; grep -q '^  check: mismatch' '$tmp/out'"
+done
+# ldmatrix synchronizes a warp, not the block: the other warps' fetches need
+# the barrier before it.
+for order in reverse forward; do
+  check "matmul_mma without its barriers, threads $order: a mismatch" bash -c "
+    TESSEL_CUDA_EMU_ORDER=$order TESSEL_CUDA_NO_BARRIERS=1 '$exe' run '$src/workloads/matmul_fp16_gpu.py' \
+      --schedule '$src/examples/gpu/matmul_mma.sch' --target cuda --repeat 1 --number 1 \
       > '$tmp/out' 2> '$tmp/err'; grep -q '^  check: mismatch' '$tmp/out'"
 done
 check "shared_own needs no barrier: right without any" bash -c "

@@ -33,7 +33,7 @@ sed 's/"wmma_sync_16x16x16_f16f16f32"/"wmma_sync_16x16x16_f16f16f64"/' "$tmp/s/w
 line=$(grep -n 'f16f16f64' "$tmp/s/unknown.sch" | cut -d: -f1)
 check "an unknown intrinsic exits 2" test "$(status "$exe" schedule "$wl" "$tmp/s/unknown.sch")" = 2
 check "  ... with SCRIPT:LINE: error: tensorize: and the name" grep -q "^$tmp/s/unknown.sch:$line: error: tensorize: no tensor intrinsic named 'wmma_sync_16x16x16_f16f16f64'; registered: " "$tmp/err"
-check "  ... listing the built-in and the plugin's intrinsics" bash -c "grep 'registered: ' '$tmp/err' | grep -q 'mma_4x4x4_f32, vec_fma_4_f32, wmma_load_16x16x16_f16_a_shared, .*wmma_sync_16x16x16_f16f16f32, '"
+check "  ... listing the built-in and the plugins' intrinsics (cuda-mma's, then cuda-wmma's)" bash -c "grep 'registered: ' '$tmp/err' | grep -q 'mma_4x4x4_f32, vec_fma_4_f32, mma_ldmatrix_f16_a, .*mma_f16f16f32, .*mma_store_16x16_f16_shared_dyn_simple_, wmma_load_16x16x16_f16_a_shared, .*wmma_sync_16x16x16_f16f16f32, '"
 
 check "a plugin that fails to load: schedule still exits 0" test "$(TESSEL_PLUGIN_PATH="$pd/tp_abi2.so" status "$exe" schedule "$wl" "$tmp/s/wmma.sch")" = 0
 check "  ... with the WMMA intrinsics loaded before it" grep -q "T.tvm_mma_sync(" "$tmp/out"

@@ -30,6 +30,11 @@ if [ -e "$TESSEL_BUILD_ROOT/plugins/cuda-wmma/tessel-cuda-wmma.so" ]; then
 else
   n=$((n + 1)); echo "ok $n - the build tree's cuda-wmma plugin is listed # SKIP not built"
 fi
+if [ -e "$TESSEL_BUILD_ROOT/plugins/cuda-mma/tessel-cuda-mma.so" ]; then
+  check "the build tree's cuda-mma plugin lists its 42 mma.sync / ldmatrix intrinsics" json_has "sorted(c['name'] for c in d if c['path']=='$TESSEL_BUILD_ROOT/plugins/cuda-mma/tessel-cuda-mma.so' and c['kind']=='intrin' and c['summary'].startswith('MMA ')) == sorted(['mma_ldmatrix_' + t + '_' + m + s for t in ('f16', 'bf16') for m in ('a', 'b', 'a_trans', 'b_trans') for s in ('', '_dyn')] + ['mma_' + p + tr for p in ('f16f16f32', 'f16f16f16', 'bf16bf16f32') for tr in ('', '_trans_a', '_trans_b', '_trans_a_trans_b')] + ['mma_fill_16x16_' + t for t in ('f32', 'f16')] + ['mma_store_16x16_' + t + '_' + s + '_' + x for t in ('f32', 'f16') for s in ('global', 'shared', 'shared_dyn') for x in ('', 'simple_')])"
+else
+  n=$((n + 1)); echo "ok $n - the build tree's cuda-mma plugin is listed # SKIP not built"
+fi
 check "--path FILE loads it" test "$(status "$exe" plugins --json --path "$pd/tp_ok.so")" = 0
 check "  ... listing its strategy with version, ABI and path" json_has "any(c['kind']=='strategy' and c['name']=='tp.ok-strategy' and c['version']=='1.2.3' and c['abi']=='$tsl_abi' and c['path']=='$pd/tp_ok.so' for c in d)"
 check "  ... and its intrin" json_has "any(c['kind']=='intrin' and c['name']=='tp_ok_add4' for c in d)"

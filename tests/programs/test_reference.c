@@ -123,6 +123,9 @@ static void ref_matmul_dyn48(refctx *r) {
 static void ref_matmul_nt_case(refctx *r) {
   ref_matmul_nt(96, 80, 64, in_f32(r, 0), in_f32(r, 1), out_f32(r, 2));
 }
+static void ref_matmul_nt_128(refctx *r) {
+  ref_matmul_nt(128, 128, 128, in_f32(r, 0), in_f32(r, 1), out_f32(r, 2));
+}
 static void ref_matmul_relu_case(refctx *r) {
   float *c = malloc(sizeof(float) * 64 * 64);
   ref_matmul(64, 64, 64, in_f32(r, 0), in_f32(r, 1), c);
@@ -638,6 +641,8 @@ static const ref_case cases[] = {
     {"workloads/matmul_fp16.py", NULL, {{0}}, 0, OUTS(2), 1e-6, ref_matmul_f16_case},
     {"workloads/matmul_mixed_fp16.py", NULL, {{0}}, 0, OUTS(2), F32TOL, ref_matmul_mixed_case},
     {"workloads/matmul_fp16_gpu.py", NULL, {{0}}, 0, OUTS(2), F32TOL, ref_matmul_128},
+    {"workloads/matmul_bf16_gpu.py", NULL, {{0}}, 0, OUTS(2), F32TOL, ref_matmul_128},
+    {"workloads/matmul_fp16_nt_gpu.py", NULL, {{0}}, 0, OUTS(2), F32TOL, ref_matmul_nt_128},
     {"workloads/elementwise_add.py", NULL, {{0}}, 0, OUTS(2), 0, ref_add_case},
     {"workloads/relu.py", NULL, {{0}}, 0, OUTS(1), 0, ref_relu_case},
     {"workloads/sigmoid.py", NULL, {{0}}, 0, OUTS(1, 2), F32TOL, ref_sigmoid_case},

@@ -166,7 +166,9 @@ TSL_API int tsl_intrin_lookup(const char *name, size_t n);
  *   params  the parameter names, for usage notes
  *   result  the call's dtype: HANDLE, INT32, BOOL, ARG0 (argument 0's
  *           dtype), DTYPE (the dtype written as the call's only argument,
- *           T.type_annotation("float32"); no operands)
+ *           T.type_annotation("float32"); no operands), DTYPE_FIRST (1.3:
+ *           the dtype written before the operands, T.mma_fill("float32", 8,
+ *           C.data, 0), or as the keyword dtype=; n_args counts operands)
  *   eval    what the interpreter does: REFUSE, ARG0 (the value of argument
  *           0: a hint), TRUE (no effect; the value true)
  *   what    what it is, for refusals ("T.x cannot be interpreted: <what>") */
@@ -204,7 +206,23 @@ TSL_API int tsl_intrin_lookup(const char *name, size_t n);
   X(ASSUME, "assume", 1, BOOL, TRUE, "cond", "an assumption for the simplifier") \
   /* 1.2: GPU barriers */                                                      \
   X(TVM_STORAGE_SYNC, "tvm_storage_sync", 1, INT32, TRUE, "scope",             \
-    "a barrier of the threads of a GPU block")
+    "a barrier of the threads of a GPU block")                                 \
+  /* 1.3: warp-level tensor-core operations (PTX mma.sync, ldmatrix) on the */ \
+  /* per-lane registers of "warp" buffers; the call's dtype comes first    */ \
+  X(PTX_LDMATRIX, "ptx_ldmatrix", 7, DTYPE_FIRST, REFUSE,                      \
+    "dtype, trans, num, type, local_ptr, local_offset, smem_ptr, smem_offset", \
+    "it is a warp-wide PTX load (ldmatrix) into the lanes' registers")        \
+  X(PTX_MMA, "ptx_mma", 13, DTYPE_FIRST, REFUSE,                               \
+    "dtype, shape, A_layout, B_layout, A_dtype, B_dtype, C_dtype, "            \
+    "multiplicand_a, a_index, multiplicand_b, b_index, accumulator, "          \
+    "c_index, saturate",                                                       \
+    "it is a warp-wide PTX tensor-core operation (mma.sync)")                  \
+  X(MMA_FILL, "mma_fill", 3, DTYPE_FIRST, REFUSE,                              \
+    "dtype, local_size, local_ptr, offset",                                    \
+    "it fills a warp's tensor-core accumulator registers")                    \
+  X(MMA_STORE, "mma_store", 6, DTYPE_FIRST, REFUSE,                            \
+    "dtype, m, n, dst_ptr, src_ptr, src_offset, dst_stride",                   \
+    "it stores a warp's tensor-core accumulator registers")
 
 typedef enum tsl_builtin {
 #define TSL_X_(id, name, n, res, ev, params, what) TSL_BUILTIN_##id,
@@ -219,7 +237,8 @@ enum {
   TSL_BUILTIN_RES_INT32 = 1,
   TSL_BUILTIN_RES_BOOL = 2,
   TSL_BUILTIN_RES_ARG0 = 3,
-  TSL_BUILTIN_RES_DTYPE = 4
+  TSL_BUILTIN_RES_DTYPE = 4,
+  TSL_BUILTIN_RES_DTYPE_FIRST = 5 /* appended in 1.3 */
 };
 enum {
   TSL_BUILTIN_EVAL_REFUSE = 0,

@@ -17,7 +17,8 @@
  *    cache_read/cache_write stages) appear as TSL_STMT_ALLOCATE statements
  *    placed at the innermost loop level that encloses every use (but outside
  *    the loops a reduction writing the buffer iterates over, and for
- *    "shared*" scopes outside threadIdx loops), sized by the
+ *    "shared*" scopes outside threadIdx loops, "warp" outside threadIdx.x
+ *    loops), sized by the
  *    region actually used there (compacted); `buffer->scope` keeps the
  *    storage scope ("global", "local", "shared", ...). An allocation inside a
  *    parallel loop is private to each iteration;

@@ -15,7 +15,7 @@ struct tsl_emu_dim3 {
   unsigned x, y, z;
 };
 static thread_local tsl_emu_dim3 threadIdx, blockIdx, blockDim;
-static void (*tsl_emu_barrier)(void);
+static void (*tsl_emu_barrier)(void), (*tsl_emu_warp_barrier)(void);
 
 extern "C" void tsl_emu_set_indices(const unsigned *thread, const unsigned *block,
                                     const unsigned *dim) {
@@ -23,7 +23,10 @@ extern "C" void tsl_emu_set_indices(const unsigned *thread, const unsigned *bloc
   blockIdx = {block[0], block[1], block[2]};
   blockDim = {dim[0], dim[1], dim[2]};
 }
-extern "C" void tsl_emu_set_barrier(void (*barrier)(void)) { tsl_emu_barrier = barrier; }
+extern "C" void tsl_emu_set_barrier(void (*barrier)(void), void (*warp_barrier)(void)) {
+  tsl_emu_barrier = barrier;
+  tsl_emu_warp_barrier = warp_barrier;
+}
 
 #define __global__
 #define __device__
@@ -37,19 +40,32 @@ extern "C" void tsl_emu_set_barrier(void (*barrier)(void)) { tsl_emu_barrier = b
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 
-/* Warp shuffles through a slot per thread between two barriers (every
- * thread of the block shuffles at the same point in generated code). */
+/* Warp shuffles through a slot per thread between two barriers of the warp
+ * (every lane of the warp shuffles at the same point in generated code). */
 static unsigned long long tsl_emu_lanes[1024];
 static inline unsigned __activemask(void) { return 0xffffffffu; }
 template <class T> static T __shfl_xor_sync(unsigned, T v, int offset, int = 32) {
   const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   T r;
   __builtin_memcpy(&tsl_emu_lanes[tid], &v, sizeof v);
-  tsl_emu_barrier();
+  tsl_emu_warp_barrier();
   __builtin_memcpy(&r, &tsl_emu_lanes[tid ^ (unsigned)offset], sizeof r);
-  tsl_emu_barrier();
+  tsl_emu_warp_barrier();
   return r;
 }
+
+template <class T> static T __shfl_sync(unsigned, T v, int lane, int width = 32) {
+  const unsigned tid = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  T r;
+  __builtin_memcpy(&tsl_emu_lanes[tid], &v, sizeof v);
+  tsl_emu_warp_barrier();
+  __builtin_memcpy(&r, &tsl_emu_lanes[tid - tid % width + (unsigned)lane % width], sizeof r);
+  tsl_emu_warp_barrier();
+  return r;
+}
+
+/* The warp-level tensor-core helpers are mma_ptx.h's (no PTX assembly). */
+#define TSL_CUDA_EMULATED 1
 
 /* Alignment and the vector types of raw vector copies (float4, half2, ...). */
 #define __align__(n) __attribute__((aligned(n)))

@@ -41,7 +41,7 @@ enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, NOT_INITIALIZED = 3, INVALI
 typedef struct kernel {
   void (*call)(void **args);
   void (*set_indices)(const unsigned *thread, const unsigned *block, const unsigned *dim);
-  void (*set_barrier)(void (*barrier)(void));
+  void (*set_barrier)(void (*barrier)(void), void (*warp_barrier)(void));
   int max_dyn_smem; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: 48 KiB unless raised */
 } kernel;
 
@@ -234,6 +234,28 @@ static void barrier(void) {
   sem_wait(&t->run->turn[t->pos]);
 }
 
+/* A warp's barrier (the warp-wide operations: shuffles, ldmatrix,
+ * mma.sync): the turn passes to the next lane of the warp (linear thread
+ * index / 32) that has not ended, round the warp; the other warps wait
+ * where they are, so only a block barrier orders them. The warp's lanes
+ * are consecutive in the order, so a lane that reaches a block barrier
+ * hands the turn on to its warp's next lane first. */
+static void warp_barrier(void) {
+  emu_thread *t = self;
+  block_run *r = t->run;
+  const int warp = (r->forward ? t->pos : r->n - 1 - t->pos) / 32;
+  for (int i = 1; i <= r->n; i++) {
+    int next = (t->pos + i) % r->n;
+    if ((r->forward ? next : r->n - 1 - next) / 32 == warp && !r->done[next]) {
+      if (next != t->pos)
+        sem_post(&r->turn[next]);
+      if (next != t->pos)
+        sem_wait(&r->turn[t->pos]);
+      return;
+    }
+  }
+}
+
 static void *thread_main(void *arg) {
   emu_thread *t = arg;
   block_run *r = t->run;
@@ -308,7 +330,7 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
     return OK;
   }
   const char *order = getenv("TESSEL_CUDA_EMU_ORDER");
-  k->set_barrier(barrier);
+  k->set_barrier(barrier, warp_barrier);
   for (unsigned z = 0; z < gz; z++)
     for (unsigned y = 0; y < gy; y++)
       for (unsigned x = 0; x < gx; x++) {
