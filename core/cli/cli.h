@@ -8,6 +8,7 @@
 #define TESSEL_CLI_H
 
 #include "tessel/tessel.h"
+#include "tessel/relax.h"
 
 enum { CLI_OK = 0, CLI_NO = 1, CLI_USAGE = 2 };
 
@@ -30,6 +31,7 @@ int cli_tune(int argc, char **argv);    /* cmd_tune.c */
 int cli_db(int argc, char **argv);      /* cmd_db.c */
 int cli_best(int argc, char **argv);    /* cmd_best.c */
 int cli_report(int argc, char **argv);  /* cmd_report.c */
+int cli_weights(int argc, char **argv); /* cmd_weights.c */
 
 /* Prints `usage` and returns CLI_OK when argv holds -h/--help. Returns -1
  * otherwise. */
@@ -40,6 +42,8 @@ int cli_error(const char *verb, const char *fmt, ...) TSL_PRINTF(2, 3);
 /* Parses a program file ("-" = stdin) into `arena`; prints the diagnostic
  * and returns CLI_USAGE on error. */
 int cli_load(tsl_arena *arena, const char *path, const tsl_module **out);
+/* The same for a model: prim_funcs and @R.function functions (relax.h). */
+int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out);
 
 /* The function NAME of `m`, or (NAME NULL) its only function or "main";
  * prints an error naming the functions and returns NULL otherwise. */

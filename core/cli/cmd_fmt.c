@@ -15,6 +15,9 @@ const char cli_fmt_usage[] =
     "Parse the TVMScript program in FILE (\"-\" reads stdin) and print it in\n"
     "canonical TVMScript (TVM's newer syntax). The output parses back to a\n"
     "structurally equal program, and formatting it again changes nothing.\n"
+    "A model (an @I.ir_module with @R.function functions beside its\n"
+    "prim_funcs) is checked (names, dataflow scopes, calls against the\n"
+    "prim_funcs' buffers, operator shapes) and printed as TVM prints it.\n"
     "\n"
     "  --json   print {\"file\": ..., \"text\": ...} instead of the text\n"
     "\n"
@@ -37,10 +40,10 @@ int cli_fmt(int argc, char **argv) {
     return cli_error("fmt", "missing FILE\nnote: usage: tessel fmt FILE [--json]");
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
-  const tsl_module *m = NULL;
-  int rc = cli_load(arena, path, &m);
+  const tsl_model *m = NULL;
+  int rc = cli_load_model(arena, path, &m);
   if (rc == CLI_OK) {
-    char *text = tsl_print_module(m);
+    char *text = m->n_rx_funcs ? tsl_model_print(m) : tsl_print_module(m->tir);
     if (json) {
       json_t *o = json_pack("{s:s, s:s}", "file", path, "text", text);
       char *s = json_dumps(o, JSON_COMPACT);

@@ -13,7 +13,7 @@
 extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[],
     cli_schedule_usage[], cli_space_usage[], cli_run_usage[], cli_build_usage[],
     cli_plugins_usage[], cli_tune_usage[], cli_db_usage[], cli_best_usage[],
-    cli_report_usage[];
+    cli_report_usage[], cli_weights_usage[];
 
 const cli_verb cli_verbs[] = {
     {"fmt", "print a TVMScript program in canonical form", cli_fmt_usage, cli_fmt},
@@ -38,6 +38,8 @@ const cli_verb cli_verbs[] = {
      cli_best_usage, cli_best},
     {"report", "an HTML page with the tuning curve and every measurement",
      cli_report_usage, cli_report},
+    {"weights", "list the tensors of a .npy/.npz/.safetensors file, or convert it",
+     cli_weights_usage, cli_weights},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -83,26 +85,50 @@ int cli_error(const char *verb, const char *fmt, ...) {
   return CLI_USAGE;
 }
 
-int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
+/* The text of FILE ("-": stdin); CLI_USAGE with the message printed. */
+static int read_source(const char **path, char **src, size_t *len) {
   tsl_diag diag = {0};
-  char *src = NULL;
-  size_t len = 0;
-  int rc;
-  if (strcmp(path, "-") == 0) {
+  if (strcmp(*path, "-") == 0) {
     tsl_strbuf sb;
     tsl_strbuf_init(&sb);
     char buf[65536];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
       tsl_strbuf_append_n(&sb, buf, n);
-    len = sb.len;
-    src = tsl_strbuf_take(&sb);
-    path = "<stdin>";
-  } else if ((rc = tsl_read_file(path, &src, &len, &diag)) != TSL_OK) {
+    *len = sb.len;
+    *src = tsl_strbuf_take(&sb);
+    *path = "<stdin>";
+    return CLI_OK;
+  }
+  if (tsl_read_file(*path, src, len, &diag) != TSL_OK) {
     fprintf(stderr, "%s\n", diag.text);
     return CLI_USAGE;
   }
-  rc = tsl_parse(arena, path, src, len, out, &diag);
+  return CLI_OK;
+}
+
+int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
+  tsl_diag diag = {0};
+  char *src = NULL;
+  size_t len = 0;
+  if (read_source(&path, &src, &len))
+    return CLI_USAGE;
+  int rc = tsl_parse(arena, path, src, len, out, &diag);
+  free(src);
+  if (rc != TSL_OK) {
+    fprintf(stderr, "%s\n", diag.text);
+    return CLI_USAGE;
+  }
+  return CLI_OK;
+}
+
+int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out) {
+  tsl_diag diag = {0};
+  char *src = NULL;
+  size_t len = 0;
+  if (read_source(&path, &src, &len))
+    return CLI_USAGE;
+  int rc = tsl_parse_model(arena, path, src, len, out, &diag);
   free(src);
   if (rc != TSL_OK) {
     fprintf(stderr, "%s\n", diag.text);

@@ -299,9 +299,54 @@ tsla_ival tsla_bound_expr(tsl_analyzer *an, const tsl_expr *e, int depth) {
   return r;
 }
 
+/* The divisor of a term a * (X // c) with c a positive constant, else 0. */
+static int64_t floordiv_term(const tsla_term *t) {
+  int64_t c;
+  if (t->n_atoms != 1 || t->atoms[0]->kind != TSL_EXPR_FLOORDIV ||
+      !tsla_is_const(t->atoms[0]->args[1], &c) || c <= 0)
+    return 0;
+  return c;
+}
+
+/* a * (X // c) - a * (Y // c) where X - Y lies in [klo, khi]: floor
+ * division is monotonic, so X // c - Y // c lies in [floor(klo / c),
+ * floor((khi + c - 1) / c)] (TVM proves min(x // c, (x + 1) // c) = x // c
+ * by its rewrite rules; the two terms bounded one by one would not). */
+static int pair_bound(tsl_analyzer *an, const tsla_term *ti, const tsla_term *tj, int64_t c,
+                      int depth, tsla_ival *out) {
+  if (tj->coef != -ti->coef || floordiv_term(tj) != c || depth > 4)
+    return 0;
+  const tsla_poly *x = tsla_poly_of_simplified(an, ti->atoms[0]->args[0]);
+  const tsla_poly *y = tsla_poly_of_simplified(an, tj->atoms[0]->args[0]);
+  const tsla_poly *d = tsla_poly_add(an->scratch, &an->order, x, y, -1);
+  if (!d)
+    return 0;
+  tsla_ival k = tsla_bound_poly(an, d, depth + 1);
+  if (is_inf(k.lo) || is_inf(k.hi) || k.lo < -(INT64_C(1) << 40) || k.hi > (INT64_C(1) << 40))
+    return 0;
+  int64_t lo = k.lo >= 0 ? k.lo / c : -((-k.lo + c - 1) / c);
+  int64_t hi = k.hi + c - 1 >= 0 ? (k.hi + c - 1) / c : -((-(k.hi + c - 1) + c - 1) / c);
+  *out = iv_mul(ival(lo, hi), ival(ti->coef, ti->coef));
+  return 1;
+}
+
 tsla_ival tsla_bound_poly(tsl_analyzer *an, const tsla_poly *p, int depth) {
   tsla_ival r = ival(p->c, p->c);
+  uint8_t paired[TSLA_MAX_TERMS] = {0};
+  for (uint32_t i = 0; i < p->n && i < TSLA_MAX_TERMS; i++) {
+    int64_t c = paired[i] ? 0 : floordiv_term(&p->t[i]);
+    for (uint32_t j = i + 1; c && j < p->n && j < TSLA_MAX_TERMS; j++) {
+      tsla_ival b;
+      if (!paired[j] && pair_bound(an, &p->t[i], &p->t[j], c, depth, &b)) {
+        r = iv_add(r, b);
+        paired[i] = paired[j] = 1;
+        break;
+      }
+    }
+  }
   for (uint32_t i = 0; i < p->n; i++) {
+    if (i < TSLA_MAX_TERMS && paired[i])
+      continue;
     const tsla_term *t = &p->t[i];
     tsla_ival m = tsla_bound_expr(an, t->atoms[0], depth + 1);
     for (uint32_t k = 1; k < t->n_atoms; k++)

@@ -8,6 +8,7 @@
  * back here; all temporaries live in a scratch arena freed on both paths.
  */
 #include "parser_internal.h"
+#include "rx_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -262,6 +263,69 @@ int tsl_parse(tsl_arena *arena, const char *filename, const char *src,
     if (diag)
       tsl_diag_set(diag, TSL_OK, "%s", "");
   }
+  return rc;
+}
+
+static int run_model(pstate *ps, const tsl_model **out) {
+  if (setjmp(ps->jb))
+    return ps->status;
+  ps_lex(ps);
+  uint32_t n = 0;
+  astmt **stmts = ps_parse_file_syntax(ps, &n);
+  tsl_model *m = TSL_NEW(ps->arena, tsl_model);
+  m->struct_size = sizeof *m;
+  m->arena = ps->arena;
+  ps->rx = ps_rx_new(ps, m);
+  const tsl_module *tir = ps_build_module(ps, stmts, n);
+  *out = ps_build_model(ps, tir);
+  return TSL_OK;
+}
+
+int tsl_parse_model(tsl_arena *arena, const char *filename, const char *src, size_t len,
+                    const tsl_model **out, tsl_diag *diag) {
+  if (out)
+    *out = NULL;
+  if (!arena || !out || (!src && len))
+    return tsl_diag_set(diag, TSL_EINVALID,
+                        "tsl_parse_model: arena, out and src must not be NULL");
+  if (len >= (size_t)UINT32_MAX - 16)
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: error: file too large",
+                        filename ? filename : "<input>");
+  pstate *ps = calloc(1, sizeof *ps);
+  if (!ps)
+    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
+  ps->ctx = tsl_arena_ctx(arena);
+  ps->arena = arena;
+  ps->scratch = tsl_arena_new(ps->ctx);
+  ps->file = filename ? filename : "<input>";
+  ps->src = src ? src : "";
+  ps->len = len;
+  ps->diag = diag;
+  const tsl_model *m = NULL;
+  int rc = run_model(ps, &m);
+  if (ps->an)
+    tsl_analyzer_free(ps->an);
+  tsl_arena_free(ps->scratch);
+  free(ps);
+  if (rc == TSL_OK) {
+    *out = m;
+    if (diag)
+      tsl_diag_set(diag, TSL_OK, "%s", "");
+  }
+  return rc;
+}
+
+int tsl_parse_model_file(tsl_arena *arena, const char *path, const tsl_model **out,
+                         tsl_diag *diag) {
+  if (out)
+    *out = NULL;
+  char *src = NULL;
+  size_t n = 0;
+  int rc = tsl_read_file(path, &src, &n, diag);
+  if (rc)
+    return rc;
+  rc = tsl_parse_model(arena, path, src, n, out, diag);
+  free(src);
   return rc;
 }
 

@@ -7,6 +7,7 @@
  * implicit root block around the whole body.
  */
 #include "parser_internal.h"
+#include "rx_internal.h"
 #include "tessel/visit.h"
 
 #include <stdio.h>
@@ -60,6 +61,8 @@ static void record_import(pstate *ps, const astmt *s) {
       add_alias(ps, ps->tir_alias, &ps->n_tir_alias, as, al);
     else if (ll == 2 && memcmp(last, "ir", 2) == 0)
       add_alias(ps, ps->ir_alias, &ps->n_ir_alias, as, al);
+    else if (ll == 5 && memcmp(last, "relax", 5) == 0)
+      add_alias(ps, ps->relax_alias, &ps->n_relax_alias, as, al);
   }
 }
 
@@ -316,10 +319,13 @@ static void check_prim_func(pstate *ps, const astmt *def, int in_class) {
     char path[256] = "?";
     const anode *d = def->decorators[i]->kind == AX_CALL ? def->decorators[i]->a
                                                           : def->decorators[i];
-    if (!ps_dotted(ps, d, path, sizeof path) && d->kind == AX_NAME)
+    if (ps_is_rx_function(ps, def))
+      snprintf(path, sizeof path, "R.function");
+    else if (!ps_dotted(ps, d, path, sizeof path) && d->kind == AX_NAME)
       snprintf(path, sizeof path, "%.*s", (int)d->slen, d->s);
     ps_note(ps, "decorate TensorIR functions with @T.prim_func%s",
-            strstr(path, "R.") == path ? " (Relax functions are not supported)" : "");
+            strstr(path, "R.") == path ? " (a model with @R.function functions is read by "
+                                         "commands that take models, e.g. tessel fmt)" : "");
     ps_error_at(ps, TSL_EINVALID, ps_node_off(ps, def->decorators[i]),
                 "unsupported decorator '@%s'", path);
   }
@@ -341,9 +347,10 @@ static void check_prim_func(pstate *ps, const astmt *def, int in_class) {
 }
 
 const tsl_module *ps_build_module(pstate *ps, astmt **stmts, uint32_t n) {
-  ps->n_tir_alias = ps->n_ir_alias = 0;
+  ps->n_tir_alias = ps->n_ir_alias = ps->n_relax_alias = 0;
   add_alias(ps, ps->tir_alias, &ps->n_tir_alias, "T", 1);
   add_alias(ps, ps->ir_alias, &ps->n_ir_alias, "I", 1);
+  add_alias(ps, ps->relax_alias, &ps->n_relax_alias, "R", 1);
   const astmt *found = NULL;
   static const char *const top_note =
       "a TVMScript file holds imports and one @I.ir_module class of @T.prim_func functions, "
@@ -410,7 +417,7 @@ const tsl_module *ps_build_module(pstate *ps, astmt **stmts, uint32_t n) {
   m->name = ps_intern(ps, found->name, found->namelen);
   const tsl_func **fs =
       TSL_NEW_ARRAY(ps->arena, const tsl_func *, found->nbody ? found->nbody : 1);
-  uint32_t nf = 0;
+  uint32_t nf = 0, n_rx = 0;
   for (uint32_t i = 0; i < found->nbody; i++) {
     const astmt *s = found->body[i];
     if (s->kind == AS_PASS || (s->kind == AS_EXPR && s->value->kind == AX_STR))
@@ -419,6 +426,11 @@ const tsl_module *ps_build_module(pstate *ps, astmt **stmts, uint32_t n) {
       ps_note(ps, "an @I.ir_module class holds @T.prim_func functions only");
       ps_error_at(ps, TSL_EINVALID, ps_tok_off(ps, s->tok),
                   "unexpected statement in module class '%s'", m->name);
+    }
+    if (ps->rx && ps_is_rx_function(ps, s)) {
+      ps_add_rx_def(ps, s);
+      n_rx++;
+      continue;
     }
     check_prim_func(ps, s, 1);
     tsl_str fname = ps_intern(ps, s->name, s->namelen);
@@ -430,7 +442,7 @@ const tsl_module *ps_build_module(pstate *ps, astmt **stmts, uint32_t n) {
       }
     fs[nf++] = build_func(ps, s);
   }
-  if (nf == 0) {
+  if (nf == 0 && n_rx == 0) {
     ps_note(ps, "add at least one @T.prim_func method to the class");
     ps_error_at(ps, TSL_EINVALID, ps_tok_off(ps, found->nametok),
                 "module '%s' has no @T.prim_func functions", m->name);

@@ -310,6 +310,9 @@ typedef struct pval {
   const anode *node;
 } pval;
 
+/* The Relax stage of a model parse (parser_rx.c). */
+typedef struct prx prx;
+
 /* ---- parser state ------------------------------------------------------ */
 
 typedef struct pstate {
@@ -346,6 +349,9 @@ typedef struct pstate {
   uint32_t n_tir_alias;
   const char *ir_alias[8];
   uint32_t n_ir_alias;
+  const char *relax_alias[8];
+  uint32_t n_relax_alias;
+  prx *rx; /* tsl_parse_model: Relax functions are read; NULL: refused */
   pfunc *func;
   int stmt_depth; /* IR nesting (loops, blocks, ifs, lets) */
   int top;        /* reading the function's top-level statements */

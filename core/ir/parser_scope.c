@@ -53,8 +53,20 @@ static uint32_t line_of(const pstate *ps, uint32_t tok) {
   return line;
 }
 
+/* A name defined in the innermost scope (since the last mark), or NULL. */
+static psym *lookup_innermost(pstate *ps, const char *name) {
+  for (uint32_t i = ps->nsyms; i-- > 0 && ps->syms[i].kind != SYM_MARK;)
+    if (ps->syms[i].name == name)
+      return &ps->syms[i];
+  return NULL;
+}
+
+/* A definition shadows a name of an enclosing scope until its own scope
+ * ends, as TVMScript's variable frames do (the course writes `n, k =
+ * T.int64(), T.int64()` and then `for i, j, k in T.grid(1, n, m)`); two
+ * definitions of one name in one scope are an error. */
 psym *ps_define(pstate *ps, const char *name, uint32_t tok, int kind) {
-  psym *old = ps_lookup(ps, name);
+  psym *old = lookup_innermost(ps, name);
   if (old) {
     ps_note(ps, "'%s' is already defined on line %u; choose another name", name,
             line_of(ps, old->tok));

@@ -258,7 +258,7 @@ static const char *handle_prefix(const tsl_param *prm) {
   return NULL;
 }
 
-static void pr_func(pr_t *p, const tsl_func *f) {
+void pr_prim_func(pr_t *p, const tsl_func *f) {
   char dt[32];
   size_t mark = pr_scope_mark(p);
   pr_line(p);
@@ -374,7 +374,7 @@ char *tsl_print_func(const tsl_func *f) {
   pr_init(&p, 1);
   if (f) {
     pr_puts(&p, "# from tvm.script import tir as T\n\n");
-    pr_func(&p, f);
+    pr_prim_func(&p, f);
   }
   char *s = tsl_strbuf_take(&p.out);
   pr_free(&p);
@@ -397,7 +397,7 @@ char *tsl_print_module(const tsl_module *m) {
     for (uint32_t i = 0; i < m->n_funcs; i++) {
       if (i)
         pr_newline(&p);
-      pr_func(&p, m->funcs[i]);
+      pr_prim_func(&p, m->funcs[i]);
     }
     if (m->n_funcs == 0)
       pr_puts(&p, "    pass\n");

@@ -80,6 +80,10 @@ void pr_format_double(double v, int python_float, char *buf);
 /* Structural identity of two expressions (same vars by address). */
 int pr_expr_same(const tsl_expr *a, const tsl_expr *b);
 
+/* ---- printer.c ---- */
+/* One @T.prim_func at the current indentation. */
+void pr_prim_func(pr_t *p, const tsl_func *f);
+
 /* ---- printer_expr.c ---- */
 void pr_expr(pr_t *p, const tsl_expr *e);
 /* `min + extent` of a range, constant-folded when both are constants. */

@@ -158,6 +158,46 @@ static const tsl_expr *fold_cast(tsl_analyzer *an, tsl_dtype t,
   return NULL;
 }
 
+/* (x + 1) // 2 - x // 2 = x % 2 (in a * ... form), as TVM's rewrite rules
+ * leave it: the two quotients of a strided read's region after compute_at
+ * (conv2d_transpose's rh_0 % 2 * 96 + 96 fetched rows). Other pairs of
+ * quotients stay. */
+static const tsla_poly *fold_parity(tsl_analyzer *an, const tsla_poly *p) {
+  if (!p || p->n < 2 || p->n > TSLA_MAX_TERMS)
+    return p;
+  for (uint32_t i = 0; i < p->n; i++) {
+    const tsla_term *ti = &p->t[i];
+    int64_t c;
+    if (ti->n_atoms != 1 || ti->atoms[0]->kind != TSL_EXPR_FLOORDIV ||
+        !tsla_is_const(ti->atoms[0]->args[1], &c) || c != 2)
+      continue;
+    for (uint32_t j = 0; j < p->n; j++) {
+      const tsla_term *tj = &p->t[j];
+      int64_t d, k;
+      if (j == i || tj->coef != -ti->coef || tj->n_atoms != 1 ||
+          tj->atoms[0]->kind != TSL_EXPR_FLOORDIV || !tsla_is_const(tj->atoms[0]->args[1], &d) ||
+          d != 2)
+        continue;
+      const tsl_expr *x = ti->atoms[0]->args[0], *y = tj->atoms[0]->args[0];
+      const tsla_poly *diff =
+          tsla_poly_add(S, O, tsla_poly_of_simplified(an, x), tsla_poly_of_simplified(an, y), -1);
+      if (!diff || diff->n || diff->c != 1 || !tsl_dtype_eq(x->dtype, y->dtype))
+        continue;
+      (void)k;
+      tsla_term *terms = TSL_NEW_ARRAY(S, tsla_term, p->n);
+      uint32_t n = 0;
+      for (uint32_t m = 0; m < p->n; m++)
+        if (m != i && m != j)
+          terms[n++] = p->t[m];
+      const tsl_expr **atom = TSL_NEW_ARRAY(S, const tsl_expr *, 1);
+      atom[0] = tsla_bin(an, TSL_EXPR_FLOORMOD, y, tsla_cint(an, y->dtype, 2));
+      terms[n++] = (tsla_term){ti->coef, 1, atom};
+      return tsla_poly_make(S, O, p->dt, p->c, n, terms);
+    }
+  }
+  return p;
+}
+
 static const tsla_poly *to_poly_inner(tsl_analyzer *an, const tsl_expr *e,
                                       tsl_dtype dt) {
   int64_t v;
@@ -181,7 +221,7 @@ static const tsla_poly *to_poly_inner(tsl_analyzer *an, const tsl_expr *e,
   case TSL_EXPR_SUB: {
     const tsla_poly *a = tsla_to_poly(an, e->args[0], dt);
     const tsla_poly *b = tsla_to_poly(an, e->args[1], dt);
-    return tsla_poly_add(S, O, a, b, e->kind == TSL_EXPR_ADD ? 1 : -1);
+    return fold_parity(an, tsla_poly_add(S, O, a, b, e->kind == TSL_EXPR_ADD ? 1 : -1));
   }
   case TSL_EXPR_MUL: {
     const tsla_poly *a = tsla_to_poly(an, e->args[0], dt);

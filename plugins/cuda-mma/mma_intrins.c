@@ -131,7 +131,7 @@ static int gen_mma(const mma_intrin *w, char *out, size_t cap) {
   text t = {out, cap, 0, 0};
   const char *params = "a: T.handle, b: T.handle, c: T.handle";
   const char *reads = "C[0:32, 0:8], A[0:32, 0:8], B[0:32, 0:8]";
-  char ia[128], ib[128], ic[128], ca[192], cb[192], stmt[640];
+  char ia[128], ib[128], ic[128], ca[192], cb[192], stmt[800];
   warp_index(ia, sizeof ia, w->trans_a ? "vk" : "vi", w->trans_a ? "vi" : "vk");
   warp_index(ib, sizeof ib, w->trans_b ? "vj" : "vk", w->trans_b ? "vk" : "vj");
   warp_index(ic, sizeof ic, "vi", "vj");

@@ -267,6 +267,18 @@ static void test_minmax_cmp(void) {
   check("min(y + 1, y)", "y");
   check("max(y + 1, y)", "y + 1");
   check("min(i * 4 + j, 64)", "i * 4 + j");
+  /* floor division is monotonic: the pair of quotients is ordered (a
+   * strided read's region after compute_at, conv2d_transpose's) */
+  check("min(y // 64 + j // 2, y // 64 + (j + 1) // 2)", "j // 2 + y // 64");
+  check("max(y // 64 + j // 2, y // 64 + (j + 1) // 2)", "y // 64 + (j + 1) // 2");
+  check("min(i // 4, (i + 3) // 4)", "i // 4");
+  check("min(i // 4, (i + 5) // 4)", "i // 4");
+  check("max((i + 1) // 2 - i // 2, 0)", "i % 2");
+  check("min((i + 1) // 4 - i // 4, 1)", "(i + 1) // 4 - i // 4");
+  check("min(i // 2, (i - 7) // 2)", "(i + 1) // 2 - 4");
+  check("(i + 1) // 2 - i // 2", "i % 2");
+  check("(j + 1) // 2 * 96 - j // 2 * 96 + 96", "j % 2 * 96 + 96");
+  check("(i + 1) // 4 - i // 4", "(i + 1) // 4 - i // 4");
   check("abs(s)", "-s");
   check("abs(x)", "x");
   check("i < 16", "T.bool(True)");

@@ -2,9 +2,12 @@
  * libFuzzer target for the TVMScript front end. Every input must either be
  * rejected with a diagnostic or parse; a parsed module must print, parse
  * back, compare structurally equal to the original and print identically
- * again. Any crash, sanitizer report or broken round trip aborts.
+ * again. The same input read as a model (tsl_parse_model) is rejected with
+ * a located message, or prints, parses back and prints identically. Any
+ * crash, sanitizer report or broken round trip aborts.
  * Built and run by tests/fuzz/run.sh (clang + -fsanitize=fuzzer).
  */
+#include "tessel/relax.h"
 #include "tessel/tessel.h"
 
 #include <stdio.h>
@@ -43,6 +46,28 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     char *text2 = tsl_print_module(m2);
     if (strcmp(text, text2) != 0) {
       fprintf(stderr, "printing is not idempotent:\n%s\n---\n%s\n", text, text2);
+      abort();
+    }
+    free(text2);
+    free(text);
+  }
+  /* the same text as a model (relax.h): rejected with a located message,
+   * or printed, parsed back and printed identically */
+  const tsl_model *model = NULL;
+  tsl_diag diag3 = {0};
+  if (tsl_parse_model(arena, "fuzz.py", (const char *)data, size, &model, &diag3) != TSL_OK) {
+    check_diag(&diag3);
+  } else if (model->n_rx_funcs) {
+    char *text = tsl_model_print(model);
+    const tsl_model *back = NULL;
+    tsl_diag diag4 = {0};
+    if (tsl_parse_model(arena, "printed.py", text, strlen(text), &back, &diag4) != TSL_OK) {
+      fprintf(stderr, "printed model does not parse:\n%s\n---\n%s\n", diag4.text, text);
+      abort();
+    }
+    char *text2 = tsl_model_print(back);
+    if (strcmp(text, text2) != 0) {
+      fprintf(stderr, "printing a model is not idempotent:\n%s\n---\n%s\n", text, text2);
       abort();
     }
     free(text2);

@@ -23,7 +23,8 @@ clang-14 -std=c17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 "$out/fuzz_parse" -max_total_time="$secs" -max_len=8192 -timeout=10 \
   -dict="$root/tests/fuzz/tvmscript.dict" -print_final_stats=1 \
   -artifact_prefix="$out/" "$@" "$out/new" "$root/tests/fuzz/corpus" \
-  "$root/workloads" "$root/tests/programs" "$root/tests/errors/cases"
+  "$root/workloads" "$root/tests/programs" "$root/tests/errors/cases" \
+  "$root/tests/relax/cases" "$root/tests/relax/errors"
 # fold what was found into the committed corpus: only inputs that add coverage
 "$out/fuzz_parse" -merge=1 "$root/tests/fuzz/corpus" "$out/new" >/dev/null 2>&1 || true
 rm -rf "$out/new"

@@ -4,6 +4,7 @@
  * file: each must parse or fail with a located error, and never crash.
  */
 #include "tap.h"
+#include "tessel/relax.h"
 #include "tessel/tessel.h"
 
 #include <dirent.h>
@@ -59,6 +60,18 @@ static void replay_dir(const char *dir, int per_file, int *parsed,
     } else {
       (*rejected)++;
       good = strstr(diag.text, ": error: ") != NULL;
+    }
+    const tsl_model *model = NULL; /* and as a model */
+    if (tsl_parse_model(arena, names[i], src, len, &model, &diag) != TSL_OK) {
+      good &= strstr(diag.text, ": error: ") != NULL;
+    } else if (model->n_rx_funcs) {
+      char *text = tsl_model_print(model), *again = NULL;
+      const tsl_model *back = NULL;
+      if (tsl_parse_model(arena, "printed", text, strlen(text), &back, &diag) == TSL_OK)
+        again = tsl_model_print(back);
+      good &= again && !strcmp(text, again);
+      free(again);
+      free(text);
     }
     const char *what = rc == TSL_OK ? "round-trips" : "is rejected with a located error";
     if (per_file)

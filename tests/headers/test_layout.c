@@ -1,6 +1,8 @@
 /*
  * The IR's layout is part of ABI major 1 (core/include/tessel/ir.h, "ABI"):
- * plugins read nodes through their fields. This test prints the offset and
+ * plugins read nodes through their fields; so are tsl_weight (weights.h,
+ * 1.4) and the nodes of models (relax.h, 1.4), which callers read the same
+ * way. This test prints the offset and
  * size of every field of the node structs that cross the boundary, and the
  * value of every kind of the X-macro tables, and compares them with
  * layout_abi1.txt. A field or kind whose line changed or went away is an
@@ -9,6 +11,7 @@
  * file is updated on purpose: TESSEL_UPDATE_GOLDEN=1 rewrites it.
  */
 #include "tap.h"
+#include "tessel/relax.h"
 #include "tessel/tessel.h"
 
 #include <stddef.h>
@@ -69,13 +72,34 @@
   X(tsl_lowered_func, size_vars) X(tsl_lowered_func, body)                     \
   X(tsl_lowered_func, flops)                                                   \
   X(tsl_lowered_module, struct_size) X(tsl_lowered_module, n_funcs)            \
-  X(tsl_lowered_module, funcs)
+  X(tsl_lowered_module, funcs)                                                 \
+  X(tsl_weight, struct_size) X(tsl_weight, ndim) X(tsl_weight, name)           \
+  X(tsl_weight, shape) X(tsl_weight, data) X(tsl_weight, numel)                \
+  X(tsl_weight, nbytes) X(tsl_weight, dtype) X(tsl_weight, reserved)          \
+  X(tsl_rx_sinfo, kind) X(tsl_rx_sinfo, ndim) X(tsl_rx_sinfo, dtype)           \
+  X(tsl_rx_sinfo, shape) X(tsl_rx_sinfo, n_fields) X(tsl_rx_sinfo, fields)     \
+  X(tsl_rx_var, name) X(tsl_rx_var, id) X(tsl_rx_var, is_dataflow)             \
+  X(tsl_rx_var, sinfo) X(tsl_rx_expr, kind) X(tsl_rx_expr, op)                 \
+  X(tsl_rx_expr, sinfo) X(tsl_rx_expr, n_args) X(tsl_rx_expr, args)            \
+  X(tsl_rx_expr, n_sinfo_args) X(tsl_rx_expr, sinfo_args)                      \
+  X(tsl_rx_expr, index) X(tsl_rx_expr, name) X(tsl_rx_expr, var)               \
+  X(tsl_rx_expr, n_dims) X(tsl_rx_expr, dims)                                  \
+  X(tsl_rx_binding, var) X(tsl_rx_binding, value)                              \
+  X(tsl_rx_block, is_dataflow) X(tsl_rx_block, n_bindings)                     \
+  X(tsl_rx_block, bindings) X(tsl_rx_func, name) X(tsl_rx_func, n_params)      \
+  X(tsl_rx_func, params) X(tsl_rx_func, n_size_vars)                           \
+  X(tsl_rx_func, size_vars) X(tsl_rx_func, n_blocks) X(tsl_rx_func, blocks)    \
+  X(tsl_rx_func, ret) X(tsl_rx_func, ret_sinfo) X(tsl_model, struct_size)      \
+  X(tsl_model, arena) X(tsl_model, tir) X(tsl_model, n_rx_funcs)               \
+  X(tsl_model, rx_funcs) X(tsl_model, n_constants)
 
 #define LAYOUT_TYPES(X)                                                        \
   X(tsl_dtype) X(tsl_var) X(tsl_range) X(tsl_buffer) X(tsl_buffer_region)      \
   X(tsl_attrs) X(tsl_attr_value) X(tsl_attr) X(tsl_expr) X(tsl_iter_var)       \
   X(tsl_match_buffer) X(tsl_block) X(tsl_stmt) X(tsl_param) X(tsl_func)        \
-  X(tsl_module) X(tsl_lowered_func) X(tsl_lowered_module)
+  X(tsl_module) X(tsl_lowered_func) X(tsl_lowered_module) X(tsl_weight)         \
+  X(tsl_rx_sinfo) X(tsl_rx_var) X(tsl_rx_expr) X(tsl_rx_binding) X(tsl_rx_block) \
+  X(tsl_rx_func) X(tsl_model)
 
 /* One line per fact: "KEY VALUE", KEY unique ("tsl_expr.u.var",
  * "sizeof tsl_expr", "expr_kind ADD"); in order. */
@@ -129,6 +153,14 @@ static int current(line *out, int cap) {
   TSL_INTRINSICS(INTRIN_)
 #define BUILTIN_(k, ...) KIND_("builtin", #k, TSL_BUILTIN_##k)
   TSL_BUILTINS(BUILTIN_)
+#define RXEXPR_(k, ...) KIND_("rx_expr_kind", #k, TSL_RX_EXPR_##k)
+  TSL_RX_EXPR_KINDS(RXEXPR_)
+#define RXOP_(k, ...) KIND_("rx_op", #k, TSL_RX_OP_##k)
+  TSL_RX_OPS(RXOP_)
+  KIND_("rx_sinfo", "OBJECT", TSL_RX_SINFO_OBJECT)
+  KIND_("rx_sinfo", "TENSOR", TSL_RX_SINFO_TENSOR)
+  KIND_("rx_sinfo", "SHAPE", TSL_RX_SINFO_SHAPE)
+  KIND_("rx_sinfo", "TUPLE", TSL_RX_SINFO_TUPLE)
   KIND_("dtype_code", "INT", TSL_DT_INT)
   KIND_("dtype_code", "UINT", TSL_DT_UINT)
   KIND_("dtype_code", "FLOAT", TSL_DT_FLOAT)

@@ -24,6 +24,8 @@
 #include "tessel/db.h"
 #include "tessel/config.h"
 #include "tessel/tune.h"
+#include "tessel/weights.h"
+#include "tessel/relax.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1

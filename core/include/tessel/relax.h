@@ -1,0 +1,198 @@
+/*
+ * tessel/relax.h — models: Relax functions beside the prim_funcs of one
+ * @I.ir_module (appended in ABI 1.4).
+ *
+ * A model is what TVM calls an IRModule with Relax functions: TensorIR
+ * functions (tsl_module, ir.h) and graph-level functions whose bodies bind
+ * variables to calls of those (R.call_tir, R.call_dps_packed), of library
+ * functions by name ("env.relu") and of high-level operators (R.add,
+ * R.matmul, ...). Nodes are immutable and live in the arena the model was
+ * parsed into, as TensorIR's do.
+ *
+ * Struct info (TVM's StructInfo) is on every variable and expression:
+ * a tensor's dtype and shape, a shape, a tuple of struct infos, or an
+ * object of no known structure. Shape dimensions are int64 TensorIR
+ * expressions: constants, or the function's symbolic size variables
+ * ("n" in R.Tensor(("n", 784), "float32")), which are tsl_vars.
+ *
+ * What a parsed model guarantees (the parser checks it and reports the
+ * place, file:line:col, of the first violation):
+ *  - every variable is defined before use, in scope; a dataflow variable
+ *    (bound inside `with R.dataflow():` and not named by R.output) is not
+ *    used after its block;
+ *  - calls name a prim_func or Relax function of the module, an operator
+ *    of the table below, or a packed function by name (R.call_dps_packed,
+ *    R.call_tir with a string: library functions such as "env.linear",
+ *    resolved when the model runs);
+ *  - R.call_tir / R.call_dps_packed of a prim_func pass as many tensors as
+ *    it has buffer parameters minus its outputs (out_sinfo), and their
+ *    shapes and dtypes agree with its buffers' (its size variables bound
+ *    consistently);
+ *  - operators get the arity and shapes they accept (broadcasting as
+ *    NumPy); binding annotations and the return annotation agree with
+ *    what the values are.
+ * Weights written as metadata["relax.expr.Constant"][i] (how TVM prints
+ * bound parameters, without the metadata) are CONSTANT nodes of unknown
+ * struct info until weights are bound.
+ */
+#ifndef TESSEL_RELAX_H
+#define TESSEL_RELAX_H
+
+#include "tessel/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== struct info ======================================================== */
+
+typedef enum tsl_rx_sinfo_kind {
+  TSL_RX_SINFO_OBJECT = 0, /* nothing known (R.Object, an unbound weight) */
+  TSL_RX_SINFO_TENSOR = 1, /* R.Tensor(shape, dtype) */
+  TSL_RX_SINFO_SHAPE = 2,  /* R.Shape([...]) */
+  TSL_RX_SINFO_TUPLE = 3   /* R.Tuple(...) */
+} tsl_rx_sinfo_kind;
+
+typedef struct tsl_rx_sinfo tsl_rx_sinfo;
+struct tsl_rx_sinfo {
+  uint32_t kind;    /* tsl_rx_sinfo_kind */
+  int32_t ndim;     /* TENSOR, SHAPE: rank, -1 when unknown */
+  tsl_dtype dtype;  /* TENSOR: element dtype; TSL_VOID when unknown */
+  /* TENSOR, SHAPE: ndim int64 dimensions, NULL when only the rank is known */
+  const tsl_expr *const *shape;
+  uint32_t n_fields; /* TUPLE */
+  const tsl_rx_sinfo *const *fields;
+};
+
+/* ==== operators ===========================================================
+ * X(ID, name, n_args): TVMScript spelling R.<name>(...), operand count
+ * (-1: variable). CALL_TIR and CALL_DPS_PACKED take the callee (a GLOBAL
+ * or EXTERN expression) and a TUPLE of tensors, and carry their outputs'
+ * struct info in sinfo_args (out_sinfo=). */
+#define TSL_RX_OPS(X)                                                          \
+  X(CALL_TIR, "call_tir", 2)                                                   \
+  X(CALL_DPS_PACKED, "call_dps_packed", 2)                                     \
+  X(ADD, "add", 2)                                                             \
+  X(SUBTRACT, "subtract", 2)                                                   \
+  X(MULTIPLY, "multiply", 2)                                                   \
+  X(DIVIDE, "divide", 2)                                                       \
+  X(EXP, "exp", 1)                                                             \
+  X(SQRT, "sqrt", 1)                                                           \
+  X(TANH, "tanh", 1)                                                           \
+  X(SIGMOID, "sigmoid", 1)                                                     \
+  X(RELU, "nn.relu", 1)                                                        \
+  X(MATMUL, "matmul", 2)
+
+typedef enum tsl_rx_op {
+#define TSL_X_(id, name, n) TSL_RX_OP_##id,
+  TSL_RX_OPS(TSL_X_)
+#undef TSL_X_
+  TSL_RX_OP_COUNT
+} tsl_rx_op;
+
+/* "call_tir", "nn.relu", ... (asserts op < TSL_RX_OP_COUNT). */
+TSL_API const char *tsl_rx_op_name(tsl_rx_op op);
+
+/* ==== expressions ========================================================= */
+
+#define TSL_RX_EXPR_KINDS(X)                                                   \
+  X(VAR)       /* var */                                                       \
+  X(CONSTANT)  /* index: metadata["relax.expr.Constant"][index] */             \
+  X(TUPLE)     /* args: the fields */                                          \
+  X(TUPLE_GET) /* args[0][index] */                                            \
+  X(CALL)      /* op, args, sinfo_args */                                      \
+  X(GLOBAL)    /* name: a function of the module (cls.f) */                    \
+  X(EXTERN)    /* name: a packed function by name ("env.relu") */              \
+  X(SHAPE)     /* R.shape([d0, ...]): n_dims dims */
+
+typedef enum tsl_rx_expr_kind {
+#define TSL_X_(k) TSL_RX_EXPR_##k,
+  TSL_RX_EXPR_KINDS(TSL_X_)
+#undef TSL_X_
+  TSL_RX_EXPR_KIND_COUNT
+} tsl_rx_expr_kind;
+
+typedef struct tsl_rx_var tsl_rx_var;
+typedef struct tsl_rx_expr tsl_rx_expr;
+
+struct tsl_rx_var {
+  tsl_str name;
+  uint32_t id;        /* unique within the model */
+  uint32_t is_dataflow; /* bound in a dataflow block and not output */
+  const tsl_rx_sinfo *sinfo;
+};
+
+struct tsl_rx_expr {
+  uint32_t kind; /* tsl_rx_expr_kind */
+  uint32_t op;   /* CALL: tsl_rx_op */
+  const tsl_rx_sinfo *sinfo; /* what the expression is */
+  uint32_t n_args;
+  const tsl_rx_expr *const *args;
+  uint32_t n_sinfo_args; /* CALL_TIR, CALL_DPS_PACKED: the outputs */
+  const tsl_rx_sinfo *const *sinfo_args;
+  uint32_t index;        /* CONSTANT, TUPLE_GET */
+  tsl_str name;          /* GLOBAL, EXTERN */
+  const tsl_rx_var *var; /* VAR */
+  uint32_t n_dims;       /* SHAPE */
+  const tsl_expr *const *dims;
+};
+
+/* ==== functions and models ================================================ */
+
+typedef struct tsl_rx_binding {
+  const tsl_rx_var *var;
+  const tsl_rx_expr *value;
+} tsl_rx_binding;
+
+typedef struct tsl_rx_block {
+  uint32_t is_dataflow; /* `with R.dataflow():` */
+  uint32_t n_bindings;
+  const tsl_rx_binding *bindings;
+} tsl_rx_block;
+
+typedef struct tsl_rx_func {
+  tsl_str name;
+  uint32_t n_params;
+  const tsl_rx_var *const *params;
+  /* the symbolic sizes of the parameters' shapes, in first-appearance
+   * order (int64 tsl_vars), and any the body declares (n = T.int64()) */
+  uint32_t n_size_vars;
+  const tsl_var *const *size_vars;
+  uint32_t n_blocks;
+  const tsl_rx_block *blocks;
+  const tsl_rx_expr *ret;        /* the returned value */
+  const tsl_rx_sinfo *ret_sinfo; /* the -> annotation, else ret's */
+} tsl_rx_func;
+
+typedef struct tsl_model {
+  uint32_t struct_size;
+  tsl_arena *arena;
+  const tsl_module *tir; /* the prim_funcs (n_funcs may be 0); its name is the class's */
+  uint32_t n_rx_funcs;
+  const tsl_rx_func *const *rx_funcs;
+  uint32_t n_constants; /* 1 + the largest metadata constant index, 0 when none */
+} tsl_model;
+
+/* Parse a TVMScript file holding one @I.ir_module class of @T.prim_func and
+ * @R.function functions (or a lone @T.prim_func) into `arena`, checked as
+ * the header comment says. Errors are TSL_EINVALID with a located message
+ * in `diag`, as tsl_parse's. */
+TSL_API int tsl_parse_model(tsl_arena *arena, const char *filename, const char *src,
+                            size_t len, const tsl_model **out, tsl_diag *diag);
+TSL_API int tsl_parse_model_file(tsl_arena *arena, const char *path, const tsl_model **out,
+                                 tsl_diag *diag);
+
+/* The Relax function called `name`, or NULL. */
+TSL_API const tsl_rx_func *tsl_model_find(const tsl_model *m, const char *name);
+
+/* The model as TVMScript, as TVM prints it (malloc'd; free it). Parsing the
+ * text gives the same model. */
+TSL_API char *tsl_model_print(const tsl_model *m);
+/* One struct info as TVMScript (R.Tensor((1, n), dtype="float32")),
+ * malloc'd. */
+TSL_API char *tsl_rx_sinfo_print(const tsl_rx_sinfo *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSEL_RELAX_H */
