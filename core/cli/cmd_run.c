@@ -51,7 +51,10 @@ const char cli_run_usage[] =
     "\n"
     "exit status: 0 ok, 1 the measurement failed (mismatch, crash, timeout, the\n"
     "function returned an error), 2 on a usage error or a failed stage (parse,\n"
-    "schedule, lower, plugins, target, build: the message names the stage)\n";
+    "schedule, lower, plugins, target, build: the message names the stage)\n"
+    "\n"
+    "A MODEL (an @I.ir_module with @R.function functions) runs in the reference\n"
+    "interpreter instead:\n";
 
 enum { MAX_BINDS = 64 };
 /* auto: the interpreter (~10-40 Mop/s) above this many operations would take
@@ -292,9 +295,56 @@ static int build_one(const cli_target *t, tsl_arena *arena, const tsl_func *f,
   return CLI_OK;
 }
 
+/* The PROGRAM argument: the first one that is neither an option nor an
+ * option's value. */
+static const char *program_arg(int argc, char **argv) {
+  static const char *const valued[] = {"--schedule", "--func", "--target", "--threads",
+                                       "--number", "--repeat", "--min-repeat-ms", "--warmup",
+                                       "--timeout", "--seed", "--bind", "--set", "--check",
+                                       "--weights", "--input", "--output", NULL};
+  for (int i = 1; i < argc; i++) {
+    int takes = 0;
+    for (int k = 0; valued[k]; k++)
+      takes |= !strcmp(argv[i], valued[k]);
+    if (takes)
+      i++;
+    else if (argv[i][0] != '-' || !argv[i][1])
+      return argv[i];
+  }
+  return NULL;
+}
+
+/* A model (a file with @R.function functions) runs in the reference
+ * interpreter (cmd_run_model.c); 1 when `path` is one. */
+static int run_as_model(int argc, char **argv, const char *path, int *rc) {
+  char *src = NULL;
+  size_t len = 0;
+  tsl_diag d = {0};
+  if (!path || !strcmp(path, "-") || tsl_read_file(path, &src, &len, &d))
+    return 0;
+  int model = strstr(src, "R.function") != NULL;
+  free(src);
+  if (!model)
+    return 0;
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *arena = tsl_arena_new(ctx);
+  const tsl_model *m = NULL;
+  *rc = cli_load_model(arena, path, &m);
+  if (*rc == CLI_OK && m->n_rx_funcs)
+    *rc = cli_run_model(argc, argv, m);
+  else if (*rc == CLI_OK)
+    model = 0;
+  tsl_arena_free(arena);
+  tsl_ctx_free(ctx);
+  return model;
+}
+
 int cli_run(int argc, char **argv) {
   run_args a;
-  int rc = parse_args(argc, argv, &a);
+  int rc;
+  if (run_as_model(argc, argv, program_arg(argc, argv), &rc))
+    return rc;
+  rc = parse_args(argc, argv, &a);
   if (rc != CLI_OK)
     return rc;
   cli_program p;

@@ -179,8 +179,11 @@ int main(int argc, char **argv) {
   for (const cli_verb *v = cli_verbs; v->name; v++) {
     if (strcmp(v->name, verb) == 0) {
       int h = cli_help_requested(argc - 1, argv + 1, v->usage);
-      if (h >= 0)
+      if (h >= 0) {
+        if (v->run == cli_run) /* and the model form */
+          fputs(cli_run_model_usage, stdout);
         return h;
+      }
       return v->run(argc - 1, argv + 1);
     }
   }

@@ -26,6 +26,7 @@
 #include "tessel/tune.h"
 #include "tessel/weights.h"
 #include "tessel/relax.h"
+#include "tessel/model.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1

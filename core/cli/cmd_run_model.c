@@ -1,0 +1,257 @@
+/*
+ * `tessel run MODEL.py`: a model (an @I.ir_module with @R.function
+ * functions) run in the reference interpreter (tessel/model.h) on its
+ * weights and given or seeded inputs; prints each output (dtype, shape,
+ * sum, first values) and the time, or writes them to a file.
+ */
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char cli_run_model_usage[] =
+    "usage: tessel run MODEL [--func NAME] [--weights FILE] [--input NAME=FILE]...\n"
+    "                  [--bind NAME=VALUE]... [--seed N] [--output FILE] [--json]\n"
+    "\n"
+    "Run a Relax function of MODEL (a TVMScript @I.ir_module with @R.function\n"
+    "functions) in the reference interpreter and print its outputs. Each\n"
+    "parameter's tensor comes from --input NAME=FILE (a .npy, or a .npz /\n"
+    ".safetensors holding NAME), else from the weights file (by the parameter's\n"
+    "name: BindParams' rule), else seeded random values of the parameter's\n"
+    "dtype and shape (symbolic sizes from the tensors given, or --bind).\n"
+    "Weights written metadata[\"relax.expr.Constant\"][i] are the tensors\n"
+    "named relax.expr.Constant.<i> of the weights file. A tensor of the\n"
+    "weights file that is neither is an error.\n"
+    "\n"
+    "  --func NAME        the Relax function (default main)\n"
+    "  --weights FILE     .safetensors, .npz or .npy (tessel weights FILE lists it)\n"
+    "  --input NAME=FILE  the tensor of parameter NAME\n"
+    "  --bind NAME=VALUE  a symbolic size of the random inputs\n"
+    "  --seed N           seed of the random inputs (default 1)\n"
+    "  --output FILE      write the outputs (\"output\", or \"output.<k>\" of a\n"
+    "                     tuple) to FILE (.npy: one output; .npz; .safetensors)\n"
+    "  --json             one JSON object: outputs [{name, dtype, shape, sum}],\n"
+    "                     time_s\n"
+    "\n"
+    "Models run in the reference interpreter only (no --target yet).\n"
+    "exit status: 0 ok, 1 the run failed, 2 on a usage error, a model that does\n"
+    "not parse, or inputs that do not fit\n";
+
+enum { MAX_ITEMS = 64 };
+
+typedef struct margs {
+  const char *path, *func, *weights, *output;
+  const char *inputs[MAX_ITEMS];
+  const char *binds[MAX_ITEMS];
+  int n_inputs, n_binds, json;
+  uint64_t seed;
+} margs;
+
+static int parse(int argc, char **argv, margs *a) {
+  memset(a, 0, sizeof *a);
+  a->seed = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i];
+    int has = i + 1 < argc;
+    if (!strcmp(o, "--json")) {
+      a->json = 1;
+    } else if ((!strcmp(o, "--func") || !strcmp(o, "--weights") || !strcmp(o, "--output") ||
+                !strcmp(o, "--input") || !strcmp(o, "--bind") || !strcmp(o, "--seed")) && has) {
+      const char *v = argv[++i];
+      if (!strcmp(o, "--func"))
+        a->func = v;
+      else if (!strcmp(o, "--weights"))
+        a->weights = v;
+      else if (!strcmp(o, "--output"))
+        a->output = v;
+      else if (!strcmp(o, "--seed"))
+        a->seed = strtoull(v, NULL, 10);
+      else if (!strchr(v, '=') || v[0] == '=')
+        return cli_error("run", "%s takes NAME=%s, not '%s'", o,
+                         !strcmp(o, "--input") ? "FILE" : "VALUE", v);
+      else if (!strcmp(o, "--input") && a->n_inputs < MAX_ITEMS)
+        a->inputs[a->n_inputs++] = v;
+      else if (!strcmp(o, "--bind") && a->n_binds < MAX_ITEMS)
+        a->binds[a->n_binds++] = v;
+    } else if (o[0] == '-' && o[1]) {
+      return cli_error("run", "'%s' is not an option for a model, or lacks its value\nnote: "
+                       "valid options: --func, --weights, --input, --bind, --seed, --output, "
+                       "--json (models run in the reference interpreter; see tessel run --help)",
+                       o);
+    } else if (a->path) {
+      return cli_error("run", "more than one MODEL given ('%s' and '%s')", a->path, o);
+    } else {
+      a->path = o;
+    }
+  }
+  return CLI_OK;
+}
+
+static int load_weights(const char *path, tsl_weights **out) {
+  tsl_diag d = {0};
+  if (tsl_weights_load(path, out, &d)) {
+    fprintf(stderr, "tessel run: error: %s\n", d.text);
+    return CLI_USAGE;
+  }
+  return CLI_OK;
+}
+
+/* The value of dimension `e` of a random input: a constant, a size bound
+ * by the tensors given or --bind; -1 when unknown. */
+static int64_t dim_value(const tsl_expr *e, const margs *a, const tsl_rx_func *f,
+                         const tsl_weights *in) {
+  if (e->kind == TSL_EXPR_INT_IMM)
+    return e->u.int_value;
+  if (e->kind != TSL_EXPR_VAR)
+    return -1;
+  const char *name = e->u.var->name;
+  for (int i = 0; i < a->n_binds; i++) {
+    size_t l = strlen(name);
+    if (!strncmp(a->binds[i], name, l) && a->binds[i][l] == '=')
+      return strtoll(a->binds[i] + l + 1, NULL, 10);
+  }
+  for (uint32_t p = 0; p < f->n_params; p++) { /* a tensor given for another parameter */
+    const tsl_rx_sinfo *s = f->params[p]->sinfo;
+    const tsl_weight *w = tsl_weights_find(in, f->params[p]->name);
+    for (int32_t d = 0; w && s->shape && d < s->ndim && (uint32_t)d < w->ndim; d++)
+      if (s->shape[d]->kind == TSL_EXPR_VAR && s->shape[d]->u.var == e->u.var)
+        return w->shape[d];
+  }
+  return -1;
+}
+
+/* Every parameter's and weight's tensor in one collection. */
+static int gather(const margs *a, const tsl_model *m, const tsl_rx_func *f, tsl_weights *in) {
+  tsl_diag d = {0};
+  tsl_weights *w = NULL;
+  int rc = a->weights ? load_weights(a->weights, &w) : CLI_OK;
+  for (int i = 0; !rc && i < a->n_inputs; i++) {
+    char name[256];
+    const char *eq = strchr(a->inputs[i], '=');
+    snprintf(name, sizeof name, "%.*s", (int)(eq - a->inputs[i]), a->inputs[i]);
+    tsl_weights *one = NULL;
+    rc = load_weights(eq + 1, &one);
+    const tsl_weight *t = NULL;
+    if (!rc) {
+      t = tsl_weights_count(one) == 1 ? tsl_weights_at(one, 0) : tsl_weights_find(one, name);
+      if (!t)
+        rc = cli_error("run", "--input %s: %s holds no tensor '%s'", a->inputs[i], eq + 1, name);
+    }
+    if (!rc && tsl_weights_add(in, name, t->dtype, t->ndim, t->shape, t->data, NULL, &d))
+      rc = cli_error("run", "--input %s: %s", a->inputs[i], d.text);
+    tsl_weights_free(one);
+  }
+  for (uint32_t i = 0; !rc && w && i < tsl_weights_count(w); i++) {
+    const tsl_weight *t = tsl_weights_at(w, i);
+    if (tsl_weights_find(in, t->name))
+      continue; /* --input wins */
+    if (tsl_weights_add(in, t->name, t->dtype, t->ndim, t->shape, t->data, NULL, &d))
+      rc = cli_error("run", "%s: %s", a->weights, d.text);
+  }
+  for (uint32_t p = 0; !rc && p < f->n_params; p++) {
+    const tsl_rx_var *v = f->params[p];
+    if (tsl_weights_find(in, v->name))
+      continue;
+    const tsl_rx_sinfo *s = v->sinfo;
+    if (s->kind != TSL_RX_SINFO_TENSOR || !s->shape || tsl_dtype_is_void(s->dtype) ||
+        s->ndim > TSL_MAX_NDIM) {
+      rc = cli_error("run", "parameter '%s' needs a tensor (--input %s=FILE): its struct info "
+                     "gives no dtype and shape to make a random one", v->name, v->name);
+      break;
+    }
+    tsl_tensor t;
+    int64_t shape[TSL_MAX_NDIM];
+    for (int32_t k = 0; !rc && k < s->ndim; k++)
+      if ((shape[k] = dim_value(s->shape[k], a, f, in)) < 0)
+        rc = cli_error("run", "parameter '%s': give its symbolic size with --bind %s=VALUE "
+                       "(or its tensor with --input)", v->name,
+                       s->shape[k]->kind == TSL_EXPR_VAR ? s->shape[k]->u.var->name : "?");
+    if (rc || tsl_tensor_alloc(&t, s->dtype, s->ndim, shape, &d)) {
+      rc = rc ? rc : cli_error("run", "parameter '%s': %s", v->name, d.text);
+      break;
+    }
+    tsl_tensor_fill_random(&t, a->seed, p);
+    if (tsl_weights_add(in, v->name, t.dtype, (uint32_t)t.ndim, t.shape, t.data, NULL, &d))
+      rc = cli_error("run", "parameter '%s': %s", v->name, d.text);
+    tsl_tensor_free(&t);
+  }
+  (void)m;
+  tsl_weights_free(w);
+  return rc;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void print_outputs(const tsl_weights *out, double secs, int json) {
+  json_t *arr = json ? json_array() : NULL;
+  for (uint32_t i = 0; i < tsl_weights_count(out); i++) {
+    const tsl_weight *w = tsl_weights_at(out, i);
+    tsl_tensor t = {.data = w->data, .dtype = w->dtype, .ndim = (int32_t)w->ndim};
+    for (uint32_t k = 0; k < w->ndim && k < TSL_MAX_NDIM; k++)
+      t.shape[k] = w->shape[k];
+    char dt[32], shape[256] = "(";
+    for (uint32_t k = 0; k < w->ndim; k++)
+      snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", k ? ", " : "",
+               (long long)w->shape[k]);
+    snprintf(shape + strlen(shape), sizeof shape - strlen(shape), w->ndim == 1 ? ",)" : ")");
+    double sum = tsl_tensor_checksum(&t).sum;
+    if (json) {
+      json_t *o = json_pack("{s:s, s:s, s:s, s:f}", "name", w->name, "dtype",
+                            tsl_dtype_str(w->dtype, dt), "shape", shape, "sum", sum);
+      json_array_append_new(arr, o);
+      continue;
+    }
+    printf("%s: %s %s, sum %.6g:", w->name, tsl_dtype_str(w->dtype, dt), shape, sum);
+    for (uint64_t k = 0; k < w->numel && k < 6; k++)
+      printf(" %.6g", tsl_tensor_get(&t, (int64_t)k));
+    printf("%s\n", w->numel > 6 ? " ..." : "");
+  }
+  if (json) {
+    json_t *o = json_pack("{s:o, s:f, s:s}", "outputs", arr, "time_s", secs, "engine",
+                          "reference interpreter");
+    char *s = json_dumps(o, JSON_COMPACT);
+    puts(s);
+    free(s);
+    json_decref(o);
+  } else {
+    printf("reference interpreter: %.3f ms\n", secs * 1e3);
+  }
+}
+
+int cli_run_model(int argc, char **argv, const tsl_model *m) {
+  margs a;
+  int rc = parse(argc, argv, &a);
+  if (rc)
+    return rc;
+  const tsl_rx_func *f = tsl_model_find(m, a.func ? a.func : "main");
+  if (!f)
+    return cli_error("run", "%s has no Relax function '%s'", a.path, a.func ? a.func : "main");
+  tsl_weights *in = tsl_weights_new(), *out = NULL;
+  if (!in)
+    return cli_error("run", "out of memory");
+  rc = gather(&a, m, f, in);
+  tsl_diag d = {0};
+  if (!rc) {
+    double t0 = now_s();
+    int r = tsl_model_interp(m, f->name, in, &out, &d);
+    double secs = now_s() - t0;
+    if (r) {
+      fprintf(stderr, "tessel run: error: %s\n", d.text);
+      rc = r == TSL_EINVALID ? CLI_USAGE : CLI_NO;
+    } else {
+      print_outputs(out, secs, a.json);
+      if (a.output && tsl_weights_save(out, a.output, &d))
+        rc = cli_error("run", "--output %s: %s", a.output, d.text);
+    }
+  }
+  tsl_weights_free(out);
+  tsl_weights_free(in);
+  return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * core/model/model_internal.h — the reference interpreter of models
+ * (tessel/model.h), internal: runtime values and the library functions.
+ */
+#ifndef TESSEL_MODEL_INTERNAL_H
+#define TESSEL_MODEL_INTERNAL_H
+
+#include "tessel/container.h"
+#include "tessel/interp.h"
+#include "tessel/model.h"
+
+/* A runtime value: a tensor, a tuple of values, or a shape. */
+enum { MV_TENSOR, MV_TUPLE, MV_SHAPE };
+typedef struct mval mval;
+struct mval {
+  int kind;
+  tsl_tensor t;        /* MV_TENSOR: data owned by the run */
+  uint32_t n;          /* MV_TUPLE: fields; MV_SHAPE: dims */
+  const mval **fields;
+  const int64_t *dims;
+};
+
+/* NumPy broadcasting of two shapes into out (rank max(na, nb)); 0 when
+ * they do not broadcast. */
+int mdl_broadcast(const tsl_tensor *a, const tsl_tensor *b, int32_t *ndim, int64_t *shape);
+/* Elementwise a op b into out (shaped by mdl_broadcast), op one of
+ * TSL_RX_OP_ADD .. DIVIDE; unary ops (EXP .. RELU) read a only. */
+void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out);
+/* Batched matmul [.., m, k] x [.., k, n] into out (shaped [batch.., m, n]);
+ * 0 when the shapes do not fit. */
+int mdl_matmul_shape(const tsl_tensor *a, const tsl_tensor *b, int32_t *ndim, int64_t *shape);
+void mdl_matmul(const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out);
+
+/* Library function `name` on its inputs and (allocated) outputs:
+ * TSL_ENOTFOUND when there is no such function, else TSL_OK or an error
+ * naming what does not fit. */
+int mdl_library_call(const char *name, const tsl_tensor *in, uint32_t n_in, tsl_tensor *out,
+                     uint32_t n_out, tsl_diag *diag);
+
+#endif

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# TAP test of `tessel run MODEL`: the models of tests/relax/cases run in the
+# reference interpreter on weights and inputs NumPy made (model_refs.py,
+# Debian's /usr/bin/python3 with python3-numpy), their outputs written to
+# .npz and compared with NumPy's; then inputs that do not fit, and what
+# models cannot do yet, are refused with messages that say so.
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+exe="${TESSEL_EXE:?}"
+src="${TESSEL_SOURCE_ROOT:?}"
+py=/usr/bin/python3
+refs="$src/tests/relax/model_refs.py"
+cases="$src/tests/relax/cases"
+
+check "NumPy makes the weights, inputs and reference outputs" \
+  "$py" "$refs" make "$tmp"
+for m in mlp bound_weights operators; do
+  check "$m runs in the reference interpreter and agrees with NumPy" bash -c "
+    '$exe' run '$cases/$m.py' --weights '$tmp/$m.npz' --output '$tmp/$m.got.npz' \
+      > '$tmp/out' 2> '$tmp/err' && grep -q '^reference interpreter: ' '$tmp/out' &&
+    '$py' '$refs' compare '$tmp/$m.got.npz' '$tmp/$m.want.npz'"
+done
+check "--input overrides the weights file, and --json reports the outputs" bash -c "
+  '$py' -c 'import numpy as np; np.save(\"$tmp/x.npy\", np.zeros((5, 64), \"float32\"))' &&
+  '$exe' run '$cases/mlp.py' --weights '$tmp/mlp.npz' --input x='$tmp/x.npy' --json \
+    > '$tmp/out' 2> '$tmp/err' && grep -q '\"shape\":\"(5, 10)\"' '$tmp/out'"
+check "random inputs take their symbolic sizes from --bind" bash -c "
+  '$exe' run '$cases/mlp.py' --bind n=2 > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^output: float32 (2, 10), sum' '$tmp/out'"
+
+refused() { # NAME STATUS MESSAGE ARGS...
+  local name="$1" want="$2" msg="$3"; shift 3
+  check "$name" bash -c '
+    "$@" > "'"$tmp"'/out" 2> "'"$tmp"'/err"; [ $? -eq '"$want"' ] &&
+    grep -qF -- "'"$msg"'" "'"$tmp"'/err"' _ "$@"
+}
+refused "a symbolic size with no tensor and no --bind is asked for" 2 \
+  "parameter 'x': give its symbolic size with --bind n=VALUE" "$exe" run "$cases/mlp.py"
+refused "a missing weight is named" 2 \
+  "input 'relax.expr.Constant.0' is not given" "$exe" run "$cases/bound_weights.py"
+"$py" -c "import numpy as np; d = dict(np.load('$tmp/mlp.npz')); d['extra'] = d['b0']; np.savez('$tmp/extra.npz', **d)
+d = dict(np.load('$tmp/mlp.npz')); d['w1'] = d['w1'][:, :16]; np.savez('$tmp/bad.npz', **d)"
+refused "an extra weight is named" 2 \
+  "input 'extra' is neither a parameter of 'main' nor a weight of the model" \
+  "$exe" run "$cases/mlp.py" --weights "$tmp/extra.npz"
+refused "a mis-shaped weight is named with what it must be" 2 \
+  "input 'w1' is a float32 tensor of shape (10, 16); it must be R.Tensor((10, 32), dtype=" \
+  "$exe" run "$cases/mlp.py" --weights "$tmp/bad.npz"
+refused "models do not take --target yet" 2 "'--target' is not an option for a model" \
+  "$exe" run "$cases/mlp.py" --bind n=2 --target llvm
+sed 's/"env.relu"/"env.gelu"/' "$cases/bound_weights.py" > "$tmp/gelu.py"
+refused "an unknown library function is named with the known ones" 2 \
+  "no function 'env.gelu': neither a prim_func of the model nor a library function (env.relu, env.linear, env.matmul, env.add)" \
+  "$exe" run "$tmp/gelu.py" --weights "$tmp/bound_weights.npz"
+echo "1..$n"
+exit $((failed > 0))
