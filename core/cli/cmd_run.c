@@ -315,28 +315,23 @@ static const char *program_arg(int argc, char **argv) {
 }
 
 /* A model (a file with @R.function functions) runs in the reference
- * interpreter (cmd_run_model.c); 1 when `path` is one. */
+ * interpreter (cmd_run_model.c). The file is read as a model first (a
+ * program is a model without Relax functions; its errors are the same);
+ * 1 when this handled the run (a model, or a file that does not parse:
+ * the message is printed), 0 for a program. */
 static int run_as_model(int argc, char **argv, const char *path, int *rc) {
-  char *src = NULL;
-  size_t len = 0;
-  tsl_diag d = {0};
-  if (!path || !strcmp(path, "-") || tsl_read_file(path, &src, &len, &d))
-    return 0;
-  int model = strstr(src, "R.function") != NULL;
-  free(src);
-  if (!model)
+  if (!path || !strcmp(path, "-"))
     return 0;
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   const tsl_model *m = NULL;
   *rc = cli_load_model(arena, path, &m);
+  int handled = *rc != CLI_OK || m->n_rx_funcs;
   if (*rc == CLI_OK && m->n_rx_funcs)
     *rc = cli_run_model(argc, argv, m);
-  else if (*rc == CLI_OK)
-    model = 0;
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
-  return model;
+  return handled;
 }
 
 int cli_run(int argc, char **argv) {

@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,11 +51,23 @@ typedef struct margs {
   uint64_t seed;
 } margs;
 
+/* A whole decimal integer >= lo into *out. */
+static int number(const char *s, long long lo, long long *out) {
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || errno || v < lo)
+    return 0;
+  *out = v;
+  return 1;
+}
+
 static int parse(int argc, char **argv, margs *a) {
   memset(a, 0, sizeof *a);
   a->seed = 1;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i];
+    long long iv;
     int has = i + 1 < argc;
     if (!strcmp(o, "--json")) {
       a->json = 1;
@@ -67,14 +80,20 @@ static int parse(int argc, char **argv, margs *a) {
         a->weights = v;
       else if (!strcmp(o, "--output"))
         a->output = v;
+      else if (!strcmp(o, "--seed") && !number(v, 0, &iv))
+        return cli_error("run", "--seed takes a non-negative integer, not '%s'", v);
       else if (!strcmp(o, "--seed"))
-        a->seed = strtoull(v, NULL, 10);
+        a->seed = (uint64_t)iv;
       else if (!strchr(v, '=') || v[0] == '=')
         return cli_error("run", "%s takes NAME=%s, not '%s'", o,
                          !strcmp(o, "--input") ? "FILE" : "VALUE", v);
-      else if (!strcmp(o, "--input") && a->n_inputs < MAX_ITEMS)
+      else if (!strcmp(o, "--bind") && !number(strchr(v, '=') + 1, 1, &iv))
+        return cli_error("run", "--bind %s: a symbolic size is a positive integer", v);
+      else if ((!strcmp(o, "--input") ? a->n_inputs : a->n_binds) >= MAX_ITEMS)
+        return cli_error("run", "more than %d %s options", MAX_ITEMS, o);
+      else if (!strcmp(o, "--input"))
         a->inputs[a->n_inputs++] = v;
-      else if (!strcmp(o, "--bind") && a->n_binds < MAX_ITEMS)
+      else
         a->binds[a->n_binds++] = v;
     } else if (o[0] == '-' && o[1]) {
       return cli_error("run", "'%s' is not an option for a model, or lacks its value\nnote: "
@@ -165,10 +184,12 @@ static int gather(const margs *a, const tsl_model *m, const tsl_rx_func *f, tsl_
     tsl_tensor t;
     int64_t shape[TSL_MAX_NDIM];
     for (int32_t k = 0; !rc && k < s->ndim; k++)
-      if ((shape[k] = dim_value(s->shape[k], a, f, in)) < 0)
+      if ((shape[k] = dim_value(s->shape[k], a, f, in)) < 0 && s->shape[k]->kind == TSL_EXPR_VAR)
         rc = cli_error("run", "parameter '%s': give its symbolic size with --bind %s=VALUE "
-                       "(or its tensor with --input)", v->name,
-                       s->shape[k]->kind == TSL_EXPR_VAR ? s->shape[k]->u.var->name : "?");
+                       "(or its tensor with --input)", v->name, s->shape[k]->u.var->name);
+      else if (shape[k] < 0)
+        rc = cli_error("run", "parameter '%s': a dimension computed from symbolic sizes; give "
+                       "its tensor with --input %s=FILE", v->name, v->name);
     if (rc || tsl_tensor_alloc(&t, s->dtype, s->ndim, shape, &d)) {
       rc = rc ? rc : cli_error("run", "parameter '%s': %s", v->name, d.text);
       break;

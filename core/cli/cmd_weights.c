@@ -102,11 +102,15 @@ static void print_json(const char *path, const tsl_weights *w, const char *out) 
     tsl_weights_meta_at(w, i, &k, &v);
     json_object_set_new(meta, k, json_string(v));
   }
-  json_t *o = json_pack("{s:s, s:s, s:o, s:I, s:o}", "path", path, "format",
+  /* a path that is not UTF-8 goes into JSON as it is (json_pack would fail) */
+  json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:o}", "path",
+                        json_stringn_nocheck(path, strlen(path)), "format",
                         tsl_weights_format_name(tsl_weights_format_of(path)), "tensors", list,
                         "total_bytes", (json_int_t)total, "metadata", meta);
+  if (!o)
+    return;
   if (out)
-    json_object_set_new(o, "converted", json_string(out));
+    json_object_set_new(o, "converted", json_stringn_nocheck(out, strlen(out)));
   char *s = json_dumps(o, JSON_INDENT(2));
   printf("%s\n", s);
   free(s);

@@ -303,7 +303,7 @@ tsla_ival tsla_bound_expr(tsl_analyzer *an, const tsl_expr *e, int depth) {
 static int64_t floordiv_term(const tsla_term *t) {
   int64_t c;
   if (t->n_atoms != 1 || t->atoms[0]->kind != TSL_EXPR_FLOORDIV ||
-      !tsla_is_const(t->atoms[0]->args[1], &c) || c <= 0)
+      !tsla_is_const(t->atoms[0]->args[1], &c) || c <= 0 || c > (INT64_C(1) << 40))
     return 0;
   return c;
 }

@@ -55,6 +55,18 @@ static uint32_t line_of_tok(const pstate *ps, uint32_t tok) {
 
 static rsym *rx_define(pstate *ps, int kind, tsl_str name, uint32_t tok) {
   prx *rx = ps->rx;
+  static const char *const reserved[] = {"R", "T", "I", "cls", "metadata", NULL};
+  for (int k = 0; kind != RS_CLS && reserved[k]; k++)
+    if (!strcmp(name, reserved[k])) {
+      ps_note(ps, "R, T, I, cls and metadata are names the printed model uses; choose another "
+                  "name");
+      ps_error_at(ps, TSL_EINVALID, ps_tok_off(ps, tok), "'%s' cannot name a value", name);
+    }
+  for (uint32_t i = 0; kind != RS_CLS && i < rx->nsyms; i++)
+    if (rx->syms[i].kind == RS_CLS && rx->syms[i].name == name) {
+      ps_note(ps, "'%s' names the module class here; choose another name", name);
+      ps_error_at(ps, TSL_EINVALID, ps_tok_off(ps, tok), "'%s' cannot name a value", name);
+    }
   rsym *old = rx_lookup(rx, name);
   if (old && !(old->kind == RS_VAR && old->dead)) {
     ps_note(ps, "'%s' is already defined on line %u; give each value its own name", name,
@@ -112,6 +124,18 @@ static const tsl_expr *size_var(pstate *ps, const anode *n, tsl_str name) {
     ps_fail(ps, n, "name a new symbolic size as a string in a parameter's shape (\"n\"), or "
                    "declare it with n = T.int64()",
             "unknown symbolic size '%s'", name);
+  /* the body declares it as `name = T.int64()`: an identifier that is not
+   * one of the names the printed model uses itself */
+  int ident = (name[0] == '_' || (name[0] | 32) >= 'a') && (name[0] | 32) <= 'z';
+  for (const char *c = name; ident && *c; c++)
+    ident = *c == '_' || ((*c | 32) >= 'a' && (*c | 32) <= 'z') || (*c >= '0' && *c <= '9');
+  static const char *const reserved[] = {"R", "T", "I", "cls", "metadata", NULL};
+  for (int k = 0; ident && reserved[k]; k++)
+    ident = strcmp(name, reserved[k]) != 0;
+  if (!ident)
+    ps_fail(ps, n, "a symbolic size is named by an identifier (letters, digits, _) other than "
+                   "R, T, I, cls and metadata",
+            "invalid symbolic size name \"%s\"", name);
   const tsl_var *v = tsl_var_new(ps->arena, name, TSL_INT64);
   rsym *d = rx_define(ps, RS_SIZE, name, n->tok);
   d->size = v;
@@ -199,7 +223,10 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n) {
       s->shape = dims_of(ps, shape, &s->ndim);
     if (nd) {
       int64_t v = ps_int_literal(ps, nd, "ndim");
-      if (v < -1 || (shape && v != s->ndim))
+      if (v < -1 || v > 64)
+        ps_fail(ps, nd, "ndim is 0 to 64, or -1 for any rank", "invalid ndim %lld",
+                (long long)v);
+      if (shape && v != s->ndim)
         ps_fail(ps, nd, "ndim is the shape's length, or -1 for any rank", "ndim %lld does not "
                 "fit the shape", (long long)v);
       s->ndim = (int32_t)v;
@@ -221,8 +248,13 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n) {
     tsl_rx_sinfo *s = new_sinfo(ps, TSL_RX_SINFO_SHAPE);
     if (n->kind == AX_CALL && n->n == 1)
       s->shape = dims_of(ps, n->items[0], &s->ndim);
-    else if (n->kind == AX_CALL && kw(n, "ndim"))
-      s->ndim = (int32_t)ps_int_literal(ps, kw(n, "ndim"), "ndim");
+    else if (n->kind == AX_CALL && kw(n, "ndim")) {
+      int64_t v = ps_int_literal(ps, kw(n, "ndim"), "ndim");
+      if (v < -1 || v > 64)
+        ps_fail(ps, kw(n, "ndim"), "ndim is 0 to 64, or -1 for any rank", "invalid ndim %lld",
+                (long long)v);
+      s->ndim = (int32_t)v;
+    }
     return s;
   }
   if (!strcmp(path, "R.Object"))
@@ -375,8 +407,8 @@ static const tsl_rx_expr *dps_call(pstate *ps, const anode *n, tsl_rx_op op) {
 }
 
 static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
-  char path[128];
-  if (!rx_path(ps, n->a, path, sizeof path))
+  char path[128] = "";
+  if (!rx_path(ps, n->a, path, sizeof path) || strncmp(path, "R.", 2))
     ps_fail(ps, n->a, "calls are R.call_tir, R.call_dps_packed or a Relax operator (R.add, "
                       "R.nn.relu, ...)", "expected a Relax call");
   if (!strcmp(path, "R.call_tir"))
@@ -557,6 +589,9 @@ static int declaration(pstate *ps, const astmt *s) {
 }
 
 static void binding(pstate *ps, pblocks *b, const astmt *s) {
+  if (!s->value)
+    ps_fail(ps, s->target, "bind a value: y: R.Tensor((2,), \"float32\") = R.nn.relu(x)",
+            "an annotation without a value");
   if (s->target->kind != AX_NAME)
     ps_fail(ps, s->target, "bind one name: lv0 = R.call_tir(...)",
             "unsupported binding target");
@@ -602,16 +637,19 @@ static void dataflow(pstate *ps, pblocks *b, const astmt *w) {
                                                : NULL;
         if (!o || o->kind != RS_VAR || o->block != rx->block)
           ps_fail(ps, c->items[k], "R.output names variables bound in its dataflow block",
-                  "not a variable of this dataflow block");
+                  "'%.*s' is not a variable of this dataflow block",
+                  c->items[k]->kind == AX_NAME ? (int)c->items[k]->slen : 1,
+                  c->items[k]->kind == AX_NAME ? c->items[k]->s : "?");
         o->var->is_dataflow = 0;
         o->block = -1;
       }
       outputs = 1;
       continue;
     }
-    if (outputs)
-      ps_fail(ps, s->value ? s->value : s->target, "R.output(...) is the last statement of a "
-              "dataflow block", "statement after R.output");
+    if (outputs) {
+      ps_note(ps, "R.output(...) is the last statement of a dataflow block");
+      ps_error_at(ps, TSL_EINVALID, ps_tok_off(ps, s->tok), "statement after R.output");
+    }
     if (s->kind != AS_ASSIGN && s->kind != AS_ANNASSIGN)
       ps_error_at(ps, TSL_EINVALID, ps_tok_off(ps, s->tok), "a dataflow block holds bindings "
                   "(lv0 = R.call_tir(...)) and one R.output(...)");

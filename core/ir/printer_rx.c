@@ -150,11 +150,21 @@ static int calls_global(const tsl_rx_expr *e) {
   return r;
 }
 
+/* `v: sinfo = value` where the annotation says more than the value (TVM
+ * prints it then too), else `v = value`. */
 static void binding(pr_t *p, const tsl_rx_binding *b) {
+  char *want = tsl_rx_sinfo_print(b->var->sinfo), *have = tsl_rx_sinfo_print(b->value->sinfo);
   pr_line(p);
-  pr_printf(p, "%s = ", b->var->name);
+  pr_printf(p, "%s", b->var->name);
+  if (want && have && strcmp(want, have)) {
+    pr_puts(p, ": ");
+    sinfo(p, b->var->sinfo, 0);
+  }
+  pr_puts(p, " = ");
   expr(p, b->value);
   pr_newline(p);
+  free(want);
+  free(have);
 }
 
 static void rx_func(pr_t *p, const tsl_module *tir, const tsl_rx_func *f) {

@@ -102,21 +102,24 @@ static void broadcast(pstate *ps, const anode *at, const char *op, const tsl_rx_
   if (!a->shape || !b->shape)
     return;
   const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, n ? n : 1);
+  int known = 1;
   for (int32_t i = 0; i < n; i++) {
     int32_t ia = i - (n - a->ndim), ib = i - (n - b->ndim);
     const tsl_expr *x = ia >= 0 ? a->shape[ia] : NULL, *y = ib >= 0 ? b->shape[ib] : NULL;
-    int64_t v;
+    int64_t v, u;
     if (!x || (y && tsl_expr_is_const_int(x, &v) && v == 1))
       d[i] = y;
     else if (!y || (tsl_expr_is_const_int(y, &v) && v == 1) || rx_dim_equal(x, y))
       d[i] = x;
-    else
+    else if (tsl_expr_is_const_int(x, &v) && tsl_expr_is_const_int(y, &u))
       ps_fail(ps, at, "NumPy broadcasting: aligned from the last dimension, each pair equal "
                       "or one of them 1",
               "R.%s: shapes %s and %s do not broadcast (dimension %d: %s and %s)", op,
               text(ps, a), text(ps, b), (int)i, dim_text(ps, x), dim_text(ps, y));
+    else
+      known = 0; /* a symbolic size against another size: decided when the model runs */
   }
-  out->shape = d;
+  out->shape = known ? d : NULL;
 }
 
 static void dtypes_agree(pstate *ps, const anode *at, const char *op, const tsl_rx_sinfo *a,
@@ -151,7 +154,9 @@ void rx_infer_op(pstate *ps, const anode *at, tsl_rx_expr *e) {
     if (a->ndim < 2 || b->ndim < 2)
       ps_fail(ps, at, "both operands have at least two dimensions: [..., m, k] x [..., k, n]",
               "R.matmul: %s x %s", text(ps, a), text(ps, b));
-    if (a->shape && b->shape && !rx_dim_equal(a->shape[a->ndim - 1], b->shape[b->ndim - 2]))
+    int64_t ka, kb;
+    if (a->shape && b->shape && tsl_expr_is_const_int(a->shape[a->ndim - 1], &ka) &&
+        tsl_expr_is_const_int(b->shape[b->ndim - 2], &kb) && ka != kb)
       ps_fail(ps, at, "[..., m, k] x [..., k, n]: the reduced dimensions are equal",
               "R.matmul: %s x %s: k is %s and %s", text(ps, a), text(ps, b),
               dim_text(ps, a->shape[a->ndim - 1]), dim_text(ps, b->shape[b->ndim - 2]));
@@ -162,7 +167,7 @@ void rx_infer_op(pstate *ps, const anode *at, tsl_rx_expr *e) {
     batch.shape = NULL;
     broadcast(ps, at, op, &ba, &bb, &batch);
     out->ndim = batch.ndim + 2;
-    if (a->shape && b->shape) {
+    if (a->shape && b->shape && (batch.shape || !batch.ndim)) {
       const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, out->ndim);
       for (int32_t i = 0; i < batch.ndim; i++)
         d[i] = batch.shape[i];

@@ -155,8 +155,8 @@ static int dps(run *r, const tsl_rx_expr *e, const char *where, const mval **out
   if (f) {
     rc = tsl_interp_run(f, a, n_in + n_out, r->diag);
     if (rc) {
-      char msg[sizeof r->diag->text];
-      snprintf(msg, sizeof msg, "%s", r->diag->text);
+      char msg[sizeof ((tsl_diag *)0)->text];
+      snprintf(msg, sizeof msg, "%s", r->diag ? r->diag->text : "it failed");
       return tsl_diag_set(r->diag, rc, "%s: prim_func '%s': %s", where, name, msg);
     }
   } else {
@@ -176,8 +176,8 @@ static int dps(run *r, const tsl_rx_expr *e, const char *where, const mval **out
                           "the model nor a library function (%s)", where, name, known);
     }
     if (rc) {
-      char msg[sizeof r->diag->text];
-      snprintf(msg, sizeof msg, "%s", r->diag->text);
+      char msg[sizeof ((tsl_diag *)0)->text];
+      snprintf(msg, sizeof msg, "%s", r->diag ? r->diag->text : "it failed");
       return tsl_diag_set(r->diag, rc, "%s: %s", where, msg);
     }
   }
@@ -324,6 +324,12 @@ static int run_func(run *r, const tsl_rx_func *f, tsl_weights **outputs) {
   int rc = TSL_OK;
   for (uint32_t i = 0; !rc && i < f->n_params; i++)
     rc = take_input(r, f->params[i]->name, f->params[i]->sinfo, f->params[i]);
+  for (uint32_t i = 0; !rc && i < f->n_params; i++) { /* sizes bound by later tensors */
+    char what[160];
+    snprintf(what, sizeof what, "input '%s'", f->params[i]->name);
+    const mval *v = tsl_map_get(&r->vars, f->params[i]);
+    rc = fit(r, f->params[i]->sinfo, &v->t, what);
+  }
   for (uint32_t i = 0; !rc && i < r->m->n_constants; i++) {
     char name[64];
     snprintf(name, sizeof name, "relax.expr.Constant.%u", i);

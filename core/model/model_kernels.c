@@ -1,8 +1,9 @@
 /*
  * Reference computations of the interpreter of models: the operators of
  * relax.h (elementwise with NumPy broadcasting, batched matmul) and the
- * library functions (env.*), in double, rounded to the dtype on store
- * (tsl_tensor_set), as the TensorIR interpreter computes.
+ * library functions (env.*): floating point in double, rounded to the
+ * dtype on store (tsl_tensor_set); integers exactly in 64 bits, wrapping to
+ * the dtype's width.
  */
 #include "model_internal.h"
 
@@ -50,9 +51,62 @@ static double unary(tsl_rx_op op, double x) {
   }
 }
 
-void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out) {
+/* Integer elements exactly (a double would round int64 values above 2^53
+ * and saturate where NumPy and TensorIR wrap). */
+static int64_t get_int(const tsl_tensor *t, int64_t k) {
+  const int u = t->dtype.code == TSL_DT_UINT;
+  switch (t->dtype.bits) {
+  case 1: case 8:
+    return u ? (int64_t)((const uint8_t *)t->data)[k] : (int64_t)((const int8_t *)t->data)[k];
+  case 16:
+    return u ? (int64_t)((const uint16_t *)t->data)[k] : (int64_t)((const int16_t *)t->data)[k];
+  case 32:
+    return u ? (int64_t)((const uint32_t *)t->data)[k] : (int64_t)((const int32_t *)t->data)[k];
+  default: return ((const int64_t *)t->data)[k];
+  }
+}
+
+static void set_int(tsl_tensor *t, int64_t k, uint64_t v) { /* wraps to the width */
+  switch (t->dtype.bits) {
+  case 1: ((uint8_t *)t->data)[k] = v != 0; break;
+  case 8: ((uint8_t *)t->data)[k] = (uint8_t)v; break;
+  case 16: ((uint16_t *)t->data)[k] = (uint16_t)v; break;
+  case 32: ((uint32_t *)t->data)[k] = (uint32_t)v; break;
+  default: ((uint64_t *)t->data)[k] = v;
+  }
+}
+
+static int is_integer(tsl_dtype t) { return t.code == TSL_DT_INT || t.code == TSL_DT_UINT; }
+
+static void elementwise_int(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b,
+                            tsl_tensor *out) {
   int64_t n = tsl_tensor_numel(out);
-  int integer = tsl_dtype_is_int(out->dtype);
+  for (int64_t k = 0; k < n; k++) {
+    int64_t x = get_int(a, b ? source_index(a, out->ndim, out->shape, k) : k);
+    if (!b) {
+      if (op == TSL_RX_OP_RELU)
+        set_int(out, k, (uint64_t)(x > 0 ? x : 0));
+      else
+        tsl_tensor_set(out, k, unary(op, (double)x));
+      continue;
+    }
+    int64_t y = get_int(b, source_index(b, out->ndim, out->shape, k));
+    uint64_t ux = (uint64_t)x, uy = (uint64_t)y, r;
+    switch (op) {
+    case TSL_RX_OP_ADD: r = ux + uy; break;
+    case TSL_RX_OP_SUBTRACT: r = ux - uy; break;
+    case TSL_RX_OP_MULTIPLY: r = ux * uy; break;
+    default: /* DIVIDE truncates, as TensorIR's / (x / 0 gives 0) */
+      r = y == 0 || (x == INT64_MIN && y == -1) ? (y == 0 ? 0 : ux) : (uint64_t)(x / y);
+    }
+    set_int(out, k, r);
+  }
+}
+
+void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out) {
+  if (is_integer(out->dtype))
+    return elementwise_int(op, a, b, out);
+  int64_t n = tsl_tensor_numel(out);
   for (int64_t k = 0; k < n; k++) {
     double x = tsl_tensor_get(a, b ? source_index(a, out->ndim, out->shape, k) : k), r;
     if (!b) {
@@ -64,8 +118,8 @@ void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl
     case TSL_RX_OP_ADD: r = x + y; break;
     case TSL_RX_OP_SUBTRACT: r = x - y; break;
     case TSL_RX_OP_MULTIPLY: r = x * y; break;
-    default: /* DIVIDE: integers truncate, as TensorIR's / does (x / 0 gives 0) */
-      r = integer ? (y != 0 ? trunc(x / y) : 0) : x / y;
+    default: /* DIVIDE */
+      r = x / y;
     }
     tsl_tensor_set(out, k, r);
   }
@@ -99,10 +153,18 @@ void mdl_matmul(const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out) {
     int64_t za = source_index(&ba, nb, out->shape, z), zb = source_index(&bb, nb, out->shape, z);
     for (int64_t i = 0; i < m; i++)
       for (int64_t j = 0; j < n; j++) {
+        const int64_t ia = (za * m + i) * kk, o = (z * m + i) * n + j;
+        if (is_integer(out->dtype)) { /* exact, wrapping */
+          uint64_t s = 0;
+          for (int64_t k = 0; k < kk; k++)
+            s += (uint64_t)get_int(a, ia + k) * (uint64_t)get_int(b, (zb * kk + k) * n + j);
+          set_int(out, o, s);
+          continue;
+        }
         double s = 0;
         for (int64_t k = 0; k < kk; k++)
-          s += tsl_tensor_get(a, (za * m + i) * kk + k) * tsl_tensor_get(b, (zb * kk + k) * n + j);
-        tsl_tensor_set(out, (z * m + i) * n + j, s);
+          s += tsl_tensor_get(a, ia + k) * tsl_tensor_get(b, (zb * kk + k) * n + j);
+        tsl_tensor_set(out, o, s);
       }
   }
 }

@@ -224,7 +224,16 @@ static const tsl_expr *on_expr(tsl_mutator *m, const tsl_expr *e) {
                    *lane = lane_of(l, w, idx), *own = tsl_expr_load(m->arena, w->local, 1, &s);
     if (own_lane(l, lane))
       return own;
-    const tsl_expr *two[2] = {own, lane}; /* another lane's element */
+    /* another lane's element: the shuffle returns the source lane's
+     * local[s], so s must be the same in every lane (TVM's check) */
+    const tsl_var *tx = l->lanes.len ? TSL_VEC_DATA(&l->lanes, const tsl_var *)[l->lanes.len - 1]
+                                     : NULL;
+    if (!tx || tsl_expr_uses_var(s, tx))
+      fail(l, "cuda target: a read of warp buffer '%s' %s", w->old->name,
+           "takes another lane's element at a place that depends on the reading lane (a "
+           "shuffle reads one place of every lane); each lane may read its own elements, or "
+           "the same place of another lane");
+    const tsl_expr *two[2] = {own, lane};
     return tsl_expr_call_extern(m->arena, e->dtype, tsl_intern(tsl_arena_ctx(m->arena),
                                                                "tsl_warp_shfl"), 2, two);
   }
@@ -268,7 +277,7 @@ static const tsl_stmt *warp_alloc(lowerer *l, const tsl_stmt *s) {
     fail(l, "cuda target: warp buffer '%s' needs the threadIdx.x loops of its kernel to run "
          "the 32 lanes of a warp (extent 32 from 0), not loop '%s'", b->name,
          short_loop->u.loop.loop_var->name);
-  else if (size < 0 || size % (sc.width * WARP))
+  else if (size < 0 || sc.width > size / WARP || size % (sc.width * WARP))
     fail(l, "cuda target: warp buffer '%s' cannot live in the lanes' registers: %s", b->name,
          "its size is not a whole number of rows of 32 lanes");
   if (l->rc)

@@ -219,6 +219,8 @@ int main(void) {
   refused(ctx, root, "tests/cuda/refused/warp_half_lanes.py", "warp buffer 'W' needs the "
           "threadIdx.x loops of its kernel to run the 32 lanes of a warp (extent 32 from 0), "
           "not loop 'tx'");
+  refused(ctx, root, "tests/cuda/refused/warp_shuffle_slot.py", "a read of warp buffer 'W' "
+          "takes another lane's element at a place that depends on the reading lane");
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
   if (system(cmd) != 0)

@@ -36,14 +36,26 @@ def make(d):
              "output.1": (1 / (1 + np.exp(-e))).astype("float32")})
 
 
+def make_int(d):
+    a = np.array([2**30, -7, 123456, 5], "int32")
+    b = np.array([4, 3, -1000, 2], "int32")
+    np.savez(f"{d}/int_ops.npz", a=a, b=b)
+    with np.errstate(over="ignore"):
+        dd = a * b + a - b
+    q = np.trunc(dd.astype("float64") / b).astype("int64").astype("int32")
+    np.savez(f"{d}/int_ops.want.npz", output=q)
+
+
 def compare(got, want):
     g, w = np.load(got), np.load(want)
     if sorted(g.files) != sorted(w.files):
         print(f"# outputs {sorted(g.files)}, want {sorted(w.files)}")
         return 1
     for k in w.files:
+        exact = w[k].dtype.kind in "iu"
         if g[k].shape != w[k].shape or g[k].dtype != w[k].dtype or \
-                not np.allclose(g[k], w[k], rtol=1e-5, atol=1e-5):
+                not (np.array_equal(g[k], w[k]) if exact else
+                     np.allclose(g[k], w[k], rtol=1e-5, atol=1e-5)):
             print(f"# {k}: got {g[k].dtype}{g[k].shape}, want {w[k].dtype}{w[k].shape}; "
                   f"max diff {np.max(np.abs(g[k] - w[k])) if g[k].shape == w[k].shape else '-'}")
             return 1
@@ -53,5 +65,6 @@ def compare(got, want):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
+        make_int(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))

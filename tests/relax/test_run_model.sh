@@ -13,7 +13,7 @@ cases="$src/tests/relax/cases"
 
 check "NumPy makes the weights, inputs and reference outputs" \
   "$py" "$refs" make "$tmp"
-for m in mlp bound_weights operators; do
+for m in mlp bound_weights operators int_ops; do
   check "$m runs in the reference interpreter and agrees with NumPy" bash -c "
     '$exe' run '$cases/$m.py' --weights '$tmp/$m.npz' --output '$tmp/$m.got.npz' \
       > '$tmp/out' 2> '$tmp/err' && grep -q '^reference interpreter: ' '$tmp/out' &&
@@ -45,6 +45,10 @@ refused "an extra weight is named" 2 \
 refused "a mis-shaped weight is named with what it must be" 2 \
   "input 'w1' is a float32 tensor of shape (10, 16); it must be R.Tensor((10, 32), dtype=" \
   "$exe" run "$cases/mlp.py" --weights "$tmp/bad.npz"
+refused "--seed takes a number" 2 "--seed takes a non-negative integer, not 'abc'" \
+  "$exe" run "$cases/mlp.py" --bind n=2 --seed abc
+refused "--bind takes a positive size" 2 "--bind n=-3: a symbolic size is a positive integer" \
+  "$exe" run "$cases/mlp.py" --bind n=-3
 refused "models do not take --target yet" 2 "'--target' is not an option for a model" \
   "$exe" run "$cases/mlp.py" --bind n=2 --target llvm
 sed 's/"env.relu"/"env.gelu"/' "$cases/bound_weights.py" > "$tmp/gelu.py"

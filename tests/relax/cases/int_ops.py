@@ -1,0 +1,16 @@
+# Integer operators computed exactly and wrapping to 32 bits, as NumPy does.
+from tvm.script import ir as I
+from tvm.script import tir as T
+from tvm.script import relax as R
+
+
+@I.ir_module
+class IntOps:
+    @R.function
+    def main(a: R.Tensor((4,), "int32"), b: R.Tensor((4,), "int32")) -> R.Tensor((4,), "int32"):
+        with R.dataflow():
+            c = R.multiply(a, b)
+            d = R.subtract(R.add(c, a), b)
+            e = R.divide(d, b)
+            R.output(e)
+        return e
