@@ -407,8 +407,9 @@ void ps_scope_push(pstate *ps);
 void ps_scope_pop(pstate *ps, const char *block_name);
 /* Innermost symbol named (interned) `name`, or NULL. */
 psym *ps_lookup(pstate *ps, const char *name);
-/* Define a symbol in the innermost scope; errors on a name already defined
- * in any enclosing scope of the current function. */
+/* Define a symbol in the innermost scope, shadowing one of an enclosing
+ * scope until this scope ends; errors on a name already defined in the
+ * innermost scope. */
 psym *ps_define(pstate *ps, const char *name, uint32_t tok, int kind);
 /* Block variable that went out of scope, or NULL. */
 const pdead *ps_lookup_dead(pstate *ps, const char *name);

@@ -243,7 +243,7 @@ const char tcu_prelude_device[] =
     "/* Lane `lane`'s value of v in the calling warp (a warp buffer's element\n"
     " * another lane holds); every lane of the warp calls it. */\n"
     "template <class T> static __device__ __forceinline__ T tsl_warp_shfl(T v, int lane) "
-    "{ return __shfl_sync(0xffffffffu, v, lane, 32); }\n"
+    "{ return __shfl_sync(__activemask(), v, lane, 32); }\n"
     "struct tsl_sum { template <class T> static __device__ T f(T a, T b) { return a + b; } };\n"
     "struct tsl_prod { template <class T> static __device__ T f(T a, T b) { return a * b; } };\n"
     "struct tsl_min_op { template <class T> static __device__ T f(T a, T b) "
