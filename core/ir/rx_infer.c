@@ -151,9 +151,52 @@ void rx_infer_op(pstate *ps, const anode *at, tsl_rx_expr *e) {
     dtypes_agree(ps, at, op, a, b, out);
     if (a->ndim < 0 || b->ndim < 0)
       break;
-    if (a->ndim < 2 || b->ndim < 2)
-      ps_fail(ps, at, "both operands have at least two dimensions: [..., m, k] x [..., k, n]",
-              "R.matmul: %s x %s", text(ps, a), text(ps, b));
+    if (a->ndim < 1 || b->ndim < 1)
+      ps_fail(ps, at, "both operands have at least one dimension: [..., m, k] x [..., k, n], "
+              "a vector as [k]", "R.matmul: %s x %s", text(ps, a), text(ps, b));
+    /* NumPy: a vector operand is [1, k] (first) or [k, 1] (second), and
+     * that dimension is dropped from the result */
+    tsl_rx_sinfo pa = *a, pb = *b;
+    const tsl_expr *one = tsl_expr_int(ps->arena, TSL_INT64, 1);
+    if (a->ndim == 1) {
+      const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, 2);
+      d[0] = one;
+      d[1] = a->shape ? a->shape[0] : one;
+      pa.ndim = 2;
+      pa.shape = a->shape ? d : NULL;
+    }
+    if (b->ndim == 1) {
+      const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, 2);
+      d[0] = b->shape ? b->shape[0] : one;
+      d[1] = one;
+      pb.ndim = 2;
+      pb.shape = b->shape ? d : NULL;
+    }
+    if (a->ndim == 1 || b->ndim == 1) {
+      tsl_rx_expr tmp = *e;
+      const tsl_rx_expr *args[2];
+      tsl_rx_expr ea = *e->args[0], eb = *e->args[1];
+      ea.sinfo = &pa;
+      eb.sinfo = &pb;
+      args[0] = &ea;
+      args[1] = &eb;
+      tmp.args = args;
+      rx_infer_op(ps, at, &tmp);
+      tsl_rx_sinfo *r = sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
+      *r = *tmp.sinfo;
+      int32_t drop = (a->ndim == 1) + (b->ndim == 1);
+      r->ndim -= drop;
+      if (r->shape) {
+        const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, r->ndim + 1);
+        int32_t n = 0, full = r->ndim + drop;
+        for (int32_t i = 0; i < full; i++)
+          if (!((a->ndim == 1 && i == full - 2) || (b->ndim == 1 && i == full - 1)))
+            d[n++] = tmp.sinfo->shape[i];
+        r->shape = d;
+      }
+      e->sinfo = r;
+      return;
+    }
     int64_t ka, kb;
     if (a->shape && b->shape && tsl_expr_is_const_int(a->shape[a->ndim - 1], &ka) &&
         tsl_expr_is_const_int(b->shape[b->ndim - 2], &kb) && ka != kb)

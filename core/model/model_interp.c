@@ -207,19 +207,46 @@ static int op_call(run *r, const tsl_rx_expr *e, const char *where, const mval *
   int32_t nd = x->t.ndim;
   int64_t shape[TSL_MAX_NDIM];
   memcpy(shape, x->t.shape, sizeof shape);
-  int ok = e->op == TSL_RX_OP_MATMUL ? mdl_matmul_shape(&x->t, &y->t, &nd, shape)
+  /* matmul: a vector is [1, k] first or [k, 1] second (NumPy), the same
+   * bytes; its dimension is dropped from the result (the same bytes too) */
+  tsl_tensor a = x->t, b = y ? y->t : x->t;
+  const int va = e->op == TSL_RX_OP_MATMUL && a.ndim == 1,
+            vb = e->op == TSL_RX_OP_MATMUL && b.ndim == 1;
+  if (va) {
+    a.shape[1] = a.shape[0];
+    a.shape[0] = 1;
+    a.ndim = 2;
+  }
+  if (vb) {
+    b.shape[1] = 1;
+    b.ndim = 2;
+  }
+  int ok = e->op == TSL_RX_OP_MATMUL ? mdl_matmul_shape(&a, &b, &nd, shape)
            : y                       ? mdl_broadcast(&x->t, &y->t, &nd, shape)
                                      : 1;
   if (!ok)
     return fail(r, TSL_EINVALID, "%s: R.%s: the operands' shapes do not fit", where, op);
+  int64_t full[TSL_MAX_NDIM];
+  const int32_t full_nd = nd;
+  memcpy(full, shape, sizeof full);
+  if (va || vb) { /* [.., m, n] without the vector's 1 */
+    nd = 0;
+    for (int32_t i = 0; i < full_nd; i++)
+      if (!((va && i == full_nd - 2) || (vb && i == full_nd - 1)))
+        shape[nd++] = full[i];
+  }
   mval *v;
   rc = alloc_shaped(r, x->t.dtype, nd, shape, &v);
   if (rc)
     return rc;
-  if (e->op == TSL_RX_OP_MATMUL)
-    mdl_matmul(&x->t, &y->t, &v->t);
-  else
+  if (e->op == TSL_RX_OP_MATMUL) {
+    tsl_tensor o = v->t;
+    o.ndim = full_nd;
+    memcpy(o.shape, full, sizeof full);
+    mdl_matmul(&a, &b, &o);
+  } else {
     mdl_elementwise((tsl_rx_op)e->op, &x->t, y ? &y->t : NULL, &v->t);
+  }
   *out = v;
   return TSL_OK;
 }

@@ -36,6 +36,17 @@ def make(d):
              "output.1": (1 / (1 + np.exp(-e))).astype("float32")})
 
 
+def make_matvec(d):
+    rng = np.random.default_rng(11)
+    f = lambda *s: rng.uniform(-1, 1, s).astype("float32")
+    a, x, b, c = f(4, 8), f(8), f(8, 3), f(2, 4, 8)
+    np.savez(f"{d}/matvec.npz", a=a, x=x, b=b, c=c)
+    x64 = x.astype("float64")
+    np.savez(f"{d}/matvec.want.npz", **{"output.0": (a @ x64).astype("float32"),
+             "output.1": (x64 @ b).astype("float32"), "output.2": np.float32(x64 @ x64),
+             "output.3": (c @ x64).astype("float32")})
+
+
 def make_int(d):
     a = np.array([2**30, -7, 123456, 5], "int32")
     b = np.array([4, 3, -1000, 2], "int32")
@@ -66,5 +77,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2])
         make_int(sys.argv[2])
+        make_matvec(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))
