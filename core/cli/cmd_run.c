@@ -266,12 +266,6 @@ static void print_json(const run_args *a, const cli_program *p, const char *targ
   json_decref(o);
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Lower and build `f`; *fn gets its packed entry. */
 static int build_one(const cli_target *t, tsl_arena *arena, const tsl_func *f,
                      const char *what, const tsl_lowered_func **lf, tsl_kernel **k,
@@ -352,9 +346,9 @@ int cli_run(int argc, char **argv) {
   tsl_packed_fn fn = NULL, rfn = NULL;
   double compile_s = 0;
   if (rc == CLI_OK) {
-    double t0 = now_s();
+    double t0 = cli_now_s();
     rc = build_one(&t, p.arena, p.func, "", &lf, &k, &fn);
-    compile_s = now_s() - t0;
+    compile_s = cli_now_s() - t0;
   }
   double flops = -1;
   const char *ref_kind = a.check;

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 const char cli_run_model_usage[] =
     "usage: tessel run MODEL [--func NAME] [--weights FILE] [--input NAME=FILE]...\n"
@@ -204,12 +203,6 @@ static int gather(const margs *a, const tsl_model *m, const tsl_rx_func *f, tsl_
   return rc;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void print_outputs(const tsl_weights *out, double secs, int json) {
   json_t *arr = json ? json_array() : NULL;
   for (uint32_t i = 0; i < tsl_weights_count(out); i++) {
@@ -260,9 +253,9 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
   rc = gather(&a, m, f, in);
   tsl_diag d = {0};
   if (!rc) {
-    double t0 = now_s();
+    double t0 = cli_now_s();
     int r = tsl_model_interp(m, f->name, in, &out, &d);
-    double secs = now_s() - t0;
+    double secs = cli_now_s() - t0;
     if (r) {
       fprintf(stderr, "tessel run: error: %s\n", d.text);
       rc = r == TSL_EINVALID ? CLI_USAGE : CLI_NO;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[],
     cli_schedule_usage[], cli_space_usage[], cli_run_usage[], cli_build_usage[],
@@ -107,13 +108,16 @@ static int read_source(const char **path, char **src, size_t *len) {
   return CLI_OK;
 }
 
-int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
+/* FILE as a program (model NULL) or a model (out NULL). */
+static int load(tsl_arena *arena, const char *path, const tsl_module **out,
+                const tsl_model **model) {
   tsl_diag diag = {0};
   char *src = NULL;
   size_t len = 0;
   if (read_source(&path, &src, &len))
     return CLI_USAGE;
-  int rc = tsl_parse(arena, path, src, len, out, &diag);
+  int rc = model ? tsl_parse_model(arena, path, src, len, model, &diag)
+                 : tsl_parse(arena, path, src, len, out, &diag);
   free(src);
   if (rc != TSL_OK) {
     fprintf(stderr, "%s\n", diag.text);
@@ -122,19 +126,18 @@ int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
   return CLI_OK;
 }
 
+int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
+  return load(arena, path, out, NULL);
+}
+
 int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out) {
-  tsl_diag diag = {0};
-  char *src = NULL;
-  size_t len = 0;
-  if (read_source(&path, &src, &len))
-    return CLI_USAGE;
-  int rc = tsl_parse_model(arena, path, src, len, out, &diag);
-  free(src);
-  if (rc != TSL_OK) {
-    fprintf(stderr, "%s\n", diag.text);
-    return CLI_USAGE;
-  }
-  return CLI_OK;
+  return load(arena, path, NULL, out);
+}
+
+double cli_now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 const tsl_func *cli_pick_func(const char *verb, const tsl_module *m,

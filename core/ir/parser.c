@@ -222,23 +222,28 @@ void ps_error_at(pstate *ps, int status, uint32_t off, const char *fmt, ...) {
 
 /* ---- entry points ---- */
 
-static int run(pstate *ps, const tsl_module **out) {
+/* The stages over one pstate; `model` set: @R.function functions are read
+ * too (tsl_parse_model) and *out is a tsl_model, else a tsl_module. */
+static int run(pstate *ps, tsl_model *model, const void **out) {
   if (setjmp(ps->jb))
     return ps->status;
   ps_lex(ps);
   uint32_t n = 0;
   astmt **stmts = ps_parse_file_syntax(ps, &n);
-  *out = ps_build_module(ps, stmts, n);
+  if (model)
+    ps->rx = ps_rx_new(ps, model);
+  const tsl_module *tir = ps_build_module(ps, stmts, n);
+  *out = model ? (const void *)ps_build_model(ps, tir) : (const void *)tir;
   return TSL_OK;
 }
 
-int tsl_parse(tsl_arena *arena, const char *filename, const char *src,
-              size_t len, const tsl_module **out, tsl_diag *diag) {
+static int parse(tsl_arena *arena, const char *filename, const char *src, size_t len,
+                 int model, const void **out, tsl_diag *diag) {
+  const char *fn = model ? "tsl_parse_model" : "tsl_parse";
   if (out)
     *out = NULL;
   if (!arena || !out || (!src && len))
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "tsl_parse: arena, out and src must not be NULL");
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: arena, out and src must not be NULL", fn);
   if (len >= (size_t)UINT32_MAX - 16)
     return tsl_diag_set(diag, TSL_EINVALID, "%s: error: file too large",
                         filename ? filename : "<input>");
@@ -252,93 +257,73 @@ int tsl_parse(tsl_arena *arena, const char *filename, const char *src,
   ps->src = src ? src : "";
   ps->len = len;
   ps->diag = diag;
-  const tsl_module *m = NULL;
-  int rc = run(ps, &m);
+  tsl_model *m = NULL;
+  if (model) {
+    m = TSL_NEW(arena, tsl_model);
+    m->struct_size = sizeof *m;
+    m->arena = arena;
+  }
+  const void *r = NULL;
+  int rc = run(ps, m, &r);
   if (ps->an)
     tsl_analyzer_free(ps->an);
   tsl_arena_free(ps->scratch);
   free(ps);
   if (rc == TSL_OK) {
-    *out = m;
+    *out = r;
     if (diag)
       tsl_diag_set(diag, TSL_OK, "%s", "");
   }
   return rc;
 }
 
-static int run_model(pstate *ps, const tsl_model **out) {
-  if (setjmp(ps->jb))
-    return ps->status;
-  ps_lex(ps);
-  uint32_t n = 0;
-  astmt **stmts = ps_parse_file_syntax(ps, &n);
-  tsl_model *m = TSL_NEW(ps->arena, tsl_model);
-  m->struct_size = sizeof *m;
-  m->arena = ps->arena;
-  ps->rx = ps_rx_new(ps, m);
-  const tsl_module *tir = ps_build_module(ps, stmts, n);
-  *out = ps_build_model(ps, tir);
-  return TSL_OK;
+int tsl_parse(tsl_arena *arena, const char *filename, const char *src, size_t len,
+              const tsl_module **out, tsl_diag *diag) {
+  const void *r = NULL;
+  int rc = parse(arena, filename, src, len, 0, out ? &r : NULL, diag);
+  if (out)
+    *out = r;
+  return rc;
 }
 
 int tsl_parse_model(tsl_arena *arena, const char *filename, const char *src, size_t len,
                     const tsl_model **out, tsl_diag *diag) {
+  const void *r = NULL;
+  int rc = parse(arena, filename, src, len, 1, out ? &r : NULL, diag);
+  if (out)
+    *out = r;
+  return rc;
+}
+
+/* Read `path` and parse it as a program or a model. */
+static int parse_file(tsl_arena *arena, const char *path, int model, const void **out,
+                      tsl_diag *diag) {
   if (out)
     *out = NULL;
-  if (!arena || !out || (!src && len))
-    return tsl_diag_set(diag, TSL_EINVALID,
-                        "tsl_parse_model: arena, out and src must not be NULL");
-  if (len >= (size_t)UINT32_MAX - 16)
-    return tsl_diag_set(diag, TSL_EINVALID, "%s: error: file too large",
-                        filename ? filename : "<input>");
-  pstate *ps = calloc(1, sizeof *ps);
-  if (!ps)
-    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
-  ps->ctx = tsl_arena_ctx(arena);
-  ps->arena = arena;
-  ps->scratch = tsl_arena_new(ps->ctx);
-  ps->file = filename ? filename : "<input>";
-  ps->src = src ? src : "";
-  ps->len = len;
-  ps->diag = diag;
-  const tsl_model *m = NULL;
-  int rc = run_model(ps, &m);
-  if (ps->an)
-    tsl_analyzer_free(ps->an);
-  tsl_arena_free(ps->scratch);
-  free(ps);
-  if (rc == TSL_OK) {
-    *out = m;
-    if (diag)
-      tsl_diag_set(diag, TSL_OK, "%s", "");
-  }
+  char *src = NULL;
+  size_t n = 0;
+  int rc = tsl_read_file(path, &src, &n, diag);
+  if (rc)
+    return rc;
+  rc = parse(arena, path, src, n, model, out, diag);
+  free(src);
   return rc;
 }
 
 int tsl_parse_model_file(tsl_arena *arena, const char *path, const tsl_model **out,
                          tsl_diag *diag) {
+  const void *r = NULL;
+  int rc = parse_file(arena, path, 1, out ? &r : NULL, diag);
   if (out)
-    *out = NULL;
-  char *src = NULL;
-  size_t n = 0;
-  int rc = tsl_read_file(path, &src, &n, diag);
-  if (rc)
-    return rc;
-  rc = tsl_parse_model(arena, path, src, n, out, diag);
-  free(src);
+    *out = r;
   return rc;
 }
 
 int tsl_parse_file(tsl_arena *arena, const char *path, const tsl_module **out,
                    tsl_diag *diag) {
+  const void *r = NULL;
+  int rc = parse_file(arena, path, 0, out ? &r : NULL, diag);
   if (out)
-    *out = NULL;
-  char *src = NULL;
-  size_t n = 0;
-  int rc = tsl_read_file(path, &src, &n, diag);
-  if (rc)
-    return rc;
-  rc = tsl_parse(arena, path, src, n, out, diag);
-  free(src);
+    *out = r;
   return rc;
 }

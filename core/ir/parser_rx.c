@@ -176,13 +176,6 @@ static const anode *kw(const anode *call, const char *name) {
   return NULL;
 }
 
-static tsl_rx_sinfo *new_sinfo(pstate *ps, uint32_t kind) {
-  tsl_rx_sinfo *s = TSL_NEW(ps->arena, tsl_rx_sinfo);
-  s->kind = kind;
-  s->ndim = -1;
-  s->dtype = TSL_VOID;
-  return s;
-}
 
 /* The dims of a shape tuple / list node. */
 static const tsl_expr *const *dims_of(pstate *ps, const anode *n, int32_t *ndim) {
@@ -207,7 +200,7 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n) {
   if (!legacy && !rx_path(ps, callee, path, sizeof path))
     ps_fail(ps, n, sinfo_usage, "expected struct info");
   if (legacy || !strcmp(path, "R.Tensor")) {
-    tsl_rx_sinfo *s = new_sinfo(ps, TSL_RX_SINFO_TENSOR);
+    tsl_rx_sinfo *s = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
     if (n->kind != AX_CALL)
       return s;
     static const char *const kws[] = {"shape", "dtype", "ndim", NULL};
@@ -236,7 +229,7 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n) {
     return s;
   }
   if (!strcmp(path, "R.Tuple")) {
-    tsl_rx_sinfo *s = new_sinfo(ps, TSL_RX_SINFO_TUPLE);
+    tsl_rx_sinfo *s = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TUPLE);
     const tsl_rx_sinfo **f = TSL_NEW_ARRAY(ps->arena, const tsl_rx_sinfo *, n->n ? n->n : 1);
     for (uint32_t i = 0; n->kind == AX_CALL && i < n->n; i++)
       f[i] = rx_sinfo(ps, n->items[i]);
@@ -245,7 +238,7 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n) {
     return s;
   }
   if (!strcmp(path, "R.Shape")) {
-    tsl_rx_sinfo *s = new_sinfo(ps, TSL_RX_SINFO_SHAPE);
+    tsl_rx_sinfo *s = rx_sinfo_new(ps->arena, TSL_RX_SINFO_SHAPE);
     if (n->kind == AX_CALL && n->n == 1)
       s->shape = dims_of(ps, n->items[0], &s->ndim);
     else if (n->kind == AX_CALL && kw(n, "ndim")) {
@@ -258,7 +251,7 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n) {
     return s;
   }
   if (!strcmp(path, "R.Object"))
-    return new_sinfo(ps, TSL_RX_SINFO_OBJECT);
+    return rx_sinfo_new(ps->arena, TSL_RX_SINFO_OBJECT);
   ps_fail(ps, n, sinfo_usage, "unknown struct info '%s'", path);
 }
 
@@ -333,7 +326,7 @@ static const tsl_rx_expr *callee(pstate *ps, const anode *n, int allow_extern) {
   }
   tsl_rx_expr *e = new_expr(ps, global ? TSL_RX_EXPR_GLOBAL : TSL_RX_EXPR_EXTERN);
   e->name = name;
-  e->sinfo = new_sinfo(ps, TSL_RX_SINFO_OBJECT);
+  e->sinfo = rx_sinfo_new(ps->arena, TSL_RX_SINFO_OBJECT);
   return e;
 }
 
@@ -392,7 +385,7 @@ static const tsl_rx_expr *dps_call(pstate *ps, const anode *n, tsl_rx_op op) {
   if (!out)
     ps_fail(ps, n, usage, "%s needs the outputs' struct info (out_sinfo=)", fname);
   if (kw(n, "dtype")) { /* (1, 128), dtype="float32" */
-    tsl_rx_sinfo *s = new_sinfo(ps, TSL_RX_SINFO_TENSOR);
+    tsl_rx_sinfo *s = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
     s->shape = dims_of(ps, out, &s->ndim);
     s->dtype = ps_dtype_arg(ps, kw(n, "dtype"));
     const tsl_rx_sinfo **one = TSL_NEW_ARRAY(ps->arena, const tsl_rx_sinfo *, 1);
@@ -421,7 +414,7 @@ static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
     int32_t nd;
     e->dims = dims_of(ps, n->items[0], &nd);
     e->n_dims = (uint32_t)nd;
-    tsl_rx_sinfo *s = new_sinfo(ps, TSL_RX_SINFO_SHAPE);
+    tsl_rx_sinfo *s = rx_sinfo_new(ps->arena, TSL_RX_SINFO_SHAPE);
     s->ndim = nd;
     s->shape = e->dims;
     e->sinfo = s;
@@ -492,7 +485,7 @@ static const tsl_rx_expr *rx_expr(pstate *ps, const anode *n) {
         ps_fail(ps, n->items[0], "an index from 0", "invalid constant index %lld", (long long)i);
       tsl_rx_expr *e = new_expr(ps, TSL_RX_EXPR_CONSTANT);
       e->index = (uint32_t)i;
-      e->sinfo = new_sinfo(ps, TSL_RX_SINFO_OBJECT);
+      e->sinfo = rx_sinfo_new(ps->arena, TSL_RX_SINFO_OBJECT);
       if ((uint32_t)i + 1 > ps->rx->model->n_constants)
         ps->rx->model->n_constants = (uint32_t)i + 1;
       r = e;

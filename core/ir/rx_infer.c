@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tsl_rx_sinfo *sinfo_new(tsl_arena *a, uint32_t kind) {
+tsl_rx_sinfo *rx_sinfo_new(tsl_arena *a, uint32_t kind) {
   tsl_rx_sinfo *s = TSL_NEW(a, tsl_rx_sinfo);
   s->kind = kind;
   s->ndim = -1;
@@ -18,7 +18,7 @@ static tsl_rx_sinfo *sinfo_new(tsl_arena *a, uint32_t kind) {
 }
 
 const tsl_rx_sinfo *rx_tuple_sinfo(tsl_arena *a, uint32_t n, const tsl_rx_expr *const *fields) {
-  tsl_rx_sinfo *s = sinfo_new(a, TSL_RX_SINFO_TUPLE);
+  tsl_rx_sinfo *s = rx_sinfo_new(a, TSL_RX_SINFO_TUPLE);
   const tsl_rx_sinfo **f = TSL_NEW_ARRAY(a, const tsl_rx_sinfo *, n ? n : 1);
   for (uint32_t i = 0; i < n; i++)
     f[i] = fields[i]->sinfo;
@@ -34,14 +34,18 @@ int rx_dim_equal(const tsl_expr *a, const tsl_expr *b) {
   return tsl_expr_equal(a, b);
 }
 
-/* The text of a struct info, in the parse's scratch arena. */
-static const char *text(pstate *ps, const tsl_rx_sinfo *s) {
-  char *t = tsl_rx_sinfo_print(s);
+/* A printed text (malloc'd, freed here) moved into the parse's scratch. */
+static const char *scratch(pstate *ps, char *t) {
   size_t n = t ? strlen(t) : 0;
   char *r = ps_alloc(ps, n + 1);
   memcpy(r, t ? t : "", n + 1);
   free(t);
   return r;
+}
+
+/* The text of a struct info, in the parse's scratch arena. */
+static const char *text(pstate *ps, const tsl_rx_sinfo *s) {
+  return scratch(ps, tsl_rx_sinfo_print(s));
 }
 
 static const char *dim_text(pstate *ps, const tsl_expr *d) {
@@ -53,12 +57,7 @@ static const char *dim_text(pstate *ps, const tsl_expr *d) {
   }
   if (d->kind == TSL_EXPR_VAR)
     return d->u.var->name;
-  char *t = tsl_print_expr(d);
-  size_t n = t ? strlen(t) : 0;
-  char *r = ps_alloc(ps, n + 1);
-  memcpy(r, t ? t : "", n + 1);
-  free(t);
-  return r;
+  return scratch(ps, tsl_print_expr(d));
 }
 
 static int is_void(tsl_dtype t) { return tsl_dtype_is_void(t); }
@@ -132,7 +131,7 @@ static void dtypes_agree(pstate *ps, const anode *at, const char *op, const tsl_
 
 void rx_infer_op(pstate *ps, const anode *at, tsl_rx_expr *e) {
   const char *op = tsl_rx_op_name((tsl_rx_op)e->op);
-  tsl_rx_sinfo *out = sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
+  tsl_rx_sinfo *out = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
   for (uint32_t i = 0; i < e->n_args; i++)
     if (e->args[i]->sinfo->kind != TSL_RX_SINFO_OBJECT && !tensor(e->args[i]->sinfo))
       ps_fail(ps, at->items[i], "operators take tensors", "R.%s: operand %u is %s, not a tensor",
@@ -182,7 +181,7 @@ void rx_infer_op(pstate *ps, const anode *at, tsl_rx_expr *e) {
       args[1] = &eb;
       tmp.args = args;
       rx_infer_op(ps, at, &tmp);
-      tsl_rx_sinfo *r = sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
+      tsl_rx_sinfo *r = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
       *r = *tmp.sinfo;
       int32_t drop = (a->ndim == 1) + (b->ndim == 1);
       r->ndim -= drop;
@@ -283,7 +282,7 @@ void rx_check_dps(pstate *ps, const anode *at, tsl_rx_expr *e) {
   if (e->n_sinfo_args == 1) {
     e->sinfo = e->sinfo_args[0];
   } else {
-    tsl_rx_sinfo *t = sinfo_new(ps->arena, TSL_RX_SINFO_TUPLE);
+    tsl_rx_sinfo *t = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TUPLE);
     t->n_fields = e->n_sinfo_args;
     t->fields = e->sinfo_args;
     e->sinfo = t;

@@ -28,6 +28,8 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n);
 int rx_op_arity(tsl_rx_op op);
 
 /* ---- rx_infer.c ---- */
+/* A struct info of `kind`, nothing known yet (rank -1, dtype void). */
+tsl_rx_sinfo *rx_sinfo_new(tsl_arena *a, uint32_t kind);
 const tsl_rx_sinfo *rx_tuple_sinfo(tsl_arena *a, uint32_t n, const tsl_rx_expr *const *fields);
 /* The struct info of an operator call (args set), or a located error at
  * `at` (shapes that do not broadcast, ...). Sets e->sinfo. */

@@ -26,6 +26,12 @@ static int fail(run *r, int code, const char *fmt, const char *a, const char *b)
   return tsl_diag_set(r->diag, code, fmt, a, b);
 }
 
+/* The input name of weight i: "relax.expr.Constant.<i>". */
+static const char *constant_name(char *buf, size_t cap, uint32_t i) {
+  snprintf(buf, cap, "relax.expr.Constant.%u", i);
+  return buf;
+}
+
 /* ---- sizes ----------------------------------------------------------------- */
 
 static int size_of(run *r, const tsl_var *v, int64_t *out) {
@@ -94,6 +100,16 @@ static mval *new_val(run *r, int kind) {
   return v;
 }
 
+static int alloc_shaped(run *r, tsl_dtype t, int32_t ndim, const int64_t *shape, mval **out) {
+  mval *v = new_val(r, MV_TENSOR);
+  int rc = tsl_tensor_alloc(&v->t, t, ndim, shape, r->diag);
+  if (rc)
+    return rc;
+  TSL_VEC_PUSH(&r->tensors, tsl_tensor, v->t);
+  *out = v;
+  return TSL_OK;
+}
+
 /* A fresh tensor of struct info s (its sizes evaluated). */
 static int alloc_tensor(run *r, const tsl_rx_sinfo *s, const char *what, mval **out) {
   if (s->kind != TSL_RX_SINFO_TENSOR || !s->shape || tsl_dtype_is_void(s->dtype) ||
@@ -104,23 +120,7 @@ static int alloc_tensor(run *r, const tsl_rx_sinfo *s, const char *what, mval **
     if (!eval_dim(r, s->shape[d], &shape[d]) || shape[d] < 0)
       return fail(r, TSL_EINVALID, "%s: an output dimension uses a symbolic size no input "
                   "bound%s", what, "");
-  mval *v = new_val(r, MV_TENSOR);
-  int rc = tsl_tensor_alloc(&v->t, s->dtype, s->ndim, shape, r->diag);
-  if (rc)
-    return rc;
-  TSL_VEC_PUSH(&r->tensors, tsl_tensor, v->t);
-  *out = v;
-  return TSL_OK;
-}
-
-static int alloc_shaped(run *r, tsl_dtype t, int32_t ndim, const int64_t *shape, mval **out) {
-  mval *v = new_val(r, MV_TENSOR);
-  int rc = tsl_tensor_alloc(&v->t, t, ndim, shape, r->diag);
-  if (rc)
-    return rc;
-  TSL_VEC_PUSH(&r->tensors, tsl_tensor, v->t);
-  *out = v;
-  return TSL_OK;
+  return alloc_shaped(r, s->dtype, s->ndim, shape, out);
 }
 
 static int eval(run *r, const tsl_rx_expr *e, const char *where, const mval **out);
@@ -258,7 +258,7 @@ static int eval(run *r, const tsl_rx_expr *e, const char *where, const mval **ou
     return *out ? TSL_OK : fail(r, TSL_EINVALID, "%s: '%s' has no value", where, e->var->name);
   case TSL_RX_EXPR_CONSTANT: {
     char name[64];
-    snprintf(name, sizeof name, "relax.expr.Constant.%u", e->index);
+    constant_name(name, sizeof name, e->index);
     *out = tsl_map_get(&r->vars, tsl_intern(tsl_arena_ctx(r->arena), name));
     return *out ? TSL_OK : fail(r, TSL_EINVALID, "%s: weight %s is not given", where, name);
   }
@@ -359,7 +359,7 @@ static int run_func(run *r, const tsl_rx_func *f, tsl_weights **outputs) {
   }
   for (uint32_t i = 0; !rc && i < r->m->n_constants; i++) {
     char name[64];
-    snprintf(name, sizeof name, "relax.expr.Constant.%u", i);
+    constant_name(name, sizeof name, i);
     static const tsl_rx_sinfo object = {TSL_RX_SINFO_OBJECT, -1, TSL_VOID, NULL, 0, NULL};
     rc = take_input(r, name, &object, tsl_intern(tsl_arena_ctx(r->arena), name));
   }
@@ -370,8 +370,7 @@ static int run_func(run *r, const tsl_rx_func *f, tsl_weights **outputs) {
       used |= !strcmp(f->params[k]->name, name);
     for (uint32_t k = 0; k < r->m->n_constants; k++) {
       char c[64];
-      snprintf(c, sizeof c, "relax.expr.Constant.%u", k);
-      used |= !strcmp(c, name);
+      used |= !strcmp(constant_name(c, sizeof c, k), name);
     }
     if (!used)
       rc = fail(r, TSL_EINVALID, "input '%s' is neither a parameter of '%s' nor a weight of "

@@ -10,30 +10,13 @@
  */
 #include "mma_intrins.h"
 
-#include <stdarg.h>
+#include "intrin_table.h"
+
 #include <stdio.h>
 #include <string.h>
 
 enum { LOCAL_SIZE = 8 }; /* register elements per lane of a 16x16 tile */
 
-typedef struct text {
-  char *p;
-  size_t cap, len;
-  int over;
-} text;
-
-__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...) {
-  if (t->over)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= t->cap - t->len)
-    t->over = 1;
-  else
-    t->len += (size_t)n;
-}
 
 /* The register of element (r, c) of a 16x16 tile: "thread, local". */
 static void warp_index(char *out, size_t cap, const char *r, const char *c) {
@@ -41,41 +24,41 @@ static void warp_index(char *out, size_t cap, const char *r, const char *c) {
            c, r, c);
 }
 
-static void func_head(text *t, const mma_intrin *w, const char *kind, const char *params) {
-  put(t, "    @T.prim_func\n    def %s_%s(%s):\n", w->name, kind, params);
+static void func_head(it_text *t, const mma_intrin *w, const char *kind, const char *params) {
+  it_put(t, "    @T.prim_func\n    def %s_%s(%s):\n", w->name, kind, params);
 }
 
 /* `buf = T.match_buffer(handle, (r, c), dtype[, align=64][, offset_factor=f],
  * scope=...[, strides=[s0, s1]])`; align 0 / offset_factor 0 are left out. */
-static void match(text *t, const char *buf, const char *handle, int rows, int cols,
+static void match(it_text *t, const char *buf, const char *handle, int rows, int cols,
                   const char *dtype, int align, int offset_factor, const char *scope,
                   int strides) {
-  put(t, "        %s = T.match_buffer(%s, (%d, %d), \"%s\"", buf, handle, rows, cols, dtype);
+  it_put(t, "        %s = T.match_buffer(%s, (%d, %d), \"%s\"", buf, handle, rows, cols, dtype);
   if (align)
-    put(t, ", align=%d", align);
+    it_put(t, ", align=%d", align);
   if (offset_factor)
-    put(t, ", offset_factor=%d", offset_factor);
-  put(t, ", scope=\"%s\"", scope);
+    it_put(t, ", offset_factor=%d", offset_factor);
+  it_put(t, ", scope=\"%s\"", scope);
   if (strides)
-    put(t, ", strides=[s0, s1]");
-  put(t, ")\n");
+    it_put(t, ", strides=[s0, s1]");
+  it_put(t, ")\n");
 }
 
-static void stride_vars(text *t) { put(t, "        s0 = T.int32()\n        s1 = T.int32()\n"); }
+static void stride_vars(it_text *t) { it_put(t, "        s0 = T.int32()\n        s1 = T.int32()\n"); }
 
-static void root_head(text *t, const char *reads, const char *writes) {
-  put(t, "        with T.block(\"root\"):\n            T.reads(%s)\n            T.writes(%s)\n",
+static void root_head(it_text *t, const char *reads, const char *writes) {
+  it_put(t, "        with T.block(\"root\"):\n            T.reads(%s)\n            T.writes(%s)\n",
       reads, writes);
 }
 
-static void lanes(text *t) {
-  put(t, "            for tx in T.thread_binding(32, thread=\"threadIdx.x\"):\n");
+static void lanes(it_text *t) {
+  it_put(t, "            for tx in T.thread_binding(32, thread=\"threadIdx.x\"):\n");
 }
 
 /* The inner block of a 16x16 description. */
-static void tile_block(text *t, const char *block, const char *reads, const char *writes,
+static void tile_block(it_text *t, const char *block, const char *reads, const char *writes,
                        const char *stmt) {
-  put(t,
+  it_put(t,
       "            for ax0, ax1 in T.grid(16, 16):\n"
       "                with T.block(\"%s\"):\n"
       "                    v0, v1 = T.axis.remap(\"SS\", [ax0, ax1])\n"
@@ -93,7 +76,7 @@ static const char *abbrev(const char *dtype) {
  * transposed tile changes which rows each lane addresses and flips the
  * hardware transpose (for B, stored [k, n], the plain load transposes). */
 static int gen_ldmatrix(const mma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   int trans = w->is_b ? w->trans_b : w->trans_a;
   int in_ldmatrix = w->is_b ? !trans : trans;
   const char *params = "warp_handle: T.handle, shared_handle: T.handle";
@@ -101,20 +84,20 @@ static int gen_ldmatrix(const mma_intrin *w, char *out, size_t cap) {
   warp_index(wi, sizeof wi, "v0", "v1");
   snprintf(wr, sizeof wr, "warp[%s]", wi);
   snprintf(st, sizeof st, "%s = shared[v0, v1]", wr);
-  put(&t, "@I.ir_module\nclass Module:\n");
+  it_put(&t, "@I.ir_module\nclass Module:\n");
   func_head(&t, w, "desc", params);
   match(&t, "shared", "shared_handle", 16, 16, w->dtype, 64, 16, w->scope, 0);
   match(&t, "warp", "warp_handle", 32, LOCAL_SIZE, w->dtype, 64, 16, "warp", 0);
   root_head(&t, "shared[0:16, 0:16]", "warp[0:32, 0:8]");
   tile_block(&t, "shared_warp", "shared[v0, v1]", wr, st);
-  put(&t, "\n");
+  it_put(&t, "\n");
   func_head(&t, w, "impl", params);
   stride_vars(&t);
   match(&t, "shared", "shared_handle", 16, 16, w->dtype, 64, 16, w->scope, 1);
   match(&t, "warp", "warp_handle", 32, LOCAL_SIZE, w->dtype, 64, 16, "warp", 0);
   root_head(&t, "shared[0:16, 0:16]", "warp[0:32, 0:8]");
   lanes(&t);
-  put(&t,
+  it_put(&t,
       "                T.evaluate(T.ptx_ldmatrix(T.bool(%s), 4, \".b16\", warp.data, "
       "warp.elem_offset + %d * tx, shared.access_ptr(\"r\"), %s, dtype=\"%s\"))\n",
       in_ldmatrix ? "True" : "False", LOCAL_SIZE,
@@ -128,7 +111,7 @@ static int gen_ldmatrix(const mma_intrin *w, char *out, size_t cap) {
  * B[j, k] when trans_b), the products cast to the accumulator's type when
  * it differs; two m16n8k16 mma.sync, one per 8-column half of C. */
 static int gen_mma(const mma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   const char *params = "a: T.handle, b: T.handle, c: T.handle";
   const char *reads = "C[0:32, 0:8], A[0:32, 0:8], B[0:32, 0:8]";
   char ia[128], ib[128], ic[128], ca[192], cb[192], stmt[800];
@@ -143,7 +126,7 @@ static int gen_mma(const mma_intrin *w, char *out, size_t cap) {
     snprintf(cb, sizeof cb, "B[%s]", ib);
   }
   snprintf(stmt, sizeof stmt, "C[%s] = C[%s] + %s * %s", ic, ic, ca, cb);
-  put(&t, "@I.ir_module\nclass Module:\n");
+  it_put(&t, "@I.ir_module\nclass Module:\n");
   for (int impl = 0; impl < 2; impl++) {
     func_head(&t, w, impl ? "impl" : "desc", params);
     match(&t, "A", "a", 32, LOCAL_SIZE, w->dtype, 64, 16, "warp", 0);
@@ -151,7 +134,7 @@ static int gen_mma(const mma_intrin *w, char *out, size_t cap) {
     match(&t, "C", "c", 32, LOCAL_SIZE, w->out_dtype, 64, 16, "warp", 0);
     root_head(&t, reads, "C[0:32, 0:8]");
     if (!impl) {
-      put(&t,
+      it_put(&t,
           "            for i, j, k in T.grid(16, 16, 16):\n"
           "                with T.block(\"C\"):\n"
           "                    vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
@@ -166,7 +149,7 @@ static int gen_mma(const mma_intrin *w, char *out, size_t cap) {
       char plus[16] = "";
       if (half)
         snprintf(plus, sizeof plus, " + %d", LOCAL_SIZE / 2);
-      put(&t,
+      it_put(&t,
           "                T.evaluate(T.ptx_mma(\"m16n8k16\", \"row\", \"col\", \"%s\", \"%s\", "
           "\"%s\", A.data, A.elem_offset + tx * %d, B.data, B.elem_offset + tx * %d%s, C.data, "
           "C.elem_offset + tx * %d%s, T.bool(False), dtype=\"%s\"))\n",
@@ -179,22 +162,22 @@ static int gen_mma(const mma_intrin *w, char *out, size_t cap) {
 
 /* C_warp[thread_id, local_id] = 0 over a 16x16 accumulator tile. */
 static int gen_fill(const mma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   char wi[128], wr[160], st[320];
   warp_index(wi, sizeof wi, "v0", "v1");
   snprintf(wr, sizeof wr, "C_warp[%s]", wi);
   snprintf(st, sizeof st, "%s = T.%s(0)", wr, w->dtype);
-  put(&t, "@I.ir_module\nclass Module:\n");
+  it_put(&t, "@I.ir_module\nclass Module:\n");
   func_head(&t, w, "desc", "a: T.handle");
   match(&t, "C_warp", "a", 32, LOCAL_SIZE, w->dtype, 0, 0, "warp", 0);
   root_head(&t, "", "C_warp[0:32, 0:8]");
   tile_block(&t, "C_warp", "", wr, st);
-  put(&t, "\n");
+  it_put(&t, "\n");
   func_head(&t, w, "impl", "a: T.handle");
   match(&t, "C_warp", "a", 32, LOCAL_SIZE, w->dtype, 0, 1, "warp", 0);
   root_head(&t, "", "C_warp[0:32, 0:8]");
   lanes(&t);
-  put(&t,
+  it_put(&t,
       "                T.evaluate(T.mma_fill(%d, C_warp.data, C_warp.elem_offset, "
       "dtype=\"%s\"))\n",
       LOCAL_SIZE, w->dtype);
@@ -205,19 +188,19 @@ static int gen_fill(const mma_intrin *w, char *out, size_t cap) {
  * global or shared memory, by T.mma_store or (simple) one store per
  * register, lane tx's element l going to its place in the tile. */
 static int gen_store(const mma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   const char *params = "a: T.handle, c: T.handle";
   char wi[128], rd[160], st[320];
   warp_index(wi, sizeof wi, "v0", "v1");
   snprintf(rd, sizeof rd, "C_warp[%s]", wi);
   snprintf(st, sizeof st, "C[v0, v1] = %s", rd);
-  put(&t, "@I.ir_module\nclass Module:\n");
+  it_put(&t, "@I.ir_module\nclass Module:\n");
   func_head(&t, w, "desc", params);
   match(&t, "C_warp", "a", 32, LOCAL_SIZE, w->dtype, 0, 0, "warp", 0);
   match(&t, "C", "c", 16, 16, w->dtype, 0, 0, w->scope, 0);
   root_head(&t, "C_warp[0:32, 0:8]", "C[0:16, 0:16]");
   tile_block(&t, "C_warp", rd, "C[v0, v1]", st);
-  put(&t, "\n");
+  it_put(&t, "\n");
   func_head(&t, w, "impl", params);
   stride_vars(&t);
   match(&t, "C_warp", "a", 32, LOCAL_SIZE, w->dtype, 0, 1, "warp", 0);
@@ -225,13 +208,13 @@ static int gen_store(const mma_intrin *w, char *out, size_t cap) {
   root_head(&t, "C_warp[0:32, 0:8]", "C[0:16, 0:16]");
   lanes(&t);
   if (w->simple)
-    put(&t,
+    it_put(&t,
         "                for local_id in range(%d):\n"
         "                    C[8 * (local_id %% 4 // 2) + tx // 4, 8 * (local_id // 4) + "
         "tx %% 4 * 2 + local_id %% 2] = C_warp[tx, local_id]\n",
         LOCAL_SIZE);
   else
-    put(&t,
+    it_put(&t,
         "                T.evaluate(T.mma_store(16, 16, C.access_ptr(\"w\"), C_warp.data, "
         "C_warp.elem_offset, s0, dtype=\"%s\"))\n",
         w->dtype);

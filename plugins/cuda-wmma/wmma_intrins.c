@@ -13,53 +13,36 @@
  */
 #include "wmma_intrins.h"
 
-#include <stdarg.h>
+#include "intrin_table.h"
+
 #include <stdio.h>
 #include <string.h>
 
-typedef struct text {
-  char *p;
-  size_t cap, len;
-  int over;
-} text;
 
-__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt, ...) {
-  if (t->over)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(t->p + t->len, t->cap - t->len, fmt, ap);
-  va_end(ap);
-  if (n < 0 || (size_t)n >= t->cap - t->len)
-    t->over = 1;
-  else
-    t->len += (size_t)n;
-}
+static void module_head(it_text *t) { it_put(t, "@I.ir_module\nclass Module:\n"); }
 
-static void module_head(text *t) { put(t, "@I.ir_module\nclass Module:\n"); }
-
-static void func_head(text *t, const wmma_intrin *w, const char *kind, const char *params) {
-  put(t, "    @T.prim_func\n    def %s_%s(%s):\n", w->name, kind, params);
+static void func_head(it_text *t, const wmma_intrin *w, const char *kind, const char *params) {
+  it_put(t, "    @T.prim_func\n    def %s_%s(%s):\n", w->name, kind, params);
 }
 
 /* `X = T.match_buffer(x, (r, c), ...)`, with strides [s1, s0] when given. */
-static void match(text *t, char buf, int rows, int cols, const char *dtype, int offset_factor,
+static void match(it_text *t, char buf, int rows, int cols, const char *dtype, int offset_factor,
                   const char *scope, const char *s1, const char *s0) {
-  put(t, "        %c = T.match_buffer(%c, (%d, %d), \"%s\", align=64, offset_factor=%d, "
+  it_put(t, "        %c = T.match_buffer(%c, (%d, %d), \"%s\", align=64, offset_factor=%d, "
          "scope=\"%s\"",
       buf, buf + ('a' - 'A'), rows, cols, dtype, offset_factor, scope);
   if (s1)
-    put(t, ", strides=[%s, %s]", s1, s0);
-  put(t, ")\n");
+    it_put(t, ", strides=[%s, %s]", s1, s0);
+  it_put(t, ")\n");
 }
 
-static void size_vars(text *t, const char *const *names, int n) {
+static void size_vars(it_text *t, const char *const *names, int n) {
   for (int i = 0; i < n; i++)
-    put(t, "        %s = T.int32()\n", names[i]);
+    it_put(t, "        %s = T.int32()\n", names[i]);
 }
 
-static void root_head(text *t, const char *reads, const char *writes) {
-  put(t, "        with T.block(\"root\"):\n            T.reads(%s)\n            T.writes(%s)\n",
+static void root_head(it_text *t, const char *reads, const char *writes) {
+  it_put(t, "        with T.block(\"root\"):\n            T.reads(%s)\n            T.writes(%s)\n",
       reads, writes);
 }
 
@@ -69,9 +52,9 @@ static void frag_index(char *out, size_t cap, char buf, const char *d, int fm, i
 }
 
 /* The inner block of a 2-D description: `for i, j` over rows x cols. */
-static void tile_block(text *t, int rows, int cols, const char *block, const char *reads,
+static void tile_block(it_text *t, int rows, int cols, const char *block, const char *reads,
                        const char *writes, const char *stmt) {
-  put(t,
+  it_put(t,
       "            for i, j in T.grid(%d, %d):\n"
       "                with T.block(\"%s\"):\n"
       "                    vii, vjj = T.axis.remap(\"SS\", [i, j])\n"
@@ -81,11 +64,11 @@ static void tile_block(text *t, int rows, int cols, const char *block, const cha
       rows, cols, block, reads, writes, stmt);
 }
 
-static int finish(const text *t) { return t->over ? -1 : 0; }
+static int finish(const it_text *t) { return t->over ? -1 : 0; }
 
 /* C[i, j] = A[i, j]: a shared tile into a matrix_a / matrix_b fragment. */
 static int gen_load(const wmma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   int fm = w->is_b ? w->k : w->m, fn = w->is_b ? w->n : w->k;
   if (w->trans) {
     int s = fm;
@@ -104,7 +87,7 @@ static int gen_load(const wmma_intrin *w, char *out, size_t cap) {
   match(&t, 'C', fm, fn, w->dtype, fn, frag, NULL, NULL);
   root_head(&t, rd, wr);
   tile_block(&t, fm, fn, "load", "A[vii, vjj]", "C[vii, vjj]", "C[vii, vjj] = A[vii, vjj]");
-  put(&t, "\n");
+  it_put(&t, "\n");
   func_head(&t, w, "impl", "a: T.handle, c: T.handle");
   static const char *const vars[] = {"s1", "s0", "d1", "d0"};
   size_vars(&t, vars, 4);
@@ -113,7 +96,7 @@ static int gen_load(const wmma_intrin *w, char *out, size_t cap) {
   root_head(&t, rd, wr);
   char idx[160];
   frag_index(idx, sizeof idx, 'C', "d1", fm, fn);
-  put(&t,
+  it_put(&t,
       "            T.evaluate(T.tvm_load_matrix_sync(C.data, %d, %d, %d, %s, "
       "A.access_ptr(\"r\"), s1, \"%s\", dtype=\"handle\"))\n",
       w->m, w->n, w->k, idx, w->trans ? "col_major" : "row_major");
@@ -122,7 +105,7 @@ static int gen_load(const wmma_intrin *w, char *out, size_t cap) {
 
 /* C[i, j] = 0 in a wmma.accumulator fragment. */
 static int gen_fill(const wmma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   char zero[40], stmt[80], wr[40];
   snprintf(zero, sizeof zero, "T.%s(0)", w->dtype);
   snprintf(stmt, sizeof stmt, "C[vii, vjj] = %s", zero);
@@ -132,7 +115,7 @@ static int gen_fill(const wmma_intrin *w, char *out, size_t cap) {
   match(&t, 'C', w->m, w->n, w->dtype, w->n, "wmma.accumulator", NULL, NULL);
   root_head(&t, "", wr);
   tile_block(&t, w->m, w->n, "init", "", "C[vii, vjj]", stmt);
-  put(&t, "\n");
+  it_put(&t, "\n");
   func_head(&t, w, "impl", "c: T.handle");
   static const char *const vars[] = {"d1", "d0"};
   size_vars(&t, vars, 2);
@@ -140,7 +123,7 @@ static int gen_fill(const wmma_intrin *w, char *out, size_t cap) {
   root_head(&t, "", wr);
   char idx[160];
   frag_index(idx, sizeof idx, 'C', "d1", w->m, w->n);
-  put(&t,
+  it_put(&t,
       "            T.evaluate(T.tvm_fill_fragment(C.data, %d, %d, %d, %s, %s, "
       "dtype=\"handle\"))\n",
       w->m, w->n, w->k, idx, zero);
@@ -149,7 +132,7 @@ static int gen_fill(const wmma_intrin *w, char *out, size_t cap) {
 
 /* C[i, j] = A[i, j]: a wmma.accumulator fragment out to global or shared. */
 static int gen_store(const wmma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   char rd[40], wr[40];
   snprintf(rd, sizeof rd, "A[0:%d, 0:%d]", w->m, w->n);
   snprintf(wr, sizeof wr, "C[0:%d, 0:%d]", w->m, w->n);
@@ -159,7 +142,7 @@ static int gen_store(const wmma_intrin *w, char *out, size_t cap) {
   match(&t, 'C', w->m, w->n, w->dtype, w->n, w->scope, NULL, NULL);
   root_head(&t, rd, wr);
   tile_block(&t, w->m, w->n, "store", "A[vii, vjj]", "C[vii, vjj]", "C[vii, vjj] = A[vii, vjj]");
-  put(&t, "\n");
+  it_put(&t, "\n");
   func_head(&t, w, "impl", "a: T.handle, c: T.handle");
   static const char *const vars[] = {"s1", "s0", "d1", "d0"};
   size_vars(&t, vars, 4);
@@ -168,7 +151,7 @@ static int gen_store(const wmma_intrin *w, char *out, size_t cap) {
   root_head(&t, rd, wr);
   char idx[160];
   frag_index(idx, sizeof idx, 'A', "d1", w->m, w->n);
-  put(&t,
+  it_put(&t,
       "            T.evaluate(T.tvm_store_matrix_sync(A.data, %d, %d, %d, %s, "
       "C.access_ptr(\"w\"), s1, \"row_major\", dtype=\"handle\"))\n",
       w->m, w->n, w->k, idx);
@@ -178,7 +161,7 @@ static int gen_store(const wmma_intrin *w, char *out, size_t cap) {
 /* C[i, j] += A[i, k] * B[k, j] (B[j, k] when trans) on fragments, the
  * products cast to the accumulator's type when the inputs' differs. */
 static int gen_sync(const wmma_intrin *w, char *out, size_t cap) {
-  text t = {out, cap, 0, 0};
+  it_text t = {out, cap, 0, 0};
   int b0 = w->trans ? w->n : w->k, b1 = w->trans ? w->k : w->n;
   const char *bi = w->trans ? "B[vjj, vkk]" : "B[vkk, vjj]";
   char rd[96], wr[40], ca[48], cb[48], stmt[200];
@@ -199,7 +182,7 @@ static int gen_sync(const wmma_intrin *w, char *out, size_t cap) {
   match(&t, 'B', b0, b1, w->dtype, b1, "wmma.matrix_b", NULL, NULL);
   match(&t, 'C', w->m, w->n, w->out_dtype, w->n, "wmma.accumulator", NULL, NULL);
   root_head(&t, rd, wr);
-  put(&t,
+  it_put(&t,
       "            for i, j, k in T.grid(%d, %d, %d):\n"
       "                with T.block(\"update\"):\n"
       "                    vii, vjj, vkk = T.axis.remap(\"SSR\", [i, j, k])\n"
@@ -207,7 +190,7 @@ static int gen_sync(const wmma_intrin *w, char *out, size_t cap) {
       "                    T.writes(C[vii, vjj])\n"
       "                    %s\n",
       w->m, w->n, w->k, bi, stmt);
-  put(&t, "\n");
+  it_put(&t, "\n");
   func_head(&t, w, "impl", "a: T.handle, b: T.handle, c: T.handle");
   static const char *const vars[] = {"a1", "a0", "b1", "b0", "c1", "c0"};
   size_vars(&t, vars, 6);
@@ -219,7 +202,7 @@ static int gen_sync(const wmma_intrin *w, char *out, size_t cap) {
   frag_index(ia, sizeof ia, 'A', "a1", w->m, w->k);
   frag_index(ib, sizeof ib, 'B', "b1", b0, b1);
   frag_index(ic, sizeof ic, 'C', "c1", w->m, w->n);
-  put(&t,
+  it_put(&t,
       "            T.evaluate(T.tvm_mma_sync(C.data, %s, A.data, %s, B.data, %s, C.data, %s, "
       "dtype=\"handle\"))\n",
       ic, ia, ib, ic);
