@@ -1,10 +1,11 @@
 /*
  * tsl_registry_new: a registry holding libtessel's built-in components —
  * the tensor intrinsics, then the schedule rules, postprocessors and
- * mutators of core/rules. The registry itself (core/plugin) knows none of
- * them.
+ * mutators of core/rules, then the graph passes of core/passes. The
+ * registry itself (core/plugin) knows none of them.
  */
 #include "builtins_internal.h"
+#include "passes_internal.h"
 #include "plugin_internal.h"
 #include "rules_internal.h"
 
@@ -15,6 +16,8 @@ int tsl_registry_new(tsl_ctx *ctx, tsl_registry **out, tsl_diag *diag) {
   rc = builtins_register_intrins(*out, diag);
   if (!rc)
     rc = rules_register_builtins(*out, diag);
+  if (!rc)
+    rc = passes_register_builtins(*out, diag);
   if (rc) {
     tsl_registry_free(*out);
     *out = NULL;

@@ -32,6 +32,17 @@ int cli_db(int argc, char **argv);      /* cmd_db.c */
 int cli_best(int argc, char **argv);    /* cmd_best.c */
 int cli_report(int argc, char **argv);  /* cmd_report.c */
 int cli_weights(int argc, char **argv); /* cmd_weights.c */
+int cli_pass(int argc, char **argv);    /* cmd_pass.c */
+
+/* Graph passes on `m` (cmd_pass.c): `passes` (comma-separated) from the
+ * registry with the plugins of the search path; `weights` (may be NULL):
+ * tensors named relax.expr.Constant.<i> are the model's constants, the
+ * others parameters for bind_params. *out lives in `arena`, its constants
+ * in *constants (free it after the model's last use). Prints the error
+ * and returns CLI_USAGE on failure. */
+int cli_model_passes(const char *verb, tsl_arena *arena, const tsl_model *m,
+                     const char *passes, const tsl_weights *weights, const tsl_model **out,
+                     tsl_weights **constants);
 
 /* Prints `usage` and returns CLI_OK when argv holds -h/--help. Returns -1
  * otherwise. */

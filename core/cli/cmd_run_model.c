@@ -15,6 +15,7 @@
 const char cli_run_model_usage[] =
     "usage: tessel run MODEL [--func NAME] [--weights FILE] [--input NAME=FILE]...\n"
     "                  [--bind NAME=VALUE]... [--seed N] [--output FILE] [--json]\n"
+    "                  [--passes LIST]\n"
     "\n"
     "Run a Relax function of MODEL (a TVMScript @I.ir_module with @R.function\n"
     "functions) in the reference interpreter and print its outputs. Each\n"
@@ -35,6 +36,9 @@ const char cli_run_model_usage[] =
     "                     tuple) to FILE (.npy: one output; .npz; .safetensors)\n"
     "  --json             one JSON object: outputs [{name, dtype, shape, sum}],\n"
     "                     time_s\n"
+    "  --passes LIST      run the model the graph passes of LIST make (tessel pass\n"
+    "                     --help; bind_params binds the weights file), and check its\n"
+    "                     outputs against the model's before the passes\n"
     "\n"
     "Models run in the reference interpreter only (no --target yet).\n"
     "exit status: 0 ok, 1 the run failed, 2 on a usage error, a model that does\n"
@@ -43,7 +47,7 @@ const char cli_run_model_usage[] =
 enum { MAX_ITEMS = 64 };
 
 typedef struct margs {
-  const char *path, *func, *weights, *output;
+  const char *path, *func, *weights, *output, *passes;
   const char *inputs[MAX_ITEMS];
   const char *binds[MAX_ITEMS];
   int n_inputs, n_binds, json;
@@ -71,7 +75,8 @@ static int parse(int argc, char **argv, margs *a) {
     if (!strcmp(o, "--json")) {
       a->json = 1;
     } else if ((!strcmp(o, "--func") || !strcmp(o, "--weights") || !strcmp(o, "--output") ||
-                !strcmp(o, "--input") || !strcmp(o, "--bind") || !strcmp(o, "--seed")) && has) {
+                !strcmp(o, "--input") || !strcmp(o, "--bind") || !strcmp(o, "--seed") ||
+                !strcmp(o, "--passes")) && has) {
       const char *v = argv[++i];
       if (!strcmp(o, "--func"))
         a->func = v;
@@ -79,6 +84,8 @@ static int parse(int argc, char **argv, margs *a) {
         a->weights = v;
       else if (!strcmp(o, "--output"))
         a->output = v;
+      else if (!strcmp(o, "--passes"))
+        a->passes = v;
       else if (!strcmp(o, "--seed") && !number(v, 0, &iv))
         return cli_error("run", "--seed takes a non-negative integer, not '%s'", v);
       else if (!strcmp(o, "--seed"))
@@ -97,7 +104,8 @@ static int parse(int argc, char **argv, margs *a) {
     } else if (o[0] == '-' && o[1]) {
       return cli_error("run", "'%s' is not an option for a model, or lacks its value\nnote: "
                        "valid options: --func, --weights, --input, --bind, --seed, --output, "
-                       "--json (models run in the reference interpreter; see tessel run --help)",
+                       "--json, --passes (models run in the reference interpreter; see "
+                       "tessel run --help)",
                        o);
     } else if (a->path) {
       return cli_error("run", "more than one MODEL given ('%s' and '%s')", a->path, o);
@@ -239,6 +247,91 @@ static void print_outputs(const tsl_weights *out, double secs, int json) {
   }
 }
 
+/* The inputs of `f` after passes: the tensors of `in` naming its
+ * parameters, and the metadata constants the passes did not bind. */
+static tsl_weights *inputs_after(const tsl_model *m, const tsl_rx_func *f, const tsl_weights *in) {
+  tsl_weights *r = tsl_weights_new();
+  for (uint32_t i = 0; r && i < tsl_weights_count(in); i++) {
+    const tsl_weight *w = tsl_weights_at(in, i);
+    int keep = !strncmp(w->name, "relax.expr.Constant.", 20) &&
+               !(m->constants && tsl_weights_find(m->constants, w->name));
+    for (uint32_t p = 0; p < f->n_params; p++)
+      keep |= !strcmp(f->params[p]->name, w->name);
+    if (keep && tsl_weights_add(r, w->name, w->dtype, w->ndim, w->shape, w->data, NULL, NULL)) {
+      tsl_weights_free(r);
+      return NULL;
+    }
+  }
+  return r;
+}
+
+/* The largest difference between the outputs, against the largest
+ * reference value; 0 when they do not pair up (names, shapes). */
+static int compare(const tsl_weights *ref, const tsl_weights *got, double *max_diff,
+                   double *max_ref) {
+  *max_diff = *max_ref = 0;
+  if (tsl_weights_count(ref) != tsl_weights_count(got))
+    return 0;
+  for (uint32_t i = 0; i < tsl_weights_count(ref); i++) {
+    const tsl_weight *a = tsl_weights_at(ref, i), *b = tsl_weights_find(got, a->name);
+    if (!b || a->numel != b->numel || !tsl_dtype_eq(a->dtype, b->dtype))
+      return 0;
+    tsl_tensor ta = {.data = a->data, .dtype = a->dtype, .ndim = 1, .shape = {(int64_t)a->numel}};
+    tsl_tensor tb = {.data = b->data, .dtype = b->dtype, .ndim = 1, .shape = {(int64_t)b->numel}};
+    for (uint64_t k = 0; k < a->numel; k++) {
+      double x = tsl_tensor_get(&ta, (int64_t)k), y = tsl_tensor_get(&tb, (int64_t)k);
+      double dd = x > y ? x - y : y - x, ax = x < 0 ? -x : x;
+      if (dd > *max_diff || dd != dd)
+        *max_diff = dd;
+      if (ax > *max_ref)
+        *max_ref = ax;
+    }
+  }
+  return 1;
+}
+
+/* The model the passes make, run and checked against `ref` (the outputs
+ * before them). */
+static int run_passed(const margs *a, tsl_arena *arena, const tsl_model *m, const char *func,
+                      const tsl_weights *in, const tsl_weights *ref) {
+  tsl_weights *w = NULL, *constants = NULL, *in2 = NULL, *out = NULL;
+  const tsl_model *pm = NULL;
+  tsl_diag d = {0};
+  int rc = a->weights ? load_weights(a->weights, &w) : CLI_OK;
+  if (!rc)
+    rc = cli_model_passes("run", arena, m, a->passes, w, &pm, &constants);
+  const tsl_rx_func *f = rc ? NULL : tsl_model_find(pm, func);
+  if (!rc && !f)
+    rc = cli_error("run", "the passes removed the function '%s'", func);
+  if (!rc && !(in2 = inputs_after(pm, f, in)))
+    rc = cli_error("run", "out of memory");
+  double t0 = cli_now_s();
+  if (!rc && tsl_model_interp(pm, func, in2, &out, &d)) {
+    fprintf(stderr, "tessel run: error: after the passes %s: %s\n", a->passes, d.text);
+    rc = CLI_NO;
+  }
+  double secs = cli_now_s() - t0, diff, big;
+  if (!rc) {
+    print_outputs(out, secs, a->json);
+    int paired = compare(ref, out, &diff, &big);
+    /* float32 arithmetic in another order: a few units in the last place
+     * of the largest value, per reduction step */
+    int ok = paired && diff <= 1e-4 * (big > 1 ? big : 1);
+    fprintf(a->json ? stderr : stdout, "check against the model before the passes %s: %s "
+            "(max |diff| %.3g, max |value| %.3g)\n", a->passes,
+            ok ? "ok" : paired ? "MISMATCH" : "outputs differ in names or shapes", diff, big);
+    if (!ok)
+      rc = CLI_NO;
+    if (!rc && a->output && tsl_weights_save(out, a->output, &d))
+      rc = cli_error("run", "--output %s: %s", a->output, d.text);
+  }
+  tsl_weights_free(out);
+  tsl_weights_free(in2);
+  tsl_weights_free(constants);
+  tsl_weights_free(w);
+  return rc;
+}
+
 int cli_run_model(int argc, char **argv, const tsl_model *m) {
   margs a;
   int rc = parse(argc, argv, &a);
@@ -259,6 +352,10 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
     if (r) {
       fprintf(stderr, "tessel run: error: %s\n", d.text);
       rc = r == TSL_EINVALID ? CLI_USAGE : CLI_NO;
+    } else if (a.passes) {
+      tsl_arena *arena = tsl_arena_new(tsl_arena_ctx(m->arena));
+      rc = run_passed(&a, arena, m, f->name, in, out);
+      tsl_arena_free(arena);
     } else {
       print_outputs(out, secs, a.json);
       if (a.output && tsl_weights_save(out, a.output, &d))

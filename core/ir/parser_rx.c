@@ -8,6 +8,7 @@
 #include "rx_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- symbols ------------------------------------------------------------- */
@@ -255,6 +256,60 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n) {
   ps_fail(ps, n, sinfo_usage, "unknown struct info '%s'", path);
 }
 
+/* ---- struct info checks ------------------------------------------------- */
+
+/* A printed text (malloc'd, freed here) moved into the parse's scratch. */
+static const char *sinfo_text(pstate *ps, const tsl_rx_sinfo *s) {
+  char *t = tsl_rx_sinfo_print(s);
+  size_t n = t ? strlen(t) : 0;
+  char *r = ps_alloc(ps, n + 1);
+  memcpy(r, t ? t : "", n + 1);
+  free(t);
+  return r;
+}
+
+/* `have` fits `want` (an annotation): same kind, rank, dtype and
+ * dimensions where both are known; else a located error naming `what`. */
+static void check_sinfo(pstate *ps, const anode *at, const tsl_rx_sinfo *want,
+                        const tsl_rx_sinfo *have, const char *what) {
+  if (want->kind == TSL_RX_SINFO_OBJECT || have->kind == TSL_RX_SINFO_OBJECT)
+    return; /* nothing known on one side (an unbound weight) */
+  int bad = want->kind != have->kind;
+  if (!bad && want->kind == TSL_RX_SINFO_TUPLE) {
+    bad = want->n_fields != have->n_fields;
+    for (uint32_t i = 0; !bad && i < want->n_fields; i++)
+      check_sinfo(ps, at, want->fields[i], have->fields[i], what);
+    if (!bad)
+      return;
+  }
+  if (!bad && want->ndim >= 0 && have->ndim >= 0)
+    bad = want->ndim != have->ndim;
+  if (!bad && !tsl_dtype_is_void(want->dtype) && !tsl_dtype_is_void(have->dtype))
+    bad = !tsl_dtype_eq(want->dtype, have->dtype);
+  for (int32_t d = 0; !bad && want->shape && have->shape && d < want->ndim; d++)
+    bad = !rx_dim_equal(want->shape[d], have->shape[d]);
+  if (bad)
+    ps_fail(ps, at, "annotate what the value is, or change the value",
+            "%s is %s, not %s as annotated", what, sinfo_text(ps, have), sinfo_text(ps, want));
+}
+
+/* An inference failure, located at the node of call `n` it concerns. */
+static _Noreturn void infer_failed(pstate *ps, const anode *n, const rx_err *err) {
+  const anode *at = n;
+  if (err->at >= 1000) {
+    const anode *t = n->n > 1 ? n->items[1] : NULL;
+    uint32_t i = (uint32_t)(err->at - 1000);
+    at = t && t->kind == AX_TUPLE && i < t->n ? t->items[i] : t ? t : n;
+  } else if (err->at >= 0 && (uint32_t)err->at < n->n) {
+    at = n->items[err->at];
+  } else if (err->at == RX_AT_CALLEE && n->n > 0) {
+    at = n->items[0];
+  } else if (err->at == RX_AT_ARGS && n->n > 1) {
+    at = n->items[1];
+  }
+  ps_fail(ps, at, err->hint[0] ? err->hint : NULL, "%s", err->msg);
+}
+
 /* ---- expressions --------------------------------------------------------- */
 
 static tsl_rx_expr *new_expr(pstate *ps, uint32_t kind) {
@@ -395,7 +450,11 @@ static const tsl_rx_expr *dps_call(pstate *ps, const anode *n, tsl_rx_op op) {
   } else {
     out_sinfo(ps, out, e);
   }
-  rx_check_dps(ps, n, e);
+  rx_err err = {0};
+  e->sinfo = rx_infer_dps(ps->arena, ps_rx_tir(ps), op, e->args[0], e->args[1],
+                          e->n_sinfo_args, e->sinfo_args, &err);
+  if (!e->sinfo)
+    infer_failed(ps, n, &err);
   return e;
 }
 
@@ -435,7 +494,10 @@ static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
       args[i] = rx_expr(ps, n->items[i]);
     e->args = args;
     e->n_args = (uint32_t)arity;
-    rx_infer_op(ps, n, e);
+    rx_err err = {0};
+    e->sinfo = rx_infer_op(ps->arena, (tsl_rx_op)op, e->n_args, e->args, &err);
+    if (!e->sinfo)
+      infer_failed(ps, n, &err);
     return e;
   }
   char list[512] = "R.call_tir, R.call_dps_packed, R.shape";
@@ -592,7 +654,7 @@ static void binding(pstate *ps, pblocks *b, const astmt *s) {
   const tsl_rx_sinfo *si = value->sinfo;
   if (s->kind == AS_ANNASSIGN) {
     const tsl_rx_sinfo *ann = rx_sinfo(ps, s->ann);
-    rx_check_sinfo(ps, s->value, ann, si, "the value bound");
+    check_sinfo(ps, s->value, ann, si, "the value bound");
     si = ann;
   }
   tsl_str name = node_name(ps, s->target);
@@ -728,7 +790,7 @@ static const tsl_rx_func *build(pstate *ps, const astmt *def) {
   close_block(ps, &b);
   f->ret = rx_expr(ps, ret->value);
   if (f->ret_sinfo)
-    rx_check_sinfo(ps, ret->value, f->ret_sinfo, f->ret->sinfo, "the returned value");
+    check_sinfo(ps, ret->value, f->ret_sinfo, f->ret->sinfo, "the returned value");
   else
     f->ret_sinfo = f->ret->sinfo;
   f->n_blocks = b.blocks.len;

@@ -1,10 +1,13 @@
 /*
- * Struct info of Relax expressions: operators (elementwise with NumPy
- * broadcasting, matmul), destination-passing calls checked against the
- * prim_func they call, and annotations checked against values.
+ * Struct info of Relax calls: operators (elementwise with NumPy
+ * broadcasting, matmul) and destination-passing calls checked against the
+ * prim_func they call. Shared by the parser (which locates the errors) and
+ * by the builders passes use (relax_build.h), so nothing here knows the
+ * parser: a failure is a message and the operand it concerns (rx_err).
  */
 #include "rx_internal.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,31 +37,61 @@ int rx_dim_equal(const tsl_expr *a, const tsl_expr *b) {
   return tsl_expr_equal(a, b);
 }
 
-/* A printed text (malloc'd, freed here) moved into the parse's scratch. */
-static const char *scratch(pstate *ps, char *t) {
-  size_t n = t ? strlen(t) : 0;
-  char *r = ps_alloc(ps, n + 1);
-  memcpy(r, t ? t : "", n + 1);
-  free(t);
-  return r;
+/* ---- messages ------------------------------------------------------------- */
+
+/* Texts printed for a message, freed when it is formatted. */
+typedef struct texts {
+  char *items[8];
+  int n;
+} texts;
+
+static const char *keep(texts *t, char *s) {
+  if (t->n < 8)
+    t->items[t->n++] = s;
+  return s ? s : "?";
 }
 
-/* The text of a struct info, in the parse's scratch arena. */
-static const char *text(pstate *ps, const tsl_rx_sinfo *s) {
-  return scratch(ps, tsl_rx_sinfo_print(s));
+static const char *sinfo_text(texts *t, const tsl_rx_sinfo *s) {
+  return keep(t, tsl_rx_sinfo_print(s));
 }
 
-static const char *dim_text(pstate *ps, const tsl_expr *d) {
+static const char *dim_text(texts *t, const tsl_expr *d) {
   int64_t v;
   if (tsl_expr_is_const_int(d, &v)) {
-    char *r = ps_alloc(ps, 24);
-    snprintf(r, 24, "%lld", (long long)v);
-    return r;
+    char *r = malloc(24);
+    if (r)
+      snprintf(r, 24, "%lld", (long long)v);
+    return keep(t, r);
   }
   if (d->kind == TSL_EXPR_VAR)
     return d->u.var->name;
-  return scratch(ps, tsl_print_expr(d));
+  return keep(t, tsl_print_expr(d));
 }
+
+static void fail(rx_err *err, texts *t, int at, const char *hint, const char *fmt, ...)
+    TSL_PRINTF(5, 6);
+static void fail(rx_err *err, texts *t, int at, const char *hint, const char *fmt, ...) {
+  if (!err->failed) {
+    err->failed = 1;
+    err->at = at;
+    snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+  }
+  for (int i = 0; i < t->n; i++)
+    free(t->items[i]);
+  t->n = 0;
+}
+
+static void release(texts *t) {
+  for (int i = 0; i < t->n; i++)
+    free(t->items[i]);
+  t->n = 0;
+}
+
+/* ---- operators ------------------------------------------------------------- */
 
 static int is_void(tsl_dtype t) { return tsl_dtype_is_void(t); }
 
@@ -66,33 +99,10 @@ static int dtype_equal(tsl_dtype a, tsl_dtype b) {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
 }
 
-void rx_check_sinfo(pstate *ps, const anode *at, const tsl_rx_sinfo *want,
-                    const tsl_rx_sinfo *have, const char *what) {
-  if (want->kind == TSL_RX_SINFO_OBJECT || have->kind == TSL_RX_SINFO_OBJECT)
-    return; /* nothing known on one side (an unbound weight) */
-  int bad = want->kind != have->kind;
-  if (!bad && want->kind == TSL_RX_SINFO_TUPLE) {
-    bad = want->n_fields != have->n_fields;
-    for (uint32_t i = 0; !bad && i < want->n_fields; i++)
-      rx_check_sinfo(ps, at, want->fields[i], have->fields[i], what);
-    if (!bad)
-      return;
-  }
-  if (!bad && want->ndim >= 0 && have->ndim >= 0)
-    bad = want->ndim != have->ndim;
-  if (!bad && !is_void(want->dtype) && !is_void(have->dtype))
-    bad = !dtype_equal(want->dtype, have->dtype);
-  for (int32_t d = 0; !bad && want->shape && have->shape && d < want->ndim; d++)
-    bad = !rx_dim_equal(want->shape[d], have->shape[d]);
-  if (bad)
-    ps_fail(ps, at, "annotate what the value is, or change the value",
-            "%s is %s, not %s as annotated", what, text(ps, have), text(ps, want));
-}
-
 static int tensor(const tsl_rx_sinfo *s) { return s->kind == TSL_RX_SINFO_TENSOR; }
 
 /* NumPy broadcasting of two known shapes into out (max rank dims). */
-static void broadcast(pstate *ps, const anode *at, const char *op, const tsl_rx_sinfo *a,
+static void broadcast(tsl_arena *ar, rx_err *err, const char *op, const tsl_rx_sinfo *a,
                       const tsl_rx_sinfo *b, tsl_rx_sinfo *out) {
   if (a->ndim < 0 || b->ndim < 0)
     return;
@@ -100,7 +110,7 @@ static void broadcast(pstate *ps, const anode *at, const char *op, const tsl_rx_
   out->ndim = n;
   if (!a->shape || !b->shape)
     return;
-  const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, n ? n : 1);
+  const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, n ? n : 1);
   int known = 1;
   for (int32_t i = 0; i < n; i++) {
     int32_t ia = i - (n - a->ndim), ib = i - (n - b->ndim);
@@ -110,121 +120,139 @@ static void broadcast(pstate *ps, const anode *at, const char *op, const tsl_rx_
       d[i] = y;
     else if (!y || (tsl_expr_is_const_int(y, &v) && v == 1) || rx_dim_equal(x, y))
       d[i] = x;
-    else if (tsl_expr_is_const_int(x, &v) && tsl_expr_is_const_int(y, &u))
-      ps_fail(ps, at, "NumPy broadcasting: aligned from the last dimension, each pair equal "
-                      "or one of them 1",
-              "R.%s: shapes %s and %s do not broadcast (dimension %d: %s and %s)", op,
-              text(ps, a), text(ps, b), (int)i, dim_text(ps, x), dim_text(ps, y));
-    else
+    else if (tsl_expr_is_const_int(x, &v) && tsl_expr_is_const_int(y, &u)) {
+      texts t = {0};
+      fail(err, &t, RX_AT_CALL,
+           "NumPy broadcasting: aligned from the last dimension, each pair equal or one of "
+           "them 1",
+           "R.%s: shapes %s and %s do not broadcast (dimension %d: %s and %s)", op,
+           sinfo_text(&t, a), sinfo_text(&t, b), (int)i, dim_text(&t, x), dim_text(&t, y));
+      return;
+    } else
       known = 0; /* a symbolic size against another size: decided when the model runs */
   }
   out->shape = known ? d : NULL;
 }
 
-static void dtypes_agree(pstate *ps, const anode *at, const char *op, const tsl_rx_sinfo *a,
+static void dtypes_agree(rx_err *err, const char *op, const tsl_rx_sinfo *a,
                          const tsl_rx_sinfo *b, tsl_rx_sinfo *out) {
   out->dtype = is_void(a->dtype) ? b->dtype : a->dtype;
-  if (!is_void(a->dtype) && !is_void(b->dtype) && !dtype_equal(a->dtype, b->dtype))
-    ps_fail(ps, at, "convert one operand with R.astype first", "R.%s: operands of different "
-            "dtypes: %s and %s", op, text(ps, a), text(ps, b));
+  if (!is_void(a->dtype) && !is_void(b->dtype) && !dtype_equal(a->dtype, b->dtype)) {
+    texts t = {0};
+    fail(err, &t, RX_AT_CALL, "convert one operand with R.astype first",
+         "R.%s: operands of different dtypes: %s and %s", op, sinfo_text(&t, a),
+         sinfo_text(&t, b));
+  }
 }
 
-void rx_infer_op(pstate *ps, const anode *at, tsl_rx_expr *e) {
-  const char *op = tsl_rx_op_name((tsl_rx_op)e->op);
-  tsl_rx_sinfo *out = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
-  for (uint32_t i = 0; i < e->n_args; i++)
-    if (e->args[i]->sinfo->kind != TSL_RX_SINFO_OBJECT && !tensor(e->args[i]->sinfo))
-      ps_fail(ps, at->items[i], "operators take tensors", "R.%s: operand %u is %s, not a tensor",
-              op, i, text(ps, e->args[i]->sinfo));
-  const tsl_rx_sinfo *a = e->args[0]->sinfo, *b = e->n_args > 1 ? e->args[1]->sinfo : NULL;
-  if (!tensor(a) || (b && !tensor(b))) { /* an unbound weight: nothing to infer */
-    e->sinfo = out;
+/* [1, k] for a vector [k] (first operand of matmul), [k, 1] for the second. */
+static tsl_rx_sinfo as_matrix(tsl_arena *ar, const tsl_rx_sinfo *v, int first) {
+  tsl_rx_sinfo r = *v;
+  const tsl_expr *one = tsl_expr_int(ar, TSL_INT64, 1);
+  const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, 2);
+  d[first ? 0 : 1] = one;
+  d[first ? 1 : 0] = v->shape ? v->shape[0] : one;
+  r.ndim = 2;
+  r.shape = v->shape ? d : NULL;
+  return r;
+}
+
+static void matmul(tsl_arena *ar, rx_err *err, const tsl_rx_sinfo *a, const tsl_rx_sinfo *b,
+                   tsl_rx_sinfo *out) {
+  dtypes_agree(err, "matmul", a, b, out);
+  if (err->failed || a->ndim < 0 || b->ndim < 0)
+    return;
+  texts t = {0};
+  if (a->ndim < 1 || b->ndim < 1) {
+    fail(err, &t, RX_AT_CALL, "both operands have at least one dimension: [..., m, k] x "
+         "[..., k, n], a vector as [k]", "R.matmul: %s x %s", sinfo_text(&t, a),
+         sinfo_text(&t, b));
     return;
   }
-  switch (e->op) {
-  case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
-    dtypes_agree(ps, at, op, a, b, out);
-    broadcast(ps, at, op, a, b, out);
-    break;
-  case TSL_RX_OP_MATMUL: {
-    dtypes_agree(ps, at, op, a, b, out);
-    if (a->ndim < 0 || b->ndim < 0)
-      break;
-    if (a->ndim < 1 || b->ndim < 1)
-      ps_fail(ps, at, "both operands have at least one dimension: [..., m, k] x [..., k, n], "
-              "a vector as [k]", "R.matmul: %s x %s", text(ps, a), text(ps, b));
+  if (a->ndim == 1 || b->ndim == 1) {
     /* NumPy: a vector operand is [1, k] (first) or [k, 1] (second), and
      * that dimension is dropped from the result */
-    tsl_rx_sinfo pa = *a, pb = *b;
-    const tsl_expr *one = tsl_expr_int(ps->arena, TSL_INT64, 1);
-    if (a->ndim == 1) {
-      const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, 2);
-      d[0] = one;
-      d[1] = a->shape ? a->shape[0] : one;
-      pa.ndim = 2;
-      pa.shape = a->shape ? d : NULL;
-    }
-    if (b->ndim == 1) {
-      const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, 2);
-      d[0] = b->shape ? b->shape[0] : one;
-      d[1] = one;
-      pb.ndim = 2;
-      pb.shape = b->shape ? d : NULL;
-    }
-    if (a->ndim == 1 || b->ndim == 1) {
-      tsl_rx_expr tmp = *e;
-      const tsl_rx_expr *args[2];
-      tsl_rx_expr ea = *e->args[0], eb = *e->args[1];
-      ea.sinfo = &pa;
-      eb.sinfo = &pb;
-      args[0] = &ea;
-      args[1] = &eb;
-      tmp.args = args;
-      rx_infer_op(ps, at, &tmp);
-      tsl_rx_sinfo *r = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
-      *r = *tmp.sinfo;
-      int32_t drop = (a->ndim == 1) + (b->ndim == 1);
-      r->ndim -= drop;
-      if (r->shape) {
-        const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, r->ndim + 1);
-        int32_t n = 0, full = r->ndim + drop;
-        for (int32_t i = 0; i < full; i++)
-          if (!((a->ndim == 1 && i == full - 2) || (b->ndim == 1 && i == full - 1)))
-            d[n++] = tmp.sinfo->shape[i];
-        r->shape = d;
-      }
-      e->sinfo = r;
+    tsl_rx_sinfo pa = a->ndim == 1 ? as_matrix(ar, a, 1) : *a;
+    tsl_rx_sinfo pb = b->ndim == 1 ? as_matrix(ar, b, 0) : *b;
+    tsl_rx_sinfo full = *out;
+    matmul(ar, err, &pa, &pb, &full);
+    if (err->failed)
       return;
-    }
-    int64_t ka, kb;
-    if (a->shape && b->shape && tsl_expr_is_const_int(a->shape[a->ndim - 1], &ka) &&
-        tsl_expr_is_const_int(b->shape[b->ndim - 2], &kb) && ka != kb)
-      ps_fail(ps, at, "[..., m, k] x [..., k, n]: the reduced dimensions are equal",
-              "R.matmul: %s x %s: k is %s and %s", text(ps, a), text(ps, b),
-              dim_text(ps, a->shape[a->ndim - 1]), dim_text(ps, b->shape[b->ndim - 2]));
-    /* batch dimensions broadcast; then m and n */
-    tsl_rx_sinfo ba = *a, bb = *b, batch = *out;
-    ba.ndim -= 2;
-    bb.ndim -= 2;
-    batch.shape = NULL;
-    broadcast(ps, at, op, &ba, &bb, &batch);
-    out->ndim = batch.ndim + 2;
-    if (a->shape && b->shape && (batch.shape || !batch.ndim)) {
-      const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, out->ndim);
-      for (int32_t i = 0; i < batch.ndim; i++)
-        d[i] = batch.shape[i];
-      d[batch.ndim] = a->shape[a->ndim - 2];
-      d[batch.ndim + 1] = b->shape[b->ndim - 1];
+    int32_t drop = (a->ndim == 1) + (b->ndim == 1), n = full.ndim;
+    *out = full;
+    out->ndim = n - drop;
+    if (full.shape) {
+      const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, n);
+      int32_t k = 0;
+      for (int32_t i = 0; i < n; i++)
+        if (!((a->ndim == 1 && i == n - 2) || (b->ndim == 1 && i == n - 1)))
+          d[k++] = full.shape[i];
       out->shape = d;
     }
-    break;
+    return;
   }
+  int64_t ka, kb;
+  if (a->shape && b->shape && tsl_expr_is_const_int(a->shape[a->ndim - 1], &ka) &&
+      tsl_expr_is_const_int(b->shape[b->ndim - 2], &kb) && ka != kb) {
+    fail(err, &t, RX_AT_CALL, "[..., m, k] x [..., k, n]: the reduced dimensions are equal",
+         "R.matmul: %s x %s: k is %s and %s", sinfo_text(&t, a), sinfo_text(&t, b),
+         dim_text(&t, a->shape[a->ndim - 1]), dim_text(&t, b->shape[b->ndim - 2]));
+    return;
+  }
+  /* batch dimensions broadcast; then m and n */
+  tsl_rx_sinfo ba = *a, bb = *b, batch = *out;
+  ba.ndim -= 2;
+  bb.ndim -= 2;
+  batch.shape = NULL;
+  broadcast(ar, err, "matmul", &ba, &bb, &batch);
+  out->ndim = batch.ndim + 2;
+  if (!err->failed && a->shape && b->shape && (batch.shape || !batch.ndim)) {
+    const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, out->ndim);
+    for (int32_t i = 0; i < batch.ndim; i++)
+      d[i] = batch.shape[i];
+    d[batch.ndim] = a->shape[a->ndim - 2];
+    d[batch.ndim + 1] = b->shape[b->ndim - 1];
+    out->shape = d;
+  }
+}
+
+const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
+                                const tsl_rx_expr *const *args, rx_err *err) {
+  const char *name = tsl_rx_op_name(op);
+  tsl_rx_sinfo *out = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
+  texts t = {0};
+  if ((int)n != rx_op_arity(op)) {
+    fail(err, &t, RX_AT_CALL, NULL, "R.%s takes %d operand%s, not %u", name, rx_op_arity(op),
+         rx_op_arity(op) == 1 ? "" : "s", n);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (args[i]->sinfo->kind != TSL_RX_SINFO_OBJECT && !tensor(args[i]->sinfo)) {
+      fail(err, &t, (int)i, "operators take tensors", "R.%s: operand %u is %s, not a tensor",
+           name, i, sinfo_text(&t, args[i]->sinfo));
+      return NULL;
+    }
+  const tsl_rx_sinfo *a = args[0]->sinfo, *b = n > 1 ? args[1]->sinfo : NULL;
+  if (!tensor(a) || (b && !tensor(b)))
+    return out; /* an unbound weight: nothing to infer */
+  switch (op) {
+  case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
+    dtypes_agree(err, name, a, b, out);
+    if (!err->failed)
+      broadcast(ar, err, name, a, b, out);
+    break;
+  case TSL_RX_OP_MATMUL:
+    matmul(ar, err, a, b, out);
+    break;
   default: /* elementwise unary */
     *out = *a;
     break;
   }
-  e->sinfo = out;
+  release(&t);
+  return err->failed ? NULL : out;
 }
+
+/* ---- destination-passing calls ---------------------------------------------- */
 
 /* A prim_func's buffers in parameter order (every parameter a buffer). */
 static int buffers_of(const tsl_func *f, const tsl_buffer **out) {
@@ -273,67 +301,93 @@ static const char *fits(binder *bd, const tsl_buffer *b, const tsl_rx_sinfo *s, 
   return NULL;
 }
 
-void rx_check_dps(pstate *ps, const anode *at, tsl_rx_expr *e) {
-  const tsl_rx_expr *args = e->args[1];
-  for (uint32_t i = 0; i < args->n_args; i++)
-    if (args->args[i]->sinfo->kind != TSL_RX_SINFO_OBJECT && !tensor(args->args[i]->sinfo))
-      ps_fail(ps, at->items[1], "the inputs of a destination-passing call are tensors",
-              "input %u is %s, not a tensor", i, text(ps, args->args[i]->sinfo));
-  if (e->n_sinfo_args == 1) {
-    e->sinfo = e->sinfo_args[0];
-  } else {
-    tsl_rx_sinfo *t = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TUPLE);
-    t->n_fields = e->n_sinfo_args;
-    t->fields = e->sinfo_args;
-    e->sinfo = t;
-  }
-  const tsl_func *f = NULL;
-  if (e->args[0]->kind == TSL_RX_EXPR_GLOBAL || e->args[0]->kind == TSL_RX_EXPR_EXTERN)
-    f = tsl_module_find(ps_rx_tir(ps), e->args[0]->name);
-  if (!f) {
-    if (e->args[0]->kind == TSL_RX_EXPR_GLOBAL)
-      ps_fail(ps, at->items[0], "destination-passing calls call prim_funcs (or library "
-              "functions by name)", "'%s' is a Relax function, not a prim_func",
-              e->args[0]->name);
-    return; /* a library function: checked when it is registered */
-  }
-  const tsl_buffer **bufs = ps_alloc(ps, (f->n_params + 1) * sizeof *bufs);
-  int nb = buffers_of(f, bufs);
-  const char *callname = e->op == TSL_RX_OP_CALL_TIR ? "R.call_tir" : "R.call_dps_packed";
+/* The prim_func's buffers against the tensors passed and the outputs. */
+static void check_against(tsl_arena *ar, const tsl_func *f, const char *callname,
+                          const tsl_rx_expr *args, uint32_t n_out,
+                          const tsl_rx_sinfo *const *outs, rx_err *err) {
+  texts t = {0};
+  const tsl_buffer **bufs = malloc((f->n_params + 1) * sizeof *bufs);
+  int nb = bufs ? buffers_of(f, bufs) : -1;
+  uint32_t n_in = args->n_args;
   if (nb < 0)
-    ps_fail(ps, at->items[0], "call prim_funcs whose parameters are all buffers",
-            "%s: '%s' has scalar parameters", callname, f->name);
-  uint32_t n_in = args->n_args, n_out = e->n_sinfo_args;
-  if (n_in + n_out != (uint32_t)nb)
-    ps_fail(ps, at, "a destination-passing call gives the inputs, then the outputs "
-            "(out_sinfo), one tensor per buffer parameter",
-            "%s: '%s' takes %d buffers; given %u input%s and %u output%s", callname, f->name,
-            nb, n_in, n_in == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s");
+    fail(err, &t, RX_AT_CALLEE, "call prim_funcs whose parameters are all buffers",
+         "%s: '%s' has scalar parameters", callname, f->name);
+  else if (n_in + n_out != (uint32_t)nb)
+    fail(err, &t, RX_AT_CALL, "a destination-passing call gives the inputs, then the outputs "
+         "(out_sinfo), one tensor per buffer parameter",
+         "%s: '%s' takes %d buffers; given %u input%s and %u output%s", callname, f->name, nb,
+         n_in, n_in == 1 ? "" : "s", n_out, n_out == 1 ? "" : "s");
   binder bd;
-  tsl_vec_init(&bd.vars, sizeof(const tsl_var *), ps->scratch);
-  tsl_vec_init(&bd.vals, sizeof(const tsl_expr *), ps->scratch);
-  for (uint32_t i = 0; i < n_in + n_out; i++) {
-    const tsl_rx_sinfo *s = i < n_in ? args->args[i]->sinfo : e->sinfo_args[i - n_in];
-    if (!tensor(s))
-      continue;
+  tsl_vec_init(&bd.vars, sizeof(const tsl_var *), NULL);
+  tsl_vec_init(&bd.vals, sizeof(const tsl_expr *), NULL);
+  for (uint32_t i = 0; !err->failed && i < n_in + n_out; i++) {
+    const tsl_rx_sinfo *s = i < n_in ? args->args[i]->sinfo : outs[i - n_in];
     int dim;
-    const char *why = fits(&bd, bufs[i], s, &dim);
+    const char *why = tensor(s) ? fits(&bd, bufs[i], s, &dim) : NULL;
     if (!why)
       continue;
-    char *bt = NULL;
-    {
-      tsl_rx_sinfo want = {TSL_RX_SINFO_TENSOR, (int32_t)bufs[i]->ndim, bufs[i]->dtype,
-                           bufs[i]->shape, 0, NULL};
-      bt = (char *)text(ps, &want);
-    }
-    const anode *where = i < n_in && at->items[1]->kind == AX_TUPLE && i < at->items[1]->n
-                             ? at->items[1]->items[i]
-                             : at;
-    ps_fail(ps, where, "each tensor matches its buffer: same dtype, rank and sizes (the "
-            "prim_func's symbolic sizes bound once)",
-            "%s: %s %u of '%s' is %s, but its buffer '%s' is %s (%s%s%s)", callname,
-            i < n_in ? "input" : "output", i < n_in ? i : i - n_in, f->name, text(ps, s),
-            bufs[i]->name, bt, why, dim >= 0 && !strcmp(why, "shape") ? ", dimension " : "",
-            dim >= 0 && !strcmp(why, "shape") ? dim_text(ps, tsl_expr_i32(ps->arena, dim)) : "");
+    tsl_rx_sinfo want = {TSL_RX_SINFO_TENSOR, (int32_t)bufs[i]->ndim, bufs[i]->dtype,
+                         bufs[i]->shape, 0, NULL};
+    char dimbuf[32] = "";
+    if (dim >= 0 && !strcmp(why, "shape"))
+      snprintf(dimbuf, sizeof dimbuf, ", dimension %d", dim);
+    fail(err, &t, i < n_in ? RX_AT_ARG(i) : RX_AT_CALL,
+         "each tensor matches its buffer: same dtype, rank and sizes (the prim_func's "
+         "symbolic sizes bound once)",
+         "%s: %s %u of '%s' is %s, but its buffer '%s' is %s (%s%s)", callname,
+         i < n_in ? "input" : "output", i < n_in ? i : i - n_in, f->name, sinfo_text(&t, s),
+         bufs[i]->name, sinfo_text(&t, &want), why, dimbuf);
   }
+  (void)ar;
+  tsl_vec_free(&bd.vars);
+  tsl_vec_free(&bd.vals);
+  free(bufs);
+  release(&t);
+}
+
+const tsl_rx_sinfo *rx_infer_dps(tsl_arena *ar, const tsl_module *tir, tsl_rx_op op,
+                                 const tsl_rx_expr *callee, const tsl_rx_expr *args,
+                                 uint32_t n_out, const tsl_rx_sinfo *const *outs, rx_err *err) {
+  const char *callname = op == TSL_RX_OP_CALL_TIR ? "R.call_tir" : "R.call_dps_packed";
+  texts t = {0};
+  if (args->kind != TSL_RX_EXPR_TUPLE) {
+    fail(err, &t, RX_AT_ARGS, "the inputs are a tuple: (x, w)", "%s: the inputs are not a "
+         "tuple", callname);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < args->n_args; i++)
+    if (args->args[i]->sinfo->kind != TSL_RX_SINFO_OBJECT && !tensor(args->args[i]->sinfo)) {
+      fail(err, &t, RX_AT_ARG(i), "the inputs of a destination-passing call are tensors",
+           "input %u is %s, not a tensor", i, sinfo_text(&t, args->args[i]->sinfo));
+      return NULL;
+    }
+  for (uint32_t i = 0; i < n_out; i++)
+    if (!tensor(outs[i])) {
+      fail(err, &t, RX_AT_CALL, "the outputs of a destination-passing call are tensors",
+           "out_sinfo must be R.Tensor(...)");
+      return NULL;
+    }
+  if (!n_out) {
+    fail(err, &t, RX_AT_CALL, "give the outputs' struct info (out_sinfo=)",
+         "%s without outputs", callname);
+    return NULL;
+  }
+  const tsl_func *f = NULL;
+  if (callee->kind == TSL_RX_EXPR_GLOBAL || callee->kind == TSL_RX_EXPR_EXTERN)
+    f = tsl_module_find(tir, callee->name);
+  if (!f && callee->kind == TSL_RX_EXPR_GLOBAL) {
+    fail(err, &t, RX_AT_CALLEE, "destination-passing calls call prim_funcs (or library "
+         "functions by name)", "'%s' is a Relax function, not a prim_func", callee->name);
+    return NULL;
+  }
+  if (f)
+    check_against(ar, f, callname, args, n_out, outs, err);
+  if (err->failed)
+    return NULL;
+  if (n_out == 1)
+    return outs[0];
+  tsl_rx_sinfo *s = rx_sinfo_new(ar, TSL_RX_SINFO_TUPLE);
+  s->n_fields = n_out;
+  s->fields = outs;
+  return s;
 }

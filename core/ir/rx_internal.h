@@ -28,20 +28,32 @@ const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n);
 int rx_op_arity(tsl_rx_op op);
 
 /* ---- rx_infer.c ---- */
+/* A failed inference: the message, a hint for the note, and what it
+ * concerns (RX_AT_*), so that the parser can point at it. */
+enum { RX_AT_CALL = -1, RX_AT_CALLEE = -2, RX_AT_ARGS = -3 };
+#define RX_AT_ARG(i) (1000 + (int)(i)) /* input i of a destination-passing call */
+typedef struct rx_err {
+  int failed;
+  int at; /* RX_AT_*, or k >= 0: operand k of an operator */
+  char msg[768];
+  char hint[256];
+} rx_err;
+
 /* A struct info of `kind`, nothing known yet (rank -1, dtype void). */
 tsl_rx_sinfo *rx_sinfo_new(tsl_arena *a, uint32_t kind);
 const tsl_rx_sinfo *rx_tuple_sinfo(tsl_arena *a, uint32_t n, const tsl_rx_expr *const *fields);
-/* The struct info of an operator call (args set), or a located error at
- * `at` (shapes that do not broadcast, ...). Sets e->sinfo. */
-void rx_infer_op(pstate *ps, const anode *at, tsl_rx_expr *e);
-/* R.call_tir / R.call_dps_packed: the outputs as struct info, and, when the
- * callee is a prim_func of the module, its buffers against the tensors
- * passed (count, dtypes, shapes with its size variables bound once). */
-void rx_check_dps(pstate *ps, const anode *at, tsl_rx_expr *e);
-/* `have` fits `want` (an annotation): same kind, rank, dtype and
- * dimensions where both are known; else a located error naming `what`. */
-void rx_check_sinfo(pstate *ps, const anode *at, const tsl_rx_sinfo *want,
-                    const tsl_rx_sinfo *have, const char *what);
+/* The struct info of operator `op` on `args`, or NULL with `err` set
+ * (wrong arity, shapes that do not broadcast, ...). */
+const tsl_rx_sinfo *rx_infer_op(tsl_arena *a, tsl_rx_op op, uint32_t n,
+                                const tsl_rx_expr *const *args, rx_err *err);
+/* R.call_tir / R.call_dps_packed of `callee` on the tuple `args`: the
+ * outputs as struct info (one tensor, or a tuple), and, when the callee is
+ * a prim_func of `tir`, its buffers checked against the tensors passed
+ * (count, dtypes, shapes with its size variables bound once). NULL with
+ * `err` set when something does not fit. */
+const tsl_rx_sinfo *rx_infer_dps(tsl_arena *a, const tsl_module *tir, tsl_rx_op op,
+                                 const tsl_rx_expr *callee, const tsl_rx_expr *args,
+                                 uint32_t n_out, const tsl_rx_sinfo *const *outs, rx_err *err);
 /* Dimensions known equal: the same constant, or the same expression. */
 int rx_dim_equal(const tsl_expr *a, const tsl_expr *b);
 

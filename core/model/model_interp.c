@@ -6,7 +6,9 @@
  * what is copied into the outputs.
  */
 #include "model_internal.h"
+#include "tessel/relax_build.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,8 +310,16 @@ static int eval(run *r, const tsl_rx_expr *e, const char *where, const mval **ou
 
 /* ---- inputs and outputs ----------------------------------------------------------- */
 
+/* The tensors the model's passes bound, or NULL. */
+static const tsl_weights *bound_constants(const tsl_model *m) {
+  return m->struct_size > offsetof(tsl_model, constants) ? m->constants : NULL;
+}
+
 static int take_input(run *r, const char *name, const tsl_rx_sinfo *s, const void *key) {
-  const tsl_weight *w = tsl_weights_find(r->inputs, name);
+  const tsl_weight *w = bound_constants(r->m) ? tsl_weights_find(bound_constants(r->m), name)
+                                              : NULL;
+  if (!w)
+    w = tsl_weights_find(r->inputs, name);
   char what[160];
   snprintf(what, sizeof what, "input '%s'", name);
   if (!w)
@@ -347,6 +357,12 @@ static int add_output(run *r, tsl_weights *w, const char *name, const mval *v) {
   return TSL_OK;
 }
 
+static int mark_constant(const tsl_rx_expr *e, void *user_data) {
+  if (e->kind == TSL_RX_EXPR_CONSTANT)
+    tsl_map_put(user_data, TSL_MAP_KEY(e->index + 1), TSL_MAP_INT(1));
+  return 0;
+}
+
 static int run_func(run *r, const tsl_rx_func *f, tsl_weights **outputs) {
   int rc = TSL_OK;
   for (uint32_t i = 0; !rc && i < f->n_params; i++)
@@ -357,12 +373,18 @@ static int run_func(run *r, const tsl_rx_func *f, tsl_weights **outputs) {
     const mval *v = tsl_map_get(&r->vars, f->params[i]);
     rc = fit(r, f->params[i]->sinfo, &v->t, what);
   }
+  tsl_map referenced; /* the constants f uses: others may be absent */
+  tsl_map_init(&referenced, NULL);
+  tsl_rx_visit_func(f, mark_constant, &referenced);
   for (uint32_t i = 0; !rc && i < r->m->n_constants; i++) {
+    if (!tsl_map_get(&referenced, TSL_MAP_KEY(i + 1)))
+      continue;
     char name[64];
     constant_name(name, sizeof name, i);
     static const tsl_rx_sinfo object = {TSL_RX_SINFO_OBJECT, -1, TSL_VOID, NULL, 0, NULL};
     rc = take_input(r, name, &object, tsl_intern(tsl_arena_ctx(r->arena), name));
   }
+  tsl_map_free(&referenced);
   for (uint32_t i = 0; !rc && i < tsl_weights_count(r->inputs); i++) {
     const char *name = tsl_weights_at(r->inputs, i)->name;
     int used = 0;
@@ -370,7 +392,8 @@ static int run_func(run *r, const tsl_rx_func *f, tsl_weights **outputs) {
       used |= !strcmp(f->params[k]->name, name);
     for (uint32_t k = 0; k < r->m->n_constants; k++) {
       char c[64];
-      used |= !strcmp(constant_name(c, sizeof c, k), name);
+      used |= !strcmp(constant_name(c, sizeof c, k), name) &&
+              !(bound_constants(r->m) && tsl_weights_find(bound_constants(r->m), name));
     }
     if (!used)
       rc = fail(r, TSL_EINVALID, "input '%s' is neither a parameter of '%s' nor a weight of "

@@ -4,6 +4,7 @@
  * (plugins are dlclose'd last, after everything that may point into them).
  */
 #include "plugin_internal.h"
+#include "tessel/pass.h"
 #include "tessel/rules.h"
 #include "tessel/search.h"
 #include "tessel/target.h"
@@ -44,6 +45,9 @@ static size_t vtable_min_size(uint32_t kind, const char **type) {
   case TSL_COMPONENT_MUTATOR:
     *type = "tsl_trace_mutator_vtable";
     return sizeof(tsl_trace_mutator_vtable);
+  case TSL_COMPONENT_PASS:
+    *type = "tsl_pass_vtable";
+    return sizeof(tsl_pass_vtable);
   default:
     *type = "tsl_intrin_vtable";
     return sizeof(tsl_intrin_vtable);
@@ -98,6 +102,7 @@ static const required_fn required_fns[] = {
     REQ(POSTPROC, tsl_postproc_vtable, apply),
     REQ(MUTATOR, tsl_trace_mutator_vtable, create),
     REQ(MUTATOR, tsl_trace_mutator_vtable, apply),
+    REQ(PASS, tsl_pass_vtable, run),
 };
 #undef REQ
 

@@ -91,7 +91,8 @@
   X(tsl_rx_func, size_vars) X(tsl_rx_func, n_blocks) X(tsl_rx_func, blocks)    \
   X(tsl_rx_func, ret) X(tsl_rx_func, ret_sinfo) X(tsl_model, struct_size)      \
   X(tsl_model, arena) X(tsl_model, tir) X(tsl_model, n_rx_funcs)               \
-  X(tsl_model, rx_funcs) X(tsl_model, n_constants)
+  X(tsl_model, rx_funcs) X(tsl_model, n_constants)                             \
+  X(tsl_model, constants) /* 1.5 */
 
 #define LAYOUT_TYPES(X)                                                        \
   X(tsl_dtype) X(tsl_var) X(tsl_range) X(tsl_buffer) X(tsl_buffer_region)      \

@@ -55,5 +55,26 @@ sed 's/"env.relu"/"env.gelu"/' "$cases/bound_weights.py" > "$tmp/gelu.py"
 refused "an unknown library function is named with the known ones" 2 \
   "no function 'env.gelu': neither a prim_func of the model nor a library function (env.relu, env.linear, env.matmul, env.add)" \
   "$exe" run "$tmp/gelu.py" --weights "$tmp/bound_weights.npz"
+# graph passes: the result run and checked against the model before them,
+# and a model whose every parameter is bound folds to constants
+check "run --passes legalize,fold_constant,dce checks itself against the model before" bash -c "
+  '$exe' run '$cases/operators.py' --weights '$tmp/operators.npz' \
+    --passes legalize,fold_constant,dce --output '$tmp/op_passed.npz' > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^check against the model before the passes legalize,fold_constant,dce: ok' '$tmp/out' &&
+  '$py' '$refs' compare '$tmp/op_passed.npz' '$tmp/operators.want.npz'"
+check "every parameter bound: fold_constant computes the whole model, which runs from its constants" bash -c "
+  '$exe' pass '$cases/operators.py' --weights '$tmp/operators.npz' \
+    --passes bind_params,legalize,fold_constant,dce --output '$tmp/op_folded.py' \
+    --constants '$tmp/op_folded.safetensors' 2> '$tmp/err' &&
+  ! grep -q 'call_tir\|R.matmul\|R.add' '$tmp/op_folded.py' &&
+  grep -q 'def main() ->' '$tmp/op_folded.py' &&
+  '$exe' run '$tmp/op_folded.py' --weights '$tmp/op_folded.safetensors' \
+    --output '$tmp/op_folded.npz' > '$tmp/out' 2> '$tmp/err' &&
+  '$py' '$refs' compare '$tmp/op_folded.npz' '$tmp/operators.want.npz'"
+refused "bind_params refuses a parameter of symbolic shape" 2 \
+  "weight 'x': the parameter is R.Tensor((n, 64), dtype=" \
+  "$exe" pass "$cases/mlp.py" --passes bind_params --weights "$tmp/mlp.npz"
+refused "an unknown pass is named with the registered ones" 2 \
+  "no pass named 'fuse_all'" "$exe" pass "$cases/mlp.py" --passes legalize,fuse_all
 echo "1..$n"
 exit $((failed > 0))

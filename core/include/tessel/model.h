@@ -10,9 +10,10 @@
  *
  * Tensors come in and go out as named collections (weights.h):
  *  - in: one tensor per parameter of the function, by the parameter's
- *    name, and one per weight the model refers to as
+ *    name, and one per weight the function refers to as
  *    metadata["relax.expr.Constant"][i], by the name
- *    "relax.expr.Constant.<i>"; each must match its struct info (dtype,
+ *    "relax.expr.Constant.<i>", unless the model's passes bound it
+ *    (tsl_model.constants, pass.h); each must match its struct info (dtype,
  *    rank, constant sizes; the function's symbolic sizes are bound once,
  *    from the first tensor that names them). A missing, extra or
  *    mis-shaped tensor is an error that names it;

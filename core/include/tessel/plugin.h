@@ -3,7 +3,7 @@
  * registry.
  *
  * Everything pluggable (targets, search strategies, cost models, schedule
- * rules, postprocessors, mutators, tensor intrinsics) is a *component*: a
+ * rules, postprocessors, mutators, tensor intrinsics, graph passes) is a *component*: a
  * kind, a name and a kind-specific vtable, held in one registry. Built-in
  * components register through the same call plugins use.
  *
@@ -61,7 +61,7 @@ extern "C" {
 /* ---- versions ------------------------------------------------------------ */
 
 #define TSL_ABI_MAJOR 1
-#define TSL_ABI_MINOR 4
+#define TSL_ABI_MINOR 5
 /* A version number: major in the high 16 bits, minor in the low 16. */
 #define TSL_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define TSL_ABI_VERSION TSL_ABI_MAKE(TSL_ABI_MAJOR, TSL_ABI_MINOR)
@@ -78,13 +78,14 @@ extern "C" {
   X(SCHEDULE_RULE, 4, "schedule_rule")                                         \
   X(POSTPROC, 5, "postproc")                                                   \
   X(MUTATOR, 6, "mutator")                                                     \
-  X(INTRIN, 7, "intrin")
+  X(INTRIN, 7, "intrin")                                                       \
+  X(PASS, 8, "pass") /* appended in 1.5: tsl_pass_vtable (pass.h) */
 
 enum {
 #define TSL_X_(id, v, name) TSL_COMPONENT_##id = v,
   TSL_COMPONENT_KINDS(TSL_X_)
 #undef TSL_X_
-  TSL_COMPONENT_KIND_MAX = 7
+  TSL_COMPONENT_KIND_MAX = 8
 };
 
 /* "target", ... for a kind value; NULL when unknown. */
@@ -222,7 +223,7 @@ TSL_API const tsl_component *tsl_registry_find(const tsl_registry *reg,
  * strategy's create, destroy, pre_tuning, generate or generate_cands,
  * notify, post_tuning; a
  * cost model's create, destroy, update, predict; a rule's, postprocessor's
- * or mutator's create and apply). */
+ * or mutator's create and apply; a pass's run). */
 TSL_API int tsl_registry_require(const tsl_registry *reg, uint32_t kind,
                                  const char *name,
                                  const tsl_component **out, tsl_diag *diag);

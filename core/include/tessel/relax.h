@@ -40,6 +40,8 @@
 
 #include "tessel/ir.h"
 
+typedef struct tsl_weights tsl_weights; /* weights.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -171,6 +173,12 @@ typedef struct tsl_model {
   uint32_t n_rx_funcs;
   const tsl_rx_func *const *rx_funcs;
   uint32_t n_constants; /* 1 + the largest metadata constant index, 0 when none */
+  /* appended in 1.5: the tensors of the constants, named
+   * "relax.expr.Constant.<i>", when a pass bound them (BindParams,
+   * FoldConstant; pass.h), else NULL (a parsed model: they come with the
+   * inputs). Not owned: whoever bound them keeps them alive as long as the
+   * model. */
+  const tsl_weights *constants;
 } tsl_model;
 
 /* Parse a TVMScript file holding one @I.ir_module class of @T.prim_func and

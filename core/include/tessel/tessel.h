@@ -27,6 +27,8 @@
 #include "tessel/weights.h"
 #include "tessel/relax.h"
 #include "tessel/model.h"
+#include "tessel/relax_build.h"
+#include "tessel/pass.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1

@@ -1,0 +1,295 @@
+/*
+ * The prim_funcs LegalizeOps writes for each operator, as TVMScript text:
+ * what TVM v0.19's legalization (through TOPI) produces for the same
+ * operator, so that TVM's schedule rules see the same blocks.
+ *   add, subtract, multiply, divide   block T_<op>, NumPy broadcasting (an
+ *                                     operand's dimension of 1 read at 0)
+ *   exp, sqrt, tanh, sigmoid          function tir_<op>, block T_<op>
+ *   nn.relu                           function relu, block compute,
+ *                                     max(x, 0)
+ *   matmul                            function matmul, block matmul: the
+ *                                     spatial loops, then k; vectors as
+ *                                     NumPy reads them
+ * Shapes with symbolic sizes make T.handle parameters, T.int64() sizes
+ * and T.match_buffer, as TVM prints them.
+ */
+#include "passes_internal.h"
+
+#include "tessel/script.h"
+#include "tessel/visit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *legalize_op_hint(tsl_rx_op op) {
+  switch (op) {
+  case TSL_RX_OP_EXP: return "tir_exp";
+  case TSL_RX_OP_SQRT: return "tir_sqrt";
+  case TSL_RX_OP_TANH: return "tir_tanh";
+  case TSL_RX_OP_SIGMOID: return "tir_sigmoid";
+  case TSL_RX_OP_RELU: return "relu";
+  default: return tsl_rx_op_name(op);
+  }
+}
+
+/* One buffer of the function: its name and struct info. */
+typedef struct tbuf {
+  const char *name;
+  const tsl_rx_sinfo *s;
+} tbuf;
+
+static void put_dim(tsl_strbuf *sb, const tsl_expr *d) {
+  int64_t v;
+  if (tsl_expr_is_const_int(d, &v)) {
+    tsl_strbuf_printf(sb, "T.int64(%lld)", (long long)v);
+    return;
+  }
+  char *t = tsl_print_expr(d);
+  tsl_strbuf_append(sb, t ? t : "?");
+  free(t);
+}
+
+static void put_shape(tsl_strbuf *sb, const tsl_rx_sinfo *s) {
+  tsl_strbuf_append(sb, "(");
+  for (int32_t d = 0; d < s->ndim; d++) {
+    if (d)
+      tsl_strbuf_append(sb, ", ");
+    put_dim(sb, s->shape[d]);
+  }
+  tsl_strbuf_append(sb, s->ndim == 1 ? ",)" : ")");
+}
+
+static const char *dtype_name(tsl_dtype t, char *buf) { return tsl_dtype_str(t, buf); }
+
+static int symbolic(const tsl_rx_sinfo *s) {
+  for (int32_t d = 0; d < s->ndim; d++)
+    if (!tsl_expr_is_const_int(s->shape[d], NULL))
+      return 1;
+  return 0;
+}
+
+static int collect_var(const tsl_expr *e, void *user_data) {
+  tsl_vec *names = user_data;
+  if (e->kind != TSL_EXPR_VAR)
+    return 0;
+  for (uint32_t i = 0; i < names->len; i++)
+    if (TSL_VEC_AT(names, const char *, i) == e->u.var->name)
+      return 0;
+  TSL_VEC_PUSH(names, const char *, e->u.var->name);
+  return 0;
+}
+
+/* def name(params): the attribute line, sizes and match_buffers. */
+static void signature(tsl_strbuf *sb, const char *name, const tbuf *bufs, uint32_t n) {
+  int any = 0;
+  for (uint32_t i = 0; i < n; i++)
+    any |= symbolic(bufs[i].s);
+  char dt[32];
+  tsl_strbuf_printf(sb, "@T.prim_func(private=True)\ndef %s(", name);
+  for (uint32_t i = 0; i < n; i++) {
+    if (i)
+      tsl_strbuf_append(sb, ", ");
+    if (any) {
+      tsl_strbuf_printf(sb, "var_%s: T.handle", bufs[i].name);
+      continue;
+    }
+    tsl_strbuf_printf(sb, "%s: T.Buffer(", bufs[i].name);
+    put_shape(sb, bufs[i].s);
+    tsl_strbuf_printf(sb, ", \"%s\")", dtype_name(bufs[i].s->dtype, dt));
+  }
+  tsl_strbuf_append(sb, "):\n    T.func_attr({\"tir.noalias\": T.bool(True)})\n");
+  if (!any)
+    return;
+  tsl_vec names;
+  tsl_vec_init(&names, sizeof(const char *), NULL);
+  for (uint32_t i = 0; i < n; i++)
+    for (int32_t d = 0; d < bufs[i].s->ndim; d++)
+      tsl_expr_visit(bufs[i].s->shape[d], collect_var, &names);
+  for (uint32_t i = 0; i < names.len; i++)
+    tsl_strbuf_printf(sb, "    %s = T.int64()\n", TSL_VEC_AT(&names, const char *, i));
+  tsl_vec_free(&names);
+  for (uint32_t i = 0; i < n; i++) {
+    tsl_strbuf_printf(sb, "    %s = T.match_buffer(var_%s, ", bufs[i].name, bufs[i].name);
+    put_shape(sb, bufs[i].s);
+    tsl_strbuf_printf(sb, ", \"%s\")\n", dtype_name(bufs[i].s->dtype, dt));
+  }
+}
+
+/* for i0, i1 in T.grid(...): with T.block(block): v_i0, ... = remap; at
+ * the indentation it leaves in *indent. `kinds` is "SS..R". */
+static void nest(tsl_strbuf *sb, const char *block, const tsl_rx_sinfo *out,
+                 const tsl_expr *reduce_extent, int *indent) {
+  int32_t n = out->ndim + (reduce_extent != NULL);
+  if (n == 0) {
+    tsl_strbuf_printf(sb, "    with T.block(\"%s\"):\n", block);
+    *indent = 8;
+    return;
+  }
+  tsl_strbuf_append(sb, "    for ");
+  for (int32_t i = 0; i < n; i++)
+    tsl_strbuf_printf(sb, "%si%d", i ? ", " : "", (int)i);
+  tsl_strbuf_append(sb, " in T.grid(");
+  for (int32_t i = 0; i < n; i++) {
+    if (i)
+      tsl_strbuf_append(sb, ", ");
+    put_dim(sb, i < out->ndim ? out->shape[i] : reduce_extent);
+  }
+  tsl_strbuf_printf(sb, "):\n        with T.block(\"%s\"):\n            ", block);
+  for (int32_t i = 0; i < n; i++)
+    tsl_strbuf_printf(sb, "%sv_i%d", i ? ", " : "", (int)i);
+  tsl_strbuf_append(sb, " = T.axis.remap(\"");
+  for (int32_t i = 0; i < n; i++)
+    tsl_strbuf_append(sb, i < out->ndim ? "S" : "R");
+  tsl_strbuf_append(sb, "\", [");
+  for (int32_t i = 0; i < n; i++)
+    tsl_strbuf_printf(sb, "%si%d", i ? ", " : "", (int)i);
+  tsl_strbuf_append(sb, "])\n");
+  *indent = 12;
+}
+
+/* buf[...] read at the output's indices, broadcast NumPy's way: the
+ * operand's dims align with the output's last ones; a dim of 1 (where the
+ * output's is not) is read at 0. */
+static void access(tsl_strbuf *sb, const tbuf *b, const tsl_rx_sinfo *out) {
+  tsl_strbuf_printf(sb, "%s[", b->name);
+  if (b->s->ndim == 0)
+    tsl_strbuf_append(sb, "()");
+  int32_t off = out->ndim - b->s->ndim;
+  for (int32_t d = 0; d < b->s->ndim; d++) {
+    int64_t v, w;
+    if (d)
+      tsl_strbuf_append(sb, ", ");
+    if (tsl_expr_is_const_int(b->s->shape[d], &v) && v == 1 &&
+        !(tsl_expr_is_const_int(out->shape[d + off], &w) && w == 1))
+      tsl_strbuf_append(sb, "T.int64(0)");
+    else
+      tsl_strbuf_printf(sb, "v_i%d", (int)(d + off));
+  }
+  tsl_strbuf_append(sb, "]");
+}
+
+static void out_access(tsl_strbuf *sb, const char *name, int32_t ndim) {
+  tsl_strbuf_printf(sb, "%s[", name);
+  if (!ndim)
+    tsl_strbuf_append(sb, "()");
+  for (int32_t d = 0; d < ndim; d++)
+    tsl_strbuf_printf(sb, "%sv_i%d", d ? ", " : "", (int)d);
+  tsl_strbuf_append(sb, "]");
+}
+
+static void elementwise(tsl_strbuf *sb, tsl_rx_op op, const tbuf *in, uint32_t n_in,
+                        const tbuf *out) {
+  char block[32], dt[32];
+  snprintf(block, sizeof block, op == TSL_RX_OP_RELU ? "compute" : "T_%s", tsl_rx_op_name(op));
+  int indent;
+  nest(sb, block, out->s, NULL, &indent);
+  tsl_strbuf_printf(sb, "%*s", indent, "");
+  out_access(sb, out->name, out->s->ndim);
+  tsl_strbuf_append(sb, " = ");
+  static const char *const binop[] = {[TSL_RX_OP_ADD] = " + ", [TSL_RX_OP_SUBTRACT] = " - ",
+                                      [TSL_RX_OP_MULTIPLY] = " * ", [TSL_RX_OP_DIVIDE] = " / "};
+  if (n_in == 2) {
+    access(sb, &in[0], out->s);
+    tsl_strbuf_append(sb, binop[op]);
+    access(sb, &in[1], out->s);
+  } else if (op == TSL_RX_OP_RELU) {
+    tsl_strbuf_append(sb, "T.max(");
+    access(sb, &in[0], out->s);
+    tsl_strbuf_printf(sb, ", T.%s(0))", dtype_name(out->s->dtype, dt));
+  } else {
+    tsl_strbuf_printf(sb, "T.%s(", tsl_rx_op_name(op));
+    access(sb, &in[0], out->s);
+    tsl_strbuf_append(sb, ")");
+  }
+  tsl_strbuf_append(sb, "\n");
+}
+
+/* matmul [.., m, k] x [.., k, n] (either a vector), batch dims broadcast. */
+static void matmul(tsl_strbuf *sb, const tbuf *in, const tbuf *out) {
+  const tsl_rx_sinfo *a = in[0].s, *b = in[1].s, *o = out->s;
+  int32_t ra = a->ndim, rb = b->ndim, no = o->ndim, k = no; /* v_i<k>: the reduction */
+  char dt[32];
+  int indent;
+  nest(sb, "matmul", o, a->shape[ra - 1], &indent);
+  /* spatial output dims: batch.., m (unless a is a vector), n (unless b is) */
+  int32_t n_batch = no - (ra > 1) - (rb > 1);
+  tsl_strbuf_printf(sb, "%*swith T.init():\n%*s", indent, "", indent + 4, "");
+  out_access(sb, out->name, no);
+  tsl_strbuf_printf(sb, " = T.%s(0)\n%*s", dtype_name(o->dtype, dt), indent, "");
+  out_access(sb, out->name, no);
+  tsl_strbuf_append(sb, " = ");
+  out_access(sb, out->name, no);
+  tsl_strbuf_append(sb, " + ");
+  for (int side = 0; side < 2; side++) {
+    const tsl_rx_sinfo *s = side ? b : a;
+    int32_t r = s->ndim, nb = r - 2 < 0 ? 0 : r - 2;
+    tsl_strbuf_printf(sb, "%s%s[", side ? " * " : "", in[side].name);
+    int first = 1;
+    for (int32_t d = 0; d < nb; d++) { /* its batch dims, aligned right with the output's */
+      int32_t od = n_batch - nb + d;
+      int64_t v, w;
+      tsl_strbuf_append(sb, first ? "" : ", ");
+      first = 0;
+      if (tsl_expr_is_const_int(s->shape[d], &v) && v == 1 &&
+          !(tsl_expr_is_const_int(o->shape[od], &w) && w == 1))
+        tsl_strbuf_append(sb, "T.int64(0)");
+      else
+        tsl_strbuf_printf(sb, "v_i%d", (int)od);
+    }
+    if (!side) {
+      if (r > 1) /* m */
+        tsl_strbuf_printf(sb, "%sv_i%d", first ? "" : ", ", (int)n_batch), first = 0;
+      tsl_strbuf_printf(sb, "%sv_i%d", first ? "" : ", ", (int)k);
+    } else {
+      tsl_strbuf_printf(sb, "%sv_i%d", first ? "" : ", ", (int)k);
+      if (r > 1) /* n */
+        tsl_strbuf_printf(sb, ", v_i%d", (int)(no - 1));
+    }
+    tsl_strbuf_append(sb, "]");
+  }
+  tsl_strbuf_append(sb, "\n");
+}
+
+int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
+                       tsl_diag *diag) {
+  tsl_rx_op op = (tsl_rx_op)call->op;
+  const tsl_rx_sinfo *o = call->sinfo;
+  for (uint32_t i = 0; i <= call->n_args; i++) {
+    const tsl_rx_sinfo *s = i < call->n_args ? call->args[i]->sinfo : o;
+    if (s->kind != TSL_RX_SINFO_TENSOR || s->ndim < 0 || !s->shape ||
+        tsl_dtype_is_void(s->dtype)) {
+      char *t = tsl_rx_sinfo_print(s);
+      tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s: %s %u is %s; legalize needs the dtype and "
+                   "shape of every operand (bind the weights first: bind_params)",
+                   tsl_rx_op_name(op), i < call->n_args ? "operand" : "result", i,
+                   t ? t : "?");
+      free(t);
+      return TSL_EUNSUPPORTED;
+    }
+  }
+  tbuf bufs[3];
+  static const char *const in_names[] = {"A", "B"};
+  for (uint32_t i = 0; i < call->n_args; i++)
+    bufs[i] = (tbuf){in_names[i], call->args[i]->sinfo};
+  char out_name[32];
+  snprintf(out_name, sizeof out_name,
+           op == TSL_RX_OP_MATMUL ? "matmul" : op == TSL_RX_OP_RELU ? "compute" : "T_%s",
+           tsl_rx_op_name(op));
+  bufs[call->n_args] = (tbuf){out_name, o};
+  switch (op) {
+  case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
+  case TSL_RX_OP_EXP: case TSL_RX_OP_SQRT: case TSL_RX_OP_TANH: case TSL_RX_OP_SIGMOID:
+  case TSL_RX_OP_RELU:
+    signature(sb, name, bufs, call->n_args + 1);
+    elementwise(sb, op, bufs, call->n_args, &bufs[call->n_args]);
+    return TSL_OK;
+  case TSL_RX_OP_MATMUL:
+    signature(sb, name, bufs, 3);
+    matmul(sb, bufs, &bufs[2]);
+    return TSL_OK;
+  default:
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s has no legalization",
+                        tsl_rx_op_name(op));
+  }
+}

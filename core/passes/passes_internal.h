@@ -1,0 +1,33 @@
+/*
+ * core/passes/passes_internal.h — the built-in graph passes (tessel/pass.h)
+ * and what they share.
+ */
+#ifndef TESSEL_PASSES_INTERNAL_H
+#define TESSEL_PASSES_INTERNAL_H
+
+#include "tessel/container.h"
+#include "tessel/pass.h"
+#include "tessel/relax_build.h"
+
+/* Register the built-in passes (core/builtins calls it). */
+int passes_register_builtins(tsl_registry *reg, tsl_diag *diag);
+
+extern const tsl_pass_vtable pass_bind_params_vt;
+extern const tsl_pass_vtable pass_legalize_vt;
+extern const tsl_pass_vtable pass_fold_constant_vt;
+extern const tsl_pass_vtable pass_dce_vt;
+
+/* The constants a model's passes bound (NULL when none). */
+const tsl_weights *pass_model_constants(const tsl_model *m);
+
+/* ---- legalize_ops.c ---- */
+/* The TVMScript text of the prim_func TVM's LegalizeOps writes for
+ * operator call `call` (operands of known shapes and dtypes), named
+ * `name`, into `sb`; TSL_EUNSUPPORTED (message in diag) for an operator
+ * without a legalization or operands whose struct info is not known. */
+int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
+                       tsl_diag *diag);
+/* The function-name hint for an operator ("add", "matmul", "relu"). */
+const char *legalize_op_hint(tsl_rx_op op);
+
+#endif
