@@ -125,6 +125,8 @@ static const struct {
      &pass_bind_params_vt},
     {"legalize", "operators become R.call_tir of prim_funcs as TVM's LegalizeOps writes them",
      &pass_legalize_vt},
+    {"fuse", "bindings TVM's operator patterns group become one prim_func each (TVM's FuseOps "
+     "and FuseTIR)", &pass_fuse_vt},
     {"fold_constant", "calls on constants only are computed and become constants (TVM's "
      "FoldConstant)", &pass_fold_constant_vt},
     {"dce", "unused dataflow bindings and uncalled prim_funcs removed (TVM's "

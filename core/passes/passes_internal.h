@@ -16,6 +16,7 @@ extern const tsl_pass_vtable pass_bind_params_vt;
 extern const tsl_pass_vtable pass_legalize_vt;
 extern const tsl_pass_vtable pass_fold_constant_vt;
 extern const tsl_pass_vtable pass_dce_vt;
+extern const tsl_pass_vtable pass_fuse_vt;
 
 /* The constants a model's passes bound (NULL when none). */
 const tsl_weights *pass_model_constants(const tsl_model *m);
@@ -29,5 +30,27 @@ int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
                        tsl_diag *diag);
 /* The function-name hint for an operator ("add", "matmul", "relu"). */
 const char *legalize_op_hint(tsl_rx_op op);
+
+/* ---- op_pattern.c: TVM's operator patterns, ordered as TVM numbers
+ * them ---- */
+enum {
+  PASS_PATTERN_ELEMWISE = 0,
+  PASS_PATTERN_BROADCAST = 1,
+  PASS_PATTERN_INJECTIVE = 2,
+  PASS_PATTERN_COMM_REDUCE = 3,
+  PASS_PATTERN_OUT_EWISE_FUSABLE = 4,
+  PASS_PATTERN_OPAQUE = 8
+};
+/* The pattern of prim_func f (TVM's AnnotateTIROpPattern). */
+int pass_op_pattern(const tsl_func *f);
+const char *pass_pattern_name(int kind);
+
+/* ---- fuse_groups.c ---- */
+/* TVM's FuseOps partitioning of `count` nodes in topological order:
+ * patterns[i], its consumers outs[i] (n_outs[i] of them, later nodes),
+ * external[i] when it is used after the block. group_of[i] gets the
+ * representative of i's group (nodes of one group share it). */
+void pass_fuse_partition(uint32_t count, const int *patterns, const uint32_t *const *outs,
+                         const uint32_t *n_outs, const int *external, int *group_of);
 
 #endif

@@ -121,6 +121,9 @@ static const pcase cases[] = {
     {"dead", "dce", "dce", NULL},
     {"dead", "legalize_dce", "legalize,dce", NULL},
     {"shapes", "legalize", "legalize", NULL},
+    {"course_mlp", "fused", "bind_params,legalize,fuse,dce", "w0,b0,w1,b1"},
+    {"shapes", "fused", "legalize,fuse,dce", NULL},
+    {"fuse", "fused", "legalize,fuse,dce", NULL},
     {"fma", "fused", "fuse_multiply_add,dce", NULL},
 };
 
@@ -198,8 +201,8 @@ int main(int argc, char **argv) {
   tsl_diag d = {0};
   if (!ok(!tsl_registry_new(ctx, &reg, &d), "registry"))
     return tap_done();
-  for (const char *const *p = (const char *const[]){"bind_params", "legalize", "fold_constant",
-                                                    "dce", NULL};
+  for (const char *const *p = (const char *const[]){"bind_params", "legalize", "fuse",
+                                                    "fold_constant", "dce", NULL};
        *p; p++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_PASS, *p) != NULL, "built-in pass %s registered", *p);
   int loaded = argc > 1 && !tsl_registry_load(reg, argv[1], &d);

@@ -16,6 +16,10 @@
  *                  becomes R.call_tir of a prim_func as TVM's LegalizeOps
  *                  writes it (names, blocks, loop order), equal prim_funcs
  *                  shared
+ *   fuse           R.call_tir bindings TVM's operator patterns group
+ *                  (matmul + bias + ReLU, element-wise chains, producers
+ *                  of a reduction) become one prim_func each (TVM's
+ *                  FuseOps and FuseTIR), fused_<callee>_<callee>...
  *   fold_constant  calls whose inputs are all constants (operators and
  *                  R.call_tir) are computed now and become constants
  *   dce            bindings of dataflow blocks nobody uses, and prim_funcs
