@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,13 @@ const char cli_tune_usage[] =
     "  --json            end stdout with one JSON object: trials, total,\n"
     "                    best_seconds, best_gflops, best_trace, errors, ...\n";
 
+/* What the table shows of one task, from the progress reports. */
+typedef struct task_row {
+  char name[64];
+  double flops, weight, best_s;
+  int64_t done, budget;
+} task_row;
+
 typedef struct tune_ui {
   const char *log_path;
   const char *config; /* named in the log's header line of each run */
@@ -37,28 +45,72 @@ typedef struct tune_ui {
   FILE *table; /* stdout, or stderr under --json */
   int tty;
   int bar_shown;
+  task_row *rows; /* one per task, filled as reports come */
+  uint32_t n_rows;
 } tune_ui;
 
-static void print_table(FILE *out, const tsl_tune_progress *p) {
-  double gflops = p->best_s > 0 && p->flops > 0 ? p->flops / p->best_s * 1e-9 : 0;
-  fprintf(out, "%3s | %-12s | %12s | %6s | %14s | %12s | %21s | %6s | %4s\n", "ID",
+/* The table TVM's task scheduler prints: one row per task, then the total
+ * of the weighted latencies (the model's estimated latency). */
+static void print_table(FILE *out, const tune_ui *ui, const tsl_tune_progress *p) {
+  fprintf(out, "%3s | %-24s | %12s | %6s | %14s | %12s | %21s | %6s | %4s\n", "ID",
           "Name", "FLOP", "Weight", "Speed (GFLOPS)", "Latency (us)",
           "Weighted Latency (us)", "Trials", "Done");
   fprintf(out, "-------------------------------------------------------------"
-               "-----------------------------------------------------------\n");
-  char speed[32] = "N/A", lat[32] = "N/A";
-  if (p->best_s > 0) {
-    snprintf(speed, sizeof speed, "%.4f", gflops);
-    snprintf(lat, sizeof lat, "%.4f", p->best_s * 1e6);
+               "-----------------------------------------------------------------------\n");
+  double total = 0;
+  int64_t trials = 0;
+  int all = 1;
+  for (uint32_t i = 0; i < ui->n_rows; i++) {
+    const task_row *r = &ui->rows[i];
+    char speed[32] = "N/A", lat[32] = "N/A", wlat[32] = "N/A";
+    if (r->best_s > 0) {
+      snprintf(speed, sizeof speed, "%.4f", r->flops > 0 ? r->flops / r->best_s * 1e-9 : 0);
+      snprintf(lat, sizeof lat, "%.4f", r->best_s * 1e6);
+      snprintf(wlat, sizeof wlat, "%.4f", r->best_s * r->weight * 1e6);
+      total += r->best_s * r->weight;
+    } else {
+      all = 0;
+    }
+    trials += r->done;
+    fprintf(out, "%3u | %-24.24s | %12.0f | %6.0f | %14s | %12s | %21s | %6lld | %4s\n", i,
+            r->name[0] ? r->name : "(not started)", r->flops, r->weight, speed, lat, wlat,
+            (long long)r->done, r->budget && r->done >= r->budget ? "Y" : "");
   }
-  fprintf(out, "%3d | %-12.12s | %12.0f | %6d | %14s | %12s | %21s | %6lld | %4s\n", 0,
-          p->func_name, p->flops, 1, speed, lat, lat, (long long)p->done,
-          p->done >= p->budget ? "Y" : "");
   fprintf(out, "-------------------------------------------------------------"
-               "-----------------------------------------------------------\n");
+               "-----------------------------------------------------------------------\n");
+  if (ui->n_rows > 1) {
+    if (all)
+      fprintf(out, "total trials: %lld, total weighted latency: %.4f us\n", (long long)trials,
+              total * 1e6);
+    else
+      fprintf(out, "total trials: %lld, total weighted latency: N/A (a task has no result "
+              "yet)\n", (long long)trials);
+  }
   fprintf(out, "measured by this run: %lld (%lld failed), elapsed %.1f s\n\n",
           (long long)p->measured, (long long)p->errors, p->elapsed_s);
   fflush(out);
+}
+
+/* The report's task into the table's rows. */
+static void note_task(tune_ui *ui, const tsl_tune_progress *p) {
+  uint32_t n = p->struct_size > offsetof(tsl_tune_progress, weight) && p->n_tasks ? p->n_tasks
+                                                                                  : 1;
+  uint32_t k = n > 1 ? p->task : 0;
+  if (n > ui->n_rows) {
+    task_row *r = realloc(ui->rows, n * sizeof *r);
+    if (!r)
+      return;
+    memset(r + ui->n_rows, 0, (n - ui->n_rows) * sizeof *r);
+    ui->rows = r;
+    ui->n_rows = n;
+  }
+  task_row *r = &ui->rows[k];
+  snprintf(r->name, sizeof r->name, "%s", p->func_name);
+  r->flops = p->flops;
+  r->weight = n > 1 ? p->weight : 1;
+  r->best_s = p->best_s;
+  r->done = p->done;
+  r->budget = p->budget;
 }
 
 /* A plugin from plugin_paths that does not load: the error says where the
@@ -112,6 +164,7 @@ static void open_log(tune_ui *ui) {
 static void progress(void *user_data, const tsl_tune_progress *p) {
   tune_ui *ui = user_data;
   open_log(ui);
+  note_task(ui, p);
   if (ui->tty) {
     int width = 30;
     double frac = p->budget > 0 ? (double)p->done / (double)p->budget : 1;
@@ -136,9 +189,9 @@ static void progress(void *user_data, const tsl_tune_progress *p) {
       fputc('\n', stderr);
       ui->bar_shown = 0;
     }
-    print_table(ui->table, p);
+    print_table(ui->table, ui, p);
     if (ui->log)
-      print_table(ui->log, p);
+      print_table(ui->log, ui, p);
   }
 }
 
@@ -171,6 +224,25 @@ static void print_json(const tsl_tune_result *r) {
   json_object_set_new(o, "probed", json_integer(r->probed));
   json_object_set_new(o, "total_s", json_real(r->total_s));
   json_object_set_new(o, "stop", json_string(r->stop_reason ? "exhausted" : "budget"));
+  if (r->n_tasks) {
+    json_t *ts = json_array();
+    for (uint32_t i = 0; i < r->n_tasks; i++) {
+      const tsl_tune_task_result *t = &r->tasks[i];
+      json_t *j = json_pack("{s:s, s:f, s:f, s:I}", "name", t->name, "weight", t->weight,
+                            "flops", t->flops, "total", (json_int_t)t->total);
+      json_object_set_new(j, "best_seconds",
+                          t->best_seconds > 0 ? json_real(t->best_seconds) : json_null());
+      json_object_set_new(j, "best_record",
+                          t->best_record >= 0 ? json_integer(t->best_record) : json_null());
+      json_array_append_new(ts, j);
+    }
+    json_object_set_new(o, "tasks", ts);
+    json_object_set_new(o, "tuned_model", r->tuned_model_path ? json_string(r->tuned_model_path)
+                                                              : json_null());
+    json_object_set_new(o, "tuned_constants", r->tuned_constants_path
+                                                  ? json_string(r->tuned_constants_path)
+                                                  : json_null());
+  }
   json_t *c = json_object();
   json_object_set_new(c, "prepared", json_integer(r->cands.prepared));
   json_object_set_new(c, "hits", json_integer(r->cands.hits));
@@ -213,6 +285,29 @@ static void print_text(const tsl_tune_result *r) {
          (long long)c->prepared, (long long)c->hits, (long long)c->replays, c->replay_s,
          c->postproc_s, (long long)c->featurized, c->feature_s, r->mutate_s, r->predict_s,
          r->train_s, r->lower_s);
+  if (r->n_tasks) { /* a model */
+    printf("tasks:\n");
+    for (uint32_t i = 0; i < r->n_tasks; i++) {
+      const tsl_tune_task_result *t = &r->tasks[i];
+      if (t->best_seconds > 0)
+        printf("  %-28s weight %3.0f: %lld records, best %.3f us, %.3f GFLOPS (record %lld)\n",
+               t->name, t->weight, (long long)t->total, t->best_seconds * 1e6,
+               t->flops / t->best_seconds * 1e-9, (long long)t->best_record);
+      else
+        printf("  %-28s weight %3.0f: %lld records, no candidate ran successfully\n", t->name,
+               t->weight, (long long)t->total);
+    }
+    if (r->best_seconds > 0)
+      printf("model: the tasks' best latencies times their weights add up to %.3f us\n",
+             r->best_seconds * 1e6);
+    if (r->tuned_model_path)
+      printf("tuned model (every tuned prim_func in place): %s%s%s\n", r->tuned_model_path,
+             r->tuned_constants_path ? ", its constants: " : "",
+             r->tuned_constants_path ? r->tuned_constants_path : "");
+    if (r->export_path)
+      printf("exported the model's kernels: %s\n", r->export_path);
+    return;
+  }
   if (r->best_seconds <= 0) {
     printf("no candidate ran successfully\n");
     return;
@@ -285,7 +380,8 @@ int cli_tune(int argc, char **argv) {
   } else {
     char log_path[1200];
     snprintf(log_path, sizeof log_path, "%s/tune.log", cfg->work_dir);
-    tune_ui ui = {log_path, cfg->path, NULL, 0, json ? stderr : stdout, isatty(2), 0};
+    tune_ui ui = {.log_path = log_path, .config = cfg->path, .table = json ? stderr : stdout,
+                  .tty = isatty(2)};
     tsl_tune_result r;
     memset(&r, 0, sizeof r);
     void (*old_int)(int) = signal(SIGINT, on_interrupt);
@@ -313,6 +409,7 @@ int cli_tune(int argc, char **argv) {
     }
     if (ui.log)
       fclose(ui.log);
+    free(ui.rows);
     tsl_tune_result_free(&r);
   }
   tsl_registry_free(reg);

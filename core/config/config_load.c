@@ -22,7 +22,7 @@ static const char *dirname_dup(tsl_arena *a, const char *p) {
 
 static const char *top_keys =
     "workload, target, space, strategy, cost_model, runner, builder, "
-    "database, work_dir, export, plugin_paths, seed";
+    "database, work_dir, export, plugin_paths, seed, tasks";
 
 static int load_tree(cfg_config *c, const char *path, cfg_node **root,
                      tsl_diag *diag) {

@@ -269,8 +269,10 @@ static int plugin_section(vstate *v, const cfg_node *n, const char *section,
 
 static const char *const k_top[] = {
     "workload", "target",   "space",  "strategy",     "cost_model", "runner",
-    "builder",  "database", "work_dir", "export", "plugin_paths", "seed", NULL};
-static const char *const k_workload[] = {"file", "func", "binds", NULL};
+    "builder",  "database", "work_dir", "export", "plugin_paths", "seed", "tasks", NULL};
+static const char *const k_workload[] = {"file", "func", "binds", "weights", "passes", NULL};
+static const char *const k_tasks[] = {"scheduler", "max_trials_global", "alpha", "window_size",
+                                      NULL};
 static const char *const k_space[] = {"schedule", "rules", NULL};
 static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_ms",
                                        "timeout_s", "warmup",      "flush_cache",
@@ -299,6 +301,16 @@ static int v_workload(vstate *v, const cfg_node *root) {
   if (fn)
     rc = want_string(v, fn, "workload.func", "the name of a prim_func in the file",
                      &v->c->pub.workload_func);
+  const cfg_node *w = get(n, "weights");
+  if (!rc && w)
+    rc = want_file(v, w, "workload.weights",
+                   "an existing .safetensors, .npz or .npy file, relative to the config's folder",
+                   &v->c->pub.workload_weights);
+  const cfg_node *p = get(n, "passes");
+  if (!rc && p)
+    rc = want_string(v, p, "workload.passes",
+                     "graph passes, comma-separated, e.g. \"bind_params,legalize,fuse,dce\"",
+                     &v->c->pub.workload_passes);
   const cfg_node *b = get(n, "binds");
   if (rc || !b)
     return rc;
@@ -321,6 +333,41 @@ static int v_workload(vstate *v, const cfg_node *root) {
   v->c->pub.n_workload_binds = b->n;
   v->c->pub.workload_binds = binds;
   return TSL_OK;
+}
+
+static int v_tasks(vstate *v, const cfg_node *root) {
+  const char *valid = "{scheduler: gradient | round-robin, max_trials_global: N, alpha: A, "
+                      "window_size: W}";
+  const cfg_node *n = get(root, "tasks");
+  if (!n)
+    return TSL_OK;
+  int rc = want_section(v, n, "tasks", valid, k_tasks);
+  const cfg_node *s = rc ? NULL : get(n, "scheduler");
+  if (s) {
+    rc = want_string(v, s, "tasks.scheduler", "gradient or round-robin",
+                     &v->c->pub.task_scheduler);
+    if (!rc && strcmp(v->c->pub.task_scheduler, "gradient") &&
+        strcmp(v->c->pub.task_scheduler, "round-robin"))
+      return verr(v, TSL_EINVALID, s, "tasks.scheduler: unknown scheduler '%s'; valid: "
+                  "gradient, round-robin", v->c->pub.task_scheduler);
+  }
+  const cfg_node *g = rc ? NULL : get(n, "max_trials_global");
+  if (g)
+    rc = want_int(v, g, "tasks.max_trials_global", 1, INT32_MAX, "a positive trial count",
+                  &v->c->pub.max_trials_global);
+  const cfg_node *a = rc ? NULL : get(n, "alpha");
+  if (a)
+    rc = want_double(v, a, "tasks.alpha", 0, 0, "a weight from 0 to 1", &v->c->pub.sched_alpha);
+  if (a && !rc && v->c->pub.sched_alpha > 1)
+    return verr(v, TSL_EINVALID, a, "tasks.alpha: out of range, got %s; valid: a weight from 0 "
+                "to 1", cfg_got(v->a, a));
+  const cfg_node *w = rc ? NULL : get(n, "window_size");
+  if (w) {
+    int64_t x = 0;
+    rc = want_int(v, w, "tasks.window_size", 1, 1000, "a batch count from 1", &x);
+    v->c->pub.sched_window = (int32_t)x;
+  }
+  return rc;
 }
 
 static int v_space(vstate *v, const cfg_node *root) {
@@ -575,6 +622,8 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   c->skip_slower = 3;
   c->screen_slower = 1.5;
   c->seed = 1;
+  c->sched_alpha = 0.2;
+  c->sched_window = 3;
 
   int rc = check_keys(&v, root, "", k_top);
   if (!rc)
@@ -587,6 +636,8 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   }
   if (!rc)
     rc = v_space(&v, root);
+  if (!rc)
+    rc = v_tasks(&v, root);
   if (!rc)
     rc = v_strategy(&v, root);
   if (!rc) {

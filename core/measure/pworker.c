@@ -203,9 +203,10 @@ void measure_pworker_stop(measure_pworker *w) {
   reap_stopped(w, 1);
   if (w->pid <= 0)
     return;
-  close(w->req_fd); /* the worker reads EOF and exits */
-  close(w->res_fd);
+  /* An idle worker waits for a request: it has nothing to finish, so it is
+   * killed rather than left to read EOF, which never comes while a later
+   * worker (a run of several tasks has one each) holds a copy of its pipe
+   * from the fork that made it. */
   int status;
-  measure_reap(w->pid, &status);
-  w->pid = 0;
+  measure_reap(drop_worker(w, 1), &status);
 }

@@ -9,6 +9,7 @@
 #include "tessel/analysis.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,64 +20,15 @@
  * program compiled by the target, not the interpreter. */
 #define TUNE_INTERP_MAX_OPS 8388608.0
 
-/* What a run holds for every task it tunes: the config, the plugins'
- * registry, the target, the database, the cost model (one for all tasks,
- * as TVM's task scheduler keeps one), the builds' folder. */
-typedef struct tune_run {
-  const tsl_run_config *cfg;
-  tsl_registry *reg;
-  tsl_ctx *ctx;
-  tsl_arena *arena;
-  const tsl_target_vtable *tvt;
-  tsl_target *target;
-  const char *desc;
-  const tsl_cost_model_vtable *cvt;
-  tsl_cost_model *cost;
-  tune_timed_model timed_cost; /* `cost` as the strategy and updates see it */
-  double mutate_s, lower_s;    /* the search overhead's parts counted here */
-  tsl_db *db;
-  tsl_intrin_registry *intrins; /* the registry's, for tensorize in a space script */
-  char builds_dir[960];
-  int db_rc; /* a record that could not be written stops the run */
-  tsl_diag *diag;
-} tune_run;
 
-/* One task: a prim_func of the workload, its design space, strategy and
- * candidates, its database workload and its reference outputs. */
-typedef struct tune_task {
-  const tsl_module *mod;
-  const tsl_func *func;
-  const char *func_name;
-  double flops;
-  int64_t wid;
-  tsl_trace **spaces; /* the design space: sketches (or one script's trace) */
-  uint32_t n_spaces;
-  tsl_space_postproc *pps; /* with a rule-derived space: the target's */
-  uint32_t n_pps;
-  tsl_space_mutator *mutators; /* the target's, for strategies that mutate */
-  uint32_t n_mutators;
-  tsl_space_mutator *timed_mutators; /* the same, timed, as the strategy sees them */
-  tune_timed_mutator *timers;
-  const tsl_strategy_vtable *svt;
-  tsl_strategy *strategy;
-  tsl_cand_service *cands; /* the task's candidates and known keys */
-  const tsl_lowered_func *ref_lf;
-  tsl_kernel *ref_kernel;
-  tsl_schedule *ref_sch; /* the compiled reference's loop order (reference.c) */
-  tsl_measure_session *session;
-} tune_task;
-
-/* The tuner of one run; today one task (the task scheduler of multi-task
- * tuning will hold several). */
-typedef struct tuner {
-  tune_run run;
-  tune_task task;
-} tuner;
-
-static int located(tuner *tu, const char *key, int rc, const char *what) {
+int tune_located(tuner *tu, const char *key, int rc, const char *what) {
   const char *w = tsl_run_config_where(tu->run.cfg, key);
   return tsl_diag_set(tu->run.diag, rc, "%s: error: %s: %s", w ? w : tu->run.cfg->path,
                       key, what);
+}
+
+static int located(tuner *tu, const char *key, int rc, const char *what) {
+  return tune_located(tu, key, rc, what);
 }
 
 /* 1 when the key of `trace` was measured (database, this run) or proposed
@@ -84,7 +36,7 @@ static int located(tuner *tu, const char *key, int rc, const char *what) {
 static int32_t is_measured(void *core_data, const tsl_trace *trace) {
   const tuner *tu = core_data;
   const char *key = tsl_trace_key(trace);
-  return !key || tsl_cand_service_known(tu->task.cands, key);
+  return !key || tsl_cand_service_known(tu->task->cands, key);
 }
 
 typedef struct top_list {
@@ -106,7 +58,7 @@ static int32_t top_measured(void *core_data, uint32_t k, tsl_trace **out, uint32
                             tsl_diag *diag) {
   tuner *tu = core_data;
   top_list l = {tu->run.ctx, out, 0, k};
-  int rc = k ? tsl_db_top(tu->run.db, tu->task.wid, tu->run.desc, k, take_top, &l, diag) : 0;
+  int rc = k ? tsl_db_top(tu->run.db, tu->task->wid, tu->run.desc, k, take_top, &l, diag) : 0;
   *n_out = l.n;
   return rc;
 }
@@ -116,13 +68,20 @@ static int32_t top_measured(void *core_data, uint32_t k, tsl_trace **out, uint32
 static int located_option(tuner *tu, const char *section, const tsl_config_plugin *p,
                           int rc, const char *what);
 
-static int load_workload(tuner *tu) {
+int tune_load_program(tuner *tu) {
   const tsl_run_config *c = tu->run.cfg;
   tsl_diag d = {0};
-  int rc = tsl_parse_file(tu->run.arena, c->workload_file, &tu->task.mod, &d);
+  tu->tasks = calloc(1, sizeof *tu->tasks);
+  if (!tu->tasks)
+    return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
+  tu->n_tasks = 1;
+  tu->task = &tu->tasks[0];
+  tu->task->weight = 1;
+  tu->task->best_s = -1;
+  int rc = tsl_parse_file(tu->run.arena, c->workload_file, &tu->task->mod, &d);
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
-  const tsl_module *m = tu->task.mod;
+  const tsl_module *m = tu->task->mod;
   const tsl_func *f = NULL;
   for (uint32_t i = 0; i < m->n_funcs; i++) {
     const char *name = m->funcs[i]->name;
@@ -165,7 +124,7 @@ static int load_workload(tuner *tu) {
       return located_option(tu, "workload.binds", &binds, rc, d.text);
     }
     /* the space, the schedules and the candidates start from the module */
-    tu->task.mod = tsl_module_with_func(tu->run.arena, m, f);
+    tu->task->mod = tsl_module_with_func(tu->run.arena, m, f);
   }
   /* the rules, the reference and the measurements need every shape and
    * scalar: TVM tunes a specialized function too */
@@ -181,9 +140,9 @@ static int load_workload(tuner *tu) {
              first, unbound);
     return located(tu, c->n_workload_binds ? "workload.binds" : "workload", TSL_EINVALID, what);
   }
-  tu->task.func = f;
-  tu->task.func_name = f->name;
-  tu->task.flops = tsl_func_flops(f);
+  tu->task->func = f;
+  tu->task->func_name = f->name;
+  tu->task->flops = tsl_func_flops(f);
   return TSL_OK;
 }
 
@@ -209,21 +168,21 @@ static tsl_rule_target rule_target(const tsl_run_config *c) {
 static int load_mutators(tuner *tu) {
   tsl_rule_target t = rule_target(tu->run.cfg);
   tsl_diag d = {0};
-  int rc = tsl_space_default_mutators(tu->run.reg, &t, &tu->task.mutators,
-                                      &tu->task.n_mutators, &d);
+  int rc = tsl_space_default_mutators(tu->run.reg, &t, &tu->task->mutators,
+                                      &tu->task->n_mutators, &d);
   if (rc)
     return rc == TSL_EUNSUPPORTED ? TSL_OK : located(tu, "target", rc, d.text);
-  uint32_t n = tu->task.n_mutators;
-  tu->task.timed_mutators = calloc(n + 1, sizeof *tu->task.timed_mutators);
-  tu->task.timers = calloc(n + 1, sizeof *tu->task.timers);
-  if (!tu->task.timed_mutators || !tu->task.timers)
+  uint32_t n = tu->task->n_mutators;
+  tu->task->timed_mutators = calloc(n + 1, sizeof *tu->task->timed_mutators);
+  tu->task->timers = calloc(n + 1, sizeof *tu->task->timers);
+  if (!tu->task->timed_mutators || !tu->task->timers)
     return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   for (uint32_t i = 0; i < n; i++) {
-    const tsl_space_mutator *m = &tu->task.mutators[i];
-    tu->task.timers[i] = (tune_timed_mutator){m->vtable, m->m, &tu->run.mutate_s};
-    tu->task.timed_mutators[i] = *m;
-    tu->task.timed_mutators[i].vtable = &tune_timed_mutator_vt;
-    tu->task.timed_mutators[i].m = (tsl_trace_mutator *)&tu->task.timers[i];
+    const tsl_space_mutator *m = &tu->task->mutators[i];
+    tu->task->timers[i] = (tune_timed_mutator){m->vtable, m->m, &tu->run.mutate_s};
+    tu->task->timed_mutators[i] = *m;
+    tu->task->timed_mutators[i].vtable = &tune_timed_mutator_vt;
+    tu->task->timed_mutators[i].m = (tsl_trace_mutator *)&tu->task->timers[i];
   }
   return TSL_OK;
 }
@@ -235,14 +194,14 @@ static int load_rule_space(tuner *tu) {
   tsl_diag d = {0};
   int rc = tsl_space_default_rules(tu->run.reg, &t, &rules, &n_rules, &d);
   if (!rc)
-    rc = tsl_space_default_postprocs(tu->run.reg, &t, &tu->task.pps, &tu->task.n_pps, &d);
+    rc = tsl_space_default_postprocs(tu->run.reg, &t, &tu->task->pps, &tu->task->n_pps, &d);
   if (!rc)
-    rc = tsl_space_generate(tu->run.ctx, tu->task.mod, tu->task.func_name, n_rules, rules,
-                            tu->run.cfg->seed, tu->run.intrins, &tu->task.spaces,
-                            &tu->task.n_spaces,
+    rc = tsl_space_generate(tu->run.ctx, tu->task->mod, tu->task->func_name, n_rules, rules,
+                            tu->run.cfg->seed, tu->run.intrins, &tu->task->spaces,
+                            &tu->task->n_spaces,
                             &d);
   tsl_space_rules_free(rules, n_rules);
-  if (!rc && !tu->task.n_spaces)
+  if (!rc && !tu->task->n_spaces)
     rc = tsl_diag_set(&d, TSL_EINVALID, "the rules derived no sketch");
   return rc ? located(tu, "space", rc, d.text) : TSL_OK;
 }
@@ -256,9 +215,9 @@ static int load_space(tuner *tu) {
   int rc = tsl_read_file(tu->run.cfg->space_schedule, &src, &len, &d);
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
-  tsl_schedule_opts so = {sizeof so, tu->task.func_name, tu->run.cfg->seed, tu->run.intrins};
+  tsl_schedule_opts so = {sizeof so, tu->task->func_name, tu->run.cfg->seed, tu->run.intrins};
   tsl_schedule *sch = NULL;
-  rc = tsl_schedule_new(tu->run.ctx, tu->task.mod, &so, &sch, &d);
+  rc = tsl_schedule_new(tu->run.ctx, tu->task->mod, &so, &sch, &d);
   if (!rc)
     rc = tsl_script_run(sch, tu->run.cfg->space_schedule, src, len, &d);
   free(src);
@@ -266,11 +225,11 @@ static int load_space(tuner *tu) {
     tsl_schedule_free(sch);
     return tsl_diag_set(tu->run.diag, rc, "design space: %s", d.text);
   }
-  tu->task.spaces = calloc(1, sizeof *tu->task.spaces);
-  if (tu->task.spaces && (tu->task.spaces[0] = tsl_trace_copy(tsl_schedule_trace(sch))))
-    tu->task.n_spaces = 1;
+  tu->task->spaces = calloc(1, sizeof *tu->task->spaces);
+  if (tu->task->spaces && (tu->task->spaces[0] = tsl_trace_copy(tsl_schedule_trace(sch))))
+    tu->task->n_spaces = 1;
   tsl_schedule_free(sch);
-  return tu->task.n_spaces ? TSL_OK : tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
+  return tu->task->n_spaces ? TSL_OK : tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
 }
 
 /* A plugin's create error, located at the option it names (one quoted,
@@ -310,6 +269,8 @@ static int open_component(tuner *tu, uint32_t kind, const char *key,
   return rc ? located(tu, key, rc, d.text) : TSL_OK;
 }
 
+/* The run's target and cost model (one for all tasks, as TVM's task
+ * scheduler keeps one). */
 static int open_plugins(tuner *tu) {
   const tsl_run_config *c = tu->run.cfg;
   const tsl_component *comp;
@@ -322,13 +283,6 @@ static int open_plugins(tuner *tu) {
                             &tu->run.target, &d)))
     return located_option(tu, "target", &c->target, rc, d.text);
   tu->run.desc = tu->run.tvt->describe(tu->run.target);
-  if ((rc = open_component(tu, TSL_COMPONENT_STRATEGY, "strategy.kind", &c->strategy,
-                           &comp)))
-    return rc;
-  tu->task.svt = comp->vtable;
-  if ((rc = tu->task.svt->create(comp->user_data, c->strategy.n_opts, c->strategy.opts,
-                            &tu->task.strategy, &d)))
-    return located_option(tu, "strategy", &c->strategy, rc, d.text);
   if (c->cost_model.kind) {
     if ((rc = open_component(tu, TSL_COMPONENT_COST_MODEL, "cost_model.kind",
                              &c->cost_model, &comp)))
@@ -339,6 +293,21 @@ static int open_plugins(tuner *tu) {
       return located_option(tu, "cost_model", &c->cost_model, rc, d.text);
     tu->run.timed_cost = (tune_timed_model){tu->run.cvt, tu->run.cost, 0, 0};
   }
+  return TSL_OK;
+}
+
+/* The task's own strategy. */
+static int open_strategy(tuner *tu) {
+  const tsl_run_config *c = tu->run.cfg;
+  const tsl_component *comp;
+  tsl_diag d = {0};
+  int rc = open_component(tu, TSL_COMPONENT_STRATEGY, "strategy.kind", &c->strategy, &comp);
+  if (rc)
+    return rc;
+  tu->task->svt = comp->vtable;
+  if ((rc = tu->task->svt->create(comp->user_data, c->strategy.n_opts, c->strategy.opts,
+                                  &tu->task->strategy, &d)))
+    return located_option(tu, "strategy", &c->strategy, rc, d.text);
   return TSL_OK;
 }
 
@@ -364,35 +333,35 @@ static double buffer_elems(const tsl_func *f) {
  * and make the reference outputs once. */
 static int open_session(tuner *tu) {
   tsl_diag d = {0};
-  int rc = tsl_lower_func(tu->run.arena, tu->task.func, NULL, &tu->task.ref_lf, &d);
+  int rc = tsl_lower_func(tu->run.arena, tu->task->func, NULL, &tu->task->ref_lf, &d);
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "lowering the workload: %s", d.text);
   tsl_reference ref = {sizeof ref, NULL, NULL};
   if (tu->run.cfg->check) {
-    double elems = buffer_elems(tu->task.func);
-    int small = tu->task.flops >= 0 && elems >= 0 &&
-                (tu->task.flops > elems ? tu->task.flops : elems) <= TUNE_INTERP_MAX_OPS;
+    double elems = buffer_elems(tu->task->func);
+    int small = tu->task->flops >= 0 && elems >= 0 &&
+                (tu->task->flops > elems ? tu->task->flops : elems) <= TUNE_INTERP_MAX_OPS;
     if (small) {
-      ref.interp_func = tu->task.func;
+      ref.interp_func = tu->task->func;
     } else {
       /* the same outputs, loops ordered for speed; as written when that
        * cannot be lowered */
-      const tsl_lowered_func *one[1] = {tu->task.ref_lf};
-      if (!tune_reference_schedule(tu->run.ctx, tu->task.mod, tu->task.func_name, tu->task.func,
-                                   &tu->task.ref_sch, &d) &&
-          tsl_lower_func(tu->run.arena, tsl_schedule_func(tu->task.ref_sch), NULL, &one[0], &d))
-        one[0] = tu->task.ref_lf;
+      const tsl_lowered_func *one[1] = {tu->task->ref_lf};
+      if (!tune_reference_schedule(tu->run.ctx, tu->task->mod, tu->task->func_name, tu->task->func,
+                                   &tu->task->ref_sch, &d) &&
+          tsl_lower_func(tu->run.arena, tsl_schedule_func(tu->task->ref_sch), NULL, &one[0], &d))
+        one[0] = tu->task->ref_lf;
       tsl_lowered_module lm = {sizeof lm, 1, one};
-      if ((rc = tu->run.tvt->build(tu->run.target, &lm, &tu->task.ref_kernel, NULL, &d)))
+      if ((rc = tu->run.tvt->build(tu->run.target, &lm, &tu->task->ref_kernel, NULL, &d)))
         return tsl_diag_set(tu->run.diag, rc, "building the reference: %s", d.text);
-      ref.compiled_fn = tu->run.tvt->lookup(tu->task.ref_kernel, tu->task.func_name);
+      ref.compiled_fn = tu->run.tvt->lookup(tu->task->ref_kernel, tu->task->func_name);
       if (!ref.compiled_fn)
         return tsl_diag_set(tu->run.diag, TSL_ENOTFOUND,
-                            "building the reference: no function '%s'", tu->task.func_name);
+                            "building the reference: no function '%s'", tu->task->func_name);
     }
   }
-  if ((rc = tsl_measure_session_new_on(tu->task.ref_lf, &ref, &tu->run.cfg->runner, tu->run.tvt,
-                                       tu->run.target, &tu->task.session, &d)))
+  if ((rc = tsl_measure_session_new_on(tu->task->ref_lf, &ref, &tu->run.cfg->runner, tu->run.tvt,
+                                       tu->run.target, &tu->task->session, &d)))
     return tsl_diag_set(tu->run.diag, rc, "reference outputs: %s", d.text);
   return TSL_OK;
 }
@@ -403,14 +372,14 @@ static int mark_known(void *user_data, const tsl_db_record *rec) {
 
 /* The run's candidate service, knowing the database's records. */
 static int open_candidates(tuner *tu) {
-  tsl_cand_service_opts o = {sizeof o, tu->run.ctx, tu->task.mod, tu->task.func_name,
+  tsl_cand_service_opts o = {sizeof o, tu->run.ctx, tu->task->mod, tu->task->func_name,
                              tu->run.intrins,
-                             tu->task.n_pps, tu->task.pps, 0};
+                             tu->task->n_pps, tu->task->pps, 0};
   tsl_diag d = {0};
-  int rc = tsl_cand_service_new(&o, &tu->task.cands, &d);
+  int rc = tsl_cand_service_new(&o, &tu->task->cands, &d);
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
-  rc = tsl_db_each(tu->run.db, tu->task.wid, tu->run.desc, mark_known, tu->task.cands, &d);
+  rc = tsl_db_each(tu->run.db, tu->task->wid, tu->run.desc, mark_known, tu->task->cands, &d);
   return rc ? located(tu, "database", rc, d.text) : TSL_OK;
 }
 
@@ -422,19 +391,27 @@ static int load_intrins(tuner *tu) {
   return rc ? tsl_diag_set(tu->run.diag, rc, "plugins: %s", d.text) : TSL_OK;
 }
 
+/* What one task needs: its design space, strategy and mutators, its
+ * database workload, its candidates and its reference outputs. */
+static int open_task(tuner *tu) {
+  int rc;
+  if ((rc = load_space(tu)) || (rc = open_strategy(tu)) || (rc = load_mutators(tu)))
+    return rc;
+  tsl_diag d = {0};
+  if ((rc = tsl_db_workload(tu->run.db, tu->task->func, tu->task->flops, &tu->task->wid, &d)))
+    return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
+  if ((rc = open_candidates(tu)))
+    return rc;
+  return open_session(tu);
+}
+
 static int setup(tuner *tu) {
   int rc;
-  if ((rc = load_workload(tu)) || (rc = load_intrins(tu)) || (rc = load_space(tu)) ||
-      (rc = open_plugins(tu)) ||
-      (rc = load_mutators(tu)))
+  if ((rc = tune_load_tasks(tu)) || (rc = load_intrins(tu)) || (rc = open_plugins(tu)))
     return rc;
   tsl_diag d = {0};
   if ((rc = tsl_db_open(tu->run.cfg->database, TSL_DB_CREATE, &tu->run.db, &d)))
     return located(tu, "database", rc, d.text);
-  if ((rc = tsl_db_workload(tu->run.db, tu->task.func, tu->task.flops, &tu->task.wid, &d)))
-    return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
-  if ((rc = open_candidates(tu)))
-    return rc;
   /* builds of this run in a folder of its own: runs sharing a work folder
    * never see each other's libraries */
   snprintf(tu->run.builds_dir, sizeof tu->run.builds_dir, "%s/builds", tu->run.cfg->work_dir);
@@ -445,17 +422,38 @@ static int setup(tuner *tu) {
     return located(tu, "work_dir", rc, d.text);
   if (tu->run.cfg->export_path && (rc = tune_check_export(tu->run.cfg->export_path, &d)))
     return located(tu, "export", rc, d.text);
-  return open_session(tu);
+  for (uint32_t i = 0; i < tu->n_tasks && !rc; i++) {
+    tu->task = &tu->tasks[i];
+    rc = open_task(tu);
+  }
+  return rc;
+}
+
+static void close_task(tuner *tu) {
+  tune_task *t = tu->task;
+  if (t->session)
+    tsl_measure_session_free(t->session);
+  if (t->ref_kernel)
+    tu->run.tvt->kernel_free(t->ref_kernel);
+  tsl_schedule_free(t->ref_sch);
+  if (t->strategy)
+    t->svt->destroy(t->strategy);
+  for (uint32_t i = 0; i < t->n_spaces; i++)
+    tsl_trace_free(t->spaces[i]);
+  free(t->spaces);
+  tsl_space_postprocs_free(t->pps, t->n_pps);
+  tsl_space_mutators_free(t->mutators, t->n_mutators);
+  free(t->timed_mutators);
+  free(t->timers);
+  tsl_cand_service_free(t->cands);
+  free(t->history);
 }
 
 static void teardown(tuner *tu) {
-  if (tu->task.session)
-    tsl_measure_session_free(tu->task.session);
-  if (tu->task.ref_kernel)
-    tu->run.tvt->kernel_free(tu->task.ref_kernel);
-  tsl_schedule_free(tu->task.ref_sch);
-  if (tu->task.strategy)
-    tu->task.svt->destroy(tu->task.strategy);
+  for (uint32_t i = 0; i < tu->n_tasks; i++) {
+    tu->task = &tu->tasks[i];
+    close_task(tu);
+  }
   if (tu->run.cost)
     tu->run.cvt->destroy(tu->run.cost);
   if (tu->run.target)
@@ -463,15 +461,9 @@ static void teardown(tuner *tu) {
   tsl_db_close(tu->run.db);
   if (tu->run.builds_dir[0])
     tune_remove_builds(tu->run.builds_dir);
-  for (uint32_t i = 0; i < tu->task.n_spaces; i++)
-    tsl_trace_free(tu->task.spaces[i]);
-  free(tu->task.spaces);
-  tsl_space_postprocs_free(tu->task.pps, tu->task.n_pps);
-  tsl_space_mutators_free(tu->task.mutators, tu->task.n_mutators);
-  free(tu->task.timed_mutators);
-  free(tu->task.timers);
-  tsl_cand_service_free(tu->task.cands);
   tsl_intrin_registry_free(tu->run.intrins);
+  free(tu->tasks);
+  tsl_weights_free(tu->constants);
 }
 
 /* ---- one batch ------------------------------------------------------------------ */
@@ -501,7 +493,7 @@ static void make_record(tuner *tu, cand *c, const tsl_run_result *r, int32_t sta
   tsl_db_record rec;
   memset(&rec, 0, sizeof rec);
   rec.struct_size = sizeof rec;
-  rec.workload_id = tu->task.wid;
+  rec.workload_id = tu->task->wid;
   rec.target = tu->run.desc;
   rec.decisions = c->key;
   rec.status = status;
@@ -535,7 +527,7 @@ static void make_record(tuner *tu, cand *c, const tsl_run_result *r, int32_t sta
   c->res.status = status;
   c->res.latency_s = rec.latency_s;
   c->res.gflops =
-      rec.latency_s > 0 && tu->task.flops > 0 ? tu->task.flops / rec.latency_s * 1e-9 : 0;
+      rec.latency_s > 0 && tu->task->flops > 0 ? tu->task->flops / rec.latency_s * 1e-9 : 0;
 }
 
 static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
@@ -544,8 +536,8 @@ static void record(tuner *tu, cand *c, const tsl_run_result *r, int32_t status,
 }
 
 typedef struct run_state {
-  int64_t measured, errors, done;
-  double best_s, t0, build_s, measure_s;
+  int64_t measured, errors;
+  double t0, build_s, measure_s;
   int64_t timed_once, stopped, screened, probed;
   int defer_records; /* a probed batch: records written at its end */
   tsl_tune_progress_fn progress;
@@ -564,19 +556,19 @@ static int measure_cand(tuner *tu, run_state *st, cand *c, const char *symbol, d
                         tsl_run_result *r, tsl_diag *md) {
   /* a candidate far slower than the best is timed by its checked call
    * alone; one nearer the best gets a short screening repeat first */
-  tsl_measure_session_set_slow_bound(tu->task.session,
+  tsl_measure_session_set_slow_bound(tu->task->session,
                                      ratio_of_best(best, tu->run.cfg->skip_slower));
-  tsl_measure_session_set_screen_bound(tu->task.session,
+  tsl_measure_session_set_screen_bound(tu->task->session,
                                        ratio_of_best(best, tu->run.cfg->screen_slower));
   double m0 = measure_now();
   int mrc;
   if (c->split.n_packed) {
     char prepack[600];
     snprintf(prepack, sizeof prepack, "%s_%s_packed", TUNE_PREFIX, c->split.prepack->name);
-    mrc = tsl_measure_session_run_prepacked(tu->task.session, &c->split, c->job->so_path, symbol,
+    mrc = tsl_measure_session_run_prepacked(tu->task->session, &c->split, c->job->so_path, symbol,
                                             prepack, r, md);
   } else {
-    mrc = tsl_measure_session_run(tu->task.session, c->lf, c->job->so_path, symbol, NULL, r, md);
+    mrc = tsl_measure_session_run(tu->task->session, c->lf, c->job->so_path, symbol, NULL, r, md);
   }
   st->measure_s += measure_now() - m0;
   return mrc;
@@ -603,15 +595,16 @@ static void settle(tuner *tu, run_state *st, cand *c, const tsl_run_result *r, i
     unlink(c->job->so_path);
   }
   st->measured++;
-  st->done++;
+  tu->task->done++;
   if (c->res.status != TSL_RUN_OK && c->res.status != TSL_RUN_STOPPED)
     st->errors++;
-  else if (c->res.status == TSL_RUN_OK && (st->best_s < 0 || c->res.latency_s < st->best_s))
-    st->best_s = c->res.latency_s;
+  else if (c->res.status == TSL_RUN_OK && (tu->task->best_s < 0 || c->res.latency_s < tu->task->best_s))
+    tu->task->best_s = c->res.latency_s;
   if (st->progress) {
-    tsl_tune_progress p = {sizeof p, tu->task.func_name, tu->task.flops, st->done,
-                           tu->run.cfg->trials, st->measured, st->errors, st->best_s,
-                           measure_now() - st->t0, last};
+    tsl_tune_progress p = {sizeof p, tu->task->func_name, tu->task->flops, tu->task->done,
+                           tu->run.cfg->trials, st->measured, st->errors, tu->task->best_s,
+                           measure_now() - st->t0, last, (uint32_t)(tu->task - tu->tasks),
+                           tu->n_tasks, tu->task->weight};
     st->progress(st->user_data, &p);
   }
 }
@@ -672,11 +665,11 @@ static void batch_free(batch *b) {
 /* Up to `max` traces from the strategy. */
 static int generate_batch(tuner *tu, batch *b) {
   tsl_diag d = {0};
-  const tsl_strategy_vtable *vt = tu->task.svt;
+  const tsl_strategy_vtable *vt = tu->task->svt;
   int cands = vt->struct_size >= offsetof(tsl_strategy_vtable, generate_cands) +
                                      sizeof vt->generate_cands && vt->generate_cands;
-  int rc = cands ? vt->generate_cands(tu->task.strategy, b->max, b->cands, &b->n, &d)
-                 : vt->generate(tu->task.strategy, b->max, b->traces, &b->n, &d);
+  int rc = cands ? vt->generate_cands(tu->task->strategy, b->max, b->cands, &b->n, &d)
+                 : vt->generate(tu->task->strategy, b->max, b->traces, &b->n, &d);
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "strategy: %s", d.text);
   if (b->n > b->max) /* a misbehaving strategy: keep the budget */
@@ -691,7 +684,7 @@ static int generate_batch(tuner *tu, batch *b) {
  * the run goes to the claim without a replay (the claim finds its record).
  * The service's known keys are the run's one "seen" set. */
 static const char *take_key(tuner *tu, batch *b, uint32_t i) {
-  tsl_cand_service *svc = tu->task.cands;
+  tsl_cand_service *svc = tu->task->cands;
   const char *k = !b->cands[i] && b->traces[i] ? tsl_trace_key(b->traces[i]) : NULL;
   if (k) {
     tsl_diag rd = {0};
@@ -727,7 +720,7 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
   /* the batch's keys claimed in one transaction */
   tsl_diag cd = {0};
   if (!tu->run.db_rc && !*budget_full &&
-      tsl_db_claim_batch(tu->run.db, tu->task.wid, tu->run.desc, b->n, keys,
+      tsl_db_claim_batch(tu->run.db, tu->task->wid, tu->run.desc, b->n, keys,
                          tu->run.cfg->trials, claimed, &cd)) {
     tu->run.db_rc = TSL_EIO;
     located(tu, "database", TSL_EIO, cd.text);
@@ -750,10 +743,10 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
         *budget_full = 1;
         if (given)
           cands_untake(given);
-        cands_forget(tu->task.cands, key);
+        cands_forget(tu->task->cands, key);
       }
       b->taken += claimed[i] == 0 && !tu->run.db_rc;
-      tsl_cand *gone = given ? tsl_cand_ref(given) : tsl_cand_service_find(tu->task.cands, key);
+      tsl_cand *gone = given ? tsl_cand_ref(given) : tsl_cand_service_find(tu->task->cands, key);
       if (gone) { /* a strategy's proposal that will not be measured */
         cands_measured(gone);
         tsl_cand_unref(gone);
@@ -778,9 +771,9 @@ static int prepare_cand(tuner *tu, cand *c) {
    * recorded is the postprocessed one, which replays alone */
   tsl_diag rd = {0};
   if (!c->cand)
-    c->cand = tsl_cand_service_find(tu->task.cands, c->key);
+    c->cand = tsl_cand_service_find(tu->task->cands, c->key);
   int prc = c->cand ? 0
-                    : tsl_cand_service_prepare(tu->task.cands, c->trace, 0, tu->run.cfg->seed,
+                    : tsl_cand_service_prepare(tu->task->cands, c->trace, 0, tu->run.cfg->seed,
                                                &c->cand, &rd);
   if (!prc)
     prc = tsl_cand_schedule(c->cand, &c->sch, &rd);
@@ -844,9 +837,9 @@ static void build_batch(tuner *tu, run_state *st, batch *b) {
  * so the first candidates timed are not the slow ones that happened to
  * come first (docs/decisions.md, "Probing the first batch"). */
 static void probe_batch(tuner *tu, run_state *st, batch *b, const char *symbol) {
-  int probe = tu->run.cfg->screen_slower > 0 && st->best_s < 0 && b->kept > 1;
+  int probe = tu->run.cfg->screen_slower > 0 && tu->task->best_s < 0 && b->kept > 1;
   double best_probe = -1;
-  tsl_measure_session_set_check_only(tu->task.session, probe);
+  tsl_measure_session_set_check_only(tu->task->session, probe);
   st->defer_records = probe;
   for (uint32_t i = 0; i < b->kept; i++) {
     cand *c = &b->cs[i];
@@ -865,7 +858,7 @@ static void probe_batch(tuner *tu, run_state *st, batch *b, const char *symbol) 
       settle(tu, st, c, &c->probe, mrc, md.text, --b->left == 0);
     }
   }
-  tsl_measure_session_set_check_only(tu->task.session, 0);
+  tsl_measure_session_set_check_only(tu->task->session, 0);
   if (probe)
     qsort(b->order, b->n_order, sizeof *b->order, by_probe);
 }
@@ -879,7 +872,7 @@ static void time_batch(tuner *tu, run_state *st, batch *b, const char *symbol) {
     int last = --b->left == 0;
     if (tu->run.db_rc) { /* the database failed: measure nothing more */
       tsl_diag ud = {0};
-      tsl_db_unclaim(tu->run.db, tu->task.wid, tu->run.desc, c->key, &ud);
+      tsl_db_unclaim(tu->run.db, tu->task->wid, tu->run.desc, c->key, &ud);
       if (c->job)
         unlink(c->job->so_path);
       c->res = (tsl_measured){sizeof c->res, c->trace, TSL_RUN_SETUP_ERROR, -1, 0};
@@ -892,7 +885,7 @@ static void time_batch(tuner *tu, run_state *st, batch *b, const char *symbol) {
       settle(tu, st, c, NULL, 0, NULL, last);
       continue;
     }
-    double slow_s = ratio_of_best(st->best_s, tu->run.cfg->skip_slower);
+    double slow_s = ratio_of_best(tu->task->best_s, tu->run.cfg->skip_slower);
     if (c->probe.timing_skipped == 3 && slow_s > 0 && c->probe.check_s > slow_s &&
         c->probe.check_s >= trusted_s) { /* its probe is its time */
       c->probe.timing_skipped = 1;
@@ -901,14 +894,14 @@ static void time_batch(tuner *tu, run_state *st, batch *b, const char *symbol) {
     }
     tsl_run_result r;
     tsl_diag md = {0};
-    int mrc = measure_cand(tu, st, c, symbol, st->best_s, &r, &md);
+    int mrc = measure_cand(tu, st, c, symbol, tu->task->best_s, &r, &md);
     settle(tu, st, c, &r, mrc, md.text, last);
   }
 }
 
 static void measure_batch(tuner *tu, run_state *st, batch *b) {
   char symbol[512];
-  snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->task.func_name);
+  snprintf(symbol, sizeof symbol, "%s_%s_packed", TUNE_PREFIX, tu->task->func_name);
   b->left = b->kept;
   probe_batch(tu, st, b, symbol);
   time_batch(tu, st, b, symbol);
@@ -917,7 +910,7 @@ static void measure_batch(tuner *tu, run_state *st, batch *b) {
 
 /* The batch's outcomes learned: a probed batch's records, the cost
  * model's update, the strategy's notify; then its candidates released. */
-static int learn_batch(tuner *tu, run_state *st, batch *b) {
+static int learn_batch(tuner *tu, batch *b) {
   int rc = TSL_OK;
   uint32_t kept = b->kept;
   cand *cs = b->cs;
@@ -937,19 +930,21 @@ static int learn_batch(tuner *tu, run_state *st, batch *b) {
         views[i] = *tsl_cand_view(cs[i].cand);
         views[i].lowered = cs[i].lf ? &cs[i].lm : NULL;
       } else {
-        views[i] = (tsl_candidate){sizeof views[i], cs[i].trace, NULL, NULL, tu->task.mod,
+        views[i] = (tsl_candidate){sizeof views[i], cs[i].trace, NULL, NULL, tu->task->mod,
                                    NULL, NULL};
       }
     }
     tsl_diag ud = {0};
     /* the model learns for the next batch: none after the run's last */
-    int more = st->done < tu->run.cfg->trials;
+    int more = 0; /* any task with budget left */
+    for (uint32_t t = 0; t < tu->n_tasks; t++)
+      more |= !tu->tasks[t].exhausted && tu->tasks[t].done < tu->run.cfg->trials;
     if (kept && more && tu->run.cost &&
         tune_timed_model_vt.update((tsl_cost_model *)&tu->run.timed_cost, kept, views, res,
                                    &ud))
       fprintf(stderr, "tessel tune: warning: cost model update: %s\n", ud.text);
     tsl_diag nd = {0};
-    int nrc = kept ? tu->task.svt->notify(tu->task.strategy, kept, res, &nd) : 0;
+    int nrc = kept ? tu->task->svt->notify(tu->task->strategy, kept, res, &nd) : 0;
     if (nrc)
       rc = tsl_diag_set(tu->run.diag, nrc, "strategy: %s", nd.text);
   }
@@ -962,7 +957,7 @@ static int learn_batch(tuner *tu, run_state *st, batch *b) {
     }
     tsl_trace_free(cs[i].trace);
   }
-  tsl_cand_service_sweep(tu->task.cands);
+  tsl_cand_service_sweep(tu->task->cands);
   return rc;
 }
 
@@ -977,7 +972,7 @@ static int run_batch(tuner *tu, run_state *st, uint32_t max, int *exhausted,
     prepare_batch(tu, &b, batch_no);
     build_batch(tu, st, &b);
     measure_batch(tu, st, &b);
-    rc = learn_batch(tu, st, &b);
+    rc = learn_batch(tu, &b);
   }
   batch_free(&b);
   return rc ? rc : tu->run.db_rc;
@@ -1007,7 +1002,7 @@ static void warm_flush(warm *w) {
   for (uint32_t i = 0; i < w->n; i++)
     tsl_cand_unref(w->c[i]);
   w->n = 0;
-  tsl_cand_service_sweep(tu->task.cands);
+  tsl_cand_service_sweep(tu->task->cands);
 }
 
 static int warm_record(void *user_data, const tsl_db_record *rec) {
@@ -1018,7 +1013,7 @@ static int warm_record(void *user_data, const tsl_db_record *rec) {
   tsl_cand *c = NULL;
   int rc = tsl_trace_from_json(tu->run.ctx, rec->trace_json, &t, &d);
   if (!rc)
-    rc = tsl_cand_service_prepare(tu->task.cands, t, 0, tu->run.cfg->seed, &c, &d);
+    rc = tsl_cand_service_prepare(tu->task->cands, t, 0, tu->run.cfg->seed, &c, &d);
   tsl_trace_free(t);
   if (rc < 0 && rc != TSL_EINVALID)
     return rc;
@@ -1028,8 +1023,8 @@ static int warm_record(void *user_data, const tsl_db_record *rec) {
   w->c[i] = c;
   w->cand[i] = *tsl_cand_view(c);
   w->res[i] = (tsl_measured){sizeof w->res[i], w->cand[i].trace, rec->status, rec->latency_s,
-                             rec->latency_s > 0 && tu->task.flops > 0
-                                 ? tu->task.flops / rec->latency_s * 1e-9 : 0};
+                             rec->latency_s > 0 && tu->task->flops > 0
+                                 ? tu->task->flops / rec->latency_s * 1e-9 : 0};
   if (w->n == WARM_CHUNK)
     warm_flush(w);
   return 0;
@@ -1046,7 +1041,7 @@ static int warm_start(tuner *tu, int64_t *fed) {
     return tsl_diag_set(tu->run.diag, TSL_ENOMEM, "out of memory");
   w->tu = tu;
   tsl_diag d = {0};
-  int rc = tsl_db_each(tu->run.db, tu->task.wid, tu->run.desc, warm_record, w, &d);
+  int rc = tsl_db_each(tu->run.db, tu->task->wid, tu->run.desc, warm_record, w, &d);
   warm_flush(w);
   *fed = w->fed;
   free(w);
@@ -1060,9 +1055,9 @@ static int warm_start(tuner *tu, int64_t *fed) {
 static int budget_used(tuner *tu, int64_t *done, int64_t *used) {
   tsl_diag d = {0};
   int64_t claims = 0;
-  int rc = tsl_db_count(tu->run.db, tu->task.wid, tu->run.desc, done, &d);
+  int rc = tsl_db_count(tu->run.db, tu->task->wid, tu->run.desc, done, &d);
   if (!rc && used)
-    rc = tsl_db_count_claims(tu->run.db, tu->task.wid, tu->run.desc, &claims, &d);
+    rc = tsl_db_count_claims(tu->run.db, tu->task->wid, tu->run.desc, &claims, &d);
   if (rc)
     return located(tu, "database", rc, d.text);
   if (used)
@@ -1073,6 +1068,136 @@ static int budget_used(tuner *tu, int64_t *done, int64_t *used) {
 static int take_latency(void *user_data, const tsl_db_record *rec) {
   *(double *)user_data = rec->latency_s;
   return 0;
+}
+
+static void tune_add_stats(tsl_cand_service_stats *to, const tsl_cand_service_stats *s) {
+  to->struct_size = sizeof *to;
+  to->prepared += s->prepared;
+  to->hits += s->hits;
+  to->replays += s->replays;
+  to->failed += s->failed;
+  to->featurized += s->featurized;
+  to->replayed_again += s->replayed_again;
+  to->replay_s += s->replay_s;
+  to->postproc_s += s->postproc_s;
+  to->feature_s += s->feature_s;
+}
+
+/* The strategy of the current task set up for what its budget leaves. */
+static int pre_tune(tuner *tu) {
+  tune_task *t = tu->task;
+  const tsl_run_config *cfg = tu->run.cfg;
+  t->sp = (tsl_search_space){
+      .struct_size = sizeof t->sp,
+      .ctx = tu->run.ctx,
+      .mod = t->mod,
+      .func_name = t->func_name,
+      .n_space = t->n_spaces,
+      .space = (const tsl_trace *const *)t->spaces,
+      .intrins = tu->run.intrins,
+      .trials = cfg->trials - t->done > 0 ? cfg->trials - t->done : 0,
+      .batch = cfg->batch,
+      .seed = cfg->seed,
+      .target = tu->run.desc,
+      .is_measured = is_measured,
+      .core_data = tu,
+      .cost_vtable = tu->run.cost ? &tune_timed_model_vt : NULL,
+      .cost_model = tu->run.cost ? (tsl_cost_model *)&tu->run.timed_cost : NULL,
+      .n_postprocs = t->n_pps,
+      .postprocs = t->pps,
+      .n_mutators = t->n_mutators,
+      .mutators = t->timed_mutators,
+      .top_measured = top_measured,
+      .cands = t->cands};
+  t->exhausted = t->sp.trials <= 0;
+  if (t->exhausted)
+    return TSL_OK;
+  tsl_diag d = {0};
+  int rc = t->svt->pre_tuning(t->strategy, &t->sp, &d);
+  if (rc)
+    return tsl_diag_set(tu->run.diag, rc, "strategy%s%s: %s", tu->n_tasks > 1 ? " of task " : "",
+                        tu->n_tasks > 1 ? t->func_name : "", d.text);
+  t->pre_tuned = 1;
+  return TSL_OK;
+}
+
+/* Every task's records, best and warm start from the database. */
+static int resume_tasks(tuner *tu) {
+  int64_t fed_all = 0;
+  int rc = TSL_OK;
+  for (uint32_t i = 0; i < tu->n_tasks && !rc; i++) {
+    tu->task = &tu->tasks[i];
+    rc = budget_used(tu, &tu->task->done, NULL);
+    int64_t fed = 0;
+    if (!rc && tu->task->done > 0 && !(rc = warm_start(tu, &fed)))
+      fed_all += fed;
+    /* the progress shows the database's best from the start (none: -1) */
+    tsl_diag d = {0};
+    tu->task->best_s = -1;
+    if (!rc)
+      (void)tsl_db_best(tu->run.db, tu->task->wid, tu->run.desc, take_latency,
+                        &tu->task->best_s, &d);
+  }
+  if (!rc && fed_all)
+    fprintf(stderr, "tessel tune: the cost model learned the database's %lld records first\n",
+            (long long)fed_all);
+  return rc;
+}
+
+static int64_t global_done(const tuner *tu) {
+  int64_t n = 0;
+  for (uint32_t i = 0; i < tu->n_tasks; i++)
+    n += tu->tasks[i].done;
+  return n;
+}
+
+/* Batches, one task at a time as the scheduler picks them, until every
+ * task's budget (strategy.trials) or the global one is spent, or no
+ * strategy has anything left. */
+static int tune_loop(tuner *tu, run_state *st, tsl_tune_result *out) {
+  const tsl_run_config *cfg = tu->run.cfg;
+  int64_t global = tu->n_tasks > 1 && cfg->struct_size > offsetof(tsl_run_config, max_trials_global)
+                       ? cfg->max_trials_global : 0;
+  if (global <= 0)
+    global = cfg->trials * (int64_t)tu->n_tasks;
+  tune_sched sched;
+  tune_sched_init(&sched, tu, cfg->seed);
+  int rc = TSL_OK, held = 0;
+  uint32_t batch_no = 0;
+  for (;;) {
+    int64_t global_left = global - global_done(tu);
+    int id = global_left > 0 ? tune_sched_next(&sched) : -1;
+    if (id < 0)
+      break;
+    tu->task = &tu->tasks[id];
+    int64_t used = 0;
+    if ((rc = budget_used(tu, &tu->task->done, &used)))
+      break;
+    if (used >= cfg->trials) {
+      held |= tu->task->done < cfg->trials;
+      tu->task->exhausted = 1;
+      continue;
+    }
+    int64_t left = cfg->trials - used;
+    if (left > global_left)
+      left = global_left;
+    uint32_t max = (uint32_t)(left < cfg->batch ? left : cfg->batch);
+    int exhausted = 0, budget_full = 0;
+    if ((rc = run_batch(tu, st, max, &exhausted, &budget_full, batch_no++)))
+      break;
+    tu->task->exhausted |= exhausted;
+    if (exhausted && tu->n_tasks == 1)
+      out->stop_reason = 1;
+    tune_sched_note(&sched, id);
+  }
+  tune_sched_free(&sched);
+  if (!rc && held)
+    fprintf(stderr, "tessel tune: note: some of the trials are held by other runs on this "
+                    "database (live processes); they count against the budget\n");
+  for (uint32_t i = 0; i < tu->n_tasks; i++)
+    if (tu->tasks[i].pre_tuned)
+      tu->tasks[i].svt->post_tuning(tu->tasks[i].strategy);
+  return rc;
 }
 
 int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn progress,
@@ -1091,83 +1216,40 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   double t0 = measure_now();
   int rc = setup(&tu);
   double fixed_s = measure_now() - t0;
-  run_state st = {.best_s = -1, .t0 = t0, .progress = progress, .user_data = user_data};
+  run_state st = {.t0 = t0, .progress = progress, .user_data = user_data};
   if (!rc) {
-    out->flops = tu.task.flops;
     out->target = strdup(tu.run.desc);
-    rc = budget_used(&tu, &st.done, NULL);
-    int64_t fed = 0;
-    if (!rc && st.done > 0 && !(rc = warm_start(&tu, &fed)) && fed)
-      fprintf(stderr, "tessel tune: the cost model learned the database's %lld records "
-                      "first\n", (long long)fed);
-    /* the progress shows the database's best from the start (none: -1) */
-    tsl_diag d = {0};
-    if (!rc)
-      (void)tsl_db_best(tu.run.db, tu.task.wid, tu.run.desc, take_latency, &st.best_s, &d);
+    rc = resume_tasks(&tu);
   }
-  if (!rc) {
-    tsl_search_space sp = {
-        .struct_size = sizeof sp,
-        .ctx = tu.run.ctx,
-        .mod = tu.task.mod,
-        .func_name = tu.task.func_name,
-        .n_space = tu.task.n_spaces,
-        .space = (const tsl_trace *const *)tu.task.spaces,
-        .intrins = tu.run.intrins,
-        .trials = cfg->trials - st.done > 0 ? cfg->trials - st.done : 0,
-        .batch = cfg->batch,
-        .seed = cfg->seed,
-        .target = tu.run.desc,
-        .is_measured = is_measured,
-        .core_data = &tu,
-        .cost_vtable = tu.run.cost ? &tune_timed_model_vt : NULL,
-        .cost_model = tu.run.cost ? (tsl_cost_model *)&tu.run.timed_cost : NULL,
-        .n_postprocs = tu.task.n_pps,
-        .postprocs = tu.task.pps,
-        .n_mutators = tu.task.n_mutators,
-        .mutators = tu.task.timed_mutators,
-        .top_measured = top_measured,
-        .cands = tu.task.cands};
-    tsl_diag d = {0};
-    int prc = sp.trials > 0 ? tu.task.svt->pre_tuning(tu.task.strategy, &sp, &d) : 0;
-    if (prc)
-      rc = tsl_diag_set(diag, prc, "strategy: %s", d.text);
-    uint32_t batch_no = 0;
-    while (!rc && st.done < cfg->trials) {
-      int64_t used = 0;
-      if ((rc = budget_used(&tu, &st.done, &used)) || used >= cfg->trials)
-        break;
-      int64_t left = cfg->trials - used;
-      uint32_t max = (uint32_t)(left < cfg->batch ? left : cfg->batch);
-      int exhausted = 0, budget_full = 0;
-      rc = run_batch(&tu, &st, max, &exhausted, &budget_full, batch_no++);
-      if (exhausted) {
-        out->stop_reason = 1;
-        break;
-      }
-    }
-    if (!rc && !out->stop_reason && st.done < cfg->trials)
-      fprintf(stderr, "tessel tune: note: %lld of the %lld trials are held by other "
-                      "runs on this database (live processes); they count against the "
-                      "budget\n",
-              (long long)(cfg->trials - st.done), (long long)cfg->trials);
-    if (sp.trials > 0)
-      tu.task.svt->post_tuning(tu.task.strategy);
+  for (uint32_t i = 0; i < tu.n_tasks && !rc; i++) {
+    tu.task = &tu.tasks[i];
+    out->flops += tu.task->flops * tu.task->weight;
+    rc = pre_tune(&tu);
   }
+  if (!rc)
+    rc = tune_loop(&tu, &st, out);
   if (!rc) {
-    tuner_best_ctx b = {
-        cfg,       tu.run.ctx,  tu.run.arena, tu.task.mod, tu.task.func_name,
-        tu.run.db, tu.task.wid, tu.run.desc,  tu.run.tvt,  tu.run.target,
-        tu.run.intrins, out,    diag};
     double b0 = measure_now();
-    rc = tune_best(&b);
+    if (tu.model) {
+      rc = tune_model_best(&tu, out);
+    } else {
+      tu.task = &tu.tasks[0];
+      tuner_best_ctx b = {
+          cfg,       tu.run.ctx,  tu.run.arena, tu.task->mod, tu.task->func_name,
+          tu.run.db, tu.task->wid, tu.run.desc,  tu.run.tvt,  tu.run.target,
+          tu.run.intrins, out,    diag};
+      rc = tune_best(&b);
+    }
     fixed_s += measure_now() - b0;
   }
   out->trials = st.measured;
   out->errors = st.errors;
-  if (tu.run.db) /* concurrent runs may have added records since the last batch */
-    (void)budget_used(&tu, &st.done, NULL);
-  out->total = st.done;
+  for (uint32_t i = 0; i < tu.n_tasks && tu.run.db; i++) {
+    /* concurrent runs may have added records since the last batch */
+    tu.task = &tu.tasks[i];
+    (void)budget_used(&tu, &tu.task->done, NULL);
+  }
+  out->total = global_done(&tu);
   out->build_s = st.build_s;
   out->measure_s = st.measure_s;
   out->timed_once = st.timed_once;
@@ -1177,8 +1259,12 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->total_s = measure_now() - t0;
   out->search_s = out->total_s - st.build_s - st.measure_s;
   out->fixed_s = fixed_s;
-  if (tu.task.cands)
-    tsl_cand_service_get_stats(tu.task.cands, &out->cands);
+  for (uint32_t i = 0; i < tu.n_tasks; i++)
+    if (tu.tasks[i].cands) {
+      tsl_cand_service_stats cs;
+      tsl_cand_service_get_stats(tu.tasks[i].cands, &cs);
+      tune_add_stats(&out->cands, &cs);
+    }
   out->predict_s = tu.run.timed_cost.predict_s;
   out->train_s = tu.run.timed_cost.update_s;
   out->mutate_s = tu.run.mutate_s;
@@ -1197,4 +1283,14 @@ void tsl_tune_result_free(tsl_tune_result *r) {
   free(r->best_program);
   free(r->export_path);
   r->target = r->best_trace = r->best_program = r->export_path = NULL;
+  for (uint32_t i = 0; r->struct_size > offsetof(tsl_tune_result, tasks) && i < r->n_tasks; i++)
+    free(r->tasks[i].name);
+  if (r->struct_size > offsetof(tsl_tune_result, tuned_constants_path)) {
+    free(r->tasks);
+    free(r->tuned_model_path);
+    free(r->tuned_constants_path);
+    r->tuned_model_path = r->tuned_constants_path = NULL;
+  }
+  r->tasks = NULL;
+  r->n_tasks = 0;
 }

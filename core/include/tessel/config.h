@@ -5,6 +5,9 @@
  * A run config (documented in configs/README.md):
  *
  *   workload:   {file: ../workloads/matmul_128.py, func: main}  # func optional
+ *               # a model: {file: mlp.py, weights: w.safetensors,
+ *               #           passes: "bind_params,legalize,fuse,dce"}
+ *   tasks:      {scheduler: gradient, max_trials_global: 512}  # models, optional
  *   target:     {kind: llvm, threads: 1}           # plugin name + its options
  *   space:      {schedule: ../workloads/matmul_stochastic.sch}
  *               # or {rules: default}: the target's schedule rules (also
@@ -109,6 +112,23 @@ typedef struct tsl_run_config {
    * before anything else sees it. n 0: none. */
   uint32_t n_workload_binds;
   const tsl_kv *workload_binds;
+  /* appended in 1.5: a model as the workload (a file with @R.function
+   * functions: its distinct prim_funcs are the tasks, weighted by their
+   * calls) and the task scheduler of a run of several tasks.
+   * workload.weights: a weights file (resolved; NULL: none), its tensors
+   * bound by name when workload.passes has bind_params; workload.passes:
+   * graph passes run first (pass.h), comma-separated (NULL: none);
+   * tasks.scheduler "gradient" (default, TVM's) or "round-robin";
+   * tasks.max_trials_global: records of all tasks together (0: trials
+   * times the tasks; strategy.trials is each task's budget, TVM's
+   * max_trials_per_task); tasks.alpha (0.2) and tasks.window_size (3): the
+   * gradient scheduler's. */
+  const char *workload_weights;
+  const char *workload_passes;
+  const char *task_scheduler;
+  int64_t max_trials_global;
+  double sched_alpha;
+  int32_t sched_window;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.

@@ -15,6 +15,15 @@
  * Budget: `trials` counts this workload's records for this target in the
  * database, so a second run of one config measures only what is missing,
  * and a decision set measured before is never measured again.
+ *
+ * A model as the workload (appended in 1.5; TVM's tune_relax): the file's
+ * Relax functions after workload.passes; each distinct prim_func they call
+ * is a task (equal ones by structure counted together: the weight), with
+ * its own design space, strategy, candidates and reference outputs, and
+ * one target, cost model and database for all. strategy.trials is each
+ * task's budget, tasks.max_trials_global all of theirs; the task
+ * scheduler (TVM's gradient-based one, or round-robin) picks the task of
+ * each batch. Resuming counts every task's records, as for a program.
  */
 #ifndef TESSEL_TUNE_H
 #define TESSEL_TUNE_H
@@ -42,6 +51,11 @@ typedef struct tsl_tune_progress {
   double best_s;         /* best latency so far (database included); < 0 none */
   double elapsed_s;      /* since the run started */
   int32_t batch_end;     /* 1 on the last candidate of a batch */
+  /* appended in 1.5: the task (0 .. n_tasks-1) of a model's run (a
+   * program's run: 0 of 1) and its weight, the calls of it in the model */
+  uint32_t task;
+  uint32_t n_tasks;
+  double weight;
 } tsl_tune_progress;
 
 typedef void (*tsl_tune_progress_fn)(void *user_data,
@@ -87,7 +101,30 @@ typedef struct tsl_tune_result {
   /* Candidates probed by their checked call before the timings (a batch
    * that started without a best). */
   int64_t probed;
+  /* appended in 1.5: a model's run. One entry per task (a distinct
+   * prim_func of the model after its passes); best_program is then the
+   * whole model with every tuned prim_func in place of its original, and
+   * flops the model's (each task's times its weight). A program's run:
+   * n_tasks 0. */
+  uint32_t n_tasks;
+  struct tsl_tune_task_result *tasks;
+  /* a model's run: the tuned model written as WORK_DIR/tuned_model.py, its
+   * bound constants (if any) beside it as tuned_model.constants.safetensors
+   * (heap paths; NULL when not written) */
+  char *tuned_model_path;
+  char *tuned_constants_path;
 } tsl_tune_result;
+
+/* One task of a model's run (appended in 1.5). */
+typedef struct tsl_tune_task_result {
+  uint32_t struct_size;
+  char *name;          /* the prim_func (heap) */
+  double weight;       /* its calls in the model (equal prim_funcs counted together) */
+  double flops;
+  int64_t total;       /* its records in the database */
+  double best_seconds; /* < 0 when none */
+  int64_t best_record; /* -1 when none */
+} tsl_tune_task_result;
 
 /* Run `cfg` with the components of `reg` (plugins already loaded).
  * `progress` may be NULL. Errors before the first candidate (config, files,
