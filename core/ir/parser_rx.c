@@ -458,6 +458,78 @@ static const tsl_rx_expr *dps_call(pstate *ps, const anode *n, tsl_rx_op op) {
   return e;
 }
 
+/* An operator's attributes: positional after its operands, or by name. */
+static tsl_attrs op_attrs(pstate *ps, const anode *call, uint32_t arity, const rx_attr_spec *spec,
+                          uint32_t n_spec) {
+  tsl_attr items[4];
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < n_spec; k++) {
+    const anode *v = ps_arg(ps, call, arity + k, spec[k].name);
+    if (!v || v->kind == AX_NONE)
+      continue;
+    tsl_attr_value *val = &items[n].value;
+    memset(val, 0, sizeof *val);
+    items[n].key = tsl_intern(ps->ctx, spec[k].name);
+    switch (spec[k].kind) {
+    case RX_A_INT:
+      val->kind = TSL_ATTR_INT;
+      val->u.i = ps_int_literal(ps, v, spec[k].name);
+      break;
+    case RX_A_BOOL:
+      if (v->kind != AX_TRUE && v->kind != AX_FALSE)
+        ps_fail(ps, v, "True or False", "%s must be True or False", spec[k].name);
+      val->kind = TSL_ATTR_BOOL;
+      val->u.i = v->kind == AX_TRUE;
+      break;
+    case RX_A_DTYPE: {
+      char dt[32];
+      val->kind = TSL_ATTR_STR;
+      val->u.s = tsl_intern(ps->ctx, tsl_dtype_str(ps_dtype_arg(ps, v), dt));
+      break;
+    }
+    case RX_A_INTS: {
+      int list = v->kind == AX_LIST || v->kind == AX_TUPLE;
+      uint32_t m = list ? v->n : 1;
+      tsl_attr_value *xs = TSL_NEW_ARRAY(ps->arena, tsl_attr_value, m ? m : 1);
+      for (uint32_t i = 0; i < m; i++) {
+        xs[i].kind = TSL_ATTR_INT;
+        xs[i].u.i = ps_int_literal(ps, list ? v->items[i] : v, spec[k].name);
+      }
+      val->kind = TSL_ATTR_LIST;
+      val->n = m;
+      val->u.items = xs;
+      break;
+    }
+    default: { /* RX_A_SHAPE: R.shape([...]) or a tuple / list of dimensions */
+      const anode *d = v;
+      char p[64];
+      if (v->kind == AX_CALL && rx_path(ps, v->a, p, sizeof p) && !strcmp(p, "R.shape") &&
+          v->n == 1)
+        d = v->items[0];
+      int list = d->kind == AX_LIST || d->kind == AX_TUPLE;
+      int32_t nd = list ? (int32_t)d->n : 1;
+      if (nd > 64)
+        ps_fail(ps, d, "at most 64 dimensions", "too many dimensions");
+      tsl_attr_value *xs = TSL_NEW_ARRAY(ps->arena, tsl_attr_value, nd ? nd : 1);
+      for (int32_t i = 0; i < nd; i++) {
+        const anode *it = list ? d->items[i] : d;
+        xs[i].kind = TSL_ATTR_EXPR;
+        /* -1: the dimension that keeps the element count */
+        xs[i].u.expr = it->kind == AX_UNARY && ps_int_literal(ps, it, "a dimension") == -1
+                           ? tsl_expr_int(ps->arena, TSL_INT64, -1)
+                           : dim_of(ps, it);
+      }
+      val->kind = TSL_ATTR_LIST;
+      val->n = (uint32_t)nd;
+      val->u.items = xs;
+      break;
+    }
+    }
+    n++;
+  }
+  return tsl_attrs_make(ps->arena, n, items);
+}
+
 static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
   char path[128] = "";
   if (!rx_path(ps, n->a, path, sizeof path) || strncmp(path, "R.", 2))
@@ -483,10 +555,18 @@ static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
     if (strcmp(path + 2, tsl_rx_op_name((tsl_rx_op)op)))
       continue;
     int arity = rx_op_arity((tsl_rx_op)op);
+    const rx_attr_spec *spec = NULL;
+    uint32_t n_spec = rx_op_attrs((tsl_rx_op)op, &spec);
     char usage[160];
-    snprintf(usage, sizeof usage, "%s(%s)", path, arity == 1 ? "x" : "x1, x2");
-    ps_check_kwargs(ps, n, path, (const char *const[]){NULL});
-    ps_check_arity(ps, n, path, arity, arity, usage);
+    int len = snprintf(usage, sizeof usage, "%s(%s", path, arity == 1 ? "x" : "x1, x2");
+    const char *kws[4] = {NULL};
+    for (uint32_t k = 0; k < n_spec; k++) {
+      kws[k] = spec[k].name;
+      len += snprintf(usage + len, sizeof usage - (size_t)len, ", %s=...", spec[k].name);
+    }
+    snprintf(usage + len, sizeof usage - (size_t)len, ")");
+    ps_check_kwargs(ps, n, path, kws);
+    ps_check_arity(ps, n, path, arity, arity + (int)n_spec, usage);
     tsl_rx_expr *e = new_expr(ps, TSL_RX_EXPR_CALL);
     e->op = (uint32_t)op;
     const tsl_rx_expr **args = TSL_NEW_ARRAY(ps->arena, const tsl_rx_expr *, arity);
@@ -494,8 +574,9 @@ static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
       args[i] = rx_expr(ps, n->items[i]);
     e->args = args;
     e->n_args = (uint32_t)arity;
+    e->attrs = op_attrs(ps, n, (uint32_t)arity, spec, n_spec);
     rx_err err = {0};
-    e->sinfo = rx_infer_op(ps->arena, (tsl_rx_op)op, e->n_args, e->args, &err);
+    e->sinfo = rx_infer_op(ps->arena, (tsl_rx_op)op, e->n_args, e->args, e->attrs, &err);
     if (!e->sinfo)
       infer_failed(ps, n, &err);
     return e;

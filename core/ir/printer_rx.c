@@ -5,6 +5,7 @@
  * <Module>` when it calls functions of the module, its blocks, `return`.
  */
 #include "printer_internal.h"
+#include "rx_ops.h"
 #include "tessel/relax.h"
 
 #include <stdlib.h>
@@ -90,6 +91,41 @@ static void args(pr_t *p, uint32_t n, const tsl_rx_expr *const *a) {
   }
 }
 
+/* An operator's attributes as TVM prints them: R.reshape's shape as
+ * R.shape([...]) in its place, the others by name. */
+static void op_attrs(pr_t *p, const tsl_rx_expr *e) {
+  const rx_attr_spec *spec = NULL;
+  uint32_t n = rx_op_attrs((tsl_rx_op)e->op, &spec);
+  for (uint32_t k = 0; k < n; k++) {
+    const tsl_attr_value *v = tsl_attrs_get(e->attrs, spec[k].name);
+    if (!v)
+      continue;
+    if (spec[k].kind == RX_A_SHAPE) {
+      pr_puts(p, ", R.shape([");
+      for (uint32_t i = 0; i < v->n; i++) {
+        if (i)
+          pr_puts(p, ", ");
+        dim(p, v->u.items[i].u.expr, 0);
+      }
+      pr_puts(p, "])");
+      continue;
+    }
+    pr_printf(p, ", %s=", spec[k].name);
+    if (v->kind == TSL_ATTR_BOOL)
+      pr_puts(p, v->u.i ? "True" : "False");
+    else if (v->kind == TSL_ATTR_STR)
+      pr_str_literal(p, v->u.s);
+    else if (v->kind == TSL_ATTR_INT)
+      pr_printf(p, "%lld", (long long)v->u.i);
+    else {
+      pr_puts(p, "[");
+      for (uint32_t i = 0; i < v->n; i++)
+        pr_printf(p, "%s%lld", i ? ", " : "", (long long)v->u.items[i].u.i);
+      pr_puts(p, "]");
+    }
+  }
+}
+
 static void expr(pr_t *p, const tsl_rx_expr *e) {
   switch (e->kind) {
   case TSL_RX_EXPR_VAR:
@@ -137,6 +173,7 @@ static void expr(pr_t *p, const tsl_rx_expr *e) {
       if (e->n_sinfo_args != 1)
         pr_puts(p, "]");
     }
+    op_attrs(p, e);
     pr_puts(p, ")");
     return;
   }

@@ -110,18 +110,20 @@ static const tsl_rx_expr *failed(const rx_err *err, tsl_diag *diag) {
 }
 
 const tsl_rx_expr *tsl_rx_op_call(tsl_arena *a, tsl_rx_op op, uint32_t n,
-                                  const tsl_rx_expr *const *args, tsl_diag *diag) {
+                                  const tsl_rx_expr *const *args, tsl_attrs attrs,
+                                  tsl_diag *diag) {
   if ((unsigned)op >= TSL_RX_OP_COUNT || op == TSL_RX_OP_CALL_TIR ||
       op == TSL_RX_OP_CALL_DPS_PACKED) {
     tsl_diag_set(diag, TSL_EINVALID, "tsl_rx_op_call: %u is not an operator", (unsigned)op);
     return NULL;
   }
   rx_err err = {0};
-  const tsl_rx_sinfo *s = rx_infer_op(a, op, n, args, &err);
+  const tsl_rx_sinfo *s = rx_infer_op(a, op, n, args, attrs, &err);
   if (!s)
     return failed(&err, diag);
   tsl_rx_expr *e = new_expr(a, TSL_RX_EXPR_CALL, s);
   e->op = op;
+  e->attrs = attrs;
   e->n_args = n;
   e->args = copy(a, args, n, sizeof *args);
   return e;
@@ -167,7 +169,7 @@ const tsl_rx_expr *tsl_rx_with_args(tsl_arena *a, const tsl_module *tir, const t
     if (e->op == TSL_RX_OP_CALL_TIR || e->op == TSL_RX_OP_CALL_DPS_PACKED)
       return tsl_rx_dps_call(a, tir, (tsl_rx_op)e->op, args[0], args[1], e->n_sinfo_args,
                              e->sinfo_args, diag);
-    return tsl_rx_op_call(a, (tsl_rx_op)e->op, e->n_args, args, diag);
+    return tsl_rx_op_call(a, (tsl_rx_op)e->op, e->n_args, args, e->attrs, diag);
   default:
     return e; /* leaves have no operands */
   }

@@ -216,8 +216,237 @@ static void matmul(tsl_arena *ar, rx_err *err, const tsl_rx_sinfo *a, const tsl_
   }
 }
 
+/* ---- operators of 1.5: attributes ------------------------------------------ */
+
+static const tsl_expr *c64(tsl_arena *ar, int64_t v) { return tsl_expr_int(ar, TSL_INT64, v); }
+
+/* `axis` of a rank-`ndim` tensor, negative from the end; -1 when out of
+ * range (a message in err). */
+static int32_t norm_axis(rx_err *err, const char *op, int64_t axis, int32_t ndim) {
+  int64_t a = axis < 0 ? axis + ndim : axis;
+  if (a < 0 || a >= ndim) {
+    texts t = {0};
+    fail(err, &t, RX_AT_CALL, "an axis from -ndim to ndim - 1", "R.%s: axis %lld is out of "
+         "range for a tensor of %d dimensions", op, (long long)axis, (int)ndim);
+    return -1;
+  }
+  return (int32_t)a;
+}
+
+static void set_dims(tsl_arena *ar, tsl_rx_sinfo *out, int32_t n, const tsl_expr *const *d) {
+  out->ndim = n;
+  out->shape = n ? tsl_arena_dup(ar, d, (size_t)n * sizeof *d) : TSL_NEW_ARRAY(ar, const tsl_expr *, 1);
+}
+
+/* The product of known dimensions, or -1 when one is symbolic. */
+static int64_t numel_of(const tsl_rx_sinfo *s) {
+  int64_t n = 1, v;
+  if (s->ndim < 0)
+    return -1;
+  for (int32_t d = 0; d < s->ndim; d++) {
+    if (!s->shape || !tsl_expr_is_const_int(s->shape[d], &v))
+      return -1;
+    n *= v;
+  }
+  return n;
+}
+
+static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const *args,
+                          tsl_attrs attrs, tsl_rx_sinfo *out, rx_err *err) {
+  const char *name = tsl_rx_op_name(op);
+  const tsl_rx_sinfo *a = args[0]->sinfo;
+  texts t = {0};
+  *out = *a;
+  switch (op) {
+  case TSL_RX_OP_ASTYPE: {
+    const tsl_attr_value *v = tsl_attrs_get(attrs, "dtype");
+    if (!v || v->kind != TSL_ATTR_STR || !tsl_dtype_parse(v->u.s, strlen(v->u.s), &out->dtype))
+      fail(err, &t, RX_AT_CALL, "R.astype(x, \"float16\")", "R.astype needs a dtype");
+    return;
+  }
+  case TSL_RX_OP_GELU: case TSL_RX_OP_SILU:
+    return;
+  case TSL_RX_OP_PERMUTE_DIMS: {
+    if (a->ndim < 0)
+      return;
+    int64_t axes[64];
+    int32_t n = rx_attr_ints(attrs, "axes", axes, 64);
+    if (n < 0) { /* reversed */
+      n = a->ndim;
+      for (int32_t i = 0; i < n; i++)
+        axes[i] = n - 1 - i;
+    }
+    int seen[64] = {0};
+    if (n != a->ndim) {
+      fail(err, &t, RX_AT_CALL, "one axis per dimension, each once", "R.permute_dims: %d axes "
+           "for a tensor of %d dimensions", (int)n, (int)a->ndim);
+      return;
+    }
+    const tsl_expr *d[64];
+    for (int32_t i = 0; i < n; i++) {
+      int32_t x = norm_axis(err, name, axes[i], a->ndim);
+      if (x < 0)
+        return;
+      if (seen[x]++) {
+        fail(err, &t, RX_AT_CALL, "one axis per dimension, each once", "R.permute_dims: axis "
+             "%lld twice", (long long)axes[i]);
+        return;
+      }
+      d[i] = a->shape ? a->shape[x] : NULL;
+    }
+    if (a->shape)
+      set_dims(ar, out, n, d);
+    return;
+  }
+  case TSL_RX_OP_RESHAPE: {
+    const tsl_attr_value *v = tsl_attrs_get(attrs, "shape");
+    if (!v || v->kind != TSL_ATTR_LIST || v->n > 64) {
+      fail(err, &t, RX_AT_CALL, "R.reshape(x, R.shape([1, 784]))", "R.reshape needs a shape");
+      return;
+    }
+    const tsl_expr *d[64];
+    int infer = -1;
+    int64_t known = 1, x;
+    int all = 1;
+    for (uint32_t i = 0; i < v->n; i++) {
+      d[i] = v->u.items[i].u.expr;
+      if (tsl_expr_is_const_int(d[i], &x) && x == -1) {
+        if (infer >= 0) {
+          fail(err, &t, RX_AT_CALL, "at most one -1", "R.reshape: -1 twice");
+          return;
+        }
+        infer = (int)i;
+      } else if (tsl_expr_is_const_int(d[i], &x)) {
+        known *= x;
+      } else {
+        all = 0;
+      }
+    }
+    int64_t total = numel_of(a);
+    if (infer >= 0) {
+      if (!all || total < 0 || !known || total % known) {
+        fail(err, &t, RX_AT_CALL, "-1 stands for the size that keeps the element count",
+             "R.reshape: -1 cannot be inferred from %s", sinfo_text(&t, a));
+        return;
+      }
+      d[infer] = c64(ar, total / known);
+    } else if (all && total >= 0 && total != known) {
+      fail(err, &t, RX_AT_CALL, "a shape of as many elements", "R.reshape: %s has %lld "
+           "elements, the new shape %lld", sinfo_text(&t, a), (long long)total,
+           (long long)known);
+      return;
+    }
+    set_dims(ar, out, (int32_t)v->n, d);
+    return;
+  }
+  case TSL_RX_OP_FLATTEN: {
+    if (a->ndim < 0)
+      return;
+    int64_t total = numel_of(a);
+    const tsl_expr *d[1] = {total >= 0 ? c64(ar, total) : NULL};
+    out->ndim = 1;
+    if (total >= 0)
+      set_dims(ar, out, 1, d);
+    else
+      out->shape = NULL;
+    return;
+  }
+  case TSL_RX_OP_SUM: case TSL_RX_OP_MEAN: case TSL_RX_OP_MAX: {
+    if (a->ndim < 0)
+      return;
+    int64_t axes[64];
+    int32_t n = rx_attr_ints(attrs, "axis", axes, 64);
+    int keep = (int)rx_attr_int(attrs, "keepdims", 0);
+    int reduced[64] = {0};
+    for (int32_t i = 0; i < n; i++) {
+      int32_t x = norm_axis(err, name, axes[i], a->ndim);
+      if (x < 0)
+        return;
+      reduced[x] = 1;
+    }
+    const tsl_expr *d[64];
+    int32_t k = 0;
+    for (int32_t i = 0; i < a->ndim; i++) {
+      int r = n < 0 || reduced[i];
+      if (r && keep)
+        d[k++] = c64(ar, 1);
+      else if (!r)
+        d[k++] = a->shape ? a->shape[i] : NULL;
+    }
+    out->ndim = k;
+    if (a->shape)
+      set_dims(ar, out, k, d);
+    return;
+  }
+  case TSL_RX_OP_SOFTMAX:
+    if (a->ndim >= 0)
+      norm_axis(err, name, rx_attr_int(attrs, "axis", -1), a->ndim);
+    return;
+  default:
+    return;
+  }
+}
+
+/* R.concat((a, b, ...), axis): same rank and dtype, dimensions equal but
+ * on the axis, which adds up. */
+static const tsl_rx_sinfo *infer_concat(tsl_arena *ar, const tsl_rx_expr *tuple, tsl_attrs attrs,
+                                        rx_err *err) {
+  texts t = {0};
+  if (tuple->kind != TSL_RX_EXPR_TUPLE || !tuple->n_args) {
+    fail(err, &t, 0, "R.concat((a, b), axis=0)", "R.concat takes a tuple of tensors");
+    return NULL;
+  }
+  const tsl_rx_sinfo *f = tuple->args[0]->sinfo;
+  tsl_rx_sinfo *out = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
+  for (uint32_t i = 0; i < tuple->n_args; i++)
+    if (tuple->args[i]->sinfo->kind != TSL_RX_SINFO_TENSOR) {
+      fail(err, &t, 0, "a tuple of tensors", "R.concat: field %u is %s", i,
+           sinfo_text(&t, tuple->args[i]->sinfo));
+      return NULL;
+    }
+  out->dtype = f->dtype;
+  if (f->ndim < 0)
+    return out;
+  int32_t axis = norm_axis(err, "concat", rx_attr_int(attrs, "axis", 0), f->ndim);
+  if (axis < 0)
+    return NULL;
+  const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, f->ndim);
+  int known = f->shape != NULL;
+  int64_t sum = 0, v;
+  for (uint32_t i = 0; i < tuple->n_args; i++) {
+    const tsl_rx_sinfo *s = tuple->args[i]->sinfo;
+    if (s->ndim != f->ndim || !tsl_dtype_eq(s->dtype, f->dtype)) {
+      fail(err, &t, 0, "tensors of one rank and dtype", "R.concat: %s and %s",
+           sinfo_text(&t, f), sinfo_text(&t, s));
+      return NULL;
+    }
+    for (int32_t k = 0; known && s->shape && k < f->ndim; k++) {
+      if (k == axis)
+        continue;
+      int64_t x, y;
+      if (tsl_expr_is_const_int(s->shape[k], &x) && tsl_expr_is_const_int(f->shape[k], &y) &&
+          x != y) {
+        fail(err, &t, 0, "dimensions equal but on the axis", "R.concat: %s and %s differ in "
+             "dimension %d", sinfo_text(&t, f), sinfo_text(&t, s), (int)k);
+        return NULL;
+      }
+    }
+    if (!s->shape || !tsl_expr_is_const_int(s->shape[axis], &v))
+      known = 0;
+    else
+      sum += v;
+  }
+  out->ndim = f->ndim;
+  if (known) {
+    for (int32_t k = 0; k < f->ndim; k++)
+      d[k] = k == axis ? c64(ar, sum) : f->shape[k];
+    out->shape = d;
+  }
+  return out;
+}
+
 const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
-                                const tsl_rx_expr *const *args, rx_err *err) {
+                                const tsl_rx_expr *const *args, tsl_attrs attrs, rx_err *err) {
   const char *name = tsl_rx_op_name(op);
   tsl_rx_sinfo *out = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
   texts t = {0};
@@ -226,6 +455,8 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
          rx_op_arity(op) == 1 ? "" : "s", n);
     return NULL;
   }
+  if (op == TSL_RX_OP_CONCAT)
+    return infer_concat(ar, args[0], attrs, err);
   for (uint32_t i = 0; i < n; i++)
     if (args[i]->sinfo->kind != TSL_RX_SINFO_OBJECT && !tensor(args[i]->sinfo)) {
       fail(err, &t, (int)i, "operators take tensors", "R.%s: operand %u is %s, not a tensor",
@@ -243,6 +474,11 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
     break;
   case TSL_RX_OP_MATMUL:
     matmul(ar, err, a, b, out);
+    break;
+  case TSL_RX_OP_ASTYPE: case TSL_RX_OP_GELU: case TSL_RX_OP_SILU: case TSL_RX_OP_PERMUTE_DIMS:
+  case TSL_RX_OP_RESHAPE: case TSL_RX_OP_FLATTEN: case TSL_RX_OP_SUM: case TSL_RX_OP_MEAN:
+  case TSL_RX_OP_MAX: case TSL_RX_OP_SOFTMAX:
+    infer_attr_op(ar, op, args, attrs, out, err);
     break;
   default: /* elementwise unary */
     *out = *a;

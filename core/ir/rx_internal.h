@@ -9,6 +9,7 @@
 #include "parser_internal.h"
 #include "tessel/container.h"
 #include "tessel/relax.h"
+#include "rx_ops.h"
 
 /* ---- parser_rx.c ---- */
 /* A fresh Relax stage for the model `m` being parsed. */
@@ -24,8 +25,7 @@ const tsl_module *ps_rx_tir(pstate *ps);
 /* Struct info from an annotation (R.Tensor(...), R.Tuple(...), ...). */
 const tsl_rx_sinfo *rx_sinfo(pstate *ps, const anode *n);
 
-/* ---- rx_ir.c ---- */
-int rx_op_arity(tsl_rx_op op);
+/* ---- rx_ir.c: rx_ops.h ---- */
 
 /* ---- rx_infer.c ---- */
 /* A failed inference: the message, a hint for the note, and what it
@@ -45,7 +45,7 @@ const tsl_rx_sinfo *rx_tuple_sinfo(tsl_arena *a, uint32_t n, const tsl_rx_expr *
 /* The struct info of operator `op` on `args`, or NULL with `err` set
  * (wrong arity, shapes that do not broadcast, ...). */
 const tsl_rx_sinfo *rx_infer_op(tsl_arena *a, tsl_rx_op op, uint32_t n,
-                                const tsl_rx_expr *const *args, rx_err *err);
+                                const tsl_rx_expr *const *args, tsl_attrs attrs, rx_err *err);
 /* R.call_tir / R.call_dps_packed of `callee` on the tuple `args`: the
  * outputs as struct info (one tensor, or a tuple), and, when the callee is
  * a prim_func of `tir`, its buffers checked against the tensors passed

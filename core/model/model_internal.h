@@ -31,6 +31,12 @@ void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl
 int mdl_matmul_shape(const tsl_tensor *a, const tsl_tensor *b, int32_t *ndim, int64_t *shape);
 void mdl_matmul(const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out);
 
+/* An operator with attributes (astype .. concat: relax.h, 1.5) on its
+ * inputs (concat: the tuple's tensors) into out, allocated with the
+ * call's shape and dtype (model_ops.c). */
+void mdl_attr_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, uint32_t n,
+                 tsl_tensor *out);
+
 /* Library function `name` on its inputs and (allocated) outputs:
  * TSL_ENOTFOUND when there is no such function, else TSL_OK or an error
  * naming what does not fit. */

@@ -194,7 +194,39 @@ static int dps(run *r, const tsl_rx_expr *e, const char *where, const mval **out
   return TSL_OK;
 }
 
+/* An operator with attributes (1.5): its output from the call's struct
+ * info, its inputs (concat: the tuple's fields) to model_ops.c. */
+static int attr_op_call(run *r, const tsl_rx_expr *e, const char *where, const mval **out) {
+  const mval *x;
+  int rc = eval(r, e->args[0], where, &x);
+  if (rc)
+    return rc;
+  const char *op = tsl_rx_op_name((tsl_rx_op)e->op);
+  const mval *const *fields = e->op == TSL_RX_OP_CONCAT && x->kind == MV_TUPLE ? x->fields : &x;
+  uint32_t n = e->op == TSL_RX_OP_CONCAT && x->kind == MV_TUPLE ? x->n : 1;
+  const tsl_tensor **in = TSL_NEW_ARRAY(r->arena, const tsl_tensor *, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    if (!tensor_arg(fields[i]))
+      return fail(r, TSL_EINVALID, "%s: R.%s takes tensors", where, op);
+    in[i] = &fields[i]->t;
+  }
+  mval *v;
+  char what[200];
+  snprintf(what, sizeof what, "%s: R.%s", where, op);
+  if ((rc = alloc_tensor(r, e->sinfo, what, &v)))
+    return rc;
+  if (e->op != TSL_RX_OP_CONCAT && e->op != TSL_RX_OP_PERMUTE_DIMS && e->op < TSL_RX_OP_SUM &&
+      tsl_tensor_numel(&v->t) != tsl_tensor_numel(in[0]))
+    return fail(r, TSL_EINVALID, "%s: R.%s: the result's size differs from the operand's",
+                where, op);
+  mdl_attr_op((tsl_rx_op)e->op, e->attrs, in, n, &v->t);
+  *out = v;
+  return TSL_OK;
+}
+
 static int op_call(run *r, const tsl_rx_expr *e, const char *where, const mval **out) {
+  if (e->op >= TSL_RX_OP_ASTYPE)
+    return attr_op_call(r, e, where, out);
   const mval *x, *y = NULL;
   int rc = eval(r, e->args[0], where, &x);
   if (!rc && e->n_args > 1)

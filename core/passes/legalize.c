@@ -72,9 +72,13 @@ static const tsl_rx_expr *expr(tsl_rx_mutator *m, const tsl_rx_expr *e) {
   if (!f)
     return r;
   tsl_diag d = {0};
+  /* R.concat's operand is a tuple: its fields are the prim_func's inputs */
+  const tsl_rx_expr *ins = r->op == TSL_RX_OP_CONCAT
+                               ? r->args[0]
+                               : tsl_rx_tuple(m->arena, r->n_args, r->args);
   const tsl_rx_expr *call =
       tsl_rx_dps_call(m->arena, m->tir, TSL_RX_OP_CALL_TIR, tsl_rx_global(m->arena, f->name),
-                      tsl_rx_tuple(m->arena, r->n_args, r->args), 1, &r->sinfo, &d);
+                      ins, 1, &r->sinfo, &d);
   if (!call) {
     tsl_rx_mutator_fail(m, TSL_EINVALID, "R.%s: %s", tsl_rx_op_name((tsl_rx_op)r->op), d.text);
     return r;

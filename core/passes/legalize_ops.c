@@ -29,17 +29,18 @@ const char *legalize_op_hint(tsl_rx_op op) {
   case TSL_RX_OP_TANH: return "tir_tanh";
   case TSL_RX_OP_SIGMOID: return "tir_sigmoid";
   case TSL_RX_OP_RELU: return "relu";
+  case TSL_RX_OP_ASTYPE: return "cast";
+  case TSL_RX_OP_GELU: return "gelu";
+  case TSL_RX_OP_SILU: return "silu";
+  case TSL_RX_OP_PERMUTE_DIMS: return "transpose";
+  case TSL_RX_OP_RESHAPE: case TSL_RX_OP_FLATTEN: return "reshape";
+  case TSL_RX_OP_SOFTMAX: return "softmax";
+  case TSL_RX_OP_CONCAT: return "concatenate";
   default: return tsl_rx_op_name(op);
   }
 }
 
-/* One buffer of the function: its name and struct info. */
-typedef struct tbuf {
-  const char *name;
-  const tsl_rx_sinfo *s;
-} tbuf;
-
-static void put_dim(tsl_strbuf *sb, const tsl_expr *d) {
+void lg_dim(tsl_strbuf *sb, const tsl_expr *d) {
   int64_t v;
   if (tsl_expr_is_const_int(d, &v)) {
     tsl_strbuf_printf(sb, "T.int64(%lld)", (long long)v);
@@ -55,7 +56,7 @@ static void put_shape(tsl_strbuf *sb, const tsl_rx_sinfo *s) {
   for (int32_t d = 0; d < s->ndim; d++) {
     if (d)
       tsl_strbuf_append(sb, ", ");
-    put_dim(sb, s->shape[d]);
+    lg_dim(sb, s->shape[d]);
   }
   tsl_strbuf_append(sb, s->ndim == 1 ? ",)" : ")");
 }
@@ -81,7 +82,7 @@ static int collect_var(const tsl_expr *e, void *user_data) {
 }
 
 /* def name(params): the attribute line, sizes and match_buffers. */
-static void signature(tsl_strbuf *sb, const char *name, const tbuf *bufs, uint32_t n) {
+void lg_signature(tsl_strbuf *sb, const char *name, const lg_buf *bufs, uint32_t n) {
   int any = 0;
   for (uint32_t i = 0; i < n; i++)
     any |= symbolic(bufs[i].s);
@@ -116,42 +117,54 @@ static void signature(tsl_strbuf *sb, const char *name, const tbuf *bufs, uint32
   }
 }
 
-/* for i0, i1 in T.grid(...): with T.block(block): v_i0, ... = remap; at
- * the indentation it leaves in *indent. `kinds` is "SS..R". */
-static void nest(tsl_strbuf *sb, const char *block, const tsl_rx_sinfo *out,
-                 const tsl_expr *reduce_extent, int *indent) {
-  int32_t n = out->ndim + (reduce_extent != NULL);
+/* for i0, i1 in T.grid(dims): with T.block(block): v_i0, ... =
+ * T.axis.remap(kinds, ...), at indentation `at`; the block's body goes at
+ * the indentation returned. kinds: 'S' / 'R' per dimension. */
+int lg_grid(tsl_strbuf *sb, int at, const char *block, int32_t n, const tsl_expr *const *dims,
+            const char *kinds) {
   if (n == 0) {
-    tsl_strbuf_printf(sb, "    with T.block(\"%s\"):\n", block);
-    *indent = 8;
-    return;
+    tsl_strbuf_printf(sb, "%*swith T.block(\"%s\"):\n", at, "", block);
+    return at + 4;
   }
-  tsl_strbuf_append(sb, "    for ");
+  tsl_strbuf_printf(sb, "%*sfor ", at, "");
   for (int32_t i = 0; i < n; i++)
     tsl_strbuf_printf(sb, "%si%d", i ? ", " : "", (int)i);
   tsl_strbuf_append(sb, " in T.grid(");
   for (int32_t i = 0; i < n; i++) {
     if (i)
       tsl_strbuf_append(sb, ", ");
-    put_dim(sb, i < out->ndim ? out->shape[i] : reduce_extent);
+    lg_dim(sb, dims[i]);
   }
-  tsl_strbuf_printf(sb, "):\n        with T.block(\"%s\"):\n            ", block);
+  tsl_strbuf_printf(sb, "):\n%*swith T.block(\"%s\"):\n%*s", at + 4, "", block, at + 8, "");
   for (int32_t i = 0; i < n; i++)
     tsl_strbuf_printf(sb, "%sv_i%d", i ? ", " : "", (int)i);
-  tsl_strbuf_append(sb, " = T.axis.remap(\"");
-  for (int32_t i = 0; i < n; i++)
-    tsl_strbuf_append(sb, i < out->ndim ? "S" : "R");
-  tsl_strbuf_append(sb, "\", [");
+  tsl_strbuf_printf(sb, " = T.axis.remap(\"%.*s\", [", (int)n, kinds);
   for (int32_t i = 0; i < n; i++)
     tsl_strbuf_printf(sb, "%si%d", i ? ", " : "", (int)i);
   tsl_strbuf_append(sb, "])\n");
-  *indent = 12;
+  return at + 8;
+}
+
+static void nest(tsl_strbuf *sb, const char *block, const tsl_rx_sinfo *out,
+                 const tsl_expr *reduce_extent, int *indent) {
+  const tsl_expr *dims[65];
+  char kinds[66];
+  int32_t n = 0;
+  for (; n < out->ndim && n < 64; n++) {
+    dims[n] = out->shape[n];
+    kinds[n] = 'S';
+  }
+  if (reduce_extent) {
+    dims[n] = reduce_extent;
+    kinds[n++] = 'R';
+  }
+  *indent = lg_grid(sb, 4, block, n, dims, kinds);
 }
 
 /* buf[...] read at the output's indices, broadcast NumPy's way: the
  * operand's dims align with the output's last ones; a dim of 1 (where the
  * output's is not) is read at 0. */
-static void access(tsl_strbuf *sb, const tbuf *b, const tsl_rx_sinfo *out) {
+static void access(tsl_strbuf *sb, const lg_buf *b, const tsl_rx_sinfo *out) {
   tsl_strbuf_printf(sb, "%s[", b->name);
   if (b->s->ndim == 0)
     tsl_strbuf_append(sb, "()");
@@ -178,8 +191,8 @@ static void out_access(tsl_strbuf *sb, const char *name, int32_t ndim) {
   tsl_strbuf_append(sb, "]");
 }
 
-static void elementwise(tsl_strbuf *sb, tsl_rx_op op, const tbuf *in, uint32_t n_in,
-                        const tbuf *out) {
+static void elementwise(tsl_strbuf *sb, tsl_rx_op op, const lg_buf *in, uint32_t n_in,
+                        const lg_buf *out) {
   char block[32], dt[32];
   snprintf(block, sizeof block, op == TSL_RX_OP_RELU ? "compute" : "T_%s", tsl_rx_op_name(op));
   int indent;
@@ -206,7 +219,7 @@ static void elementwise(tsl_strbuf *sb, tsl_rx_op op, const tbuf *in, uint32_t n
 }
 
 /* matmul [.., m, k] x [.., k, n] (either a vector), batch dims broadcast. */
-static void matmul(tsl_strbuf *sb, const tbuf *in, const tbuf *out) {
+static void matmul(tsl_strbuf *sb, const lg_buf *in, const lg_buf *out) {
   const tsl_rx_sinfo *a = in[0].s, *b = in[1].s, *o = out->s;
   int32_t ra = a->ndim, rb = b->ndim, no = o->ndim, k = no; /* v_i<k>: the reduction */
   char dt[32];
@@ -254,6 +267,8 @@ static void matmul(tsl_strbuf *sb, const tbuf *in, const tbuf *out) {
 int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
                        tsl_diag *diag) {
   tsl_rx_op op = (tsl_rx_op)call->op;
+  if (op >= TSL_RX_OP_ASTYPE)
+    return legalize_layout_script(call, name, sb, diag);
   const tsl_rx_sinfo *o = call->sinfo;
   for (uint32_t i = 0; i <= call->n_args; i++) {
     const tsl_rx_sinfo *s = i < call->n_args ? call->args[i]->sinfo : o;
@@ -268,24 +283,24 @@ int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
       return TSL_EUNSUPPORTED;
     }
   }
-  tbuf bufs[3];
+  lg_buf bufs[3];
   static const char *const in_names[] = {"A", "B"};
   for (uint32_t i = 0; i < call->n_args; i++)
-    bufs[i] = (tbuf){in_names[i], call->args[i]->sinfo};
+    bufs[i] = (lg_buf){in_names[i], call->args[i]->sinfo};
   char out_name[32];
   snprintf(out_name, sizeof out_name,
            op == TSL_RX_OP_MATMUL ? "matmul" : op == TSL_RX_OP_RELU ? "compute" : "T_%s",
            tsl_rx_op_name(op));
-  bufs[call->n_args] = (tbuf){out_name, o};
+  bufs[call->n_args] = (lg_buf){out_name, o};
   switch (op) {
   case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
   case TSL_RX_OP_EXP: case TSL_RX_OP_SQRT: case TSL_RX_OP_TANH: case TSL_RX_OP_SIGMOID:
   case TSL_RX_OP_RELU:
-    signature(sb, name, bufs, call->n_args + 1);
+    lg_signature(sb, name, bufs, call->n_args + 1);
     elementwise(sb, op, bufs, call->n_args, &bufs[call->n_args]);
     return TSL_OK;
   case TSL_RX_OP_MATMUL:
-    signature(sb, name, bufs, 3);
+    lg_signature(sb, name, bufs, 3);
     matmul(sb, bufs, &bufs[2]);
     return TSL_OK;
   default:

@@ -30,6 +30,24 @@ int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
                        tsl_diag *diag);
 /* The function-name hint for an operator ("add", "matmul", "relu"). */
 const char *legalize_op_hint(tsl_rx_op op);
+/* The text writers legalize_ops.c and legalize_layout.c share: one buffer
+ * of the function (name, struct info); a dimension (T.int64(4), or the
+ * size's expression); the signature (T.Buffer parameters, or T.handle +
+ * T.match_buffer when a shape is symbolic) with the noalias attribute; a
+ * loop nest and its block (lg_grid returns the body's indentation). */
+typedef struct lg_buf {
+  const char *name;
+  const tsl_rx_sinfo *s;
+} lg_buf;
+void lg_dim(tsl_strbuf *sb, const tsl_expr *d);
+void lg_signature(tsl_strbuf *sb, const char *name, const lg_buf *bufs, uint32_t n);
+int lg_grid(tsl_strbuf *sb, int at, const char *block, int32_t n, const tsl_expr *const *dims,
+            const char *kinds);
+/* The prim_func text of the operators with attributes (legalize_layout.c):
+ * astype, gelu, silu, permute_dims, reshape, flatten, sum, mean, max,
+ * softmax, concat. */
+int legalize_layout_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
+                           tsl_diag *diag);
 
 /* ---- op_pattern.c: TVM's operator patterns, ordered as TVM numbers
  * them ---- */

@@ -84,6 +84,7 @@
   X(tsl_rx_expr, n_sinfo_args) X(tsl_rx_expr, sinfo_args)                      \
   X(tsl_rx_expr, index) X(tsl_rx_expr, name) X(tsl_rx_expr, var)               \
   X(tsl_rx_expr, n_dims) X(tsl_rx_expr, dims)                                  \
+  X(tsl_rx_expr, attrs) /* 1.5 */                                               \
   X(tsl_rx_binding, var) X(tsl_rx_binding, value)                              \
   X(tsl_rx_block, is_dataflow) X(tsl_rx_block, n_bindings)                     \
   X(tsl_rx_block, bindings) X(tsl_rx_func, name) X(tsl_rx_func, n_params)      \

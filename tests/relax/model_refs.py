@@ -57,6 +57,29 @@ def make_int(d):
     np.savez(f"{d}/int_ops.want.npz", output=q)
 
 
+def make_shape_ops(d):
+    import math
+    rng = np.random.default_rng(13)
+    f = lambda *s: rng.uniform(-1, 1, s).astype("float32")
+    x, y = f(2, 3, 4), f(2, 3, 4)
+    np.savez(f"{d}/shape_ops.npz", x=x, y=y)
+    b = x.astype("float16").astype("float32").astype("float64")
+    erf = np.vectorize(math.erf)
+    g = 0.5 * b * (1 + erf(b / math.sqrt(2)))
+    s = g / (1 + np.exp(-g))
+    q = np.transpose(np.transpose(s, (2, 0, 1)))
+    fl = q.reshape(6, 4).reshape(3, -1).reshape(-1)
+    x64 = x.astype("float64")
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    np.savez(f"{d}/shape_ops.want.npz", **{
+        "output.0": fl.astype("float32"),
+        "output.1": x64.sum(axis=1, keepdims=True).astype("float32"),
+        "output.2": x64.mean(axis=-1).astype("float32"),
+        "output.3": np.float32(x.max()),
+        "output.4": (e / e.sum(axis=1, keepdims=True)).astype("float32"),
+        "output.5": np.concatenate((x, y), axis=2)})
+
+
 def compare(got, want):
     g, w = np.load(got), np.load(want)
     if sorted(g.files) != sorted(w.files):
@@ -78,5 +101,6 @@ if __name__ == "__main__":
         make(sys.argv[2])
         make_int(sys.argv[2])
         make_matvec(sys.argv[2])
+        make_shape_ops(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))

@@ -83,7 +83,19 @@ struct tsl_rx_sinfo {
   X(TANH, "tanh", 1)                                                           \
   X(SIGMOID, "sigmoid", 1)                                                     \
   X(RELU, "nn.relu", 1)                                                        \
-  X(MATMUL, "matmul", 2)
+  X(MATMUL, "matmul", 2)                                                       \
+  /* appended in 1.5; attributes (tsl_rx_expr.attrs) in parentheses */        \
+  X(ASTYPE, "astype", 1)             /* (dtype: STR) */                        \
+  X(GELU, "nn.gelu", 1)              /* x * (1 + erf(x / sqrt 2)) / 2 */       \
+  X(SILU, "nn.silu", 1)              /* x * sigmoid(x) */                      \
+  X(PERMUTE_DIMS, "permute_dims", 1) /* (axes: LIST of INT; none: reversed) */ \
+  X(RESHAPE, "reshape", 1)           /* (shape: LIST of EXPR; one may be -1) */\
+  X(FLATTEN, "flatten", 1)           /* to one dimension */                    \
+  X(SUM, "sum", 1)                   /* (axis: LIST of INT, none: all;      */ \
+  X(MEAN, "mean", 1)                 /*  keepdims: BOOL)                    */ \
+  X(MAX, "max", 1)                                                             \
+  X(SOFTMAX, "nn.softmax", 1)        /* (axis: INT, default -1) */             \
+  X(CONCAT, "concat", 1)             /* a TUPLE of tensors (axis: INT, 0) */
 
 typedef enum tsl_rx_op {
 #define TSL_X_(id, name, n) TSL_RX_OP_##id,
@@ -137,6 +149,9 @@ struct tsl_rx_expr {
   const tsl_rx_var *var; /* VAR */
   uint32_t n_dims;       /* SHAPE */
   const tsl_expr *const *dims;
+  /* appended in 1.5: CALL of an operator: its attributes by name (the
+   * table above; an absent one has its default) */
+  tsl_attrs attrs;
 };
 
 /* ==== functions and models ================================================ */

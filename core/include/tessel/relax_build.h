@@ -68,10 +68,12 @@ TSL_API const tsl_rx_expr *tsl_rx_tuple(tsl_arena *a, uint32_t n,
                                         const tsl_rx_expr *const *fields);
 TSL_API const tsl_rx_expr *tsl_rx_tuple_get(tsl_arena *a, const tsl_rx_expr *t, uint32_t index,
                                             tsl_diag *diag);
-/* R.<op>(args...) for an operator of relax.h's table (not CALL_TIR /
- * CALL_DPS_PACKED). */
+/* R.<op>(args..., attrs) for an operator of relax.h's table (not CALL_TIR /
+ * CALL_DPS_PACKED), with its attributes (a zeroed tsl_attrs: none, the
+ * defaults). */
 TSL_API const tsl_rx_expr *tsl_rx_op_call(tsl_arena *a, tsl_rx_op op, uint32_t n,
-                                          const tsl_rx_expr *const *args, tsl_diag *diag);
+                                          const tsl_rx_expr *const *args, tsl_attrs attrs,
+                                          tsl_diag *diag);
 /* R.call_tir (op CALL_TIR) or R.call_dps_packed of `callee` (a GLOBAL
  * naming a prim_func of `tir`, or an EXTERN) on the tuple `args`, with
  * n_out outputs (copied). */

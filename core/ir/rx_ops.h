@@ -1,0 +1,27 @@
+/*
+ * rx_ops.h — the operator table's facts beside relax.h's X-macro (rx_ir.c),
+ * for the parser, the printer, inference and passes of core/ir: operand
+ * counts and the attributes each operator takes.
+ */
+#ifndef TESSEL_RX_OPS_H
+#define TESSEL_RX_OPS_H
+
+#include "tessel/relax.h"
+
+int rx_op_arity(tsl_rx_op op);
+/* The attributes an operator takes, in their positional order (after its
+ * operands): INT an integer; INTS an integer or a list of them (None:
+ * absent); BOOL; DTYPE a dtype string; SHAPE R.shape([...]) or a tuple
+ * of dimensions (EXPR items). */
+enum { RX_A_INT, RX_A_INTS, RX_A_BOOL, RX_A_DTYPE, RX_A_SHAPE };
+typedef struct rx_attr_spec {
+  const char *name;
+  int kind;
+} rx_attr_spec;
+uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out);
+/* An INT or BOOL attribute, or dflt when absent. */
+int64_t rx_attr_int(tsl_attrs a, const char *key, int64_t dflt);
+/* An INTS attribute into out (at most cap): its count, -1 when absent. */
+int32_t rx_attr_ints(tsl_attrs a, const char *key, int64_t *out, uint32_t cap);
+
+#endif
