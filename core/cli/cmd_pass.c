@@ -75,34 +75,6 @@ int cli_model_passes(const char *verb, tsl_arena *arena, const tsl_model *m,
   return rc;
 }
 
-static int mark_constant(const tsl_rx_expr *e, void *user_data) {
-  if (e->kind == TSL_RX_EXPR_CONSTANT)
-    tsl_map_put(user_data, TSL_MAP_KEY(e->index + 1), TSL_MAP_INT(1));
-  return 0;
-}
-
-/* The constants `m` refers to (passes leave the ones they replaced, e.g.
- * folded weights, in the collection). */
-static tsl_weights *used_constants(const tsl_model *m, const tsl_weights *all) {
-  tsl_map used;
-  tsl_map_init(&used, NULL);
-  for (uint32_t i = 0; i < m->n_rx_funcs; i++)
-    tsl_rx_visit_func(m->rx_funcs[i], mark_constant, &used);
-  tsl_weights *w = tsl_weights_new();
-  for (uint32_t i = 0; w && i < m->n_constants; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "relax.expr.Constant.%u", i);
-    const tsl_weight *t = tsl_weights_find(all, name);
-    if (t && tsl_map_get(&used, TSL_MAP_KEY(i + 1)) &&
-        tsl_weights_add(w, name, t->dtype, t->ndim, t->shape, t->data, NULL, NULL)) {
-      tsl_weights_free(w);
-      w = NULL;
-    }
-  }
-  tsl_map_free(&used);
-  return w;
-}
-
 int cli_pass(int argc, char **argv) {
   int h = cli_help_requested(argc, argv, cli_pass_usage);
   if (h >= 0)
@@ -145,9 +117,9 @@ int cli_pass(int argc, char **argv) {
   } else if (!rc) {
     fputs(text, stdout);
   }
-  tsl_weights *used = rc ? NULL : used_constants(out, constants);
-  if (!rc && !used)
-    rc = cli_error("pass", "out of memory");
+  tsl_weights *used = NULL;
+  if (!rc && tsl_model_constants_used(out, constants, &used, &d))
+    rc = cli_error("pass", "%s", d.text);
   if (!rc && consts && tsl_weights_save(used, consts, &d))
     rc = cli_error("pass", "--constants %s: %s", consts, d.text);
   if (!rc && !consts && tsl_weights_count(used))

@@ -270,7 +270,7 @@ static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const 
     if (a->ndim < 0)
       return;
     int64_t axes[64];
-    int32_t n = rx_attr_ints(attrs, "axes", axes, 64);
+    int32_t n = tsl_rx_attr_ints(attrs, "axes", axes, 64);
     if (n < 0) { /* reversed */
       n = a->ndim;
       for (int32_t i = 0; i < n; i++)
@@ -355,8 +355,8 @@ static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const 
     if (a->ndim < 0)
       return;
     int64_t axes[64];
-    int32_t n = rx_attr_ints(attrs, "axis", axes, 64);
-    int keep = (int)rx_attr_int(attrs, "keepdims", 0);
+    int32_t n = tsl_rx_attr_ints(attrs, "axis", axes, 64);
+    int keep = (int)tsl_rx_attr_int(attrs, "keepdims", 0);
     int reduced[64] = {0};
     for (int32_t i = 0; i < n; i++) {
       int32_t x = norm_axis(err, name, axes[i], a->ndim);
@@ -380,7 +380,7 @@ static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const 
   }
   case TSL_RX_OP_SOFTMAX:
     if (a->ndim >= 0)
-      norm_axis(err, name, rx_attr_int(attrs, "axis", -1), a->ndim);
+      norm_axis(err, name, tsl_rx_attr_int(attrs, "axis", -1), a->ndim);
     return;
   default:
     return;
@@ -407,7 +407,7 @@ static const tsl_rx_sinfo *infer_concat(tsl_arena *ar, const tsl_rx_expr *tuple,
   out->dtype = f->dtype;
   if (f->ndim < 0)
     return out;
-  int32_t axis = norm_axis(err, "concat", rx_attr_int(attrs, "axis", 0), f->ndim);
+  int32_t axis = norm_axis(err, "concat", tsl_rx_attr_int(attrs, "axis", 0), f->ndim);
   if (axis < 0)
     return NULL;
   const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, f->ndim);

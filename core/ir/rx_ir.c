@@ -37,12 +37,12 @@ uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
   }
 }
 
-int64_t rx_attr_int(tsl_attrs a, const char *key, int64_t dflt) {
+int64_t tsl_rx_attr_int(tsl_attrs a, const char *key, int64_t dflt) {
   const tsl_attr_value *v = tsl_attrs_get(a, key);
   return v && (v->kind == TSL_ATTR_INT || v->kind == TSL_ATTR_BOOL) ? v->u.i : dflt;
 }
 
-int32_t rx_attr_ints(tsl_attrs a, const char *key, int64_t *out, uint32_t cap) {
+int32_t tsl_rx_attr_ints(tsl_attrs a, const char *key, int64_t *out, uint32_t cap) {
   const tsl_attr_value *v = tsl_attrs_get(a, key);
   if (!v)
     return -1;

@@ -19,9 +19,5 @@ typedef struct rx_attr_spec {
   int kind;
 } rx_attr_spec;
 uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out);
-/* An INT or BOOL attribute, or dflt when absent. */
-int64_t rx_attr_int(tsl_attrs a, const char *key, int64_t dflt);
-/* An INTS attribute into out (at most cap): its count, -1 when absent. */
-int32_t rx_attr_ints(tsl_attrs a, const char *key, int64_t *out, uint32_t cap);
 
 #endif

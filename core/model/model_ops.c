@@ -11,25 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t attr_int(tsl_attrs a, const char *key, int64_t dflt) {
-  const tsl_attr_value *v = tsl_attrs_get(a, key);
-  return v && (v->kind == TSL_ATTR_INT || v->kind == TSL_ATTR_BOOL) ? v->u.i : dflt;
-}
-
-/* An INT or LIST attribute into out: its count, -1 when absent. */
-static int32_t attr_ints(tsl_attrs a, const char *key, int64_t *out, uint32_t cap) {
-  const tsl_attr_value *v = tsl_attrs_get(a, key);
-  if (!v)
-    return -1;
-  if (v->kind == TSL_ATTR_INT) {
-    out[0] = v->u.i;
-    return 1;
-  }
-  for (uint32_t i = 0; i < v->n && i < cap; i++)
-    out[i] = v->u.items[i].u.i;
-  return (int32_t)v->n;
-}
-
 static int32_t axis_of(int64_t a, int32_t ndim) { return (int32_t)(a < 0 ? a + ndim : a); }
 
 static void strides_of(const tsl_tensor *t, int64_t *st) {
@@ -50,7 +31,7 @@ static void unravel(int64_t k, int32_t ndim, const int64_t *shape, int64_t *idx)
 
 static void permute(tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *out) {
   int64_t axes[TSL_MAX_NDIM], st[TSL_MAX_NDIM], idx[TSL_MAX_NDIM];
-  int32_t n = attr_ints(attrs, "axes", axes, TSL_MAX_NDIM);
+  int32_t n = tsl_rx_attr_ints(attrs, "axes", axes, TSL_MAX_NDIM);
   for (int32_t i = 0; n < 0 && i < x->ndim; i++)
     axes[i] = x->ndim - 1 - i;
   strides_of(x, st);
@@ -67,7 +48,7 @@ static void permute(tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *out) {
 /* sum / mean / max over the attribute's axes (none: all). */
 static void reduce(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *out) {
   int64_t axes[TSL_MAX_NDIM], idx[TSL_MAX_NDIM];
-  int32_t n = attr_ints(attrs, "axis", axes, TSL_MAX_NDIM);
+  int32_t n = tsl_rx_attr_ints(attrs, "axis", axes, TSL_MAX_NDIM);
   int reduced[TSL_MAX_NDIM] = {0};
   for (int32_t i = 0; i < x->ndim; i++)
     reduced[i] = n < 0;
@@ -101,7 +82,7 @@ static void reduce(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *x, tsl_tenso
 
 /* exp(x - max) / sum along the axis. */
 static void softmax(tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *out) {
-  int32_t axis = axis_of(attr_int(attrs, "axis", -1), x->ndim);
+  int32_t axis = axis_of(tsl_rx_attr_int(attrs, "axis", -1), x->ndim);
   int64_t inner = 1, len = x->shape[axis], outer = 1;
   for (int32_t d = axis + 1; d < x->ndim; d++)
     inner *= x->shape[d];
@@ -123,7 +104,7 @@ static void softmax(tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *out) {
 }
 
 static void concat(tsl_attrs attrs, const tsl_tensor *const *in, uint32_t n, tsl_tensor *out) {
-  int32_t axis = axis_of(attr_int(attrs, "axis", 0), out->ndim);
+  int32_t axis = axis_of(tsl_rx_attr_int(attrs, "axis", 0), out->ndim);
   int64_t inner = 1, outer = 1;
   for (int32_t d = axis + 1; d < out->ndim; d++)
     inner *= out->shape[d];

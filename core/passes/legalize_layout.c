@@ -20,24 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t attr_int(tsl_attrs a, const char *key, int64_t dflt) {
-  const tsl_attr_value *v = tsl_attrs_get(a, key);
-  return v && (v->kind == TSL_ATTR_INT || v->kind == TSL_ATTR_BOOL) ? v->u.i : dflt;
-}
-
-static int32_t attr_ints(tsl_attrs a, const char *key, int64_t *out, uint32_t cap) {
-  const tsl_attr_value *v = tsl_attrs_get(a, key);
-  if (!v)
-    return -1;
-  if (v->kind == TSL_ATTR_INT) {
-    out[0] = v->u.i;
-    return 1;
-  }
-  for (uint32_t i = 0; i < v->n && i < cap; i++)
-    out[i] = v->u.items[i].u.i;
-  return (int32_t)v->n;
-}
-
 static int32_t axis_of(int64_t a, int32_t ndim) { return (int32_t)(a < 0 ? a + ndim : a); }
 
 static const char *dt(tsl_dtype t, char *buf) { return tsl_dtype_str(t, buf); }
@@ -94,7 +76,7 @@ static void unary(tsl_strbuf *sb, tsl_rx_op op, const lg_buf *a, const lg_buf *o
 
 static void transpose(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg_buf *out) {
   int64_t axes[64];
-  int32_t n = attr_ints(attrs, "axes", axes, 64);
+  int32_t n = tsl_rx_attr_ints(attrs, "axes", axes, 64);
   for (int32_t i = 0; n < 0 && i < a->s->ndim; i++)
     axes[i] = a->s->ndim - 1 - i;
   int32_t src[64]; /* the output dimension that indexes input dimension d */
@@ -150,8 +132,8 @@ static int reshape(tsl_strbuf *sb, const lg_buf *a, const lg_buf *out, tsl_diag 
 static void reduce(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a,
                    const lg_buf *out) {
   int64_t axes[64];
-  int32_t n = attr_ints(attrs, "axis", axes, 64);
-  int keep = (int)attr_int(attrs, "keepdims", 0), red[64] = {0};
+  int32_t n = tsl_rx_attr_ints(attrs, "axis", axes, 64);
+  int keep = (int)tsl_rx_attr_int(attrs, "keepdims", 0), red[64] = {0};
   int32_t nd = a->s->ndim;
   for (int32_t i = 0; i < nd; i++)
     red[i] = n < 0;
@@ -234,7 +216,7 @@ static void reduce(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *
 /* TVM's four blocks: the max along the axis, exp(x - max), their sum, the
  * quotient. */
 static void softmax(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg_buf *out) {
-  int32_t nd = a->s->ndim, axis = axis_of(attr_int(attrs, "axis", -1), nd);
+  int32_t nd = a->s->ndim, axis = axis_of(tsl_rx_attr_int(attrs, "axis", -1), nd);
   char t[32];
   dt(a->s->dtype, t);
   /* the shape without the axis (maxelem, expsum) */
@@ -318,7 +300,7 @@ static void softmax(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg_b
 /* out[.., i, ..] = the input whose range along the axis holds i. */
 static int concat(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *in, uint32_t n,
                   const lg_buf *out, tsl_diag *diag) {
-  int32_t nd = out->s->ndim, axis = axis_of(attr_int(attrs, "axis", 0), nd);
+  int32_t nd = out->s->ndim, axis = axis_of(tsl_rx_attr_int(attrs, "axis", 0), nd);
   int64_t len[26];
   for (uint32_t k = 0; k < n; k++)
     if (!tsl_expr_is_const_int(in[k].s->shape[axis], &len[k]))

@@ -36,6 +36,37 @@ int tsl_pass_constant(const tsl_pass_ctx *ctx, uint32_t *n_constants, tsl_dtype 
   return TSL_OK;
 }
 
+static int mark_constant(const tsl_rx_expr *e, void *user_data) {
+  if (e->kind == TSL_RX_EXPR_CONSTANT)
+    tsl_map_put(user_data, TSL_MAP_KEY(e->index + 1), TSL_MAP_INT(1));
+  return 0;
+}
+
+int tsl_model_constants_used(const tsl_model *m, const tsl_weights *from, tsl_weights **out,
+                             tsl_diag *diag) {
+  *out = tsl_weights_new();
+  if (!*out)
+    return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
+  tsl_map used;
+  tsl_map_init(&used, NULL);
+  for (uint32_t i = 0; i < m->n_rx_funcs; i++)
+    tsl_rx_visit_func(m->rx_funcs[i], mark_constant, &used);
+  int rc = TSL_OK;
+  for (uint32_t i = 0; !rc && from && i < m->n_constants; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "relax.expr.Constant.%u", i);
+    const tsl_weight *t = tsl_weights_find(from, name);
+    if (t && tsl_map_get(&used, TSL_MAP_KEY(i + 1)))
+      rc = tsl_weights_add(*out, name, t->dtype, t->ndim, t->shape, t->data, NULL, diag);
+  }
+  tsl_map_free(&used);
+  if (rc) {
+    tsl_weights_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
 int tsl_model_check(const tsl_model *m, tsl_diag *diag) {
   char *text = tsl_model_print(m);
   if (!text)

@@ -259,27 +259,14 @@ int tune_load_tasks(tuner *tu) {
 
 /* ---- the end of a model's run ------------------------------------------------------ */
 
-typedef struct best_rec {
-  char *trace_json;
-  double latency_s;
-  int64_t id;
-} best_rec;
-
-static int take_best(void *user_data, const tsl_db_record *rec) {
-  best_rec *b = user_data;
-  b->trace_json = strdup(rec->trace_json);
-  b->latency_s = rec->latency_s;
-  b->id = rec->id;
-  return 0;
-}
 
 /* The task's best prim_func (its schedule's function), or NULL when it has
  * no successful record. */
 static int task_best(tuner *tu, tune_task *t, tsl_tune_task_result *r, const tsl_func **out) {
   *out = NULL;
-  best_rec br = {NULL, -1, -1};
+  tune_best_rec br = {NULL, -1, -1};
   tsl_diag d = {0};
-  int rc = tsl_db_best(tu->run.db, t->wid, tu->run.desc, take_best, &br, &d);
+  int rc = tsl_db_best(tu->run.db, t->wid, tu->run.desc, tune_take_best, &br, &d);
   if (rc == TSL_ENOTFOUND)
     return TSL_OK;
   if (rc)
@@ -311,12 +298,6 @@ static int task_best(tuner *tu, tune_task *t, tsl_tune_task_result *r, const tsl
   return TSL_OK;
 }
 
-static int mark_constant(const tsl_rx_expr *e, void *user_data) {
-  if (e->kind == TSL_RX_EXPR_CONSTANT)
-    tsl_map_put(user_data, TSL_MAP_KEY(e->index + 1), TSL_MAP_INT(1));
-  return 0;
-}
-
 /* WORK_DIR/tuned_model.py, and the constants it uses beside it. */
 static int write_tuned(tuner *tu, const tsl_model *m, tsl_tune_result *out) {
   char path[1100], cpath[1100];
@@ -329,21 +310,9 @@ static int write_tuned(tuner *tu, const tsl_model *m, tsl_tune_result *out) {
   if (bad)
     return tsl_diag_set(tu->run.diag, TSL_EIO, "%s: cannot write the tuned model", path);
   out->tuned_model_path = strdup(path);
-  tsl_map used;
-  tsl_map_init(&used, NULL);
-  for (uint32_t i = 0; i < m->n_rx_funcs; i++)
-    tsl_rx_visit_func(m->rx_funcs[i], mark_constant, &used);
-  tsl_weights *w = tsl_weights_new();
-  int rc = w ? TSL_OK : TSL_ENOMEM;
-  for (uint32_t i = 0; !rc && tu->constants && i < m->n_constants; i++) {
-    char name[64];
-    snprintf(name, sizeof name, "relax.expr.Constant.%u", i);
-    const tsl_weight *t = tsl_weights_find(tu->constants, name);
-    if (t && tsl_map_get(&used, TSL_MAP_KEY(i + 1)))
-      rc = tsl_weights_add(w, name, t->dtype, t->ndim, t->shape, t->data, NULL, NULL);
-  }
-  tsl_map_free(&used);
+  tsl_weights *w = NULL;
   tsl_diag d = {0};
+  int rc = tsl_model_constants_used(m, tu->constants, &w, &d);
   if (!rc && tsl_weights_count(w)) {
     rc = tsl_weights_save(w, cpath, &d);
     if (!rc)

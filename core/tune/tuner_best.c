@@ -8,14 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct best_rec {
-  char *trace_json;
-  double latency_s;
-  int64_t id;
-} best_rec;
-
-static int take_best(void *user_data, const tsl_db_record *rec) {
-  best_rec *b = user_data;
+int tune_take_best(void *user_data, const tsl_db_record *rec) {
+  tune_best_rec *b = user_data;
   b->trace_json = strdup(rec->trace_json);
   b->latency_s = rec->latency_s;
   b->id = rec->id;
@@ -23,9 +17,9 @@ static int take_best(void *user_data, const tsl_db_record *rec) {
 }
 
 int tune_best(tuner_best_ctx *b) {
-  best_rec br = {NULL, -1, -1};
+  tune_best_rec br = {NULL, -1, -1};
   tsl_diag d = {0};
-  int rc = tsl_db_best(b->db, b->wid, b->target_desc, take_best, &br, &d);
+  int rc = tsl_db_best(b->db, b->wid, b->target_desc, tune_take_best, &br, &d);
   if (rc == TSL_ENOTFOUND)
     return TSL_OK; /* no successful candidate: nothing to report */
   if (rc)

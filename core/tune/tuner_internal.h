@@ -134,6 +134,13 @@ typedef struct tuner_best_ctx {
   tsl_diag *diag;
 } tuner_best_ctx;
 int tune_best(tuner_best_ctx *b);
+/* The best record of a tsl_db_best query (its trace strdup'ed; free it). */
+typedef struct tune_best_rec {
+  char *trace_json;
+  double latency_s;
+  int64_t id;
+} tune_best_rec;
+int tune_take_best(void *user_data, const tsl_db_record *rec);
 
 /* The tasks of the run's workload into tu->tasks (tune_tasks.c): a
  * program's one function (tune_load_program, tuner.c), or a model's

@@ -114,14 +114,14 @@ typedef struct pcase {
 } pcase;
 
 static const pcase cases[] = {
-    {"course_mlp", "legalize", "legalize", NULL},
-    {"course_mlp", "bound", "bind_params,legalize,dce", "w0,b0,w1,b1"},
+    {"../../../workloads/models/mlp", "legalize", "legalize", NULL},
+    {"../../../workloads/models/mlp", "bound", "bind_params,legalize,dce", "w0,b0,w1,b1"},
     {"fold", "folded", "bind_params,fold_constant,dce", "w,scale,b,shift"},
     {"fold", "legalized_folded", "bind_params,legalize,fold_constant,dce", "w,scale,b,shift"},
     {"dead", "dce", "dce", NULL},
     {"dead", "legalize_dce", "legalize,dce", NULL},
     {"shapes", "legalize", "legalize", NULL},
-    {"course_mlp", "fused", "bind_params,legalize,fuse,dce", "w0,b0,w1,b1"},
+    {"../../../workloads/models/mlp", "fused", "bind_params,legalize,fuse,dce", "w0,b0,w1,b1"},
     {"shapes", "fused", "legalize,fuse,dce", NULL},
     {"fuse", "fused", "legalize,fuse,dce", NULL},
     {"linear", "folded_fused", "bind_params,legalize,fold_constant,fuse,dce", "w,b"},
@@ -216,11 +216,11 @@ int main(int argc, char **argv) {
     if (loaded || strcmp(cases[i].name, "fma"))
       run_case(ctx, reg, &cases[i], update);
 
-  expect_error(ctx, reg, "course_mlp", "legalize,fuse_everything", NULL, 0,
+  expect_error(ctx, reg, "../../../workloads/models/mlp", "legalize,fuse_everything", NULL, 0,
                "no pass named 'fuse_everything'");
-  expect_error(ctx, reg, "course_mlp", "bind_params", "w9", 784,
+  expect_error(ctx, reg, "../../../workloads/models/mlp", "bind_params", "w9", 784,
                "weight 'w9' names no parameter of 'main' (its parameters: x, w0, b0, w1, b1)");
-  expect_error(ctx, reg, "course_mlp", "bind_params", "w0", 783,
+  expect_error(ctx, reg, "../../../workloads/models/mlp", "bind_params", "w0", 783,
                "weight 'w0': the parameter is R.Tensor((784, 128), dtype=\"float32\"), the "
                "tensor float32 of shape (783, 128) (shape)");
   expect_error(ctx, reg, "fold", "", NULL, 0, "no pass named");

@@ -71,6 +71,12 @@ TSL_API int tsl_pass_constant(const tsl_pass_ctx *ctx, uint32_t *n_constants, ts
                               uint32_t ndim, const int64_t *shape, const void *data,
                               const tsl_rx_expr **out, tsl_diag *diag);
 
+/* The tensors of `from` (named relax.expr.Constant.<i>) that m's Relax
+ * functions refer to, copied into a new collection *out (passes leave the
+ * constants they replaced, e.g. folded weights, in theirs). */
+TSL_API int tsl_model_constants_used(const tsl_model *m, const tsl_weights *from,
+                                     tsl_weights **out, tsl_diag *diag);
+
 /* Does `m` print as text that parses back (tsl_model_print,
  * tsl_parse_model)? TSL_EINVALID with the parser's message (and the
  * printed line it points at) when not. */

@@ -106,6 +106,11 @@ typedef enum tsl_rx_op {
 
 /* "call_tir", "nn.relu", ... (asserts op < TSL_RX_OP_COUNT). */
 TSL_API const char *tsl_rx_op_name(tsl_rx_op op);
+/* An operator call's attribute (tsl_rx_expr.attrs, appended in 1.5): an
+ * INT or BOOL one, or dflt when absent; an INT or LIST of INT one into out
+ * (at most cap values), returning how many it has, -1 when absent. */
+TSL_API int64_t tsl_rx_attr_int(tsl_attrs attrs, const char *key, int64_t dflt);
+TSL_API int32_t tsl_rx_attr_ints(tsl_attrs attrs, const char *key, int64_t *out, uint32_t cap);
 
 /* ==== expressions ========================================================= */
 
