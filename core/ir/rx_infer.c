@@ -392,16 +392,17 @@ static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const 
 static const tsl_rx_sinfo *infer_concat(tsl_arena *ar, const tsl_rx_expr *tuple, tsl_attrs attrs,
                                         rx_err *err) {
   texts t = {0};
-  if (tuple->kind != TSL_RX_EXPR_TUPLE || !tuple->n_args) {
+  const tsl_rx_sinfo *ts = tuple->sinfo; /* a tuple written in place, or a value of one */
+  if (ts->kind != TSL_RX_SINFO_TUPLE || !ts->n_fields) {
     fail(err, &t, 0, "R.concat((a, b), axis=0)", "R.concat takes a tuple of tensors");
     return NULL;
   }
-  const tsl_rx_sinfo *f = tuple->args[0]->sinfo;
+  const tsl_rx_sinfo *f = ts->fields[0];
   tsl_rx_sinfo *out = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
-  for (uint32_t i = 0; i < tuple->n_args; i++)
-    if (tuple->args[i]->sinfo->kind != TSL_RX_SINFO_TENSOR) {
+  for (uint32_t i = 0; i < ts->n_fields; i++)
+    if (ts->fields[i]->kind != TSL_RX_SINFO_TENSOR) {
       fail(err, &t, 0, "a tuple of tensors", "R.concat: field %u is %s", i,
-           sinfo_text(&t, tuple->args[i]->sinfo));
+           sinfo_text(&t, ts->fields[i]));
       return NULL;
     }
   out->dtype = f->dtype;
@@ -413,19 +414,17 @@ static const tsl_rx_sinfo *infer_concat(tsl_arena *ar, const tsl_rx_expr *tuple,
   const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, f->ndim);
   int known = f->shape != NULL;
   int64_t sum = 0, v;
-  for (uint32_t i = 0; i < tuple->n_args; i++) {
-    const tsl_rx_sinfo *s = tuple->args[i]->sinfo;
+  for (uint32_t i = 0; i < ts->n_fields; i++) {
+    const tsl_rx_sinfo *s = ts->fields[i];
     if (s->ndim != f->ndim || !tsl_dtype_eq(s->dtype, f->dtype)) {
       fail(err, &t, 0, "tensors of one rank and dtype", "R.concat: %s and %s",
            sinfo_text(&t, f), sinfo_text(&t, s));
       return NULL;
     }
     for (int32_t k = 0; known && s->shape && k < f->ndim; k++) {
-      if (k == axis)
-        continue;
       int64_t x, y;
-      if (tsl_expr_is_const_int(s->shape[k], &x) && tsl_expr_is_const_int(f->shape[k], &y) &&
-          x != y) {
+      if (k != axis && tsl_expr_is_const_int(s->shape[k], &x) &&
+          tsl_expr_is_const_int(f->shape[k], &y) && x != y) {
         fail(err, &t, 0, "dimensions equal but on the axis", "R.concat: %s and %s differ in "
              "dimension %d", sinfo_text(&t, f), sinfo_text(&t, s), (int)k);
         return NULL;

@@ -68,6 +68,17 @@ static const tsl_rx_expr *expr(tsl_rx_mutator *m, const tsl_rx_expr *e) {
   if (m->status || r->kind != TSL_RX_EXPR_CALL || r->op == TSL_RX_OP_CALL_TIR ||
       r->op == TSL_RX_OP_CALL_DPS_PACKED)
     return r;
+  if (r->op == TSL_RX_OP_CONCAT && r->args[0]->kind != TSL_RX_EXPR_TUPLE &&
+      r->args[0]->sinfo->kind == TSL_RX_SINFO_TUPLE) {
+    /* a tuple value: its fields, written in place */
+    uint32_t n = r->args[0]->sinfo->n_fields;
+    const tsl_rx_expr **fs = TSL_NEW_ARRAY(m->arena, const tsl_rx_expr *, n ? n : 1);
+    for (uint32_t i = 0; i < n; i++)
+      fs[i] = tsl_rx_tuple_get(m->arena, r->args[0], i, NULL);
+    const tsl_rx_expr *t = tsl_rx_tuple(m->arena, n, fs);
+    const tsl_rx_expr *c = tsl_rx_op_call(m->arena, TSL_RX_OP_CONCAT, 1, &t, r->attrs, NULL);
+    r = c ? c : r;
+  }
   const tsl_func *f = prim_func_for(m, r);
   if (!f)
     return r;

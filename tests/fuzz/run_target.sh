@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Build one of the libFuzzer targets that link libtessel with clang and run it.
-#   tests/fuzz/run_target.sh config|import|weights [SECONDS] [extra libFuzzer flags...]
+#   tests/fuzz/run_target.sh config|import|weights|passes [SECONDS] [extra flags...]
 #   config  run configs: core/config instrumented; seeds corpus_config/,
 #           configs/ and tests/config/cases/
 #   import  `tessel db import`: core/db instrumented; seeds corpus_import/
 #           (JSON lines exported from real tuning databases)
 #   weights .npy/.npz/.safetensors readers: core/weights instrumented; seeds
 #           corpus_weights/ (files NumPy and tessel wrote, hand-made ones)
+#   passes  graph passes (legalize, fuse, fold_constant, dce): core/passes
+#           instrumented; seeds corpus_passes/, the models of tests/relax
 # The rest comes from build/core/libtessel.so (run ./tessel build first).
 # New inputs that add coverage are merged into the target's corpus.
 # Needs clang-14, libclang-rt-14-dev, libyaml-dev, libsqlite3-dev, libjansson-dev,
 # libzip-dev.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-name="${1:?usage: run_target.sh config|import|weights [SECONDS]}"; shift
+name="${1:?usage: run_target.sh config|import|weights|passes [SECONDS]}"; shift
 secs="${1:-60}"; shift || true
 case "$name" in
   config) srcs=("$root"/core/config/{config_load,config_set,config_validate,yaml_tree}.c)
@@ -23,7 +25,10 @@ case "$name" in
           seeds=() ;;
   weights) srcs=("$root"/core/weights/*.c); area=weights; libs=(-lzip -ljansson)
           max_len=16384; seeds=() ;;
-  *) echo "run_target.sh: unknown target '$name'; valid: config, import, weights" >&2; exit 2 ;;
+  passes) srcs=("$root"/core/passes/*.c); area=passes; libs=(-ljansson); max_len=8192
+          seeds=("$root/tests/relax/cases" "$root/tests/relax/passes" "$root/workloads/models") ;;
+  *) echo "run_target.sh: unknown target '$name'; valid: config, import, weights, passes" >&2
+     exit 2 ;;
 esac
 out="$root/tests/fuzz/out"
 corpus="$root/tests/fuzz/corpus_$name"

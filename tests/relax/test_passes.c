@@ -126,6 +126,7 @@ static const pcase cases[] = {
     {"fuse", "fused", "legalize,fuse,dce", NULL},
     {"linear", "folded_fused", "bind_params,legalize,fold_constant,fuse,dce", "w,b"},
     {"../cases/shape_ops", "legalize", "legalize", NULL},
+    {"concat", "legalized", "legalize,fuse,dce", NULL},
     {"fma", "fused", "fuse_multiply_add,dce", NULL},
 };
 
