@@ -160,7 +160,19 @@ static const tsl_expr *dim_of(pstate *ps, const anode *n) {
                       : TSL_EXPR_KIND_COUNT;
     if (k == TSL_EXPR_KIND_COUNT)
       break;
-    return tsl_expr_binary(ps->arena, k, dim_of(ps, n->a), dim_of(ps, n->b));
+    const tsl_expr *a = dim_of(ps, n->a), *b = dim_of(ps, n->b);
+    int64_t x, y, r = 0;
+    if (tsl_expr_is_const_int(a, &x) && tsl_expr_is_const_int(b, &y)) {
+      /* constants fold: 7 * 4 is the dimension 28 */
+      int bad = k == TSL_EXPR_ADD   ? __builtin_add_overflow(x, y, &r)
+                : k == TSL_EXPR_SUB ? __builtin_sub_overflow(x, y, &r) || r < 0
+                : k == TSL_EXPR_MUL ? __builtin_mul_overflow(x, y, &r)
+                                    : (y <= 0 || ((r = x / y), 0));
+      if (bad)
+        ps_fail(ps, n, "a dimension is a non-negative integer", "invalid tensor dimension");
+      return tsl_expr_int(ps->arena, TSL_INT64, r);
+    }
+    return tsl_expr_binary(ps->arena, k, a, b);
   }
   default:
     break;

@@ -89,6 +89,19 @@ static int same_value(const tsl_rx_expr *a, const tsl_rx_expr *b) {
   return a->kind == TSL_RX_EXPR_CONSTANT && a->index == b->index;
 }
 
+static int same_buffer_shape(const tsl_buffer *a, const tsl_buffer *b) {
+  if (a->ndim != b->ndim || !tsl_dtype_eq(a->dtype, b->dtype))
+    return 0;
+  for (uint32_t d = 0; d < a->ndim; d++) {
+    int64_t x, y;
+    if (!(tsl_expr_is_const_int(a->shape[d], &x) && tsl_expr_is_const_int(b->shape[d], &y) &&
+          x == y) &&
+        !tsl_expr_equal(a->shape[d], b->shape[d]))
+      return 0;
+  }
+  return 1;
+}
+
 /* A copy of f with its own variables and buffers (printed and parsed
  * again), for a callee a group calls twice: one function body must not
  * define a loop variable or a buffer twice. NULL if it does not parse. */
@@ -138,8 +151,10 @@ static const tsl_func *fuse_funcs(tsl_arena *a, const char *name, member *ms, ui
         bind_buffer(&fz, b, tsl_map_get(&fz.buffers, pb) ? tsl_map_get(&fz.buffers, pb) : pb);
         continue;
       }
-      uint32_t j = 0;
-      while (j < ins->len && !same_value(TSL_VEC_AT(ins, const tsl_rx_expr *, j), v))
+      uint32_t j = 0; /* one parameter per value (and buffer shape: a weight of unknown
+                          struct info may be passed at two shapes; the model fails later) */
+      while (j < ins->len && !(same_value(TSL_VEC_AT(ins, const tsl_rx_expr *, j), v) &&
+                               same_buffer_shape(TSL_VEC_AT(&in_bufs, const tsl_buffer *, j), b)))
         j++;
       if (j < ins->len) {
         bind_buffer(&fz, b, TSL_VEC_AT(&in_bufs, const tsl_buffer *, j));
@@ -211,6 +226,13 @@ static const tsl_func *callee_of(const fusing *fu, const tsl_rx_binding *b) {
   const tsl_func *f = tsl_module_find(fu->tir, v->args[0]->name);
   for (uint32_t i = 0; f && i < f->n_params; i++)
     if (!f->params[i].buffer)
+      return NULL;
+  /* operands are variables and constants (TVM's normal form); a call
+   * nested in an operand (R.subtract(R.add(c, a), b) legalized) is not
+   * fused: its operand is no binding the group could own */
+  for (uint32_t i = 0; i < v->args[1]->n_args; i++)
+    if (v->args[1]->args[i]->kind != TSL_RX_EXPR_VAR &&
+        v->args[1]->args[i]->kind != TSL_RX_EXPR_CONSTANT)
       return NULL;
   return f && f->n_params == v->args[1]->n_args + 1 ? f : NULL;
 }
