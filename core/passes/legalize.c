@@ -108,7 +108,10 @@ static int run(void *user_data, const tsl_pass_ctx *ctx, const tsl_model *in,
   m.diag = diag;
   *out = tsl_rx_mutate_model(&m, in);
   tsl_vec_free(&lg.made);
-  return m.status;
+  if (m.status)
+    return m.status;
+  /* as TVM's block builder leaves it: each call a binding of its own */
+  return pass_normalize_model(ctx, *out, out, diag);
 }
 
 const tsl_pass_vtable pass_legalize_vt = {sizeof(tsl_pass_vtable), run};

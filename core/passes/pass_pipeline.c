@@ -156,6 +156,8 @@ static const struct {
      &pass_bind_params_vt},
     {"legalize", "operators become R.call_tir of prim_funcs as TVM's LegalizeOps writes them",
      &pass_legalize_vt},
+    {"normalize", "calls nested in operands get bindings of their own (TVM's normal form)",
+     &pass_normalize_vt},
     {"fuse", "bindings TVM's operator patterns group become one prim_func each (TVM's FuseOps "
      "and FuseTIR)", &pass_fuse_vt},
     {"fold_constant", "calls on constants only are computed and become constants (TVM's "

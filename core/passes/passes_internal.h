@@ -17,6 +17,12 @@ extern const tsl_pass_vtable pass_legalize_vt;
 extern const tsl_pass_vtable pass_fold_constant_vt;
 extern const tsl_pass_vtable pass_dce_vt;
 extern const tsl_pass_vtable pass_fuse_vt;
+extern const tsl_pass_vtable pass_normalize_vt;
+
+/* normalize.c: every call nested in an operand bound first (TVM's normal
+ * form); legalize ends with it. */
+int pass_normalize_model(const tsl_pass_ctx *ctx, const tsl_model *in, const tsl_model **out,
+                         tsl_diag *diag);
 
 /* The constants a model's passes bound (NULL when none). */
 const tsl_weights *pass_model_constants(const tsl_model *m);

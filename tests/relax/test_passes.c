@@ -127,6 +127,9 @@ static const pcase cases[] = {
     {"linear", "folded_fused", "bind_params,legalize,fold_constant,fuse,dce", "w,b"},
     {"../cases/shape_ops", "legalize", "legalize", NULL},
     {"concat", "legalized", "legalize,fuse,dce", NULL},
+    {"nested", "normalized", "normalize", NULL},
+    {"nested", "legalized", "legalize", NULL},
+    {"nested", "fused", "legalize,fuse,dce", NULL},
     {"fma", "fused", "fuse_multiply_add,dce", NULL},
 };
 
@@ -205,8 +208,8 @@ int main(int argc, char **argv) {
   tsl_diag d = {0};
   if (!ok(!tsl_registry_new(ctx, &reg, &d), "registry"))
     return tap_done();
-  for (const char *const *p = (const char *const[]){"bind_params", "legalize", "fuse",
-                                                    "fold_constant", "dce", NULL};
+  for (const char *const *p = (const char *const[]){"bind_params", "legalize", "normalize",
+                                                    "fuse", "fold_constant", "dce", NULL};
        *p; p++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_PASS, *p) != NULL, "built-in pass %s registered", *p);
   int loaded = argc > 1 && !tsl_registry_load(reg, argv[1], &d);

@@ -15,7 +15,9 @@
  *   legalize       every high-level operator call (R.add, R.matmul, ...)
  *                  becomes R.call_tir of a prim_func as TVM's LegalizeOps
  *                  writes it (names, blocks, loop order), equal prim_funcs
- *                  shared
+ *                  shared; the result normalized (below)
+ *   normalize      a call nested in an operand gets a binding of its own
+ *                  (lv, lv1, ...: TVM's normal form)
  *   fuse           R.call_tir bindings TVM's operator patterns group
  *                  (matmul + bias + ReLU, element-wise chains, producers
  *                  of a reduction) become one prim_func each (TVM's
