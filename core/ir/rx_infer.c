@@ -537,7 +537,7 @@ static const char *fits(binder *bd, const tsl_buffer *b, const tsl_rx_sinfo *s, 
 }
 
 /* The prim_func's buffers against the tensors passed and the outputs. */
-static void check_against(tsl_arena *ar, const tsl_func *f, const char *callname,
+static void check_against(const tsl_func *f, const char *callname,
                           const tsl_rx_expr *args, uint32_t n_out,
                           const tsl_rx_sinfo *const *outs, rx_err *err) {
   texts t = {0};
@@ -573,7 +573,6 @@ static void check_against(tsl_arena *ar, const tsl_func *f, const char *callname
          i < n_in ? "input" : "output", i < n_in ? i : i - n_in, f->name, sinfo_text(&t, s),
          bufs[i]->name, sinfo_text(&t, &want), why, dimbuf);
   }
-  (void)ar;
   tsl_vec_free(&bd.vars);
   tsl_vec_free(&bd.vals);
   free(bufs);
@@ -616,7 +615,7 @@ const tsl_rx_sinfo *rx_infer_dps(tsl_arena *ar, const tsl_module *tir, tsl_rx_op
     return NULL;
   }
   if (f)
-    check_against(ar, f, callname, args, n_out, outs, err);
+    check_against(f, callname, args, n_out, outs, err);
   if (err->failed)
     return NULL;
   if (n_out == 1)

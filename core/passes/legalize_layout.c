@@ -165,15 +165,13 @@ static void reduce(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *
   /* the output's index: the kept loops (a reduced axis kept as 0) */
   char oi[512] = "";
   for (int32_t i = 0; i < nd; i++) {
-    char one[32];
+    char one[40];
     if (red[i] && !keep)
       continue;
-    snprintf(one, sizeof one, "%s%s", oi[0] ? ", " : "", "");
-    strncat(oi, one, sizeof oi - strlen(oi) - 1);
     if (red[i])
-      snprintf(one, sizeof one, "T.int64(0)");
+      snprintf(one, sizeof one, "%sT.int64(0)", oi[0] ? ", " : "");
     else
-      snprintf(one, sizeof one, "v_i%d", (int)loop_of[i]);
+      snprintf(one, sizeof one, "%sv_i%d", oi[0] ? ", " : "", (int)loop_of[i]);
     strncat(oi, one, sizeof oi - strlen(oi) - 1);
   }
   if (!oi[0])
@@ -186,10 +184,7 @@ static void reduce(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *
   }
   if (!nd)
     snprintf(ai, sizeof ai, "()");
-  const char *init = op == TSL_RX_OP_MAX ? (tsl_dtype_is_float(out->s->dtype)
-                                                ? "T.min_value(\"%s\")"
-                                                : "T.min_value(\"%s\")")
-                                         : "T.%s(0)";
+  const char *init = op == TSL_RX_OP_MAX ? "T.min_value(\"%s\")" : "T.%s(0)";
   char init_text[64];
   snprintf(init_text, sizeof init_text, init, t);
   tsl_strbuf_printf(sb, "%*swith T.init():\n%*s%s[%s] = %s\n", ind, "", ind + 4, "", red_name,
