@@ -77,4 +77,44 @@ static inline int tf_selected(const char *name) {
   return 0;
 }
 
+/* The whole file at `path` (malloc'ed, NUL-terminated; *n its length when
+ * n is not NULL), or NULL. */
+static inline char *tf_slurp(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)(len > 0 ? len : 0) + 1);
+  size_t got = buf ? fread(buf, 1, (size_t)(len > 0 ? len : 0), f) : 0;
+  if (buf)
+    buf[got] = '\0';
+  fclose(f);
+  if (n)
+    *n = got;
+  return buf;
+}
+
+#ifdef TESSEL_TESTS_TAP_H
+/* `got` equals the golden file `path` (a TAP diagnostic shows both when
+ * not); with `update` the file is rewritten instead. */
+static inline int tf_golden(const char *path, const char *got, int update) {
+  if (update) {
+    FILE *f = fopen(path, "wb");
+    if (f) {
+      fputs(got, f);
+      fclose(f);
+    }
+    return f != NULL;
+  }
+  char *want = tf_slurp(path, NULL);
+  int same = want && !strcmp(want, got);
+  if (!same)
+    tap_diag("expected (%s):\n%s\ngot:\n%s", path, want ? want : "(missing)", got);
+  free(want);
+  return same;
+}
+#endif
+
 #endif

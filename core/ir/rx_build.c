@@ -229,10 +229,11 @@ const tsl_module *tsl_module_with(tsl_arena *a, const tsl_module *tir, const tsl
   return m;
 }
 
-static int visit(const tsl_rx_expr *e, int (*fn)(const tsl_rx_expr *, void *), void *ud) {
-  int rc = fn(e, ud);
+int tsl_rx_visit_expr(const tsl_rx_expr *e, int (*fn)(const tsl_rx_expr *e, void *user_data),
+                      void *user_data) {
+  int rc = fn(e, user_data);
   for (uint32_t i = 0; !rc && i < e->n_args; i++)
-    rc = visit(e->args[i], fn, ud);
+    rc = tsl_rx_visit_expr(e->args[i], fn, user_data);
   return rc;
 }
 
@@ -241,6 +242,6 @@ int tsl_rx_visit_func(const tsl_rx_func *f, int (*fn)(const tsl_rx_expr *e, void
   int rc = 0;
   for (uint32_t b = 0; !rc && b < f->n_blocks; b++)
     for (uint32_t i = 0; !rc && i < f->blocks[b].n_bindings; i++)
-      rc = visit(f->blocks[b].bindings[i].value, fn, user_data);
-  return rc ? rc : visit(f->ret, fn, user_data);
+      rc = tsl_rx_visit_expr(f->blocks[b].bindings[i].value, fn, user_data);
+  return rc ? rc : tsl_rx_visit_expr(f->ret, fn, user_data);
 }

@@ -19,20 +19,13 @@ static int mark_uses(const tsl_rx_expr *e, void *user_data) {
   return 0;
 }
 
-static int visit_expr(const tsl_rx_expr *e, tsl_map *used) {
-  int rc = mark_uses(e, used);
-  for (uint32_t i = 0; !rc && i < e->n_args; i++)
-    rc = visit_expr(e->args[i], used);
-  return rc;
-}
-
 /* `f` without its unused dataflow bindings (walked backwards, so a chain
  * of unused bindings goes at once); names of called functions into
  * `called`. */
 static const tsl_rx_func *sweep(tsl_arena *a, const tsl_rx_func *f, tsl_map *called) {
   tsl_map used;
   tsl_map_init(&used, NULL);
-  visit_expr(f->ret, &used);
+  tsl_rx_visit_expr(f->ret, mark_uses, &used);
   uint32_t total = 0;
   for (uint32_t b = 0; b < f->n_blocks; b++)
     total += f->blocks[b].n_bindings;
@@ -43,7 +36,7 @@ static const tsl_rx_func *sweep(tsl_arena *a, const tsl_rx_func *f, tsl_map *cal
       const tsl_rx_binding *bd = &f->blocks[b].bindings[i];
       keep[--k] = !f->blocks[b].is_dataflow || tsl_map_get(&used, bd->var);
       if (keep[k])
-        visit_expr(bd->value, &used);
+        tsl_rx_visit_expr(bd->value, mark_uses, &used);
       else
         removed++;
     }

@@ -243,12 +243,6 @@ static int note_use(const tsl_rx_expr *e, void *user_data) {
   return 0;
 }
 
-static void visit_uses(const tsl_rx_expr *e, tsl_map *used) {
-  note_use(e, used);
-  for (uint32_t i = 0; i < e->n_args; i++)
-    visit_uses(e->args[i], used);
-}
-
 static int name_taken(const fusing *fu, const char *name) {
   return tsl_module_find(fu->tir, name) || tsl_model_find(fu->in, name);
 }
@@ -271,7 +265,7 @@ static tsl_rx_block fuse_block(fusing *fu, const tsl_rx_block *blk, tsl_map *aft
     outs[i] = calloc(n + 1, sizeof **outs);
     tsl_map used;
     tsl_map_init(&used, NULL);
-    visit_uses(b->value, &used);
+    tsl_rx_visit_expr(b->value, note_use, &used);
     for (uint32_t j = 0; j < i; j++)
       if (tsl_map_get(&used, blk->bindings[j].var)) {
         int dup = 0;
@@ -415,8 +409,8 @@ static int run(void *user_data, const tsl_pass_ctx *ctx, const tsl_model *in,
       tsl_map_init(&after, NULL);
       for (uint32_t c = b + 1; c < f->n_blocks; c++)
         for (uint32_t k = 0; k < f->blocks[c].n_bindings; k++)
-          visit_uses(f->blocks[c].bindings[k].value, &after);
-      visit_uses(f->ret, &after);
+          tsl_rx_visit_expr(f->blocks[c].bindings[k].value, note_use, &after);
+      tsl_rx_visit_expr(f->ret, note_use, &after);
       blocks[b] = fuse_block(&fu, &f->blocks[b], &after, &status, diag);
       fchanged |= blocks[b].bindings != f->blocks[b].bindings;
       tsl_map_free(&after);

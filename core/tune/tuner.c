@@ -27,9 +27,6 @@ int tune_located(tuner *tu, const char *key, int rc, const char *what) {
                       key, what);
 }
 
-static int located(tuner *tu, const char *key, int rc, const char *what) {
-  return tune_located(tu, key, rc, what);
-}
 
 /* 1 when the key of `trace` was measured (database, this run) or proposed
  * in this run: one hash lookup in the candidate service. */
@@ -103,7 +100,7 @@ int tune_load_program(tuner *tu) {
     else
       snprintf(what, sizeof what, "the workload has several functions and none is "
                "main; name one with workload.func; valid: %s", names);
-    return located(tu, c->workload_func ? "workload.func" : "workload", TSL_ENOTFOUND,
+    return tune_located(tu, c->workload_func ? "workload.func" : "workload", TSL_ENOTFOUND,
                    what);
   }
   if (c->n_workload_binds) {
@@ -138,7 +135,7 @@ int tune_load_program(tuner *tu) {
              "in workload.binds, e.g. binds: {%.*s: 64}",
              f->name, n_unbound, n_unbound > 1 ? "s" : "", n_unbound > 1 ? "s" : "", unbound,
              first, unbound);
-    return located(tu, c->n_workload_binds ? "workload.binds" : "workload", TSL_EINVALID, what);
+    return tune_located(tu, c->n_workload_binds ? "workload.binds" : "workload", TSL_EINVALID, what);
   }
   tu->task->func = f;
   tu->task->func_name = f->name;
@@ -171,7 +168,7 @@ static int load_mutators(tuner *tu) {
   int rc = tsl_space_default_mutators(tu->run.reg, &t, &tu->task->mutators,
                                       &tu->task->n_mutators, &d);
   if (rc)
-    return rc == TSL_EUNSUPPORTED ? TSL_OK : located(tu, "target", rc, d.text);
+    return rc == TSL_EUNSUPPORTED ? TSL_OK : tune_located(tu, "target", rc, d.text);
   uint32_t n = tu->task->n_mutators;
   tu->task->timed_mutators = calloc(n + 1, sizeof *tu->task->timed_mutators);
   tu->task->timers = calloc(n + 1, sizeof *tu->task->timers);
@@ -203,7 +200,7 @@ static int load_rule_space(tuner *tu) {
   tsl_space_rules_free(rules, n_rules);
   if (!rc && !tu->task->n_spaces)
     rc = tsl_diag_set(&d, TSL_EINVALID, "the rules derived no sketch");
-  return rc ? located(tu, "space", rc, d.text) : TSL_OK;
+  return rc ? tune_located(tu, "space", rc, d.text) : TSL_OK;
 }
 
 static int load_space(tuner *tu) {
@@ -243,7 +240,7 @@ static int located_option(tuner *tu, const char *section, const tsl_config_plugi
     if (strstr(what, quoted)) {
       char key[256];
       snprintf(key, sizeof key, "%s.%s", section, p->opts[i].key);
-      return located(tu, key, rc, what);
+      return tune_located(tu, key, rc, what);
     }
   }
   for (uint32_t i = 0; i < p->n_opts; i++) {
@@ -255,18 +252,18 @@ static int located_option(tuner *tu, const char *section, const tsl_config_plugi
       if (starts && ends) {
         char key[256];
         snprintf(key, sizeof key, "%s.%s", section, k);
-        return located(tu, key, rc, what);
+        return tune_located(tu, key, rc, what);
       }
     }
   }
-  return located(tu, section, rc, what);
+  return tune_located(tu, section, rc, what);
 }
 
 static int open_component(tuner *tu, uint32_t kind, const char *key,
                           const tsl_config_plugin *p, const tsl_component **out) {
   tsl_diag d = {0};
   int rc = tsl_registry_require(tu->run.reg, kind, p->kind, out, &d);
-  return rc ? located(tu, key, rc, d.text) : TSL_OK;
+  return rc ? tune_located(tu, key, rc, d.text) : TSL_OK;
 }
 
 /* The run's target and cost model (one for all tasks, as TVM's task
@@ -380,7 +377,7 @@ static int open_candidates(tuner *tu) {
   if (rc)
     return tsl_diag_set(tu->run.diag, rc, "%s", d.text);
   rc = tsl_db_each(tu->run.db, tu->task->wid, tu->run.desc, mark_known, tu->task->cands, &d);
-  return rc ? located(tu, "database", rc, d.text) : TSL_OK;
+  return rc ? tune_located(tu, "database", rc, d.text) : TSL_OK;
 }
 
 /* The tensor intrinsics of the registry (built-ins and plugins), which a
@@ -411,7 +408,7 @@ static int setup(tuner *tu) {
     return rc;
   tsl_diag d = {0};
   if ((rc = tsl_db_open(tu->run.cfg->database, TSL_DB_CREATE, &tu->run.db, &d)))
-    return located(tu, "database", rc, d.text);
+    return tune_located(tu, "database", rc, d.text);
   /* builds of this run in a folder of its own: runs sharing a work folder
    * never see each other's libraries */
   snprintf(tu->run.builds_dir, sizeof tu->run.builds_dir, "%s/builds", tu->run.cfg->work_dir);
@@ -419,9 +416,9 @@ static int setup(tuner *tu) {
   snprintf(tu->run.builds_dir, sizeof tu->run.builds_dir, "%s/builds/run-%ld",
            tu->run.cfg->work_dir, (long)getpid());
   if ((rc = tsl_mkdir_p(tu->run.builds_dir, &d)))
-    return located(tu, "work_dir", rc, d.text);
+    return tune_located(tu, "work_dir", rc, d.text);
   if (tu->run.cfg->export_path && (rc = tune_check_export(tu->run.cfg->export_path, &d)))
-    return located(tu, "export", rc, d.text);
+    return tune_located(tu, "export", rc, d.text);
   for (uint32_t i = 0; i < tu->n_tasks && !rc; i++) {
     tu->task = &tu->tasks[i];
     rc = open_task(tu);
@@ -518,7 +515,7 @@ static void make_record(tuner *tu, cand *c, const tsl_run_result *r, int32_t sta
     int rc = tsl_db_add(tu->run.db, &rec, &d);
     if (rc && !tu->run.db_rc) {
       tu->run.db_rc = rc;
-      located(tu, "database", rc, d.text);
+      tune_located(tu, "database", rc, d.text);
     }
   }
   free(json);
@@ -723,7 +720,7 @@ static void claim_batch(tuner *tu, batch *b, int *exhausted, int *budget_full) {
       tsl_db_claim_batch(tu->run.db, tu->task->wid, tu->run.desc, b->n, keys,
                          tu->run.cfg->trials, claimed, &cd)) {
     tu->run.db_rc = TSL_EIO;
-    located(tu, "database", TSL_EIO, cd.text);
+    tune_located(tu, "database", TSL_EIO, cd.text);
   }
   for (uint32_t i = 0; i < b->n; i++) {
     const char *key = keys[i];
@@ -1045,7 +1042,7 @@ static int warm_start(tuner *tu, int64_t *fed) {
   warm_flush(w);
   *fed = w->fed;
   free(w);
-  return rc ? located(tu, "database", rc, d.text) : TSL_OK;
+  return rc ? tune_located(tu, "database", rc, d.text) : TSL_OK;
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
@@ -1059,7 +1056,7 @@ static int budget_used(tuner *tu, int64_t *done, int64_t *used) {
   if (!rc && used)
     rc = tsl_db_count_claims(tu->run.db, tu->task->wid, tu->run.desc, &claims, &d);
   if (rc)
-    return located(tu, "database", rc, d.text);
+    return tune_located(tu, "database", rc, d.text);
   if (used)
     *used = *done + claims;
   return TSL_OK;

@@ -9,42 +9,12 @@
  * one whose faulty result the pipeline refuses.
  */
 #include "tap.h"
+#include "test_files.h"
 #include "tessel/tessel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)(len > 0 ? len : 0) + 1);
-  size_t got = fread(buf, 1, (size_t)(len > 0 ? len : 0), f);
-  buf[got] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static int golden(const char *path, const char *got, int update) {
-  if (update) {
-    FILE *f = fopen(path, "wb");
-    if (f) {
-      fputs(got, f);
-      fclose(f);
-    }
-    return f != NULL;
-  }
-  char *want = slurp(path);
-  int same = want && !strcmp(want, got);
-  if (!same)
-    tap_diag("expected (%s):\n%s\ngot:\n%s", path, want ? want : "(missing)", got);
-  free(want);
-  return same;
-}
 
 static const char *root(void) {
   const char *r = getenv("TESSEL_SOURCE_ROOT");
@@ -154,7 +124,7 @@ static void run_case(tsl_ctx *ctx, const tsl_registry *reg, const pcase *c, int 
   int rc = tsl_model_run_passes(reg, c->passes, &pc, m, &out, &d);
   if (ok(rc == TSL_OK, "%s: %s run", c->name, c->passes)) {
     char *text = tsl_model_print(out);
-    ok(golden(exp, text, update), "%s: %s prints as %s.%s.expected", c->name, c->passes,
+    ok(tf_golden(exp, text, update), "%s: %s prints as %s.%s.expected", c->name, c->passes,
        c->name, c->tag);
     free(text);
     int r1 = tsl_model_interp(m, "main", in, &ref, &d);

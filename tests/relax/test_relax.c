@@ -15,39 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *slurp(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)(len > 0 ? len : 0) + 1);
-  size_t got = fread(buf, 1, (size_t)(len > 0 ? len : 0), f);
-  buf[got] = '\0';
-  fclose(f);
-  *n = got;
-  return buf;
-}
-
-static int golden(const char *path, const char *got, int update) {
-  if (update) {
-    FILE *f = fopen(path, "wb");
-    if (f) {
-      fputs(got, f);
-      fclose(f);
-    }
-    return f != NULL;
-  }
-  size_t n;
-  char *want = slurp(path, &n);
-  int same = want && !strcmp(want, got);
-  if (!same)
-    tap_diag("expected (%s):\n%s\ngot:\n%s", path, want ? want : "(missing)", got);
-  free(want);
-  return same;
-}
-
 /* "R.Tensor((n, 10), dtype=\"float32\")" of binding `var` of `f`. */
 static char *sinfo_of(const tsl_rx_func *f, const char *var) {
   for (uint32_t b = 0; b < f->n_blocks; b++)
@@ -123,7 +90,7 @@ int main(void) {
     if (ok(!tsl_parse_model_file(a, path, &m, &d) && m->n_rx_funcs == 1, "%s parses",
            names[i])) {
       char *text = tsl_model_print(m);
-      ok(golden(exp, text, update), "%s prints as %s.expected", names[i], names[i]);
+      ok(tf_golden(exp, text, update), "%s prints as %s.expected", names[i], names[i]);
       int rc = tsl_parse_model(a, "printed.py", text, strlen(text), &back, &d);
       char *again = rc ? NULL : tsl_model_print(back);
       if (!ok(again && !strcmp(text, again), "%s: the printed model parses and prints the same",
@@ -146,7 +113,7 @@ int main(void) {
     snprintf(path, sizeof path, "%s/%s.py", dir, names[i]);
     snprintf(exp, sizeof exp, "%s/%s.expected", dir, names[i]);
     size_t len;
-    char *src = slurp(path, &len), file[200];
+    char *src = tf_slurp(path, &len), file[200];
     snprintf(file, sizeof file, "%s.py", names[i]);
     tsl_arena *a = tsl_arena_new(ctx);
     tsl_diag d = {0};
@@ -154,7 +121,7 @@ int main(void) {
     int rc = src ? tsl_parse_model(a, file, src, len, &m, &d) : TSL_EIO;
     char text[sizeof d.text + 2];
     snprintf(text, sizeof text, "%s\n", d.text);
-    ok(rc == TSL_EINVALID && golden(exp, text, update), "%s is refused as %s.expected",
+    ok(rc == TSL_EINVALID && tf_golden(exp, text, update), "%s is refused as %s.expected",
        names[i], names[i]);
     free(src);
     tsl_arena_free(a);

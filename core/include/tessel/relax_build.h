@@ -137,6 +137,11 @@ TSL_API const tsl_rx_func *tsl_rx_mutate_func(tsl_rx_mutator *m, const tsl_rx_fu
  * constants), or `in` when nothing changed and m->tir is in's. */
 TSL_API const tsl_model *tsl_rx_mutate_model(tsl_rx_mutator *m, const tsl_model *in);
 
+/* Visit `e` and its operands, pre-order; a nonzero return stops the walk
+ * and is returned. */
+TSL_API int tsl_rx_visit_expr(const tsl_rx_expr *e,
+                              int (*fn)(const tsl_rx_expr *e, void *user_data),
+                              void *user_data);
 /* Visit every expression of a function in order (parameters are not
  * expressions): each binding's value, then the returned value, pre-order
  * with operands. A nonzero return stops the walk and is returned. */
