@@ -8,6 +8,7 @@
 #define TESSEL_CLI_TARGET_H
 
 #include "cli.h"
+#include "tessel/model.h"
 
 /* A parsed program, optionally scheduled. */
 typedef struct cli_program {
@@ -49,5 +50,53 @@ int cli_parse_num(const char *s, double lo, double hi, double *out);
 /* Prints "tessel VERB: error: STAGE: TEXT" (TEXT may span lines) and
  * returns CLI_USAGE. */
 int cli_stage_error(const char *verb, const char *stage, const char *text);
+
+/* ---- compiled models (cmd_model_compiled.c) ---------------------------- */
+
+/* The passes a compiled model gets when none are named. */
+extern const char *const cli_model_default_passes;
+
+typedef struct cli_compiled {
+  const tsl_model *model;          /* after the passes */
+  tsl_weights *constants;          /* the constants they bound */
+  const tsl_model_aot *aot;
+  const tsl_lowered_module *lowered; /* with the weights as data "weights" */
+} cli_compiled;
+
+/* Passes (NULL: the default), tsl_model_aot_build with `weights` (the
+ * weights file, may be NULL), lowering. Prints the error on failure. */
+int cli_model_compile(const char *verb, tsl_arena *arena, const tsl_model *m, const char *func,
+                      const char *passes, const tsl_weights *weights, cli_compiled *out);
+void cli_compiled_free(cli_compiled *c);
+
+typedef struct cli_model_run {
+  tsl_arena *arena;
+  const tsl_model *model;
+  const char *func, *passes, *target, *output;
+  int threads, json;
+  const tsl_weights *weights;   /* the weights file's tensors, or NULL */
+  const tsl_weights *inputs;    /* every parameter's tensor */
+  const tsl_weights *reference; /* the interpreter's outputs */
+} cli_model_run;
+/* `tessel run MODEL --target NAME`: build, run, time, print, check. */
+int cli_model_run_compiled(const cli_model_run *r);
+
+typedef struct cli_model_build_args {
+  tsl_arena *arena;
+  const tsl_model *model;
+  const char *path, *func, *passes, *target, *out, *prefix, *header;
+  const char *tir; /* the compiled module as TVMScript there, or NULL */
+  int threads;
+  const tsl_weights *weights;
+} cli_model_build_args;
+/* `tessel build MODEL -o libNAME.so`: the library and its header. */
+int cli_model_build(const cli_model_build_args *b);
+
+/* cmd_run_model.c: a run's outputs printed (or as JSON) with the time of
+ * `engine`; the largest difference of two output sets (0 when they do
+ * not pair up). */
+void cli_model_print_outputs(const tsl_weights *out, double secs, int json, const char *engine);
+int cli_model_compare(const tsl_weights *ref, const tsl_weights *got, double *max_diff,
+                      double *max_ref);
 
 #endif

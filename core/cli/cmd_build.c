@@ -16,6 +16,8 @@
 const char cli_build_usage[] =
     "usage: tessel build PROGRAM [--schedule SCRIPT] [--func NAME] [--target NAME]\n"
     "                    [--threads N] -o libNAME.so|NAME.o\n"
+    "       tessel build MODEL [--weights FILE] [--passes LIST] [--func NAME]\n"
+    "                    [--target NAME] [--threads N] [--tir FILE] -o libNAME.so\n"
     "\n"
     "Export the prim_funcs of PROGRAM (after the schedule script SCRIPT, if given)\n"
     "as a shared library or an object file, with a C header next to it: libNAME.h\n"
@@ -31,6 +33,20 @@ const char cli_build_usage[] =
     "                      and every function is exported)\n"
     "  --target NAME       target plugin (default: llvm; see tessel plugins)\n"
     "  --threads N         threads for parallel loops (target default: all cores)\n"
+    "\n"
+    "A MODEL (an @I.ir_module with @R.function functions) is compiled ahead of\n"
+    "time: the passes (default legalize,fuse,dce), its kernels, and its Relax\n"
+    "function (--func, default main) as generated code, NAME_model_main, with the\n"
+    "intermediate tensors planned into one workspace. The tensors of --weights\n"
+    "(.safetensors, .npz, .npy) that name parameters, and the model's constants,\n"
+    "are embedded as NAME_weights; the other parameters are the inputs. The\n"
+    "header declares NAME_model_run(inputs, outputs[, sizes]) and describes\n"
+    "each input and output.\n"
+    "\n"
+    "  --weights FILE      the weights to embed\n"
+    "  --passes LIST       the graph passes before compiling (tessel pass --help)\n"
+    "  --tir FILE          also write the compiled TensorIR module (the kernels and\n"
+    "                      model_main, the generated main) as TVMScript\n"
     "\n"
     "exit status: 0 ok, 2 on a usage error or a failed stage (parse, schedule,\n"
     "lower, plugins, target, export: the message names the stage)\n";
@@ -80,8 +96,46 @@ static int file_exists(const char *path) {
   return stat(path, &st) == 0;
 }
 
+/* A file with @R.function functions is a model (cmd_model_compiled.c);
+ * 1 when this handled the build (or the file did not parse). */
+static int build_model(cli_model_build_args *b, const char *weights, const char *script,
+                       int *rc) {
+  const char *path = b->path;
+  if (!strcmp(path, "-"))
+    return 0;
+  tsl_ctx *ctx = tsl_ctx_new();
+  tsl_arena *arena = tsl_arena_new(ctx);
+  const tsl_model *m = NULL;
+  *rc = cli_load_model(arena, path, &m);
+  int handled = *rc != CLI_OK || m->n_rx_funcs;
+  tsl_weights *w = NULL;
+  tsl_diag d = {0};
+  if (*rc == CLI_OK && m->n_rx_funcs) {
+    if (script)
+      *rc = cli_error("build", "--schedule applies to a program, not a model (tune the model "
+                      "and build the tuned_model.py it writes)");
+    else if (weights && tsl_weights_load(weights, &w, &d))
+      *rc = cli_error("build", "%s", d.text);
+    if (!*rc) {
+      b->arena = arena;
+      b->model = m;
+      b->weights = w;
+      *rc = cli_model_build(b);
+    }
+  } else if (*rc == CLI_OK && (weights || b->passes || b->tir)) {
+    *rc = cli_error("build", "--weights, --passes and --tir apply to a model; %s has no "
+                    "@R.function", path);
+    handled = 1;
+  }
+  tsl_weights_free(w);
+  tsl_arena_free(arena);
+  tsl_ctx_free(ctx);
+  return handled;
+}
+
 int cli_build(int argc, char **argv) {
   const char *path = NULL, *script = NULL, *func = NULL, *target = "llvm", *out = NULL;
+  const char *weights = NULL, *passes = NULL, *tir = NULL;
   int threads = 0;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i];
@@ -92,10 +146,12 @@ int cli_build(int argc, char **argv) {
       continue;
     }
     int known = !strcmp(o, "-o") || !strcmp(o, "--output") || !strcmp(o, "--schedule") ||
-                !strcmp(o, "--func") || !strcmp(o, "--target") || !strcmp(o, "--threads");
+                !strcmp(o, "--func") || !strcmp(o, "--target") || !strcmp(o, "--threads") ||
+                !strcmp(o, "--weights") || !strcmp(o, "--passes") || !strcmp(o, "--tir");
     if (!known)
       return cli_error("build", "unknown option '%s'\nnote: valid options: -o/--output, "
-                                "--schedule, --func, --target, --threads, --help", o);
+                                "--schedule, --func, --target, --threads, --weights, "
+                                "--passes, --tir, --help", o);
     if (i + 1 >= argc)
       return cli_error("build", "option %s needs a value\nnote: see tessel build --help", o);
     const char *v = argv[++i];
@@ -108,6 +164,12 @@ int cli_build(int argc, char **argv) {
       func = v;
     else if (!strcmp(o, "--target"))
       target = v;
+    else if (!strcmp(o, "--weights"))
+      weights = v;
+    else if (!strcmp(o, "--passes"))
+      passes = v;
+    else if (!strcmp(o, "--tir"))
+      tir = v;
     else if (!cli_parse_int(v, 1, 1024, &iv))
       return cli_error("build", "--threads expects an integer from 1 to 1024, got '%s'", v);
     else
@@ -133,6 +195,12 @@ int cli_build(int argc, char **argv) {
     if (access(dir, W_OK) != 0)
       return cli_error("build", "cannot write into the folder of '%s': %s", out, strerror(errno));
   }
+  int mrc;
+  cli_model_build_args mb = {.path = path, .func = func, .passes = passes, .target = target,
+                            .out = out, .prefix = prefix, .header = header, .tir = tir,
+                            .threads = threads};
+  if (build_model(&mb, weights, script, &mrc))
+    return mrc;
   cli_program p;
   cli_target t = {0};
   int rc = cli_program_load("build", path, script, func, &p);

@@ -277,7 +277,7 @@ static int build_one(const cli_target *t, tsl_arena *arena, const tsl_func *f,
   if (tsl_lower_func(arena, f, &lo, lf, &d) != TSL_OK)
     return cli_stage_error("run", stage, d.text);
   const tsl_lowered_func *const funcs[1] = {*lf};
-  tsl_lowered_module m = {sizeof m, 1, funcs};
+  tsl_lowered_module m = {sizeof m, 1, funcs, 0, NULL};
   snprintf(stage, sizeof stage, "build%s", what);
   if (t->vt->build(t->t, &m, k, NULL, &d) != TSL_OK) {
     *k = NULL;

@@ -4,7 +4,7 @@
  * weights and given or seeded inputs; prints each output (dtype, shape,
  * sum, first values) and the time, or writes them to a file.
  */
-#include "cli.h"
+#include "cli_target.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -15,7 +15,7 @@
 const char cli_run_model_usage[] =
     "usage: tessel run MODEL [--func NAME] [--weights FILE] [--input NAME=FILE]...\n"
     "                  [--bind NAME=VALUE]... [--seed N] [--output FILE] [--json]\n"
-    "                  [--passes LIST]\n"
+    "                  [--passes LIST] [--target NAME [--threads N]]\n"
     "\n"
     "Run a Relax function of MODEL (a TVMScript @I.ir_module with @R.function\n"
     "functions) in the reference interpreter and print its outputs. Each\n"
@@ -40,14 +40,23 @@ const char cli_run_model_usage[] =
     "                     --help; bind_params binds the weights file), and check its\n"
     "                     outputs against the model's before the passes\n"
     "\n"
-    "Models run in the reference interpreter only (no --target yet).\n"
+    "  --target NAME      compile the model ahead of time for target NAME (llvm):\n"
+    "                     the passes (default legalize,fuse,dce), every kernel\n"
+    "                     through the target, main as generated code with its\n"
+    "                     intermediate tensors planned into one workspace; prints\n"
+    "                     the outputs, the median time per run, the plan, and a\n"
+    "                     check against the reference interpreter\n"
+    "  --threads N        threads of the compiled kernels (default: all cores)\n"
+    "\n"
+    "Without --target the model runs in the reference interpreter.\n"
     "exit status: 0 ok, 1 the run failed, 2 on a usage error, a model that does\n"
     "not parse, or inputs that do not fit\n";
 
 enum { MAX_ITEMS = 64 };
 
 typedef struct margs {
-  const char *path, *func, *weights, *output, *passes;
+  const char *path, *func, *weights, *output, *passes, *target;
+  int threads;
   const char *inputs[MAX_ITEMS];
   const char *binds[MAX_ITEMS];
   int n_inputs, n_binds, json;
@@ -76,7 +85,8 @@ static int parse(int argc, char **argv, margs *a) {
       a->json = 1;
     } else if ((!strcmp(o, "--func") || !strcmp(o, "--weights") || !strcmp(o, "--output") ||
                 !strcmp(o, "--input") || !strcmp(o, "--bind") || !strcmp(o, "--seed") ||
-                !strcmp(o, "--passes")) && has) {
+                !strcmp(o, "--passes") || !strcmp(o, "--target") || !strcmp(o, "--threads")) &&
+               has) {
       const char *v = argv[++i];
       if (!strcmp(o, "--func"))
         a->func = v;
@@ -86,6 +96,12 @@ static int parse(int argc, char **argv, margs *a) {
         a->output = v;
       else if (!strcmp(o, "--passes"))
         a->passes = v;
+      else if (!strcmp(o, "--target"))
+        a->target = v;
+      else if (!strcmp(o, "--threads") && !number(v, 1, &iv))
+        return cli_error("run", "--threads takes a positive integer, not '%s'", v);
+      else if (!strcmp(o, "--threads"))
+        a->threads = (int)(iv > 1024 ? 1024 : iv);
       else if (!strcmp(o, "--seed") && !number(v, 0, &iv))
         return cli_error("run", "--seed takes a non-negative integer, not '%s'", v);
       else if (!strcmp(o, "--seed"))
@@ -104,8 +120,7 @@ static int parse(int argc, char **argv, margs *a) {
     } else if (o[0] == '-' && o[1]) {
       return cli_error("run", "'%s' is not an option for a model, or lacks its value\nnote: "
                        "valid options: --func, --weights, --input, --bind, --seed, --output, "
-                       "--json, --passes (models run in the reference interpreter; see "
-                       "tessel run --help)",
+                       "--json, --passes, --target, --threads (see tessel run --help)",
                        o);
     } else if (a->path) {
       return cli_error("run", "more than one MODEL given ('%s' and '%s')", a->path, o);
@@ -211,7 +226,7 @@ static int gather(const margs *a, const tsl_model *m, const tsl_rx_func *f, tsl_
   return rc;
 }
 
-static void print_outputs(const tsl_weights *out, double secs, int json) {
+void cli_model_print_outputs(const tsl_weights *out, double secs, int json, const char *engine) {
   json_t *arr = json ? json_array() : NULL;
   for (uint32_t i = 0; i < tsl_weights_count(out); i++) {
     const tsl_weight *w = tsl_weights_at(out, i);
@@ -236,14 +251,13 @@ static void print_outputs(const tsl_weights *out, double secs, int json) {
     printf("%s\n", w->numel > 6 ? " ..." : "");
   }
   if (json) {
-    json_t *o = json_pack("{s:o, s:f, s:s}", "outputs", arr, "time_s", secs, "engine",
-                          "reference interpreter");
+    json_t *o = json_pack("{s:o, s:f, s:s}", "outputs", arr, "time_s", secs, "engine", engine);
     char *s = json_dumps(o, JSON_COMPACT);
     puts(s);
     free(s);
     json_decref(o);
   } else {
-    printf("reference interpreter: %.3f ms\n", secs * 1e3);
+    printf("%s: %.3f ms\n", engine, secs * 1e3);
   }
 }
 
@@ -267,8 +281,8 @@ static tsl_weights *inputs_after(const tsl_model *m, const tsl_rx_func *f, const
 
 /* The largest difference between the outputs, against the largest
  * reference value; 0 when they do not pair up (names, shapes). */
-static int compare(const tsl_weights *ref, const tsl_weights *got, double *max_diff,
-                   double *max_ref) {
+int cli_model_compare(const tsl_weights *ref, const tsl_weights *got, double *max_diff,
+                      double *max_ref) {
   *max_diff = *max_ref = 0;
   if (tsl_weights_count(ref) != tsl_weights_count(got))
     return 0;
@@ -312,8 +326,8 @@ static int run_passed(const margs *a, tsl_arena *arena, const tsl_model *m, cons
   }
   double secs = cli_now_s() - t0, diff, big;
   if (!rc) {
-    print_outputs(out, secs, a->json);
-    int paired = compare(ref, out, &diff, &big);
+    cli_model_print_outputs(out, secs, a->json, "reference interpreter");
+    int paired = cli_model_compare(ref, out, &diff, &big);
     /* float32 arithmetic in another order: a few units in the last place
      * of the largest value, per reduction step */
     int ok = paired && diff <= 1e-4 * (big > 1 ? big : 1);
@@ -352,12 +366,22 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
     if (r) {
       fprintf(stderr, "tessel run: error: %s\n", d.text);
       rc = r == TSL_EINVALID ? CLI_USAGE : CLI_NO;
+    } else if (a.target) {
+      tsl_arena *arena = tsl_arena_new(tsl_arena_ctx(m->arena));
+      tsl_weights *w = NULL;
+      rc = a.weights ? load_weights(a.weights, &w) : CLI_OK;
+      cli_model_run r = {arena, m, f->name, a.passes, a.target, a.output, a.threads, a.json,
+                         w, in, out};
+      if (!rc)
+        rc = cli_model_run_compiled(&r);
+      tsl_weights_free(w);
+      tsl_arena_free(arena);
     } else if (a.passes) {
       tsl_arena *arena = tsl_arena_new(tsl_arena_ctx(m->arena));
       rc = run_passed(&a, arena, m, f->name, in, out);
       tsl_arena_free(arena);
     } else {
-      print_outputs(out, secs, a.json);
+      cli_model_print_outputs(out, secs, a.json, "reference interpreter");
       if (a.output && tsl_weights_save(out, a.output, &d))
         rc = cli_error("run", "--output %s: %s", a.output, d.text);
     }

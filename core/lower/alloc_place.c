@@ -193,7 +193,10 @@ static int region_load(const tsl_expr *e, void *ud) {
   region_walk *w = ud;
   if (e->kind == TSL_EXPR_LOAD && e->u.buffer == w->buf) {
     region_access(w, e->n_args, e->args);
-  } else if (e->kind == TSL_EXPR_BUFFER_DATA && e->u.buffer == w->buf) {
+  } else if ((e->kind == TSL_EXPR_BUFFER_DATA && e->u.buffer == w->buf) ||
+             (e->kind == TSL_EXPR_BUILTIN && e->intrin == TSL_BUILTIN_ADDRESS_OF &&
+              e->n_args == 1 && e->args[0]->kind == TSL_EXPR_LOAD &&
+              e->args[0]->u.buffer == w->buf)) {
     memset(w->whole, 1, w->buf->ndim); /* a raw pointer: anything may be used */
   } else if (e->kind == TSL_EXPR_VAR) { /* a view's offset: its first and last element */
     const lw_view_use *u = lw_view_use_find(w->c, e->u.var, NULL);

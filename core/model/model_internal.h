@@ -43,4 +43,47 @@ void mdl_attr_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, uin
 int mdl_library_call(const char *name, const tsl_tensor *in, uint32_t n_in, tsl_tensor *out,
                      uint32_t n_out, tsl_diag *diag);
 
+/* The value of a dimension with vars[i] bound to values[i]; 0 when it
+ * uses another variable or an operation other than + - * // and casts. */
+int mdl_eval_dim(const tsl_expr *e, uint32_t n, const tsl_var *const *vars,
+                 const int64_t *values, int64_t *out);
+
+/* ---- the compiled path (model_aot.c, model_plan.c) ------------------------ */
+
+/* What a value of a compiled function is. */
+enum { MDL_INPUT, MDL_WEIGHT, MDL_INTER, MDL_OUTPUT, MDL_TUPLE };
+typedef struct mdl_value mdl_value;
+struct mdl_value {
+  int kind;
+  const tsl_rx_sinfo *si;  /* tensors: dtype and shape */
+  const char *name;        /* INPUT, OUTPUT: the entry's buffer; WEIGHT: its name */
+  int32_t def, last;       /* INTER, OUTPUT: the binding that makes it, the last that reads it */
+  int32_t index;           /* OUTPUT: k */
+  uint64_t offset;         /* WEIGHT: in the blob */
+  const tsl_weight *weight;
+  uint32_t n_fields;       /* TUPLE */
+  mdl_value **fields;
+  int32_t slot;            /* INTER: the workspace slot (model_plan.c) */
+  const char *slot_offset; /* INTER: its byte offset, a TVMScript int64 expression */
+};
+
+/* One kernel call: inputs then outputs. */
+typedef struct mdl_call {
+  int32_t at;
+  const char *where;
+  const tsl_func *kernel;
+  uint32_t n_args, n_in;
+  mdl_value **args;
+} mdl_call;
+
+typedef struct mdl_plan {
+  uint32_t n_intermediates, n_slots;
+  const char *workspace_expr; /* the workspace's bytes, a TVMScript int64 expression */
+  const char *planned_bytes, *unplanned_bytes; /* the same, constants as plain numbers */
+} mdl_plan;
+
+/* Plan the INTER values of `values` (in order of creation) into slots of
+ * one workspace: sets each one's slot and slot_offset. */
+void mdl_plan_run(tsl_arena *a, mdl_value *const *values, uint32_t n, mdl_plan *out);
+
 #endif

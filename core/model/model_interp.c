@@ -36,24 +36,27 @@ static const char *constant_name(char *buf, size_t cap, uint32_t i) {
 
 /* ---- sizes ----------------------------------------------------------------- */
 
-static int size_of(run *r, const tsl_var *v, int64_t *out) {
-  for (uint32_t i = 0; i < r->sizes.len; i++)
-    if (TSL_VEC_DATA(&r->sizes, const tsl_var *)[i] == v) {
-      *out = TSL_VEC_DATA(&r->values, int64_t)[i];
-      return 1;
-    }
-  return 0;
-}
-
 /* The value of a dimension; 0 when it uses an unbound size. */
 static int eval_dim(run *r, const tsl_expr *e, int64_t *out) {
+  return mdl_eval_dim(e, r->sizes.len, r->sizes.data, r->values.data, out);
+}
+
+int mdl_eval_dim(const tsl_expr *e, uint32_t n, const tsl_var *const *vars,
+                 const int64_t *values, int64_t *out) {
   int64_t a, b;
   switch (e->kind) {
   case TSL_EXPR_INT_IMM: *out = e->u.int_value; return 1;
-  case TSL_EXPR_VAR: return size_of(r, e->u.var, out);
-  case TSL_EXPR_CAST: return eval_dim(r, e->args[0], out);
+  case TSL_EXPR_VAR:
+    for (uint32_t i = 0; i < n; i++)
+      if (vars[i] == e->u.var) {
+        *out = values[i];
+        return 1;
+      }
+    return 0;
+  case TSL_EXPR_CAST: return mdl_eval_dim(e->args[0], n, vars, values, out);
   case TSL_EXPR_ADD: case TSL_EXPR_SUB: case TSL_EXPR_MUL: case TSL_EXPR_FLOORDIV:
-    if (!eval_dim(r, e->args[0], &a) || !eval_dim(r, e->args[1], &b))
+    if (!mdl_eval_dim(e->args[0], n, vars, values, &a) ||
+        !mdl_eval_dim(e->args[1], n, vars, values, &b))
       return 0;
     *out = e->kind == TSL_EXPR_ADD ? a + b : e->kind == TSL_EXPR_SUB ? a - b
            : e->kind == TSL_EXPR_MUL ? a * b : b ? (a - ((a % b + b) % b)) / b : 0;

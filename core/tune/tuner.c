@@ -348,7 +348,7 @@ static int open_session(tuner *tu) {
                                    &tu->task->ref_sch, &d) &&
           tsl_lower_func(tu->run.arena, tsl_schedule_func(tu->task->ref_sch), NULL, &one[0], &d))
         one[0] = tu->task->ref_lf;
-      tsl_lowered_module lm = {sizeof lm, 1, one};
+      tsl_lowered_module lm = {sizeof lm, 1, one, 0, NULL};
       if ((rc = tu->run.tvt->build(tu->run.target, &lm, &tu->task->ref_kernel, NULL, &d)))
         return tsl_diag_set(tu->run.diag, rc, "building the reference: %s", d.text);
       ref.compiled_fn = tu->run.tvt->lookup(tu->task->ref_kernel, tu->task->func_name);
@@ -807,7 +807,7 @@ static void lower_cand(tuner *tu, batch *b, cand *c, uint32_t batch_no) {
     return;
   }
   c->one[0] = c->lf;
-  c->lm = (tsl_lowered_module){sizeof c->lm, c->split.prepack ? 2 : 1, c->one};
+  c->lm = (tsl_lowered_module){sizeof c->lm, c->split.prepack ? 2 : 1, c->one, 0, NULL};
   c->job = &b->jobs[b->n_jobs++];
   c->job->lm = &c->lm;
   snprintf(c->job->so_path, sizeof c->job->so_path, "%.900s/cand_%u_%u.so",

@@ -302,9 +302,9 @@ LLVMValueRef tll_call_intrinsic(tll_cg *cg, const char *name,
 
 LLVMValueRef tll_call_extern(tll_cg *cg, const char *name, LLVMTypeRef ret,
                              LLVMValueRef *args, unsigned n_args) {
-  LLVMTypeRef pt[16];
-  if (n_args > 16) {
-    tll_fail(cg, TSL_EUNSUPPORTED, "call of '%s' with %u arguments (at most 16)",
+  LLVMTypeRef pt[64];
+  if (n_args > 64) {
+    tll_fail(cg, TSL_EUNSUPPORTED, "call of '%s' with %u arguments (at most 64)",
              name, n_args);
     return NULL;
   }

@@ -289,15 +289,12 @@ static LLVMValueRef if_then_else(tll_cg *cg, const tsl_expr *e) {
 /* ---- TVM builtins ----------------------------------------------------------- */
 
 /* The hints compile to their meaning (T.likely: its argument, T.assume:
- * true); the other builtins and raw buffer pointers are refused by name. */
+ * true), raw pointers (B.data, T.address_of) to addresses; the other
+ * builtins are refused by name. */
 static LLVMValueRef builtin(tll_cg *cg, const tsl_expr *e) {
-  if (e->kind == TSL_EXPR_BUFFER_DATA) {
-    tll_fail(cg, TSL_EUNSUPPORTED,
-             "%s.data cannot be compiled by the llvm target: raw buffer "
-             "pointers are not supported",
-             e->u.buffer->name);
-    return NULL;
-  }
+  if (e->kind == TSL_EXPR_BUFFER_DATA ||
+      (e->intrin == TSL_BUILTIN_ADDRESS_OF && e->n_args == 1))
+    return tll_address_of(cg, e);
   if (e->intrin >= TSL_BUILTIN_COUNT) {
     tll_fail(cg, TSL_EINVALID, "call of unknown builtin id %u",
              (unsigned)e->intrin);

@@ -17,6 +17,7 @@
  */
 #include "llvm_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,26 @@ static LLVMValueRef to_abi(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
   return tll_to_storage(cg, v, t);
 }
 
+/* Read-only bytes (lower.h, 1.6) as the constant "<prefix>_<name>". */
+static void data(tll_cg *cg, const tsl_lowered_data *d, const char *prefix) {
+  if (!valid_symbol(d->name) || (d->nbytes && !d->bytes)) {
+    tll_fail(cg, TSL_EINVALID, "data '%s' is not a C identifier with bytes", d->name);
+    return;
+  }
+  char sym[512];
+  snprintf(sym, sizeof sym, "%s_%s", prefix, d->name);
+  if (LLVMGetNamedGlobal(cg->mod, sym) || LLVMGetNamedFunction(cg->mod, sym)) {
+    tll_fail(cg, TSL_EINVALID, "two symbols are named '%s'", sym);
+    return;
+  }
+  LLVMValueRef init = LLVMConstStringInContext2(cg->ctx, (const char *)d->bytes,
+                                                (size_t)d->nbytes, 1);
+  LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), sym);
+  LLVMSetInitializer(g, init);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetAlignment(g, 64);
+}
+
 static int natural(tll_cg *cg, const tsl_lowered_func *lf, const char *sym,
                    LLVMValueRef *out) {
   uint32_t np = lf->n_params, n = np + lf->n_size_vars;
@@ -126,9 +147,16 @@ static int natural(tll_cg *cg, const tsl_lowered_func *lf, const char *sym,
     pt[k] = cg->t_i64;
   LLVMTypeRef ft = LLVMFunctionType(cg->t_i32, pt, n, 0);
   free(pt);
-  if (LLVMGetNamedFunction(cg->mod, sym))
-    return tll_fail(cg, TSL_EINVALID, "two functions are named '%s'", sym);
-  LLVMValueRef fn = LLVMAddFunction(cg->mod, sym, ft);
+  /* a function called (call_extern) before its definition was declared */
+  LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, sym);
+  if (fn && (LLVMCountBasicBlocks(fn) || LLVMGlobalGetValueType(fn) != ft))
+    return tll_fail(cg, TSL_EINVALID,
+                    LLVMCountBasicBlocks(fn) ? "two functions are named '%s'"
+                                             : "'%s' is called with another signature than "
+                                               "its definition's",
+                    sym);
+  if (!fn)
+    fn = LLVMAddFunction(cg->mod, sym, ft);
   tll_fn_attrs(cg, fn);
   /* the packed wrapper calls it: inlining would compile the body twice */
   enum_attr(cg, fn, LLVMAttributeFunctionIndex, "noinline");
@@ -225,6 +253,8 @@ int tll_codegen_module(LLVMContextRef ctx, const tll_opts *o,
   memset(&cg, 0, sizeof cg);
   tsl_vec_init(&cg.binds, sizeof(tll_bind), NULL);
   cg.opts = o;
+  cg.lm = m;
+  cg.prefix = prefix;
   cg.ctx = ctx;
   cg.diag = diag;
   types(&cg);
@@ -255,6 +285,9 @@ int tll_codegen_module(LLVMContextRef ctx, const tll_opts *o,
     free(sym);
     free(psym);
   }
+  uint32_t n_data = m->struct_size > offsetof(tsl_lowered_module, data) ? m->n_data : 0;
+  for (uint32_t i = 0; i < n_data && !cg.status; i++)
+    data(&cg, &m->data[i], prefix);
   LLVMDisposeBuilder(cg.b);
   tsl_vec_free(&cg.binds);
   if (cg.status) {

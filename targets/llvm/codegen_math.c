@@ -194,8 +194,30 @@ LLVMValueRef tll_math_call(tll_cg *cg, const tsl_expr *e, int id) {
   return tll_convert(cg, r, ck, k);
 }
 
+/* A call_extern of a function of the module being compiled (a compiled
+ * model's entry calling its kernels): its natural symbol, with the int32
+ * status it returns. */
+static LLVMValueRef module_call(tll_cg *cg, const tsl_expr *e, const char *name) {
+  char sym[512];
+  snprintf(sym, sizeof sym, "%s_%s", cg->prefix, name);
+  LLVMValueRef args[64];
+  if (e->n_args > 64) {
+    tll_fail(cg, TSL_EUNSUPPORTED, "call of '%s' with %u arguments (at most 64)", name,
+             e->n_args);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (!(args[i] = tll_expr(cg, e->args[i])))
+      return NULL;
+  LLVMValueRef r = tll_call_extern(cg, sym, cg->t_i32, args, e->n_args);
+  return r && tsl_dtype_is_void(e->dtype) ? LLVMConstInt(cg->t_i32, 0, 0) : r;
+}
+
 LLVMValueRef tll_extern_call(tll_cg *cg, const tsl_expr *e) {
   const char *name = e->u.str_value ? e->u.str_value : "";
+  for (uint32_t i = 0; cg->lm && cg->prefix && i < cg->lm->n_funcs; i++)
+    if (!strcmp(cg->lm->funcs[i]->name, name))
+      return module_call(cg, e, name);
   int id = extern_id(name);
   if (id >= 0) {
     int32_t want = (id == TSL_INTRIN_POW || id == TSL_INTRIN_FMOD ||

@@ -270,6 +270,28 @@ LLVMValueRef tll_to_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
   return v;
 }
 
+/* T.address_of(B[i]) (one scalar element) and B.data: raw pointers into a
+ * buffer, as host code passes them to the kernels it calls. */
+LLVMValueRef tll_address_of(tll_cg *cg, const tsl_expr *e) {
+  if (e->kind == TSL_EXPR_BUFFER_DATA) {
+    LLVMValueRef base = tll_bind_find(cg, e->u.buffer);
+    if (!base)
+      tll_fail(cg, TSL_EINVALID, "%s.data is used where the buffer is not defined",
+               e->u.buffer->name);
+    return base;
+  }
+  const tsl_expr *ld = e->n_args == 1 ? e->args[0] : NULL;
+  if (!ld || ld->kind != TSL_EXPR_LOAD || ld->n_args != 1 || ld->args[0]->dtype.lanes > 1) {
+    tll_fail(cg, TSL_EINVALID, "T.address_of takes one scalar buffer element, e.g. "
+                               "T.address_of(A[i])");
+    return NULL;
+  }
+  access a;
+  if (address(cg, ld->u.buffer, ld->args[0], 1, &a))
+    return NULL;
+  return a.ptr;
+}
+
 LLVMValueRef tll_load(tll_cg *cg, const tsl_expr *e) {
   const tsl_buffer *buf = e->u.buffer;
   if (e->n_args != 1) {

@@ -128,6 +128,8 @@ typedef struct tll_cg {
   tsl_vec binds;              /* tll_bind, innermost last (heap) */
   uint32_t n_workers;         /* parallel workers outlined so far */
   const char *sym;            /* symbol of the function being emitted */
+  const tsl_lowered_module *lm; /* the module: call_extern of its functions */
+  const char *prefix;         /* its symbols' prefix */
   int status;
   tsl_diag *diag;
   /* types */
@@ -198,6 +200,7 @@ LLVMValueRef tll_extern_call(tll_cg *cg, const tsl_expr *e);
 /* codegen_vector.c */
 LLVMValueRef tll_splat(tll_cg *cg, LLVMValueRef scalar, unsigned lanes);
 LLVMValueRef tll_ramp(tll_cg *cg, const tsl_expr *e);
+LLVMValueRef tll_address_of(tll_cg *cg, const tsl_expr *e);
 LLVMValueRef tll_load(tll_cg *cg, const tsl_expr *e);
 int tll_store(tll_cg *cg, const tsl_stmt *s);
 /* Apply f lane by lane: a libm call on vectors. */

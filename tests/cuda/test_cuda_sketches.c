@@ -82,7 +82,7 @@ static void gpu_make(gpu_source *g, const tsl_func *f) {
   const tsl_lowered_func *lf = NULL;
   g->rc = tsl_lower_func(g->arena, f, NULL, &lf, &g->d);
   const tsl_lowered_func *one[1] = {lf};
-  tsl_lowered_module m = {sizeof m, 1, one};
+  tsl_lowered_module m = {sizeof m, 1, one, 0, NULL};
   g->rc = g->rc ? g->rc : tcu_program_make(g->arena, &m, "k", &g->p, &g->d);
   g->rc = g->rc ? g->rc : tcu_emit_device(&g->p, &g->dev, &g->d);
 }

@@ -93,7 +93,22 @@
   X(tsl_rx_func, ret) X(tsl_rx_func, ret_sinfo) X(tsl_model, struct_size)      \
   X(tsl_model, arena) X(tsl_model, tir) X(tsl_model, n_rx_funcs)               \
   X(tsl_model, rx_funcs) X(tsl_model, n_constants)                             \
-  X(tsl_model, constants) /* 1.5 */
+  X(tsl_model, constants) /* 1.5 */                                            \
+  X(tsl_lowered_module, n_data) X(tsl_lowered_module, data) /* 1.6 */          \
+  X(tsl_lowered_data, struct_size) X(tsl_lowered_data, name)                   \
+  X(tsl_lowered_data, bytes) X(tsl_lowered_data, nbytes)                       \
+  X(tsl_model_tensor, struct_size) X(tsl_model_tensor, name)                   \
+  X(tsl_model_tensor, dtype) X(tsl_model_tensor, ndim)                         \
+  X(tsl_model_tensor, shape) X(tsl_model_tensor, offset)                       \
+  X(tsl_model_tensor, nbytes) X(tsl_model_aot, struct_size)                    \
+  X(tsl_model_aot, module) X(tsl_model_aot, entry) X(tsl_model_aot, n_inputs)  \
+  X(tsl_model_aot, inputs) X(tsl_model_aot, n_outputs)                         \
+  X(tsl_model_aot, outputs) X(tsl_model_aot, n_weights)                        \
+  X(tsl_model_aot, weights) X(tsl_model_aot, weights_data)                     \
+  X(tsl_model_aot, weights_bytes) X(tsl_model_aot, n_size_vars)                \
+  X(tsl_model_aot, size_vars) X(tsl_model_aot, n_calls)                        \
+  X(tsl_model_aot, n_intermediates) X(tsl_model_aot, n_slots)                  \
+  X(tsl_model_aot, planned_bytes) X(tsl_model_aot, unplanned_bytes)
 
 #define LAYOUT_TYPES(X)                                                        \
   X(tsl_dtype) X(tsl_var) X(tsl_range) X(tsl_buffer) X(tsl_buffer_region)      \
@@ -101,7 +116,8 @@
   X(tsl_match_buffer) X(tsl_block) X(tsl_stmt) X(tsl_param) X(tsl_func)        \
   X(tsl_module) X(tsl_lowered_func) X(tsl_lowered_module) X(tsl_weight)         \
   X(tsl_rx_sinfo) X(tsl_rx_var) X(tsl_rx_expr) X(tsl_rx_binding) X(tsl_rx_block) \
-  X(tsl_rx_func) X(tsl_model)
+  X(tsl_rx_func) X(tsl_model) X(tsl_lowered_data) X(tsl_model_tensor)          \
+  X(tsl_model_aot)
 
 /* One line per fact: "KEY VALUE", KEY unique ("tsl_expr.u.var",
  * "sizeof tsl_expr", "expr_kind ADD"); in order. */

@@ -179,7 +179,7 @@ static inline int lt_check_ex(tsl_target *t, tsl_ctx *ctx, const tsl_func *ref,
     goto out;
   }
   const tsl_lowered_func *fl[1] = {lf};
-  tsl_lowered_module lm = {sizeof lm, 1, fl};
+  tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
   tsl_build_stats st = {sizeof st, 0, 0, 0};
   int brc = tll_vtable.build(t, &lm, &k, &st, &d);
   if (expect_error) {

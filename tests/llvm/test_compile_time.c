@@ -62,7 +62,7 @@ static void measure(tsl_target *t, const tsl_func *f, const char *what) {
     tsl_build_stats st = {sizeof st, -1, -1, -1};
     if (tsl_lower_func(a, f, &lo, &lf, &d) == TSL_OK) {
       const tsl_lowered_func *fl[1] = {lf};
-      tsl_lowered_module lm = {sizeof lm, 1, fl};
+      tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
       double c0 = cpu_now();
       if (tll_vtable.build(t, &lm, &k, &st, &d) == TSL_OK) {
         cpu[n] = cpu_now() - c0;
@@ -129,7 +129,7 @@ static double unrolled_backend(tsl_target *t, tsl_ctx *ctx) {
     tap_diag("%s", d.text);
   } else {
     const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl};
+    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
     tsl_kernel *k = NULL;
     tsl_build_stats st = {sizeof st, -1, -1, -1};
     double c0 = cpu_now();
@@ -169,7 +169,7 @@ static void wide_bodies(tsl_target *t, tsl_ctx *ctx, double o3_unrolled) {
     tap_diag("%s", d.text);
   } else {
     const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl};
+    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
     LLVMContextRef lc = LLVMContextCreate();
     LLVMModuleRef mod = NULL;
     tsl_build_stats st = {sizeof st, -1, -1, -1};

@@ -165,7 +165,7 @@ static void test_matmul(tsl_target *t, const char *dir) {
     goto out;
   }
   const tsl_lowered_func *fl[1] = {lf};
-  tsl_lowered_module lm = {sizeof lm, 1, fl};
+  tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
   char obj[4300], so[4300], hdr[4300];
   snprintf(obj, sizeof obj, "%s/mm.o", dir);
   snprintf(so, sizeof so, "%s/libmm.so", dir);
@@ -278,7 +278,7 @@ static void test_symbolic(tsl_target *t, const char *dir) {
     return;
   }
   const tsl_lowered_func *fl[1] = {lf};
-  tsl_lowered_module lm = {sizeof lm, 1, fl};
+  tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
   char so[4300];
   snprintf(so, sizeof so, "%s/libdyn.so", dir);
   int rc = tll_vtable.export_library(t, &lm, "dyn", so, NULL, &d);

@@ -70,7 +70,7 @@ static tsl_kernel *build(tsl_target *t, tsl_lowered_func *lf,
                          tsl_packed_fn *fn) {
   tsl_diag d = {0};
   const tsl_lowered_func *fl[1] = {lf};
-  tsl_lowered_module lm = {sizeof lm, 1, fl};
+  tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
   tsl_kernel *k = NULL;
   *fn = NULL;
   if (tll_vtable.build(t, &lm, &k, NULL, &d)) {
@@ -310,7 +310,7 @@ static void test_not_lowered(tsl_ctx *ctx, tsl_target *t) {
   const tsl_func *f = m->funcs[0];
   tsl_lowered_func *lf = func(ctx, "raw", f->n_params, f->params, f->body);
   const tsl_lowered_func *fl[1] = {lf};
-  tsl_lowered_module lm = {sizeof lm, 1, fl};
+  tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
   tsl_kernel *k = NULL;
   int rc = tll_vtable.build(t, &lm, &k, NULL, &d);
   ok(rc != 0 && strstr(d.text, "lowered programs only"),

@@ -359,7 +359,7 @@ static int ir_build(const char *spec, const tsl_func *f, int optimized, ir_mod *
   out->ctx = LLVMContextCreate();
   if (!tsl_lower_func(a, f, &lo, &lf, &d)) {
     const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl};
+    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
     if (tll_module_ir(&o, &lm, optimized, out->ctx, &out->mod, &d))
       tap_diag("%s: %s", spec, d.text);
   } else {
@@ -607,7 +607,7 @@ static int run_with(const char *spec, const tsl_func *f, tsl_arg *args,
   tsl_lower_opts lo = {sizeof lo, 1};
   if (t && !tsl_lower_func(a, f, &lo, &lf, &d)) {
     const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl};
+    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
     if (!tll_vtable.build(t, &lm, &k, NULL, &d)) {
       lt_packed p;
       (void)n;

@@ -49,8 +49,8 @@ refused "--seed takes a number" 2 "--seed takes a non-negative integer, not 'abc
   "$exe" run "$cases/mlp.py" --bind n=2 --seed abc
 refused "--bind takes a positive size" 2 "--bind n=-3: a symbolic size is a positive integer" \
   "$exe" run "$cases/mlp.py" --bind n=-3
-refused "models do not take --target yet" 2 "'--target' is not an option for a model" \
-  "$exe" run "$cases/mlp.py" --bind n=2 --target llvm
+refused "a model's --threads is a positive integer" 2 "--threads takes a positive integer, not '0'" \
+  "$exe" run "$cases/mlp.py" --bind n=2 --target llvm --threads 0
 sed 's/"env.relu"/"env.gelu"/' "$cases/bound_weights.py" > "$tmp/gelu.py"
 refused "an unknown library function is named with the known ones" 2 \
   "no function 'env.gelu': neither a prim_func of the model nor a library function (env.relu, env.linear, env.matmul, env.add)" \

@@ -84,7 +84,7 @@ int main(void) {
   size_vars[0] = lf[1].source->params[0].buffer->shape[1]->args[0]->u.var;
   lf[1].n_size_vars = 1;
   lf[1].size_vars = size_vars;
-  tsl_lowered_module lm = {sizeof lm, NF, fs};
+  tsl_lowered_module lm = {sizeof lm, NF, fs, 0, NULL};
 
   char *h = tsl_export_header(&lm, "mm");
   ok(h != NULL, "header generated");

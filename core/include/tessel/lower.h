@@ -74,10 +74,24 @@ typedef struct tsl_lowered_func {
   double flops;
 } tsl_lowered_func;
 
+/* Appended in 1.6: read-only bytes a module's library carries, e.g. the
+ * weights of a compiled model (model.h). A target exports each as the
+ * global constant array "<prefix>_<name>" (64-byte aligned; C:
+ * `extern const unsigned char <prefix>_<name>[]`). */
+typedef struct tsl_lowered_data {
+  uint32_t struct_size;
+  const char *name; /* a C identifier */
+  const uint8_t *bytes;
+  uint64_t nbytes;
+} tsl_lowered_data;
+
 typedef struct tsl_lowered_module {
   uint32_t struct_size;
   uint32_t n_funcs;
   const tsl_lowered_func *const *funcs;
+  /* appended in 1.6 (tsl_lower_module sets none) */
+  uint32_t n_data;
+  const tsl_lowered_data *data;
 } tsl_lowered_module;
 
 typedef struct tsl_lower_opts {

@@ -93,7 +93,11 @@ typedef struct tsl_target_vtable {
    * features, threads), e.g. "llvm -mcpu=skylake-avx512 -threads=2". Used as
    * the target key of database records. Owned by the instance. */
   const char *(*describe)(tsl_target *t);
-  /* Compile a lowered module for in-process calls. `stats` may be NULL. */
+  /* Compile a lowered module for in-process calls. `stats` may be NULL.
+   * Since 1.6, here and in export_library: a T.call_extern naming a
+   * function of the module calls that function (its natural signature,
+   * int32 status; a compiled model's entry calling its kernels), and
+   * T.address_of(B[i]) / B.data are raw pointers into buffers. */
   int (*build)(tsl_target *t, const tsl_lowered_module *m, tsl_kernel **out,
                tsl_build_stats *stats, tsl_diag *diag);
   /* The packed entry of the built function `name`, or NULL. */

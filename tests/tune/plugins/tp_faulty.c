@@ -178,7 +178,7 @@ static int f_export(tsl_target *t, const tsl_lowered_module *m, const char *pref
       pause();
   tsl_arena *a = tsl_arena_new(f->ctx);
   const tsl_lowered_func *one[1] = {inject(a, m->funcs[0], outcome)};
-  tsl_lowered_module fm = {sizeof fm, 1, one};
+  tsl_lowered_module fm = {sizeof fm, 1, one, 0, NULL};
   int rc = tll_vtable.export_library(f->inner, &fm, prefix, path, header, diag);
   tsl_arena_free(a);
   return rc;
