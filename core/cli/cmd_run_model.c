@@ -257,7 +257,10 @@ void cli_model_print_outputs(const tsl_weights *out, double secs, int json, cons
     free(s);
     json_decref(o);
   } else {
-    printf("%s: %.3f ms\n", engine, secs * 1e3);
+    if (secs < 1e-3)
+      printf("%s: %.2f us\n", engine, secs * 1e6);
+    else
+      printf("%s: %.3f ms\n", engine, secs * 1e3);
   }
 }
 

@@ -473,9 +473,9 @@ static const tsl_rx_expr *dps_call(pstate *ps, const anode *n, tsl_rx_op op) {
 /* An operator's attributes: positional after its operands, or by name. */
 static tsl_attrs op_attrs(pstate *ps, const anode *call, uint32_t arity, const rx_attr_spec *spec,
                           uint32_t n_spec) {
-  tsl_attr items[4];
+  tsl_attr items[RX_MAX_ATTRS];
   uint32_t n = 0;
-  for (uint32_t k = 0; k < n_spec; k++) {
+  for (uint32_t k = 0; k < n_spec && k < RX_MAX_ATTRS; k++) {
     const anode *v = ps_arg(ps, call, arity + k, spec[k].name);
     if (!v || v->kind == AX_NONE)
       continue;
@@ -493,12 +493,34 @@ static tsl_attrs op_attrs(pstate *ps, const anode *call, uint32_t arity, const r
       val->kind = TSL_ATTR_BOOL;
       val->u.i = v->kind == AX_TRUE;
       break;
+    case RX_A_FLOAT: {
+      const anode *x = v->kind == AX_UNARY && v->op == OP_MINUS && v->a ? v->a : v;
+      if (x->kind != AX_FLOAT && x->kind != AX_INT)
+        ps_fail(ps, v, "a number such as 1e-05", "%s must be a number", spec[k].name);
+      double f = x->kind == AX_FLOAT ? x->fval : (double)x->ival;
+      val->kind = TSL_ATTR_FLOAT;
+      val->u.f = x != v ? -f : f;
+      break;
+    }
+    case RX_A_STR:
+      if (v->kind != AX_STR)
+        ps_fail(ps, v, "a string such as \"NCHW\"", "%s must be a string", spec[k].name);
+      val->kind = TSL_ATTR_STR;
+      val->u.s = tsl_intern_n(ps->ctx, v->s, v->slen);
+      break;
     case RX_A_DTYPE: {
       char dt[32];
       val->kind = TSL_ATTR_STR;
       val->u.s = tsl_intern(ps->ctx, tsl_dtype_str(ps_dtype_arg(ps, v), dt));
       break;
     }
+    case RX_A_INT_OR_INTS:
+      if (v->kind != AX_LIST && v->kind != AX_TUPLE) {
+        val->kind = TSL_ATTR_INT;
+        val->u.i = ps_int_literal(ps, v, spec[k].name);
+        break;
+      }
+      /* fall through */
     case RX_A_INTS: {
       int list = v->kind == AX_LIST || v->kind == AX_TUPLE;
       uint32_t m = list ? v->n : 1;
@@ -569,14 +591,20 @@ static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
     int arity = rx_op_arity((tsl_rx_op)op);
     const rx_attr_spec *spec = NULL;
     uint32_t n_spec = rx_op_attrs((tsl_rx_op)op, &spec);
-    char usage[160];
-    int len = snprintf(usage, sizeof usage, "%s(%s", path, arity == 1 ? "x" : "x1, x2");
-    const char *kws[4] = {NULL};
-    for (uint32_t k = 0; k < n_spec; k++) {
+    tsl_strbuf ub;
+    tsl_strbuf_init(&ub);
+    tsl_strbuf_printf(&ub, "%s(", path);
+    for (int k = 0; k < arity; k++)
+      tsl_strbuf_printf(&ub, arity == 1 ? "x" : "%sx%d", k ? ", " : "", k + 1);
+    const char *kws[RX_MAX_ATTRS + 1] = {NULL};
+    for (uint32_t k = 0; k < n_spec && k < RX_MAX_ATTRS; k++) {
       kws[k] = spec[k].name;
-      len += snprintf(usage + len, sizeof usage - (size_t)len, ", %s=...", spec[k].name);
+      tsl_strbuf_printf(&ub, ", %s=...", spec[k].name);
     }
-    snprintf(usage + len, sizeof usage - (size_t)len, ")");
+    tsl_strbuf_append(&ub, ")");
+    char usage[512];
+    snprintf(usage, sizeof usage, "%s", ub.data);
+    tsl_strbuf_free(&ub);
     ps_check_kwargs(ps, n, path, kws);
     ps_check_arity(ps, n, path, arity, arity + (int)n_spec, usage);
     tsl_rx_expr *e = new_expr(ps, TSL_RX_EXPR_CALL);

@@ -8,6 +8,7 @@
 #include "rx_ops.h"
 #include "tessel/relax.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,19 @@ static void args(pr_t *p, uint32_t n, const tsl_rx_expr *const *a) {
   }
 }
 
+/* The shortest decimal that reads back as f. */
+static void float_attr(pr_t *p, double f) {
+  char buf[40];
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, f);
+    if (strtod(buf, NULL) == f)
+      break;
+  }
+  if (!strpbrk(buf, ".eEn"))
+    strcat(buf, ".0");
+  pr_puts(p, buf);
+}
+
 /* An operator's attributes as TVM prints them: R.reshape's shape as
  * R.shape([...]) in its place, the others by name. */
 static void op_attrs(pr_t *p, const tsl_rx_expr *e) {
@@ -117,6 +131,8 @@ static void op_attrs(pr_t *p, const tsl_rx_expr *e) {
       pr_str_literal(p, v->u.s);
     else if (v->kind == TSL_ATTR_INT)
       pr_printf(p, "%lld", (long long)v->u.i);
+    else if (v->kind == TSL_ATTR_FLOAT)
+      float_attr(p, v->u.f);
     else {
       pr_puts(p, "[");
       for (uint32_t i = 0; i < v->n; i++)

@@ -456,6 +456,12 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
   }
   if (op == TSL_RX_OP_CONCAT)
     return infer_concat(ar, args[0], attrs, err);
+  if (op >= TSL_RX_OP_CONV2D) {
+    for (uint32_t i = 0; i < n; i++)
+      if (args[i]->sinfo->kind == TSL_RX_SINFO_OBJECT)
+        return out; /* an unbound weight: nothing to infer */
+    return rx_infer_nn(ar, op, args, attrs, err);
+  }
   for (uint32_t i = 0; i < n; i++)
     if (args[i]->sinfo->kind != TSL_RX_SINFO_OBJECT && !tensor(args[i]->sinfo)) {
       fail(err, &t, (int)i, "operators take tensors", "R.%s: operand %u is %s, not a tensor",

@@ -54,6 +54,9 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *a, tsl_rx_op op, uint32_t n,
 const tsl_rx_sinfo *rx_infer_dps(tsl_arena *a, const tsl_module *tir, tsl_rx_op op,
                                  const tsl_rx_expr *callee, const tsl_rx_expr *args,
                                  uint32_t n_out, const tsl_rx_sinfo *const *outs, rx_err *err);
+/* rx_infer_nn.c: conv2d, pooling, batch_norm, layer_norm, split (1.6). */
+const tsl_rx_sinfo *rx_infer_nn(tsl_arena *a, tsl_rx_op op, const tsl_rx_expr *const *args,
+                                tsl_attrs attrs, rx_err *err);
 /* Dimensions known equal: the same constant, or the same expression. */
 int rx_dim_equal(const tsl_expr *a, const tsl_expr *b);
 

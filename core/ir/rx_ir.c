@@ -27,7 +27,29 @@ uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
   static const rx_attr_spec shape[] = {{"shape", RX_A_SHAPE}};
   static const rx_attr_spec reduce[] = {{"axis", RX_A_INTS}, {"keepdims", RX_A_BOOL}};
   static const rx_attr_spec axis[] = {{"axis", RX_A_INT}};
+  static const rx_attr_spec conv[] = {
+      {"strides", RX_A_INTS},      {"padding", RX_A_INTS},       {"dilation", RX_A_INTS},
+      {"groups", RX_A_INT},        {"data_layout", RX_A_STR},    {"kernel_layout", RX_A_STR},
+      {"out_layout", RX_A_STR},    {"out_dtype", RX_A_STR}};
+  static const rx_attr_spec pool[] = {
+      {"pool_size", RX_A_INTS}, {"strides", RX_A_INTS},           {"padding", RX_A_INTS},
+      {"dilation", RX_A_INTS},  {"ceil_mode", RX_A_BOOL},         {"count_include_pad", RX_A_BOOL},
+      {"layout", RX_A_STR},     {"out_layout", RX_A_STR}};
+  static const rx_attr_spec adaptive[] = {
+      {"output_size", RX_A_INTS}, {"layout", RX_A_STR}, {"out_layout", RX_A_STR}};
+  static const rx_attr_spec bn[] = {{"axis", RX_A_INT},    {"epsilon", RX_A_FLOAT},
+                                    {"center", RX_A_BOOL}, {"scale", RX_A_BOOL},
+                                    {"momentum", RX_A_FLOAT}};
+  static const rx_attr_spec ln[] = {{"axes", RX_A_INTS}, {"epsilon", RX_A_FLOAT},
+                                    {"center", RX_A_BOOL}, {"scale", RX_A_BOOL}};
+  static const rx_attr_spec split[] = {{"indices_or_sections", RX_A_INT_OR_INTS}, {"axis", RX_A_INT}};
   switch (op) {
+  case TSL_RX_OP_CONV2D: *out = conv; return 8;
+  case TSL_RX_OP_MAX_POOL2D: case TSL_RX_OP_AVG_POOL2D: *out = pool; return 8;
+  case TSL_RX_OP_ADAPTIVE_AVG_POOL2D: *out = adaptive; return 3;
+  case TSL_RX_OP_BATCH_NORM: *out = bn; return 5;
+  case TSL_RX_OP_LAYER_NORM: *out = ln; return 4;
+  case TSL_RX_OP_SPLIT: *out = split; return 2;
   case TSL_RX_OP_ASTYPE: *out = dtype; return 1;
   case TSL_RX_OP_PERMUTE_DIMS: *out = axes; return 1;
   case TSL_RX_OP_RESHAPE: *out = shape; return 1;
@@ -35,6 +57,42 @@ uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
   case TSL_RX_OP_SOFTMAX: case TSL_RX_OP_CONCAT: *out = axis; return 1;
   default: *out = NULL; return 0;
   }
+}
+
+double tsl_rx_attr_float(tsl_attrs a, const char *key, double dflt) {
+  const tsl_attr_value *v = tsl_attrs_get(a, key);
+  return !v ? dflt : v->kind == TSL_ATTR_FLOAT ? v->u.f : v->kind == TSL_ATTR_INT ? (double)v->u.i
+                                                                                  : dflt;
+}
+
+const char *tsl_rx_attr_str(tsl_attrs a, const char *key, const char *dflt) {
+  const tsl_attr_value *v = tsl_attrs_get(a, key);
+  return v && v->kind == TSL_ATTR_STR ? v->u.s : dflt;
+}
+
+int tsl_rx_attr_ints_n(tsl_attrs attrs, const char *key, int64_t dflt, int32_t want, int64_t *out) {
+  int64_t v[8];
+  int32_t n = tsl_rx_attr_ints(attrs, key, v, 8);
+  if (n < 0) {
+    for (int32_t i = 0; i < want; i++)
+      out[i] = dflt;
+    return 1;
+  }
+  if (n == 1) {
+    for (int32_t i = 0; i < want; i++)
+      out[i] = v[0];
+    return 1;
+  }
+  if (n == want) {
+    memcpy(out, v, (size_t)want * sizeof *out);
+    return 1;
+  }
+  if (want == 4 && n == 2) {
+    out[0] = out[2] = v[0];
+    out[1] = out[3] = v[1];
+    return 1;
+  }
+  return 0;
 }
 
 int64_t tsl_rx_attr_int(tsl_attrs a, const char *key, int64_t dflt) {

@@ -37,6 +37,12 @@ void mdl_matmul(const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out);
 void mdl_attr_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, uint32_t n,
                  tsl_tensor *out);
 
+/* A network operator (conv2d .. split: relax.h, 1.6) on its operands into
+ * its outputs (one, or the fields of its tuple), allocated with the
+ * call's shapes (model_nn.c). */
+void mdl_nn_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_tensor *const *out,
+               uint32_t n_out);
+
 /* Library function `name` on its inputs and (allocated) outputs:
  * TSL_ENOTFOUND when there is no such function, else TSL_OK or an error
  * naming what does not fit. */

@@ -227,7 +227,47 @@ static int attr_op_call(run *r, const tsl_rx_expr *e, const char *where, const m
   return TSL_OK;
 }
 
+/* A network operator (1.6): every operand a tensor, the outputs (one, or
+ * a tuple's) from the call's struct info. */
+static int nn_op_call(run *r, const tsl_rx_expr *e, const char *where, const mval **out) {
+  const char *op = tsl_rx_op_name((tsl_rx_op)e->op);
+  const tsl_tensor **in = TSL_NEW_ARRAY(r->arena, const tsl_tensor *, e->n_args + 1);
+  for (uint32_t i = 0; i < e->n_args; i++) {
+    const mval *x;
+    int rc = eval(r, e->args[i], where, &x);
+    if (rc)
+      return rc;
+    if (!tensor_arg(x))
+      return fail(r, TSL_EINVALID, "%s: R.%s takes tensors", where, op);
+    in[i] = &x->t;
+  }
+  char what[200];
+  snprintf(what, sizeof what, "%s: R.%s", where, op);
+  const tsl_rx_sinfo *s = e->sinfo;
+  uint32_t n_out = s->kind == TSL_RX_SINFO_TUPLE ? s->n_fields : 1;
+  mval **outs = TSL_NEW_ARRAY(r->arena, mval *, n_out + 1);
+  tsl_tensor **ot = TSL_NEW_ARRAY(r->arena, tsl_tensor *, n_out + 1);
+  for (uint32_t i = 0; i < n_out; i++) {
+    int rc = alloc_tensor(r, s->kind == TSL_RX_SINFO_TUPLE ? s->fields[i] : s, what, &outs[i]);
+    if (rc)
+      return rc;
+    ot[i] = &outs[i]->t;
+  }
+  mdl_nn_op((tsl_rx_op)e->op, e->attrs, in, ot, n_out);
+  if (s->kind != TSL_RX_SINFO_TUPLE) {
+    *out = outs[0];
+    return TSL_OK;
+  }
+  mval *t = new_val(r, MV_TUPLE);
+  t->n = n_out;
+  t->fields = (const mval **)outs;
+  *out = t;
+  return TSL_OK;
+}
+
 static int op_call(run *r, const tsl_rx_expr *e, const char *where, const mval **out) {
+  if (e->op >= TSL_RX_OP_CONV2D)
+    return nn_op_call(r, e, where, out);
   if (e->op >= TSL_RX_OP_ASTYPE)
     return attr_op_call(r, e, where, out);
   const mval *x, *y = NULL;

@@ -87,9 +87,12 @@ static const tsl_rx_expr *expr(tsl_rx_mutator *m, const tsl_rx_expr *e) {
   const tsl_rx_expr *ins = r->op == TSL_RX_OP_CONCAT
                                ? r->args[0]
                                : tsl_rx_tuple(m->arena, r->n_args, r->args);
+  /* a tuple-valued operator (batch_norm, split): one output per field */
+  int tuple = r->sinfo->kind == TSL_RX_SINFO_TUPLE;
   const tsl_rx_expr *call =
       tsl_rx_dps_call(m->arena, m->tir, TSL_RX_OP_CALL_TIR, tsl_rx_global(m->arena, f->name),
-                      ins, 1, &r->sinfo, &d);
+                      ins, tuple ? r->sinfo->n_fields : 1,
+                      tuple ? r->sinfo->fields : &r->sinfo, &d);
   if (!call) {
     tsl_rx_mutator_fail(m, TSL_EINVALID, "R.%s: %s", tsl_rx_op_name((tsl_rx_op)r->op), d.text);
     return r;

@@ -36,6 +36,12 @@ const char *legalize_op_hint(tsl_rx_op op) {
   case TSL_RX_OP_RESHAPE: case TSL_RX_OP_FLATTEN: return "reshape";
   case TSL_RX_OP_SOFTMAX: return "softmax";
   case TSL_RX_OP_CONCAT: return "concatenate";
+  case TSL_RX_OP_CONV2D: return "conv2d";
+  case TSL_RX_OP_MAX_POOL2D: return "max_pool2d";
+  case TSL_RX_OP_AVG_POOL2D: return "avg_pool2d";
+  case TSL_RX_OP_ADAPTIVE_AVG_POOL2D: return "adaptive_avg_pool2d";
+  case TSL_RX_OP_BATCH_NORM: return "batch_norm";
+  case TSL_RX_OP_LAYER_NORM: return "layer_norm";
   default: return tsl_rx_op_name(op);
   }
 }
@@ -267,6 +273,8 @@ static void matmul(tsl_strbuf *sb, const lg_buf *in, const lg_buf *out) {
 int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
                        tsl_diag *diag) {
   tsl_rx_op op = (tsl_rx_op)call->op;
+  if (op >= TSL_RX_OP_CONV2D)
+    return legalize_nn_script(call, name, sb, diag);
   if (op >= TSL_RX_OP_ASTYPE)
     return legalize_layout_script(call, name, sb, diag);
   const tsl_rx_sinfo *o = call->sinfo;

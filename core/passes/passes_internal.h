@@ -55,6 +55,12 @@ int lg_grid(tsl_strbuf *sb, int at, const char *block, int32_t n, const tsl_expr
 int legalize_layout_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
                            tsl_diag *diag);
 
+/* The prim_func text of the network operators (legalize_nn.c, 1.6):
+ * conv2d, max / avg / adaptive average pooling, batch_norm, layer_norm,
+ * split; a tuple-valued operator's prim_func has one output per field. */
+int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
+                       tsl_diag *diag);
+
 /* ---- op_pattern.c: TVM's operator patterns, ordered as TVM numbers
  * them ---- */
 enum {

@@ -80,6 +80,75 @@ def make_shape_ops(d):
         "output.5": np.concatenate((x, y), axis=2)})
 
 
+def conv2d(x, w, stride, pad, dil, groups):
+    """NCHW / OIHW convolution in float64, pad = (top, left, bottom, right)."""
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
+    oh = (h + pad[0] + pad[2] - dil * (kh - 1) - 1) // stride + 1
+    ow = (wd + pad[1] + pad[3] - dil * (kw - 1) - 1) // stride + 1
+    out = np.zeros((n, o, oh, ow))
+    og = o // groups
+    for f in range(o):
+        g = f // og
+        for i in range(oh):
+            for j in range(ow):
+                win = xp[:, g * cg:(g + 1) * cg, i * stride:i * stride + dil * (kh - 1) + 1:dil,
+                         j * stride:j * stride + dil * (kw - 1) + 1:dil]
+                out[:, f, i, j] = (win * w[f]).sum(axis=(1, 2, 3))
+    return out
+
+
+def pool2d(x, k, stride, pad, oh, ow, kind, include_pad=False):
+    n, c, h, w = x.shape
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            y0, x0 = i * stride - pad, j * stride - pad
+            ys, xs = max(y0, 0), max(x0, 0)
+            ye, xe = min(y0 + k, h), min(x0 + k, w)
+            win = x[:, :, ys:ye, xs:xe]
+            if kind == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                div = (min(y0 + k, h + pad) - y0) * (min(x0 + k, w + pad) - x0) \
+                    if include_pad else (ye - ys) * (xe - xs)
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / div
+    return out
+
+
+def make_nn(d):
+    rng = np.random.default_rng(17)
+    f = lambda *s: rng.uniform(-1, 1, s).astype("float32")
+    x, w, wg = f(2, 4, 11, 11), f(6, 4, 3, 3), f(6, 2, 3, 3)
+    gamma, beta, mean = f(6), f(6), f(6)
+    var = rng.uniform(0.5, 2, 6).astype("float32")
+    lg, lb = f(3), f(3)
+    np.savez(f"{d}/nn_ops.npz", x=x, w=w, wg=wg, gamma=gamma, beta=beta, mean=mean, var=var,
+             lg=lg, lb=lb)
+    c = conv2d(x.astype("float64"), w, 2, (1, 1, 1, 1), 1, 1)
+    bn = (c - mean[:, None, None]) / np.sqrt(var[:, None, None].astype("float64") + 1e-5)
+    bn = bn * gamma[:, None, None] + beta[:, None, None]
+    g = conv2d(np.maximum(bn, 0), wg, 1, (2, 2, 2, 2), 2, 3)
+    p = pool2d(g, 3, 2, 0, 3, 3, "max")
+    q = pool2d(g, 3, 2, 1, 3, 3, "avg")
+    qc = pool2d(g, 3, 2, 1, 3, 3, "avg", include_pad=True)
+    a = np.zeros((2, 6, 3, 3))
+    for i in range(3):
+        for j in range(3):
+            y0, y1 = i * 6 // 3, -(-(i + 1) * 6 // 3)
+            x0, x1 = j * 6 // 3, -(-(j + 1) * 6 // 3)
+            a[:, :, i, j] = g[:, :, y0:y1, x0:x1].mean(axis=(2, 3))
+    mu = a.mean(axis=-1, keepdims=True)
+    sd = np.sqrt(((a - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5)
+    ln = (a - mu) / sd * lg + lb
+    f32 = lambda v: v.astype("float32")
+    np.savez(f"{d}/nn_ops.want.npz", **{
+        "output.0": f32(p), "output.1": f32(q), "output.2": f32(qc),
+        "output.3": f32(ln[:, 0:2]), "output.4": f32(ln[:, 4:6]), "output.5": f32(q[:, 1:4]),
+        "output.6": mean})
+
+
 def compare(got, want):
     g, w = np.load(got), np.load(want)
     if sorted(g.files) != sorted(w.files):
@@ -102,5 +171,6 @@ if __name__ == "__main__":
         make_int(sys.argv[2])
         make_matvec(sys.argv[2])
         make_shape_ops(sys.argv[2])
+        make_nn(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))

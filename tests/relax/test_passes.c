@@ -101,6 +101,9 @@ static const pcase cases[] = {
     {"nested", "legalized", "legalize", NULL},
     {"nested", "fused", "legalize,fuse,dce", NULL},
     {"fma", "fused", "fuse_multiply_add,dce", NULL},
+    {"cnn", "legalized", "legalize", NULL},
+    {"cnn", "fused", "legalize,fuse,dce", NULL},
+    {"../cases/nn_ops", "legalized", "legalize", NULL},
 };
 
 static void run_case(tsl_ctx *ctx, const tsl_registry *reg, const pcase *c, int update) {

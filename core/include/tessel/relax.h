@@ -95,7 +95,28 @@ struct tsl_rx_sinfo {
   X(MEAN, "mean", 1)                 /*  keepdims: BOOL)                    */ \
   X(MAX, "max", 1)                                                             \
   X(SOFTMAX, "nn.softmax", 1)        /* (axis: INT, default -1) */             \
-  X(CONCAT, "concat", 1)             /* a TUPLE of tensors (axis: INT, 0) */
+  X(CONCAT, "concat", 1)             /* a TUPLE of tensors (axis: INT, 0) */ \
+  /* appended in 1.6: layouts NCHW / OIHW only */                             \
+  X(CONV2D, "nn.conv2d", 2)          /* data, weight (strides, padding,     */ \
+                                     /*  dilation: INTS; groups: INT;       */ \
+                                     /*  data_layout, kernel_layout,        */ \
+                                     /*  out_layout, out_dtype: STR)        */ \
+  X(MAX_POOL2D, "nn.max_pool2d", 1)  /* (pool_size, strides, padding,       */ \
+  X(AVG_POOL2D, "nn.avg_pool2d", 1)  /*  dilation: INTS; ceil_mode,         */ \
+                                     /*  count_include_pad: BOOL; layout,   */ \
+                                     /*  out_layout: STR)                   */ \
+  X(ADAPTIVE_AVG_POOL2D, "nn.adaptive_avg_pool2d", 1) /* (output_size: INTS; */\
+                                     /*  layout, out_layout: STR)           */ \
+  X(BATCH_NORM, "nn.batch_norm", 5)  /* data, gamma, beta, moving_mean,     */ \
+                                     /*  moving_var (axis: INT; epsilon:    */ \
+                                     /*  FLOAT; center, scale: BOOL;        */ \
+                                     /*  momentum: FLOAT): a TUPLE (out,    */ \
+                                     /*  mean, var), inference statistics   */ \
+  X(LAYER_NORM, "nn.layer_norm", 3)  /* data, gamma, beta (axes: INTS;      */ \
+                                     /*  epsilon: FLOAT; center, scale)     */ \
+  X(SPLIT, "split", 1)               /* (indices_or_sections: INTS, an INT  */ \
+                                     /*  n: n equal parts; axis: INT): a    */ \
+                                     /*  TUPLE */
 
 typedef enum tsl_rx_op {
 #define TSL_X_(id, name, n) TSL_RX_OP_##id,
@@ -111,6 +132,15 @@ TSL_API const char *tsl_rx_op_name(tsl_rx_op op);
  * (at most cap values), returning how many it has, -1 when absent. */
 TSL_API int64_t tsl_rx_attr_int(tsl_attrs attrs, const char *key, int64_t dflt);
 TSL_API int32_t tsl_rx_attr_ints(tsl_attrs attrs, const char *key, int64_t *out, uint32_t cap);
+/* Appended in 1.6: a FLOAT attribute (an INT converts), a STR attribute,
+ * each `dflt` when absent; an INTS attribute spread to `want` values as
+ * TVM's network operators read them (absent: `dflt` everywhere; one value:
+ * everywhere; `want` values as given; padding's two values for four:
+ * top = bottom, left = right). Returns 0 when the count does not fit. */
+TSL_API double tsl_rx_attr_float(tsl_attrs attrs, const char *key, double dflt);
+TSL_API const char *tsl_rx_attr_str(tsl_attrs attrs, const char *key, const char *dflt);
+TSL_API int tsl_rx_attr_ints_n(tsl_attrs attrs, const char *key, int64_t dflt, int32_t want,
+                               int64_t *out);
 
 /* ==== expressions ========================================================= */
 
