@@ -1,10 +1,12 @@
 /*
  * tsl_registry_new: a registry holding libtessel's built-in components —
  * the tensor intrinsics, then the schedule rules, postprocessors and
- * mutators of core/rules, then the graph passes of core/passes. The
+ * mutators of core/rules, then the graph passes of core/passes, then the
+ * library functions of core/model. The
  * registry itself (core/plugin) knows none of them.
  */
 #include "builtins_internal.h"
+#include "model_internal.h"
 #include "passes_internal.h"
 #include "plugin_internal.h"
 #include "rules_internal.h"
@@ -18,6 +20,8 @@ int tsl_registry_new(tsl_ctx *ctx, tsl_registry **out, tsl_diag *diag) {
     rc = rules_register_builtins(*out, diag);
   if (!rc)
     rc = passes_register_builtins(*out, diag);
+  if (!rc)
+    rc = model_register_builtins(*out, diag);
   if (rc) {
     tsl_registry_free(*out);
     *out = NULL;

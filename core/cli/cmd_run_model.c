@@ -15,7 +15,7 @@
 const char cli_run_model_usage[] =
     "usage: tessel run MODEL [--func NAME] [--weights FILE] [--input NAME=FILE]...\n"
     "                  [--bind NAME=VALUE]... [--seed N] [--output FILE] [--json]\n"
-    "                  [--passes LIST] [--target NAME [--threads N]]\n"
+    "                  [--passes LIST] [--target NAME [--threads N] [--check interp|none]]\n"
     "\n"
     "Run a Relax function of MODEL (a TVMScript @I.ir_module with @R.function\n"
     "functions) in the reference interpreter and print its outputs. Each\n"
@@ -47,6 +47,8 @@ const char cli_run_model_usage[] =
     "                     the outputs, the median time per run, the plan, and a\n"
     "                     check against the reference interpreter\n"
     "  --threads N        threads of the compiled kernels (default: all cores)\n"
+    "  --check interp|none  with --target: check against the reference interpreter\n"
+    "                     (default), or not (a large model's interpreter run is slow)\n"
     "\n"
     "Without --target the model runs in the reference interpreter.\n"
     "exit status: 0 ok, 1 the run failed, 2 on a usage error, a model that does\n"
@@ -59,7 +61,7 @@ typedef struct margs {
   int threads;
   const char *inputs[MAX_ITEMS];
   const char *binds[MAX_ITEMS];
-  int n_inputs, n_binds, json;
+  int n_inputs, n_binds, json, no_check;
   uint64_t seed;
 } margs;
 
@@ -83,6 +85,11 @@ static int parse(int argc, char **argv, margs *a) {
     int has = i + 1 < argc;
     if (!strcmp(o, "--json")) {
       a->json = 1;
+    } else if (!strcmp(o, "--check") && has) {
+      const char *v = argv[++i];
+      if (strcmp(v, "interp") && strcmp(v, "none"))
+        return cli_error("run", "--check takes interp or none, not '%s'", v);
+      a->no_check = !strcmp(v, "none");
     } else if ((!strcmp(o, "--func") || !strcmp(o, "--weights") || !strcmp(o, "--output") ||
                 !strcmp(o, "--input") || !strcmp(o, "--bind") || !strcmp(o, "--seed") ||
                 !strcmp(o, "--passes") || !strcmp(o, "--target") || !strcmp(o, "--threads")) &&
@@ -120,7 +127,7 @@ static int parse(int argc, char **argv, margs *a) {
     } else if (o[0] == '-' && o[1]) {
       return cli_error("run", "'%s' is not an option for a model, or lacks its value\nnote: "
                        "valid options: --func, --weights, --input, --bind, --seed, --output, "
-                       "--json, --passes, --target, --threads (see tessel run --help)",
+                       "--json, --passes, --target, --threads, --check (see tessel run --help)",
                        o);
     } else if (a->path) {
       return cli_error("run", "more than one MODEL given ('%s' and '%s')", a->path, o);
@@ -309,8 +316,9 @@ int cli_model_compare(const tsl_weights *ref, const tsl_weights *got, double *ma
 
 /* The model the passes make, run and checked against `ref` (the outputs
  * before them). */
-static int run_passed(const margs *a, tsl_arena *arena, const tsl_model *m, const char *func,
-                      const tsl_weights *in, const tsl_weights *ref) {
+static int run_passed(const margs *a, tsl_arena *arena, const tsl_registry *reg,
+                      const tsl_model *m, const char *func, const tsl_weights *in,
+                      const tsl_weights *ref) {
   tsl_weights *w = NULL, *constants = NULL, *in2 = NULL, *out = NULL;
   const tsl_model *pm = NULL;
   tsl_diag d = {0};
@@ -323,7 +331,7 @@ static int run_passed(const margs *a, tsl_arena *arena, const tsl_model *m, cons
   if (!rc && !(in2 = inputs_after(pm, f, in)))
     rc = cli_error("run", "out of memory");
   double t0 = cli_now_s();
-  if (!rc && tsl_model_interp(pm, func, in2, &out, &d)) {
+  if (!rc && tsl_model_interp_with(reg, pm, func, in2, &out, &d)) {
     fprintf(stderr, "tessel run: error: after the passes %s: %s\n", a->passes, d.text);
     rc = CLI_NO;
   }
@@ -362,9 +370,19 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
     return cli_error("run", "out of memory");
   rc = gather(&a, m, f, in);
   tsl_diag d = {0};
+  /* library functions: the built-in env.* ones and the plugins' */
+  tsl_registry *reg = NULL;
+  if (!rc && tsl_registry_new(tsl_arena_ctx(m->arena), &reg, &d))
+    rc = cli_error("run", "%s", d.text);
+  if (!rc && tsl_registry_load_default(reg, 0, NULL, &d))
+    fprintf(stderr, "tessel run: warning: plugins: %s\nnote: the library functions of the "
+            "plugins loaded before it are available\n", d.text);
+  d.text[0] = '\0';
+  if (!rc && a.no_check && !a.target)
+    rc = cli_error("run", "--check none applies to a compiled run (--target)");
   if (!rc) {
     double t0 = cli_now_s();
-    int r = tsl_model_interp(m, f->name, in, &out, &d);
+    int r = a.no_check ? TSL_OK : tsl_model_interp_with(reg, m, f->name, in, &out, &d);
     double secs = cli_now_s() - t0;
     if (r) {
       fprintf(stderr, "tessel run: error: %s\n", d.text);
@@ -381,7 +399,7 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
       tsl_arena_free(arena);
     } else if (a.passes) {
       tsl_arena *arena = tsl_arena_new(tsl_arena_ctx(m->arena));
-      rc = run_passed(&a, arena, m, f->name, in, out);
+      rc = run_passed(&a, arena, reg, m, f->name, in, out);
       tsl_arena_free(arena);
     } else {
       cli_model_print_outputs(out, secs, a.json, "reference interpreter");
@@ -391,5 +409,6 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
   }
   tsl_weights_free(out);
   tsl_weights_free(in);
+  tsl_registry_free(reg);
   return rc;
 }

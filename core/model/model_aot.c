@@ -132,8 +132,9 @@ static int operand(aot *c, const tsl_rx_expr *e, const char *where, mdl_value **
   case TSL_RX_EXPR_CALL:
     if (e->op == TSL_RX_OP_CALL_DPS_PACKED)
       return fail(c, TSL_EUNSUPPORTED, "%s: R.call_dps_packed(\"%s\") cannot be compiled: "
-                  "library functions run in the reference interpreter only (tessel run "
-                  "without --target)", where, e->args[0]->name);
+                  "library functions run in the reference interpreter only, unless they bring "
+                  "a prim_func the pass legalize turns their calls into (tessel/library.h)",
+                  where, e->args[0]->name);
     return fail(c, TSL_EUNSUPPORTED, "%s: R.%s is not compiled: the compiled path runs "
                 "R.call_tir only; legalize the model first (--passes legalize,fuse)",
                 where, tsl_rx_op_name((tsl_rx_op)e->op));

@@ -8,6 +8,7 @@
 #include "tessel/container.h"
 #include "tessel/interp.h"
 #include "tessel/model.h"
+#include "tessel/plugin.h"
 
 /* A runtime value: a tensor, a tuple of values, or a shape. */
 enum { MV_TENSOR, MV_TUPLE, MV_SHAPE };
@@ -42,6 +43,9 @@ void mdl_attr_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, uin
  * call's shapes (model_nn.c). */
 void mdl_nn_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_tensor *const *out,
                uint32_t n_out);
+
+/* The built-in library functions as components (model_library.c). */
+int model_register_builtins(tsl_registry *reg, tsl_diag *diag);
 
 /* Library function `name` on its inputs and (allocated) outputs:
  * TSL_ENOTFOUND when there is no such function, else TSL_OK or an error

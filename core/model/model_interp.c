@@ -6,6 +6,8 @@
  * what is copied into the outputs.
  */
 #include "model_internal.h"
+
+#include "tessel/library.h"
 #include "tessel/relax_build.h"
 
 #include <stddef.h>
@@ -22,6 +24,7 @@ typedef struct run {
   tsl_vec values;  /* int64_t, one per size */
   tsl_map vars;    /* const tsl_rx_var * -> const mval * */
   const tsl_weights *inputs;
+  const tsl_registry *reg; /* library functions (NULL: the built-in ones) */
 } run;
 
 static int fail(run *r, int code, const char *fmt, const char *a, const char *b) {
@@ -171,12 +174,24 @@ static int dps(run *r, const tsl_rx_expr *e, const char *where, const mval **out
       in[i] = a[i].tensor;
     for (uint32_t i = 0; i < n_out; i++)
       ot[i] = outs[i]->t;
-    rc = mdl_library_call(name, in, n_in, ot, n_out, r->diag);
+    const tsl_component *lib = r->reg ? tsl_registry_find(r->reg, TSL_COMPONENT_LIBRARY, name)
+                                      : NULL;
+    if (lib)
+      rc = ((const tsl_library_vtable *)lib->vtable)->call(lib->user_data, in, n_in, ot, n_out,
+                                                             r->diag);
+    else
+      rc = r->reg ? TSL_ENOTFOUND : mdl_library_call(name, in, n_in, ot, n_out, r->diag);
     if (rc == TSL_ENOTFOUND) {
-      char known[256] = "";
-      for (uint32_t k = 0; tsl_model_library_name(k); k++)
+      char known[512] = "";
+      for (uint32_t k = 0; !r->reg && tsl_model_library_name(k); k++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
                  tsl_model_library_name(k));
+      for (uint32_t k = 0; r->reg && k < tsl_registry_count(r->reg); k++) {
+        const tsl_component *c = tsl_registry_get(r->reg, k);
+        if (c->kind == TSL_COMPONENT_LIBRARY)
+          snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
+                   known[0] ? ", " : "", c->name);
+      }
       return tsl_diag_set(r->diag, TSL_EINVALID, "%s: no function '%s': neither a prim_func of "
                           "the model nor a library function (%s)", where, name, known);
     }
@@ -505,6 +520,11 @@ static int run_func(run *r, const tsl_rx_func *f, tsl_weights **outputs) {
 
 int tsl_model_interp(const tsl_model *m, const char *func, const tsl_weights *inputs,
                      tsl_weights **outputs, tsl_diag *diag) {
+  return tsl_model_interp_with(NULL, m, func, inputs, outputs, diag);
+}
+
+int tsl_model_interp_with(const tsl_registry *reg, const tsl_model *m, const char *func,
+                          const tsl_weights *inputs, tsl_weights **outputs, tsl_diag *diag) {
   if (outputs)
     *outputs = NULL;
   if (!m || !inputs || !outputs)
@@ -520,7 +540,7 @@ int tsl_model_interp(const tsl_model *m, const char *func, const tsl_weights *in
                         func ? func : "main", list[0] ? list : "none");
   }
   tsl_ctx *ctx = tsl_arena_ctx(m->arena);
-  run r = {.m = m, .arena = tsl_arena_new(ctx), .diag = diag, .inputs = inputs};
+  run r = {.m = m, .arena = tsl_arena_new(ctx), .diag = diag, .inputs = inputs, .reg = reg};
   tsl_vec_init(&r.tensors, sizeof(tsl_tensor), NULL);
   tsl_vec_init(&r.sizes, sizeof(const tsl_var *), NULL);
   tsl_vec_init(&r.values, sizeof(int64_t), NULL);

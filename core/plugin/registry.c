@@ -4,6 +4,7 @@
  * (plugins are dlclose'd last, after everything that may point into them).
  */
 #include "plugin_internal.h"
+#include "tessel/library.h"
 #include "tessel/pass.h"
 #include "tessel/rules.h"
 #include "tessel/search.h"
@@ -48,6 +49,9 @@ static size_t vtable_min_size(uint32_t kind, const char **type) {
   case TSL_COMPONENT_PASS:
     *type = "tsl_pass_vtable";
     return sizeof(tsl_pass_vtable);
+  case TSL_COMPONENT_LIBRARY:
+    *type = "tsl_library_vtable";
+    return sizeof(tsl_library_vtable);
   default:
     *type = "tsl_intrin_vtable";
     return sizeof(tsl_intrin_vtable);

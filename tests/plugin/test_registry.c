@@ -49,8 +49,9 @@ static void test_kinds(void) {
   is_str(tsl_component_kind_name(TSL_COMPONENT_COST_MODEL), "cost_model", "kind 3 is cost_model");
   is_str(tsl_component_kind_name(TSL_COMPONENT_INTRIN), "intrin", "kind 7 is intrin");
   is_str(tsl_component_kind_name(TSL_COMPONENT_PASS), "pass", "kind 8 is pass");
-  ok(tsl_component_kind_name(0) == NULL && tsl_component_kind_name(9) == NULL,
-     "kinds 0 and 9 have no name");
+  is_str(tsl_component_kind_name(TSL_COMPONENT_LIBRARY), "library", "kind 9 is library");
+  ok(tsl_component_kind_name(0) == NULL && tsl_component_kind_name(10) == NULL,
+     "kinds 0 and 10 have no name");
   int round = 1;
   for (uint32_t k = 1; k <= TSL_COMPONENT_KIND_MAX; k++)
     round &= tsl_component_kind_lookup(tsl_component_kind_name(k)) == k;
@@ -86,10 +87,10 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 30,
+  is_int(tsl_registry_count(reg), 34,
          "a new registry holds the two built-in intrinsics, the five built-in mutators, the "
-         "nine built-in rules, the eight built-in postprocessors and the six built-in "
-         "passes");
+         "nine built-in rules, the eight built-in postprocessors, the six built-in "
+         "passes and the four built-in library functions");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateComputeLocation") &&

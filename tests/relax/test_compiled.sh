@@ -10,6 +10,7 @@ src="${TESSEL_SOURCE_ROOT:?}"
 cases="$src/tests/relax/cases"
 passes="$src/tests/relax/passes"
 mlp="$src/workloads/models/mlp.py"
+plugins="${TESSEL_TEST_PLUGINS:?}"  # the folder of tp_passes.so
 
 # compiled MODEL ARGS...: compiled with the default passes and checked ok
 compiled() {
@@ -43,9 +44,15 @@ check "symbolic sizes: the workspace is a formula of n" bash -c "'$exe' run '$ca
   --target llvm --bind n=3 | grep -q 'slots, 128\*n bytes (128\*n unplanned)'"
 
 # ---- what is not compiled: located errors, exit 2 ----------------------------------
-check "a library function (env.relu) is refused by name" \
-  test "$(status "$exe" run "$passes/fuse.py" --target llvm)" = 2
-check "  ... saying where and why" grep -q 'error: compile: main: p: R.call_dps_packed("env.relu") cannot be compiled' "$tmp/err"
+check "a library function without a prim_func (env.add) is refused by name" \
+  test "$(status "$exe" run "$src/tests/relax/compiled/env_add.py" --target llvm)" = 2
+check "  ... saying where and why" grep -q 'error: compile: main: y: R.call_dps_packed("env.add") cannot be compiled' "$tmp/err"
+check "the course's env.linear / env.relu legalize to prim_funcs and compile" \
+  compiled "$src/tests/relax/compiled/course_env.py"
+check "  ... and a plugin's library function too (env.scale2, fused with them)" \
+  bash -c "TESSEL_PLUGIN_PATH='$plugins' '$exe' run '$src/tests/relax/compiled/library.py' --target llvm > '$tmp/out' 2>&1 && grep -q '^plan: 2 kernel calls' '$tmp/out' && grep -q '^check against the reference interpreter: ok' '$tmp/out'"
+check "  ... which the interpreter names when the plugin is absent" bash -c "'$exe' run \
+  '$src/tests/relax/compiled/library.py' 2>&1 | grep -q \"no function 'env.scale2': neither a prim_func of the model nor a library function (env.relu, env.linear, env.matmul, env.add)\""
 check "an operator left by the passes is refused" \
   test "$(status "$exe" run "$passes/nested.py" --target llvm --passes dce)" = 2
 check "  ... naming it and the pass that would lower it" \

@@ -104,6 +104,7 @@ static const pcase cases[] = {
     {"cnn", "legalized", "legalize", NULL},
     {"cnn", "fused", "legalize,fuse,dce", NULL},
     {"../cases/nn_ops", "legalized", "legalize", NULL},
+    {"../compiled/library", "fused", "legalize,fuse,dce", NULL},
 };
 
 static void run_case(tsl_ctx *ctx, const tsl_registry *reg, const pcase *c, int update) {
@@ -130,8 +131,8 @@ static void run_case(tsl_ctx *ctx, const tsl_registry *reg, const pcase *c, int 
     ok(tf_golden(exp, text, update), "%s: %s prints as %s.%s.expected", c->name, c->passes,
        c->name, c->tag);
     free(text);
-    int r1 = tsl_model_interp(m, "main", in, &ref, &d);
-    int r2 = r1 ? -1 : tsl_model_interp(out, "main", rest, &got, &d);
+    int r1 = tsl_model_interp_with(reg, m, "main", in, &ref, &d);
+    int r2 = r1 ? -1 : tsl_model_interp_with(reg, out, "main", rest, &got, &d);
     double worst = 0;
     if (!ok(!r1 && !r2 && same_outputs(ref, got, &worst),
             "%s: after %s the model computes what it did (max |diff| %.2g)", c->name,
@@ -185,12 +186,17 @@ int main(int argc, char **argv) {
                                                     "fuse", "fold_constant", "dce", NULL};
        *p; p++)
     ok(tsl_registry_find(reg, TSL_COMPONENT_PASS, *p) != NULL, "built-in pass %s registered", *p);
+  for (const char *const *p = (const char *const[]){"env.relu", "env.linear", "env.matmul",
+                                                    "env.add", NULL};
+       *p; p++)
+    ok(tsl_registry_find(reg, TSL_COMPONENT_LIBRARY, *p) != NULL,
+       "built-in library function %s registered", *p);
   int loaded = argc > 1 && !tsl_registry_load(reg, argv[1], &d);
   if (!ok(loaded, "the test pass plugin loads"))
     tap_diag("%s", d.text);
 
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if (loaded || strcmp(cases[i].name, "fma"))
+    if (loaded || (strcmp(cases[i].name, "fma") && !strstr(cases[i].name, "library")))
       run_case(ctx, reg, &cases[i], update);
 
   expect_error(ctx, reg, "../../../workloads/models/mlp", "legalize,fuse_everything", NULL, 0,

@@ -48,7 +48,15 @@ extern "C" {
 TSL_API int tsl_model_interp(const tsl_model *m, const char *func, const tsl_weights *inputs,
                              tsl_weights **outputs, tsl_diag *diag);
 
-/* The name of library function k (0, 1, ...), NULL past the last. */
+/* Appended in 1.6: the same with the library functions of `reg`
+ * (tessel/library.h: the built-in env.* ones and those plugins register);
+ * reg NULL: the built-in ones only, as tsl_model_interp. */
+typedef struct tsl_registry tsl_registry;
+TSL_API int tsl_model_interp_with(const tsl_registry *reg, const tsl_model *m, const char *func,
+                                  const tsl_weights *inputs, tsl_weights **outputs,
+                                  tsl_diag *diag);
+
+/* The name of built-in library function k (0, 1, ...), NULL past the last. */
 TSL_API const char *tsl_model_library_name(uint32_t k);
 
 /* ==== compiled models (appended in 1.6) ====================================

@@ -79,13 +79,14 @@ extern "C" {
   X(POSTPROC, 5, "postproc")                                                   \
   X(MUTATOR, 6, "mutator")                                                     \
   X(INTRIN, 7, "intrin")                                                       \
-  X(PASS, 8, "pass") /* appended in 1.5: tsl_pass_vtable (pass.h) */
+  X(PASS, 8, "pass") /* appended in 1.5: tsl_pass_vtable (pass.h) */          \
+  X(LIBRARY, 9, "library") /* appended in 1.6: tsl_library_vtable (library.h) */
 
 enum {
 #define TSL_X_(id, v, name) TSL_COMPONENT_##id = v,
   TSL_COMPONENT_KINDS(TSL_X_)
 #undef TSL_X_
-  TSL_COMPONENT_KIND_MAX = 8
+  TSL_COMPONENT_KIND_MAX = 9
 };
 
 /* "target", ... for a kind value; NULL when unknown. */

@@ -29,6 +29,7 @@
 #include "tessel/model.h"
 #include "tessel/relax_build.h"
 #include "tessel/pass.h"
+#include "tessel/library.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1

@@ -30,7 +30,7 @@ class Fuse:
             a = R.exp(t)
             b = R.nn.relu(t)
             c = R.add(a, b)
-            p = R.call_dps_packed("env.relu", (c,), out_sinfo=R.Tensor((4, 8), "float32"))
+            p = R.call_dps_packed("env.add", (c, c), out_sinfo=R.Tensor((4, 8), "float32"))
             q = R.sigmoid(p)
             R.output(r, a, c, q)
         return (r, a, c, q)

@@ -7,6 +7,8 @@
  *                      removes the multiply nobody reads
  *   tp_broken          returns a model whose main returns a variable it
  *                      never defines: the pipeline must refuse it
+ * and a library function (tessel/library.h) as a user library registers it:
+ *   env.scale2         y = 2 x, with a prim_func for rank-2 float32 tensors
  */
 #include "tessel/tessel.h"
 
@@ -114,12 +116,41 @@ static int broken(void *ud, const tsl_pass_ctx *ctx, const tsl_model *in, const 
 static const tsl_pass_vtable fma_vt = {sizeof(tsl_pass_vtable), fuse_multiply_add};
 static const tsl_pass_vtable broken_vt = {sizeof(tsl_pass_vtable), broken};
 
+/* ---- env.scale2 ---------------------------------------------------------- */
+
+static int scale2(void *user_data, const tsl_tensor *in, uint32_t n_in, tsl_tensor *out,
+                  uint32_t n_out, tsl_diag *diag) {
+  (void)user_data;
+  if (n_in != 1 || n_out != 1 || tsl_tensor_numel(&in[0]) != tsl_tensor_numel(&out[0])) {
+    snprintf(diag->text, sizeof diag->text, "env.scale2 takes one tensor and makes one of its "
+             "size");
+    return TSL_EINVALID;
+  }
+  for (int64_t k = 0; k < tsl_tensor_numel(&in[0]); k++)
+    tsl_tensor_set(&out[0], k, 2 * tsl_tensor_get(&in[0], k));
+  return 0;
+}
+
+static const tsl_library_vtable scale2_vt = {
+    sizeof(tsl_library_vtable), scale2,
+    "@T.prim_func\n"
+    "def scale2(x: T.handle, y: T.handle):\n"
+    "    n, m = T.int64(), T.int64()\n"
+    "    X = T.match_buffer(x, (n, m), \"float32\")\n"
+    "    Y = T.match_buffer(y, (n, m), \"float32\")\n"
+    "    for i, j in T.grid(n, m):\n"
+    "        with T.block(\"scale\"):\n"
+    "            vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+    "            Y[vi, vj] = X[vi, vj] * T.float32(2)\n"};
+
 TSL_PLUGIN_ENTRY(host, session, diag) {
   const tsl_component comps[] = {
       {sizeof(tsl_component), TSL_COMPONENT_PASS, "fuse_multiply_add", "0.1.0",
        "the course's multiply + add into one ewise_fma prim_func", &fma_vt, NULL},
       {sizeof(tsl_component), TSL_COMPONENT_PASS, "tp_broken", "0.1.0",
        "a faulty pass: returns a variable it never defines", &broken_vt, NULL},
+      {sizeof(tsl_component), TSL_COMPONENT_LIBRARY, "env.scale2", "0.1.0",
+       "y = 2 x (a user library's function, with its prim_func)", &scale2_vt, NULL},
   };
   for (size_t i = 0; i < sizeof comps / sizeof comps[0]; i++) {
     int rc = host->register_component(session, &comps[i], diag);
