@@ -564,6 +564,40 @@ static tsl_attrs op_attrs(pstate *ps, const anode *call, uint32_t arity, const r
   return tsl_attrs_make(ps->arena, n, items);
 }
 
+/* R.const(value[, dtype]): a scalar tensor. Without a dtype, as TVM: an
+ * integer is int32, a number with a point float32, True / False bool. */
+static const tsl_rx_expr *rx_const(pstate *ps, const anode *n) {
+  static const char *const kws[] = {"value", "dtype", NULL};
+  ps_check_kwargs(ps, n, "R.const", kws);
+  const anode *v = ps_arg(ps, n, 0, "value"), *dt = ps_arg(ps, n, 1, "dtype");
+  if (!v || n->n > 2)
+    ps_fail(ps, n, "R.const(0.5, \"float32\")", "R.const takes a value and a dtype");
+  const anode *x = v->kind == AX_UNARY && v->op == OP_MINUS && v->a ? v->a : v;
+  int is_bool = x->kind == AX_TRUE || x->kind == AX_FALSE;
+  if (x->kind != AX_INT && x->kind != AX_FLOAT && !is_bool)
+    ps_fail(ps, v, "a number or True / False", "R.const takes a scalar literal (arrays are "
+            "weights: metadata[\"relax.expr.Constant\"][i])");
+  tsl_dtype t = dt ? ps_dtype_arg(ps, dt)
+                   : is_bool ? TSL_BOOL : x->kind == AX_FLOAT ? TSL_FLOAT32 : TSL_INT32;
+  double f = x->kind == AX_FLOAT ? x->fval : is_bool ? (x->kind == AX_TRUE) : (double)x->ival;
+  int64_t i = x->kind == AX_INT ? x->ival : (int64_t)f;
+  if (x != v) {
+    f = -f;
+    i = -i;
+  }
+  tsl_rx_expr *e = new_expr(ps, TSL_RX_EXPR_CONST);
+  const tsl_expr **d = TSL_NEW_ARRAY(ps->arena, const tsl_expr *, 1);
+  d[0] = tsl_dtype_is_float(t) ? tsl_expr_float(ps->arena, t, f) : tsl_expr_int(ps->arena, t, i);
+  e->dims = d;
+  e->n_dims = 1;
+  tsl_rx_sinfo *s = rx_sinfo_new(ps->arena, TSL_RX_SINFO_TENSOR);
+  s->ndim = 0;
+  s->dtype = t;
+  s->shape = d; /* known: no dimensions */
+  e->sinfo = s;
+  return e;
+}
+
 static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
   char path[128] = "";
   if (!rx_path(ps, n->a, path, sizeof path) || strncmp(path, "R.", 2))
@@ -585,6 +619,8 @@ static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
     e->sinfo = s;
     return e;
   }
+  if (!strcmp(path, "R.const"))
+    return rx_const(ps, n);
   for (int op = TSL_RX_OP_ADD; op < TSL_RX_OP_COUNT; op++) {
     if (strcmp(path + 2, tsl_rx_op_name((tsl_rx_op)op)))
       continue;
@@ -621,7 +657,7 @@ static const tsl_rx_expr *rx_call(pstate *ps, const anode *n) {
       infer_failed(ps, n, &err);
     return e;
   }
-  char list[512] = "R.call_tir, R.call_dps_packed, R.shape";
+  char list[512] = "R.call_tir, R.call_dps_packed, R.shape, R.const";
   for (int op = TSL_RX_OP_ADD; op < TSL_RX_OP_COUNT; op++) {
     char one[64];
     snprintf(one, sizeof one, "R.%s", tsl_rx_op_name((tsl_rx_op)op));

@@ -174,6 +174,19 @@ static void expr(pr_t *p, const tsl_rx_expr *e) {
     }
     pr_puts(p, "])");
     return;
+  case TSL_RX_EXPR_CONST: {
+    char dt[32];
+    const tsl_expr *v = e->n_dims ? e->dims[0] : NULL;
+    pr_puts(p, "R.const(");
+    if (v && v->kind == TSL_EXPR_FLOAT_IMM)
+      float_attr(p, v->u.float_value);
+    else if (v && tsl_dtype_is_bool(v->dtype))
+      pr_puts(p, v->u.int_value ? "True" : "False");
+    else
+      pr_printf(p, "%lld", v ? (long long)v->u.int_value : 0LL);
+    pr_printf(p, ", \"%s\")", tsl_dtype_str(e->sinfo->dtype, dt));
+    return;
+  }
   case TSL_RX_EXPR_CALL:
     pr_printf(p, "R.%s(", tsl_rx_op_name((tsl_rx_op)e->op));
     args(p, e->n_args, e->args);

@@ -98,6 +98,35 @@ static int constant(aot *c, uint32_t index, mdl_value **out) {
   return TSL_OK;
 }
 
+/* R.const(v, dtype): a scalar weight of its own in the blob. */
+static int scalar_const(aot *c, const tsl_rx_expr *e, mdl_value **out) {
+  tsl_weight *w = TSL_NEW(c->a, tsl_weight);
+  memset(w, 0, sizeof *w);
+  tsl_tensor t;
+  int64_t none[1] = {1};
+  tsl_diag d = {0};
+  if (tsl_tensor_alloc(&t, e->sinfo->dtype, 0, none, &d))
+    return tsl_diag_set(c->diag, TSL_ENOMEM, "%s", d.text);
+  const tsl_expr *x = e->dims[0];
+  tsl_tensor_set(&t, 0, x->kind == TSL_EXPR_FLOAT_IMM ? x->u.float_value : (double)x->u.int_value);
+  size_t bytes = tsl_dtype_bytes(t.dtype);
+  void *data = tsl_arena_dup(c->a, t.data, bytes);
+  tsl_tensor_free(&t);
+  char name[64];
+  snprintf(name, sizeof name, "const.%u", c->wts.len);
+  w->struct_size = sizeof *w;
+  w->name = tsl_arena_strdup(c->a, name);
+  w->dtype = e->sinfo->dtype;
+  static const int64_t no_dims[1] = {0};
+  w->shape = no_dims;
+  w->data = data;
+  w->numel = 1;
+  w->nbytes = bytes;
+  *out = weight_value(c, w, w->name);
+  (*out)->si = e->sinfo;
+  return TSL_OK;
+}
+
 /* The value of an operand: a variable's, a constant's, a tuple's or an
  * item of one. */
 static int operand(aot *c, const tsl_rx_expr *e, const char *where, mdl_value **out) {
@@ -107,6 +136,8 @@ static int operand(aot *c, const tsl_rx_expr *e, const char *where, mdl_value **
     return *out ? TSL_OK : fail(c, TSL_EINVALID, "%s: '%s' has no value", where, e->var->name);
   case TSL_RX_EXPR_CONSTANT:
     return constant(c, e->index, out);
+  case TSL_RX_EXPR_CONST:
+    return scalar_const(c, e, out);
   case TSL_RX_EXPR_TUPLE: {
     mdl_value *t = new_value(c, MDL_TUPLE, e->sinfo, NULL);
     t->n_fields = e->n_args;

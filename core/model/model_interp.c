@@ -377,6 +377,18 @@ static int eval(run *r, const tsl_rx_expr *e, const char *where, const mval **ou
     *out = t->fields[e->index];
     return TSL_OK;
   }
+  case TSL_RX_EXPR_CONST: {
+    mval *v;
+    int64_t none[1] = {1};
+    int rc = alloc_shaped(r, e->sinfo->dtype, 0, none, &v);
+    if (rc)
+      return rc;
+    const tsl_expr *x = e->dims[0];
+    tsl_tensor_set(&v->t, 0, x->kind == TSL_EXPR_FLOAT_IMM ? x->u.float_value
+                                                           : (double)x->u.int_value);
+    *out = v;
+    return TSL_OK;
+  }
   case TSL_RX_EXPR_SHAPE: {
     mval *v = new_val(r, MV_SHAPE);
     int64_t *d = TSL_NEW_ARRAY(r->arena, int64_t, e->n_dims + 1);

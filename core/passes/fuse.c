@@ -86,6 +86,12 @@ static int same_value(const tsl_rx_expr *a, const tsl_rx_expr *b) {
     return 0;
   if (a->kind == TSL_RX_EXPR_VAR)
     return a->var == b->var;
+  if (a->kind == TSL_RX_EXPR_CONST) /* R.const: the same value and dtype */
+    return tsl_dtype_eq(a->sinfo->dtype, b->sinfo->dtype) &&
+           a->dims[0]->kind == b->dims[0]->kind &&
+           (a->dims[0]->kind == TSL_EXPR_FLOAT_IMM
+                ? a->dims[0]->u.float_value == b->dims[0]->u.float_value
+                : a->dims[0]->u.int_value == b->dims[0]->u.int_value);
   return a->kind == TSL_RX_EXPR_CONSTANT && a->index == b->index;
 }
 
@@ -232,7 +238,8 @@ static const tsl_func *callee_of(const fusing *fu, const tsl_rx_binding *b) {
    * fused: its operand is no binding the group could own */
   for (uint32_t i = 0; i < v->args[1]->n_args; i++)
     if (v->args[1]->args[i]->kind != TSL_RX_EXPR_VAR &&
-        v->args[1]->args[i]->kind != TSL_RX_EXPR_CONSTANT)
+        v->args[1]->args[i]->kind != TSL_RX_EXPR_CONSTANT &&
+        v->args[1]->args[i]->kind != TSL_RX_EXPR_CONST)
       return NULL;
   return f && f->n_params == v->args[1]->n_args + 1 ? f : NULL;
 }

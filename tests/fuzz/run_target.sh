@@ -26,7 +26,8 @@ case "$name" in
   weights) srcs=("$root"/core/weights/*.c); area=weights; libs=(-lzip -ljansson)
           max_len=16384; seeds=() ;;
   passes) srcs=("$root"/core/passes/*.c); area=passes; libs=(-ljansson); max_len=8192
-          seeds=("$root/tests/relax/cases" "$root/tests/relax/passes" "$root/workloads/models") ;;
+          seeds=("$root/tests/relax/cases" "$root/tests/relax/passes" "$root/tests/relax/compiled"
+                 "$root/workloads/models") ;;
   *) echo "run_target.sh: unknown target '$name'; valid: config, import, weights, passes" >&2
      exit 2 ;;
 esac

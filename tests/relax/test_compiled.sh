@@ -21,7 +21,7 @@ compiled() {
 # ---- every model that has only kernels after legalize, fuse, dce ------------
 for m in "$cases/int_ops.py" "$cases/matvec.py" "$cases/operators.py" "$cases/shape_ops.py" \
          "$passes/concat.py" "$passes/dead.py" "$passes/fma.py" "$passes/fold.py" \
-         "$passes/linear.py" "$passes/nested.py" "$passes/cnn.py" "$cases/nn_ops.py" "$mlp"; do
+         "$passes/linear.py" "$passes/nested.py" "$passes/cnn.py" "$passes/const.py" "$cases/nn_ops.py" "$mlp"; do
   check "$(basename "$m") compiled agrees with the interpreter" compiled "$m"
 done
 check "shapes.py compiled agrees with the interpreter (n=3)" compiled "$passes/shapes.py" --bind n=3
@@ -36,6 +36,13 @@ check "weights embedded from --weights" bash -c "python3 '$src/tests/relax/make_
 check "  ... the compiled MLP with them agrees" compiled "$mlp" --weights "$tmp/w.npz"
 check "  ... and reports them in the plan" \
   grep -q '^plan: 2 kernel calls; 1 intermediate tensors in 1 workspace slots, 512 bytes (512 unplanned); weights 407104 bytes' "$tmp/out"
+
+check "metadata constants from --weights (the course's bound module)" bash -c "python3 \
+  '$src/tests/relax/make_weights.py' '$tmp/c.npz' relax.expr.Constant.0=16 \
+  relax.expr.Constant.1=4x16 relax.expr.Constant.2=4"
+check "  ... compiled, with env.relu and env.linear legalized, agrees" \
+  compiled "$cases/bound_weights.py" --weights "$tmp/c.npz"
+check "  ... the constants embedded" grep -q '^plan: 3 kernel calls; .* weights 384 bytes' "$tmp/out"
 
 # ---- the plan --------------------------------------------------------------------
 check "nested.py: 6 calls, 5 intermediates share 2 slots" bash -c "'$exe' run \

@@ -102,6 +102,7 @@ static const pcase cases[] = {
     {"nested", "fused", "legalize,fuse,dce", NULL},
     {"fma", "fused", "fuse_multiply_add,dce", NULL},
     {"cnn", "legalized", "legalize", NULL},
+    {"const", "fused", "legalize,fuse,dce", NULL},
     {"cnn", "fused", "legalize,fuse,dce", NULL},
     {"../cases/nn_ops", "legalized", "legalize", NULL},
     {"../compiled/library", "fused", "legalize,fuse,dce", NULL},

@@ -152,7 +152,10 @@ TSL_API int tsl_rx_attr_ints_n(tsl_attrs attrs, const char *key, int64_t dflt, i
   X(CALL)      /* op, args, sinfo_args */                                      \
   X(GLOBAL)    /* name: a function of the module (cls.f) */                    \
   X(EXTERN)    /* name: a packed function by name ("env.relu") */              \
-  X(SHAPE)     /* R.shape([d0, ...]): n_dims dims */
+  X(SHAPE)     /* R.shape([d0, ...]): n_dims dims */                          \
+  X(CONST)     /* appended in 1.6: R.const(value, dtype), a scalar tensor    */ \
+               /* (shape ()): dims[0] its value, an INT_IMM or FLOAT_IMM of  */ \
+               /* the dtype; n_dims 1                                        */
 
 typedef enum tsl_rx_expr_kind {
 #define TSL_X_(k) TSL_RX_EXPR_##k,
