@@ -55,6 +55,9 @@ int cli_error(const char *verb, const char *fmt, ...) TSL_PRINTF(2, 3);
 int cli_load(tsl_arena *arena, const char *path, const tsl_module **out);
 /* The same for a model: prim_funcs and @R.function functions (relax.h). */
 int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out);
+/* Write `text` (NULL: nothing to write, an error) to `path`; 0 ok, else
+ * errno's value (EINVAL for NULL text). */
+int cli_write_text(const char *path, const char *text);
 /* Monotonic seconds (for durations). */
 double cli_now_s(void);
 /* `tessel run MODEL ...` (cmd_run_model.c): the model's Relax function in

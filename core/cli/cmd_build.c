@@ -239,16 +239,11 @@ int cli_build(int argc, char **argv) {
   if (rc == CLI_OK && !file_exists(header)) {
     /* A target that writes no header: the core's generator does. */
     char *text = tsl_export_header(lm, prefix);
-    FILE *f = text ? fopen(header, "w") : NULL;
-    int bad = !f;
-    if (f) {
-      bad |= fputs(text, f) < 0;
-      bad |= fclose(f) != 0;
-    }
-    if (bad) {
+    int err = cli_write_text(header, text);
+    if (err) {
       char why[4200];
       snprintf(why, sizeof why, "cannot write %s: %s", header,
-               text ? strerror(errno) : "no header for these functions");
+               text ? strerror(err) : "no header for these functions");
       rc = cli_stage_error("build", "export", why);
     }
     free(text);

@@ -208,27 +208,20 @@ int cli_model_build(const cli_model_build_args *b) {
     snprintf(about, sizeof about, "the Relax function %s of %s after the passes %s",
              b->func ? b->func : "main", b->path, b->passes ? b->passes : cli_model_default_passes);
     char *text = tsl_model_aot_header(c.aot, b->prefix, about);
-    FILE *f = text ? fopen(b->header, "w") : NULL;
-    int bad = !f;
-    if (f) {
-      bad |= fputs(text, f) < 0;
-      bad |= fclose(f) != 0;
-    }
+    int err = cli_write_text(b->header, text);
     free(text);
-    if (bad)
-      rc = cli_stage_error("build", "export", "cannot write the header");
+    if (err) {
+      char why[4200];
+      snprintf(why, sizeof why, "cannot write %s: %s", b->header, strerror(err));
+      rc = cli_stage_error("build", "export", why);
+    }
   }
   if (!rc && b->tir) {
     char *text = tsl_print_module(c.aot->module);
-    FILE *f = text ? fopen(b->tir, "w") : NULL;
-    int bad = !f;
-    if (f) {
-      bad |= fputs(text, f) < 0;
-      bad |= fclose(f) != 0;
-    }
+    int err = cli_write_text(b->tir, text);
     free(text);
-    if (bad)
-      rc = cli_error("build", "--tir %s: cannot write it", b->tir);
+    if (err)
+      rc = cli_error("build", "--tir %s: cannot write it: %s", b->tir, strerror(err));
   }
   if (!rc)
     printf("wrote %s and %s: %s_model_run (%u kernels, %u calls; weights %llu bytes embedded; "

@@ -111,9 +111,9 @@ int cli_pass(int argc, char **argv) {
     rc = cli_model_passes("pass", arena, m, passes, w, &out, &constants);
   char *text = rc ? NULL : tsl_model_print(out);
   if (!rc && output) {
-    FILE *f = fopen(output, "w");
-    if (!f || fputs(text, f) < 0 || fclose(f))
-      rc = cli_error("pass", "cannot write %s", output);
+    int err = cli_write_text(output, text);
+    if (err)
+      rc = cli_error("pass", "cannot write %s: %s", output, strerror(err));
   } else if (!rc) {
     fputs(text, stdout);
   }

@@ -136,6 +136,21 @@ int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out) {
   return load(arena, path, NULL, out);
 }
 
+int cli_write_text(const char *path, const char *text) {
+  if (!text)
+    return EINVAL;
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return errno ? errno : EIO;
+  int bad = fputs(text, f) < 0;
+  int err = bad ? errno : 0;
+  if (fclose(f) != 0 && !bad) {
+    bad = 1;
+    err = errno;
+  }
+  return bad ? (err ? err : EIO) : 0;
+}
+
 double cli_now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -70,16 +70,20 @@ static const char *dim_text(texts *t, const tsl_expr *d) {
 
 static void fail(rx_err *err, texts *t, int at, const char *hint, const char *fmt, ...)
     TSL_PRINTF(5, 6);
+void rx_err_set(rx_err *err, int at, const char *hint, const char *fmt, va_list ap) {
+  if (err->failed)
+    return;
+  err->failed = 1;
+  err->at = at;
+  snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
+  vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+}
+
 static void fail(rx_err *err, texts *t, int at, const char *hint, const char *fmt, ...) {
-  if (!err->failed) {
-    err->failed = 1;
-    err->at = at;
-    snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  rx_err_set(err, at, hint, fmt, ap);
+  va_end(ap);
   for (int i = 0; i < t->n; i++)
     free(t->items[i]);
   t->n = 0;

@@ -14,15 +14,10 @@
 static const tsl_rx_sinfo *nn_fail(rx_err *err, int at, const char *hint, const char *fmt, ...)
     TSL_PRINTF(4, 5);
 static const tsl_rx_sinfo *nn_fail(rx_err *err, int at, const char *hint, const char *fmt, ...) {
-  if (!err->failed) {
-    err->failed = 1;
-    err->at = at;
-    snprintf(err->hint, sizeof err->hint, "%s", hint ? hint : "");
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  rx_err_set(err, at, hint, fmt, ap);
+  va_end(ap);
   return NULL;
 }
 

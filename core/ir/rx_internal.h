@@ -7,6 +7,8 @@
 #define TESSEL_RX_INTERNAL_H
 
 #include "parser_internal.h"
+
+#include <stdarg.h>
 #include "tessel/container.h"
 #include "tessel/relax.h"
 #include "rx_ops.h"
@@ -39,6 +41,8 @@ typedef struct rx_err {
   char hint[256];
 } rx_err;
 
+/* Record the first failure in err (later ones are dropped). */
+void rx_err_set(rx_err *err, int at, const char *hint, const char *fmt, va_list ap);
 /* A struct info of `kind`, nothing known yet (rank -1, dtype void). */
 tsl_rx_sinfo *rx_sinfo_new(tsl_arena *a, uint32_t kind);
 const tsl_rx_sinfo *rx_tuple_sinfo(tsl_arena *a, uint32_t n, const tsl_rx_expr *const *fields);

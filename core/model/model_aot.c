@@ -194,7 +194,9 @@ static int call_tir(aot *c, const tsl_rx_expr *e, const char *where, int32_t at,
   call.kernel = callee->name && c->m->tir ? tsl_module_find(c->m->tir, callee->name) : NULL;
   if (!call.kernel)
     return fail(c, TSL_EUNSUPPORTED, "%s: R.call_tir of '%s', which is not a prim_func of the "
-                "model", where, callee->name ? callee->name : "?");
+                "model (a library function compiles only when it brings a prim_func the pass "
+                "legalize turns its calls into: tessel/library.h)", where,
+                callee->name ? callee->name : "?");
   mdl_value *in;
   int rc = operand(c, args, where, &in);
   if (rc)

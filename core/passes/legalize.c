@@ -167,7 +167,11 @@ static const tsl_rx_expr *library_call(tsl_rx_mutator *m, const tsl_rx_expr *r) 
 
 static const tsl_rx_expr *expr(tsl_rx_mutator *m, const tsl_rx_expr *e) {
   const tsl_rx_expr *r = tsl_rx_mutate_expr_children(m, e);
-  if (!m->status && r->kind == TSL_RX_EXPR_CALL && r->op == TSL_RX_OP_CALL_DPS_PACKED)
+  /* a library function: R.call_dps_packed("env.f", ...), or the course's
+   * older R.call_tir("env.f", ...) naming one */
+  if (!m->status && r->kind == TSL_RX_EXPR_CALL &&
+      (r->op == TSL_RX_OP_CALL_DPS_PACKED ||
+       (r->op == TSL_RX_OP_CALL_TIR && r->args[0]->kind == TSL_RX_EXPR_EXTERN)))
     return library_call(m, r);
   if (m->status || r->kind != TSL_RX_EXPR_CALL || r->op == TSL_RX_OP_CALL_TIR ||
       r->op == TSL_RX_OP_CALL_DPS_PACKED)

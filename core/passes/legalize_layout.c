@@ -346,15 +346,8 @@ int legalize_layout_script(const tsl_rx_expr *call, const char *name, tsl_strbuf
   lg_buf bufs[27];
   for (uint32_t i = 0; i <= n_in; i++) {
     const tsl_rx_sinfo *s = i < n_in ? ins[i]->sinfo : call->sinfo;
-    if (s->kind != TSL_RX_SINFO_TENSOR || s->ndim < 0 || !s->shape ||
-        tsl_dtype_is_void(s->dtype)) {
-      char *t = tsl_rx_sinfo_print(s);
-      tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s: %s %u is %s; legalize needs the dtype and "
-                   "shape of every operand (bind the weights first: bind_params)",
-                   tsl_rx_op_name(op), i < n_in ? "operand" : "result", i, t ? t : "?");
-      free(t);
+    if (lg_operand(s, op, i, i >= n_in, diag))
       return TSL_EUNSUPPORTED;
-    }
     bufs[i] = (lg_buf){i < n_in ? names[i] : NULL, s};
   }
   const char *out_name = op == TSL_RX_OP_ASTYPE                          ? "compute"

@@ -52,6 +52,17 @@ static const char *window(char *buf, size_t cap, const char *v, int64_t s, const
   return buf;
 }
 
+/* `name = T.alloc_buffer(out's shape, dtype t)` */
+static void alloc_like(tsl_strbuf *sb, const char *name, const lg_buf *out, const char *t) {
+  tsl_strbuf_printf(sb, "    %s = T.alloc_buffer((", name);
+  for (int32_t d = 0; d < out->s->ndim; d++) {
+    if (d)
+      tsl_strbuf_append(sb, ", ");
+    lg_dim(sb, out->s->shape[d]);
+  }
+  tsl_strbuf_printf(sb, "%s), \"%s\")\n", out->s->ndim == 1 ? "," : "", t);
+}
+
 /* pad_temp over `src` (N, C, H, W): `ph` x `pw` cells, `top`, `left`
  * before the data, `fill` outside it. */
 static void pad_block(tsl_strbuf *sb, const lg_buf *src, int64_t ph, int64_t pw, int64_t top,
@@ -132,15 +143,8 @@ static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a
   snprintf(fill, sizeof fill, avg ? "T.%s(0)" : "T.min_value(\"%s\")", t);
   pad_block(sb, a, ph, pw, pad[0], pad[1], fill);
   const char *red = avg ? "pool_sum" : out->name;
-  if (avg) {
-    tsl_strbuf_append(sb, "    pool_sum = T.alloc_buffer((");
-    for (int d = 0; d < 4; d++) {
-      if (d)
-        tsl_strbuf_append(sb, ", ");
-      lg_dim(sb, out->s->shape[d]);
-    }
-    tsl_strbuf_printf(sb, "), \"%s\")\n", t);
-  }
+  if (avg)
+    alloc_like(sb, "pool_sum", out, t);
   tsl_expr kk[2];
   const tsl_expr *dims[6] = {out->s->shape[0], out->s->shape[1], out->s->shape[2],
                              out->s->shape[3], kdim(&kk[0], k[0]), kdim(&kk[1], k[1])};
@@ -195,13 +199,7 @@ static void adaptive(tsl_strbuf *sb, const lg_buf *a, const lg_buf *out) {
   }
   char t[32];
   dt(out->s->dtype, t);
-  tsl_strbuf_append(sb, "    adaptive_pool_sum = T.alloc_buffer((");
-  for (int d = 0; d < 4; d++) {
-    if (d)
-      tsl_strbuf_append(sb, ", ");
-    lg_dim(sb, out->s->shape[d]);
-  }
-  tsl_strbuf_printf(sb, "), \"%s\")\n", t);
+  alloc_like(sb, "adaptive_pool_sum", out, t);
   tsl_expr kk[2];
   const tsl_expr *dims[6] = {out->s->shape[0], out->s->shape[1], out->s->shape[2],
                              out->s->shape[3], kdim(&kk[0], kh), kdim(&kk[1], kw)};
@@ -357,15 +355,8 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   for (uint32_t i = 0; i < n_in + n_out; i++) {
     const tsl_rx_sinfo *s = i < n_in ? call->args[i]->sinfo
                             : rs->kind == TSL_RX_SINFO_TUPLE ? rs->fields[i - n_in] : rs;
-    if (s->kind != TSL_RX_SINFO_TENSOR || s->ndim < 0 || !s->shape ||
-        tsl_dtype_is_void(s->dtype)) {
-      char *t = tsl_rx_sinfo_print(s);
-      tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s: %s %u is %s; legalize needs the dtype and "
-                   "shape of every operand (bind the weights first: bind_params)",
-                   tsl_rx_op_name(op), i < n_in ? "operand" : "result", i, t ? t : "?");
-      free(t);
+    if (lg_operand(s, op, i, i >= n_in, diag))
       return TSL_EUNSUPPORTED;
-    }
     bufs[i] = (lg_buf){i < n_in ? in_names[i] : NULL, s};
   }
   const lg_buf *a = &bufs[0], *out = &bufs[n_in];

@@ -46,6 +46,17 @@ const char *legalize_op_hint(tsl_rx_op op) {
   }
 }
 
+int lg_operand(const tsl_rx_sinfo *s, tsl_rx_op op, uint32_t i, int is_result, tsl_diag *diag) {
+  if (s->kind == TSL_RX_SINFO_TENSOR && s->ndim >= 0 && s->shape && !tsl_dtype_is_void(s->dtype))
+    return TSL_OK;
+  char *t = tsl_rx_sinfo_print(s);
+  tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s: %s %u is %s; legalize needs the dtype and shape "
+               "of every operand (bind the weights first: bind_params)", tsl_rx_op_name(op),
+               is_result ? "result" : "operand", i, t ? t : "?");
+  free(t);
+  return TSL_EUNSUPPORTED;
+}
+
 void lg_dim(tsl_strbuf *sb, const tsl_expr *d) {
   int64_t v;
   if (tsl_expr_is_const_int(d, &v)) {

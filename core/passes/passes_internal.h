@@ -46,6 +46,9 @@ typedef struct lg_buf {
   const tsl_rx_sinfo *s;
 } lg_buf;
 void lg_dim(tsl_strbuf *sb, const tsl_expr *d);
+/* TSL_OK when `s` (operand i, or the result) is a tensor of known dtype
+ * and shape; else TSL_EUNSUPPORTED with the message in diag. */
+int lg_operand(const tsl_rx_sinfo *s, tsl_rx_op op, uint32_t i, int is_result, tsl_diag *diag);
 void lg_signature(tsl_strbuf *sb, const char *name, const lg_buf *bufs, uint32_t n);
 int lg_grid(tsl_strbuf *sb, int at, const char *block, int32_t n, const tsl_expr *const *dims,
             const char *kinds);

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+static tsl_registry *reg; /* the built-in library functions, for legalize */
+static tsl_ctx *reg_ctx;
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
@@ -27,8 +30,14 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
                   {"fuse", &pass_fuse_vt},
                   {"fold_constant", &pass_fold_constant_vt},
                   {"dce", &pass_dce_vt}};
+    if (!reg) {
+      reg_ctx = tsl_ctx_new();
+      tsl_diag rd = {0};
+      if (tsl_registry_new(reg_ctx, &reg, &rd))
+        abort();
+    }
     tsl_weights *constants = tsl_weights_new();
-    tsl_pass_ctx pc = {sizeof pc, arena, NULL, constants, NULL};
+    tsl_pass_ctx pc = {sizeof pc, arena, NULL, constants, reg};
     const tsl_model *cur = m;
     for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++) {
       const tsl_model *next = NULL;
@@ -49,6 +58,19 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
       }
       cur = next;
     }
+    /* the compiled path (model.h) on what the passes made: a located
+     * refusal or an entry beside the kernels, never a crash */
+    const tsl_model_aot *aot = NULL;
+    tsl_diag ad = {0};
+    if (tsl_model_aot_build(arena, cur, NULL, constants, &aot, &ad) == TSL_OK) {
+      if (!tsl_module_find(aot->module, aot->entry)) {
+        fprintf(stderr, "the compiled module has no entry\n");
+        abort();
+      }
+    } else if (!ad.len) {
+      fprintf(stderr, "tsl_model_aot_build failed without a message\n");
+      abort();
+    }
     tsl_weights_free(constants);
   }
   tsl_arena_free(arena);
@@ -57,6 +79,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
 }
 
 /* The replay test's hook (test_fuzz_replay.c): this target writes no
- * files. */
+ * files; the registry goes. */
 void fuzz_target_cleanup(void);
-void fuzz_target_cleanup(void) {}
+void fuzz_target_cleanup(void) {
+  tsl_registry_free(reg);
+  tsl_ctx_free(reg_ctx);
+  reg = NULL;
+  reg_ctx = NULL;
+}

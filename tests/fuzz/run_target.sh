@@ -7,7 +7,8 @@
 #           (JSON lines exported from real tuning databases)
 #   weights .npy/.npz/.safetensors readers: core/weights instrumented; seeds
 #           corpus_weights/ (files NumPy and tessel wrote, hand-made ones)
-#   passes  graph passes (legalize, fuse, fold_constant, dce): core/passes
+#   passes  graph passes (legalize, fuse, fold_constant, dce) and the
+#           compiled path's tsl_model_aot_build: core/passes and core/model
 #           instrumented; seeds corpus_passes/, the models of tests/relax
 # The rest comes from build/core/libtessel.so (run ./tessel build first).
 # New inputs that add coverage are merged into the target's corpus.
@@ -25,7 +26,8 @@ case "$name" in
           seeds=() ;;
   weights) srcs=("$root"/core/weights/*.c); area=weights; libs=(-lzip -ljansson)
           max_len=16384; seeds=() ;;
-  passes) srcs=("$root"/core/passes/*.c); area=passes; libs=(-ljansson); max_len=8192
+  passes) srcs=("$root"/core/passes/*.c "$root"/core/model/*.c); area=passes; libs=(-ljansson)
+          max_len=8192
           seeds=("$root/tests/relax/cases" "$root/tests/relax/passes" "$root/tests/relax/compiled"
                  "$root/workloads/models") ;;
   *) echo "run_target.sh: unknown target '$name'; valid: config, import, weights, passes" >&2
@@ -36,7 +38,7 @@ corpus="$root/tests/fuzz/corpus_$name"
 lib="$root/build/core"
 mkdir -p "$out/new_$name" "$corpus"
 clang-14 -std=c17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -D_GNU_SOURCE -DTESSEL_ROOT="\"$root\"" -I"$root/core/include" -I"$root/core/$area" \
+  -D_GNU_SOURCE -DTESSEL_ROOT="\"$root\"" -I"$root/core/include" -I"$root/core/$area" -I"$root/core/model" \
   "${srcs[@]}" "$root/tests/fuzz/fuzz_$name.c" -L"$lib" -Wl,-rpath,"$lib" -ltessel \
   "${libs[@]}" -lm -o "$out/fuzz_$name"
 TESSEL_SOURCE_ROOT="$root" "$out/fuzz_$name" -max_total_time="$secs" -max_len="$max_len" \

@@ -56,6 +56,9 @@ check "a library function without a prim_func (env.add) is refused by name" \
 check "  ... saying where and why" grep -q 'error: compile: main: y: R.call_dps_packed("env.add") cannot be compiled' "$tmp/err"
 check "the course's env.linear / env.relu legalize to prim_funcs and compile" \
   compiled "$src/tests/relax/compiled/course_env.py"
+check "the course's older spelling (R.call_tir(\"env.relu\", ...), shape and dtype) compiles" \
+  compiled "$src/tests/relax/compiled/old_spelling.py"
+check "  ... linear0 and env.relu fused into one kernel" grep -q '^plan: 1 kernel calls' "$tmp/out"
 check "  ... and a plugin's library function too (env.scale2, fused with them)" \
   bash -c "TESSEL_PLUGIN_PATH='$plugins' '$exe' run '$src/tests/relax/compiled/library.py' --target llvm > '$tmp/out' 2>&1 && grep -q '^plan: 2 kernel calls' '$tmp/out' && grep -q '^check against the reference interpreter: ok' '$tmp/out'"
 check "  ... which the interpreter names when the plugin is absent" bash -c "'$exe' run \
