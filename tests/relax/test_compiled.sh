@@ -70,6 +70,13 @@ check "  ... naming it and the pass that would lower it" \
 check "an unknown target is refused with the valid ones" \
   test "$(status "$exe" run "$mlp" --target nosuch)" = 2
 
+# ---- the course's chapter "back to end-to-end execution" (configs/course_e2e.yaml) -------------
+check "tune linear0 of the course's MLP alone" bash -c "'$exe' tune '$src/configs/course_e2e.yaml' \
+  --set database='$tmp/course/c.db' --set strategy.trials=16 > '$tmp/out' 2>&1"
+check "  ... one task, linear0" grep -q '^  linear0  *weight   1: 16 records' "$tmp/out"
+check "  ... the tuned model, with env.relu / env.linear legalized, compiles and agrees" \
+  compiled "$tmp/course/tuned_model.py"
+
 # ---- tessel build MODEL ----------------------------------------------------------------
 check "build the MLP with its weights" test "$(status "$exe" build "$mlp" --weights "$tmp/w.npz" \
   -o "$tmp/libmlp.so" --tir "$tmp/mlp_tir.py")" = 0
