@@ -34,15 +34,19 @@ int cli_report(int argc, char **argv);  /* cmd_report.c */
 int cli_weights(int argc, char **argv); /* cmd_weights.c */
 int cli_pass(int argc, char **argv);    /* cmd_pass.c */
 
-/* Graph passes on `m` (cmd_pass.c): `passes` (comma-separated) from the
- * registry with the plugins of the search path; `weights` (may be NULL):
+/* A registry with the built-in components and the plugins of the search
+ * path (a plugin that fails to load is a warning). Prints the error and
+ * returns CLI_USAGE when the registry cannot be made. */
+int cli_registry_open(const char *verb, tsl_ctx *ctx, tsl_registry **out);
+/* Graph passes on `m` (cmd_pass.c): `passes` (comma-separated) from `reg`
+ * (NULL: one cli_registry_open makes); `weights` (may be NULL):
  * tensors named relax.expr.Constant.<i> are the model's constants, the
  * others parameters for bind_params. *out lives in `arena`, its constants
  * in *constants (free it after the model's last use). Prints the error
  * and returns CLI_USAGE on failure. */
-int cli_model_passes(const char *verb, tsl_arena *arena, const tsl_model *m,
-                     const char *passes, const tsl_weights *weights, const tsl_model **out,
-                     tsl_weights **constants);
+int cli_model_passes(const char *verb, const tsl_registry *reg, tsl_arena *arena,
+                     const tsl_model *m, const char *passes, const tsl_weights *weights,
+                     const tsl_model **out, tsl_weights **constants);
 
 /* Prints `usage` and returns CLI_OK when argv holds -h/--help. Returns -1
  * otherwise. */

@@ -63,14 +63,17 @@ typedef struct cli_compiled {
   const tsl_lowered_module *lowered; /* with the weights as data "weights" */
 } cli_compiled;
 
-/* Passes (NULL: the default), tsl_model_aot_build with `weights` (the
- * weights file, may be NULL), lowering. Prints the error on failure. */
-int cli_model_compile(const char *verb, tsl_arena *arena, const tsl_model *m, const char *func,
-                      const char *passes, const tsl_weights *weights, cli_compiled *out);
+/* Passes (NULL: the default) from `reg` (NULL: the search path's),
+ * tsl_model_aot_build with `weights` (the weights file, may be NULL),
+ * lowering. Prints the error on failure. */
+int cli_model_compile(const char *verb, const tsl_registry *reg, tsl_arena *arena,
+                      const tsl_model *m, const char *func, const char *passes,
+                      const tsl_weights *weights, cli_compiled *out);
 void cli_compiled_free(cli_compiled *c);
 
 typedef struct cli_model_run {
   tsl_arena *arena;
+  const tsl_registry *reg; /* passes and library functions */
   const tsl_model *model;
   const char *func, *passes, *target, *output;
   int threads, json;
@@ -98,5 +101,10 @@ int cli_model_build(const cli_model_build_args *b);
 void cli_model_print_outputs(const tsl_weights *out, double secs, int json, const char *engine);
 int cli_model_compare(const tsl_weights *ref, const tsl_weights *got, double *max_diff,
                       double *max_ref);
+/* Prints "check against AGAINST: ok|MISMATCH (max |diff| .., max |value| ..)"
+ * (stderr with json) and returns 1 when `got` agrees with `ref` within
+ * 1e-4 of the largest value. */
+int cli_model_check(const tsl_weights *ref, const tsl_weights *got, const char *against,
+                    int json);
 
 #endif

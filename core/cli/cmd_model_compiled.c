@@ -15,12 +15,13 @@
 
 const char *const cli_model_default_passes = "legalize,fuse,dce";
 
-int cli_model_compile(const char *verb, tsl_arena *arena, const tsl_model *m, const char *func,
-                      const char *passes, const tsl_weights *weights, cli_compiled *out) {
+int cli_model_compile(const char *verb, const tsl_registry *reg, tsl_arena *arena,
+                      const tsl_model *m, const char *func, const char *passes,
+                      const tsl_weights *weights, cli_compiled *out) {
   memset(out, 0, sizeof *out);
   tsl_diag d = {0};
-  int rc = cli_model_passes(verb, arena, m, passes ? passes : cli_model_default_passes, weights,
-                            &out->model, &out->constants);
+  int rc = cli_model_passes(verb, reg, arena, m, passes ? passes : cli_model_default_passes,
+                            weights, &out->model, &out->constants);
   if (!rc && tsl_model_aot_build(arena, out->model, func, weights, &out->aot, &d))
     rc = cli_stage_error(verb, "compile", d.text);
   tsl_lower_opts lo = {sizeof lo, 1};
@@ -107,7 +108,8 @@ int cli_model_run_compiled(const cli_model_run *r) {
   tsl_kernel *k = NULL;
   tsl_weights *out = NULL;
   tsl_diag d = {0};
-  int rc = cli_model_compile("run", r->arena, r->model, r->func, r->passes, r->weights, &c);
+  int rc = cli_model_compile("run", r->reg, r->arena, r->model, r->func, r->passes, r->weights,
+                             &c);
   if (!rc)
     rc = cli_target_open("run", ctx, r->target, r->threads, &t);
   if (!rc && t.vt->build(t.t, c.lowered, &k, NULL, &d))
@@ -159,9 +161,6 @@ int cli_model_run_compiled(const cli_model_run *r) {
     char desc[512];
     snprintf(desc, sizeof desc, "compiled (%s)", t.vt->describe ? t.vt->describe(t.t) : r->target);
     cli_model_print_outputs(out, secs, r->json, desc);
-    double diff = 0, big = 0;
-    int paired = r->reference ? cli_model_compare(r->reference, out, &diff, &big) : 1;
-    int ok = paired && diff <= 1e-4 * (big > 1 ? big : 1);
     FILE *f = r->json ? stderr : stdout;
     fprintf(f, "plan: %u kernel calls; %u intermediate tensors in %u workspace slots, %s bytes "
             "(%s unplanned); weights %llu bytes\n", aot->n_calls, aot->n_intermediates,
@@ -169,11 +168,7 @@ int cli_model_run_compiled(const cli_model_run *r) {
             (unsigned long long)aot->weights_bytes);
     if (!r->reference)
       fprintf(f, "check against the reference interpreter: skipped (--check none)\n");
-    else
-      fprintf(f, "check against the reference interpreter: %s (max |diff| %.3g, max |value| "
-              "%.3g)\n", ok ? "ok" : paired ? "MISMATCH" : "outputs differ in names or shapes",
-              diff, big);
-    if (!ok)
+    else if (!cli_model_check(r->reference, out, "the reference interpreter", r->json))
       rc = CLI_NO;
     if (!rc && r->output && tsl_weights_save(out, r->output, &d))
       rc = cli_error("run", "--output %s: %s", r->output, d.text);
@@ -193,7 +188,8 @@ int cli_model_build(const cli_model_build_args *b) {
   cli_compiled c;
   cli_target t = {0};
   tsl_diag d = {0};
-  int rc = cli_model_compile("build", b->arena, b->model, b->func, b->passes, b->weights, &c);
+  int rc = cli_model_compile("build", NULL, b->arena, b->model, b->func, b->passes, b->weights,
+                             &c);
   if (!rc)
     rc = cli_target_open("build", tsl_arena_ctx(b->arena), b->target, b->threads, &t);
   if (!rc && !t.vt->export_library)

@@ -37,13 +37,25 @@ static int is_constant_name(const char *name) {
   return !strncmp(name, "relax.expr.Constant.", 20);
 }
 
-int cli_model_passes(const char *verb, tsl_arena *arena, const tsl_model *m,
-                     const char *passes, const tsl_weights *weights, const tsl_model **out,
-                     tsl_weights **constants) {
+int cli_registry_open(const char *verb, tsl_ctx *ctx, tsl_registry **out) {
+  tsl_diag d = {0};
+  *out = NULL;
+  if (tsl_registry_new(ctx, out, &d))
+    return cli_error(verb, "%s", d.text);
+  if (tsl_registry_load_default(*out, 0, NULL, &d))
+    fprintf(stderr, "tessel %s: warning: plugins: %s\nnote: the components of the plugins "
+            "loaded before it are available\n", verb, d.text);
+  return CLI_OK;
+}
+
+int cli_model_passes(const char *verb, const tsl_registry *given, tsl_arena *arena,
+                     const tsl_model *m, const char *passes, const tsl_weights *weights,
+                     const tsl_model **out, tsl_weights **constants) {
   *out = NULL;
   *constants = tsl_weights_new();
   tsl_weights *params = tsl_weights_new();
-  tsl_registry *reg = NULL;
+  tsl_registry *own = NULL;
+  const tsl_registry *reg = given;
   tsl_diag d = {0};
   int rc = *constants && params ? CLI_OK : cli_error(verb, "out of memory");
   /* the weights file's metadata constants are the model's, the rest
@@ -54,11 +66,8 @@ int cli_model_passes(const char *verb, tsl_arena *arena, const tsl_model *m,
                         w->ndim, w->shape, w->data, NULL, &d))
       rc = cli_error(verb, "%s", d.text);
   }
-  if (!rc && tsl_registry_new(tsl_arena_ctx(arena), &reg, &d))
-    rc = cli_error(verb, "%s", d.text);
-  if (!rc && tsl_registry_load_default(reg, 0, NULL, &d))
-    fprintf(stderr, "tessel %s: warning: plugins: %s\nnote: the passes of the plugins loaded "
-            "before it are available\n", verb, d.text);
+  if (!rc && !reg && !(rc = cli_registry_open(verb, tsl_arena_ctx(arena), &own)))
+    reg = own;
   if (!rc) {
     tsl_model *start = tsl_model_new(arena, m->tir, m->n_rx_funcs, m->rx_funcs, m->n_constants,
                                      *constants);
@@ -66,7 +75,7 @@ int cli_model_passes(const char *verb, tsl_arena *arena, const tsl_model *m,
     if (tsl_model_run_passes(reg, passes, &ctx, start, out, &d))
       rc = cli_error(verb, "%s", d.text);
   }
-  tsl_registry_free(reg); /* passes made no object that outlives them */
+  tsl_registry_free(own); /* passes made no object that outlives them */
   tsl_weights_free(params);
   if (rc) {
     tsl_weights_free(*constants);
@@ -108,7 +117,7 @@ int cli_pass(int argc, char **argv) {
   if (!rc && weights && tsl_weights_load(weights, &w, &d))
     rc = cli_error("pass", "%s", d.text);
   if (!rc)
-    rc = cli_model_passes("pass", arena, m, passes, w, &out, &constants);
+    rc = cli_model_passes("pass", NULL, arena, m, passes, w, &out, &constants);
   char *text = rc ? NULL : tsl_model_print(out);
   if (!rc && output) {
     int err = cli_write_text(output, text);

@@ -289,6 +289,19 @@ static tsl_weights *inputs_after(const tsl_model *m, const tsl_rx_func *f, const
   return r;
 }
 
+int cli_model_check(const tsl_weights *ref, const tsl_weights *got, const char *against,
+                    int json) {
+  double diff = 0, big = 0;
+  int paired = cli_model_compare(ref, got, &diff, &big);
+  /* float32 arithmetic in another order: a few units in the last place
+   * of the largest value, per reduction step */
+  int ok = paired && diff <= 1e-4 * (big > 1 ? big : 1);
+  fprintf(json ? stderr : stdout, "check against %s: %s (max |diff| %.3g, max |value| %.3g)\n",
+          against, ok ? "ok" : paired ? "MISMATCH" : "outputs differ in names or shapes", diff,
+          big);
+  return ok;
+}
+
 /* The largest difference between the outputs, against the largest
  * reference value; 0 when they do not pair up (names, shapes). */
 int cli_model_compare(const tsl_weights *ref, const tsl_weights *got, double *max_diff,
@@ -324,7 +337,7 @@ static int run_passed(const margs *a, tsl_arena *arena, const tsl_registry *reg,
   tsl_diag d = {0};
   int rc = a->weights ? load_weights(a->weights, &w) : CLI_OK;
   if (!rc)
-    rc = cli_model_passes("run", arena, m, a->passes, w, &pm, &constants);
+    rc = cli_model_passes("run", reg, arena, m, a->passes, w, &pm, &constants);
   const tsl_rx_func *f = rc ? NULL : tsl_model_find(pm, func);
   if (!rc && !f)
     rc = cli_error("run", "the passes removed the function '%s'", func);
@@ -335,17 +348,12 @@ static int run_passed(const margs *a, tsl_arena *arena, const tsl_registry *reg,
     fprintf(stderr, "tessel run: error: after the passes %s: %s\n", a->passes, d.text);
     rc = CLI_NO;
   }
-  double secs = cli_now_s() - t0, diff, big;
+  double secs = cli_now_s() - t0;
   if (!rc) {
     cli_model_print_outputs(out, secs, a->json, "reference interpreter");
-    int paired = cli_model_compare(ref, out, &diff, &big);
-    /* float32 arithmetic in another order: a few units in the last place
-     * of the largest value, per reduction step */
-    int ok = paired && diff <= 1e-4 * (big > 1 ? big : 1);
-    fprintf(a->json ? stderr : stdout, "check against the model before the passes %s: %s "
-            "(max |diff| %.3g, max |value| %.3g)\n", a->passes,
-            ok ? "ok" : paired ? "MISMATCH" : "outputs differ in names or shapes", diff, big);
-    if (!ok)
+    char what[512];
+    snprintf(what, sizeof what, "the model before the passes %s", a->passes);
+    if (!cli_model_check(ref, out, what, a->json))
       rc = CLI_NO;
     if (!rc && a->output && tsl_weights_save(out, a->output, &d))
       rc = cli_error("run", "--output %s: %s", a->output, d.text);
@@ -370,14 +378,10 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
     return cli_error("run", "out of memory");
   rc = gather(&a, m, f, in);
   tsl_diag d = {0};
-  /* library functions: the built-in env.* ones and the plugins' */
+  /* passes and library functions: the built-in ones and the plugins' */
   tsl_registry *reg = NULL;
-  if (!rc && tsl_registry_new(tsl_arena_ctx(m->arena), &reg, &d))
-    rc = cli_error("run", "%s", d.text);
-  if (!rc && tsl_registry_load_default(reg, 0, NULL, &d))
-    fprintf(stderr, "tessel run: warning: plugins: %s\nnote: the library functions of the "
-            "plugins loaded before it are available\n", d.text);
-  d.text[0] = '\0';
+  if (!rc)
+    rc = cli_registry_open("run", tsl_arena_ctx(m->arena), &reg);
   if (!rc && a.no_check && !a.target)
     rc = cli_error("run", "--check none applies to a compiled run (--target)");
   if (!rc) {
@@ -391,8 +395,8 @@ int cli_run_model(int argc, char **argv, const tsl_model *m) {
       tsl_arena *arena = tsl_arena_new(tsl_arena_ctx(m->arena));
       tsl_weights *w = NULL;
       rc = a.weights ? load_weights(a.weights, &w) : CLI_OK;
-      cli_model_run r = {arena, m, f->name, a.passes, a.target, a.output, a.threads, a.json,
-                         w, in, out};
+      cli_model_run r = {arena, reg, m, f->name, a.passes, a.target, a.output, a.threads,
+                         a.json, w, in, out};
       if (!rc)
         rc = cli_model_run_compiled(&r);
       tsl_weights_free(w);

@@ -76,6 +76,23 @@ static int collect_size_var(const tsl_expr *e, void *ud) {
   return 0;
 }
 
+uint32_t tsl_func_size_vars(tsl_arena *arena, const tsl_func *f, const tsl_var *const **out) {
+  size_vars sv;
+  tsl_map_init(&sv.seen, arena);
+  tsl_vec_init(&sv.vars, sizeof(const tsl_var *), arena);
+  tsl_vec_reserve(&sv.vars, 1); /* never NULL */
+  for (uint32_t i = 0; i < f->n_params; i++)
+    if (!f->params[i].buffer && f->params[i].var)
+      tsl_map_put(&sv.seen, f->params[i].var, NULL);
+  for (uint32_t i = 0; i < f->n_params; i++) {
+    const tsl_buffer *b = f->params[i].buffer;
+    for (uint32_t d = 0; b && d < b->ndim; d++)
+      tsl_expr_visit(b->shape[d], collect_size_var, &sv);
+  }
+  *out = sv.vars.data;
+  return sv.vars.len;
+}
+
 static void ctx_init(lw_ctx *c, tsl_arena *arena, const tsl_func *f, tsl_diag *diag) {
   memset(c, 0, sizeof *c);
   c->arena = arena;
@@ -138,18 +155,6 @@ int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *op
   if (c.status || !body)
     return c.status ? c.status : tsl_diag_set(diag, TSL_EINVALID, "lowering failed");
 
-  size_vars sv;
-  tsl_map_init(&sv.seen, arena);
-  tsl_vec_init(&sv.vars, sizeof(const tsl_var *), arena);
-  tsl_vec_reserve(&sv.vars, 1); /* size_vars is never NULL */
-  for (uint32_t i = 0; i < f->n_params; i++)
-    if (!f->params[i].buffer && f->params[i].var)
-      tsl_map_put(&sv.seen, f->params[i].var, NULL);
-  for (uint32_t i = 0; i < f->n_params; i++) {
-    const tsl_buffer *b = f->params[i].buffer;
-    for (uint32_t d = 0; b && d < b->ndim; d++)
-      tsl_expr_visit(b->shape[d], collect_size_var, &sv);
-  }
 
   tsl_lowered_func *lf = TSL_NEW(arena, tsl_lowered_func);
   lf->struct_size = sizeof *lf;
@@ -157,8 +162,7 @@ int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *op
   lf->source = f;
   lf->n_params = f->n_params;
   lf->params = params;
-  lf->n_size_vars = sv.vars.len;
-  lf->size_vars = sv.vars.data;
+  lf->n_size_vars = tsl_func_size_vars(arena, f, &lf->size_vars);
   lf->body = body;
   lf->flops = tsl_func_flops(f);
   *out = lf;

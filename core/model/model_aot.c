@@ -7,9 +7,9 @@
  */
 #include "model_internal.h"
 
+#include "tessel/lower.h"
 #include "tessel/relax_build.h"
 #include "tessel/script.h"
-#include "tessel/visit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +107,7 @@ static int scalar_const(aot *c, const tsl_rx_expr *e, mdl_value **out) {
   tsl_diag d = {0};
   if (tsl_tensor_alloc(&t, e->sinfo->dtype, 0, none, &d))
     return tsl_diag_set(c->diag, TSL_ENOMEM, "%s", d.text);
-  const tsl_expr *x = e->dims[0];
-  tsl_tensor_set(&t, 0, x->kind == TSL_EXPR_FLOAT_IMM ? x->u.float_value : (double)x->u.int_value);
+  tsl_tensor_set(&t, 0, mdl_const_value(e));
   size_t bytes = tsl_dtype_bytes(t.dtype);
   void *data = tsl_arena_dup(c->a, t.data, bytes);
   tsl_tensor_free(&t);
@@ -372,34 +371,6 @@ static void pointer(tsl_strbuf *sb, const mdl_value *v) {
     tsl_strbuf_printf(sb, "T.address_of(workspace[%s])", v->slot_offset);
 }
 
-typedef struct size_order {
-  tsl_map seen;
-  tsl_vec vars;
-} size_order;
-
-static int collect(const tsl_expr *e, void *ud) {
-  size_order *so = ud;
-  if (e->kind == TSL_EXPR_VAR && tsl_map_put(&so->seen, e->u.var, NULL))
-    TSL_VEC_PUSH(&so->vars, const tsl_var *, e->u.var);
-  return 0;
-}
-
-/* The symbolic sizes of f's buffers in first-appearance order, as
- * lower.h passes them (scalar parameters are not sizes). */
-static void size_vars_of(tsl_arena *a, const tsl_func *f, size_order *so) {
-  tsl_map_init(&so->seen, a);
-  tsl_vec_init(&so->vars, sizeof(const tsl_var *), a);
-  tsl_vec_reserve(&so->vars, 1);
-  for (uint32_t i = 0; i < f->n_params; i++)
-    if (!f->params[i].buffer && f->params[i].var)
-      tsl_map_put(&so->seen, f->params[i].var, NULL);
-  for (uint32_t i = 0; i < f->n_params; i++) {
-    const tsl_buffer *b = f->params[i].buffer;
-    for (uint32_t d = 0; b && d < b->ndim; d++)
-      tsl_expr_visit(b->shape[d], collect, so);
-  }
-}
-
 /* One kernel call: pointers, then the kernel's sizes from the shapes it
  * is called with. */
 static int emit_call(aot *c, tsl_strbuf *sb, const mdl_call *k) {
@@ -419,10 +390,10 @@ static int emit_call(aot *c, tsl_strbuf *sb, const mdl_call *k) {
     tsl_strbuf_append(sb, ", ");
     pointer(sb, k->args[i]);
   }
-  size_order so;
-  size_vars_of(c->a, kf, &so);
-  for (uint32_t s = 0; s < so.vars.len; s++) {
-    const tsl_var *v = TSL_VEC_AT(&so.vars, const tsl_var *, s);
+  const tsl_var *const *sizes;
+  uint32_t n_sizes = tsl_func_size_vars(c->a, kf, &sizes);
+  for (uint32_t s = 0; s < n_sizes; s++) {
+    const tsl_var *v = sizes[s];
     const tsl_expr *val = NULL;
     for (uint32_t i = 0; !val && i < kf->n_params; i++) {
       const tsl_buffer *b = kf->params[i].buffer;
@@ -526,10 +497,7 @@ static void io_of(aot *c, const tsl_func *e, tsl_model_aot *out) {
   out->inputs = t;
   out->n_outputs = n_out;
   out->outputs = t + n_in;
-  size_order so;
-  size_vars_of(c->a, e, &so);
-  out->n_size_vars = so.vars.len;
-  out->size_vars = so.vars.data;
+  out->n_size_vars = tsl_func_size_vars(c->a, e, &out->size_vars);
 }
 
 int tsl_model_aot_build(tsl_arena *a, const tsl_model *m, const char *func,

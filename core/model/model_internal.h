@@ -53,6 +53,12 @@ int model_register_builtins(tsl_registry *reg, tsl_diag *diag);
 int mdl_library_call(const char *name, const tsl_tensor *in, uint32_t n_in, tsl_tensor *out,
                      uint32_t n_out, tsl_diag *diag);
 
+/* The value of an R.const expression (its dims[0]) as a double. */
+static inline double mdl_const_value(const tsl_rx_expr *e) {
+  const tsl_expr *x = e->dims[0];
+  return x->kind == TSL_EXPR_FLOAT_IMM ? x->u.float_value : (double)x->u.int_value;
+}
+
 /* The value of a dimension with vars[i] bound to values[i]; 0 when it
  * uses another variable or an operation other than + - * // and casts. */
 int mdl_eval_dim(const tsl_expr *e, uint32_t n, const tsl_var *const *vars,

@@ -383,9 +383,7 @@ static int eval(run *r, const tsl_rx_expr *e, const char *where, const mval **ou
     int rc = alloc_shaped(r, e->sinfo->dtype, 0, none, &v);
     if (rc)
       return rc;
-    const tsl_expr *x = e->dims[0];
-    tsl_tensor_set(&v->t, 0, x->kind == TSL_EXPR_FLOAT_IMM ? x->u.float_value
-                                                           : (double)x->u.int_value);
+    tsl_tensor_set(&v->t, 0, mdl_const_value(e));
     *out = v;
     return TSL_OK;
   }

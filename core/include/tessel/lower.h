@@ -117,6 +117,13 @@ TSL_API int tsl_lower_func(tsl_arena *arena, const tsl_func *f,
  * (kinds, annotations, no unrolling, no vector code). */
 TSL_API int tsl_lower_func_structured(tsl_arena *arena, const tsl_func *f,
                                       const tsl_stmt **out, tsl_diag *diag);
+/* Appended in 1.6: the symbolic sizes of f's parameter buffers that are
+ * not parameters, in first-appearance order: exactly the trailing int64
+ * arguments tsl_lower_func gives the lowered function (n_size_vars,
+ * size_vars), so a caller can pass them without lowering. The array lives
+ * in `arena`; returns the count. */
+TSL_API uint32_t tsl_func_size_vars(tsl_arena *arena, const tsl_func *f,
+                                    const tsl_var *const **out);
 /* Lower every prim_func of a module. */
 TSL_API int tsl_lower_module(tsl_arena *arena, const tsl_module *m,
                              const tsl_lower_opts *opts,
