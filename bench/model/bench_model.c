@@ -5,7 +5,8 @@
  *
  * Per model (workloads/models; the MLP at batch 1 and 64): torch_ref.py
  * makes the weights and the input; `tessel run --target llvm` times the
- * untuned model (the legalized loops, compiled); `tessel tune` tunes every
+ * untuned model (the legalized loops, compiled; the passes below: weights
+ * bound, convolutions in NHWC, fused); `tessel tune` tunes every
  * task (trials per task x tasks, TVM's gradient scheduler) and writes the
  * tuned model; then the tuned model and PyTorch (torch_ref.py, the same
  * threads) are timed alternately, --rounds times, medians. The tuned
@@ -67,10 +68,16 @@ typedef struct result {
   int tasks, trials, ok;
 } result;
 
+/* The graph passes of every model: the weights bound, convolutions and
+ * pooling in NHWC (their weight permutes folded at compile time), the
+ * operators legalized and fused. */
+static const char passes[] = "bind_params,convert_layout,fold_constant,legalize,fuse,dce";
+
 /* The distinct prim_funcs of the model after the passes: its tasks. */
 static int count_tasks(const char *dir) {
   char cmd[1024], buf[4096];
-  snprintf(cmd, sizeof cmd, "%s pass %s/model.py --passes legalize,fuse,dce", exe, dir);
+  snprintf(cmd, sizeof cmd, "%s pass %s/model.py --weights %s/weights.npz --passes %s "
+           "2>/dev/null", exe, dir, dir, passes);
   FILE *p = popen(cmd, "r");
   int n = 0;
   while (p && fgets(buf, sizeof buf, p))
@@ -80,10 +87,11 @@ static int count_tasks(const char *dir) {
   return n;
 }
 
-static double tessel_time(const char *model, const char *dir, int threads, const char *extra) {
+static double tessel_time(const char *model, const char *weights, const char *dir, int threads,
+                          const char *extra) {
   char cmd[2048], line[65536];
-  snprintf(cmd, sizeof cmd, "%s run %s --weights %s/weights.npz --input x=%s/x.npy --target llvm "
-           "--threads %d --json --check none %s 2>/dev/null", exe, model, dir, dir, threads,
+  snprintf(cmd, sizeof cmd, "%s run %s --weights %s --input x=%s/x.npy --target llvm "
+           "--threads %d --json --check none %s 2>/dev/null", exe, model, weights, dir, threads,
            extra);
   return run_json(cmd, line, sizeof line) ? -1 : json_num(line, "time_s");
 }
@@ -112,19 +120,22 @@ static void bench_one(result *r, int per_task, int rounds, int threads) {
   r->trials = r->tasks * per_task;
   printf("%s: %d tasks, %d trials\n", r->name, r->tasks, r->trials);
   fflush(stdout);
-  r->untuned = tessel_time(model, dir, threads, "");
+  char weights[600], pass_opt[200];
+  snprintf(weights, sizeof weights, "%s/weights.npz", dir);
+  snprintf(pass_opt, sizeof pass_opt, "--passes %s", passes);
+  r->untuned = tessel_time(model, weights, dir, threads, pass_opt);
   /* tune */
   char cfg[600];
   snprintf(cfg, sizeof cfg, "%s/tune.yaml", dir);
   FILE *f = fopen(cfg, "w");
   if (!f)
     return;
-  fprintf(f, "workload:\n  file: %s\n  passes: legalize,fuse,dce\ntasks:\n  scheduler: gradient\n"
+  fprintf(f, "workload:\n  file: %s\n  weights: %s\n  passes: %s\ntasks:\n  scheduler: gradient\n"
           "  max_trials_global: %d\ntarget:\n  kind: llvm\n  threads: %d\nstrategy:\n"
           "  kind: evolutionary\n  trials: %d\n  batch: 16\ncost_model:\n  kind: xgb\n"
           "runner:\n  warmup: 0\n  number: 3\n  repeat: 1\n  min_repeat_ms: 20\n"
-          "  timeout_s: 30\ndatabase: %s/work/tune.db\nseed: 1\n", model, r->trials, threads,
-          per_task, dir);
+          "  timeout_s: 30\ndatabase: %s/work/tune.db\nseed: 1\n", model, weights, passes,
+          r->trials, threads, per_task, dir);
   fclose(f);
   snprintf(cmd, sizeof cmd, "mkdir -p %s/work && %s tune %s > %s/tune.log 2>&1", dir, exe, cfg,
            dir);
@@ -135,8 +146,9 @@ static void bench_one(result *r, int per_task, int rounds, int threads) {
     fprintf(stderr, "bench model: %s: tessel tune failed (%s/tune.log)\n", r->name, dir);
     return;
   }
-  char tuned[600], out[700];
+  char tuned[600], out[700], constants[600];
   snprintf(tuned, sizeof tuned, "%s/work/tuned_model.py", dir);
+  snprintf(constants, sizeof constants, "%s/work/tuned_model.constants.safetensors", dir);
   snprintf(out, sizeof out, "--output %s/tuned_out.npy", dir);
   double tt[16], pt[16];
   if (rounds > 16)
@@ -144,9 +156,9 @@ static void bench_one(result *r, int per_task, int rounds, int threads) {
   for (int k = 0; k < rounds; k++) { /* alternate which goes first */
     if (k % 2) {
       pt[k] = torch_time(r->name, dir, threads);
-      tt[k] = tessel_time(tuned, dir, threads, k ? "" : out);
+      tt[k] = tessel_time(tuned, constants, dir, threads, k ? "" : out);
     } else {
-      tt[k] = tessel_time(tuned, dir, threads, k ? "" : out);
+      tt[k] = tessel_time(tuned, constants, dir, threads, k ? "" : out);
       pt[k] = torch_time(r->name, dir, threads);
     }
   }

@@ -238,7 +238,8 @@ static int run(pstate *ps, tsl_model *model, const void **out) {
 }
 
 static int parse(tsl_arena *arena, const char *filename, const char *src, size_t len,
-                 int model, const void **out, tsl_diag *diag) {
+                 int model, uint32_t n_constants, const tsl_rx_sinfo *const *constants,
+                 const void **out, tsl_diag *diag) {
   const char *fn = model ? "tsl_parse_model" : "tsl_parse";
   if (out)
     *out = NULL;
@@ -257,6 +258,8 @@ static int parse(tsl_arena *arena, const char *filename, const char *src, size_t
   ps->src = src ? src : "";
   ps->len = len;
   ps->diag = diag;
+  ps->n_constant_sinfo = constants ? n_constants : 0;
+  ps->constant_sinfo = constants;
   tsl_model *m = NULL;
   if (model) {
     m = TSL_NEW(arena, tsl_model);
@@ -280,7 +283,7 @@ static int parse(tsl_arena *arena, const char *filename, const char *src, size_t
 int tsl_parse(tsl_arena *arena, const char *filename, const char *src, size_t len,
               const tsl_module **out, tsl_diag *diag) {
   const void *r = NULL;
-  int rc = parse(arena, filename, src, len, 0, out ? &r : NULL, diag);
+  int rc = parse(arena, filename, src, len, 0, 0, NULL, out ? &r : NULL, diag);
   if (out)
     *out = r;
   return rc;
@@ -289,7 +292,18 @@ int tsl_parse(tsl_arena *arena, const char *filename, const char *src, size_t le
 int tsl_parse_model(tsl_arena *arena, const char *filename, const char *src, size_t len,
                     const tsl_model **out, tsl_diag *diag) {
   const void *r = NULL;
-  int rc = parse(arena, filename, src, len, 1, out ? &r : NULL, diag);
+  int rc = parse(arena, filename, src, len, 1, 0, NULL, out ? &r : NULL, diag);
+  if (out)
+    *out = r;
+  return rc;
+}
+
+int tsl_parse_model_constants(tsl_arena *arena, const char *filename, const char *src,
+                              size_t len, uint32_t n_constants,
+                              const tsl_rx_sinfo *const *constants, const tsl_model **out,
+                              tsl_diag *diag) {
+  const void *r = NULL;
+  int rc = parse(arena, filename, src, len, 1, n_constants, constants, out ? &r : NULL, diag);
   if (out)
     *out = r;
   return rc;
@@ -305,7 +319,7 @@ static int parse_file(tsl_arena *arena, const char *path, int model, const void 
   int rc = tsl_read_file(path, &src, &n, diag);
   if (rc)
     return rc;
-  rc = parse(arena, path, src, n, model, out, diag);
+  rc = parse(arena, path, src, n, model, 0, NULL, out, diag);
   free(src);
   return rc;
 }

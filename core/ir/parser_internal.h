@@ -323,6 +323,9 @@ typedef struct pstate {
   const char *src;
   size_t len;
   tsl_diag *diag;
+  /* tsl_parse_model_constants: the metadata constants' struct info */
+  uint32_t n_constant_sinfo;
+  const struct tsl_rx_sinfo *const *constant_sinfo;
   jmp_buf jb;
   int status;
   char note[2048];

@@ -704,7 +704,9 @@ static const tsl_rx_expr *rx_expr(pstate *ps, const anode *n) {
         ps_fail(ps, n->items[0], "an index from 0", "invalid constant index %lld", (long long)i);
       tsl_rx_expr *e = new_expr(ps, TSL_RX_EXPR_CONSTANT);
       e->index = (uint32_t)i;
-      e->sinfo = rx_sinfo_new(ps->arena, TSL_RX_SINFO_OBJECT);
+      e->sinfo = (uint32_t)i < ps->n_constant_sinfo && ps->constant_sinfo[i]
+                     ? ps->constant_sinfo[i]
+                     : rx_sinfo_new(ps->arena, TSL_RX_SINFO_OBJECT);
       if ((uint32_t)i + 1 > ps->rx->model->n_constants)
         ps->rx->model->n_constants = (uint32_t)i + 1;
       r = e;

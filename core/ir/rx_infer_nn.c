@@ -1,9 +1,9 @@
 /*
  * Struct info of the network operators appended in 1.6 (relax.h): conv2d,
  * max / avg / adaptive average pooling, batch_norm, layer_norm and split,
- * with TVM's attribute defaults and output sizes. Layouts NCHW / OIHW
- * only; channels and spatial sizes must be constants (the batch may be
- * symbolic).
+ * with TVM's attribute defaults and output sizes. Layouts: any order of
+ * NCHW (data, output) and OIHW (weight), 1.7; channels and spatial sizes
+ * must be constants (the batch may be symbolic).
  */
 #include "rx_internal.h"
 
@@ -23,39 +23,53 @@ static const tsl_rx_sinfo *nn_fail(rx_err *err, int at, const char *hint, const 
 
 static const tsl_expr *c64(tsl_arena *a, int64_t v) { return tsl_expr_int(a, TSL_INT64, v); }
 
-static int const_dims(const tsl_rx_sinfo *s, int32_t from, int64_t *out) {
-  for (int32_t d = from; d < s->ndim; d++)
-    if (!s->shape || !tsl_expr_is_const_int(s->shape[d], &out[d]))
-      return 0;
+/* The data layout `key` (default NCHW) and its out_layout (default: the
+ * same, and it must be): where N, C, H and W sit. */
+static int data_layout(tsl_attrs attrs, const char *key, int32_t ax[4]) {
+  const char *l = tsl_rx_attr_str(attrs, key, "NCHW");
+  return tsl_rx_layout_axes(l, "NCHW", ax) && !strcmp(tsl_rx_attr_str(attrs, "out_layout", l), l);
+}
+
+/* Logical sizes [N, C, H, W] of 4-d `s` in layout `ax`; C, H and W must be
+ * constants (N is returned as -1 when symbolic). */
+static int logical_dims(const tsl_rx_sinfo *s, const int32_t ax[4], int64_t out[4]) {
+  if (s->ndim != 4 || !s->shape)
+    return 0;
+  for (int d = 0; d < 4; d++)
+    if (!tsl_expr_is_const_int(s->shape[ax[d]], &out[d])) {
+      if (d)
+        return 0;
+      out[d] = -1;
+    }
   return 1;
 }
 
-static int layout_ok(tsl_attrs attrs, const char *key, const char *want) {
-  const char *v = tsl_rx_attr_str(attrs, key, want);
-  return !strcmp(v, want);
-}
-
-static tsl_rx_sinfo *nchw(tsl_arena *ar, const tsl_rx_sinfo *x, const tsl_expr *c, int64_t h,
-                          int64_t w) {
+/* 4-d struct info in layout `ax`: x's batch, then c, h, w. */
+static tsl_rx_sinfo *placed(tsl_arena *ar, const tsl_rx_sinfo *x, const int32_t ax[4],
+                            const tsl_expr *c, int64_t h, int64_t w) {
   tsl_rx_sinfo *out = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
   out->dtype = x->dtype;
   out->ndim = 4;
   const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, 4);
-  d[0] = x->shape[0];
-  d[1] = c;
-  d[2] = c64(ar, h);
-  d[3] = c64(ar, w);
+  d[ax[0]] = x->shape[ax[0]];
+  d[ax[1]] = c;
+  d[ax[2]] = c64(ar, h);
+  d[ax[3]] = c64(ar, w);
   out->shape = d;
   return out;
 }
 
 static const tsl_rx_sinfo *conv2d(tsl_arena *ar, const tsl_rx_sinfo *x, const tsl_rx_sinfo *w,
                                   tsl_attrs attrs, rx_err *err) {
-  if (!layout_ok(attrs, "data_layout", "NCHW") || !layout_ok(attrs, "kernel_layout", "OIHW") ||
-      !layout_ok(attrs, "out_layout", "NCHW"))
-    return nn_fail(err, RX_AT_CALL, "data_layout=\"NCHW\", kernel_layout=\"OIHW\"",
-                   "R.nn.conv2d: only the layouts NCHW (data, output) and OIHW (weight) are "
-                   "supported");
+  int32_t xa[4], wa[4];
+  if (!data_layout(attrs, "data_layout", xa) ||
+      !tsl_rx_layout_axes(tsl_rx_attr_str(attrs, "kernel_layout", "OIHW"), "OIHW", wa))
+    return nn_fail(err, RX_AT_CALL, "data_layout=\"NCHW\" or \"NHWC\", kernel_layout=\"OIHW\" "
+                   "or \"HWIO\" (any order of those letters), out_layout as data_layout",
+                   "R.nn.conv2d: unsupported layouts (data %s, kernel %s, output %s)",
+                   tsl_rx_attr_str(attrs, "data_layout", "NCHW"),
+                   tsl_rx_attr_str(attrs, "kernel_layout", "OIHW"),
+                   tsl_rx_attr_str(attrs, "out_layout", tsl_rx_attr_str(attrs, "data_layout", "NCHW")));
   const char *od = tsl_rx_attr_str(attrs, "out_dtype", "void");
   char dn[32];
   if (strcmp(od, "void") && strcmp(od, "") && strcmp(od, tsl_dtype_str(x->dtype, dn)))
@@ -69,7 +83,7 @@ static const tsl_rx_sinfo *conv2d(tsl_arena *ar, const tsl_rx_sinfo *x, const ts
     return nn_fail(err, 1, "data and weight of one dtype", "R.nn.conv2d: data and weight "
                    "differ in dtype");
   int64_t xd[4], wd[4], st[2], pad[4], dil[2];
-  if (!const_dims(x, 1, xd) || !const_dims(w, 0, wd))
+  if (!logical_dims(x, xa, xd) || !logical_dims(w, wa, wd) || wd[0] < 0)
     return nn_fail(err, RX_AT_CALL, "constant channels, height and width",
                    "R.nn.conv2d needs constant channels, height, width and weight sizes");
   int64_t groups = tsl_rx_attr_int(attrs, "groups", 1);
@@ -81,7 +95,7 @@ static const tsl_rx_sinfo *conv2d(tsl_arena *ar, const tsl_rx_sinfo *x, const ts
                    "1, 2 or 4 non-negative ones");
   if (groups < 1 || xd[1] % groups || wd[0] % groups || wd[1] * groups != xd[1])
     return nn_fail(err, 1, "weight [O, C/groups, KH, KW] with groups dividing C and O",
-                   "R.nn.conv2d: data channels %lld, weight [%lld, %lld, ..] and groups %lld "
+                   "R.nn.conv2d: data channels %lld, weight O %lld, I %lld and groups %lld "
                    "do not fit", (long long)xd[1], (long long)wd[0], (long long)wd[1],
                    (long long)groups);
   int64_t oh = (xd[2] + pad[0] + pad[2] - dil[0] * (wd[2] - 1) - 1) / st[0] + 1;
@@ -89,26 +103,30 @@ static const tsl_rx_sinfo *conv2d(tsl_arena *ar, const tsl_rx_sinfo *x, const ts
   if (oh < 1 || ow < 1)
     return nn_fail(err, 1, "a kernel no larger than the padded data", "R.nn.conv2d: the "
                    "output would be empty (%lld x %lld)", (long long)oh, (long long)ow);
-  return nchw(ar, x, c64(ar, wd[0]), oh, ow);
+  return placed(ar, x, xa, c64(ar, wd[0]), oh, ow);
 }
 
 static const tsl_rx_sinfo *pool2d(tsl_arena *ar, tsl_rx_op op, const tsl_rx_sinfo *x,
                                   tsl_attrs attrs, rx_err *err) {
   const char *name = tsl_rx_op_name(op);
-  if (!layout_ok(attrs, "layout", "NCHW") || !layout_ok(attrs, "out_layout", "NCHW"))
-    return nn_fail(err, RX_AT_CALL, "layout=\"NCHW\"", "R.%s: only the layout NCHW is "
-                   "supported", name);
+  int32_t xa[4];
+  if (!data_layout(attrs, "layout", xa))
+    return nn_fail(err, RX_AT_CALL, "layout=\"NCHW\" or \"NHWC\" (any order of those "
+                   "letters), out_layout as layout", "R.%s: unsupported layout %s (output %s)",
+                   name, tsl_rx_attr_str(attrs, "layout", "NCHW"),
+                   tsl_rx_attr_str(attrs, "out_layout", tsl_rx_attr_str(attrs, "layout", "NCHW")));
   int64_t xd[4];
-  if (x->ndim != 4 || !const_dims(x, 1, xd))
+  if (!logical_dims(x, xa, xd))
     return nn_fail(err, 0, "data [N, C, H, W] with constant C, H, W", "R.%s takes 4-d data "
                    "with constant channels, height and width", name);
+  const tsl_expr *c = x->shape[xa[1]];
   if (op == TSL_RX_OP_ADAPTIVE_AVG_POOL2D) {
     int64_t os[2] = {xd[2], xd[3]};
     if (tsl_rx_attr_ints(attrs, "output_size", NULL, 0) >= 0 &&
         (!tsl_rx_attr_ints_n(attrs, "output_size", 1, 2, os) || os[0] < 1 || os[1] < 1))
       return nn_fail(err, RX_AT_CALL, "output_size=[1, 1]", "R.%s: output_size takes 1 or 2 "
                      "positive values", name);
-    return nchw(ar, x, x->shape[1], os[0], os[1]);
+    return placed(ar, x, xa, c, os[0], os[1]);
   }
   int64_t k[2], st[2], pad[4], dil[2];
   if (!tsl_rx_attr_ints_n(attrs, "pool_size", 1, 2, k) || !tsl_rx_attr_ints_n(attrs, "strides", 1, 2, st) ||
@@ -126,7 +144,7 @@ static const tsl_rx_sinfo *pool2d(tsl_arena *ar, tsl_rx_op op, const tsl_rx_sinf
   if (oh < 1 || ow < 1)
     return nn_fail(err, 0, "a window no larger than the padded data", "R.%s: the output "
                    "would be empty", name);
-  return nchw(ar, x, x->shape[1], oh, ow);
+  return placed(ar, x, xa, c, oh, ow);
 }
 
 static const tsl_rx_sinfo *vector_of(tsl_arena *ar, const tsl_rx_sinfo *x, const tsl_expr *n) {

@@ -95,6 +95,21 @@ int tsl_rx_attr_ints_n(tsl_attrs attrs, const char *key, int64_t dflt, int32_t w
   return 0;
 }
 
+int tsl_rx_layout_axes(const char *layout, const char *canonical, int32_t *axes) {
+  size_t n = strlen(canonical);
+  if (!layout || strlen(layout) != n)
+    return 0;
+  int32_t at[8];
+  for (size_t i = 0; i < n && i < 8; i++) {
+    const char *p = strchr(layout, canonical[i]);
+    if (!p || strchr(p + 1, canonical[i]))
+      return 0;
+    at[i] = (int32_t)(p - layout);
+  }
+  memcpy(axes, at, n * sizeof *axes);
+  return 1;
+}
+
 int64_t tsl_rx_attr_int(tsl_attrs a, const char *key, int64_t dflt) {
   const tsl_attr_value *v = tsl_attrs_get(a, key);
   return v && (v->kind == TSL_ATTR_INT || v->kind == TSL_ATTR_BOOL) ? v->u.i : dflt;

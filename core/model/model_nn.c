@@ -1,6 +1,6 @@
 /*
  * core/model/model_nn.c — the network operators of relax.h 1.6 in the
- * reference interpreter, in double, NCHW / OIHW: conv2d (strides,
+ * reference interpreter, in double, in any order of NCHW / OIHW (1.7): conv2d (strides,
  * padding, dilation, groups), max / average pooling (ceil mode, padding
  * counted or not), adaptive average pooling (PyTorch's windows: start
  * floor(i*H/O), end ceil((i+1)*H/O)), batch_norm with the moving
@@ -14,30 +14,58 @@
 #include <math.h>
 #include <string.h>
 
-static double at4(const tsl_tensor *t, int64_t a, int64_t b, int64_t c, int64_t d) {
-  return tsl_tensor_get(t, ((a * t->shape[1] + b) * t->shape[2] + c) * t->shape[3] + d);
+/* A 4-d tensor read and written at logical coordinates (N, C, H, W or
+ * O, I, H, W) placed by its layout's axes (tsl_rx_layout_axes); outputs
+ * take the data's layout (inference checked out_layout is the same). */
+typedef struct view4 {
+  const tsl_tensor *t;
+  int32_t ax[4];
+} view4;
+
+static view4 view(const tsl_tensor *t, tsl_attrs attrs, const char *key, const char *canon) {
+  view4 v = {t, {0, 1, 2, 3}};
+  tsl_rx_layout_axes(tsl_rx_attr_str(attrs, key, canon), canon, v.ax);
+  return v;
 }
 
-static void set4(tsl_tensor *t, int64_t a, int64_t b, int64_t c, int64_t d, double v) {
-  tsl_tensor_set(t, ((a * t->shape[1] + b) * t->shape[2] + c) * t->shape[3] + d, v);
+static int64_t extent(view4 v, int d) { return v.t->shape[v.ax[d]]; }
+
+static int64_t offset(view4 v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  int64_t i[4];
+  i[v.ax[0]] = a;
+  i[v.ax[1]] = b;
+  i[v.ax[2]] = c;
+  i[v.ax[3]] = d;
+  const int64_t *s = v.t->shape;
+  return ((i[0] * s[1] + i[1]) * s[2] + i[2]) * s[3] + i[3];
 }
 
-static void conv2d(tsl_attrs attrs, const tsl_tensor *x, const tsl_tensor *w, tsl_tensor *out) {
+static double at4(view4 v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return tsl_tensor_get(v.t, offset(v, a, b, c, d));
+}
+
+static void set4(view4 v, int64_t a, int64_t b, int64_t c, int64_t d, double x) {
+  tsl_tensor_set((tsl_tensor *)v.t, offset(v, a, b, c, d), x);
+}
+
+static void conv2d(tsl_attrs attrs, const tsl_tensor *xt, const tsl_tensor *wt, tsl_tensor *ot) {
   int64_t st[2], pad[4], dil[2], g = tsl_rx_attr_int(attrs, "groups", 1);
   tsl_rx_attr_ints_n(attrs, "strides", 1, 2, st);
   tsl_rx_attr_ints_n(attrs, "padding", 0, 4, pad);
   tsl_rx_attr_ints_n(attrs, "dilation", 1, 2, dil);
-  int64_t cg = w->shape[1], og = w->shape[0] / g;
-  for (int64_t n = 0; n < out->shape[0]; n++)
-    for (int64_t o = 0; o < out->shape[1]; o++)
-      for (int64_t y = 0; y < out->shape[2]; y++)
-        for (int64_t xo = 0; xo < out->shape[3]; xo++) {
+  view4 x = view(xt, attrs, "data_layout", "NCHW"), w = view(wt, attrs, "kernel_layout", "OIHW");
+  view4 out = view(ot, attrs, "data_layout", "NCHW");
+  int64_t cg = extent(w, 1), og = extent(w, 0) / g;
+  for (int64_t n = 0; n < extent(out, 0); n++)
+    for (int64_t o = 0; o < extent(out, 1); o++)
+      for (int64_t y = 0; y < extent(out, 2); y++)
+        for (int64_t xo = 0; xo < extent(out, 3); xo++) {
           double acc = 0;
           for (int64_t c = 0; c < cg; c++)
-            for (int64_t ky = 0; ky < w->shape[2]; ky++)
-              for (int64_t kx = 0; kx < w->shape[3]; kx++) {
+            for (int64_t ky = 0; ky < extent(w, 2); ky++)
+              for (int64_t kx = 0; kx < extent(w, 3); kx++) {
                 int64_t iy = y * st[0] + ky * dil[0] - pad[0], ix = xo * st[1] + kx * dil[1] - pad[1];
-                if (iy < 0 || ix < 0 || iy >= x->shape[2] || ix >= x->shape[3])
+                if (iy < 0 || ix < 0 || iy >= extent(x, 2) || ix >= extent(x, 3))
                   continue;
                 acc += at4(x, n, o / og * cg + c, iy, ix) * at4(w, o, c, ky, kx);
               }
@@ -45,26 +73,27 @@ static void conv2d(tsl_attrs attrs, const tsl_tensor *x, const tsl_tensor *w, ts
         }
 }
 
-static void pool2d(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *out) {
+static void pool2d(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *xt, tsl_tensor *ot) {
   int64_t k[2], st[2], pad[4], dil[2];
   tsl_rx_attr_ints_n(attrs, "pool_size", 1, 2, k);
   tsl_rx_attr_ints_n(attrs, "strides", 1, 2, st);
   tsl_rx_attr_ints_n(attrs, "padding", 0, 4, pad);
   tsl_rx_attr_ints_n(attrs, "dilation", 1, 2, dil);
   int include_pad = (int)tsl_rx_attr_int(attrs, "count_include_pad", 0);
-  for (int64_t n = 0; n < out->shape[0]; n++)
-    for (int64_t c = 0; c < out->shape[1]; c++)
-      for (int64_t y = 0; y < out->shape[2]; y++)
-        for (int64_t xo = 0; xo < out->shape[3]; xo++) {
+  view4 x = view(xt, attrs, "layout", "NCHW"), out = view(ot, attrs, "layout", "NCHW");
+  for (int64_t n = 0; n < extent(out, 0); n++)
+    for (int64_t c = 0; c < extent(out, 1); c++)
+      for (int64_t y = 0; y < extent(out, 2); y++)
+        for (int64_t xo = 0; xo < extent(out, 3); xo++) {
           double acc = op == TSL_RX_OP_MAX_POOL2D ? -DBL_MAX : 0;
           int64_t count = 0, padded = 0;
           for (int64_t ky = 0; ky < k[0]; ky++)
             for (int64_t kx = 0; kx < k[1]; kx++) {
               int64_t iy = y * st[0] + ky * dil[0] - pad[0], ix = xo * st[1] + kx * dil[1] - pad[1];
               /* the padded frame: what count_include_pad counts */
-              if (iy < x->shape[2] + pad[2] && ix < x->shape[3] + pad[3])
+              if (iy < extent(x, 2) + pad[2] && ix < extent(x, 3) + pad[3])
                 padded++;
-              if (iy < 0 || ix < 0 || iy >= x->shape[2] || ix >= x->shape[3])
+              if (iy < 0 || ix < 0 || iy >= extent(x, 2) || ix >= extent(x, 3))
                 continue;
               double v = at4(x, n, c, iy, ix);
               acc = op == TSL_RX_OP_MAX_POOL2D ? (v > acc ? v : acc) : acc + v;
@@ -78,10 +107,11 @@ static void pool2d(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *x, tsl_tenso
         }
 }
 
-static void adaptive_avg_pool2d(const tsl_tensor *x, tsl_tensor *out) {
-  int64_t h = x->shape[2], w = x->shape[3], oh = out->shape[2], ow = out->shape[3];
-  for (int64_t n = 0; n < out->shape[0]; n++)
-    for (int64_t c = 0; c < out->shape[1]; c++)
+static void adaptive_avg_pool2d(tsl_attrs attrs, const tsl_tensor *xt, tsl_tensor *ot) {
+  view4 x = view(xt, attrs, "layout", "NCHW"), out = view(ot, attrs, "layout", "NCHW");
+  int64_t h = extent(x, 2), w = extent(x, 3), oh = extent(out, 2), ow = extent(out, 3);
+  for (int64_t n = 0; n < extent(out, 0); n++)
+    for (int64_t c = 0; c < extent(out, 1); c++)
       for (int64_t i = 0; i < oh; i++)
         for (int64_t j = 0; j < ow; j++) {
           int64_t y0 = i * h / oh, y1 = ((i + 1) * h + oh - 1) / oh;
@@ -182,7 +212,7 @@ void mdl_nn_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_t
     pool2d(op, attrs, in[0], out[0]);
     return;
   case TSL_RX_OP_ADAPTIVE_AVG_POOL2D:
-    adaptive_avg_pool2d(in[0], out[0]);
+    adaptive_avg_pool2d(attrs, in[0], out[0]);
     return;
   case TSL_RX_OP_BATCH_NORM:
     batch_norm(attrs, in, out);

@@ -1,9 +1,11 @@
 /*
  * The prim_funcs LegalizeOps writes for the network operators of relax.h
- * 1.6, in the shape TVM v0.19's TOPI gives them (NCHW / OIHW):
+ * 1.6, in the shape TVM v0.19's TOPI gives them (any order of NCHW /
+ * OIHW, 1.7: loops in the data layout's order):
  *   nn.conv2d              conv2d: pad_temp (when padded), then
- *                          conv2d_nchw (group_conv2d_nchw with groups),
- *                          the reduction rc, ry, rx last
+ *                          conv2d_nchw (conv2d_nhwc, ...; group_conv2d_
+ *                          with groups), the reductions last, C, H, W in
+ *                          the data layout's order
  *   nn.max_pool2d          max_pool2d: pad_temp (the dtype's lowest value
  *                          outside), pool_max
  *   nn.avg_pool2d          avg_pool2d: pad_temp (0 outside), pool_sum,
@@ -63,61 +65,121 @@ static void alloc_like(tsl_strbuf *sb, const char *name, const lg_buf *out, cons
   tsl_strbuf_printf(sb, "%s), \"%s\")\n", out->s->ndim == 1 ? "," : "", t);
 }
 
-/* pad_temp over `src` (N, C, H, W): `ph` x `pw` cells, `top`, `left`
- * before the data, `fill` outside it. */
-static void pad_block(tsl_strbuf *sb, const lg_buf *src, int64_t ph, int64_t pw, int64_t top,
-                      int64_t left, const char *fill) {
-  char t[32];
-  int64_t h = cdim(src->s, 2), w = cdim(src->s, 3);
-  tsl_expr k[2];
-  const tsl_expr *dims[4] = {src->s->shape[0], src->s->shape[1], kdim(&k[0], ph),
-                             kdim(&k[1], pw)};
-  tsl_strbuf_append(sb, "    pad_temp = T.alloc_buffer((");
-  lg_dim(sb, dims[0]);
-  tsl_strbuf_printf(sb, ", T.int64(%lld), T.int64(%lld), T.int64(%lld)), \"%s\")\n",
-                    (long long)cdim(src->s, 1), (long long)ph, (long long)pw,
-                    dt(src->s->dtype, t));
-  int ind = lg_grid(sb, 4, "pad_temp", 4, dims, "SSSS");
-  tsl_strbuf_printf(sb, "%*spad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(T.int64(%lld) <= "
-                    "v_i2 and v_i2 < T.int64(%lld) and T.int64(%lld) <= v_i3 and v_i3 < "
-                    "T.int64(%lld), %s[v_i0, v_i1, v_i2 - T.int64(%lld), v_i3 - T.int64(%lld)], "
-                    "%s)\n", ind, "", (long long)top, (long long)(top + h), (long long)left,
-                    (long long)(left + w), src->name, (long long)top, (long long)left, fill);
+/* A 4-d operand's layout: ax[d] is where logical dimension d (N, C, H, W
+ * or O, I, H, W) sits; v[d] the output loop variable that walks it. */
+typedef struct lay4 {
+  int32_t ax[4];
+  char v[4][8];
+} lay4;
+
+static lay4 layout_of(tsl_attrs attrs, const char *key, const char *canon) {
+  lay4 l = {{0, 1, 2, 3}, {""}};
+  tsl_rx_layout_axes(tsl_rx_attr_str(attrs, key, canon), canon, l.ax);
+  for (int d = 0; d < 4; d++)
+    snprintf(l.v[d], sizeof l.v[d], "v_i%d", (int)l.ax[d]);
+  return l;
 }
 
+/* "e0, e1, e2, e3": the logical indices n, c, h, w placed by `l`. */
+static const char *placed(char *buf, size_t cap, const lay4 *l, const char *n, const char *c,
+                          const char *h, const char *w) {
+  const char *e[4];
+  e[l->ax[0]] = n;
+  e[l->ax[1]] = c;
+  e[l->ax[2]] = h;
+  e[l->ax[3]] = w;
+  snprintf(buf, cap, "%s, %s, %s, %s", e[0], e[1], e[2], e[3]);
+  return buf;
+}
+
+static int64_t ldim(const tsl_rx_sinfo *s, const lay4 *l, int d) { return cdim(s, l->ax[d]); }
+
+/* pad_temp over `src` (layout l): `ph` x `pw` cells, `top`, `left` before
+ * the data, `fill` outside it. */
+static void pad_block(tsl_strbuf *sb, const lg_buf *src, const lay4 *l, int64_t ph, int64_t pw,
+                      int64_t top, int64_t left, const char *fill) {
+  char t[32], ix[400], iy[64], ixx[64];
+  int64_t h = ldim(src->s, l, 2), w = ldim(src->s, l, 3);
+  tsl_expr k[3];
+  const tsl_expr *dims[4];
+  dims[l->ax[0]] = src->s->shape[l->ax[0]];
+  dims[l->ax[1]] = kdim(&k[0], ldim(src->s, l, 1));
+  dims[l->ax[2]] = kdim(&k[1], ph);
+  dims[l->ax[3]] = kdim(&k[2], pw);
+  tsl_strbuf_append(sb, "    pad_temp = T.alloc_buffer((");
+  for (int d = 0; d < 4; d++) {
+    if (d)
+      tsl_strbuf_append(sb, ", ");
+    lg_dim(sb, dims[d]);
+  }
+  tsl_strbuf_printf(sb, "), \"%s\")\n", dt(src->s->dtype, t));
+  int ind = lg_grid(sb, 4, "pad_temp", 4, dims, "SSSS");
+  snprintf(iy, sizeof iy, "%s - T.int64(%lld)", l->v[2], (long long)top);
+  snprintf(ixx, sizeof ixx, "%s - T.int64(%lld)", l->v[3], (long long)left);
+  tsl_strbuf_printf(sb, "%*spad_temp[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(T.int64(%lld) <= "
+                    "%s and %s < T.int64(%lld) and T.int64(%lld) <= %s and %s < "
+                    "T.int64(%lld), %s[%s], %s)\n", ind, "", (long long)top, l->v[2], l->v[2],
+                    (long long)(top + h), (long long)left, l->v[3], l->v[3],
+                    (long long)(left + w), src->name,
+                    placed(ix, sizeof ix, l, l->v[0], l->v[1], iy, ixx), fill);
+}
+
+/* TOPI's generic convolution: the output loops in the data layout's
+ * order, then the reductions over C, H and W in the order the data
+ * layout has them (rc, ry, rx for NCHW; ry, rx, rc for NHWC). */
 static void conv2d(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg_buf *b,
                    const lg_buf *out) {
   int64_t st[2], pad[4], dil[2], g = tsl_rx_attr_int(attrs, "groups", 1);
   tsl_rx_attr_ints_n(attrs, "strides", 1, 2, st);
   tsl_rx_attr_ints_n(attrs, "padding", 0, 4, pad);
   tsl_rx_attr_ints_n(attrs, "dilation", 1, 2, dil);
-  int64_t h = cdim(a->s, 2), w = cdim(a->s, 3);
-  int64_t o = cdim(b->s, 0), cg = cdim(b->s, 1), kh = cdim(b->s, 2), kw = cdim(b->s, 3);
+  lay4 x = layout_of(attrs, "data_layout", "NCHW"), w = layout_of(attrs, "kernel_layout", "OIHW");
+  int64_t h = ldim(a->s, &x, 2), wd = ldim(a->s, &x, 3);
+  int64_t o = ldim(b->s, &w, 0), kext[4] = {0, ldim(b->s, &w, 1), ldim(b->s, &w, 2),
+                                            ldim(b->s, &w, 3)};
+  int64_t cg = kext[1];
   int padded = pad[0] || pad[1] || pad[2] || pad[3];
   const char *src = a->name;
   if (padded) {
-    pad_block(sb, a, h + pad[0] + pad[2], w + pad[1] + pad[3], pad[0], pad[1], "T.float32(0)");
+    pad_block(sb, a, &x, h + pad[0] + pad[2], wd + pad[1] + pad[3], pad[0], pad[1],
+              "T.float32(0)");
     src = "pad_temp";
   }
   char t[32];
   dt(out->s->dtype, t);
+  /* the reductions rc (1), ry (2), rx (3) in the data layout's order */
+  int red[3] = {1, 2, 3};
+  for (int i = 0; i < 3; i++)
+    for (int j = i + 1; j < 3; j++)
+      if (x.ax[red[j]] < x.ax[red[i]]) {
+        int tmp = red[i];
+        red[i] = red[j];
+        red[j] = tmp;
+      }
+  char rv[4][8];
   tsl_expr k[3];
   const tsl_expr *dims[7] = {out->s->shape[0], out->s->shape[1], out->s->shape[2],
-                             out->s->shape[3], kdim(&k[0], cg), kdim(&k[1], kh), kdim(&k[2], kw)};
+                             out->s->shape[3]};
+  for (int i = 0; i < 3; i++) {
+    dims[4 + i] = kdim(&k[i], kext[red[i]]);
+    snprintf(rv[red[i]], sizeof rv[0], "v_i%d", 4 + i);
+  }
   int ind = lg_grid(sb, 4, out->name, 7, dims, "SSSSRRR");
   char ch[96];
   if (g > 1)
-    snprintf(ch, sizeof ch, "v_i1 // T.int64(%lld) * T.int64(%lld) + v_i4", (long long)(o / g),
-             (long long)cg);
+    snprintf(ch, sizeof ch, "%s // T.int64(%lld) * T.int64(%lld) + %s", x.v[1],
+             (long long)(o / g), (long long)cg, rv[1]);
   else
-    snprintf(ch, sizeof ch, "v_i4");
+    snprintf(ch, sizeof ch, "%s", rv[1]);
   tsl_strbuf_printf(sb, "%*swith T.init():\n%*s%s[v_i0, v_i1, v_i2, v_i3] = T.%s(0)\n", ind, "",
                     ind + 4, "", out->name, t);
-  char wy[160], wx[160];
-  tsl_strbuf_printf(sb, "%*s%s[v_i0, v_i1, v_i2, v_i3] = %s[v_i0, v_i1, v_i2, v_i3] + %s[v_i0, "
-                    "%s, %s, %s] * %s[v_i1, v_i4, v_i5, v_i6]\n", ind, "", out->name, out->name,
-                    src, ch, window(wy, sizeof wy, "v_i2", st[0], "v_i5", dil[0]),
-                    window(wx, sizeof wx, "v_i3", st[1], "v_i6", dil[1]), b->name);
+  char wy[160], wx[160], ia[400], ib[200];
+  tsl_strbuf_printf(sb, "%*s%s[v_i0, v_i1, v_i2, v_i3] = %s[v_i0, v_i1, v_i2, v_i3] + %s[%s] * "
+                    "%s[%s]\n", ind, "", out->name, out->name, src,
+                    placed(ia, sizeof ia, &x, x.v[0], ch,
+                           window(wy, sizeof wy, x.v[2], st[0], rv[2], dil[0]),
+                           window(wx, sizeof wx, x.v[3], st[1], rv[3], dil[1])),
+                    b->name, placed(ib, sizeof ib, &w, x.v[1], rv[1], rv[2], rv[3]));
 }
 
 static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a,
@@ -131,7 +193,9 @@ static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a
   if (avg && (dil[0] != 1 || dil[1] != 1))
     return tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.nn.avg_pool2d with dilation has no "
                         "legalization yet");
-  int64_t h = cdim(a->s, 2), w = cdim(a->s, 3), oh = cdim(out->s, 2), ow = cdim(out->s, 3);
+  lay4 x = layout_of(attrs, "layout", "NCHW");
+  int64_t h = ldim(a->s, &x, 2), w = ldim(a->s, &x, 3), oh = ldim(out->s, &x, 2),
+          ow = ldim(out->s, &x, 3);
   /* every cell a window reads (ceil_mode reaches past the padding) */
   int64_t ph = (oh - 1) * st[0] + dil[0] * (k[0] - 1) + 1, pw = (ow - 1) * st[1] + dil[1] * (k[1] - 1) + 1;
   if (ph < h + pad[0])
@@ -141,7 +205,7 @@ static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a
   char t[32], fill[64];
   dt(out->s->dtype, t);
   snprintf(fill, sizeof fill, avg ? "T.%s(0)" : "T.min_value(\"%s\")", t);
-  pad_block(sb, a, ph, pw, pad[0], pad[1], fill);
+  pad_block(sb, a, &x, ph, pw, pad[0], pad[1], fill);
   const char *red = avg ? "pool_sum" : out->name;
   if (avg)
     alloc_like(sb, "pool_sum", out, t);
@@ -149,10 +213,11 @@ static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a
   const tsl_expr *dims[6] = {out->s->shape[0], out->s->shape[1], out->s->shape[2],
                              out->s->shape[3], kdim(&kk[0], k[0]), kdim(&kk[1], k[1])};
   int ind = lg_grid(sb, 4, avg ? "pool_sum" : "pool_max", 6, dims, "SSSSRR");
-  char in[400], wy[160], wx[160];
-  snprintf(in, sizeof in, "pad_temp[v_i0, v_i1, %s, %s]",
-           window(wy, sizeof wy, "v_i2", st[0], "v_i4", dil[0]),
-           window(wx, sizeof wx, "v_i3", st[1], "v_i5", dil[1]));
+  char in[400], wy[160], wx[160], ix[400];
+  snprintf(in, sizeof in, "pad_temp[%s]",
+           placed(ix, sizeof ix, &x, x.v[0], x.v[1],
+                  window(wy, sizeof wy, x.v[2], st[0], "v_i4", dil[0]),
+                  window(wx, sizeof wx, x.v[3], st[1], "v_i5", dil[1])));
   tsl_strbuf_printf(sb, "%*swith T.init():\n%*s%s[v_i0, v_i1, v_i2, v_i3] = %s\n", ind, "",
                     ind + 4, "", red, fill);
   if (avg)
@@ -169,7 +234,7 @@ static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a
   ind = lg_grid(sb, 4, "pool_avg", 4, dims, "SSSS");
   char cnt[2][300];
   for (int d = 0; d < 2; d++) {
-    const char *v = d ? "v_i3" : "v_i2";
+    const char *v = x.v[2 + d];
     int64_t s = st[d], p = pad[d], kk2 = k[d], lim = d ? lim_w : lim_h;
     if (incl)
       snprintf(cnt[d], sizeof cnt[d], "(T.min(%s * T.int64(%lld) - T.int64(%lld) + T.int64(%lld), "
@@ -186,8 +251,10 @@ static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a
   return TSL_OK;
 }
 
-static void adaptive(tsl_strbuf *sb, const lg_buf *a, const lg_buf *out) {
-  int64_t h = cdim(a->s, 2), w = cdim(a->s, 3), oh = cdim(out->s, 2), ow = cdim(out->s, 3);
+static void adaptive(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg_buf *out) {
+  lay4 x = layout_of(attrs, "layout", "NCHW");
+  int64_t h = ldim(a->s, &x, 2), w = ldim(a->s, &x, 3), oh = ldim(out->s, &x, 2),
+          ow = ldim(out->s, &x, 3);
   int64_t kh = 0, kw = 0;
   for (int64_t i = 0; i < oh; i++) {
     int64_t n = ((i + 1) * h + oh - 1) / oh - i * h / oh;
@@ -204,20 +271,22 @@ static void adaptive(tsl_strbuf *sb, const lg_buf *a, const lg_buf *out) {
   const tsl_expr *dims[6] = {out->s->shape[0], out->s->shape[1], out->s->shape[2],
                              out->s->shape[3], kdim(&kk[0], kh), kdim(&kk[1], kw)};
   int ind = lg_grid(sb, 4, "adaptive_pool_sum", 6, dims, "SSSSRR");
-  char start[2][128], end[2][128];
+  char start[2][128], end[2][128], sy[160], sx[160];
   for (int d = 0; d < 2; d++) {
-    const char *v = d ? "v_i3" : "v_i2";
+    const char *v = x.v[2 + d];
     int64_t n = d ? w : h, o = d ? ow : oh;
     snprintf(start[d], sizeof start[d], "%s * T.int64(%lld) // T.int64(%lld)", v, (long long)n,
              (long long)o);
     snprintf(end[d], sizeof end[d], "((%s + T.int64(1)) * T.int64(%lld) + T.int64(%lld)) // "
              "T.int64(%lld)", v, (long long)n, (long long)(o - 1), (long long)o);
   }
+  snprintf(sy, sizeof sy, "%s + v_i4", start[0]);
+  snprintf(sx, sizeof sx, "%s + v_i5", start[1]);
   int exact = h % oh == 0 && w % ow == 0;
   tsl_strbuf_printf(sb, "%*swith T.init():\n%*sadaptive_pool_sum[v_i0, v_i1, v_i2, v_i3] = "
                     "T.%s(0)\n", ind, "", ind + 4, "", t);
-  char in[400];
-  snprintf(in, sizeof in, "%s[v_i0, v_i1, %s + v_i4, %s + v_i5]", a->name, start[0], start[1]);
+  char in[600], ix[500];
+  snprintf(in, sizeof in, "%s[%s]", a->name, placed(ix, sizeof ix, &x, x.v[0], x.v[1], sy, sx));
   if (exact)
     tsl_strbuf_printf(sb, "%*sadaptive_pool_sum[v_i0, v_i1, v_i2, v_i3] = adaptive_pool_sum[v_i0, "
                       "v_i1, v_i2, v_i3] + %s\n", ind, "", in);
@@ -351,7 +420,7 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
     return tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s: too many operands or parts to legalize",
                         tsl_rx_op_name(op));
   lg_buf bufs[70];
-  char out_names[64][32];
+  char out_names[64][32], conv_name[32];
   for (uint32_t i = 0; i < n_in + n_out; i++) {
     const tsl_rx_sinfo *s = i < n_in ? call->args[i]->sinfo
                             : rs->kind == TSL_RX_SINFO_TUPLE ? rs->fields[i - n_in] : rs;
@@ -362,7 +431,13 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   const lg_buf *a = &bufs[0], *out = &bufs[n_in];
   int64_t g = tsl_rx_attr_int(call->attrs, "groups", 1);
   switch (op) {
-  case TSL_RX_OP_CONV2D: bufs[n_in].name = g > 1 ? "group_conv2d_nchw" : "conv2d_nchw"; break;
+  case TSL_RX_OP_CONV2D: /* TOPI's name: conv2d_ + the data layout */
+    snprintf(conv_name, sizeof conv_name, "%sconv2d_", g > 1 ? "group_" : "");
+    for (const char *c = tsl_rx_attr_str(call->attrs, "data_layout", "NCHW"); *c; c++)
+      snprintf(conv_name + strlen(conv_name), sizeof conv_name - strlen(conv_name), "%c",
+               *c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+    bufs[n_in].name = conv_name;
+    break;
   case TSL_RX_OP_MAX_POOL2D: bufs[n_in].name = "pool_max"; break;
   case TSL_RX_OP_AVG_POOL2D: bufs[n_in].name = "pool_avg"; break;
   case TSL_RX_OP_ADAPTIVE_AVG_POOL2D: bufs[n_in].name = "adaptive_pool_avg"; break;
@@ -387,9 +462,10 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   default:
     return tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s has no legalization", tsl_rx_op_name(op));
   }
+  lay4 xl = layout_of(call->attrs, op == TSL_RX_OP_CONV2D ? "data_layout" : "layout", "NCHW");
   for (int32_t d = 2; d < 4 && op != TSL_RX_OP_LAYER_NORM && op != TSL_RX_OP_SPLIT &&
                       op != TSL_RX_OP_BATCH_NORM; d++)
-    if (cdim(a->s, d) < 0)
+    if (ldim(a->s, &xl, d) < 0)
       return tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s of a symbolic height or width has no "
                           "legalization", tsl_rx_op_name(op));
   if (op == TSL_RX_OP_LAYER_NORM)
@@ -405,7 +481,7 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   case TSL_RX_OP_MAX_POOL2D: case TSL_RX_OP_AVG_POOL2D:
     return pool2d(sb, op, call->attrs, a, out, diag);
   case TSL_RX_OP_ADAPTIVE_AVG_POOL2D:
-    adaptive(sb, a, out);
+    adaptive(sb, call->attrs, a, out);
     return TSL_OK;
   case TSL_RX_OP_BATCH_NORM:
     batch_norm(sb, call->attrs, bufs, out);

@@ -22,19 +22,32 @@ typedef struct norm {
   tsl_diag *diag;
 } norm;
 
-static const tsl_rx_var *fresh(norm *nz, const tsl_rx_sinfo *s) {
+tsl_str pass_fresh_name(tsl_arena *a, tsl_map *names, uint32_t *next) {
   char name[32];
   tsl_str n;
   do {
-    if (nz->next)
-      snprintf(name, sizeof name, "lv%u", nz->next);
+    if (*next)
+      snprintf(name, sizeof name, "lv%u", *next);
     else
       snprintf(name, sizeof name, "lv");
-    nz->next++;
-    n = tsl_intern(tsl_arena_ctx(nz->a), name);
-  } while (tsl_map_get(&nz->names, n));
-  tsl_map_put(&nz->names, n, TSL_MAP_INT(1));
-  return tsl_rx_var_new(nz->a, n, s, nz->dataflow);
+    ++*next;
+    n = tsl_intern(tsl_arena_ctx(a), name);
+  } while (tsl_map_get(names, n));
+  tsl_map_put(names, n, TSL_MAP_INT(1));
+  return n;
+}
+
+void pass_func_names(const tsl_rx_func *f, tsl_map *names) {
+  tsl_map_clear(names);
+  for (uint32_t i = 0; i < f->n_params; i++)
+    tsl_map_put(names, f->params[i]->name, TSL_MAP_INT(1));
+  for (uint32_t b = 0; b < f->n_blocks; b++)
+    for (uint32_t i = 0; i < f->blocks[b].n_bindings; i++)
+      tsl_map_put(names, f->blocks[b].bindings[i].var->name, TSL_MAP_INT(1));
+}
+
+static const tsl_rx_var *fresh(norm *nz, const tsl_rx_sinfo *s) {
+  return tsl_rx_var_new(nz->a, pass_fresh_name(nz->a, &nz->names, &nz->next), s, nz->dataflow);
 }
 
 /* `e` with every call below the top bound first; `top`: e itself may stay
@@ -65,14 +78,9 @@ static const tsl_rx_expr *lift(norm *nz, const tsl_rx_expr *e, int top) {
 }
 
 static const tsl_rx_func *normalize_func(norm *nz, const tsl_rx_func *f) {
-  tsl_map_clear(&nz->names);
+  pass_func_names(f, &nz->names);
   nz->next = 0;
   nz->changed = 0;
-  for (uint32_t i = 0; i < f->n_params; i++)
-    tsl_map_put(&nz->names, f->params[i]->name, TSL_MAP_INT(1));
-  for (uint32_t b = 0; b < f->n_blocks; b++)
-    for (uint32_t i = 0; i < f->blocks[b].n_bindings; i++)
-      tsl_map_put(&nz->names, f->blocks[b].bindings[i].var->name, TSL_MAP_INT(1));
   tsl_rx_block *blocks = TSL_NEW_ARRAY(nz->a, tsl_rx_block, f->n_blocks + 1);
   uint32_t nb = 0;
   for (uint32_t b = 0; b < f->n_blocks && !nz->status; b++) {

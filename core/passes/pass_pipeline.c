@@ -72,9 +72,24 @@ int tsl_model_check(const tsl_model *m, tsl_diag *diag) {
   if (!text)
     return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");
   tsl_arena *scratch = tsl_arena_new(tsl_arena_ctx(m->arena));
+  /* the constants' struct info, which the text leaves out */
+  const tsl_weights *c = pass_model_constants(m);
+  const tsl_rx_sinfo **cs = TSL_NEW_ARRAY(scratch, const tsl_rx_sinfo *, m->n_constants + 1);
+  for (uint32_t i = 0; c && i < m->n_constants; i++) {
+    char name[64];
+    snprintf(name, sizeof name, "relax.expr.Constant.%u", i);
+    const tsl_weight *w = tsl_weights_find(c, name);
+    if (!w || w->ndim > 64)
+      continue;
+    const tsl_expr *dims[64];
+    for (uint32_t d = 0; d < w->ndim; d++)
+      dims[d] = tsl_expr_int(scratch, TSL_INT64, w->shape[d]);
+    cs[i] = tsl_rx_tensor_sinfo(scratch, w->dtype, (int32_t)w->ndim, dims);
+  }
   const tsl_model *back = NULL;
   tsl_diag d = {0};
-  int rc = tsl_parse_model(scratch, "<the model>", text, strlen(text), &back, &d);
+  int rc = tsl_parse_model_constants(scratch, "<the model>", text, strlen(text), m->n_constants,
+                                     cs, &back, &d);
   if (rc)
     tsl_diag_set(diag, TSL_EINVALID, "the model does not parse back as printed: %s", d.text);
   tsl_arena_free(scratch);
@@ -164,6 +179,8 @@ static const struct {
      "FoldConstant)", &pass_fold_constant_vt},
     {"dce", "unused dataflow bindings and uncalled prim_funcs removed (TVM's "
      "DeadCodeElimination)", &pass_dce_vt},
+    {"convert_layout", "convolutions and pooling of NCHW data compute in NHWC (HWIO weights), "
+     "element-wise operators after them too (TVM's ConvertLayout)", &pass_convert_layout_vt},
 };
 
 int passes_register_builtins(tsl_registry *reg, tsl_diag *diag) {

@@ -24,6 +24,14 @@ extern const tsl_pass_vtable pass_normalize_vt;
 int pass_normalize_model(const tsl_pass_ctx *ctx, const tsl_model *in, const tsl_model **out,
                          tsl_diag *diag);
 
+/* A variable name not in `names` (lv, lv1, ... as TVM's block builder
+ * names them, counting from *next), added to it. */
+tsl_str pass_fresh_name(tsl_arena *a, tsl_map *names, uint32_t *next);
+/* `names` cleared and filled with f's parameter and binding names. */
+void pass_func_names(const tsl_rx_func *f, tsl_map *names);
+
+extern const tsl_pass_vtable pass_convert_layout_vt;
+
 /* The constants a model's passes bound (NULL when none). */
 const tsl_weights *pass_model_constants(const tsl_model *m);
 

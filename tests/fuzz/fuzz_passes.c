@@ -1,7 +1,7 @@
 /*
  * libFuzzer target for the graph passes (core/passes, instrumented): an
- * input that parses as a model goes through legalize, fuse, fold_constant
- * and dce, each called directly; every pass either refuses with a message
+ * input that parses as a model goes through convert_layout, legalize,
+ * fuse, fold_constant and dce, each called directly; every pass either refuses with a message
  * or returns a model that prints and parses back (tsl_model_check). Any
  * crash, sanitizer report or silent failure aborts.
  * Built and run by tests/fuzz/run_target.sh passes.
@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
     static const struct {
       const char *name;
       const tsl_pass_vtable *vt;
-    } passes[] = {{"legalize", &pass_legalize_vt},
+    } passes[] = {{"convert_layout", &pass_convert_layout_vt},
+                  {"legalize", &pass_legalize_vt},
                   {"fuse", &pass_fuse_vt},
                   {"fold_constant", &pass_fold_constant_vt},
                   {"dce", &pass_dce_vt}};

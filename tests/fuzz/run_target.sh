@@ -7,8 +7,8 @@
 #           (JSON lines exported from real tuning databases)
 #   weights .npy/.npz/.safetensors readers: core/weights instrumented; seeds
 #           corpus_weights/ (files NumPy and tessel wrote, hand-made ones)
-#   passes  graph passes (legalize, fuse, fold_constant, dce) and the
-#           compiled path's tsl_model_aot_build: core/passes and core/model
+#   passes  graph passes (convert_layout, legalize, fuse, fold_constant,
+#           dce) and the compiled path's tsl_model_aot_build: core/passes and core/model
 #           instrumented; seeds corpus_passes/, the models of tests/relax
 # The rest comes from build/core/libtessel.so (run ./tessel build first).
 # New inputs that add coverage are merged into the target's corpus.

@@ -87,9 +87,9 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 34,
+  is_int(tsl_registry_count(reg), 35,
          "a new registry holds the two built-in intrinsics, the five built-in mutators, the "
-         "nine built-in rules, the eight built-in postprocessors, the six built-in "
+         "nine built-in rules, the eight built-in postprocessors, the seven built-in "
          "passes and the four built-in library functions");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&

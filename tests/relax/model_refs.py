@@ -149,6 +149,34 @@ def make_nn(d):
         "output.6": mean})
 
 
+def make_layouts(d):
+    """nn_layouts.py: make_nn's operators on NHWC data (the NCHW reference transposed)."""
+    rng = np.random.default_rng(19)
+    f = lambda *s: rng.uniform(-1, 1, s).astype("float32")
+    x, w, wg, xc, wi = f(2, 4, 11, 11), f(6, 4, 3, 3), f(6, 2, 3, 3), f(2, 4, 11, 11), f(6, 4, 3, 3)
+    nhwc = lambda v: v.transpose(0, 2, 3, 1)
+    np.savez(f"{d}/nn_layouts.npz", x=nhwc(x), w=w.transpose(2, 3, 1, 0),
+             wg=wg.transpose(0, 2, 3, 1), xc=xc.transpose(1, 0, 2, 3),
+             wi=wi.transpose(1, 2, 3, 0))
+    c = conv2d(x.astype("float64"), w, 2, (1, 1, 1, 1), 1, 1)
+    g = conv2d(np.maximum(c, 0), wg, 1, (2, 2, 2, 2), 2, 3)
+    p = pool2d(g, 3, 2, 0, 3, 3, "max")
+    q = pool2d(g, 3, 2, 1, 3, 3, "avg")
+    qc = pool2d(g, 3, 2, 1, 3, 3, "avg", include_pad=True)
+    a = np.zeros((2, 6, 3, 3))
+    for i in range(3):
+        for j in range(3):
+            y0, y1 = i * 6 // 3, -(-(i + 1) * 6 // 3)
+            x0, x1 = j * 6 // 3, -(-(j + 1) * 6 // 3)
+            a[:, :, i, j] = g[:, :, y0:y1, x0:x1].mean(axis=(2, 3))
+    k = conv2d(xc.astype("float64"), wi, 1, (1, 0, 0, 1), 1, 1)
+    f32 = lambda v: nhwc(v).astype("float32")
+    np.savez(f"{d}/nn_layouts.want.npz", **{
+        "output.0": f32(c), "output.1": f32(g), "output.2": f32(p), "output.3": f32(q),
+        "output.4": f32(qc), "output.5": f32(a),
+        "output.6": k.transpose(1, 0, 2, 3).astype("float32")})
+
+
 def compare(got, want):
     g, w = np.load(got), np.load(want)
     if sorted(g.files) != sorted(w.files):
@@ -172,5 +200,6 @@ if __name__ == "__main__":
         make_matvec(sys.argv[2])
         make_shape_ops(sys.argv[2])
         make_nn(sys.argv[2])
+        make_layouts(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))

@@ -105,6 +105,12 @@ static const pcase cases[] = {
     {"const", "fused", "legalize,fuse,dce", NULL},
     {"cnn", "fused", "legalize,fuse,dce", NULL},
     {"../cases/nn_ops", "legalized", "legalize", NULL},
+    {"../cases/nn_layouts", "legalized", "legalize", NULL},
+    {"cnn", "converted", "convert_layout", NULL},
+    {"residual", "converted", "convert_layout", NULL},
+    {"residual", "converted_fused", "bind_params,convert_layout,fold_constant,legalize,fuse,dce",
+     "w1,b1,w2,b2,wd"},
+    {"../cases/nn_ops", "converted", "convert_layout", NULL},
     {"../compiled/library", "fused", "legalize,fuse,dce", NULL},
 };
 

@@ -96,7 +96,7 @@ struct tsl_rx_sinfo {
   X(MAX, "max", 1)                                                             \
   X(SOFTMAX, "nn.softmax", 1)        /* (axis: INT, default -1) */             \
   X(CONCAT, "concat", 1)             /* a TUPLE of tensors (axis: INT, 0) */ \
-  /* appended in 1.6: layouts NCHW / OIHW only */                             \
+  /* appended in 1.6 (1.7: any order of NCHW / OIHW, tsl_rx_layout_axes) */                             \
   X(CONV2D, "nn.conv2d", 2)          /* data, weight (strides, padding,     */ \
                                      /*  dilation: INTS; groups: INT;       */ \
                                      /*  data_layout, kernel_layout,        */ \
@@ -141,6 +141,12 @@ TSL_API double tsl_rx_attr_float(tsl_attrs attrs, const char *key, double dflt);
 TSL_API const char *tsl_rx_attr_str(tsl_attrs attrs, const char *key, const char *dflt);
 TSL_API int tsl_rx_attr_ints_n(tsl_attrs attrs, const char *key, int64_t dflt, int32_t want,
                                int64_t *out);
+/* Appended in 1.7: where each letter of `canonical` ("NCHW" for data,
+ * "OIHW" for convolution weights) sits in `layout`, a permutation of its
+ * letters ("NHWC", "HWIO", "OHWI", ...): axes[i] is the index in `layout`
+ * of canonical[i]. Returns 0 (axes untouched) when `layout` is not such a
+ * permutation; blocked layouts such as "NCHW16c" are not. */
+TSL_API int tsl_rx_layout_axes(const char *layout, const char *canonical, int32_t *axes);
 
 /* ==== expressions ========================================================= */
 
@@ -242,6 +248,16 @@ TSL_API int tsl_parse_model(tsl_arena *arena, const char *filename, const char *
                             size_t len, const tsl_model **out, tsl_diag *diag);
 TSL_API int tsl_parse_model_file(tsl_arena *arena, const char *path, const tsl_model **out,
                                  tsl_diag *diag);
+/* Appended in 1.7: tsl_parse_model with the metadata constants' struct
+ * info known, as the printer leaves it out: constants[i] (i < n_constants;
+ * NULL entries stay unknown, R.Object) is that of
+ * metadata["relax.expr.Constant"][i], so that operators on bound weights
+ * infer their shapes as they did before printing. Not copied: they must
+ * live as long as the model. */
+TSL_API int tsl_parse_model_constants(tsl_arena *arena, const char *filename, const char *src,
+                                      size_t len, uint32_t n_constants,
+                                      const tsl_rx_sinfo *const *constants,
+                                      const tsl_model **out, tsl_diag *diag);
 
 /* The Relax function called `name`, or NULL. */
 TSL_API const tsl_rx_func *tsl_model_find(const tsl_model *m, const char *name);
