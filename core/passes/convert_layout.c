@@ -212,7 +212,6 @@ static void drop_unused_restores(convert *c, tsl_rx_block *blocks, uint32_t n_bl
 
 static const tsl_rx_func *convert_func(convert *c, const tsl_rx_func *f) {
   pass_func_names(f, &c->names);
-  tsl_map_clear(&c->nhwc);
   c->next = 0;
   int changed = 0;
   tsl_rx_block *blocks = TSL_NEW_ARRAY(c->a, tsl_rx_block, f->n_blocks ? f->n_blocks : 1);
@@ -220,6 +219,7 @@ static const tsl_rx_func *convert_func(convert *c, const tsl_rx_func *f) {
     blocks[k] = f->blocks[k];
     if (!f->blocks[k].is_dataflow)
       continue;
+    tsl_map_clear(&c->nhwc); /* NHWC copies are dataflow variables of their block */
     tsl_vec_init(&c->out, sizeof(tsl_rx_binding), NULL);
     for (uint32_t i = 0; i < f->blocks[k].n_bindings && !c->status; i++) {
       const tsl_rx_binding *b = &f->blocks[k].bindings[i];

@@ -108,6 +108,7 @@ static const pcase cases[] = {
     {"../cases/nn_layouts", "legalized", "legalize", NULL},
     {"cnn", "converted", "convert_layout", NULL},
     {"residual", "converted", "convert_layout", NULL},
+    {"two_blocks", "converted", "convert_layout", NULL},
     {"residual", "converted_fused", "bind_params,convert_layout,fold_constant,legalize,fuse,dce",
      "w1,b1,w2,b2,wd"},
     {"../cases/nn_ops", "converted", "convert_layout", NULL},
