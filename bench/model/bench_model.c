@@ -75,7 +75,7 @@ static const char passes[] = "bind_params,convert_layout,fold_constant,legalize,
 
 /* The distinct prim_funcs of the model after the passes: its tasks. */
 static int count_tasks(const char *dir) {
-  char cmd[1024], buf[4096];
+  char cmd[4096], buf[4096];
   snprintf(cmd, sizeof cmd, "%s pass %s/model.py --weights %s/weights.npz --passes %s "
            "2>/dev/null", exe, dir, dir, passes);
   FILE *p = popen(cmd, "r");

@@ -33,6 +33,7 @@ int cli_best(int argc, char **argv);    /* cmd_best.c */
 int cli_report(int argc, char **argv);  /* cmd_report.c */
 int cli_weights(int argc, char **argv); /* cmd_weights.c */
 int cli_pass(int argc, char **argv);    /* cmd_pass.c */
+int cli_import(int argc, char **argv);  /* cmd_import.c */
 
 /* A registry with the built-in components and the plugins of the search
  * path (a plugin that fails to load is a warning). Prints the error and

@@ -14,7 +14,7 @@
 extern const char cli_fmt_usage[], cli_eq_usage[], cli_eval_usage[],
     cli_schedule_usage[], cli_space_usage[], cli_run_usage[], cli_build_usage[],
     cli_plugins_usage[], cli_tune_usage[], cli_db_usage[], cli_best_usage[],
-    cli_report_usage[], cli_weights_usage[], cli_pass_usage[];
+    cli_report_usage[], cli_weights_usage[], cli_pass_usage[], cli_import_usage[];
 
 const cli_verb cli_verbs[] = {
     {"fmt", "print a TVMScript program in canonical form", cli_fmt_usage, cli_fmt},
@@ -43,6 +43,8 @@ const cli_verb cli_verbs[] = {
      cli_weights_usage, cli_weights},
     {"pass", "run graph passes on a model (bind_params, legalize, ...) and print it",
      cli_pass_usage, cli_pass},
+    {"import", "an ONNX model as a Relax module in TVMScript and its weights",
+     cli_import_usage, cli_import},
     {NULL, NULL, NULL, NULL},
 };
 

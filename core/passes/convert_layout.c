@@ -59,7 +59,6 @@ static tsl_attrs axes_attr(tsl_arena *a, const int64_t *axes) {
   tsl_attr_value *xs = TSL_NEW_ARRAY(a, tsl_attr_value, 4);
   for (int i = 0; i < 4; i++) {
     xs[i].kind = TSL_ATTR_INT;
-    xs[i].dtype = TSL_INT32;
     xs[i].u.i = axes[i];
   }
   tsl_attr *item = TSL_NEW_ARRAY(a, tsl_attr, 1);

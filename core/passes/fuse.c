@@ -27,6 +27,24 @@ typedef struct fuser {
   tsl_vec names;   /* block names used so far (tsl_str) */
 } fuser;
 
+/* `b` with its symbolic sizes in the fused function's terms (a member's
+ * own size variables, bound through its inputs, replaced); `b` itself
+ * when nothing changes, else a new buffer the member's body is mapped to. */
+static const tsl_buffer *resized(fuser *fz, const tsl_buffer *b) {
+  const tsl_expr **dims = TSL_NEW_ARRAY(fz->a, const tsl_expr *, b->ndim + 1);
+  int changed = 0;
+  for (uint32_t d = 0; d < b->ndim; d++) {
+    dims[d] = tsl_expr_substitute_map(fz->a, b->shape[d], &fz->vars);
+    changed |= dims[d] != b->shape[d];
+  }
+  if (!changed)
+    return b;
+  const tsl_buffer *r = tsl_buffer_new(fz->a, b->name, b->dtype, b->ndim, dims, b->strides,
+                                       b->elem_offset, b->scope, b->align, b->offset_factor);
+  tsl_map_put(&fz->buffers, b, (void *)r);
+  return r;
+}
+
 /* `b` (a callee's parameter) is the fused function's buffer `to`: its
  * symbolic sizes become to's. */
 static void bind_buffer(fuser *fz, const tsl_buffer *b, const tsl_buffer *to) {
@@ -170,14 +188,16 @@ static const tsl_func *fuse_funcs(tsl_arena *a, const char *name, member *ms, ui
       TSL_VEC_PUSH(&in_bufs, const tsl_buffer *, b);
       TSL_VEC_PUSH(&params, tsl_param, f->params[i]);
     }
-    const tsl_param *out = &f->params[f->n_params - 1];
+    /* the member's output and allocations take the group's sizes */
+    tsl_param out = f->params[f->n_params - 1];
+    out.buffer = resized(&fz, out.buffer);
     if (ms[k].is_output)
-      TSL_VEC_PUSH(&outs, tsl_param, *out);
+      TSL_VEC_PUSH(&outs, tsl_param, out);
     else
-      TSL_VEC_PUSH(&allocs, const tsl_buffer *, out->buffer);
+      TSL_VEC_PUSH(&allocs, const tsl_buffer *, out.buffer);
     const tsl_block *root = root_of(f);
     for (uint32_t i = 0; i < root->n_alloc_buffers; i++)
-      TSL_VEC_PUSH(&allocs, const tsl_buffer *, root->alloc_buffers[i]);
+      TSL_VEC_PUSH(&allocs, const tsl_buffer *, resized(&fz, root->alloc_buffers[i]));
     tsl_mutator m = tsl_mutator_make(a);
     m.buffers = &fz.buffers;
     m.vars = &fz.vars;

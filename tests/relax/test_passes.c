@@ -109,6 +109,7 @@ static const pcase cases[] = {
     {"cnn", "converted", "convert_layout", NULL},
     {"residual", "converted", "convert_layout", NULL},
     {"two_blocks", "converted", "convert_layout", NULL},
+    {"symbolic_chain", "fused", "legalize,fuse,dce", NULL},
     {"residual", "converted_fused", "bind_params,convert_layout,fold_constant,legalize,fuse,dce",
      "w1,b1,w2,b2,wd"},
     {"../cases/nn_ops", "converted", "convert_layout", NULL},

@@ -1,0 +1,599 @@
+/*
+ * The ONNX operators and their Relax forms: one table, op_type to
+ * converter; each converter reads the node's inputs and attributes
+ * (onnx_import.c) and sets its outputs. Semantics follow the ONNX operator
+ * documents for operator sets 11 to 18 (where an operator changed within
+ * them, both forms are read: Softmax's axis before 13, the axes of
+ * ReduceSum / Squeeze / Unsqueeze moving from attribute to input in 13).
+ */
+#include "onnx_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef int (*ox_convert_fn)(ox_ctx *c, tsl_rx_op op);
+
+static tsl_attrs no_attrs(void) { return (tsl_attrs){0, NULL}; }
+
+static int rank_of(const tsl_rx_expr *e) {
+  return e && e->sinfo->kind == TSL_RX_SINFO_TENSOR ? e->sinfo->ndim : -1;
+}
+
+/* Dimension d of e as a constant; -1 when symbolic or unknown. */
+static int64_t dim_of(const tsl_rx_expr *e, int32_t d) {
+  int64_t v = -1;
+  if (e->sinfo->shape && d >= 0 && d < e->sinfo->ndim)
+    tsl_expr_is_const_int(e->sinfo->shape[d], &v);
+  return v;
+}
+
+/* ---- element-wise --------------------------------------------------------- */
+
+static int binary(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *args[2] = {ox_input(c, 0), ox_input(c, 1)};
+  return ox_set_output(c, 0, ox_call(c, op, 2, args, no_attrs()));
+}
+
+static int unary(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, no_attrs()));
+}
+
+static int identity(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  if (c->node->n_output > 1 && c->node->output[1][0])
+    return ox_fail(c, TSL_EUNSUPPORTED, "the mask output of Dropout is not supported "
+                   "(inference: only the first output)");
+  const tsl_weight *w = ox_input_data(c, 0);
+  if (w)
+    return ox_set_output_data(c, 0, w->dtype, w->ndim, w->shape, w->data);
+  return ox_set_output(c, 0, ox_input(c, 0));
+}
+
+static int cast(ox_ctx *c, tsl_rx_op op) {
+  tsl_dtype dt;
+  int64_t to = ox_attr_int(c, "to", 0);
+  if (!ox_dtype((int32_t)to, &dt))
+    return ox_fail(c, TSL_EUNSUPPORTED, "cast to element type %lld is not supported; "
+                   "supported: %s", (long long)to, ox_dtypes_supported);
+  char name[32];
+  ox_attrs at = {0};
+  ox_at_str(c, &at, "dtype", tsl_dtype_str(dt, name));
+  const tsl_rx_expr *x = ox_input(c, 0);
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+}
+
+/* ---- matrices ----------------------------------------------------------------- */
+
+static const tsl_rx_expr *transposed2(ox_ctx *c, const tsl_rx_expr *x) {
+  ox_attrs at = {0};
+  static const int64_t swap[2] = {1, 0};
+  ox_at_ints(c, &at, "axes", 2, swap);
+  return ox_bind(c, ox_call(c, TSL_RX_OP_PERMUTE_DIMS, 1, &x, ox_attrs_done(c, &at)));
+}
+
+static const tsl_rx_expr *scaled(ox_ctx *c, const tsl_rx_expr *x, float f) {
+  if (f == 1.0f || !x)
+    return x;
+  tsl_rx_expr *k = TSL_NEW(c->a, tsl_rx_expr);
+  const tsl_expr **d = TSL_NEW_ARRAY(c->a, const tsl_expr *, 1);
+  d[0] = tsl_expr_float(c->a, x->sinfo->dtype, f);
+  k->kind = TSL_RX_EXPR_CONST;
+  k->dims = d;
+  k->n_dims = 1;
+  k->sinfo = tsl_rx_tensor_sinfo(c->a, x->sinfo->dtype, 0, d);
+  const tsl_rx_expr *args[2] = {x, k};
+  return ox_bind(c, ox_call(c, TSL_RX_OP_MULTIPLY, 2, args, no_attrs()));
+}
+
+/* Gemm: alpha * A' B' + beta * C, A' and B' transposed when asked */
+static int gemm(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  const tsl_rx_expr *a = ox_input(c, 0), *b = ox_input(c, 1);
+  if (!a || !b)
+    return c->status;
+  if (rank_of(a) != 2 || rank_of(b) != 2)
+    return ox_fail(c, TSL_EINVALID, "Gemm takes matrices (ranks %d and %d)", rank_of(a),
+                   rank_of(b));
+  if (ox_attr_int(c, "transA", 0))
+    a = transposed2(c, a);
+  if (ox_attr_int(c, "transB", 0))
+    b = transposed2(c, b);
+  const tsl_rx_expr *ab[2] = {a, b};
+  const tsl_rx_expr *y = ox_call(c, TSL_RX_OP_MATMUL, 2, ab, no_attrs());
+  float alpha = ox_attr_float(c, "alpha", 1.0f), beta = ox_attr_float(c, "beta", 1.0f);
+  if (ox_has_input(c, 2) && beta != 0.0f) {
+    y = scaled(c, ox_bind(c, y), alpha);
+    const tsl_rx_expr *sum[2] = {y, scaled(c, ox_input(c, 2), beta)};
+    y = ox_call(c, TSL_RX_OP_ADD, 2, sum, no_attrs());
+  } else if (alpha != 1.0f) {
+    y = scaled(c, ox_bind(c, y), alpha);
+  }
+  return ox_set_output(c, 0, y);
+}
+
+/* ---- convolution and pooling ---------------------------------------------- */
+
+/* The 2-d window attributes: kernel (from kernel_shape or the weight),
+ * strides, dilations and the four pads (auto_pad resolved). */
+typedef struct window {
+  int64_t k[2], st[2], dil[2], pad[4];
+} window;
+
+static int window_of(ox_ctx *c, const tsl_rx_expr *x, const int64_t *kernel, window *w) {
+  int64_t v[8];
+  for (int d = 0; d < 2; d++) {
+    w->k[d] = kernel[d];
+    w->st[d] = w->dil[d] = 1;
+  }
+  memset(w->pad, 0, sizeof w->pad);
+  int32_t n = ox_attr_ints(c, "strides", v, 8);
+  if (n >= 0 && n != 2)
+    return ox_fail(c, TSL_EUNSUPPORTED, "strides has %d values; 2 (a 2-d window) are "
+                   "supported", n);
+  for (int d = 0; n == 2 && d < 2; d++)
+    w->st[d] = v[d];
+  n = ox_attr_ints(c, "dilations", v, 8);
+  if (n >= 0 && n != 2)
+    return ox_fail(c, TSL_EUNSUPPORTED, "dilations has %d values; 2 are supported", n);
+  for (int d = 0; n == 2 && d < 2; d++)
+    w->dil[d] = v[d];
+  const char *ap = ox_attr_str(c, "auto_pad", "NOTSET");
+  if (!strcmp(ap, "NOTSET")) {
+    n = ox_attr_ints(c, "pads", v, 8);
+    if (n >= 0 && n != 4)
+      return ox_fail(c, TSL_EUNSUPPORTED, "pads has %d values; 4 (top, left, bottom, right) "
+                     "are supported", n);
+    for (int d = 0; n == 4 && d < 4; d++)
+      w->pad[d] = v[d];
+  } else if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+    for (int d = 0; d < 2; d++) {
+      int64_t in = dim_of(x, 2 + d);
+      if (in < 0)
+        return ox_fail(c, TSL_EUNSUPPORTED, "auto_pad %s needs constant spatial sizes", ap);
+      int64_t out = (in + w->st[d] - 1) / w->st[d];
+      int64_t total = (out - 1) * w->st[d] + (w->k[d] - 1) * w->dil[d] + 1 - in;
+      if (total < 0)
+        total = 0;
+      int64_t small = total / 2, big = total - small;
+      int upper = !strcmp(ap, "SAME_UPPER");
+      w->pad[d] = upper ? small : big;
+      w->pad[d + 2] = upper ? big : small;
+    }
+  } else if (strcmp(ap, "VALID")) {
+    return ox_fail(c, TSL_EINVALID, "auto_pad '%s' is not one of NOTSET, SAME_UPPER, "
+                   "SAME_LOWER, VALID", ap);
+  }
+  for (int d = 0; d < 4; d++)
+    if (w->pad[d] < 0 || (d < 2 && (w->st[d] < 1 || w->dil[d] < 1 || w->k[d] < 1)))
+      return ox_fail(c, TSL_EINVALID, "negative pads, or strides, dilations or a kernel "
+                     "below 1");
+  return TSL_OK;
+}
+
+static int conv(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0), *w = ox_input(c, 1);
+  if (!x || !w)
+    return c->status;
+  if (rank_of(x) != 4 || rank_of(w) != 4)
+    return ox_fail(c, TSL_EUNSUPPORTED, "only 2-d convolutions (4-d data and weight) are "
+                   "supported; ranks %d and %d", rank_of(x), rank_of(w));
+  int64_t kernel[2] = {dim_of(w, 2), dim_of(w, 3)};
+  window win;
+  int rc = window_of(c, x, kernel, &win);
+  if (rc)
+    return rc;
+  ox_attrs at = {0};
+  ox_at_ints(c, &at, "strides", 2, win.st);
+  ox_at_ints(c, &at, "padding", 4, win.pad);
+  ox_at_ints(c, &at, "dilation", 2, win.dil);
+  ox_at_int(c, &at, "groups", ox_attr_int(c, "group", 1));
+  const tsl_rx_expr *xw[2] = {x, w};
+  const tsl_rx_expr *y = ox_call(c, op, 2, xw, ox_attrs_done(c, &at));
+  if (!ox_has_input(c, 2))
+    return ox_set_output(c, 0, y);
+  /* the bias, [O] reshaped to [1, O, 1, 1] as TVM's importer does */
+  const tsl_rx_expr *yv = ox_bind(c, y), *b = ox_input(c, 2);
+  if (!b || !yv)
+    return c->status;
+  if (rank_of(b) != 1)
+    return ox_fail(c, TSL_EINVALID, "the bias is a vector; its rank is %d", rank_of(b));
+  ox_attrs rs = {0};
+  const tsl_expr *dims[4] = {tsl_expr_int(c->a, TSL_INT64, 1), b->sinfo->shape[0],
+                             tsl_expr_int(c->a, TSL_INT64, 1), tsl_expr_int(c->a, TSL_INT64, 1)};
+  ox_at_shape(c, &rs, "shape", 4, dims);
+  const tsl_rx_expr *b4 = ox_bind(c, ox_call(c, TSL_RX_OP_RESHAPE, 1, &b, ox_attrs_done(c, &rs)));
+  const tsl_rx_expr *sum[2] = {yv, b4};
+  return ox_set_output(c, 0, ox_call(c, TSL_RX_OP_ADD, 2, sum, no_attrs()));
+}
+
+static int pool(ox_ctx *c, tsl_rx_op op) {
+  if (c->node->n_output > 1 && c->node->output[1][0])
+    return ox_fail(c, TSL_EUNSUPPORTED, "the Indices output of MaxPool is not supported");
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  if (rank_of(x) != 4)
+    return ox_fail(c, TSL_EUNSUPPORTED, "only 2-d pooling (4-d data) is supported; rank %d",
+                   rank_of(x));
+  int64_t kernel[8];
+  if (ox_attr_ints(c, "kernel_shape", kernel, 8) != 2)
+    return ox_fail(c, TSL_EINVALID, "kernel_shape must give 2 sizes");
+  window win;
+  int rc = window_of(c, x, kernel, &win);
+  if (rc)
+    return rc;
+  ox_attrs at = {0};
+  ox_at_ints(c, &at, "pool_size", 2, win.k);
+  ox_at_ints(c, &at, "strides", 2, win.st);
+  ox_at_ints(c, &at, "padding", 4, win.pad);
+  ox_at_ints(c, &at, "dilation", 2, win.dil);
+  ox_at_bool(c, &at, "ceil_mode", (int)ox_attr_int(c, "ceil_mode", 0));
+  if (op == TSL_RX_OP_AVG_POOL2D)
+    ox_at_bool(c, &at, "count_include_pad", (int)ox_attr_int(c, "count_include_pad", 0));
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+}
+
+static int global_pool(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (x && rank_of(x) != 4)
+    return ox_fail(c, TSL_EUNSUPPORTED, "only 4-d data is supported; rank %d", rank_of(x));
+  ox_attrs at = {0};
+  static const int64_t one[2] = {1, 1};
+  ox_at_ints(c, &at, "output_size", 2, one);
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+}
+
+static int batch_norm(ox_ctx *c, tsl_rx_op op) {
+  if (ox_attr_int(c, "training_mode", 0))
+    return ox_fail(c, TSL_EUNSUPPORTED, "training_mode=1 is not supported (inference only)");
+  const tsl_rx_expr *args[5];
+  for (uint32_t i = 0; i < 5; i++)
+    args[i] = ox_input(c, i);
+  ox_attrs at = {0};
+  ox_at_int(c, &at, "axis", 1);
+  ox_at_float(c, &at, "epsilon", ox_attr_float(c, "epsilon", 1e-5f));
+  const tsl_rx_expr *t = ox_call(c, op, 5, args, ox_attrs_done(c, &at));
+  if (!t)
+    return c->status;
+  tsl_diag d = {0};
+  return ox_set_output(c, 0, tsl_rx_tuple_get(c->a, ox_bind(c, t), 0, &d));
+}
+
+static int layer_norm(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *args[3] = {ox_input(c, 0), ox_input(c, 1), ox_input(c, 2)};
+  if (!args[0] || !args[1])
+    return c->status;
+  if (!ox_has_input(c, 2))
+    return ox_fail(c, TSL_EUNSUPPORTED, "LayerNormalization without a bias (B) is not "
+                   "supported");
+  int32_t r = rank_of(args[0]);
+  int64_t axis = ox_attr_int(c, "axis", -1);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= r)
+    return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d",
+                   (long long)ox_attr_int(c, "axis", -1), r);
+  int64_t axes[16];
+  uint32_t n = 0;
+  for (int64_t a = axis; a < r && n < 16; a++)
+    axes[n++] = a;
+  ox_attrs at = {0};
+  ox_at_ints(c, &at, "axes", n, axes);
+  ox_at_float(c, &at, "epsilon", ox_attr_float(c, "epsilon", 1e-5f));
+  return ox_set_output(c, 0, ox_call(c, op, 3, args, ox_attrs_done(c, &at)));
+}
+
+/* ---- shapes ------------------------------------------------------------------- */
+
+static const tsl_rx_expr *reshaped(ox_ctx *c, const tsl_rx_expr *x, uint32_t n,
+                                   const tsl_expr *const *dims) {
+  ox_attrs at = {0};
+  ox_at_shape(c, &at, "shape", n, dims);
+  return ox_call(c, TSL_RX_OP_RESHAPE, 1, &x, ox_attrs_done(c, &at));
+}
+
+/* The product of x's dimensions [from, to) as one dimension (a lone
+ * symbolic one passes through); NULL when symbolic dims would multiply. */
+static const tsl_expr *dim_product(ox_ctx *c, const tsl_rx_expr *x, int32_t from, int32_t to) {
+  if (to - from == 1)
+    return x->sinfo->shape[from];
+  int64_t p = 1;
+  for (int32_t d = from; d < to; d++) {
+    int64_t v = dim_of(x, d);
+    if (v < 0)
+      return NULL;
+    p *= v;
+  }
+  return tsl_expr_int(c->a, TSL_INT64, p);
+}
+
+static int flatten(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int32_t r = rank_of(x);
+  int64_t axis = ox_attr_int(c, "axis", 1);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis > r || !x->sinfo->shape)
+    return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d",
+                   (long long)ox_attr_int(c, "axis", 1), r);
+  const tsl_expr *dims[2] = {axis ? dim_product(c, x, 0, (int32_t)axis)
+                                  : tsl_expr_int(c->a, TSL_INT64, 1),
+                             axis < r ? dim_product(c, x, (int32_t)axis, r)
+                                      : tsl_expr_int(c->a, TSL_INT64, 1)};
+  if (!dims[0] || !dims[1])
+    return ox_fail(c, TSL_EUNSUPPORTED, "flattening symbolic dimensions together is not "
+                   "supported");
+  return ox_set_output(c, 0, reshaped(c, x, 2, dims));
+}
+
+/* An int64 tensor known at import time (a shape, axes) into out. */
+static int64_t known_ints(ox_ctx *c, uint32_t input, int64_t *out, uint32_t cap) {
+  const tsl_weight *w = ox_input_data(c, input);
+  if (!w || w->ndim > 1 || w->numel > cap ||
+      (!tsl_dtype_eq(w->dtype, TSL_INT64) && !tsl_dtype_eq(w->dtype, TSL_INT32)))
+    return -1;
+  for (uint64_t i = 0; i < w->numel; i++) {
+    if (w->dtype.bits == 64) {
+      memcpy(&out[i], (const char *)w->data + 8 * i, 8);
+    } else {
+      int32_t v;
+      memcpy(&v, (const char *)w->data + 4 * i, 4);
+      out[i] = v;
+    }
+  }
+  return (int64_t)w->numel;
+}
+
+static int reshape(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int64_t shape[16];
+  int64_t n = known_ints(c, 1, shape, 16);
+  if (n < 0)
+    return ox_fail(c, TSL_EUNSUPPORTED, "the shape (input 1) must be an int64 vector known at "
+                   "import time (an initializer or a Constant)");
+  if (ox_attr_int(c, "allowzero", 0))
+    return ox_fail(c, TSL_EUNSUPPORTED, "allowzero=1 is not supported");
+  const tsl_expr *dims[16];
+  for (int64_t i = 0; i < n; i++) {
+    if (shape[i] == 0 && i < rank_of(x))
+      dims[i] = x->sinfo->shape[i]; /* 0 copies the input's dimension */
+    else if (shape[i] >= -1 && shape[i] != 0)
+      dims[i] = tsl_expr_int(c->a, TSL_INT64, shape[i]);
+    else
+      return ox_fail(c, TSL_EINVALID, "shape value %lld at %lld is not valid", (long long)shape[i],
+                     (long long)i);
+  }
+  return ox_set_output(c, 0, reshaped(c, x, (uint32_t)n, dims));
+}
+
+/* Squeeze / Unsqueeze: a reshape to the shape with the axes removed or
+ * inserted (axes from the attribute before operator set 13, then input 1) */
+static int squeeze_or_unsqueeze(ox_ctx *c, int un) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int64_t axes[16];
+  int64_t n = c->opset >= 13 ? (ox_has_input(c, 1) ? known_ints(c, 1, axes, 16) : -2)
+                             : ox_attr_ints(c, "axes", axes, 16);
+  if (n == -1 || (n == -2 && un))
+    return ox_fail(c, TSL_EUNSUPPORTED, "the axes must be known at import time");
+  int32_t r = rank_of(x), out_r = un ? r + (int32_t)n : r;
+  if (!x->sinfo->shape || out_r > 16)
+    return ox_fail(c, TSL_EUNSUPPORTED, "the data's shape must be known (rank %d)", r);
+  int mark[16] = {0};
+  for (int64_t i = 0; i < (n > 0 ? n : 0); i++) {
+    int64_t a = axes[i] < 0 ? axes[i] + out_r : axes[i];
+    if (a < 0 || a >= out_r || mark[a])
+      return ox_fail(c, TSL_EINVALID, "axis %lld is out of range or repeated",
+                     (long long)axes[i]);
+    mark[a] = 1;
+  }
+  const tsl_expr *dims[16];
+  uint32_t m = 0;
+  if (un) {
+    for (int32_t d = 0, k = 0; d < out_r; d++)
+      dims[m++] = mark[d] ? tsl_expr_int(c->a, TSL_INT64, 1) : x->sinfo->shape[k++];
+  } else {
+    for (int32_t d = 0; d < r; d++) {
+      int64_t v = dim_of(x, d);
+      int drop = n == -2 ? v == 1 : mark[d];
+      if (drop && v != 1)
+        return ox_fail(c, TSL_EINVALID, "axis %d has size %lld, not 1", (int)d, (long long)v);
+      if (!drop)
+        dims[m++] = x->sinfo->shape[d];
+    }
+  }
+  return ox_set_output(c, 0, reshaped(c, x, m, dims));
+}
+
+static int squeeze(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  return squeeze_or_unsqueeze(c, 0);
+}
+
+static int unsqueeze(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  return squeeze_or_unsqueeze(c, 1);
+}
+
+static int transpose(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int64_t perm[16];
+  int32_t n = ox_attr_ints(c, "perm", perm, 16);
+  ox_attrs at = {0};
+  if (n >= 0)
+    ox_at_ints(c, &at, "axes", (uint32_t)n, perm);
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+}
+
+static int concat(ox_ctx *c, tsl_rx_op op) {
+  uint32_t n = (uint32_t)c->node->n_input;
+  if (!n || n > 256)
+    return ox_fail(c, TSL_EINVALID, "Concat takes 1 to 256 inputs, not %u", n);
+  const tsl_rx_expr *xs[256];
+  for (uint32_t i = 0; i < n; i++)
+    if (!(xs[i] = ox_input(c, i)))
+      return c->status;
+  ox_attrs at = {0};
+  ox_at_int(c, &at, "axis", ox_attr_int(c, "axis", 0));
+  const tsl_rx_expr *t = tsl_rx_tuple(c->a, n, xs);
+  return ox_set_output(c, 0, ox_call(c, op, 1, &t, ox_attrs_done(c, &at)));
+}
+
+static int softmax(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int32_t r = rank_of(x);
+  int64_t axis = ox_attr_int(c, "axis", c->opset >= 13 ? -1 : 1);
+  if (axis < 0)
+    axis += r;
+  if (axis < 0 || axis >= r)
+    return ox_fail(c, TSL_EINVALID, "axis out of range for rank %d", r);
+  ox_attrs at = {0};
+  ox_at_int(c, &at, "axis", c->opset >= 13 ? axis : -1);
+  if (c->opset >= 13 || axis == r - 1)
+    return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+  /* before 13: over the data flattened to 2-d at axis */
+  const tsl_expr *dims[2] = {dim_product(c, x, 0, (int32_t)axis), dim_product(c, x, (int32_t)axis, r)};
+  if (!dims[0] || !dims[1])
+    return ox_fail(c, TSL_EUNSUPPORTED, "Softmax before operator set 13 over symbolic "
+                   "dimensions is not supported");
+  const tsl_rx_expr *f = ox_bind(c, reshaped(c, x, 2, dims));
+  const tsl_rx_expr *s = ox_bind(c, ox_call(c, op, 1, &f, ox_attrs_done(c, &at)));
+  return ox_set_output(c, 0, s ? reshaped(c, s, (uint32_t)r, x->sinfo->shape) : NULL);
+}
+
+/* ReduceMean / ReduceSum: axes from the attribute, or for ReduceSum from
+ * operator set 13 (ReduceMean from 18) from input 1 */
+static int reduce(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int axes_input = op == TSL_RX_OP_SUM ? c->opset >= 13 : c->opset >= 18;
+  int64_t axes[16];
+  int64_t n = axes_input ? (ox_has_input(c, 1) ? known_ints(c, 1, axes, 16) : -2)
+                         : ox_attr_ints(c, "axes", axes, 16);
+  if (n == -1 && axes_input)
+    return ox_fail(c, TSL_EUNSUPPORTED, "the axes (input 1) must be known at import time");
+  if (ox_attr_int(c, "noop_with_empty_axes", 0) && n <= 0)
+    return ox_fail(c, TSL_EUNSUPPORTED, "noop_with_empty_axes=1 without axes is not "
+                   "supported");
+  ox_attrs at = {0};
+  if (n > 0)
+    ox_at_ints(c, &at, "axis", (uint32_t)n, axes);
+  ox_at_bool(c, &at, "keepdims", (int)ox_attr_int(c, "keepdims", 1));
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+}
+
+/* Constant: value (a tensor), value_float(s), value_int(s) */
+static int constant(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  const Onnx__AttributeProto *a;
+  if ((a = ox_attr(c, "value")) && a->t) {
+    tsl_weights *tmp = tsl_weights_new();
+    const tsl_weight *w = NULL;
+    char what[300];
+    snprintf(what, sizeof what, "%s: node %u (Constant)", c->file, c->node_index);
+    int rc = tmp ? ox_tensor_read(a->t, "value", c->dir, what, tmp, &w, c->diag) : TSL_ENOMEM;
+    if (!rc)
+      rc = ox_set_output_data(c, 0, w->dtype, w->ndim, w->shape, w->data);
+    tsl_weights_free(tmp);
+    return rc;
+  }
+  if ((a = ox_attr(c, "value_float")) && a->has_f)
+    return ox_set_output_data(c, 0, TSL_FLOAT32, 0, NULL, &a->f);
+  if ((a = ox_attr(c, "value_int")) && a->has_i)
+    return ox_set_output_data(c, 0, TSL_INT64, 0, NULL, &a->i);
+  if ((a = ox_attr(c, "value_floats"))) {
+    int64_t n = (int64_t)a->n_floats;
+    return ox_set_output_data(c, 0, TSL_FLOAT32, 1, &n, a->floats);
+  }
+  if ((a = ox_attr(c, "value_ints"))) {
+    int64_t n = (int64_t)a->n_ints;
+    return ox_set_output_data(c, 0, TSL_INT64, 1, &n, a->ints);
+  }
+  return ox_fail(c, TSL_EUNSUPPORTED, "a Constant needs value, value_float(s) or value_int(s) "
+                 "(sparse and string values are not supported)");
+}
+
+/* Shape of data whose shape is constant: a constant */
+static int shape(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int32_t r = rank_of(x);
+  int64_t dims[16], n = r;
+  for (int32_t d = 0; d < r && d < 16; d++)
+    if ((dims[d] = dim_of(x, d)) < 0)
+      return ox_fail(c, TSL_EUNSUPPORTED, "Shape of symbolic dimensions is not supported");
+  return ox_set_output_data(c, 0, TSL_INT64, 1, &n, dims);
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+static const struct {
+  const char *op_type;
+  ox_convert_fn fn;
+  tsl_rx_op op;
+} table[] = {
+    {"Add", binary, TSL_RX_OP_ADD},
+    {"AveragePool", pool, TSL_RX_OP_AVG_POOL2D},
+    {"BatchNormalization", batch_norm, TSL_RX_OP_BATCH_NORM},
+    {"Cast", cast, TSL_RX_OP_ASTYPE},
+    {"Concat", concat, TSL_RX_OP_CONCAT},
+    {"Constant", constant, TSL_RX_OP_COUNT},
+    {"Conv", conv, TSL_RX_OP_CONV2D},
+    {"Div", binary, TSL_RX_OP_DIVIDE},
+    {"Dropout", identity, TSL_RX_OP_COUNT},
+    {"Exp", unary, TSL_RX_OP_EXP},
+    {"Flatten", flatten, TSL_RX_OP_RESHAPE},
+    {"Gemm", gemm, TSL_RX_OP_MATMUL},
+    {"GlobalAveragePool", global_pool, TSL_RX_OP_ADAPTIVE_AVG_POOL2D},
+    {"Identity", identity, TSL_RX_OP_COUNT},
+    {"LayerNormalization", layer_norm, TSL_RX_OP_LAYER_NORM},
+    {"MatMul", binary, TSL_RX_OP_MATMUL},
+    {"MaxPool", pool, TSL_RX_OP_MAX_POOL2D},
+    {"Mul", binary, TSL_RX_OP_MULTIPLY},
+    {"ReduceMean", reduce, TSL_RX_OP_MEAN},
+    {"ReduceSum", reduce, TSL_RX_OP_SUM},
+    {"Relu", unary, TSL_RX_OP_RELU},
+    {"Reshape", reshape, TSL_RX_OP_RESHAPE},
+    {"Shape", shape, TSL_RX_OP_COUNT},
+    {"Sigmoid", unary, TSL_RX_OP_SIGMOID},
+    {"Softmax", softmax, TSL_RX_OP_SOFTMAX},
+    {"Sqrt", unary, TSL_RX_OP_SQRT},
+    {"Squeeze", squeeze, TSL_RX_OP_RESHAPE},
+    {"Sub", binary, TSL_RX_OP_SUBTRACT},
+    {"Tanh", unary, TSL_RX_OP_TANH},
+    {"Transpose", transpose, TSL_RX_OP_PERMUTE_DIMS},
+    {"Unsqueeze", unsqueeze, TSL_RX_OP_RESHAPE},
+};
+
+const char *ox_ops_supported(char *buf, size_t cap) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i ? ", " : "", table[i].op_type);
+  return buf;
+}
+
+int ox_convert_node(ox_ctx *c) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (!strcmp(table[i].op_type, c->node->op_type)) {
+      int rc = table[i].fn(c, table[i].op);
+      return rc ? rc : c->status;
+    }
+  char list[1024];
+  return ox_fail(c, TSL_EUNSUPPORTED, "operator %s is not supported; supported: %s",
+                 c->node->op_type, ox_ops_supported(list, sizeof list));
+}

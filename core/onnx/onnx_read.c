@@ -1,0 +1,133 @@
+/*
+ * The ONNX reader: element types, and tensors decoded from raw_data, the
+ * typed repeated fields or external data files beside the model.
+ */
+#include "onnx_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char ox_dtypes_supported[] =
+    "float32, float64, float16, bfloat16, int8, int16, int32, int64, uint8, bool";
+
+int ox_dtype(int32_t t, tsl_dtype *out) {
+  switch (t) {
+  case 1: *out = TSL_FLOAT32; return 1;
+  case 2: *out = TSL_UINT8; return 1;
+  case 3: *out = TSL_INT8; return 1;
+  case 5: *out = TSL_INT16; return 1;
+  case 6: *out = TSL_INT32; return 1;
+  case 7: *out = TSL_INT64; return 1;
+  case 9: *out = TSL_BOOL; return 1;
+  case 10: *out = TSL_FLOAT16; return 1;
+  case 11: *out = TSL_FLOAT64; return 1;
+  case 16: *out = TSL_BFLOAT16; return 1;
+  default: return 0;
+  }
+}
+
+static const char *external(const Onnx__TensorProto *t, const char *key) {
+  for (size_t i = 0; i < t->n_external_data; i++)
+    if (t->external_data[i]->key && !strcmp(t->external_data[i]->key, key))
+      return t->external_data[i]->value;
+  return NULL;
+}
+
+/* external data: `location` (a file under dir), `offset`, `length` */
+static int read_external(const Onnx__TensorProto *t, const char *dir, const char *what,
+                         uint64_t nbytes, void *out, tsl_diag *diag) {
+  const char *loc = external(t, "location"), *off = external(t, "offset"),
+             *len = external(t, "length");
+  if (!loc || !*loc)
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: external data without a location", what);
+  if (!dir)
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s: external data ('%s') needs the model's "
+                        "folder; import the model from its file", what, loc);
+  if (loc[0] == '/' || strstr(loc, ".."))
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: external data location '%s' is outside the "
+                        "model's folder; a relative path without '..' is valid", what, loc);
+  char *end = NULL;
+  unsigned long long o = off ? strtoull(off, &end, 10) : 0;
+  if (off && (!*off || *end))
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: external data offset '%s' is not a number",
+                        what, off);
+  if (len && (strtoull(len, &end, 10) != nbytes || *end))
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: external data length %s, but the tensor "
+                        "has %llu bytes", what, len, (unsigned long long)nbytes);
+  char path[4096];
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, loc) >= sizeof path)
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: external data path too long", what);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return tsl_diag_set(diag, TSL_EIO, "%s: cannot open external data %s", what, path);
+  int ok = o <= LONG_MAX && fseek(f, (long)o, SEEK_SET) == 0 &&
+           fread(out, 1, (size_t)nbytes, f) == nbytes;
+  fclose(f);
+  return ok ? TSL_OK
+            : tsl_diag_set(diag, TSL_EINVALID, "%s: external data %s has no %llu bytes at "
+                           "offset %llu", what, path, (unsigned long long)nbytes, o);
+}
+
+int ox_tensor_read(const Onnx__TensorProto *t, const char *name, const char *dir,
+                   const char *what, tsl_weights *w, const tsl_weight **out, tsl_diag *diag) {
+  tsl_dtype dt;
+  if (!ox_dtype(t->data_type, &dt))
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s: element type %d is not supported; "
+                        "supported: %s", what, (int)t->data_type, ox_dtypes_supported);
+  if (t->n_dims > TSL_WEIGHTS_MAX_NDIM)
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s: %zu dimensions (at most %d)", what,
+                        t->n_dims, TSL_WEIGHTS_MAX_NDIM);
+  const tsl_weight *wt = NULL;
+  /* zero-filled first: the shape and size are checked by tsl_weights_add */
+  int rc = tsl_weights_add(w, name, dt, (uint32_t)t->n_dims, t->dims, NULL, &wt, diag);
+  if (rc)
+    return rc;
+  uint64_t n = wt->numel, nb = wt->nbytes;
+  unsigned char *dst = wt->data;
+  if (t->has_data_location && t->data_location == 1) {
+    rc = read_external(t, dir, what, nb, dst, diag);
+  } else if (t->has_raw_data) {
+    if (t->raw_data.len != nb)
+      rc = tsl_diag_set(diag, TSL_EINVALID, "%s: raw_data has %zu bytes, the shape needs %llu",
+                        what, t->raw_data.len, (unsigned long long)nb);
+    else if (nb)
+      memcpy(dst, t->raw_data.data, nb);
+  } else {
+    /* the typed fields, as the format stores each element type */
+    int bits = dt.bits;
+    int is_float = tsl_dtype_eq(dt, TSL_FLOAT32), is_double = tsl_dtype_eq(dt, TSL_FLOAT64);
+    int is_i64 = tsl_dtype_eq(dt, TSL_INT64);
+    size_t have = is_float ? t->n_float_data : is_double ? t->n_double_data
+                  : is_i64 ? t->n_int64_data : t->n_int32_data;
+    if (have != n) {
+      rc = tsl_diag_set(diag, TSL_EINVALID, "%s: %zu values stored, the shape needs %llu", what,
+                        have, (unsigned long long)n);
+    } else if (is_float) {
+      memcpy(dst, t->float_data, nb);
+    } else if (is_double) {
+      memcpy(dst, t->double_data, nb);
+    } else if (is_i64) {
+      memcpy(dst, t->int64_data, nb);
+    } else {
+      /* int32_data holds int32, int16, int8, uint8, bool and the 16-bit
+       * floats' bit patterns */
+      for (uint64_t k = 0; k < n; k++) {
+        int32_t v = t->int32_data[k];
+        if (bits == 32)
+          memcpy(dst + 4 * k, &v, 4);
+        else if (bits == 16) {
+          uint16_t h = (uint16_t)v;
+          memcpy(dst + 2 * k, &h, 2);
+        } else
+          dst[k] = (unsigned char)v;
+      }
+    }
+  }
+  if (rc) /* the zero-filled tensor stays: the import fails and frees w */
+    return rc;
+  if (out)
+    *out = wt;
+  return TSL_OK;
+}

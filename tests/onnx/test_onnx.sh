@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# TAP test of `tessel import` (tessel/onnx.h, 1.7): models built with
+# python3-onnx (make_models.py, the NumPy reference outputs beside them)
+# imported, run in the reference interpreter against NumPy and compiled
+# against the interpreter; external data; and the refusals (an unsupported
+# operator, operator set or rank, a truncated or corrupted file), which
+# write nothing.
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+exe="${TESSEL_EXE:?}"
+src="${TESSEL_SOURCE_ROOT:?}"
+py=/usr/bin/python3
+d="$tmp/m"
+mkdir -p "$d"
+
+check "python3-onnx builds the models and NumPy their outputs" \
+  "$py" "$src/tests/onnx/make_models.py" "$d"
+
+# the graph inputs of NAME as --input options (one .npy each)
+inputs() {
+  "$py" -c "
+import numpy as np
+d = np.load('$d/$1.in.npz')
+for k in d.files:
+    np.save('$d/$1.in.' + k + '.npy', d[k])
+print(' '.join('--input %s=$d/$1.in.%s.npy' % (k, k) for k in d.files))"
+}
+weights() { [ -f "$d/$1.w.npz" ] && echo "--weights $d/$1.w.npz"; }
+agrees() { # GOT WANT
+  "$py" -c "
+import sys, numpy as np
+g, w = np.load('$1'), np.load('$2')
+bad = sorted(g.files) != sorted(w.files) or any(
+    g[k].shape != w[k].shape or
+    np.abs(g[k].astype('float64') - w[k]).max() > 1e-4 * max(1.0, np.abs(w[k]).max())
+    for k in w.files)
+sys.exit(1 if bad else 0)"
+}
+
+for m in mlp cnn elementwise shapes reductions opset11; do
+  check "$m.onnx imports" bash -c "'$exe' import '$d/$m.onnx' -o '$d/$m.py' --weights '$d/$m.w.npz' \
+    > '$tmp/out' 2> '$tmp/err' && grep -q '^imported ' '$tmp/out'"
+  args="$(inputs "$m") $(weights "$m")"
+  check "  ... agrees with NumPy in the reference interpreter" bash -c "
+    '$exe' run '$d/$m.py' $args --output '$d/$m.got.npz' > '$tmp/out' 2> '$tmp/err'" &&
+    check "  ... (the outputs compared)" agrees "$d/$m.got.npz" "$d/$m.want.npz"
+  check "  ... compiled (legalize, fuse) agrees with the interpreter" bash -c "
+    '$exe' run '$d/$m.py' $args --target llvm --threads 2 > '$tmp/out' 2> '$tmp/err' &&
+    grep -q '^check against the reference interpreter: ok' '$tmp/out'"
+done
+check "the MLP's batch is the symbolic size of its dim_param" \
+  grep -q 'def main(x: R.Tensor(("batch", 16), dtype="float32"), fc1_weight: R.Tensor((32, 16)' "$d/mlp.py"
+check "  ... and runs at another batch" bash -c "
+  '$exe' run '$d/mlp.py' --weights '$d/mlp.w.npz' --bind batch=7 > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^output: float32 (7, 10)' '$tmp/out'"
+check "weights as external data beside the model import the same" bash -c "
+  '$exe' import '$d/ext/mlp_ext.onnx' -o '$d/ext.py' --weights '$d/ext.w.npz' > '$tmp/out' 2> '$tmp/err' &&
+  '$exe' run '$d/ext.py' --weights '$d/ext.w.npz' $(inputs mlp) --output '$d/ext.got.npz' \
+    > '$tmp/out' 2> '$tmp/err'" &&
+  check "  ... (the outputs compared)" agrees "$d/ext.got.npz" "$d/mlp.want.npz"
+
+refused() { # NAME MODEL MESSAGE
+  check "$1" bash -c "
+    '$exe' import '$d/$2.onnx' -o '$d/$2.py' --weights '$d/$2.w.npz' > '$tmp/out' 2> '$tmp/err'
+    [ \$? -eq 2 ] && grep -qF -- \"\$0\" '$tmp/err' && [ ! -e '$d/$2.py' ] && [ ! -e '$d/$2.w.npz' ]" "$3"
+}
+refused "an unsupported operator names the node, its type and the supported list" bad_op \
+  "bad_op.onnx: node 0 'mix' (Einsum): operator Einsum is not supported; supported: Add, AveragePool,"
+refused "an unsupported operator set says which are" bad_opset \
+  "operator set 9 of ai.onnx is not supported; supported: 11 to 18"
+refused "a 3-d convolution is refused at its node" bad_rank \
+  "node 0 'conv3d' (Conv): only 2-d convolutions (4-d data and weight) are supported"
+refused "a truncated file is a clean error" truncated \
+  "not an ONNX model: the protobuf does not decode (truncated or corrupted)"
+refused "so are random bytes" garbage "not an ONNX model"
+check "a model with weights needs --weights" bash -c "
+  '$exe' import '$d/mlp.onnx' -o '$d/nw.py' > '$tmp/out' 2> '$tmp/err'; [ \$? -eq 2 ] &&
+  grep -q 'has 4 weights; give --weights FILE' '$tmp/err' && [ ! -e '$d/nw.py' ]"
+echo "1..$n"
+exit $((failed > 0))
