@@ -5,6 +5,7 @@
 #include "onnx_internal.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,12 +63,43 @@ static int read_external(const Onnx__TensorProto *t, const char *dir, const char
   FILE *f = fopen(path, "rb");
   if (!f)
     return tsl_diag_set(diag, TSL_EIO, "%s: cannot open external data %s", what, path);
+  if (!out) { /* only the checks */
+    fclose(f);
+    return tsl_diag_set(diag, TSL_EIO, "%s: cannot read external data %s", what, path);
+  }
   int ok = o <= LONG_MAX && fseek(f, (long)o, SEEK_SET) == 0 &&
            fread(out, 1, (size_t)nbytes, f) == nbytes;
   fclose(f);
   return ok ? TSL_OK
             : tsl_diag_set(diag, TSL_EINVALID, "%s: external data %s has no %llu bytes at "
                            "offset %llu", what, path, (unsigned long long)nbytes, o);
+}
+
+/* The element count of dims, or -1 when a dim is negative or the count
+ * (times 8 bytes) would not fit int64. */
+static int64_t element_count(const int64_t *dims, size_t n) {
+  int64_t count = 1;
+  for (size_t d = 0; d < n; d++) {
+    if (dims[d] < 0)
+      return -1;
+    if (dims[d] && count > INT64_MAX / 8 / dims[d])
+      return -1;
+    count *= dims[d];
+  }
+  return count;
+}
+
+static int64_t external_size(const char *dir, const Onnx__TensorProto *t) {
+  const char *loc = external(t, "location");
+  char path[4096];
+  if (!dir || !loc || (size_t)snprintf(path, sizeof path, "%s/%s", dir, loc) >= sizeof path)
+    return -1;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return -1;
+  int64_t n = fseek(f, 0, SEEK_END) == 0 ? (int64_t)ftell(f) : -1;
+  fclose(f);
+  return n;
 }
 
 int ox_tensor_read(const Onnx__TensorProto *t, const char *name, const char *dir,
@@ -79,49 +111,59 @@ int ox_tensor_read(const Onnx__TensorProto *t, const char *name, const char *dir
   if (t->n_dims > TSL_WEIGHTS_MAX_NDIM)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s: %zu dimensions (at most %d)", what,
                         t->n_dims, TSL_WEIGHTS_MAX_NDIM);
+  int64_t n = element_count(t->dims, t->n_dims);
+  if (n < 0)
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: a negative dimension, or more elements than "
+                        "fit in memory", what);
+  uint64_t nb = (uint64_t)n * (dt.bits == 1 ? 1 : dt.bits / 8);
+  int ext = t->has_data_location && t->data_location == 1;
+  int is_float = tsl_dtype_eq(dt, TSL_FLOAT32), is_double = tsl_dtype_eq(dt, TSL_FLOAT64);
+  int is_i64 = tsl_dtype_eq(dt, TSL_INT64);
+  size_t have = is_float ? t->n_float_data : is_double ? t->n_double_data
+                : is_i64 ? t->n_int64_data : t->n_int32_data;
+  /* the data is there before anything is allocated for it */
+  if (ext) {
+    int64_t size = dir ? external_size(dir, t) : -1;
+    if (dir && size >= 0 && (uint64_t)size < nb)
+      return tsl_diag_set(diag, TSL_EINVALID, "%s: external data of %lld bytes for a tensor "
+                          "of %llu", what, (long long)size, (unsigned long long)nb);
+    if (size < 0) /* read_external says why */
+      return read_external(t, dir, what, nb, NULL, diag);
+  } else if (t->has_raw_data ? t->raw_data.len != nb : have != (uint64_t)n) {
+    return tsl_diag_set(diag, TSL_EINVALID, "%s: %llu %s stored, the shape needs %llu", what,
+                        (unsigned long long)(t->has_raw_data ? t->raw_data.len : have),
+                        t->has_raw_data ? "bytes of raw_data" : "values",
+                        (unsigned long long)(t->has_raw_data ? nb : (uint64_t)n));
+  }
   const tsl_weight *wt = NULL;
-  /* zero-filled first: the shape and size are checked by tsl_weights_add */
-  int rc = tsl_weights_add(w, name, dt, (uint32_t)t->n_dims, t->dims, NULL, &wt, diag);
+  tsl_diag ad = {0};
+  int rc = tsl_weights_add(w, name, dt, (uint32_t)t->n_dims, t->dims, NULL, &wt, &ad);
   if (rc)
-    return rc;
-  uint64_t n = wt->numel, nb = wt->nbytes;
+    return tsl_diag_set(diag, rc, "%s: %s", what, ad.text);
   unsigned char *dst = wt->data;
-  if (t->has_data_location && t->data_location == 1) {
+  if (ext) {
     rc = read_external(t, dir, what, nb, dst, diag);
+  } else if (!nb) { /* an empty tensor: no data to copy (its fields may be NULL) */
   } else if (t->has_raw_data) {
-    if (t->raw_data.len != nb)
-      rc = tsl_diag_set(diag, TSL_EINVALID, "%s: raw_data has %zu bytes, the shape needs %llu",
-                        what, t->raw_data.len, (unsigned long long)nb);
-    else if (nb)
-      memcpy(dst, t->raw_data.data, nb);
+    memcpy(dst, t->raw_data.data, nb);
+  } else if (is_float) {
+    memcpy(dst, t->float_data, nb);
+  } else if (is_double) {
+    memcpy(dst, t->double_data, nb);
+  } else if (is_i64) {
+    memcpy(dst, t->int64_data, nb);
   } else {
-    /* the typed fields, as the format stores each element type */
-    int bits = dt.bits;
-    int is_float = tsl_dtype_eq(dt, TSL_FLOAT32), is_double = tsl_dtype_eq(dt, TSL_FLOAT64);
-    int is_i64 = tsl_dtype_eq(dt, TSL_INT64);
-    size_t have = is_float ? t->n_float_data : is_double ? t->n_double_data
-                  : is_i64 ? t->n_int64_data : t->n_int32_data;
-    if (have != n) {
-      rc = tsl_diag_set(diag, TSL_EINVALID, "%s: %zu values stored, the shape needs %llu", what,
-                        have, (unsigned long long)n);
-    } else if (is_float) {
-      memcpy(dst, t->float_data, nb);
-    } else if (is_double) {
-      memcpy(dst, t->double_data, nb);
-    } else if (is_i64) {
-      memcpy(dst, t->int64_data, nb);
-    } else {
-      /* int32_data holds int32, int16, int8, uint8, bool and the 16-bit
-       * floats' bit patterns */
-      for (uint64_t k = 0; k < n; k++) {
-        int32_t v = t->int32_data[k];
-        if (bits == 32)
-          memcpy(dst + 4 * k, &v, 4);
-        else if (bits == 16) {
-          uint16_t h = (uint16_t)v;
-          memcpy(dst + 2 * k, &h, 2);
-        } else
-          dst[k] = (unsigned char)v;
+    /* int32_data holds int32, int16, int8, uint8, bool and the 16-bit
+     * floats' bit patterns */
+    for (int64_t k = 0; k < n; k++) {
+      int32_t v = t->int32_data[k];
+      if (dt.bits == 32) {
+        memcpy(dst + 4 * k, &v, 4);
+      } else if (dt.bits == 16) {
+        uint16_t h = (uint16_t)v;
+        memcpy(dst + 2 * k, &h, 2);
+      } else {
+        dst[k] = (unsigned char)v;
       }
     }
   }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build one of the libFuzzer targets that link libtessel with clang and run it.
-#   tests/fuzz/run_target.sh config|import|weights|passes [SECONDS] [extra flags...]
+#   tests/fuzz/run_target.sh config|import|weights|passes|onnx [SECONDS] [extra flags...]
 #   config  run configs: core/config instrumented; seeds corpus_config/,
 #           configs/ and tests/config/cases/
 #   import  `tessel db import`: core/db instrumented; seeds corpus_import/
@@ -10,13 +10,16 @@
 #   passes  graph passes (convert_layout, legalize, fuse, fold_constant,
 #           dce) and the compiled path's tsl_model_aot_build: core/passes and core/model
 #           instrumented; seeds corpus_passes/, the models of tests/relax
+#   onnx    `tessel import`: core/onnx instrumented (its onnx.proto compiled
+#           by protoc-c); seeds corpus_onnx/ (models python3-onnx built,
+#           tests/onnx/make_models.py)
 # The rest comes from build/core/libtessel.so (run ./tessel build first).
 # New inputs that add coverage are merged into the target's corpus.
 # Needs clang-14, libclang-rt-14-dev, libyaml-dev, libsqlite3-dev, libjansson-dev,
-# libzip-dev.
+# libzip-dev (onnx: libprotobuf-c-dev, protobuf-c-compiler).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-name="${1:?usage: run_target.sh config|import|weights|passes [SECONDS]}"; shift
+name="${1:?usage: run_target.sh config|import|weights|passes|onnx [SECONDS]}"; shift
 secs="${1:-60}"; shift || true
 case "$name" in
   config) srcs=("$root"/core/config/{config_load,config_set,config_validate,yaml_tree}.c)
@@ -30,7 +33,11 @@ case "$name" in
           max_len=8192
           seeds=("$root/tests/relax/cases" "$root/tests/relax/passes" "$root/tests/relax/compiled"
                  "$root/workloads/models") ;;
-  *) echo "run_target.sh: unknown target '$name'; valid: config, import, weights, passes" >&2
+  onnx) gen="$(mktemp -d /tmp/tessel-fuzz-onnx-XXXXXX)"
+          protoc-c --proto_path="$root/core/onnx" --c_out="$gen" "$root/core/onnx/onnx.proto"
+          srcs=("$root"/core/onnx/*.c "$gen/onnx.pb-c.c"); area=onnx; libs=(-lprotobuf-c -I"$gen")
+          max_len=65536; seeds=() ;;
+  *) echo "run_target.sh: unknown target '$name'; valid: config, import, weights, passes, onnx" >&2
      exit 2 ;;
 esac
 out="$root/tests/fuzz/out"
