@@ -280,6 +280,36 @@ static const tsl_rx_sinfo *split(tsl_arena *ar, const tsl_rx_sinfo *x, tsl_attrs
   return t;
 }
 
+static const tsl_rx_sinfo *strided_slice(tsl_arena *ar, const tsl_rx_sinfo *x, tsl_attrs attrs,
+                                         rx_err *err) {
+  int64_t dims[64], begin[64], stride[64], len[64];
+  if (x->ndim > 64)
+    return nn_fail(err, 0, "at most 64 dimensions", "R.strided_slice: too many dimensions");
+  int64_t axes[64];
+  int32_t n = tsl_rx_attr_ints(attrs, "axes", axes, 64);
+  for (int32_t d = 0; d < x->ndim; d++) {
+    dims[d] = -1;
+    tsl_expr_is_const_int(x->shape[d], &dims[d]);
+  }
+  for (int32_t i = 0; i < n && i < 64; i++) {
+    int64_t a = axes[i] < 0 ? axes[i] + x->ndim : axes[i];
+    if (a >= 0 && a < x->ndim && dims[a] < 0)
+      return nn_fail(err, 0, "constant sizes along the sliced axes", "R.strided_slice: axis "
+                     "%lld has a symbolic size", (long long)axes[i]);
+  }
+  if (!tsl_rx_slice_ranges(attrs, x->ndim, dims, begin, stride, len))
+    return nn_fail(err, RX_AT_CALL, "axes=[1], begin=[0], end=[4], strides=[1] (one value "
+                   "each per axis, strides >= 1)", "R.strided_slice: the axes, begin, end and "
+                   "strides do not fit a tensor of %d dimensions", (int)x->ndim);
+  tsl_rx_sinfo *out = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
+  *out = *x;
+  const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, x->ndim + 1);
+  for (int32_t k = 0; k < x->ndim; k++)
+    d[k] = dims[k] < 0 ? x->shape[k] : c64(ar, len[k]);
+  out->shape = d;
+  return out;
+}
+
 const tsl_rx_sinfo *rx_infer_nn(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const *args,
                                 tsl_attrs attrs, rx_err *err) {
   const tsl_rx_sinfo *x = args[0]->sinfo;
@@ -300,6 +330,8 @@ const tsl_rx_sinfo *rx_infer_nn(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *
     return layer_norm(args, attrs, err);
   case TSL_RX_OP_SPLIT:
     return split(ar, x, attrs, err);
+  case TSL_RX_OP_STRIDED_SLICE:
+    return strided_slice(ar, x, attrs, err);
   default:
     return nn_fail(err, RX_AT_CALL, NULL, "R.%s is not a network operator", tsl_rx_op_name(op));
   }

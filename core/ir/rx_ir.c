@@ -43,6 +43,9 @@ uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
   static const rx_attr_spec ln[] = {{"axes", RX_A_INTS}, {"epsilon", RX_A_FLOAT},
                                     {"center", RX_A_BOOL}, {"scale", RX_A_BOOL}};
   static const rx_attr_spec split[] = {{"indices_or_sections", RX_A_INT_OR_INTS}, {"axis", RX_A_INT}};
+  static const rx_attr_spec slice[] = {{"axes", RX_A_INTS},    {"begin", RX_A_INTS},
+                                       {"end", RX_A_INTS},     {"strides", RX_A_INTS},
+                                       {"assume_inbound", RX_A_BOOL}};
   switch (op) {
   case TSL_RX_OP_CONV2D: *out = conv; return 8;
   case TSL_RX_OP_MAX_POOL2D: case TSL_RX_OP_AVG_POOL2D: *out = pool; return 8;
@@ -50,6 +53,7 @@ uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
   case TSL_RX_OP_BATCH_NORM: *out = bn; return 5;
   case TSL_RX_OP_LAYER_NORM: *out = ln; return 4;
   case TSL_RX_OP_SPLIT: *out = split; return 2;
+  case TSL_RX_OP_STRIDED_SLICE: *out = slice; return 5;
   case TSL_RX_OP_ASTYPE: *out = dtype; return 1;
   case TSL_RX_OP_PERMUTE_DIMS: *out = axes; return 1;
   case TSL_RX_OP_RESHAPE: *out = shape; return 1;
@@ -93,6 +97,37 @@ int tsl_rx_attr_ints_n(tsl_attrs attrs, const char *key, int64_t dflt, int32_t w
     return 1;
   }
   return 0;
+}
+
+int tsl_rx_slice_ranges(tsl_attrs attrs, int32_t ndim, const int64_t *dims, int64_t *begin,
+                        int64_t *stride, int64_t *len) {
+  int64_t axes[64], b[64], e[64], s[64];
+  int32_t n = tsl_rx_attr_ints(attrs, "axes", axes, 64);
+  if (ndim < 0 || ndim > 64 || n < 0 || n > 64 || tsl_rx_attr_ints(attrs, "begin", b, 64) != n ||
+      tsl_rx_attr_ints(attrs, "end", e, 64) != n)
+    return 0;
+  int32_t ns = tsl_rx_attr_ints(attrs, "strides", s, 64);
+  if (ns >= 0 && ns != n)
+    return 0;
+  for (int32_t d = 0; d < ndim; d++) {
+    begin[d] = 0;
+    stride[d] = 1;
+    len[d] = dims[d];
+  }
+  int seen[64] = {0};
+  for (int32_t i = 0; i < n; i++) {
+    int64_t a = axes[i] < 0 ? axes[i] + ndim : axes[i], st = ns < 0 ? 1 : s[i];
+    if (a < 0 || a >= ndim || seen[a]++ || st < 1)
+      return 0;
+    int64_t size = dims[a];
+    int64_t lo = b[i] < 0 ? b[i] + size : b[i], hi = e[i] < 0 ? e[i] + size : e[i];
+    lo = lo < 0 ? 0 : lo > size ? size : lo;
+    hi = hi < 0 ? 0 : hi > size ? size : hi;
+    begin[a] = lo;
+    stride[a] = st;
+    len[a] = hi > lo ? (hi - lo + st - 1) / st : 0;
+  }
+  return 1;
 }
 
 int tsl_rx_layout_axes(const char *layout, const char *canonical, int32_t *axes) {

@@ -202,6 +202,20 @@ static void split(tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *const *out, 
   }
 }
 
+static void strided_slice(tsl_attrs attrs, const tsl_tensor *x, tsl_tensor *out) {
+  int64_t begin[64], stride[64], len[64], idx[64] = {0};
+  tsl_rx_slice_ranges(attrs, x->ndim, x->shape, begin, stride, len);
+  int64_t total = tsl_tensor_numel(out);
+  for (int64_t k = 0; k < total; k++) {
+    int64_t src = 0; /* idx: k's coordinates in the output */
+    for (int32_t d = 0; d < x->ndim; d++)
+      src = src * x->shape[d] + begin[d] + idx[d] * stride[d];
+    tsl_tensor_set(out, k, tsl_tensor_get(x, src));
+    for (int32_t d = x->ndim - 1; d >= 0 && ++idx[d] == out->shape[d]; d--)
+      idx[d] = 0;
+  }
+}
+
 void mdl_nn_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_tensor *const *out,
                uint32_t n_out) {
   switch (op) {
@@ -222,6 +236,9 @@ void mdl_nn_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_t
     return;
   case TSL_RX_OP_SPLIT:
     split(attrs, in[0], out, n_out);
+    return;
+  case TSL_RX_OP_STRIDED_SLICE:
+    strided_slice(attrs, in[0], out[0]);
     return;
   default:
     return;

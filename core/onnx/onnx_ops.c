@@ -8,6 +8,7 @@
  */
 #include "onnx_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -540,6 +541,230 @@ static int shape(ox_ctx *c, tsl_rx_op op) {
   return ox_set_output_data(c, 0, TSL_INT64, 1, &n, dims);
 }
 
+/* Slice (operator set 10 on: starts, ends, axes, steps as inputs known
+ * at import time) as R.strided_slice */
+static int slice(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int32_t r = rank_of(x);
+  int64_t starts[16], ends[16], axes[16], steps[16];
+  int64_t n = known_ints(c, 1, starts, 16);
+  if (n < 0 || known_ints(c, 2, ends, 16) != n)
+    return ox_fail(c, TSL_EUNSUPPORTED, "starts and ends must be int64 vectors of one length "
+                   "known at import time");
+  if (!ox_has_input(c, 3))
+    for (int64_t i = 0; i < n; i++)
+      axes[i] = i;
+  else if (known_ints(c, 3, axes, 16) != n)
+    return ox_fail(c, TSL_EUNSUPPORTED, "axes must be known at import time, one per start");
+  if (!ox_has_input(c, 4))
+    for (int64_t i = 0; i < n; i++)
+      steps[i] = 1;
+  else if (known_ints(c, 4, steps, 16) != n)
+    return ox_fail(c, TSL_EUNSUPPORTED, "steps must be known at import time, one per start");
+  for (int64_t i = 0; i < n; i++) {
+    if (steps[i] < 1)
+      return ox_fail(c, TSL_EUNSUPPORTED, "step %lld: only positive steps are supported",
+                     (long long)steps[i]);
+    /* ONNX's ends clamp as NumPy's; INT64_MAX and the like are "to the end" */
+    int64_t a = axes[i] < 0 ? axes[i] + r : axes[i], size = a >= 0 && a < r ? dim_of(x, (int32_t)a) : -1;
+    if (size >= 0 && ends[i] > size)
+      ends[i] = size;
+    if (size >= 0 && starts[i] > size)
+      starts[i] = size;
+    if (size >= 0 && ends[i] < -size)
+      ends[i] = 0;
+    if (size >= 0 && starts[i] < -size)
+      starts[i] = 0;
+  }
+  ox_attrs at = {0};
+  ox_at_ints(c, &at, "axes", (uint32_t)n, axes);
+  ox_at_ints(c, &at, "begin", (uint32_t)n, starts);
+  ox_at_ints(c, &at, "end", (uint32_t)n, ends);
+  ox_at_ints(c, &at, "strides", (uint32_t)n, steps);
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+}
+
+/* ---- values known at import time ------------------------------------------ */
+
+/* Element k of a known tensor as a double (int64 values beyond 2^53 are
+ * shapes' sentinels, kept exact enough for clamping). */
+static double known_at(const tsl_weight *w, uint64_t k) {
+  const char *p = (const char *)w->data;
+  if (tsl_dtype_eq(w->dtype, TSL_INT64)) {
+    int64_t v;
+    memcpy(&v, p + 8 * k, 8);
+    return (double)v;
+  }
+  if (tsl_dtype_eq(w->dtype, TSL_INT32)) {
+    int32_t v;
+    memcpy(&v, p + 4 * k, 4);
+    return v;
+  }
+  if (tsl_dtype_eq(w->dtype, TSL_FLOAT64)) {
+    double v;
+    memcpy(&v, p + 8 * k, 8);
+    return v;
+  }
+  float v;
+  memcpy(&v, p + 4 * k, 4);
+  return v;
+}
+
+static int known_kind(const tsl_weight *w) {
+  return tsl_dtype_eq(w->dtype, TSL_INT64) || tsl_dtype_eq(w->dtype, TSL_INT32) ||
+         tsl_dtype_eq(w->dtype, TSL_FLOAT32) || tsl_dtype_eq(w->dtype, TSL_FLOAT64);
+}
+
+/* out[k] (n values of dtype dt) into bytes, then output 0 */
+static int set_known(ox_ctx *c, tsl_dtype dt, uint32_t ndim, const int64_t *shape,
+                     const double *v, uint64_t n) {
+  char *bytes = TSL_NEW_ARRAY(c->a, char, 8 * n + 8);
+  for (uint64_t k = 0; k < n; k++) {
+    if (tsl_dtype_eq(dt, TSL_INT64)) {
+      int64_t x = v[k] >= 9.2e18 ? INT64_MAX : v[k] <= -9.2e18 ? INT64_MIN : (int64_t)v[k];
+      memcpy(bytes + 8 * k, &x, 8);
+    } else if (tsl_dtype_eq(dt, TSL_INT32)) {
+      int32_t x = (int32_t)v[k];
+      memcpy(bytes + 4 * k, &x, 4);
+    } else if (tsl_dtype_eq(dt, TSL_FLOAT64)) {
+      memcpy(bytes + 8 * k, &v[k], 8);
+    } else {
+      float x = (float)v[k];
+      memcpy(bytes + 4 * k, &x, 4);
+    }
+  }
+  return ox_set_output_data(c, 0, dt, ndim, shape, bytes);
+}
+
+/* A node whose inputs are all known, computed now (the shape arithmetic
+ * exporters write: Shape, Gather, Mul, Concat, Unsqueeze, ... on small
+ * integer vectors). 1: done (or failed: c->status); 0: not foldable. */
+static int fold(ox_ctx *c) {
+  static const char *const ops[] = {"Add", "Sub", "Mul", "Div", "Gather", "Concat",
+                                    "Unsqueeze", "Squeeze", "Reshape", "Cast", "Slice",
+                                    "Identity", NULL};
+  const char *t = c->node->op_type;
+  int known = !strcmp(t, "Shape") && ox_input_data(c, 0);
+  for (int i = 0; ops[i] && !known; i++)
+    known = !strcmp(t, ops[i]);
+  if (!known || !c->node->n_input)
+    return 0;
+  const tsl_weight *w[8] = {NULL};
+  uint32_t n_in = c->node->n_input > 8 ? 8 : (uint32_t)c->node->n_input;
+  for (uint32_t i = 0; i < n_in; i++)
+    if (ox_has_input(c, i) && (!(w[i] = ox_input_data(c, i)) || !known_kind(w[i]) ||
+                               w[i]->numel > 4096))
+      return 0;
+  const tsl_weight *a = w[0];
+  if (!strcmp(t, "Shape")) {
+    double v[16];
+    for (uint32_t d = 0; d < a->ndim; d++)
+      v[d] = (double)a->shape[d];
+    int64_t n = a->ndim;
+    return set_known(c, TSL_INT64, 1, &n, v, (uint64_t)n), 1;
+  }
+  if (!strcmp(t, "Identity"))
+    return ox_set_output_data(c, 0, a->dtype, a->ndim, a->shape, a->data), 1;
+  double *out = TSL_NEW_ARRAY(c->a, double, 4097);
+  if (!strcmp(t, "Add") || !strcmp(t, "Sub") || !strcmp(t, "Mul") || !strcmp(t, "Div")) {
+    const tsl_weight *b = w[1];
+    if (!b || !tsl_dtype_eq(a->dtype, b->dtype) ||
+        (a->numel != b->numel && a->numel != 1 && b->numel != 1))
+      return 0;
+    const tsl_weight *big = a->numel >= b->numel ? a : b;
+    int integer = !tsl_dtype_is_float(a->dtype);
+    for (uint64_t k = 0; k < big->numel; k++) {
+      double x = known_at(a, a->numel == 1 ? 0 : k), y = known_at(b, b->numel == 1 ? 0 : k);
+      double r = t[0] == 'A' ? x + y : t[0] == 'S' ? x - y : t[0] == 'M' ? x * y
+                 : y != 0 ? x / y : 0;
+      out[k] = integer && t[0] == 'D' ? (double)(int64_t)r : r;
+    }
+    return set_known(c, a->dtype, big->ndim, big->shape, out, big->numel), 1;
+  }
+  if (!strcmp(t, "Cast")) {
+    tsl_dtype dt;
+    if (!ox_dtype((int32_t)ox_attr_int(c, "to", 0), &dt) ||
+        !(tsl_dtype_eq(dt, TSL_INT64) || tsl_dtype_eq(dt, TSL_INT32) ||
+          tsl_dtype_eq(dt, TSL_FLOAT32) || tsl_dtype_eq(dt, TSL_FLOAT64)))
+      return 0;
+    for (uint64_t k = 0; k < a->numel; k++)
+      out[k] = tsl_dtype_is_float(dt) ? known_at(a, k) : (double)(int64_t)known_at(a, k);
+    return set_known(c, dt, a->ndim, a->shape, out, a->numel), 1;
+  }
+  if (a->ndim > 1)
+    return 0; /* the rest: scalars and vectors */
+  int64_t n = (int64_t)a->numel;
+  if (!strcmp(t, "Gather")) {
+    const tsl_weight *idx = w[1];
+    if (!idx || ox_attr_int(c, "axis", 0) != 0 || a->ndim != 1 || idx->ndim > 1 ||
+        tsl_dtype_is_float(idx->dtype))
+      return 0;
+    for (uint64_t k = 0; k < idx->numel; k++) {
+      int64_t j = (int64_t)known_at(idx, k);
+      j = j < 0 ? j + n : j;
+      if (j < 0 || j >= n)
+        return ox_fail(c, TSL_EINVALID, "index %lld is out of range for %lld values",
+                       (long long)known_at(idx, k), (long long)n), 1;
+      out[k] = known_at(a, (uint64_t)j);
+    }
+    return set_known(c, a->dtype, idx->ndim, idx->shape, out, idx->numel), 1;
+  }
+  if (!strcmp(t, "Concat")) {
+    int64_t m = 0;
+    for (uint32_t i = 0; i < n_in; i++) {
+      if (!w[i] || w[i]->ndim != 1 || !tsl_dtype_eq(w[i]->dtype, a->dtype))
+        return 0;
+      for (uint64_t k = 0; k < w[i]->numel; k++)
+        out[m++] = known_at(w[i], k);
+    }
+    return set_known(c, a->dtype, 1, &m, out, (uint64_t)m), 1;
+  }
+  for (int64_t k = 0; k < n; k++)
+    out[k] = known_at(a, (uint64_t)k);
+  if (!strcmp(t, "Unsqueeze") || !strcmp(t, "Squeeze") || !strcmp(t, "Reshape")) {
+    /* scalars and vectors: the values stay, the shape is what the op says */
+    int64_t shape[2], nd = 1;
+    if (!strcmp(t, "Squeeze")) {
+      if (n != 1)
+        return 0;
+      nd = 0;
+    } else if (!strcmp(t, "Unsqueeze")) {
+      if (a->ndim == 0) {
+        shape[0] = 1;
+      } else {
+        int64_t ax[2];
+        int64_t na = c->opset >= 13 ? known_ints(c, 1, ax, 2) : ox_attr_ints(c, "axes", ax, 2);
+        if (na != 1)
+          return 0;
+        nd = 2;
+        shape[ax[0] == 0 || ax[0] == -2 ? 0 : 1] = 1;
+        shape[ax[0] == 0 || ax[0] == -2 ? 1 : 0] = n;
+      }
+    } else {
+      int64_t want[2];
+      if (known_ints(c, 1, want, 2) != 1 || (want[0] != n && want[0] != -1))
+        return 0;
+      shape[0] = n;
+    }
+    return set_known(c, a->dtype, (uint32_t)nd, shape, out, (uint64_t)n), 1;
+  }
+  if (!strcmp(t, "Slice")) {
+    int64_t st[1], en[1], step[1] = {1};
+    if (known_ints(c, 1, st, 1) != 1 || known_ints(c, 2, en, 1) != 1 ||
+        (ox_has_input(c, 4) && known_ints(c, 4, step, 1) != 1) || step[0] < 1)
+      return 0;
+    int64_t lo = st[0] < 0 ? st[0] + n : st[0], hi = en[0] < 0 ? en[0] + n : en[0], m = 0;
+    lo = lo < 0 ? 0 : lo > n ? n : lo;
+    hi = hi < 0 ? 0 : hi > n ? n : hi;
+    for (int64_t k = lo; k < hi; k += step[0])
+      out[m++] = known_at(a, (uint64_t)k);
+    return set_known(c, a->dtype, 1, &m, out, (uint64_t)m), 1;
+  }
+  return 0;
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static const struct {
@@ -571,6 +796,7 @@ static const struct {
     {"Reshape", reshape, TSL_RX_OP_RESHAPE},
     {"Shape", shape, TSL_RX_OP_COUNT},
     {"Sigmoid", unary, TSL_RX_OP_SIGMOID},
+    {"Slice", slice, TSL_RX_OP_STRIDED_SLICE},
     {"Softmax", softmax, TSL_RX_OP_SOFTMAX},
     {"Sqrt", unary, TSL_RX_OP_SQRT},
     {"Squeeze", squeeze, TSL_RX_OP_RESHAPE},
@@ -588,6 +814,8 @@ const char *ox_ops_supported(char *buf, size_t cap) {
 }
 
 int ox_convert_node(ox_ctx *c) {
+  if (fold(c))
+    return c->status;
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (!strcmp(table[i].op_type, c->node->op_type)) {
       int rc = table[i].fn(c, table[i].op);

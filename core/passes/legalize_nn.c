@@ -410,6 +410,33 @@ static void split(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg_buf
   }
 }
 
+/* TOPI's strided_slice with axes: each output index read at begin + i *
+ * stride along the sliced axes */
+static void strided_slice(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg_buf *out) {
+  int32_t nd = a->s->ndim;
+  int64_t dims[64], begin[64], stride[64], len[64];
+  for (int32_t d = 0; d < nd; d++)
+    dims[d] = cdim(a->s, d);
+  tsl_rx_slice_ranges(attrs, nd, dims, begin, stride, len);
+  char kinds[65];
+  memset(kinds, 'S', sizeof kinds);
+  int ind = lg_grid(sb, 4, out->name, nd, out->s->shape, kinds);
+  tsl_strbuf_printf(sb, "%*s%s[", ind, "", out->name);
+  for (int32_t d = 0; d < nd; d++)
+    tsl_strbuf_printf(sb, "%sv_i%d", d ? ", " : "", (int)d);
+  tsl_strbuf_printf(sb, "] = %s[", a->name);
+  for (int32_t d = 0; d < nd; d++) {
+    tsl_strbuf_printf(sb, d ? ", " : "");
+    if (stride[d] != 1)
+      tsl_strbuf_printf(sb, "v_i%d * T.int64(%lld)", (int)d, (long long)stride[d]);
+    else
+      tsl_strbuf_printf(sb, "v_i%d", (int)d);
+    if (begin[d])
+      tsl_strbuf_printf(sb, " + T.int64(%lld)", (long long)begin[d]);
+  }
+  tsl_strbuf_append(sb, "]\n");
+}
+
 int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
                        tsl_diag *diag) {
   tsl_rx_op op = (tsl_rx_op)call->op;
@@ -442,6 +469,7 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   case TSL_RX_OP_AVG_POOL2D: bufs[n_in].name = "pool_avg"; break;
   case TSL_RX_OP_ADAPTIVE_AVG_POOL2D: bufs[n_in].name = "adaptive_pool_avg"; break;
   case TSL_RX_OP_LAYER_NORM: bufs[n_in].name = "T_layer_norm"; break;
+  case TSL_RX_OP_STRIDED_SLICE: bufs[n_in].name = "T_strided_slice_with_axes"; break;
   case TSL_RX_OP_BATCH_NORM:
     bufs[n_in].name = "T_batch_norm";
     bufs[n_in + 1].name = "T_mean";
@@ -464,7 +492,7 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   }
   lay4 xl = layout_of(call->attrs, op == TSL_RX_OP_CONV2D ? "data_layout" : "layout", "NCHW");
   for (int32_t d = 2; d < 4 && op != TSL_RX_OP_LAYER_NORM && op != TSL_RX_OP_SPLIT &&
-                      op != TSL_RX_OP_BATCH_NORM; d++)
+                      op != TSL_RX_OP_BATCH_NORM && op != TSL_RX_OP_STRIDED_SLICE; d++)
     if (ldim(a->s, &xl, d) < 0)
       return tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.%s of a symbolic height or width has no "
                           "legalization", tsl_rx_op_name(op));
@@ -488,6 +516,9 @@ int legalize_nn_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
     return TSL_OK;
   case TSL_RX_OP_LAYER_NORM:
     layer_norm(sb, call->attrs, bufs, out);
+    return TSL_OK;
+  case TSL_RX_OP_STRIDED_SLICE:
+    strided_slice(sb, call->attrs, a, out);
     return TSL_OK;
   default:
     split(sb, call->attrs, a, out, n_out);

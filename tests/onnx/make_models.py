@@ -195,6 +195,26 @@ def opset11(d):
          opset=11)
 
 
+def slicing(d):
+    """Slice with steps, negative and past-the-end bounds; the shape arithmetic exporters write
+    (Shape, Gather, Unsqueeze, Concat, Mul) folded at import into a Reshape's shape."""
+    x = f(2, 6, 8)
+    big = np.iinfo(np.int64).max
+    nodes = [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["s"]),
+             helper.make_node("Shape", ["x"], ["shp"]),
+             helper.make_node("Gather", ["shp", "zero"], ["n"], axis=0),
+             helper.make_node("Unsqueeze", ["n", "ax0"], ["n1"]),
+             helper.make_node("Mul", ["minus1", "one"], ["m1"]),
+             helper.make_node("Concat", ["n1", "m1"], ["target"], axis=0),
+             helper.make_node("Reshape", ["x", "target"], ["r"])]
+    save(d, "slicing", nodes, [vi("x", [2, 6, 8])], [vi("s", [2, 3, 2]), vi("r", [2, 48])],
+         [init("starts", np.array([1, 0], "int64")), init("ends", np.array([big, -2], "int64")),
+          init("axes", np.array([1, 2], "int64")), init("steps", np.array([2, 3], "int64")),
+          init("zero", np.array(0, "int64")), init("ax0", np.array([0], "int64")),
+          init("minus1", np.array([-1], "int64")), init("one", np.array([1], "int64"))],
+         {"x": x}, [x[:, 1::2, 0:-2:3], x.reshape(2, 48)])
+
+
 def external(d):
     """The MLP with its weights in a file beside the model (external data)."""
     m = onnx.load(f"{d}/mlp.onnx")
@@ -223,5 +243,5 @@ def errors(d):
 
 if __name__ == "__main__":
     out = sys.argv[1]
-    for case in (mlp, cnn, elementwise, shapes, reductions, opset11, external, errors):
+    for case in (mlp, cnn, elementwise, shapes, reductions, opset11, slicing, external, errors):
         case(out)

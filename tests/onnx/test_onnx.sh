@@ -36,7 +36,7 @@ bad = sorted(g.files) != sorted(w.files) or any(
 sys.exit(1 if bad else 0)"
 }
 
-for m in mlp cnn elementwise shapes reductions opset11; do
+for m in mlp cnn elementwise shapes reductions opset11 slicing; do
   check "$m.onnx imports" bash -c "'$exe' import '$d/$m.onnx' -o '$d/$m.py' --weights '$d/$m.w.npz' \
     > '$tmp/out' 2> '$tmp/err' && grep -q '^imported ' '$tmp/out'"
   args="$(inputs "$m") $(weights "$m")"
@@ -47,6 +47,10 @@ for m in mlp cnn elementwise shapes reductions opset11; do
     '$exe' run '$d/$m.py' $args --target llvm --threads 2 > '$tmp/out' 2> '$tmp/err' &&
     grep -q '^check against the reference interpreter: ok' '$tmp/out'"
 done
+check "the shape arithmetic folded at import: no Shape, Gather or Concat is left" bash -c "
+  grep -q 'R.reshape(x, R.shape(\\[2, -1\\]))' '$d/slicing.py' &&
+  grep -q 'R.strided_slice(x, axes=\\[1, 2\\], begin=\\[1, 0\\], end=\\[6, -2\\], strides=\\[2, 3\\])' '$d/slicing.py' &&
+  [ \$(grep -c ' = R\\.' '$d/slicing.py') -eq 2 ]"
 check "the MLP's batch is the symbolic size of its dim_param" \
   grep -q 'def main(x: R.Tensor(("batch", 16), dtype="float32"), fc1_weight: R.Tensor((32, 16)' "$d/mlp.py"
 check "  ... and runs at another batch" bash -c "

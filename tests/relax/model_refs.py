@@ -177,6 +177,14 @@ def make_layouts(d):
         "output.6": k.transpose(1, 0, 2, 3).astype("float32")})
 
 
+def make_slices(d):
+    """slices.py: R.strided_slice against NumPy's slicing."""
+    x = np.random.default_rng(29).uniform(-1, 1, (2, 6, 8)).astype("float32")
+    np.savez(f"{d}/slices.npz", x=x)
+    np.savez(f"{d}/slices.want.npz", **{"output.0": x[:, 1:100:2, 0:-2:3],
+             "output.1": x[:, :, -3:8], "output.2": np.maximum(x[1:2], 0)})
+
+
 def compare(got, want):
     g, w = np.load(got), np.load(want)
     if sorted(g.files) != sorted(w.files):
@@ -201,5 +209,6 @@ if __name__ == "__main__":
         make_shape_ops(sys.argv[2])
         make_nn(sys.argv[2])
         make_layouts(sys.argv[2])
+        make_slices(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))

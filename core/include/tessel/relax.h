@@ -116,7 +116,11 @@ struct tsl_rx_sinfo {
                                      /*  epsilon: FLOAT; center, scale)     */ \
   X(SPLIT, "split", 1)               /* (indices_or_sections: INTS, an INT  */ \
                                      /*  n: n equal parts; axis: INT): a    */ \
-                                     /*  TUPLE */
+                                     /*  TUPLE */                            \
+  /* appended in 1.7 */                                                       \
+  X(STRIDED_SLICE, "strided_slice", 1) /* (axes, begin, end, strides: INTS; */\
+                                     /*  NumPy's clamping, strides > 0;     */ \
+                                     /*  assume_inbound: BOOL, ignored)     */
 
 typedef enum tsl_rx_op {
 #define TSL_X_(id, name, n) TSL_RX_OP_##id,
@@ -147,6 +151,15 @@ TSL_API int tsl_rx_attr_ints_n(tsl_attrs attrs, const char *key, int64_t dflt, i
  * of canonical[i]. Returns 0 (axes untouched) when `layout` is not such a
  * permutation; blocked layouts such as "NCHW16c" are not. */
 TSL_API int tsl_rx_layout_axes(const char *layout, const char *canonical, int32_t *axes);
+/* Appended in 1.7: R.strided_slice's range along each of the `ndim` axes
+ * of a tensor of sizes `dims` (at most 64), from the call's attributes
+ * (NumPy's rules: a negative index counts from the end, begin and end are
+ * clamped to [0, size]): begin[d], stride[d] and len[d] (an axis not
+ * sliced: 0, 1, dims[d]). Returns 0 when the attributes do not fit (axes,
+ * begin, end and strides of different lengths, an axis out of range or
+ * given twice, a stride below 1). */
+TSL_API int tsl_rx_slice_ranges(tsl_attrs attrs, int32_t ndim, const int64_t *dims,
+                                int64_t *begin, int64_t *stride, int64_t *len);
 
 /* ==== expressions ========================================================= */
 
