@@ -58,8 +58,12 @@ int cli_error(const char *verb, const char *fmt, ...) TSL_PRINTF(2, 3);
 /* Parses a program file ("-" = stdin) into `arena`; prints the diagnostic
  * and returns CLI_USAGE on error. */
 int cli_load(tsl_arena *arena, const char *path, const tsl_module **out);
-/* The same for a model: prim_funcs and @R.function functions (relax.h). */
-int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out);
+/* The same for a model: prim_funcs and @R.function functions (relax.h),
+ * or an .onnx file imported (tessel/onnx.h) with its initializers bound as
+ * the model's constants, which *owned holds (NULL otherwise): free it
+ * with tsl_weights_free after the model's last use. */
+int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out,
+                   tsl_weights **owned);
 /* Write `text` (NULL: nothing to write, an error) to `path`; 0 ok, else
  * errno's value (EINVAL for NULL text). */
 int cli_write_text(const char *path, const char *text);

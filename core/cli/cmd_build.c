@@ -106,7 +106,8 @@ static int build_model(cli_model_build_args *b, const char *weights, const char 
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   const tsl_model *m = NULL;
-  *rc = cli_load_model(arena, path, &m);
+  tsl_weights *own = NULL;
+  *rc = cli_load_model(arena, path, &m, &own);
   int handled = *rc != CLI_OK || m->n_rx_funcs;
   tsl_weights *w = NULL;
   tsl_diag d = {0};
@@ -128,6 +129,7 @@ static int build_model(cli_model_build_args *b, const char *weights, const char 
     handled = 1;
   }
   tsl_weights_free(w);
+  tsl_weights_free(own);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return handled;

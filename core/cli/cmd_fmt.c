@@ -41,7 +41,8 @@ int cli_fmt(int argc, char **argv) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   const tsl_model *m = NULL;
-  int rc = cli_load_model(arena, path, &m);
+  tsl_weights *own = NULL;
+  int rc = cli_load_model(arena, path, &m, &own);
   if (rc == CLI_OK) {
     char *text = m->n_rx_funcs ? tsl_model_print(m) : tsl_print_module(m->tir);
     if (json) {
@@ -55,6 +56,7 @@ int cli_fmt(int argc, char **argv) {
     }
     free(text);
   }
+  tsl_weights_free(own);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return rc;

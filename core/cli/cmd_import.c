@@ -56,7 +56,7 @@ int cli_import(int argc, char **argv) {
   tsl_weights *w = NULL;
   tsl_diag d = {0};
   int rc = CLI_OK;
-  if (tsl_onnx_import(arena, path, &m, &w, &d))
+  if (tsl_onnx_import(arena, path, 0, &m, &w, &d))
     rc = cli_error("import", "%s", d.text);
   uint32_t n_w = rc ? 0 : tsl_weights_count(w);
   if (!rc && n_w && !weights)

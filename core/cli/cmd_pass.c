@@ -67,6 +67,14 @@ int cli_model_passes(const char *verb, const tsl_registry *given, tsl_arena *are
                         w->ndim, w->shape, w->data, NULL, &d))
       rc = cli_error(verb, "%s", d.text);
   }
+  /* and the constants the model has bound already (an imported .onnx) */
+  const tsl_weights *mine = m->constants;
+  for (uint32_t i = 0; !rc && mine && i < tsl_weights_count(mine); i++) {
+    const tsl_weight *w = tsl_weights_at(mine, i);
+    if (!tsl_weights_find(*constants, w->name) &&
+        tsl_weights_add(*constants, w->name, w->dtype, w->ndim, w->shape, w->data, NULL, &d))
+      rc = cli_error(verb, "%s", d.text);
+  }
   if (!rc && !reg && !(rc = cli_registry_open(verb, tsl_arena_ctx(arena), &own)))
     reg = own;
   if (!rc) {
@@ -114,7 +122,8 @@ int cli_pass(int argc, char **argv) {
   const tsl_model *m = NULL, *out = NULL;
   tsl_weights *w = NULL, *constants = NULL;
   tsl_diag d = {0};
-  int rc = cli_load_model(arena, path, &m);
+  tsl_weights *own = NULL;
+  int rc = cli_load_model(arena, path, &m, &own);
   if (!rc && weights && tsl_weights_load(weights, &w, &d))
     rc = cli_error("pass", "%s", d.text);
   if (!rc)
@@ -139,6 +148,7 @@ int cli_pass(int argc, char **argv) {
   free(text);
   tsl_weights_free(constants);
   tsl_weights_free(w);
+  tsl_weights_free(own);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return rc;

@@ -319,10 +319,12 @@ static int run_as_model(int argc, char **argv, const char *path, int *rc) {
   tsl_ctx *ctx = tsl_ctx_new();
   tsl_arena *arena = tsl_arena_new(ctx);
   const tsl_model *m = NULL;
-  *rc = cli_load_model(arena, path, &m);
+  tsl_weights *own = NULL;
+  *rc = cli_load_model(arena, path, &m, &own);
   int handled = *rc != CLI_OK || m->n_rx_funcs;
   if (*rc == CLI_OK && m->n_rx_funcs)
     *rc = cli_run_model(argc, argv, m);
+  tsl_weights_free(own);
   tsl_arena_free(arena);
   tsl_ctx_free(ctx);
   return handled;

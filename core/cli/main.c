@@ -4,6 +4,8 @@
  */
 #include "cli.h"
 
+#include "tessel/onnx.h"
+
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
@@ -134,8 +136,19 @@ int cli_load(tsl_arena *arena, const char *path, const tsl_module **out) {
   return load(arena, path, out, NULL);
 }
 
-int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out) {
-  return load(arena, path, NULL, out);
+int cli_load_model(tsl_arena *arena, const char *path, const tsl_model **out,
+                   tsl_weights **owned) {
+  *owned = NULL;
+  size_t n = strlen(path);
+  if (n < 5 || strcmp(path + n - 5, ".onnx"))
+    return load(arena, path, NULL, out);
+  /* an ONNX model: imported, its initializers bound as the model's constants */
+  tsl_diag d = {0};
+  if (tsl_onnx_import(arena, path, TSL_ONNX_BIND_WEIGHTS, out, owned, &d)) {
+    fprintf(stderr, "%s\n", d.text);
+    return CLI_USAGE;
+  }
+  return CLI_OK;
 }
 
 int cli_write_text(const char *path, const char *text) {

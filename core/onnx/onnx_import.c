@@ -152,14 +152,22 @@ const tsl_rx_expr *ox_input(ox_ctx *c, uint32_t i) {
   const tsl_weight *w = v->data;
   if (w->ndim == 0 && (v->expr = scalar_const(c, w)))
     return v->expr;
-  /* a weight: a parameter of main, its tensor in the weights */
-  tsl_str name = identifier(c, v->onnx_name);
+  /* a weight: a parameter of main (or a bound constant), its tensor in the
+   * weights */
+  char cname[64];
+  snprintf(cname, sizeof cname, "relax.expr.Constant.%u", c->n_constants);
+  tsl_str name = c->bind ? cname : identifier(c, v->onnx_name);
   tsl_diag d = {0};
   if (tsl_weights_add(c->weights, name, w->dtype, w->ndim, w->shape, w->data, NULL, &d)) {
     ox_fail(c, TSL_EINVALID, "weight '%s': %s", v->onnx_name, d.text);
     return NULL;
   }
-  const tsl_rx_var *p = tsl_rx_var_new(c->a, name, sinfo_of(c, w->dtype, w->ndim, w->shape), 0);
+  const tsl_rx_sinfo *s = sinfo_of(c, w->dtype, w->ndim, w->shape);
+  if (c->bind) {
+    v->expr = tsl_rx_constant(c->a, c->n_constants++, s);
+    return v->expr;
+  }
+  const tsl_rx_var *p = tsl_rx_var_new(c->a, name, s, 0);
   TSL_VEC_PUSH(&c->params, const tsl_rx_var *, p);
   v->expr = tsl_rx_var_ref(c->a, p);
   return v->expr;
@@ -459,7 +467,7 @@ static int convert_graph(ox_ctx *c, const Onnx__GraphProto *g, const tsl_model *
   tsl_module *tir = TSL_NEW(c->a, tsl_module);
   tir->arena = c->a;
   tir->name = tsl_intern(tsl_arena_ctx(c->a), "Module");
-  *out = tsl_model_new(c->a, tir, 1, &fn, 0, NULL);
+  *out = tsl_model_new(c->a, tir, 1, &fn, c->n_constants, c->bind ? c->weights : NULL);
   tsl_diag d = {0};
   if (tsl_model_check(*out, &d))
     return ox_fail(c, TSL_EINVALID, "the imported model does not check: %s", d.text);
@@ -467,8 +475,8 @@ static int convert_graph(ox_ctx *c, const Onnx__GraphProto *g, const tsl_model *
 }
 
 int tsl_onnx_import_bytes(tsl_arena *arena, const char *name, const void *data, size_t len,
-                          const char *dir, const tsl_model **model, tsl_weights **weights,
-                          tsl_diag *diag) {
+                          const char *dir, uint32_t flags, const tsl_model **model,
+                          tsl_weights **weights, tsl_diag *diag) {
   if (model)
     *model = NULL;
   if (weights)
@@ -477,7 +485,8 @@ int tsl_onnx_import_bytes(tsl_arena *arena, const char *name, const void *data, 
     return tsl_diag_set(diag, TSL_EINVALID, "tsl_onnx_import: arena, data, model and weights "
                         "are required");
   tsl_diag own = {0};
-  ox_ctx c = {.a = arena, .file = name ? name : "<onnx>", .dir = dir, .diag = diag ? diag : &own};
+  ox_ctx c = {.a = arena, .file = name ? name : "<onnx>", .dir = dir, .diag = diag ? diag : &own,
+              .bind = (flags & TSL_ONNX_BIND_WEIGHTS) != 0};
   Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, data);
   if (!mp)
     return ox_fail(&c, TSL_EINVALID, "not an ONNX model: the protobuf does not decode "
@@ -519,8 +528,8 @@ int tsl_onnx_import_bytes(tsl_arena *arena, const char *name, const void *data, 
   return TSL_OK;
 }
 
-int tsl_onnx_import(tsl_arena *arena, const char *path, const tsl_model **model,
-                    tsl_weights **weights, tsl_diag *diag) {
+int tsl_onnx_import(tsl_arena *arena, const char *path, uint32_t flags,
+                    const tsl_model **model, tsl_weights **weights, tsl_diag *diag) {
   if (model)
     *model = NULL;
   if (weights)
@@ -539,7 +548,7 @@ int tsl_onnx_import(tsl_arena *arena, const char *path, const tsl_model **model,
     *slash = '\0';
   else
     snprintf(dir, sizeof dir, ".");
-  rc = tsl_onnx_import_bytes(arena, path, src, n, dir, model, weights, diag);
+  rc = tsl_onnx_import_bytes(arena, path, src, n, dir, flags, model, weights, diag);
   free(src);
   return rc;
 }

@@ -49,6 +49,8 @@ typedef struct ox_ctx {
   const Onnx__NodeProto *node;
   uint32_t node_index;
   int status; /* the first failure's */
+  int bind;             /* TSL_ONNX_BIND_WEIGHTS */
+  uint32_t n_constants; /* bound so far */
   tsl_diag *diag;
 } ox_ctx;
 

@@ -12,10 +12,12 @@
 #include <string.h>
 
 #include "tessel/analysis.h"
+#include "tessel/onnx.h"
 
-/* The model's graph passes with the run's registry; constants into
+/* The model's graph passes with the run's registry; constants (the
+ * weights file's, and those the model has bound: an imported .onnx's) into
  * tu->constants. */
-static int run_passes(tuner *tu, const tsl_model *m, const tsl_model **out) {
+static int run_passes(tuner *tu, const tsl_model *m, const char *passes, const tsl_model **out) {
   const tsl_run_config *c = tu->run.cfg;
   tsl_diag d = {0};
   tsl_weights *w = NULL, *params = tsl_weights_new();
@@ -30,11 +32,17 @@ static int run_passes(tuner *tu, const tsl_model *m, const tsl_model **out) {
                          t->data, NULL, &d);
   }
   tsl_weights_free(w);
+  for (uint32_t i = 0; !rc && m->constants && i < tsl_weights_count(m->constants); i++) {
+    const tsl_weight *t = tsl_weights_at(m->constants, i);
+    if (!tsl_weights_find(tu->constants, t->name))
+      rc = tsl_weights_add(tu->constants, t->name, t->dtype, t->ndim, t->shape, t->data, NULL,
+                           &d);
+  }
   if (!rc) {
     tsl_model *start = tsl_model_new(tu->run.arena, m->tir, m->n_rx_funcs, m->rx_funcs,
                                      m->n_constants, tu->constants);
     tsl_pass_ctx ctx = {sizeof ctx, tu->run.arena, params, tu->constants, tu->run.reg};
-    rc = tsl_model_run_passes(tu->run.reg, c->workload_passes, &ctx, start, out, &d);
+    rc = tsl_model_run_passes(tu->run.reg, passes, &ctx, start, out, &d);
   }
   tsl_weights_free(params);
   return rc ? tune_located(tu, "workload.passes", rc, d.text) : TSL_OK;
@@ -173,7 +181,10 @@ static int count_call(const tsl_rx_expr *e, void *user_data) {
 static int load_model(tuner *tu, const tsl_model *parsed) {
   const tsl_run_config *c = tu->run.cfg;
   const tsl_model *m = parsed;
-  int rc = c->workload_passes ? run_passes(tu, parsed, &m) : TSL_OK;
+  /* an imported .onnx has operators only: legalized and fused by default */
+  const char *passes = c->workload_passes ? c->workload_passes
+                       : tu->onnx_weights ? "legalize,fuse,dce" : NULL;
+  int rc = passes ? run_passes(tu, parsed, passes, &m) : TSL_OK;
   if (rc)
     return rc;
   tu->model = m;
@@ -245,6 +256,13 @@ int tune_load_tasks(tuner *tu) {
   const tsl_run_config *c = tu->run.cfg;
   const tsl_model *m = NULL;
   tsl_diag d = {0};
+  size_t n = strlen(c->workload_file);
+  if (n >= 5 && !strcmp(c->workload_file + n - 5, ".onnx")) {
+    /* an ONNX model: imported, its initializers bound as constants */
+    int rc = tsl_onnx_import(tu->run.arena, c->workload_file, TSL_ONNX_BIND_WEIGHTS, &m,
+                             &tu->onnx_weights, &d);
+    return rc ? tune_located(tu, "workload.file", rc, d.text) : load_model(tu, m);
+  }
   /* a file that is no model (no @R.function) is a program, as before */
   if (tsl_parse_model_file(tu->run.arena, c->workload_file, &m, &d) || !m->n_rx_funcs) {
     if (c->struct_size > offsetof(tsl_run_config, workload_passes) &&

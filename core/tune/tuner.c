@@ -461,6 +461,7 @@ static void teardown(tuner *tu) {
   tsl_intrin_registry_free(tu->run.intrins);
   free(tu->tasks);
   tsl_weights_free(tu->constants);
+  tsl_weights_free(tu->onnx_weights);
 }
 
 /* ---- one batch ------------------------------------------------------------------ */

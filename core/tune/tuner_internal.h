@@ -98,6 +98,7 @@ typedef struct tuner {
   tune_task *task;
   const tsl_model *model; /* a model's workload after its passes, else NULL */
   tsl_weights *constants; /* the constants its passes bound (owned) */
+  tsl_weights *onnx_weights; /* an imported .onnx workload's constants (owned) */
   tsl_map call_tasks;     /* a model's calls of prim_funcs -> their task + 1 */
 } tuner;
 

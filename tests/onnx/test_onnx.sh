@@ -62,6 +62,35 @@ check "weights as external data beside the model import the same" bash -c "
     > '$tmp/out' 2> '$tmp/err'" &&
   check "  ... (the outputs compared)" agrees "$d/ext.got.npz" "$d/mlp.want.npz"
 
+# ---- an .onnx file given directly to run, pass, build and tune ----------------------
+check "tessel run on the .onnx itself agrees with NumPy (its initializers bound)" bash -c "
+  '$exe' run '$d/cnn.onnx' $(inputs cnn) --output '$d/cnn.direct.npz' > '$tmp/out' 2> '$tmp/err'" &&
+  check "  ... (the outputs compared)" agrees "$d/cnn.direct.npz" "$d/cnn.want.npz"
+check "  ... compiled in NHWC (convert_layout, fold_constant) agrees with the interpreter" bash -c "
+  '$exe' run '$d/cnn.onnx' $(inputs cnn) --target llvm --threads 2 \
+    --passes convert_layout,fold_constant,legalize,fuse,dce > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^check against the reference interpreter: ok' '$tmp/out' &&
+  grep -q 'conv2d_nhwc' <('$exe' pass '$d/cnn.onnx' --passes convert_layout,legalize 2>/dev/null)"
+check "tessel build on the .onnx embeds its weights" bash -c "
+  '$exe' build '$d/mlp.onnx' -o '$d/libmlpx.so' > '$tmp/out' 2> '$tmp/err' &&
+  grep -q 'weights 3520 bytes embedded' '$tmp/out' && [ -f '$d/libmlpx.h' ]"
+cat > "$d/tune.yaml" <<YAML
+workload: {file: mlp.onnx, binds: {batch: 3}}
+tasks: {scheduler: round-robin}
+target: {kind: llvm, threads: 1}
+strategy: {kind: random, trials: 2, batch: 2}
+cost_model: {kind: random}
+runner: {number: 1, repeat: 1, min_repeat_ms: 1, timeout_s: 10}
+database: work/tune.db
+seed: 1
+YAML
+check "tessel tune on workload: {file: mlp.onnx} tunes its tasks and writes the tuned model" bash -c "
+  cd '$d' && '$exe' tune tune.yaml > '$tmp/out' 2> '$tmp/err' &&
+  grep -q 'fused_matmul_add_relu' '$tmp/out' && [ -f work/tuned_model.py ] &&
+  '$exe' run work/tuned_model.py --weights work/tuned_model.constants.safetensors $(inputs mlp) \
+    --output '$d/tuned.npz' > '$tmp/out' 2> '$tmp/err'" &&
+  check "  ... whose outputs agree with NumPy" agrees "$d/tuned.npz" "$d/mlp.want.npz"
+
 refused() { # NAME MODEL MESSAGE
   check "$1" bash -c "
     '$exe' import '$d/$2.onnx' -o '$d/$2.py' --weights '$d/$2.w.npz' > '$tmp/out' 2> '$tmp/err'

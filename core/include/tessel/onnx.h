@@ -35,18 +35,29 @@
 extern "C" {
 #endif
 
+/* Flags of the import. */
+enum {
+  /* The initializers become the model's metadata constants
+   * (metadata["relax.expr.Constant"][i], tensors "relax.expr.Constant.<i>"
+   * in *weights, which the model's `constants` then refers to: keep
+   * *weights alive as long as the model), as a model whose parameters
+   * bind_params bound; without it they are parameters of main. */
+  TSL_ONNX_BIND_WEIGHTS = 1u << 0
+};
+
 /* Import the ONNX model at `path`: *model lives in `arena`, *weights is
  * the caller's (tsl_weights_free). Tensors stored as external data are
  * read from files beside `path` (location, offset, length), never outside
- * its folder. */
-TSL_API int tsl_onnx_import(tsl_arena *arena, const char *path, const tsl_model **model,
-                            tsl_weights **weights, tsl_diag *diag);
+ * its folder. `flags`: TSL_ONNX_* (0: initializers as parameters). */
+TSL_API int tsl_onnx_import(tsl_arena *arena, const char *path, uint32_t flags,
+                            const tsl_model **model, tsl_weights **weights, tsl_diag *diag);
 
 /* The same from `len` bytes in memory; `name` appears in messages and
  * `dir` (may be NULL: external data refused) is where external data is. */
 TSL_API int tsl_onnx_import_bytes(tsl_arena *arena, const char *name, const void *data,
-                                  size_t len, const char *dir, const tsl_model **model,
-                                  tsl_weights **weights, tsl_diag *diag);
+                                  size_t len, const char *dir, uint32_t flags,
+                                  const tsl_model **model, tsl_weights **weights,
+                                  tsl_diag *diag);
 
 #ifdef __cplusplus
 }
