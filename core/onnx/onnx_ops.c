@@ -586,6 +586,50 @@ static int slice(ox_ctx *c, tsl_rx_op op) {
   return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
 }
 
+/* Split: sizes from the attribute (before set 13) or input 1, else equal
+ * parts, one per output; R.split at the sizes' running sums, each output
+ * a field of its tuple */
+static int split(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  int32_t r = rank_of(x);
+  int64_t axis = ox_attr_int(c, "axis", 0);
+  axis = axis < 0 ? axis + r : axis;
+  uint32_t n_out = (uint32_t)c->node->n_output;
+  if (axis < 0 || axis >= r || n_out < 1 || n_out > 64)
+    return ox_fail(c, TSL_EINVALID, "axis %lld of rank %d, or %u outputs (1 to 64)",
+                   (long long)ox_attr_int(c, "axis", 0), r, n_out);
+  int64_t sizes[64];
+  int64_t n = c->opset >= 13 ? (ox_has_input(c, 1) ? known_ints(c, 1, sizes, 64) : -2)
+                             : ox_attr_ints(c, "split", sizes, 64);
+  ox_attrs at = {0};
+  if (n == -1 && c->opset >= 13)
+    return ox_fail(c, TSL_EUNSUPPORTED, "the split sizes (input 1) must be known at import "
+                   "time");
+  if (n >= 0) {
+    if (n != (int64_t)n_out)
+      return ox_fail(c, TSL_EINVALID, "%lld split sizes for %u outputs", (long long)n, n_out);
+    int64_t at_[64], run = 0;
+    for (int64_t i = 0; i + 1 < n; i++)
+      at_[i] = run += sizes[i];
+    ox_at_ints(c, &at, "indices_or_sections", (uint32_t)(n - 1), at_);
+  } else {
+    ox_at_int(c, &at, "indices_or_sections", n_out);
+  }
+  ox_at_int(c, &at, "axis", axis);
+  const tsl_rx_expr *t = ox_bind(c, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+  if (!t)
+    return c->status;
+  int rc = TSL_OK;
+  for (uint32_t i = 0; !rc && i < n_out; i++) {
+    tsl_diag d = {0};
+    const tsl_rx_expr *f = tsl_rx_tuple_get(c->a, t, i, &d);
+    rc = f ? ox_set_output(c, i, f) : ox_fail(c, TSL_EINVALID, "%s", d.text);
+  }
+  return rc;
+}
+
 /* ---- values known at import time ------------------------------------------ */
 
 /* Element k of a known tensor as a double (int64 values beyond 2^53 are
@@ -798,6 +842,7 @@ static const struct {
     {"Sigmoid", unary, TSL_RX_OP_SIGMOID},
     {"Slice", slice, TSL_RX_OP_STRIDED_SLICE},
     {"Softmax", softmax, TSL_RX_OP_SOFTMAX},
+    {"Split", split, TSL_RX_OP_SPLIT},
     {"Sqrt", unary, TSL_RX_OP_SQRT},
     {"Squeeze", squeeze, TSL_RX_OP_RESHAPE},
     {"Sub", binary, TSL_RX_OP_SUBTRACT},

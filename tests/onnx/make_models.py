@@ -215,6 +215,18 @@ def slicing(d):
          {"x": x}, [x[:, 1::2, 0:-2:3], x.reshape(2, 48)])
 
 
+def split(d):
+    """Split at sizes given as an input, and in equal parts; a part used by a later node."""
+    x = f(2, 6, 8)
+    nodes = [helper.make_node("Split", ["x", "sizes"], ["a", "b"], axis=1),
+             helper.make_node("Split", ["x"], ["c", "e"], axis=-1),
+             helper.make_node("Relu", ["b"], ["rb"])]
+    save(d, "split", nodes, [vi("x", [2, 6, 8])],
+         [vi("a", [2, 2, 8]), vi("rb", [2, 4, 8]), vi("c", [2, 6, 4]), vi("e", [2, 6, 4])],
+         [init("sizes", np.array([2, 4], "int64"))], {"x": x},
+         [x[:, :2], relu(x[:, 2:]), x[:, :, :4], x[:, :, 4:]])
+
+
 def external(d):
     """The MLP with its weights in a file beside the model (external data)."""
     m = onnx.load(f"{d}/mlp.onnx")
@@ -243,5 +255,6 @@ def errors(d):
 
 if __name__ == "__main__":
     out = sys.argv[1]
-    for case in (mlp, cnn, elementwise, shapes, reductions, opset11, slicing, external, errors):
+    for case in (mlp, cnn, elementwise, shapes, reductions, opset11, slicing, split, external,
+                 errors):
         case(out)
