@@ -271,16 +271,23 @@ static tsl_attr *at_next(ox_ctx *c, ox_attrs *at, const char *key) {
   return it;
 }
 
-void ox_at_ints(ox_ctx *c, ox_attrs *at, const char *key, uint32_t n, const int64_t *v) {
+/* A LIST attribute of n items, each of `kind`, to fill in. */
+static tsl_attr_value *at_list(ox_ctx *c, ox_attrs *at, const char *key, uint32_t n,
+                               uint32_t kind) {
   tsl_attr *it = at_next(c, at, key);
   tsl_attr_value *xs = TSL_NEW_ARRAY(c->a, tsl_attr_value, n ? n : 1);
-  for (uint32_t i = 0; i < n; i++) {
-    xs[i].kind = TSL_ATTR_INT;
-    xs[i].u.i = v[i];
-  }
+  for (uint32_t i = 0; i < n; i++)
+    xs[i].kind = kind;
   it->value.kind = TSL_ATTR_LIST;
   it->value.n = n;
   it->value.u.items = xs;
+  return xs;
+}
+
+void ox_at_ints(ox_ctx *c, ox_attrs *at, const char *key, uint32_t n, const int64_t *v) {
+  tsl_attr_value *xs = at_list(c, at, key, n, TSL_ATTR_INT);
+  for (uint32_t i = 0; i < n; i++)
+    xs[i].u.i = v[i];
 }
 
 void ox_at_int(ox_ctx *c, ox_attrs *at, const char *key, int64_t v) {
@@ -309,15 +316,9 @@ void ox_at_str(ox_ctx *c, ox_attrs *at, const char *key, const char *v) {
 
 void ox_at_shape(ox_ctx *c, ox_attrs *at, const char *key, uint32_t n,
                  const tsl_expr *const *dims) {
-  tsl_attr *it = at_next(c, at, key);
-  tsl_attr_value *xs = TSL_NEW_ARRAY(c->a, tsl_attr_value, n ? n : 1);
-  for (uint32_t i = 0; i < n; i++) {
-    xs[i].kind = TSL_ATTR_EXPR;
+  tsl_attr_value *xs = at_list(c, at, key, n, TSL_ATTR_EXPR);
+  for (uint32_t i = 0; i < n; i++)
     xs[i].u.expr = dims[i];
-  }
-  it->value.kind = TSL_ATTR_LIST;
-  it->value.n = n;
-  it->value.u.items = xs;
 }
 
 tsl_attrs ox_attrs_done(ox_ctx *c, ox_attrs *at) {

@@ -121,6 +121,13 @@ typedef struct window {
   int64_t k[2], st[2], dil[2], pad[4];
 } window;
 
+/* The window's strides, padding and dilation as Relax attributes. */
+static void at_window(ox_ctx *c, ox_attrs *at, const window *w) {
+  ox_at_ints(c, at, "strides", 2, w->st);
+  ox_at_ints(c, at, "padding", 4, w->pad);
+  ox_at_ints(c, at, "dilation", 2, w->dil);
+}
+
 static int window_of(ox_ctx *c, const tsl_rx_expr *x, const int64_t *kernel, window *w) {
   int64_t v[8];
   for (int d = 0; d < 2; d++) {
@@ -185,9 +192,7 @@ static int conv(ox_ctx *c, tsl_rx_op op) {
   if (rc)
     return rc;
   ox_attrs at = {0};
-  ox_at_ints(c, &at, "strides", 2, win.st);
-  ox_at_ints(c, &at, "padding", 4, win.pad);
-  ox_at_ints(c, &at, "dilation", 2, win.dil);
+  at_window(c, &at, &win);
   ox_at_int(c, &at, "groups", ox_attr_int(c, "group", 1));
   const tsl_rx_expr *xw[2] = {x, w};
   const tsl_rx_expr *y = ox_call(c, op, 2, xw, ox_attrs_done(c, &at));
@@ -226,9 +231,7 @@ static int pool(ox_ctx *c, tsl_rx_op op) {
     return rc;
   ox_attrs at = {0};
   ox_at_ints(c, &at, "pool_size", 2, win.k);
-  ox_at_ints(c, &at, "strides", 2, win.st);
-  ox_at_ints(c, &at, "padding", 4, win.pad);
-  ox_at_ints(c, &at, "dilation", 2, win.dil);
+  at_window(c, &at, &win);
   ox_at_bool(c, &at, "ceil_mode", (int)ox_attr_int(c, "ceil_mode", 0));
   if (op == TSL_RX_OP_AVG_POOL2D)
     ox_at_bool(c, &at, "count_include_pad", (int)ox_attr_int(c, "count_include_pad", 0));

@@ -10,6 +10,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "relax"))
+from model_refs import conv2d  # noqa: E402 (NCHW / OIHW convolution in float64)
+
 rng = np.random.default_rng(23)
 
 
@@ -41,25 +44,6 @@ def save(d, name, nodes, inputs, outputs, inits, feeds, wants, opset=17):
 
 def relu(x):
     return np.maximum(x, 0)
-
-
-def conv2d(x, w, stride, pad, dil, groups):
-    """NCHW / OIHW convolution in float64, pad = (top, left, bottom, right)."""
-    n, c, h, wd = x.shape
-    o, cg, kh, kw = w.shape
-    xp = np.pad(x.astype("float64"), ((0, 0), (0, 0), (pad[0], pad[2]), (pad[1], pad[3])))
-    oh = (h + pad[0] + pad[2] - dil * (kh - 1) - 1) // stride + 1
-    ow = (wd + pad[1] + pad[3] - dil * (kw - 1) - 1) // stride + 1
-    out = np.zeros((n, o, oh, ow))
-    og = o // groups
-    for f_ in range(o):
-        g = f_ // og
-        for i in range(oh):
-            for j in range(ow):
-                win = xp[:, g * cg:(g + 1) * cg, i * stride:i * stride + dil * (kh - 1) + 1:dil,
-                         j * stride:j * stride + dil * (kw - 1) + 1:dil]
-                out[:, f_, i, j] = (win * w[f_]).sum(axis=(1, 2, 3))
-    return out
 
 
 def pool(x, k, s, pad, kind, include_pad=False):

@@ -117,6 +117,18 @@ def pool2d(x, k, stride, pad, oh, ow, kind, include_pad=False):
     return out
 
 
+def adaptive_avg(g, o):
+    """Adaptive average pooling of NCHW g to o x o (PyTorch's windows)."""
+    n, c, h, w = g.shape
+    a = np.zeros((n, c, o, o))
+    for i in range(o):
+        for j in range(o):
+            y0, y1 = i * h // o, -(-(i + 1) * h // o)
+            x0, x1 = j * w // o, -(-(j + 1) * w // o)
+            a[:, :, i, j] = g[:, :, y0:y1, x0:x1].mean(axis=(2, 3))
+    return a
+
+
 def make_nn(d):
     rng = np.random.default_rng(17)
     f = lambda *s: rng.uniform(-1, 1, s).astype("float32")
@@ -133,12 +145,7 @@ def make_nn(d):
     p = pool2d(g, 3, 2, 0, 3, 3, "max")
     q = pool2d(g, 3, 2, 1, 3, 3, "avg")
     qc = pool2d(g, 3, 2, 1, 3, 3, "avg", include_pad=True)
-    a = np.zeros((2, 6, 3, 3))
-    for i in range(3):
-        for j in range(3):
-            y0, y1 = i * 6 // 3, -(-(i + 1) * 6 // 3)
-            x0, x1 = j * 6 // 3, -(-(j + 1) * 6 // 3)
-            a[:, :, i, j] = g[:, :, y0:y1, x0:x1].mean(axis=(2, 3))
+    a = adaptive_avg(g, 3)
     mu = a.mean(axis=-1, keepdims=True)
     sd = np.sqrt(((a - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5)
     ln = (a - mu) / sd * lg + lb
@@ -163,12 +170,7 @@ def make_layouts(d):
     p = pool2d(g, 3, 2, 0, 3, 3, "max")
     q = pool2d(g, 3, 2, 1, 3, 3, "avg")
     qc = pool2d(g, 3, 2, 1, 3, 3, "avg", include_pad=True)
-    a = np.zeros((2, 6, 3, 3))
-    for i in range(3):
-        for j in range(3):
-            y0, y1 = i * 6 // 3, -(-(i + 1) * 6 // 3)
-            x0, x1 = j * 6 // 3, -(-(j + 1) * 6 // 3)
-            a[:, :, i, j] = g[:, :, y0:y1, x0:x1].mean(axis=(2, 3))
+    a = adaptive_avg(g, 3)
     k = conv2d(xc.astype("float64"), wi, 1, (1, 0, 0, 1), 1, 1)
     f32 = lambda v: nhwc(v).astype("float32")
     np.savez(f"{d}/nn_layouts.want.npz", **{
