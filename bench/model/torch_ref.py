@@ -12,6 +12,9 @@ of workloads/models, written with torch.nn.functional on the same weights:
       runs the model with THREADS threads (after 10 warm-up calls) in repeats
       of at least 50 ms for about SECONDS, prints one JSON line {"latency_s":
       median per call, "repeats": n} and writes OUT_DIR/torch_out.npy.
+  torch_ref.py export NAME OUT_DIR
+      OUT_DIR/model.onnx: the same model exported by torch.onnx.export
+      (operator set 17, input x, output y), its weights as initializers.
   torch_ref.py compare A.npy B.npy
       prints {"max_abs": .., "max_ref": ..} of the two outputs."""
 import json
@@ -60,12 +63,12 @@ def make(name, src, out):
 
 
 def build(name, out):
+    """torch, and the model as a function of its input."""
     import torch
     import torch.nn.functional as F
     w = {k: torch.from_numpy(v) for k, v in np.load(out + "/weights.npz").items()}
-    x = torch.from_numpy(np.load(out + "/x.npy"))
     if name.startswith("mlp"):
-        def run():
+        def run(x):
             return F.relu(x @ w["w0"] + w["b0"]) @ w["w1"] + w["b1"]
     elif name == "resnet18":
         def conv(h, n, stride, pad, relu=True, res=None):
@@ -74,7 +77,7 @@ def build(name, out):
                 y = y + res
             return F.relu(y) if relu else y
 
-        def run():
+        def run(x):
             h = F.max_pool2d(conv(x, "conv1", 2, 3), 3, 2, 1)
             cin = 64
             for stage, cout in enumerate((64, 128, 256, 512), start=1):
@@ -105,31 +108,51 @@ def build(name, out):
             layer.norm2.weight.copy_(w["ln2_g"])
             layer.norm2.bias.copy_(w["ln2_b"])
         layer.eval()
-        xb = x.unsqueeze(0)
 
-        def run():
-            return layer(xb)[0]
+        def run(x):
+            return layer(x.unsqueeze(0))[0]
+        run.module = layer  # exported as the model's submodule: its weights are parameters
     return torch, run
 
 
 def time_model(name, out, threads, seconds):
-    torch, run = build(name, out)
+    torch, f = build(name, out)
+    x = torch.from_numpy(np.load(out + "/x.npy"))
     torch.set_num_threads(threads)
     with torch.inference_mode():
         for _ in range(10):
-            y = run()
+            y = f(x)
         np.save(out + "/torch_out.npy", y.numpy())
         t0 = time.perf_counter()
-        run()
+        f(x)
         one = max(time.perf_counter() - t0, 1e-6)
         number = max(1, int(0.05 / one))
         reps, start = [], time.perf_counter()
         while len(reps) < 5 or time.perf_counter() - start < seconds:
             t0 = time.perf_counter()
             for _ in range(number):
-                run()
+                f(x)
             reps.append((time.perf_counter() - t0) / number)
     print(json.dumps({"latency_s": float(np.median(reps)), "repeats": len(reps)}))
+
+
+def export(name, out):
+    torch, f = build(name, out)
+    x = torch.from_numpy(np.load(out + "/x.npy"))
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            if hasattr(f, "module"):
+                self.inner = f.module
+
+        def forward(self, x):
+            return f(x)
+
+    # with gradients on: no_grad would take TransformerEncoderLayer's fused
+    # fast path, which has no ONNX form
+    torch.onnx.export(Model().eval(), (x,), out + "/model.onnx", opset_version=17,
+                      input_names=["x"], output_names=["y"])
 
 
 def compare(a, b):
@@ -144,6 +167,8 @@ def compare(a, b):
 if __name__ == "__main__":
     if sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "export":
+        export(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "time":
         time_model(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]))
     else:

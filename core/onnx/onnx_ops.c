@@ -589,6 +589,42 @@ static int slice(ox_ctx *c, tsl_rx_op op) {
   return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
 }
 
+static double known_at(const tsl_weight *w, uint64_t k);
+
+/* Gather of a tensor at one index known at import time (x[i] along an
+ * axis): a one-wide R.strided_slice, reshaped without that axis. Gathers
+ * of known data are folded before (fold). */
+static int gather(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  const tsl_weight *idx = ox_input_data(c, 1);
+  if (!x)
+    return c->status;
+  if (!idx || idx->ndim != 0 || tsl_dtype_is_float(idx->dtype) || !x->sinfo->shape)
+    return ox_fail(c, TSL_EUNSUPPORTED, "only a single index known at import time (a scalar "
+                   "initializer or Constant) is supported on a tensor");
+  int32_t r = rank_of(x);
+  int64_t axis = ox_attr_int(c, "axis", 0), i = (int64_t)known_at(idx, 0);
+  axis = axis < 0 ? axis + r : axis;
+  int64_t size = axis >= 0 && axis < r ? dim_of(x, (int32_t)axis) : -1;
+  i = i < 0 && size > 0 ? i + size : i;
+  if (size < 0 || i < 0 || i >= size)
+    return ox_fail(c, TSL_EINVALID, "index %lld out of range for axis %lld (constant size "
+                   "%lld needed)", (long long)known_at(idx, 0),
+                   (long long)ox_attr_int(c, "axis", 0), (long long)size);
+  int64_t end = i + 1;
+  ox_attrs at = {0};
+  ox_at_ints(c, &at, "axes", 1, &axis);
+  ox_at_ints(c, &at, "begin", 1, &i);
+  ox_at_ints(c, &at, "end", 1, &end);
+  const tsl_rx_expr *s = ox_bind(c, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+  const tsl_expr *dims[16];
+  uint32_t m = 0;
+  for (int32_t d = 0; d < r && m < 16; d++)
+    if (d != axis)
+      dims[m++] = x->sinfo->shape[d];
+  return ox_set_output(c, 0, s ? reshaped(c, s, m, dims) : NULL);
+}
+
 /* Split: sizes from the attribute (before set 13) or input 1, else equal
  * parts, one per output; R.split at the sizes' running sums, each output
  * a field of its tuple */
@@ -830,6 +866,7 @@ static const struct {
     {"Dropout", identity, TSL_RX_OP_COUNT},
     {"Exp", unary, TSL_RX_OP_EXP},
     {"Flatten", flatten, TSL_RX_OP_RESHAPE},
+    {"Gather", gather, TSL_RX_OP_STRIDED_SLICE},
     {"Gemm", gemm, TSL_RX_OP_MATMUL},
     {"GlobalAveragePool", global_pool, TSL_RX_OP_ADAPTIVE_AVG_POOL2D},
     {"Identity", identity, TSL_RX_OP_COUNT},

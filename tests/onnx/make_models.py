@@ -190,13 +190,16 @@ def slicing(d):
              helper.make_node("Unsqueeze", ["n", "ax0"], ["n1"]),
              helper.make_node("Mul", ["minus1", "one"], ["m1"]),
              helper.make_node("Concat", ["n1", "m1"], ["target"], axis=0),
-             helper.make_node("Reshape", ["x", "target"], ["r"])]
-    save(d, "slicing", nodes, [vi("x", [2, 6, 8])], [vi("s", [2, 3, 2]), vi("r", [2, 48])],
+             helper.make_node("Reshape", ["x", "target"], ["r"]),
+             helper.make_node("Gather", ["x", "last"], ["g"], axis=1)]
+    save(d, "slicing", nodes, [vi("x", [2, 6, 8])],
+         [vi("s", [2, 3, 2]), vi("r", [2, 48]), vi("g", [2, 8])],
          [init("starts", np.array([1, 0], "int64")), init("ends", np.array([big, -2], "int64")),
           init("axes", np.array([1, 2], "int64")), init("steps", np.array([2, 3], "int64")),
           init("zero", np.array(0, "int64")), init("ax0", np.array([0], "int64")),
-          init("minus1", np.array([-1], "int64")), init("one", np.array([1], "int64"))],
-         {"x": x}, [x[:, 1::2, 0:-2:3], x.reshape(2, 48)])
+          init("minus1", np.array([-1], "int64")), init("one", np.array([1], "int64")),
+          init("last", np.array(-1, "int64"))],
+         {"x": x}, [x[:, 1::2, 0:-2:3], x.reshape(2, 48), x[:, -1]])
 
 
 def split(d):

@@ -30,6 +30,7 @@
 #include "tessel/relax_build.h"
 #include "tessel/pass.h"
 #include "tessel/library.h"
+#include "tessel/onnx.h"
 
 #define TSL_VERSION_MAJOR 0
 #define TSL_VERSION_MINOR 1
