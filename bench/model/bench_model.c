@@ -1,7 +1,7 @@
 /*
  * bench_model — whole models against PyTorch CPU (issue 30's evidence):
  * `./tessel bench model [--only mlp1,mlp64,resnet18,transformer]
- * [--trials-per-task N] [--rounds N] [--threads N]`.
+ * [--trials-per-task N] [--rounds N] [--threads N] [--onnx]`.
  *
  * Per model (workloads/models; the MLP at batch 1 and 64): torch_ref.py
  * makes the weights and the input; `tessel run --target llvm` times the
@@ -11,7 +11,11 @@
  * tuned model; then the tuned model and PyTorch (torch_ref.py, the same
  * threads) are timed alternately, --rounds times, medians. The tuned
  * model's outputs are compared with PyTorch's. Everything goes through the
- * CLI and /usr/bin/python3 (python3-torch, python3-numpy).
+ * CLI and /usr/bin/python3 (python3-torch, python3-numpy). With --onnx
+ * (issue 31's evidence) the model is PyTorch's own, exported to ONNX by
+ * torch.onnx.export (torch_ref.py export), and tessel takes the .onnx file
+ * itself: imported with its weights bound, then the same passes less
+ * bind_params.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -71,13 +75,15 @@ typedef struct result {
 /* The graph passes of every model: the weights bound, convolutions and
  * pooling in NHWC (their weight permutes folded at compile time), the
  * operators legalized and fused. */
-static const char passes[] = "bind_params,convert_layout,fold_constant,legalize,fuse,dce";
+static const char *passes = "bind_params,convert_layout,fold_constant,legalize,fuse,dce";
+static const char onnx_passes[] = "convert_layout,fold_constant,legalize,fuse,dce";
+static int onnx; /* --onnx: torch's exports, imported */
 
 /* The distinct prim_funcs of the model after the passes: its tasks. */
-static int count_tasks(const char *dir) {
+static int count_tasks(const char *model, const char *weights) {
   char cmd[4096], buf[4096];
-  snprintf(cmd, sizeof cmd, "%s pass %s/model.py --weights %s/weights.npz --passes %s "
-           "2>/dev/null", exe, dir, dir, passes);
+  snprintf(cmd, sizeof cmd, "%s pass %s%s%s --passes %s 2>/dev/null", exe, model,
+           weights ? " --weights " : "", weights ? weights : "", passes);
   FILE *p = popen(cmd, "r");
   int n = 0;
   while (p && fgets(buf, sizeof buf, p))
@@ -90,9 +96,9 @@ static int count_tasks(const char *dir) {
 static double tessel_time(const char *model, const char *weights, const char *dir, int threads,
                           const char *extra) {
   char cmd[2048], line[65536];
-  snprintf(cmd, sizeof cmd, "%s run %s --weights %s --input x=%s/x.npy --target llvm "
-           "--threads %d --json --check none %s 2>/dev/null", exe, model, weights, dir, threads,
-           extra);
+  snprintf(cmd, sizeof cmd, "%s run %s%s%s --input x=%s/x.npy --target llvm "
+           "--threads %d --json --check none %s 2>/dev/null", exe, model,
+           weights ? " --weights " : "", weights ? weights : "", dir, threads, extra);
   return run_json(cmd, line, sizeof line) ? -1 : json_num(line, "time_s");
 }
 
@@ -114,14 +120,24 @@ static void bench_one(result *r, int per_task, int rounds, int threads) {
             "python3-numpy installed?)\n", r->name);
     return;
   }
-  char model[600];
-  snprintf(model, sizeof model, "%s/model.py", dir);
-  r->tasks = count_tasks(dir);
+  if (onnx) {
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/bench/model/torch_ref.py export %s %s "
+             "> %s/export.log 2>&1", root, r->name, dir, dir);
+    if (system(cmd)) {
+      fprintf(stderr, "bench model: %s: torch.onnx.export failed (%s/export.log)\n", r->name,
+              dir);
+      return;
+    }
+  }
+  char model[600], weights_file[600];
+  snprintf(model, sizeof model, "%s/model.%s", dir, onnx ? "onnx" : "py");
+  snprintf(weights_file, sizeof weights_file, "%s/weights.npz", dir);
+  const char *weights = onnx ? NULL : weights_file; /* an .onnx has its own */
+  r->tasks = count_tasks(model, weights);
   r->trials = r->tasks * per_task;
   printf("%s: %d tasks, %d trials\n", r->name, r->tasks, r->trials);
   fflush(stdout);
-  char weights[600], pass_opt[200];
-  snprintf(weights, sizeof weights, "%s/weights.npz", dir);
+  char pass_opt[200];
   snprintf(pass_opt, sizeof pass_opt, "--passes %s", passes);
   r->untuned = tessel_time(model, weights, dir, threads, pass_opt);
   /* tune */
@@ -130,11 +146,12 @@ static void bench_one(result *r, int per_task, int rounds, int threads) {
   FILE *f = fopen(cfg, "w");
   if (!f)
     return;
-  fprintf(f, "workload:\n  file: %s\n  weights: %s\n  passes: %s\ntasks:\n  scheduler: gradient\n"
+  fprintf(f, "workload:\n  file: %s\n%s%s%s  passes: %s\ntasks:\n  scheduler: gradient\n"
           "  max_trials_global: %d\ntarget:\n  kind: llvm\n  threads: %d\nstrategy:\n"
           "  kind: evolutionary\n  trials: %d\n  batch: 16\ncost_model:\n  kind: xgb\n"
           "runner:\n  warmup: 0\n  number: 3\n  repeat: 1\n  min_repeat_ms: 20\n"
-          "  timeout_s: 30\ndatabase: %s/work/tune.db\nseed: 1\n", model, weights, passes,
+          "  timeout_s: 30\ndatabase: %s/work/tune.db\nseed: 1\n", model,
+          weights ? "  weights: " : "", weights ? weights : "", weights ? "\n" : "", passes,
           r->trials, threads, per_task, dir);
   fclose(f);
   snprintf(cmd, sizeof cmd, "mkdir -p %s/work && %s tune %s > %s/tune.log 2>&1", dir, exe, cfg,
@@ -177,20 +194,26 @@ int main(int argc, char **argv) {
   root = argc > 1 ? argv[1] : ".";
   const char *only = "mlp1,mlp64,resnet18,transformer";
   int per_task = 32, rounds = 3, threads = 2;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--only"))
-      only = argv[i + 1];
-    else if (!strcmp(argv[i], "--trials-per-task"))
-      per_task = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--rounds"))
-      rounds = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--threads"))
-      threads = atoi(argv[i + 1]);
+  for (int i = 2; i < argc; i++) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(o, "--onnx")) {
+      onnx = 1;
+      continue;
+    }
+    if (v && !strcmp(o, "--only"))
+      only = v;
+    else if (v && !strcmp(o, "--trials-per-task"))
+      per_task = atoi(v);
+    else if (v && !strcmp(o, "--rounds"))
+      rounds = atoi(v);
+    else if (v && !strcmp(o, "--threads"))
+      threads = atoi(v);
     else {
       fprintf(stderr, "usage: ./tessel bench model [--only mlp1,mlp64,resnet18,transformer] "
-              "[--trials-per-task 32] [--rounds 3] [--threads 2]\n");
+              "[--trials-per-task 32] [--rounds 3] [--threads 2] [--onnx]\n");
       return 2;
     }
+    i++;
   }
   if (per_task < 1 || rounds < 1 || threads < 1) {
     fprintf(stderr, "bench model: --trials-per-task, --rounds and --threads are positive\n");
@@ -213,8 +236,10 @@ int main(int argc, char **argv) {
     cpu[strcspn(cpu, "\n")] = '\0';
   if (c)
     pclose(c);
-  printf("bench model: %s, %d threads, %d trials per task, %d rounds; work in %s\n", cpu,
-         threads, per_task, rounds, tmp);
+  if (onnx)
+    passes = onnx_passes;
+  printf("bench model: %s, %d threads, %d trials per task, %d rounds%s; work in %s\n", cpu,
+         threads, per_task, rounds, onnx ? ", PyTorch's models through ONNX" : "", tmp);
   result res[4];
   int n = 0;
   const char *names[4] = {"mlp1", "mlp64", "resnet18", "transformer"};
