@@ -460,7 +460,7 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
   }
   if (op == TSL_RX_OP_CONCAT)
     return infer_concat(ar, args[0], attrs, err);
-  if (op >= TSL_RX_OP_CONV2D) {
+  if (op >= TSL_RX_OP_CONV2D && !tsl_rx_op_elementwise(op)) {
     for (uint32_t i = 0; i < n; i++)
       if (args[i]->sinfo->kind == TSL_RX_SINFO_OBJECT)
         return out; /* an unbound weight: nothing to infer */
@@ -477,6 +477,7 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
     return out; /* an unbound weight: nothing to infer */
   switch (op) {
   case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
+  case TSL_RX_OP_POWER:
     dtypes_agree(err, name, a, b, out);
     if (!err->failed)
       broadcast(ar, err, name, a, b, out);

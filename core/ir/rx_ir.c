@@ -21,6 +21,11 @@ const char *tsl_rx_op_name(tsl_rx_op op) {
 
 int rx_op_arity(tsl_rx_op op) { return ops[op].n_args; }
 
+int tsl_rx_op_elementwise(tsl_rx_op op) {
+  return (op >= TSL_RX_OP_ADD && op <= TSL_RX_OP_RELU && op != TSL_RX_OP_MATMUL) ||
+         op == TSL_RX_OP_ERF || op == TSL_RX_OP_POWER;
+}
+
 uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
   static const rx_attr_spec dtype[] = {{"dtype", RX_A_DTYPE}};
   static const rx_attr_spec axes[] = {{"axes", RX_A_INTS}};

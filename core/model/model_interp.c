@@ -281,9 +281,9 @@ static int nn_op_call(run *r, const tsl_rx_expr *e, const char *where, const mva
 }
 
 static int op_call(run *r, const tsl_rx_expr *e, const char *where, const mval **out) {
-  if (e->op >= TSL_RX_OP_CONV2D)
+  if (e->op >= TSL_RX_OP_CONV2D && !tsl_rx_op_elementwise((tsl_rx_op)e->op))
     return nn_op_call(r, e, where, out);
-  if (e->op >= TSL_RX_OP_ASTYPE)
+  if (e->op >= TSL_RX_OP_ASTYPE && !tsl_rx_op_elementwise((tsl_rx_op)e->op))
     return attr_op_call(r, e, where, out);
   const mval *x, *y = NULL;
   int rc = eval(r, e->args[0], where, &x);

@@ -47,6 +47,7 @@ static double unary(tsl_rx_op op, double x) {
   case TSL_RX_OP_SQRT: return sqrt(x);
   case TSL_RX_OP_TANH: return tanh(x);
   case TSL_RX_OP_SIGMOID: return 1.0 / (1.0 + exp(-x));
+  case TSL_RX_OP_ERF: return erf(x);
   default: return x > 0 ? x : 0; /* RELU */
   }
 }
@@ -96,6 +97,7 @@ static void elementwise_int(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor 
     case TSL_RX_OP_ADD: r = ux + uy; break;
     case TSL_RX_OP_SUBTRACT: r = ux - uy; break;
     case TSL_RX_OP_MULTIPLY: r = ux * uy; break;
+    case TSL_RX_OP_POWER: r = (uint64_t)(int64_t)pow((double)x, (double)y); break;
     default: /* DIVIDE truncates, as TensorIR's / (x / 0 gives 0) */
       r = y == 0 || (x == INT64_MIN && y == -1) ? (y == 0 ? 0 : ux) : (uint64_t)(x / y);
     }
@@ -118,6 +120,7 @@ void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl
     case TSL_RX_OP_ADD: r = x + y; break;
     case TSL_RX_OP_SUBTRACT: r = x - y; break;
     case TSL_RX_OP_MULTIPLY: r = x * y; break;
+    case TSL_RX_OP_POWER: r = pow(x, y); break;
     default: /* DIVIDE */
       r = x / y;
     }

@@ -219,7 +219,13 @@ static void elementwise(tsl_strbuf *sb, tsl_rx_op op, const lg_buf *in, uint32_t
   tsl_strbuf_append(sb, " = ");
   static const char *const binop[] = {[TSL_RX_OP_ADD] = " + ", [TSL_RX_OP_SUBTRACT] = " - ",
                                       [TSL_RX_OP_MULTIPLY] = " * ", [TSL_RX_OP_DIVIDE] = " / "};
-  if (n_in == 2) {
+  if (op == TSL_RX_OP_POWER) { /* TOPI's power: T.pow */
+    tsl_strbuf_append(sb, "T.pow(");
+    access(sb, &in[0], out->s);
+    tsl_strbuf_append(sb, ", ");
+    access(sb, &in[1], out->s);
+    tsl_strbuf_append(sb, ")");
+  } else if (n_in == 2) {
     access(sb, &in[0], out->s);
     tsl_strbuf_append(sb, binop[op]);
     access(sb, &in[1], out->s);
@@ -284,9 +290,9 @@ static void matmul(tsl_strbuf *sb, const lg_buf *in, const lg_buf *out) {
 int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
                        tsl_diag *diag) {
   tsl_rx_op op = (tsl_rx_op)call->op;
-  if (op >= TSL_RX_OP_CONV2D)
+  if (op >= TSL_RX_OP_CONV2D && !tsl_rx_op_elementwise(op))
     return legalize_nn_script(call, name, sb, diag);
-  if (op >= TSL_RX_OP_ASTYPE)
+  if (op >= TSL_RX_OP_ASTYPE && !tsl_rx_op_elementwise(op))
     return legalize_layout_script(call, name, sb, diag);
   const tsl_rx_sinfo *o = call->sinfo;
   for (uint32_t i = 0; i <= call->n_args; i++) {
@@ -314,7 +320,7 @@ int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   switch (op) {
   case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
   case TSL_RX_OP_EXP: case TSL_RX_OP_SQRT: case TSL_RX_OP_TANH: case TSL_RX_OP_SIGMOID:
-  case TSL_RX_OP_RELU:
+  case TSL_RX_OP_RELU: case TSL_RX_OP_ERF: case TSL_RX_OP_POWER:
     lg_signature(sb, name, bufs, call->n_args + 1);
     elementwise(sb, op, bufs, call->n_args, &bufs[call->n_args]);
     return TSL_OK;

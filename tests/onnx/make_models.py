@@ -202,6 +202,24 @@ def slicing(d):
          {"x": x}, [x[:, 1::2, 0:-2:3], x.reshape(2, 48), x[:, -1]])
 
 
+def gelu(d):
+    """GELU as exporters write it before operator set 20 (Div, Erf, Add, Mul), and Pow."""
+    x = f(3, 16)
+    nodes = [helper.make_node("Div", ["x", "sqrt2"], ["t0"]),
+             helper.make_node("Erf", ["t0"], ["t1"]),
+             helper.make_node("Add", ["t1", "one"], ["t2"]),
+             helper.make_node("Mul", ["x", "t2"], ["t3"]),
+             helper.make_node("Mul", ["t3", "half"], ["y"]),
+             helper.make_node("Pow", ["x", "two"], ["sq"])]
+    from math import erf
+    xd = x.astype("float64")
+    y = xd * 0.5 * (1 + np.vectorize(erf)(xd / np.sqrt(2)))
+    save(d, "gelu", nodes, [vi("x", [3, 16])], [vi("y", [3, 16]), vi("sq", [3, 16])],
+         [init("sqrt2", np.array(np.sqrt(2), "float32")), init("one", np.array(1, "float32")),
+          init("half", np.array(0.5, "float32")), init("two", np.array(2, "float32"))],
+         {"x": x}, [y, xd ** 2])
+
+
 def split(d):
     """Split at sizes given as an input, and in equal parts; a part used by a later node."""
     x = f(2, 6, 8)
@@ -242,6 +260,6 @@ def errors(d):
 
 if __name__ == "__main__":
     out = sys.argv[1]
-    for case in (mlp, cnn, elementwise, shapes, reductions, opset11, slicing, split, external,
-                 errors):
+    for case in (mlp, cnn, elementwise, shapes, reductions, opset11, slicing, split, gelu,
+                 external, errors):
         case(out)

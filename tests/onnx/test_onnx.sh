@@ -36,7 +36,7 @@ bad = sorted(g.files) != sorted(w.files) or any(
 sys.exit(1 if bad else 0)"
 }
 
-for m in mlp cnn elementwise shapes reductions opset11 slicing split; do
+for m in mlp cnn elementwise shapes reductions opset11 slicing split gelu; do
   check "$m.onnx imports" bash -c "'$exe' import '$d/$m.onnx' -o '$d/$m.py' --weights '$d/$m.w.npz' \
     > '$tmp/out' 2> '$tmp/err' && grep -q '^imported ' '$tmp/out'"
   args="$(inputs "$m") $(weights "$m")"

@@ -187,6 +187,19 @@ def make_slices(d):
              "output.1": x[:, :, -3:8], "output.2": np.maximum(x[1:2], 0)})
 
 
+def make_erf_power(d):
+    """erf_power.py: GELU through erf, and exp(x) ** e."""
+    from math import erf
+    rng = np.random.default_rng(31)
+    x = rng.uniform(-2, 2, (3, 4)).astype("float32")
+    e = rng.uniform(0.5, 3, 4).astype("float32")
+    np.savez(f"{d}/erf_power.npz", x=x, e=e)
+    xd = x.astype("float64")
+    g = xd * (np.vectorize(erf)(xd / np.sqrt(2)) + 1) * 0.5
+    np.savez(f"{d}/erf_power.want.npz", **{"output.0": g.astype("float32"),
+             "output.1": (np.exp(xd) ** e).astype("float32")})
+
+
 def compare(got, want):
     g, w = np.load(got), np.load(want)
     if sorted(g.files) != sorted(w.files):
@@ -212,5 +225,6 @@ if __name__ == "__main__":
         make_nn(sys.argv[2])
         make_layouts(sys.argv[2])
         make_slices(sys.argv[2])
+        make_erf_power(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))

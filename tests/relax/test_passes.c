@@ -107,6 +107,7 @@ static const pcase cases[] = {
     {"../cases/nn_ops", "legalized", "legalize", NULL},
     {"../cases/nn_layouts", "legalized", "legalize", NULL},
     {"../cases/slices", "legalized", "legalize", NULL},
+    {"../cases/erf_power", "legalized", "legalize", NULL},
     {"cnn", "converted", "convert_layout", NULL},
     {"residual", "converted", "convert_layout", NULL},
     {"two_blocks", "converted", "convert_layout", NULL},

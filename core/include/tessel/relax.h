@@ -120,7 +120,9 @@ struct tsl_rx_sinfo {
   /* appended in 1.7 */                                                       \
   X(STRIDED_SLICE, "strided_slice", 1) /* (axes, begin, end, strides: INTS; */\
                                      /*  NumPy's clamping, strides > 0;     */ \
-                                     /*  assume_inbound: BOOL, ignored)     */
+                                     /*  assume_inbound: BOOL, ignored)     */ \
+  X(ERF, "erf", 1)                   /* element-wise, as ADD..RELU */          \
+  X(POWER, "power", 2)               /* element-wise, broadcasting */
 
 typedef enum tsl_rx_op {
 #define TSL_X_(id, name, n) TSL_RX_OP_##id,
@@ -131,6 +133,10 @@ typedef enum tsl_rx_op {
 
 /* "call_tir", "nn.relu", ... (asserts op < TSL_RX_OP_COUNT). */
 TSL_API const char *tsl_rx_op_name(tsl_rx_op op);
+/* Appended in 1.7: is `op` element-wise (add, subtract, multiply, divide,
+ * exp, sqrt, tanh, sigmoid, relu, erf, power: the same computation at
+ * every element, binary ones broadcasting as NumPy)? */
+TSL_API int tsl_rx_op_elementwise(tsl_rx_op op);
 /* An operator call's attribute (tsl_rx_expr.attrs, appended in 1.5): an
  * INT or BOOL one, or dflt when absent; an INT or LIST of INT one into out
  * (at most cap values), returning how many it has, -1 when absent. */
