@@ -254,7 +254,7 @@ int32_t ox_attr_ints(ox_ctx *c, const char *name, int64_t *out, uint32_t cap) {
     return -1;
   for (size_t i = 0; i < a->n_ints && i < cap; i++)
     out[i] = a->ints[i];
-  return a->n_ints > 64 ? 64 : (int32_t)a->n_ints;
+  return a->n_ints > cap ? (int32_t)cap : (int32_t)a->n_ints;
 }
 
 const char *ox_attr_str(ox_ctx *c, const char *name, const char *dflt) {

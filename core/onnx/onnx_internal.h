@@ -82,7 +82,7 @@ const tsl_rx_expr *ox_call(ox_ctx *c, tsl_rx_op op, uint32_t n, const tsl_rx_exp
 const Onnx__AttributeProto *ox_attr(ox_ctx *c, const char *name);
 int64_t ox_attr_int(ox_ctx *c, const char *name, int64_t dflt);
 float ox_attr_float(ox_ctx *c, const char *name, float dflt);
-/* Into out (at most cap); the count, -1 when absent. */
+/* Into out: the count (at most cap: the values stored), -1 when absent. */
 int32_t ox_attr_ints(ox_ctx *c, const char *name, int64_t *out, uint32_t cap);
 /* The STRING attribute, NUL-terminated in the arena, or dflt. */
 const char *ox_attr_str(ox_ctx *c, const char *name, const char *dflt);

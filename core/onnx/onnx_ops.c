@@ -732,10 +732,10 @@ static int fold(ox_ctx *c) {
   int known = !strcmp(t, "Shape") && ox_input_data(c, 0);
   for (int i = 0; ops[i] && !known; i++)
     known = !strcmp(t, ops[i]);
-  if (!known || !c->node->n_input)
+  if (!known || !c->node->n_input || c->node->n_input > 8)
     return 0;
   const tsl_weight *w[8] = {NULL};
-  uint32_t n_in = c->node->n_input > 8 ? 8 : (uint32_t)c->node->n_input;
+  uint32_t n_in = (uint32_t)c->node->n_input;
   for (uint32_t i = 0; i < n_in; i++)
     if (ox_has_input(c, i) && (!(w[i] = ox_input_data(c, i)) || !known_kind(w[i]) ||
                                w[i]->numel > 4096))
