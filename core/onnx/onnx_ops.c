@@ -741,6 +741,8 @@ static int fold(ox_ctx *c) {
                                w[i]->numel > 4096))
       return 0;
   const tsl_weight *a = w[0];
+  if (!a)
+    return 0; /* no data operand: the converter says what is missing */
   if (!strcmp(t, "Shape")) {
     double v[16];
     for (uint32_t d = 0; d < a->ndim; d++)
