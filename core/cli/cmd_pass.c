@@ -67,19 +67,13 @@ int cli_model_passes(const char *verb, const tsl_registry *given, tsl_arena *are
                         w->ndim, w->shape, w->data, NULL, &d))
       rc = cli_error(verb, "%s", d.text);
   }
-  /* and the constants the model has bound already (an imported .onnx) */
-  const tsl_weights *mine = m->constants;
-  for (uint32_t i = 0; !rc && mine && i < tsl_weights_count(mine); i++) {
-    const tsl_weight *w = tsl_weights_at(mine, i);
-    if (!tsl_weights_find(*constants, w->name) &&
-        tsl_weights_add(*constants, w->name, w->dtype, w->ndim, w->shape, w->data, NULL, &d))
-      rc = cli_error(verb, "%s", d.text);
-  }
   if (!rc && !reg && !(rc = cli_registry_open(verb, tsl_arena_ctx(arena), &own)))
     reg = own;
   if (!rc) {
+    /* constants the model has bound already (an imported .onnx) are
+     * gathered by the pipeline; the weights file's win on a name */
     tsl_model *start = tsl_model_new(arena, m->tir, m->n_rx_funcs, m->rx_funcs, m->n_constants,
-                                     *constants);
+                                     m->constants ? m->constants : *constants);
     tsl_pass_ctx ctx = {sizeof ctx, arena, params, *constants, reg};
     if (tsl_model_run_passes(reg, passes, &ctx, start, out, &d))
       rc = cli_error(verb, "%s", d.text);

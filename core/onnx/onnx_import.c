@@ -96,10 +96,19 @@ static const tsl_rx_sinfo *sinfo_of(ox_ctx *c, tsl_dtype dt, uint32_t ndim,
   return tsl_rx_tensor_sinfo(c->a, dt, (int32_t)ndim, dims);
 }
 
-/* R.const(v, dtype) of a one-element tensor's value */
-static const tsl_rx_expr *scalar_const(ox_ctx *c, const tsl_weight *w) {
+const tsl_rx_expr *ox_const(ox_ctx *c, tsl_dtype dt, double f, int64_t i) {
   tsl_rx_expr *e = TSL_NEW(c->a, tsl_rx_expr);
   const tsl_expr **d = TSL_NEW_ARRAY(c->a, const tsl_expr *, 1);
+  d[0] = tsl_dtype_is_float(dt) ? tsl_expr_float(c->a, dt, f) : tsl_expr_int(c->a, dt, i);
+  e->kind = TSL_RX_EXPR_CONST;
+  e->dims = d;
+  e->n_dims = 1;
+  e->sinfo = tsl_rx_tensor_sinfo(c->a, dt, 0, d);
+  return e;
+}
+
+/* R.const(v, dtype) of a 0-d tensor's value (NULL for other dtypes) */
+static const tsl_rx_expr *scalar_const(ox_ctx *c, const tsl_weight *w) {
   double f = 0;
   int64_t i = 0;
   const unsigned char *p = w->data;
@@ -118,13 +127,7 @@ static const tsl_rx_expr *scalar_const(ox_ctx *c, const tsl_weight *w) {
   } else {
     return NULL;
   }
-  d[0] = tsl_dtype_is_float(w->dtype) ? tsl_expr_float(c->a, w->dtype, f)
-                                      : tsl_expr_int(c->a, w->dtype, i);
-  e->kind = TSL_RX_EXPR_CONST;
-  e->dims = d;
-  e->n_dims = 1;
-  e->sinfo = tsl_rx_tensor_sinfo(c->a, w->dtype, 0, d);
-  return e;
+  return ox_const(c, w->dtype, f, i);
 }
 
 int ox_has_input(ox_ctx *c, uint32_t i) {

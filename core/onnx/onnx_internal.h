@@ -63,6 +63,8 @@ const tsl_rx_expr *ox_input(ox_ctx *c, uint32_t i);
 /* Input i's value when known at import time (an initializer or a
  * Constant), else NULL. */
 const tsl_weight *ox_input_data(ox_ctx *c, uint32_t i);
+/* R.const(f or i, dt): a scalar of float dtype dt from f, else from i. */
+const tsl_rx_expr *ox_const(ox_ctx *c, tsl_dtype dt, double f, int64_t i);
 /* Does the current node have input i (present and not "")? */
 int ox_has_input(ox_ctx *c, uint32_t i);
 /* Bind `value` to a new variable (a graph output keeps dataflow 0) and

@@ -76,14 +76,7 @@ static const tsl_rx_expr *transposed2(ox_ctx *c, const tsl_rx_expr *x) {
 static const tsl_rx_expr *scaled(ox_ctx *c, const tsl_rx_expr *x, float f) {
   if (f == 1.0f || !x)
     return x;
-  tsl_rx_expr *k = TSL_NEW(c->a, tsl_rx_expr);
-  const tsl_expr **d = TSL_NEW_ARRAY(c->a, const tsl_expr *, 1);
-  d[0] = tsl_expr_float(c->a, x->sinfo->dtype, f);
-  k->kind = TSL_RX_EXPR_CONST;
-  k->dims = d;
-  k->n_dims = 1;
-  k->sinfo = tsl_rx_tensor_sinfo(c->a, x->sinfo->dtype, 0, d);
-  const tsl_rx_expr *args[2] = {x, k};
+  const tsl_rx_expr *args[2] = {x, ox_const(c, x->sinfo->dtype, f, (int64_t)f)};
   return ox_bind(c, ox_call(c, TSL_RX_OP_MULTIPLY, 2, args, no_attrs()));
 }
 

@@ -15,8 +15,8 @@
 #include "tessel/onnx.h"
 
 /* The model's graph passes with the run's registry; constants (the
- * weights file's, and those the model has bound: an imported .onnx's) into
- * tu->constants. */
+ * weights file's, and those the model has bound: an imported .onnx's) end
+ * in tu->constants. */
 static int run_passes(tuner *tu, const tsl_model *m, const char *passes, const tsl_model **out) {
   const tsl_run_config *c = tu->run.cfg;
   tsl_diag d = {0};
@@ -32,15 +32,11 @@ static int run_passes(tuner *tu, const tsl_model *m, const char *passes, const t
                          t->data, NULL, &d);
   }
   tsl_weights_free(w);
-  for (uint32_t i = 0; !rc && m->constants && i < tsl_weights_count(m->constants); i++) {
-    const tsl_weight *t = tsl_weights_at(m->constants, i);
-    if (!tsl_weights_find(tu->constants, t->name))
-      rc = tsl_weights_add(tu->constants, t->name, t->dtype, t->ndim, t->shape, t->data, NULL,
-                           &d);
-  }
   if (!rc) {
+    /* the model's own constants (an imported .onnx's) are gathered by
+     * the pipeline */
     tsl_model *start = tsl_model_new(tu->run.arena, m->tir, m->n_rx_funcs, m->rx_funcs,
-                                     m->n_constants, tu->constants);
+                                     m->n_constants, m->constants ? m->constants : tu->constants);
     tsl_pass_ctx ctx = {sizeof ctx, tu->run.arena, params, tu->constants, tu->run.reg};
     rc = tsl_model_run_passes(tu->run.reg, passes, &ctx, start, out, &d);
   }
