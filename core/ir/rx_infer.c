@@ -448,6 +448,112 @@ static const tsl_rx_sinfo *infer_concat(tsl_arena *ar, const tsl_rx_expr *tuple,
   return out;
 }
 
+/* Does `x` broadcast to `to` (NumPy's rule, the data's dims aligned with
+ * the target's last ones, each 1 or the same)? */
+static int broadcasts_to(const tsl_rx_sinfo *x, int32_t n, const tsl_expr *const *to) {
+  if (x->ndim > n)
+    return 0;
+  for (int32_t i = 0; i < x->ndim; i++) {
+    const tsl_expr *d = x->shape[i], *t = to[n - x->ndim + i];
+    int64_t v;
+    if (!(tsl_expr_is_const_int(d, &v) && v == 1) && !rx_dim_equal(d, t))
+      return 0;
+  }
+  return 1;
+}
+
+/* R.where (three operands broadcast, the condition bool), R.take (data
+ * indexed along an axis by an integer tensor) and R.broadcast_to, 1.8. */
+static const tsl_rx_sinfo *infer_gather(tsl_arena *ar, tsl_rx_op op,
+                                        const tsl_rx_expr *const *args, tsl_attrs attrs,
+                                        rx_err *err) {
+  const char *name = tsl_rx_op_name(op);
+  uint32_t n = (uint32_t)rx_op_arity(op);
+  tsl_rx_sinfo *out = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
+  texts t = {0};
+  for (uint32_t i = 0; i < n; i++) {
+    if (args[i]->sinfo->kind == TSL_RX_SINFO_OBJECT)
+      return out; /* an unbound weight: nothing to infer */
+    if (!tensor(args[i]->sinfo) || args[i]->sinfo->ndim < 0) {
+      fail(err, &t, (int)i, "a tensor of known rank", "R.%s: operand %u is %s, not a tensor "
+           "of known rank", name, i, sinfo_text(&t, args[i]->sinfo));
+      return NULL;
+    }
+  }
+  const tsl_rx_sinfo *x = args[0]->sinfo;
+  if (op == TSL_RX_OP_WHERE) {
+    if (!is_void(x->dtype) && !tsl_dtype_is_bool(x->dtype)) {
+      fail(err, &t, 0, "a bool condition (R.astype(c, \"bool\"))", "R.where: the condition "
+           "is %s, not bool", sinfo_text(&t, x));
+      return NULL;
+    }
+    tsl_rx_sinfo *values = rx_sinfo_new(ar, TSL_RX_SINFO_TENSOR);
+    dtypes_agree(err, name, args[1]->sinfo, args[2]->sinfo, values);
+    if (!err->failed)
+      broadcast(ar, err, name, args[1]->sinfo, args[2]->sinfo, values);
+    if (!err->failed && values->shape)
+      broadcast(ar, err, name, x, values, out);
+    out->dtype = values->dtype;
+    if (!values->shape)
+      out->ndim = values->ndim > x->ndim ? values->ndim : x->ndim;
+    return err->failed ? NULL : out;
+  }
+  if (op == TSL_RX_OP_BROADCAST_TO) {
+    const tsl_attr_value *v = tsl_attrs_get(attrs, "shape");
+    if (!v || v->kind != TSL_ATTR_LIST || v->n > 64) {
+      fail(err, &t, RX_AT_CALL, "R.broadcast_to(x, R.shape([4, 3]))", "R.broadcast_to needs "
+           "a shape of at most 64 dimensions");
+      return NULL;
+    }
+    const tsl_expr **d = TSL_NEW_ARRAY(ar, const tsl_expr *, v->n + 1);
+    for (uint32_t i = 0; i < v->n; i++)
+      d[i] = v->u.items[i].u.expr;
+    if (x->shape && !broadcasts_to(x, (int32_t)v->n, d)) {
+      char to[256] = "(";
+      for (uint32_t i = 0; i < v->n; i++)
+        snprintf(to + strlen(to), sizeof to - strlen(to), "%s%s", i ? ", " : "",
+                 dim_text(&t, d[i]));
+      snprintf(to + strlen(to), sizeof to - strlen(to), v->n == 1 ? ",)" : ")");
+      fail(err, &t, RX_AT_CALL, "NumPy broadcasting: each dimension of the data 1 or the "
+           "target's, aligned from the last", "R.broadcast_to: %s does not broadcast to %s",
+           sinfo_text(&t, x), to);
+      return NULL;
+    }
+    out->dtype = x->dtype;
+    set_dims(ar, out, (int32_t)v->n, d);
+    return out;
+  }
+  /* TAKE */
+  const tsl_rx_sinfo *idx = args[1]->sinfo;
+  if (!is_void(idx->dtype) && idx->dtype.code != TSL_DT_INT && idx->dtype.code != TSL_DT_UINT) {
+    fail(err, &t, 1, "integer indices (int64 or int32)", "R.take: the indices are %s",
+         sinfo_text(&t, idx));
+    return NULL;
+  }
+  if (!tsl_attrs_get(attrs, "axis")) {
+    fail(err, &t, RX_AT_CALL, "axis=0 (tessel needs the axis: TVM's default flattens the "
+         "data first)", "R.take needs an axis");
+    return NULL;
+  }
+  int32_t axis = norm_axis(err, name, tsl_rx_attr_int(attrs, "axis", 0), x->ndim);
+  if (axis < 0 || x->ndim + idx->ndim - 1 > 64)
+    return NULL;
+  out->dtype = x->dtype;
+  out->ndim = x->ndim + idx->ndim - 1;
+  if (x->shape && idx->shape) {
+    const tsl_expr *d[64];
+    int32_t m = 0;
+    for (int32_t i = 0; i < axis; i++)
+      d[m++] = x->shape[i];
+    for (int32_t i = 0; i < idx->ndim; i++)
+      d[m++] = idx->shape[i];
+    for (int32_t i = axis + 1; i < x->ndim; i++)
+      d[m++] = x->shape[i];
+    set_dims(ar, out, m, d);
+  }
+  return out;
+}
+
 const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
                                 const tsl_rx_expr *const *args, tsl_attrs attrs, rx_err *err) {
   const char *name = tsl_rx_op_name(op);
@@ -460,6 +566,8 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
   }
   if (op == TSL_RX_OP_CONCAT)
     return infer_concat(ar, args[0], attrs, err);
+  if (op == TSL_RX_OP_WHERE || op == TSL_RX_OP_TAKE || op == TSL_RX_OP_BROADCAST_TO)
+    return infer_gather(ar, op, args, attrs, err);
   if (op >= TSL_RX_OP_CONV2D && !tsl_rx_op_elementwise(op)) {
     for (uint32_t i = 0; i < n; i++)
       if (args[i]->sinfo->kind == TSL_RX_SINFO_OBJECT)
@@ -477,7 +585,7 @@ const tsl_rx_sinfo *rx_infer_op(tsl_arena *ar, tsl_rx_op op, uint32_t n,
     return out; /* an unbound weight: nothing to infer */
   switch (op) {
   case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
-  case TSL_RX_OP_POWER:
+  case TSL_RX_OP_POWER: case TSL_RX_OP_MAXIMUM: case TSL_RX_OP_MINIMUM:
     dtypes_agree(err, name, a, b, out);
     if (!err->failed)
       broadcast(ar, err, name, a, b, out);

@@ -23,7 +23,8 @@ int rx_op_arity(tsl_rx_op op) { return ops[op].n_args; }
 
 int tsl_rx_op_elementwise(tsl_rx_op op) {
   return (op >= TSL_RX_OP_ADD && op <= TSL_RX_OP_RELU && op != TSL_RX_OP_MATMUL) ||
-         op == TSL_RX_OP_ERF || op == TSL_RX_OP_POWER;
+         op == TSL_RX_OP_ERF || op == TSL_RX_OP_POWER || op == TSL_RX_OP_MAXIMUM ||
+         op == TSL_RX_OP_MINIMUM;
 }
 
 uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
@@ -63,7 +64,8 @@ uint32_t rx_op_attrs(tsl_rx_op op, const rx_attr_spec **out) {
   case TSL_RX_OP_PERMUTE_DIMS: *out = axes; return 1;
   case TSL_RX_OP_RESHAPE: *out = shape; return 1;
   case TSL_RX_OP_SUM: case TSL_RX_OP_MEAN: case TSL_RX_OP_MAX: *out = reduce; return 2;
-  case TSL_RX_OP_SOFTMAX: case TSL_RX_OP_CONCAT: *out = axis; return 1;
+  case TSL_RX_OP_SOFTMAX: case TSL_RX_OP_CONCAT: case TSL_RX_OP_TAKE: *out = axis; return 1;
+  case TSL_RX_OP_BROADCAST_TO: *out = shape; return 1;
   default: *out = NULL; return 0;
   }
 }

@@ -29,6 +29,13 @@ int mdl_broadcast(const tsl_tensor *a, const tsl_tensor *b, int32_t *ndim, int64
 void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out);
 /* Batched matmul [.., m, k] x [.., k, n] into out (shaped [batch.., m, n]);
  * 0 when the shapes do not fit. */
+/* R.where, R.take, R.broadcast_to (1.8) into out, shaped by the call's
+ * struct info: take's negative indices count from the end, the others
+ * clamp into range. */
+/* Do R.where's and R.broadcast_to's operands broadcast to out (at run
+ * time, symbolic sizes bound)? 1 for the other operators. */
+int mdl_gather_fits(tsl_rx_op op, const tsl_tensor *const *in, uint32_t n, const tsl_tensor *out);
+void mdl_gather_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_tensor *out);
 int mdl_matmul_shape(const tsl_tensor *a, const tsl_tensor *b, int32_t *ndim, int64_t *shape);
 void mdl_matmul(const tsl_tensor *a, const tsl_tensor *b, tsl_tensor *out);
 

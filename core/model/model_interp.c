@@ -268,6 +268,9 @@ static int nn_op_call(run *r, const tsl_rx_expr *e, const char *where, const mva
       return rc;
     ot[i] = &outs[i]->t;
   }
+  if (!mdl_gather_fits((tsl_rx_op)e->op, in, e->n_args, ot[0]))
+    return fail(r, TSL_EINVALID, "%s: R.%s: the operands' shapes do not broadcast to the "
+                "result", where, op);
   mdl_nn_op((tsl_rx_op)e->op, e->attrs, in, ot, n_out);
   if (s->kind != TSL_RX_SINFO_TUPLE) {
     *out = outs[0];

@@ -98,6 +98,8 @@ static void elementwise_int(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor 
     case TSL_RX_OP_SUBTRACT: r = ux - uy; break;
     case TSL_RX_OP_MULTIPLY: r = ux * uy; break;
     case TSL_RX_OP_POWER: r = (uint64_t)(int64_t)pow((double)x, (double)y); break;
+    case TSL_RX_OP_MAXIMUM: r = x > y ? ux : uy; break;
+    case TSL_RX_OP_MINIMUM: r = x < y ? ux : uy; break;
     default: /* DIVIDE truncates, as TensorIR's / (x / 0 gives 0) */
       r = y == 0 || (x == INT64_MIN && y == -1) ? (y == 0 ? 0 : ux) : (uint64_t)(x / y);
     }
@@ -121,10 +123,64 @@ void mdl_elementwise(tsl_rx_op op, const tsl_tensor *a, const tsl_tensor *b, tsl
     case TSL_RX_OP_SUBTRACT: r = x - y; break;
     case TSL_RX_OP_MULTIPLY: r = x * y; break;
     case TSL_RX_OP_POWER: r = pow(x, y); break;
+    case TSL_RX_OP_MAXIMUM: r = x > y ? x : y; break; /* T.max's select */
+    case TSL_RX_OP_MINIMUM: r = x < y ? x : y; break;
     default: /* DIVIDE */
       r = x / y;
     }
     tsl_tensor_set(out, k, r);
+  }
+}
+
+/* out[k] = t[j], integers exactly */
+static void copy_element(tsl_tensor *out, int64_t k, const tsl_tensor *t, int64_t j) {
+  if (is_integer(out->dtype))
+    set_int(out, k, (uint64_t)get_int(t, j));
+  else
+    tsl_tensor_set(out, k, tsl_tensor_get(t, j));
+}
+
+int mdl_gather_fits(tsl_rx_op op, const tsl_tensor *const *in, uint32_t n, const tsl_tensor *out) {
+  if (op != TSL_RX_OP_WHERE && op != TSL_RX_OP_BROADCAST_TO)
+    return 1;
+  for (uint32_t i = 0; i < n; i++) {
+    if (in[i]->ndim > out->ndim)
+      return 0;
+    for (int32_t d = 0; d < in[i]->ndim; d++) {
+      int64_t x = in[i]->shape[d], o = out->shape[out->ndim - in[i]->ndim + d];
+      if (x != 1 && x != o)
+        return 0;
+    }
+  }
+  return 1;
+}
+
+void mdl_gather_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_tensor *out) {
+  int64_t n = tsl_tensor_numel(out);
+  if (op == TSL_RX_OP_WHERE) {
+    for (int64_t k = 0; k < n; k++) {
+      int c = get_int(in[0], source_index(in[0], out->ndim, out->shape, k)) != 0;
+      const tsl_tensor *t = c ? in[1] : in[2];
+      copy_element(out, k, t, source_index(t, out->ndim, out->shape, k));
+    }
+  } else if (op == TSL_RX_OP_BROADCAST_TO) {
+    for (int64_t k = 0; k < n; k++)
+      copy_element(out, k, in[0], source_index(in[0], out->ndim, out->shape, k));
+  } else if (op == TSL_RX_OP_TAKE) {
+    /* out[outer, i..., inner] = x[outer, idx[i...], inner] */
+    const tsl_tensor *x = in[0], *idx = in[1];
+    int64_t axis = tsl_rx_attr_int(attrs, "axis", 0);
+    axis = axis < 0 ? axis + x->ndim : axis;
+    int64_t size = x->shape[axis], inner = 1, m = tsl_tensor_numel(idx);
+    for (int32_t d = (int32_t)axis + 1; d < x->ndim; d++)
+      inner *= x->shape[d];
+    for (int64_t k = 0; k < n && m && size; k++) {
+      int64_t o = k / (inner * m), i = k / inner % m, r = k % inner;
+      int64_t j = get_int(idx, i);
+      j = j < 0 ? j + size : j;
+      j = j < 0 ? 0 : j >= size ? size - 1 : j;
+      copy_element(out, k, x, (o * size + j) * inner + r);
+    }
   }
 }
 

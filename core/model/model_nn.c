@@ -240,6 +240,9 @@ void mdl_nn_op(tsl_rx_op op, tsl_attrs attrs, const tsl_tensor *const *in, tsl_t
   case TSL_RX_OP_STRIDED_SLICE:
     strided_slice(attrs, in[0], out[0]);
     return;
+  case TSL_RX_OP_WHERE: case TSL_RX_OP_TAKE: case TSL_RX_OP_BROADCAST_TO:
+    mdl_gather_op(op, attrs, in, out[0]);
+    return;
   default:
     return;
   }

@@ -13,7 +13,7 @@
 
 #include "tessel/pass.h"
 
-enum { OX_OPSET_MIN = 11, OX_OPSET_MAX = 18 };
+enum { OX_OPSET_MIN = 11, OX_OPSET_MAX = 20 };
 
 int ox_fail(ox_ctx *c, int status, const char *fmt, ...) {
   char msg[1024];
@@ -139,6 +139,56 @@ const tsl_weight *ox_input_data(ox_ctx *c, uint32_t i) {
   return v ? v->data : NULL;
 }
 
+int32_t ox_input_dims(ox_ctx *c, uint32_t i, const tsl_expr **out, uint32_t cap, int *rank) {
+  ox_value *v = ox_has_input(c, i) ? value_of(c, c->node->input[i]) : NULL;
+  if (v && v->dims) {
+    if (v->n_dims > cap)
+      return -1;
+    memcpy(out, v->dims, v->n_dims * sizeof *out);
+    if (rank)
+      *rank = v->dims_rank;
+    return (int32_t)v->n_dims;
+  }
+  const tsl_weight *w = v ? v->data : NULL;
+  if (!w || w->ndim > 1 || w->numel > cap ||
+      (!tsl_dtype_eq(w->dtype, TSL_INT64) && !tsl_dtype_eq(w->dtype, TSL_INT32)))
+    return -1;
+  for (uint64_t k = 0; k < w->numel; k++) {
+    int64_t x;
+    if (w->dtype.bits == 64) {
+      memcpy(&x, (const char *)w->data + 8 * k, 8);
+    } else {
+      int32_t y;
+      memcpy(&y, (const char *)w->data + 4 * k, 4);
+      x = y;
+    }
+    out[k] = tsl_expr_int(c->a, TSL_INT64, x);
+  }
+  if (rank)
+    *rank = (int)w->ndim;
+  return (int32_t)w->numel;
+}
+
+int ox_set_output_dims(ox_ctx *c, uint32_t i, int rank, uint32_t n, const tsl_expr *const *dims) {
+  int64_t known[64];
+  int all = n <= 64;
+  for (uint32_t k = 0; all && k < n; k++)
+    all = tsl_expr_is_const_int(dims[k], &known[k]);
+  int64_t len = n;
+  if (all)
+    return ox_set_output_data(c, i, TSL_INT64, (uint32_t)rank, &len, known);
+  if (i >= c->node->n_output || !c->node->output[i][0])
+    return TSL_OK;
+  const char *name = c->node->output[i];
+  if (value_of(c, name))
+    return ox_fail(c, TSL_EINVALID, "output '%s' is produced twice", name);
+  ox_value *v = new_value(c, name);
+  v->dims = tsl_arena_dup(c->a, dims, (n ? n : 1) * sizeof *dims);
+  v->n_dims = n;
+  v->dims_rank = rank;
+  return TSL_OK;
+}
+
 const tsl_rx_expr *ox_input(ox_ctx *c, uint32_t i) {
   if (!ox_has_input(c, i)) {
     ox_fail(c, TSL_EINVALID, "input %u is missing", i);
@@ -152,6 +202,12 @@ const tsl_rx_expr *ox_input(ox_ctx *c, uint32_t i) {
   }
   if (v->expr)
     return v->expr;
+  if (v->dims) {
+    ox_fail(c, TSL_EUNSUPPORTED, "input '%s' holds sizes computed from symbolic dimensions "
+            "(Shape); Reshape, Expand and the shape arithmetic read them, a tensor operand "
+            "cannot", c->node->input[i]);
+    return NULL;
+  }
   const tsl_weight *w = v->data;
   if (w->ndim == 0 && (v->expr = scalar_const(c, w)))
     return v->expr;
@@ -342,8 +398,9 @@ static const tsl_rx_sinfo *input_sinfo(ox_ctx *c, const Onnx__ValueInfoProto *vi
   }
   tsl_dtype dt;
   if (!ox_dtype(t->tensor_type->elem_type, &dt)) {
-    ox_fail(c, TSL_EUNSUPPORTED, "graph input '%s' has element type %d; supported: %s",
-            vi->name, (int)t->tensor_type->elem_type, ox_dtypes_supported);
+    ox_fail(c, TSL_EUNSUPPORTED, "graph input '%s' has element type %d (%s); supported: %s",
+            vi->name, (int)t->tensor_type->elem_type, ox_dtype_name(t->tensor_type->elem_type),
+            ox_dtypes_supported);
     return NULL;
   }
   const Onnx__TensorShapeProto *sh = t->tensor_type->shape;

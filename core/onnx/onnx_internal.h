@@ -16,6 +16,8 @@
 /* The tessel dtype of ONNX element type `t` (TensorProto.DataType) into
  * out; 0 when not supported. */
 int ox_dtype(int32_t t, tsl_dtype *out);
+/* ONNX's name of element type t ("STRING", "COMPLEX64"; "unknown"). */
+const char *ox_dtype_name(int32_t t);
 /* "float32, float16, ..." : the element types that are. */
 extern const char ox_dtypes_supported[];
 /* Tensor `t` decoded into `w` named `name` (raw_data, the typed fields or
@@ -27,6 +29,12 @@ int ox_tensor_read(const Onnx__TensorProto *t, const char *name, const char *dir
 typedef struct ox_value {
   const tsl_rx_expr *expr; /* NULL until used as a tensor (a weight's parameter) */
   const tsl_weight *data;  /* the value, when known at import time */
+  /* sizes, some symbolic: an int64 scalar (rank 0) or vector (rank 1) of
+   * n_dims expressions, from Shape of a tensor with symbolic dimensions
+   * and the shape arithmetic on it; read by Reshape and Expand */
+  const tsl_expr *const *dims;
+  uint32_t n_dims;
+  int dims_rank;
   const char *onnx_name;
 } ox_value;
 
@@ -63,6 +71,13 @@ const tsl_rx_expr *ox_input(ox_ctx *c, uint32_t i);
 /* Input i's value when known at import time (an initializer or a
  * Constant), else NULL. */
 const tsl_weight *ox_input_data(ox_ctx *c, uint32_t i);
+/* Input i as sizes into out (at most cap): an int64 or int32 scalar or
+ * vector known at import time, or a value of symbolic sizes; the count,
+ * or -1 when it is neither. rank (may be NULL) receives 0 or 1. */
+int32_t ox_input_dims(ox_ctx *c, uint32_t i, const tsl_expr **out, uint32_t cap, int *rank);
+/* Output i is sizes: known int64 values when every one is constant, else
+ * a value of symbolic sizes. */
+int ox_set_output_dims(ox_ctx *c, uint32_t i, int rank, uint32_t n, const tsl_expr *const *dims);
 /* R.const(f or i, dt): a scalar of float dtype dt from f, else from i. */
 const tsl_rx_expr *ox_const(ox_ctx *c, tsl_dtype dt, double f, int64_t i);
 /* Does the current node have input i (present and not "")? */

@@ -2,11 +2,13 @@
  * The ONNX operators and their Relax forms: one table, op_type to
  * converter; each converter reads the node's inputs and attributes
  * (onnx_import.c) and sets its outputs. Semantics follow the ONNX operator
- * documents for operator sets 11 to 18 (where an operator changed within
+ * documents for operator sets 11 to 20 (where an operator changed within
  * them, both forms are read: Softmax's axis before 13, the axes of
  * ReduceSum / Squeeze / Unsqueeze moving from attribute to input in 13).
  */
 #include "onnx_internal.h"
+
+#include "tessel/analysis.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,8 +57,9 @@ static int cast(ox_ctx *c, tsl_rx_op op) {
   tsl_dtype dt;
   int64_t to = ox_attr_int(c, "to", 0);
   if (!ox_dtype((int32_t)to, &dt))
-    return ox_fail(c, TSL_EUNSUPPORTED, "cast to element type %lld is not supported; "
-                   "supported: %s", (long long)to, ox_dtypes_supported);
+    return ox_fail(c, TSL_EUNSUPPORTED, "cast to element type %lld (%s) is not supported; "
+                   "supported: %s", (long long)to, ox_dtype_name((int32_t)to),
+                   ox_dtypes_supported);
   char name[32];
   ox_attrs at = {0};
   ox_at_str(c, &at, "dtype", tsl_dtype_str(dt, name));
@@ -350,24 +353,81 @@ static int reshape(ox_ctx *c, tsl_rx_op op) {
   const tsl_rx_expr *x = ox_input(c, 0);
   if (!x)
     return c->status;
-  int64_t shape[16];
-  int64_t n = known_ints(c, 1, shape, 16);
+  const tsl_expr *shape[16];
+  int32_t n = ox_input_dims(c, 1, shape, 16, NULL);
   if (n < 0)
     return ox_fail(c, TSL_EUNSUPPORTED, "the shape (input 1) must be an int64 vector known at "
-                   "import time (an initializer or a Constant)");
+                   "import time (an initializer, a Constant, or Shape and its arithmetic)");
   if (ox_attr_int(c, "allowzero", 0))
     return ox_fail(c, TSL_EUNSUPPORTED, "allowzero=1 is not supported");
   const tsl_expr *dims[16];
-  for (int64_t i = 0; i < n; i++) {
-    if (shape[i] == 0 && i < rank_of(x))
+  for (int32_t i = 0; i < n; i++) {
+    int64_t v = 1;
+    int known = tsl_expr_is_const_int(shape[i], &v);
+    if (known && v == 0 && i < rank_of(x) && x->sinfo->shape)
       dims[i] = x->sinfo->shape[i]; /* 0 copies the input's dimension */
-    else if (shape[i] >= -1 && shape[i] != 0)
-      dims[i] = tsl_expr_int(c->a, TSL_INT64, shape[i]);
+    else if (!known || v >= 1 || v == -1)
+      dims[i] = shape[i];
     else
-      return ox_fail(c, TSL_EINVALID, "shape value %lld at %lld is not valid", (long long)shape[i],
-                     (long long)i);
+      return ox_fail(c, TSL_EINVALID, "shape value %lld at %d is not valid", (long long)v,
+                     (int)i);
+  }
+  /* -1 with symbolic sizes: the symbolic sizes the input and the shape
+   * share cancel, and the rest are constants */
+  int32_t infer = -1, r = rank_of(x);
+  for (int32_t i = 0; i < n; i++) {
+    int64_t v;
+    if (tsl_expr_is_const_int(dims[i], &v) && v == -1)
+      infer = i;
+  }
+  if (infer >= 0 && x->sinfo->shape && r <= 16) {
+    int used[16] = {0}, ok = 1;
+    int64_t in = 1, out = 1, v;
+    for (int32_t i = 0; i < n && ok; i++) {
+      if (i == infer)
+        continue;
+      if (tsl_expr_is_const_int(dims[i], &v)) {
+        ok = !__builtin_mul_overflow(out, v, &out);
+        continue;
+      }
+      ok = 0;
+      for (int32_t k = 0; k < r && !ok; k++)
+        if (!used[k] && tsl_expr_equal(x->sinfo->shape[k], dims[i]))
+          ok = used[k] = 1;
+    }
+    for (int32_t k = 0; k < r && ok; k++)
+      if (!used[k])
+        ok = tsl_expr_is_const_int(x->sinfo->shape[k], &v) && !__builtin_mul_overflow(in, v, &in);
+    if (ok && out > 0 && in % out == 0)
+      dims[infer] = tsl_expr_int(c->a, TSL_INT64, in / out);
   }
   return ox_set_output(c, 0, reshaped(c, x, (uint32_t)n, dims));
+}
+
+/* Expand: NumPy's broadcast of the data and the shape (either side's 1
+ * gives way), as R.broadcast_to */
+static int expand(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  const tsl_expr *shape[16];
+  int32_t n = ox_input_dims(c, 1, shape, 16, NULL), r = rank_of(x);
+  if (n < 0)
+    return ox_fail(c, TSL_EUNSUPPORTED, "the shape (input 1) must be an int64 vector known at "
+                   "import time (an initializer, a Constant, or Shape and its arithmetic)");
+  if (!x->sinfo->shape || r > 16)
+    return ox_fail(c, TSL_EUNSUPPORTED, "the data's shape must be known");
+  int32_t m = n > r ? n : r;
+  const tsl_expr *dims[16];
+  for (int32_t d = 0; d < m; d++) {
+    int32_t ix = d - (m - r), is = d - (m - n);
+    const tsl_expr *xd = ix >= 0 ? x->sinfo->shape[ix] : NULL, *sd = is >= 0 ? shape[is] : NULL;
+    int64_t v;
+    dims[d] = !sd || (xd && tsl_expr_is_const_int(sd, &v) && v == 1) ? xd : sd;
+  }
+  ox_attrs at = {0};
+  ox_at_shape(c, &at, "shape", (uint32_t)m, dims);
+  return ox_set_output(c, 0, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
 }
 
 /* Squeeze / Unsqueeze: a reshape to the shape with the axes removed or
@@ -523,18 +583,30 @@ static int constant(ox_ctx *c, tsl_rx_op op) {
                  "(sparse and string values are not supported)");
 }
 
-/* Shape of data whose shape is constant: a constant */
+/* Shape's start and end (operator set 15) as the range [lo, hi) of a
+ * rank-r shape, clamped as the operator document says */
+static void shape_range(ox_ctx *c, int32_t r, int32_t *lo, int32_t *hi) {
+  int64_t s = ox_attr_int(c, "start", 0), e = ox_attr_int(c, "end", r);
+  s = s < 0 ? s + r : s;
+  e = e < 0 ? e + r : e;
+  *lo = (int32_t)(s < 0 ? 0 : s > r ? r : s);
+  *hi = (int32_t)(e < 0 ? 0 : e > r ? r : e);
+  if (*hi < *lo)
+    *hi = *lo;
+}
+
+/* Shape: its sizes, constant or symbolic (a tensor whose shape is known
+ * at import time; folded before when the data is known) */
 static int shape(ox_ctx *c, tsl_rx_op op) {
   (void)op;
   const tsl_rx_expr *x = ox_input(c, 0);
   if (!x)
     return c->status;
-  int32_t r = rank_of(x);
-  int64_t dims[16], n = r;
-  for (int32_t d = 0; d < r && d < 16; d++)
-    if ((dims[d] = dim_of(x, d)) < 0)
-      return ox_fail(c, TSL_EUNSUPPORTED, "Shape of symbolic dimensions is not supported");
-  return ox_set_output_data(c, 0, TSL_INT64, 1, &n, dims);
+  int32_t r = rank_of(x), lo, hi;
+  if (!x->sinfo->shape || r > 64)
+    return ox_fail(c, TSL_EUNSUPPORTED, "Shape of a tensor whose shape is not known");
+  shape_range(c, r, &lo, &hi);
+  return ox_set_output_dims(c, 0, 1, (uint32_t)(hi - lo), x->sinfo->shape + lo);
 }
 
 /* Slice (operator set 10 on: starts, ends, axes, steps as inputs known
@@ -584,21 +656,28 @@ static int slice(ox_ctx *c, tsl_rx_op op) {
 
 static double known_at(const tsl_weight *w, uint64_t k);
 
-/* Gather of a tensor at one index known at import time (x[i] along an
- * axis): a one-wide R.strided_slice, reshaped without that axis. Gathers
- * of known data are folded before (fold). */
+/* Gather: at one index known at import time (x[i] along an axis), a
+ * one-wide R.strided_slice reshaped without that axis; at a tensor of
+ * indices, R.take. Gathers of known data are folded before (fold). */
 static int gather(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
   const tsl_rx_expr *x = ox_input(c, 0);
   const tsl_weight *idx = ox_input_data(c, 1);
   if (!x)
     return c->status;
-  if (!idx || idx->ndim != 0 || tsl_dtype_is_float(idx->dtype) || !x->sinfo->shape)
-    return ox_fail(c, TSL_EUNSUPPORTED, "only a single index known at import time (a scalar "
-                   "initializer or Constant) is supported on a tensor");
   int32_t r = rank_of(x);
-  int64_t axis = ox_attr_int(c, "axis", 0), i = (int64_t)known_at(idx, 0);
+  int64_t axis = ox_attr_int(c, "axis", 0);
   axis = axis < 0 ? axis + r : axis;
-  int64_t size = axis >= 0 && axis < r ? dim_of(x, (int32_t)axis) : -1;
+  if (axis < 0 || axis >= r)
+    return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d",
+                   (long long)ox_attr_int(c, "axis", 0), r);
+  if (!idx || idx->ndim != 0 || tsl_dtype_is_float(idx->dtype) || !x->sinfo->shape) {
+    const tsl_rx_expr *xi[2] = {x, ox_input(c, 1)};
+    ox_attrs at = {0};
+    ox_at_int(c, &at, "axis", axis);
+    return ox_set_output(c, 0, ox_call(c, TSL_RX_OP_TAKE, 2, xi, ox_attrs_done(c, &at)));
+  }
+  int64_t i = (int64_t)known_at(idx, 0), size = dim_of(x, (int32_t)axis);
   i = i < 0 && size > 0 ? i + size : i;
   if (size < 0 || i < 0 || i >= size)
     return ox_fail(c, TSL_EINVALID, "index %lld out of range for axis %lld (constant size "
@@ -609,13 +688,64 @@ static int gather(ox_ctx *c, tsl_rx_op op) {
   ox_at_ints(c, &at, "axes", 1, &axis);
   ox_at_ints(c, &at, "begin", 1, &i);
   ox_at_ints(c, &at, "end", 1, &end);
-  const tsl_rx_expr *s = ox_bind(c, ox_call(c, op, 1, &x, ox_attrs_done(c, &at)));
+  const tsl_rx_expr *s = ox_bind(c, ox_call(c, TSL_RX_OP_STRIDED_SLICE, 1, &x,
+                                            ox_attrs_done(c, &at)));
   const tsl_expr *dims[16];
   uint32_t m = 0;
   for (int32_t d = 0; d < r && m < 16; d++)
     if (d != axis)
       dims[m++] = x->sinfo->shape[d];
   return ox_set_output(c, 0, s ? reshaped(c, s, m, dims) : NULL);
+}
+
+/* Clip (operator set 11 on: min and max as optional inputs): R.maximum
+ * with min, then R.minimum with max */
+static int clip(ox_ctx *c, tsl_rx_op op) {
+  (void)op;
+  const tsl_rx_expr *y = ox_input(c, 0);
+  static const tsl_rx_op bound[2] = {TSL_RX_OP_MAXIMUM, TSL_RX_OP_MINIMUM};
+  for (uint32_t k = 0; k < 2 && y; k++) {
+    if (!ox_has_input(c, 1 + k))
+      continue;
+    const tsl_rx_expr *args[2] = {k ? ox_bind(c, y) : y, ox_input(c, 1 + k)};
+    if (args[1] && rank_of(args[1]) != 0)
+      return ox_fail(c, TSL_EINVALID, "the %s (input %u) is a scalar; its rank is %d",
+                     k ? "max" : "min", 1 + k, rank_of(args[1]));
+    y = ox_call(c, bound[k], 2, args, no_attrs());
+  }
+  return ox_set_output(c, 0, y);
+}
+
+/* Gelu (operator set 20): R.nn.gelu, or with approximate="tanh"
+ * x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) */
+static int gelu(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *x = ox_input(c, 0);
+  if (!x)
+    return c->status;
+  const char *ap = ox_attr_str(c, "approximate", "none");
+  if (!strcmp(ap, "none"))
+    return ox_set_output(c, 0, ox_call(c, op, 1, &x, no_attrs()));
+  if (strcmp(ap, "tanh"))
+    return ox_fail(c, TSL_EINVALID, "approximate '%s' is not one of none, tanh", ap);
+  tsl_dtype dt = x->sinfo->dtype;
+  const tsl_rx_expr *a[2] = {x, x};
+  const tsl_rx_expr *x2 = ox_bind(c, ox_call(c, TSL_RX_OP_MULTIPLY, 2, a, no_attrs()));
+  const tsl_rx_expr *b[2] = {x2, x};
+  const tsl_rx_expr *x3 = ox_bind(c, ox_call(c, TSL_RX_OP_MULTIPLY, 2, b, no_attrs()));
+  const tsl_rx_expr *x3k = scaled(c, x3, 0.044715f);
+  const tsl_rx_expr *s[2] = {x, x3k};
+  const tsl_rx_expr *in = ox_bind(c, ox_call(c, TSL_RX_OP_ADD, 2, s, no_attrs()));
+  const tsl_rx_expr *inner = scaled(c, in, 0.7978845608028654f); /* sqrt(2 / pi) */
+  const tsl_rx_expr *th = ox_bind(c, ox_call(c, TSL_RX_OP_TANH, 1, &inner, no_attrs()));
+  const tsl_rx_expr *one[2] = {th, ox_const(c, dt, 1.0, 1)};
+  const tsl_rx_expr *t1 = ox_bind(c, ox_call(c, TSL_RX_OP_ADD, 2, one, no_attrs()));
+  const tsl_rx_expr *m[2] = {scaled(c, x, 0.5f), t1};
+  return ox_set_output(c, 0, ox_call(c, TSL_RX_OP_MULTIPLY, 2, m, no_attrs()));
+}
+
+static int ternary(ox_ctx *c, tsl_rx_op op) {
+  const tsl_rx_expr *args[3] = {ox_input(c, 0), ox_input(c, 1), ox_input(c, 2)};
+  return ox_set_output(c, 0, ox_call(c, op, 3, args, no_attrs()));
 }
 
 /* Split: sizes from the attribute (before set 13) or input 1, else equal
@@ -714,6 +844,127 @@ static int set_known(ox_ctx *c, tsl_dtype dt, uint32_t ndim, const int64_t *shap
   return ox_set_output_data(c, 0, dt, ndim, shape, bytes);
 }
 
+/* x op y on sizes (ONNX's integer Div truncates; sizes are not negative,
+ * so it is a floor division) */
+static const tsl_expr *dim_arith(ox_ctx *c, char op, const tsl_expr *x, const tsl_expr *y) {
+  int64_t u, v, r = 0;
+  int kx = tsl_expr_is_const_int(x, &u), ky = tsl_expr_is_const_int(y, &v);
+  if (kx && ky) { /* NULL: it overflows, or divides by 0 */
+    if (op == 'D')
+      return v == 0 || (u == INT64_MIN && v == -1) ? NULL : tsl_expr_int(c->a, TSL_INT64, u / v);
+    int over = op == 'A' ? __builtin_add_overflow(u, v, &r)
+               : op == 'S' ? __builtin_sub_overflow(u, v, &r) : __builtin_mul_overflow(u, v, &r);
+    return over ? NULL : tsl_expr_int(c->a, TSL_INT64, r);
+  }
+  if ((op == 'A' || op == 'S') && ky && v == 0)
+    return x;
+  if ((op == 'M' || op == 'D') && ky && v == 1)
+    return x;
+  if (op == 'M' && kx && u == 1)
+    return y;
+  tsl_expr_kind k = op == 'A' ? TSL_EXPR_ADD : op == 'S' ? TSL_EXPR_SUB : op == 'M' ? TSL_EXPR_MUL
+                                                                                   : TSL_EXPR_FLOORDIV;
+  return tsl_expr_binary(c->a, k, x, y);
+}
+
+/* The shape arithmetic of fold on sizes some of which are symbolic
+ * (Shape of a tensor with symbolic dimensions): Identity, Cast to an
+ * integer, Add / Sub / Mul / Div, Gather (axis 0), Concat, Unsqueeze of a
+ * scalar, Squeeze of one size, Slice and Reshape of a vector. 1: done (or
+ * failed: c->status); 0: not such a node. */
+static int fold_dims(ox_ctx *c) {
+  static const char *const ops[] = {"Identity", "Cast", "Add", "Sub", "Mul", "Div", "Gather",
+                                    "Concat", "Unsqueeze", "Squeeze", "Slice", "Reshape", NULL};
+  const char *t = c->node->op_type;
+  int known = 0;
+  for (int i = 0; ops[i] && !known; i++)
+    known = !strcmp(t, ops[i]);
+  uint32_t n_in = (uint32_t)c->node->n_input;
+  if (!known || !n_in || n_in > 8 || !ox_has_input(c, 0))
+    return 0;
+  const tsl_expr *in[8][64];
+  int32_t n[8] = {0};
+  int rank[8] = {0}, symbolic = 0;
+  for (uint32_t i = 0; i < n_in; i++) {
+    if (!ox_has_input(c, i))
+      continue;
+    if ((n[i] = ox_input_dims(c, i, in[i], 64, &rank[i])) < 0)
+      return 0;
+    for (int32_t k = 0; k < n[i]; k++)
+      symbolic |= !tsl_expr_is_const_int(in[i][k], NULL);
+  }
+  if (!symbolic)
+    return 0; /* known values: fold's */
+  const tsl_expr *out[64];
+  if (!strcmp(t, "Identity"))
+    return ox_set_output_dims(c, 0, rank[0], (uint32_t)n[0], in[0]), 1;
+  if (!strcmp(t, "Cast")) {
+    tsl_dtype dt;
+    if (!ox_dtype((int32_t)ox_attr_int(c, "to", 0), &dt) || tsl_dtype_is_float(dt))
+      return 0;
+    return ox_set_output_dims(c, 0, rank[0], (uint32_t)n[0], in[0]), 1;
+  }
+  if (!strcmp(t, "Add") || !strcmp(t, "Sub") || !strcmp(t, "Mul") || !strcmp(t, "Div")) {
+    if (n_in != 2 || (n[0] != n[1] && n[0] != 1 && n[1] != 1))
+      return 0;
+    int32_t m = n[0] > n[1] ? n[0] : n[1];
+    for (int32_t k = 0; k < m; k++)
+      if (!(out[k] = dim_arith(c, t[0], in[0][n[0] == 1 ? 0 : k], in[1][n[1] == 1 ? 0 : k])))
+        return ox_fail(c, TSL_EINVALID, "the size arithmetic overflows int64 or divides by "
+                       "0"), 1;
+    return ox_set_output_dims(c, 0, rank[0] > rank[1] ? rank[0] : rank[1], (uint32_t)m, out), 1;
+  }
+  if (!strcmp(t, "Gather")) {
+    if (ox_attr_int(c, "axis", 0) != 0 || rank[0] != 1 || n_in != 2)
+      return 0;
+    for (int32_t k = 0; k < n[1]; k++) {
+      int64_t j;
+      if (!tsl_expr_is_const_int(in[1][k], &j))
+        return 0;
+      j = j < 0 ? j + n[0] : j;
+      if (j < 0 || j >= n[0])
+        return ox_fail(c, TSL_EINVALID, "index %lld is out of range for %d sizes",
+                       (long long)j, (int)n[0]), 1;
+      out[k] = in[0][j];
+    }
+    return ox_set_output_dims(c, 0, rank[1], (uint32_t)n[1], out), 1;
+  }
+  if (!strcmp(t, "Concat")) {
+    int32_t m = 0;
+    for (uint32_t i = 0; i < n_in; i++) {
+      if (rank[i] != 1 || m + n[i] > 64)
+        return 0;
+      for (int32_t k = 0; k < n[i]; k++)
+        out[m++] = in[i][k];
+    }
+    return ox_set_output_dims(c, 0, 1, (uint32_t)m, out), 1;
+  }
+  if (!strcmp(t, "Unsqueeze"))
+    return rank[0] == 0 ? (ox_set_output_dims(c, 0, 1, 1, in[0]), 1) : 0;
+  if (!strcmp(t, "Squeeze"))
+    return rank[0] == 1 && n[0] == 1 ? (ox_set_output_dims(c, 0, 0, 1, in[0]), 1) : 0;
+  if (!strcmp(t, "Reshape")) {
+    int64_t w;
+    if (rank[0] != 1 || n[1] != 1 || !tsl_expr_is_const_int(in[1][0], &w) ||
+        (w != -1 && w != n[0]))
+      return 0;
+    return ox_set_output_dims(c, 0, 1, (uint32_t)n[0], in[0]), 1;
+  }
+  /* Slice of a vector: one start and end, a positive step */
+  int64_t st, en, step = 1;
+  if (rank[0] != 1 || n[1] != 1 || n[2] != 1 || !tsl_expr_is_const_int(in[1][0], &st) ||
+      !tsl_expr_is_const_int(in[2][0], &en) ||
+      (n_in > 4 && n[4] == 1 && !tsl_expr_is_const_int(in[4][0], &step)) || step < 1)
+    return 0;
+  int64_t len = n[0], lo = st < 0 ? st + len : st, hi = en < 0 ? en + len : en;
+  lo = lo < 0 ? 0 : lo > len ? len : lo;
+  hi = hi < 0 ? 0 : hi > len ? len : hi;
+  int32_t m = 0;
+  for (int64_t k = lo; k < hi; k += step)
+    out[m++] = in[0][k];
+  return ox_set_output_dims(c, 0, 1, (uint32_t)m, out), 1;
+}
+
 /* A node whose inputs are all known, computed now (the shape arithmetic
  * exporters write: Shape, Gather, Mul, Concat, Unsqueeze, ... on small
  * integer vectors). 1: done (or failed: c->status); 0: not foldable. */
@@ -738,9 +989,11 @@ static int fold(ox_ctx *c) {
     return 0; /* no data operand: the converter says what is missing */
   if (!strcmp(t, "Shape")) {
     double v[16];
-    for (uint32_t d = 0; d < a->ndim; d++)
-      v[d] = (double)a->shape[d];
-    int64_t n = a->ndim;
+    int32_t lo, hi;
+    shape_range(c, (int32_t)a->ndim, &lo, &hi);
+    for (int32_t d = lo; d < hi; d++)
+      v[d - lo] = (double)a->shape[d];
+    int64_t n = hi - lo;
     return set_known(c, TSL_INT64, 1, &n, v, (uint64_t)n), 1;
   }
   if (!strcmp(t, "Identity"))
@@ -854,6 +1107,7 @@ static const struct {
     {"AveragePool", pool, TSL_RX_OP_AVG_POOL2D},
     {"BatchNormalization", batch_norm, TSL_RX_OP_BATCH_NORM},
     {"Cast", cast, TSL_RX_OP_ASTYPE},
+    {"Clip", clip, TSL_RX_OP_COUNT},
     {"Concat", concat, TSL_RX_OP_CONCAT},
     {"Constant", constant, TSL_RX_OP_COUNT},
     {"Conv", conv, TSL_RX_OP_CONV2D},
@@ -861,8 +1115,10 @@ static const struct {
     {"Dropout", identity, TSL_RX_OP_COUNT},
     {"Erf", unary, TSL_RX_OP_ERF},
     {"Exp", unary, TSL_RX_OP_EXP},
+    {"Expand", expand, TSL_RX_OP_BROADCAST_TO},
     {"Flatten", flatten, TSL_RX_OP_RESHAPE},
-    {"Gather", gather, TSL_RX_OP_STRIDED_SLICE},
+    {"Gather", gather, TSL_RX_OP_TAKE},
+    {"Gelu", gelu, TSL_RX_OP_GELU},
     {"Gemm", gemm, TSL_RX_OP_MATMUL},
     {"GlobalAveragePool", global_pool, TSL_RX_OP_ADAPTIVE_AVG_POOL2D},
     {"Identity", identity, TSL_RX_OP_COUNT},
@@ -886,6 +1142,7 @@ static const struct {
     {"Tanh", unary, TSL_RX_OP_TANH},
     {"Transpose", transpose, TSL_RX_OP_PERMUTE_DIMS},
     {"Unsqueeze", unsqueeze, TSL_RX_OP_RESHAPE},
+    {"Where", ternary, TSL_RX_OP_WHERE},
 };
 
 const char *ox_ops_supported(char *buf, size_t cap) {
@@ -896,7 +1153,7 @@ const char *ox_ops_supported(char *buf, size_t cap) {
 }
 
 int ox_convert_node(ox_ctx *c) {
-  if (fold(c))
+  if (fold_dims(c) || fold(c))
     return c->status;
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
     if (!strcmp(table[i].op_type, c->node->op_type)) {

@@ -29,6 +29,14 @@ int ox_dtype(int32_t t, tsl_dtype *out) {
   }
 }
 
+const char *ox_dtype_name(int32_t t) {
+  static const char *const names[] = {
+      "UNDEFINED", "FLOAT", "UINT8", "INT8", "UINT16", "INT16", "INT32", "INT64", "STRING",
+      "BOOL", "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4"};
+  return t >= 0 && t < (int32_t)(sizeof names / sizeof names[0]) ? names[t] : "unknown";
+}
+
 static const char *external(const Onnx__TensorProto *t, const char *key) {
   for (size_t i = 0; i < t->n_external_data; i++)
     if (t->external_data[i]->key && !strcmp(t->external_data[i]->key, key))
@@ -106,8 +114,9 @@ int ox_tensor_read(const Onnx__TensorProto *t, const char *name, const char *dir
                    const char *what, tsl_weights *w, const tsl_weight **out, tsl_diag *diag) {
   tsl_dtype dt;
   if (!ox_dtype(t->data_type, &dt))
-    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s: element type %d is not supported; "
-                        "supported: %s", what, (int)t->data_type, ox_dtypes_supported);
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s: element type %d (%s) is not supported; "
+                        "supported: %s", what, (int)t->data_type, ox_dtype_name(t->data_type),
+                        ox_dtypes_supported);
   if (t->n_dims > TSL_WEIGHTS_MAX_NDIM)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED, "%s: %zu dimensions (at most %d)", what,
                         t->n_dims, TSL_WEIGHTS_MAX_NDIM);

@@ -118,7 +118,7 @@ static int elementwise(tsl_rx_op op) {
   case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
   case TSL_RX_OP_EXP: case TSL_RX_OP_SQRT: case TSL_RX_OP_TANH: case TSL_RX_OP_SIGMOID:
   case TSL_RX_OP_RELU: case TSL_RX_OP_GELU: case TSL_RX_OP_SILU: case TSL_RX_OP_ASTYPE:
-  case TSL_RX_OP_ERF: case TSL_RX_OP_POWER:
+  case TSL_RX_OP_ERF: case TSL_RX_OP_POWER: case TSL_RX_OP_MAXIMUM: case TSL_RX_OP_MINIMUM:
     return 1;
   default:
     return 0;

@@ -41,13 +41,6 @@ static int spatial(tsl_strbuf *sb, int ind, const char *block, const tsl_rx_sinf
   return lg_grid(sb, ind, block, s->ndim, s->shape, kinds);
 }
 
-static int constant_shape(const tsl_rx_sinfo *s, int64_t *dims) {
-  for (int32_t d = 0; d < s->ndim; d++)
-    if (!tsl_expr_is_const_int(s->shape[d], &dims[d]))
-      return 0;
-  return 1;
-}
-
 /* out = f(A) element by element (astype, gelu, silu). */
 static void unary(tsl_strbuf *sb, tsl_rx_op op, const lg_buf *a, const lg_buf *out) {
   char t[32];
@@ -93,38 +86,50 @@ static void transpose(tsl_strbuf *sb, tsl_attrs attrs, const lg_buf *a, const lg
   tsl_strbuf_append(sb, "]\n");
 }
 
-/* out[i...] = A[unravel(ravel(i))]: constant shapes. */
-static int reshape(tsl_strbuf *sb, const lg_buf *a, const lg_buf *out, tsl_diag *diag) {
-  int64_t in[64], od[64];
-  if (!constant_shape(a->s, in) || !constant_shape(out->s, od))
-    return tsl_diag_set(diag, TSL_EUNSUPPORTED, "R.reshape of symbolic shapes has no "
-                        "legalization yet (bind the sizes first)");
-  char flat[1024] = "";
-  int64_t stride = 1;
-  for (int32_t d = out->s->ndim; d-- > 0;) {
-    char term[64];
-    snprintf(term, sizeof term, "%sv_i%d * T.int64(%lld)", flat[0] ? " + " : "", (int)d,
-             (long long)stride);
-    strncat(flat, term, sizeof flat - strlen(flat) - 1);
-    stride *= od[d];
+/* The product of s's dimensions [from, ndim) as TVMScript: the constants
+ * multiplied out, symbolic sizes as factors (then in parentheses). */
+static void dims_product(tsl_strbuf *sb, const tsl_rx_sinfo *s, int32_t from) {
+  int64_t k = 1, v;
+  int symbolic = 0;
+  for (int32_t d = from; d < s->ndim; d++) {
+    if (tsl_expr_is_const_int(s->shape[d], &v))
+      k *= v;
+    else
+      symbolic = 1;
   }
-  if (!flat[0])
-    snprintf(flat, sizeof flat, "T.int64(0)");
+  tsl_strbuf_printf(sb, "%sT.int64(%lld)", symbolic ? "(" : "", (long long)k);
+  for (int32_t d = from; d < s->ndim; d++)
+    if (!tsl_expr_is_const_int(s->shape[d], &v)) {
+      tsl_strbuf_append(sb, " * ");
+      lg_dim(sb, s->shape[d]);
+    }
+  tsl_strbuf_append(sb, symbolic ? ")" : "");
+}
+
+/* out[i...] = A[unravel(ravel(i))], sizes constant or symbolic. */
+static int reshape(tsl_strbuf *sb, const lg_buf *a, const lg_buf *out) {
+  tsl_strbuf flat;
+  tsl_strbuf_init(&flat);
+  for (int32_t d = out->s->ndim; d-- > 0;) {
+    tsl_strbuf_printf(&flat, "%sv_i%d * ", flat.len ? " + " : "", (int)d);
+    dims_product(&flat, out->s, d + 1);
+  }
+  if (!flat.len)
+    tsl_strbuf_append(&flat, "T.int64(0)");
   int ind = spatial(sb, 4, "T_reshape", out->s);
   tsl_strbuf_printf(sb, "%*s", ind, "");
   at(sb, out->name, 0, out->s->ndim);
   tsl_strbuf_printf(sb, " = %s[", a->name);
   if (!a->s->ndim)
     tsl_strbuf_append(sb, "()");
-  int64_t below = 1;
-  for (int32_t d = a->s->ndim; d-- > 0;)
-    below *= in[d];
   for (int32_t d = 0; d < a->s->ndim; d++) {
-    below /= in[d] ? in[d] : 1;
-    tsl_strbuf_printf(sb, "%s(%s) // T.int64(%lld) %% T.int64(%lld)", d ? ", " : "", flat,
-                      (long long)below, (long long)in[d]);
+    tsl_strbuf_printf(sb, "%s(%s) // ", d ? ", " : "", flat.data);
+    dims_product(sb, a->s, d + 1);
+    tsl_strbuf_append(sb, " % ");
+    lg_dim(sb, a->s->shape[d]);
   }
   tsl_strbuf_append(sb, "]\n");
+  tsl_strbuf_free(&flat);
   return TSL_OK;
 }
 
@@ -369,7 +374,7 @@ int legalize_layout_script(const tsl_rx_expr *call, const char *name, tsl_strbuf
     transpose(sb, call->attrs, a, out);
     return TSL_OK;
   case TSL_RX_OP_RESHAPE: case TSL_RX_OP_FLATTEN:
-    return reshape(sb, a, out, diag);
+    return reshape(sb, a, out);
   case TSL_RX_OP_SUM: case TSL_RX_OP_MEAN: case TSL_RX_OP_MAX:
     reduce(sb, op, call->attrs, a, out);
     return TSL_OK;

@@ -10,6 +10,10 @@
  *   matmul                            function matmul, block matmul: the
  *                                     spatial loops, then k; vectors as
  *                                     NumPy reads them
+ *   power, maximum, minimum           T.pow, T.max, T.min, broadcasting
+ *   where, broadcast_to, take         blocks T_where (T.Select),
+ *                                     T_broadcast_to, T_take (the index
+ *                                     wrapped once and clamped)
  * Shapes with symbolic sizes make T.handle parameters, T.int64() sizes
  * and T.match_buffer, as TVM prints them.
  */
@@ -219,8 +223,10 @@ static void elementwise(tsl_strbuf *sb, tsl_rx_op op, const lg_buf *in, uint32_t
   tsl_strbuf_append(sb, " = ");
   static const char *const binop[] = {[TSL_RX_OP_ADD] = " + ", [TSL_RX_OP_SUBTRACT] = " - ",
                                       [TSL_RX_OP_MULTIPLY] = " * ", [TSL_RX_OP_DIVIDE] = " / "};
-  if (op == TSL_RX_OP_POWER) { /* TOPI's power: T.pow */
-    tsl_strbuf_append(sb, "T.pow(");
+  if (op == TSL_RX_OP_POWER || op == TSL_RX_OP_MAXIMUM || op == TSL_RX_OP_MINIMUM) {
+    /* TOPI's power, maximum, minimum: T.pow, T.max, T.min */
+    tsl_strbuf_append(sb, op == TSL_RX_OP_POWER ? "T.pow(" : op == TSL_RX_OP_MAXIMUM ? "T.max("
+                                                                                    : "T.min(");
     access(sb, &in[0], out->s);
     tsl_strbuf_append(sb, ", ");
     access(sb, &in[1], out->s);
@@ -287,9 +293,87 @@ static void matmul(tsl_strbuf *sb, const lg_buf *in, const lg_buf *out) {
   tsl_strbuf_append(sb, "\n");
 }
 
+/* TOPI's where, broadcast_to and take (1.8): one spatial block over the
+ * output; take reads the data at the index, a negative one counted from
+ * the end and the rest clamped into range. */
+static int gather(tsl_strbuf *sb, const char *name, const tsl_rx_expr *call, tsl_diag *diag) {
+  tsl_rx_op op = (tsl_rx_op)call->op;
+  static const char *const in_names[] = {"A", "B", "C"};
+  lg_buf bufs[4];
+  uint32_t n = call->n_args;
+  for (uint32_t i = 0; i <= n; i++) {
+    const tsl_rx_sinfo *s = i < n ? call->args[i]->sinfo : call->sinfo;
+    if (lg_operand(s, op, i, i == n, diag))
+      return TSL_EUNSUPPORTED;
+    bufs[i] = (lg_buf){i < n ? in_names[i] : NULL, s};
+  }
+  bufs[n].name = op == TSL_RX_OP_WHERE ? "T_where" : op == TSL_RX_OP_TAKE ? "T_take"
+                                                                         : "T_broadcast_to";
+  const lg_buf *out = &bufs[n];
+  lg_signature(sb, name, bufs, n + 1);
+  int indent;
+  nest(sb, out->name, out->s, NULL, &indent);
+  tsl_strbuf_printf(sb, "%*s", indent, "");
+  out_access(sb, out->name, out->s->ndim);
+  tsl_strbuf_append(sb, " = ");
+  if (op == TSL_RX_OP_WHERE) {
+    tsl_strbuf_append(sb, "T.Select(");
+    for (uint32_t i = 0; i < 3; i++) {
+      tsl_strbuf_append(sb, i ? ", " : "");
+      access(sb, &bufs[i], out->s);
+    }
+    tsl_strbuf_append(sb, ")\n");
+    return TSL_OK;
+  }
+  if (op == TSL_RX_OP_BROADCAST_TO) {
+    access(sb, &bufs[0], out->s);
+    tsl_strbuf_append(sb, "\n");
+    return TSL_OK;
+  }
+  const tsl_rx_sinfo *x = bufs[0].s, *idx = bufs[1].s;
+  int64_t axis = tsl_rx_attr_int(call->attrs, "axis", 0);
+  axis = axis < 0 ? axis + x->ndim : axis;
+  /* the index, as int64: B[v_i<axis> .. v_i<axis + idx rank - 1>] */
+  tsl_strbuf t;
+  tsl_strbuf_init(&t);
+  tsl_strbuf_printf(&t, idx->dtype.bits == 64 && idx->dtype.code == TSL_DT_INT
+                            ? "%s[" : "T.Cast(\"int64\", %s[", bufs[1].name);
+  if (!idx->ndim)
+    tsl_strbuf_append(&t, "()");
+  for (int32_t d = 0; d < idx->ndim; d++)
+    tsl_strbuf_printf(&t, "%sv_i%d", d ? ", " : "", (int)(axis + d));
+  tsl_strbuf_append(&t, idx->dtype.bits == 64 && idx->dtype.code == TSL_DT_INT ? "]" : "])");
+  const char *i = t.data;
+  tsl_strbuf_printf(sb, "%s[", bufs[0].name);
+  for (int32_t d = 0; d < x->ndim; d++) {
+    tsl_strbuf_append(sb, d ? ", " : "");
+    if (d < axis) {
+      tsl_strbuf_printf(sb, "v_i%d", (int)d);
+    } else if (d > axis) {
+      tsl_strbuf_printf(sb, "v_i%d", (int)(d - 1 + idx->ndim));
+    } else {
+      tsl_strbuf_printf(sb, "T.min(T.max(T.Select(%s < T.int64(0), %s + ", i, i);
+      lg_dim(sb, x->shape[d]);
+      tsl_strbuf_printf(sb, ", %s), T.int64(0)), ", i);
+      int64_t size;
+      if (tsl_expr_is_const_int(x->shape[d], &size)) {
+        tsl_strbuf_printf(sb, "T.int64(%lld))", (long long)(size - 1));
+      } else {
+        lg_dim(sb, x->shape[d]);
+        tsl_strbuf_append(sb, " - T.int64(1))");
+      }
+    }
+  }
+  tsl_strbuf_append(sb, "]\n");
+  tsl_strbuf_free(&t);
+  return TSL_OK;
+}
+
 int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb,
                        tsl_diag *diag) {
   tsl_rx_op op = (tsl_rx_op)call->op;
+  if (op == TSL_RX_OP_WHERE || op == TSL_RX_OP_TAKE || op == TSL_RX_OP_BROADCAST_TO)
+    return gather(sb, name, call, diag);
   if (op >= TSL_RX_OP_CONV2D && !tsl_rx_op_elementwise(op))
     return legalize_nn_script(call, name, sb, diag);
   if (op >= TSL_RX_OP_ASTYPE && !tsl_rx_op_elementwise(op))
@@ -320,7 +404,8 @@ int legalize_op_script(const tsl_rx_expr *call, const char *name, tsl_strbuf *sb
   switch (op) {
   case TSL_RX_OP_ADD: case TSL_RX_OP_SUBTRACT: case TSL_RX_OP_MULTIPLY: case TSL_RX_OP_DIVIDE:
   case TSL_RX_OP_EXP: case TSL_RX_OP_SQRT: case TSL_RX_OP_TANH: case TSL_RX_OP_SIGMOID:
-  case TSL_RX_OP_RELU: case TSL_RX_OP_ERF: case TSL_RX_OP_POWER:
+  case TSL_RX_OP_RELU: case TSL_RX_OP_ERF: case TSL_RX_OP_POWER: case TSL_RX_OP_MAXIMUM:
+  case TSL_RX_OP_MINIMUM:
     lg_signature(sb, name, bufs, call->n_args + 1);
     elementwise(sb, op, bufs, call->n_args, &bufs[call->n_args]);
     return TSL_OK;

@@ -220,6 +220,73 @@ def gelu(d):
          {"x": x}, [y, xd ** 2])
 
 
+def gather_ops(d):
+    """Where under a bool mask, Expand (either side's 1 gives way), Gather at a tensor of
+    indices (an embedding, negative indices), Clip with both bounds and with max only."""
+    x, e, r = f(3, 4), f(10, 8), f(4)
+    m = np.array([[True], [False], [True]])
+    ids = np.array([[1, 9, 0], [-1, 4, 4]], "int64")
+    nodes = [helper.make_node("Where", ["m", "x", "r"], ["w"]),
+             helper.make_node("Expand", ["col", "shape"], ["ex"]),
+             helper.make_node("Gather", ["table", "ids"], ["emb"]),
+             helper.make_node("Gather", ["x", "cols"], ["g1"], axis=1),
+             helper.make_node("Clip", ["x", "lo", "hi"], ["c"]),
+             helper.make_node("Clip", ["x", "", "hi"], ["c2"])]
+    col = f(3, 1)
+    cols = np.array([3, -4, 1], "int64")
+    save(d, "gather_ops", nodes,
+         [vi("m", [3, 1], TensorProto.BOOL), vi("x", [3, 4]), vi("r", [4]),
+          vi("ids", [2, 3], TensorProto.INT64)],
+         [vi("w", [3, 4]), vi("ex", [2, 3, 4]), vi("emb", [2, 3, 8]), vi("g1", [3, 3]),
+          vi("c", [3, 4]), vi("c2", [3, 4])],
+         [init("col", col), init("shape", np.array([2, 1, 4], "int64")), init("table", e),
+          init("cols", cols), init("lo", np.array(-0.25, "float32")),
+          init("hi", np.array(0.5, "float32"))],
+         {"m": m, "x": x, "r": r, "ids": ids},
+         [np.where(m, x, r), np.broadcast_to(col, (2, 3, 4)), e[ids], x[:, cols],
+          np.clip(x, -0.25, 0.5), np.minimum(x, 0.5)])
+
+
+def gelu20(d):
+    """Gelu of operator set 20, exact and tanh-approximated (python3-onnx 1.12 predates set 20:
+    the model is written without its checker)."""
+    x = f(3, 16)
+    nodes = [helper.make_node("Gelu", ["x"], ["y"]),
+             helper.make_node("Gelu", ["x"], ["t"], approximate="tanh")]
+    g = helper.make_graph(nodes, "gelu20", [vi("x", [3, 16])], [vi("y", [3, 16]), vi("t", [3, 16])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    m.ir_version = 9
+    onnx.save(m, f"{d}/gelu20.onnx")
+    from math import erf
+    xd = x.astype("float64")
+    y = xd * 0.5 * (1 + np.vectorize(erf)(xd / np.sqrt(2)))
+    t = 0.5 * xd * (1 + np.tanh(np.sqrt(2 / np.pi) * (xd + 0.044715 * xd ** 3)))
+    np.savez(f"{d}/gelu20.in.npz", x=x)
+    np.savez(f"{d}/gelu20.want.npz", **{"output.0": y.astype("float32"),
+                                        "output.1": t.astype("float32")})
+
+
+def dynamic(d):
+    """A symbolic batch through the shape arithmetic exporters write: Shape, Gather, Unsqueeze
+    and Concat into a Reshape's shape, Shape with start (set 15) and Expand to Shape(x)."""
+    x, b = f(3, 4, 6), f(1, 1, 6)
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["n"]),
+             helper.make_node("Unsqueeze", ["n", "axes0"], ["n1"]),
+             helper.make_node("Concat", ["n1", "minus1"], ["flat_shape"], axis=0),
+             helper.make_node("Reshape", ["x", "flat_shape"], ["flat"]),
+             helper.make_node("Relu", ["flat"], ["y"]),
+             helper.make_node("Shape", ["x"], ["tail"], start=1),
+             helper.make_node("Concat", ["n1", "tail"], ["s2"], axis=0),
+             helper.make_node("Expand", ["b", "s2"], ["bx"]),
+             helper.make_node("Add", ["x", "bx"], ["z"])]
+    save(d, "dynamic", nodes, [vi("x", ["batch", 4, 6])],
+         [vi("y", ["batch", 24]), vi("z", ["batch", 4, 6])],
+         [init("b", b), init("zero", np.array(0, "int64")), init("axes0", np.array([0], "int64")),
+          init("minus1", np.array([-1], "int64"))],
+         {"x": x}, [relu(x.reshape(3, 24)), x + b])
+
+
 def split(d):
     """Split at sizes given as an input, and in equal parts; a part used by a later node."""
     x = f(2, 6, 8)
@@ -253,6 +320,12 @@ def errors(d):
                           [init("w", f(1, 1, 3, 3, 3))])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
               f"{d}/bad_rank.onnx")
+    save(d, "bad_dtype", [helper.make_node("Identity", ["z"], ["o"])],
+         [vi("z", [2], TensorProto.COMPLEX64)], [vi("o", [2], TensorProto.COMPLEX64)], [], {},
+         [np.zeros(1)])
+    save(d, "bad_sizes", [helper.make_node("Shape", ["v"], ["s"]),
+                          helper.make_node("Cast", ["s"], ["o"], name="to_float", to=1)],
+         [vi("v", ["n", 4])], [vi("o", [2])], [], {}, [np.zeros(1)])
     data = open(f"{d}/cnn.onnx", "rb").read()
     open(f"{d}/truncated.onnx", "wb").write(data[:len(data) // 2])
     open(f"{d}/garbage.onnx", "wb").write(bytes(rng.integers(0, 256, 300, dtype=np.uint8)))
@@ -261,5 +334,5 @@ def errors(d):
 if __name__ == "__main__":
     out = sys.argv[1]
     for case in (mlp, cnn, elementwise, shapes, reductions, opset11, slicing, split, gelu,
-                 external, errors):
+                 gather_ops, gelu20, dynamic, external, errors):
         case(out)

@@ -200,6 +200,21 @@ def make_erf_power(d):
              "output.1": (np.exp(xd) ** e).astype("float32")})
 
 
+def make_gather_ops(d):
+    """gather_ops.py: maximum / minimum, where, take, broadcast_to against NumPy."""
+    rng = np.random.default_rng(37)
+    x = rng.uniform(-1, 1, (3, 4)).astype("float32")
+    m = np.array([[True], [False], [True]])
+    i = np.array([[2, 0], [-1, 1]], "int64")
+    j = np.array([3, -4, 0, 1, -1], "int32")
+    r = rng.uniform(-1, 1, 4).astype("float32")
+    np.savez(f"{d}/gather_ops.npz", x=x, m=m, i=i, j=j, r=r)
+    np.savez(f"{d}/gather_ops.want.npz", **{
+        "output.0": np.clip(x, -0.5, 0.5), "output.1": np.where(m, x, r),
+        "output.2": np.take(x, i, axis=0), "output.3": np.take(x, j, axis=-1),
+        "output.4": np.broadcast_to(r, (2, 3, 4))})
+
+
 def compare(got, want):
     g, w = np.load(got), np.load(want)
     if sorted(g.files) != sorted(w.files):
@@ -226,5 +241,6 @@ if __name__ == "__main__":
         make_layouts(sys.argv[2])
         make_slices(sys.argv[2])
         make_erf_power(sys.argv[2])
+        make_gather_ops(sys.argv[2])
     else:
         sys.exit(compare(sys.argv[2], sys.argv[3]))

@@ -21,7 +21,7 @@ compiled() {
 # ---- every model that has only kernels after legalize, fuse, dce ------------
 for m in "$cases/int_ops.py" "$cases/matvec.py" "$cases/operators.py" "$cases/shape_ops.py" \
          "$passes/concat.py" "$passes/dead.py" "$passes/fma.py" "$passes/fold.py" \
-         "$passes/linear.py" "$passes/nested.py" "$passes/cnn.py" "$passes/const.py" "$cases/nn_ops.py" "$cases/nn_layouts.py" "$cases/slices.py" "$cases/erf_power.py" "$mlp"; do
+         "$passes/linear.py" "$passes/nested.py" "$passes/cnn.py" "$passes/const.py" "$cases/nn_ops.py" "$cases/nn_layouts.py" "$cases/slices.py" "$cases/erf_power.py" "$cases/gather_ops.py" "$mlp"; do
   check "$(basename "$m") compiled agrees with the interpreter" compiled "$m"
 done
 check "shapes.py compiled agrees with the interpreter (n=3)" compiled "$passes/shapes.py" --bind n=3

@@ -13,7 +13,7 @@ cases="$src/tests/relax/cases"
 
 check "NumPy makes the weights, inputs and reference outputs" \
   "$py" "$refs" make "$tmp"
-for m in mlp bound_weights operators int_ops matvec shape_ops nn_ops nn_layouts slices erf_power; do
+for m in mlp bound_weights operators int_ops matvec shape_ops nn_ops nn_layouts slices erf_power gather_ops; do
   check "$m runs in the reference interpreter and agrees with NumPy" bash -c "
     '$exe' run '$cases/$m.py' --weights '$tmp/$m.npz' --output '$tmp/$m.got.npz' \
       > '$tmp/out' 2> '$tmp/err' && grep -q '^reference interpreter: ' '$tmp/out' &&

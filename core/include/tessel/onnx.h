@@ -8,14 +8,18 @@
  * of weights: the graph's initializers (and Constant nodes that are not
  * scalars), each a parameter of `main` named after it, to bind with
  * bind_params or to pass at run time. Operator set versions 11 to 18 of
- * the default domain are read; the converted operators, their attributes
- * and what is refused are listed in core/onnx/README.md.
+ * the default domain are read (from 1.8: 11 to 20, so Gelu of set 20);
+ * the converted operators, their attributes and what is refused are
+ * listed in core/onnx/README.md.
  *
  * Naming: a parameter takes the ONNX name made a Python identifier
  * (characters other than letters, digits and '_' become '_'; a leading
  * digit, or a name TVMScript reserves, gets a 'v_' prefix; clashes get
  * _1, _2); bindings are lv, lv1, ... as TVM names them. Symbolic
- * dimensions (dim_param) become symbolic sizes of `main` of that name.
+ * dimensions (dim_param) become symbolic sizes of `main` of that name;
+ * from 1.8, Shape of them and the arithmetic exporters write on it
+ * (Gather, Concat, Mul, ...) become sizes of R.reshape and R.broadcast_to
+ * ("batch", "batch * 4").
  *
  * Errors (TSL_EINVALID, TSL_EUNSUPPORTED, TSL_ENOMEM, TSL_EIO) leave *model
  * and *weights NULL and say in `diag` what is wrong and where: "FILE: node

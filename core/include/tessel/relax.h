@@ -122,7 +122,18 @@ struct tsl_rx_sinfo {
                                      /*  NumPy's clamping, strides > 0;     */ \
                                      /*  assume_inbound: BOOL, ignored)     */ \
   X(ERF, "erf", 1)                   /* element-wise, as ADD..RELU */          \
-  X(POWER, "power", 2)               /* element-wise, broadcasting */
+  X(POWER, "power", 2)               /* element-wise, broadcasting */        \
+  /* appended in 1.8 */                                                       \
+  X(MAXIMUM, "maximum", 2)           /* element-wise, broadcasting */        \
+  X(MINIMUM, "minimum", 2)           /* element-wise, broadcasting */        \
+  X(WHERE, "where", 3)               /* condition (bool), x1, x2: x1 where  */ \
+                                     /*  true, else x2; all broadcast       */ \
+  X(TAKE, "take", 2)                 /* data, indices (int): data gathered  */ \
+                                     /*  along axis (INT, 0) at each index; */ \
+                                     /*  negative indices count from the    */ \
+                                     /*  end, others clamp into range       */ \
+  X(BROADCAST_TO, "broadcast_to", 1) /* (shape: LIST of EXPR): NumPy's      */ \
+                                     /*  broadcast of the data to shape     */
 
 typedef enum tsl_rx_op {
 #define TSL_X_(id, name, n) TSL_RX_OP_##id,
@@ -134,8 +145,10 @@ typedef enum tsl_rx_op {
 /* "call_tir", "nn.relu", ... (asserts op < TSL_RX_OP_COUNT). */
 TSL_API const char *tsl_rx_op_name(tsl_rx_op op);
 /* Appended in 1.7: is `op` element-wise (add, subtract, multiply, divide,
- * exp, sqrt, tanh, sigmoid, relu, erf, power: the same computation at
- * every element, binary ones broadcasting as NumPy)? */
+ * exp, sqrt, tanh, sigmoid, relu, erf, power, and from 1.8 maximum and
+ * minimum: the same computation at every element, binary ones
+ * broadcasting as NumPy)? where, take and broadcast_to (1.8) are not:
+ * they go the way of the network operators. */
 TSL_API int tsl_rx_op_elementwise(tsl_rx_op op);
 /* An operator call's attribute (tsl_rx_expr.attrs, appended in 1.5): an
  * INT or BOOL one, or dflt when absent; an INT or LIST of INT one into out
