@@ -248,9 +248,8 @@ static int64_t numel_of(const tsl_rx_sinfo *s) {
   if (s->ndim < 0)
     return -1;
   for (int32_t d = 0; d < s->ndim; d++) {
-    if (!s->shape || !tsl_expr_is_const_int(s->shape[d], &v))
+    if (!s->shape || !tsl_expr_is_const_int(s->shape[d], &v) || __builtin_mul_overflow(n, v, &n))
       return -1;
-    n *= v;
   }
   return n;
 }
@@ -321,7 +320,12 @@ static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const 
         }
         infer = (int)i;
       } else if (tsl_expr_is_const_int(d[i], &x)) {
-        known *= x;
+        if (x < 0 || __builtin_mul_overflow(known, x, &known)) {
+          fail(err, &t, RX_AT_CALL, "sizes of at least 0 (one may be -1), at most 2^63 "
+               "elements", "R.reshape: size %lld at %u is negative or the element count "
+               "overflows", (long long)x, i);
+          return;
+        }
       } else {
         all = 0;
       }

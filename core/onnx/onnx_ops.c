@@ -330,22 +330,15 @@ static int flatten(ox_ctx *c, tsl_rx_op op) {
   return ox_set_output(c, 0, reshaped(c, x, 2, dims));
 }
 
-/* An int64 tensor known at import time (a shape, axes) into out. */
+/* An int64 or int32 scalar or vector known at import time (a shape, axes)
+ * into out; -1 when it is not known or not constant. */
 static int64_t known_ints(ox_ctx *c, uint32_t input, int64_t *out, uint32_t cap) {
-  const tsl_weight *w = ox_input_data(c, input);
-  if (!w || w->ndim > 1 || w->numel > cap ||
-      (!tsl_dtype_eq(w->dtype, TSL_INT64) && !tsl_dtype_eq(w->dtype, TSL_INT32)))
-    return -1;
-  for (uint64_t i = 0; i < w->numel; i++) {
-    if (w->dtype.bits == 64) {
-      memcpy(&out[i], (const char *)w->data + 8 * i, 8);
-    } else {
-      int32_t v;
-      memcpy(&v, (const char *)w->data + 4 * i, 4);
-      out[i] = v;
-    }
-  }
-  return (int64_t)w->numel;
+  const tsl_expr *d[64];
+  int32_t n = ox_input_dims(c, input, d, cap < 64 ? cap : 64, NULL);
+  for (int32_t i = 0; i < n; i++)
+    if (!tsl_expr_is_const_int(d[i], &out[i]))
+      return -1;
+  return n;
 }
 
 static int reshape(ox_ctx *c, tsl_rx_op op) {
