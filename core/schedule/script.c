@@ -683,19 +683,80 @@ static int parse_stmt(sp *s) {
   return TSL_OK;
 }
 
+/* The header TVM prints a trace under (str(sch.trace)): `def
+ * apply_trace(sch: tir.Schedule) -> None:`; any name, the parameter `sch`,
+ * its annotation and the return annotation optional. */
+static int parse_def(sp *s) {
+  int rc;
+  lex(s);
+  if (s->cur.kind != T_NAME)
+    return syntax_error(s, &s->cur, "expected the function's name after 'def'");
+  lex(s);
+  if ((rc = expect(s, '(')))
+    return rc;
+  if (!is_name(s, "sch"))
+    return syntax_error(s, &s->cur, "the function's parameter must be 'sch', as TVM prints a "
+                                    "trace: def apply_trace(sch: tir.Schedule) -> None:");
+  lex(s);
+  if (is_op(s, ':')) { /* the annotation: a dotted name */
+    do {
+      lex(s);
+      if (s->cur.kind != T_NAME)
+        return syntax_error(s, &s->cur, "expected a type such as tir.Schedule");
+      lex(s);
+    } while (is_op(s, '.'));
+  }
+  if ((rc = expect(s, ')')))
+    return rc;
+  if (is_op(s, '-')) {
+    lex(s);
+    if (!(s->cur.kind == T_OP && s->cur.len == 1 && s->cur.start[0] == '>'))
+      return syntax_error(s, &s->cur, "expected '->'");
+    lex(s);
+    if (!is_name(s, "None"))
+      return syntax_error(s, &s->cur, "a schedule function returns None");
+    lex(s);
+  }
+  if ((rc = expect(s, ':')))
+    return rc;
+  if (s->cur.kind != T_NEWLINE && s->cur.kind != T_EOF)
+    return syntax_error(s, &s->cur, "expected the end of the line after ':' (the body goes "
+                                    "on the lines below, indented)");
+  return TSL_OK;
+}
+
 int tsl_script_run(tsl_schedule *sch, const char *filename, const char *src,
                    size_t len, tsl_diag *diag) {
   sp s = {.sch = sch, .file = filename ? filename : "<script>", .src = src,
           .end = src + len, .p = src, .line = 1, .col = 1, .diag = diag};
   tsl_strbuf_init(&s.sbuf);
   int rc = TSL_OK;
+  uint32_t n_stmts = 0, def_col = 0; /* def_col: the def's column, 0 without one */
   lex(&s);
   while (rc == TSL_OK && s.cur.kind != T_EOF) {
     if (s.cur.kind == T_NEWLINE) {
       lex(&s);
       continue;
     }
-    rc = parse_stmt(&s);
+    if (is_name(&s, "def")) {
+      uint32_t col = s.cur.col;
+      if (def_col || n_stmts)
+        rc = syntax_error(&s, &s.cur, "one function per script, before any statement (TVM's "
+                                      "printed trace: def apply_trace(sch) and its body)");
+      else if (!(rc = parse_def(&s)))
+        def_col = col;
+      continue;
+    }
+    if (def_col && s.cur.col <= def_col) {
+      rc = syntax_error(&s, &s.cur, "expected an indented statement (the body of the function "
+                                    "above); a statement after it is not part of the schedule");
+    } else if (is_name(&s, "pass")) { /* TVM prints an empty trace's body so */
+      lex(&s);
+      rc = end_of_stmt(&s);
+    } else {
+      rc = parse_stmt(&s);
+    }
+    n_stmts++;
   }
   tsl_map_free(&s.vars);
   tsl_strbuf_free(&s.sbuf);

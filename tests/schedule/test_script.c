@@ -149,6 +149,54 @@ static void test_forms(void) {
   tsl_schedule_free(sch);
 }
 
+/* TVM's printed trace (str(sch.trace)) pasted as it is: the def line,
+ * the body indented by two spaces. */
+static void test_apply_trace(void) {
+  const char *tvm =
+      "# from tvm import tir\n"
+      "def apply_trace(sch: tir.Schedule) -> None:\n"
+      "  b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
+      "  l1, l2 = sch.get_loops(block=b0)\n"
+      "  v3, v4 = sch.sample_perfect_tile(loop=l2, n=2, max_innermost_factor=16, decision=[6, 8])\n"
+      "  l5, l6 = sch.split(loop=l2, factors=[v3, v4], preserve_unit_iters=True, disable_predication=False)\n"
+      "  sch.vectorize(loop=l6)\n";
+  const char *plain =
+      "b0 = sch.get_block(name=\"C\", func_name=\"main\")\n"
+      "l1, l2 = sch.get_loops(block=b0)\n"
+      "v3, v4 = sch.sample_perfect_tile(loop=l2, n=2, max_innermost_factor=16, decision=[6, 8])\n"
+      "l5, l6 = sch.split(loop=l2, factors=[v3, v4], preserve_unit_iters=True, disable_predication=False)\n"
+      "sch.vectorize(loop=l6)\n";
+  char *a = trace_of(tvm), *b = trace_of(plain);
+  ok(strcmp(a, b) == 0 && strstr(a, "sch.vectorize"),
+     "TVM's printed trace (def apply_trace(sch: tir.Schedule) -> None: and its body) runs as "
+     "its body alone does");
+  if (strcmp(a, b))
+    tap_diag("got:\n%swant:\n%s", a, b);
+  free(a);
+  free(b);
+  char *c = trace_of("def apply_trace(sch):\n    b0 = sch.get_block(\"C\")\n");
+  ok(strstr(c, "get_block") != NULL, "  ... so does def apply_trace(sch): without annotations");
+  free(c);
+  tsl_schedule *sch;
+  const char *msg;
+  int rc = run("# from tvm import tir\ndef apply_trace(sch: tir.Schedule) -> None:\n  pass", &sch,
+               &msg);
+  ok(rc == TSL_OK && tsl_trace_len(tsl_schedule_trace(sch)) == 0,
+     "  ... and an empty trace as TVM prints it (its body: pass, no final newline)");
+  if (rc)
+    tap_diag("%s", msg);
+  tsl_schedule_free(sch);
+  expect_error("def apply_trace(s: tir.Schedule) -> None:\n  b0 = s.get_block(\"C\")\n",
+               "s.sch:1:17: error: the function's parameter must be 'sch'", "another parameter name");
+  expect_error("def apply_trace(sch) -> None:\n  b0 = sch.get_block(\"C\")\nb1 = sch.get_block(\"B\")\n",
+               "s.sch:3:1: error: expected an indented statement (the body of the function above)",
+               "a statement after the body");
+  expect_error("b = sch.get_block(\"C\")\ndef apply_trace(sch):\n  pass\n",
+               "s.sch:2:1: error: one function per script, before any statement", "def after a statement");
+  expect_error("def apply_trace(sch) -> int:\n  b0 = sch.get_block(\"C\")\n",
+               "a schedule function returns None", "another return annotation");
+}
+
 static void test_printing(void) {
   expect_trace("b = sch.get_block(\"B\")\ni, j = sch.get_loops(b)\n"
                "v = sch.sample_perfect_tile(j, 2, 16, decision=[3, 16])\n"
@@ -355,6 +403,7 @@ int main(void) {
   }
   test_syntax();
   test_forms();
+  test_apply_trace();
   test_printing();
   test_json_and_replay();
   test_api();
