@@ -14,7 +14,9 @@
 const char cli_best_usage[] =
     "usage: tessel best DB [--file PROGRAM] [--func NAME] [--target DESC] [--json]\n"
     "\n"
-    "Print the fastest successful record of a tuning database: its latency,\n"
+    "Print the fastest successful record of a tuning database (the lowest median\n"
+    "re-measured at the end of a run, tessel tune's runner.remeasure, when there\n"
+    "is one; else the fastest in-run time): its latency,\n"
     "GFLOPS (from the workload's floating-point operation count), the trace as\n"
     "a schedule script with its decisions (runnable with tessel schedule), and\n"
     "the scheduled program. Without --file every workload with a successful\n"
@@ -26,7 +28,9 @@ const char cli_best_usage[] =
     "  --target DESC   only records measured on this target description (as\n"
     "                  tessel db stats and tessel run --json print it)\n"
     "  --json          print one JSON object: record_id, workload_id, workload,\n"
-    "                  target, latency_s, gflops, trace, program (the first\n"
+    "                  target, latency_s (in the run), remeasured (median_s,\n"
+    "                  min_s, max_s, rounds; null when none), gflops (from the\n"
+    "                  re-measured median when there is one), trace, program (the first\n"
     "                  workload's best), and results: one such object per\n"
     "                  workload\n"
     "\n"
@@ -167,7 +171,14 @@ int cli_best(int argc, char **argv) {
     if (only >= 0 && w->id != only)
       continue;
     best_rec b = {0};
-    int rc = tsl_db_best(db, w->id, target, keep_best, &b, &d);
+    /* the lowest re-measured median (tessel tune's runner.remeasure), else
+     * the fastest in-run time */
+    tsl_db_remeasured rm = {0};
+    int rc = tsl_db_best_remeasured(db, w->id, target, keep_best, &b, &rm, &d);
+    if (rc == TSL_ENOTFOUND) {
+      rm.rounds = 0;
+      rc = tsl_db_best(db, w->id, target, keep_best, &b, &d);
+    }
     if (rc == TSL_ENOTFOUND)
       continue;
     char *script = NULL, *program = NULL;
@@ -175,22 +186,32 @@ int cli_best(int argc, char **argv) {
       ret = cli_error("best", "%s", rc != TSL_OK ? d.text : "out of memory");
     else if (replay(path, w, &b, &script, &program) != TSL_OK)
       ret = CLI_USAGE;
-    double gflops = w->flops > 0 && b.latency_s > 0 ? w->flops / b.latency_s * 1e-9 : 0;
+    double lat = rm.rounds ? rm.median_s : b.latency_s;
+    double gflops = w->flops > 0 && lat > 0 ? w->flops / lat * 1e-9 : 0;
     if (ret == CLI_OK && json) {
       json_t *o = json_pack("{s:I, s:I, s:s, s:s, s:f, s:s?, s:s?}", "record_id",
                             (json_int_t)b.id, "workload_id", (json_int_t)w->id,
                             "workload", w->name, "target", b.target, "latency_s",
                             b.latency_s, "trace", script, "program", program);
       json_object_set_new(o, "gflops", gflops > 0 ? json_real(gflops) : json_null());
+      json_t *m = rm.rounds ? json_pack("{s:f, s:f, s:f, s:I}", "median_s", rm.median_s, "min_s",
+                                        rm.min_s, "max_s", rm.max_s, "rounds",
+                                        (json_int_t)rm.rounds)
+                            : json_null();
+      json_object_set_new(o, "remeasured", m);
       json_object_set_new(o, "flops", json_real(w->flops));
       json_array_append_new(results, o);
     } else if (ret == CLI_OK) {
       printf("%sworkload %lld %s, record %lld on %s\n  latency: ", printed ? "\n" : "",
              (long long)w->id, w->name, (long long)b.id, b.target);
-      if (b.latency_s < 1e-3)
-        printf("%.3f us\n", b.latency_s * 1e6);
+      double unit = lat < 1e-3 ? 1e6 : 1e3;
+      const char *u = lat < 1e-3 ? "us" : "ms";
+      if (rm.rounds)
+        printf("%.3f %s re-measured (median of %u rounds in a fresh worker, %.3f to %.3f %s); "
+               "%.3f %s in the run\n", lat * unit, u, rm.rounds, rm.min_s * unit,
+               rm.max_s * unit, u, b.latency_s * unit, u);
       else
-        printf("%.3f ms\n", b.latency_s * 1e3);
+        printf("%.3f %s\n", lat * unit, u);
       if (gflops > 0)
         printf("  GFLOPS: %.2f (%.0f arithmetic operations)\n", gflops, w->flops);
       printf("trace (tessel schedule script):\n%s", script);

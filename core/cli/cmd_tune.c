@@ -204,6 +204,14 @@ static void print_json(const tsl_tune_result *r) {
                       r->best_seconds > 0 ? json_real(r->best_seconds) : json_null());
   json_object_set_new(o, "best_gflops",
                       r->best_seconds > 0 ? json_real(r->best_gflops) : json_null());
+  json_object_set_new(o, "remeasured_seconds",
+                      r->remeasured_s > 0 ? json_real(r->remeasured_s) : json_null());
+  json_object_set_new(o, "remeasured_min_seconds",
+                      r->remeasured_s > 0 ? json_real(r->remeasured_min_s) : json_null());
+  json_object_set_new(o, "remeasured_max_seconds",
+                      r->remeasured_s > 0 ? json_real(r->remeasured_max_s) : json_null());
+  json_object_set_new(o, "remeasured_rounds", json_integer(r->remeasured_rounds));
+  json_object_set_new(o, "remeasured_records", json_integer(r->remeasured_n));
   json_object_set_new(o, "best_record", r->best_record >= 0 ? json_integer(r->best_record)
                                                             : json_null());
   json_object_set_new(o, "best_trace",
@@ -312,8 +320,17 @@ static void print_text(const tsl_tune_result *r) {
     printf("no candidate ran successfully\n");
     return;
   }
-  printf("best: %.3f us, %.3f GFLOPS (record %lld)\n\n", r->best_seconds * 1e6,
-         r->best_gflops, (long long)r->best_record);
+  if (r->remeasured_s > 0) {
+    double f = r->best_seconds > 0 ? r->best_gflops * r->best_seconds : 0; /* GFLOP per call */
+    printf("best: %.3f us, %.3f GFLOPS re-measured (median of %u rounds in a fresh worker, "
+           "%.3f to %.3f us; %u records measured again); %.3f us in the run (record %lld)\n\n",
+           r->remeasured_s * 1e6, f / r->remeasured_s, r->remeasured_rounds,
+           r->remeasured_min_s * 1e6, r->remeasured_max_s * 1e6, r->remeasured_n,
+           r->best_seconds * 1e6, (long long)r->best_record);
+  } else {
+    printf("best: %.3f us, %.3f GFLOPS (record %lld)\n\n", r->best_seconds * 1e6,
+           r->best_gflops, (long long)r->best_record);
+  }
   printf("# best trace (run it with `tessel schedule PROGRAM SCRIPT`)\n%s\n",
          r->best_trace ? r->best_trace : "");
   printf("# optimized program\n%s", r->best_program ? r->best_program : "");

@@ -28,6 +28,11 @@ typedef struct report_series {
   double flops;         /* <= 0: unknown; the charts then show calls/s */
   const report_point *points;
   size_t n_points;
+  /* the lowest re-measured median (tessel tune's runner.remeasure,
+   * tsl_db_best_remeasured): rounds 0 when none */
+  int64_t remeasured_record;
+  double remeasured_s, remeasured_min_s, remeasured_max_s;
+  uint32_t remeasured_rounds;
 } report_series;
 
 typedef struct report_data {

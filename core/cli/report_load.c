@@ -130,6 +130,19 @@ int report_load(const char *db_path, int64_t workload_id, report_loaded *out,
     rc = tsl_db_each(db, workload_id >= 0 ? workload_id : -1, NULL, on_record, &st, diag);
   if (rc == TSL_ENOMEM)
     tsl_diag_set(diag, rc, "%s: out of memory while loading the records", db_path);
+  series_acc *acc = TSL_VEC_DATA(&st.acc, series_acc);
+  for (uint32_t i = 0; rc == TSL_OK && i < st.acc.len; i++) {
+    tsl_db_remeasured rm;
+    tsl_diag rd = {0};
+    report_series *s = &acc[i].s;
+    if (tsl_db_best_remeasured(db, s->workload_id, s->target, NULL, NULL, &rm, &rd) == TSL_OK) {
+      s->remeasured_record = rm.record_id;
+      s->remeasured_s = rm.median_s;
+      s->remeasured_min_s = rm.min_s;
+      s->remeasured_max_s = rm.max_s;
+      s->remeasured_rounds = rm.rounds;
+    }
+  }
   tsl_db_close(db);
   if (rc != TSL_OK) {
     free_state(&st);

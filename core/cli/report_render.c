@@ -442,6 +442,16 @@ static void render_series(FILE *out, const report_series *s, size_t k) {
             "record %lld.",
             metric(s, &s->points[bi]), metric_name(s), t, bi + 1,
             (long long)s->points[bi].record_id);
+    if (s->remeasured_rounds) {
+      char t[48], lo[48], hi[48];
+      fmt_time(t, sizeof t, s->remeasured_s);
+      fmt_time(lo, sizeof lo, s->remeasured_min_s);
+      fmt_time(hi, sizeof hi, s->remeasured_max_s);
+      fprintf(out,
+              " Re-measured at the end of the run (median of %u rounds in a fresh worker): "
+              "<b><span class=\"remeasured-value\">%s</span></b> (%s to %s), record %lld.",
+              s->remeasured_rounds, t, lo, hi, (long long)s->remeasured_record);
+    }
   } else {
     fputs("No successful measurement yet.", out);
   }

@@ -277,7 +277,7 @@ static const char *const k_space[] = {"schedule", "rules", NULL};
 static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_ms",
                                        "timeout_s", "warmup",      "flush_cache",
                                        "check",     "skip_slower", "screen_slower",
-                                       NULL};
+                                       "remeasure", "remeasure_rounds", NULL};
 static const char *const k_builder[] = {"workers", "timeout_s", NULL};
 static const char *const k_strategy_core[] = {"trials", "batch", NULL};
 static const char *const k_none[] = {NULL};
@@ -449,7 +449,7 @@ static int v_runner(vstate *v, const cfg_node *root) {
   int rc = want_section(v, n, "runner",
                     "{number: N, repeat: N, min_repeat_ms: MS, timeout_s: S, "
                     "warmup: N, flush_cache: BOOL, check: BOOL, skip_slower: R, "
-                    "screen_slower: R}",
+                    "screen_slower: R, remeasure: N, remeasure_rounds: N}",
                     k_runner);
   if (rc)
     return rc;
@@ -487,6 +487,17 @@ static int v_runner(vstate *v, const cfg_node *root) {
     return rc;
   if ((x = get(n, "check")) && (rc = want_bool(v, x, "runner.check", &c->check)))
     return rc;
+  if ((x = get(n, "remeasure"))) {
+    if ((rc = want_int(v, x, "runner.remeasure", 0, 64,
+                       "an integer in 0..64 (0: no re-measurement)", &i)))
+      return rc;
+    c->remeasure = (int32_t)i;
+  }
+  if ((x = get(n, "remeasure_rounds"))) {
+    if ((rc = want_int(v, x, "runner.remeasure_rounds", 1, 64, "an integer in 1..64", &i)))
+      return rc;
+    c->remeasure_rounds = (int32_t)i;
+  }
   if ((rc = want_ratio(v, n, "skip_slower",
                        "0 (time every candidate fully) or a ratio >= 1 to the best latency so far",
                        &c->skip_slower)))
@@ -621,6 +632,8 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   c->build_timeout_s = 60;
   c->skip_slower = 3;
   c->screen_slower = 1.5;
+  c->remeasure = 5;
+  c->remeasure_rounds = 3;
   c->seed = 1;
   c->sched_alpha = 0.2;
   c->sched_window = 3;

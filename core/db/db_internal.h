@@ -12,7 +12,7 @@
 /* PRAGMA application_id of a tessel database ("TSLD") and the schema
  * version kept in PRAGMA user_version. */
 #define DB_APPLICATION_ID 0x54534c44
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 struct tsl_db {
   sqlite3 *h;
@@ -43,6 +43,9 @@ int db_step_schema(tsl_db *db, int64_t from, int (*step)(tsl_db *, tsl_diag *),
 /* Schema version 2 to 3: the record counts (db_counts.c); a database of
  * version 3 is left alone. */
 int db_counts_migrate(tsl_db *db, tsl_diag *diag);
+/* Schema version 3 to 4: the re-measurements (db_remeasure.c); a
+ * database of version 4 is left alone. */
+int db_remeasure_migrate(tsl_db *db, tsl_diag *diag);
 /* The records of workload and target, from the counts (one lookup). */
 int db_records_of(tsl_db *db, int64_t workload_id, const char *target, int64_t *n,
                   tsl_diag *diag);
@@ -71,6 +74,12 @@ int db_hash_parse(const char *s, uint64_t *out);
 #define DB_RECORD_COLUMNS                                                      \
   "id, workload_id, target, trace_json, decisions, status, error, "           \
   "latency_s, times_json, build_s, version, timestamp"
+/* The same columns of the records table under alias T, and their count. */
+#define DB_RECORD_COLUMNS_OF(T)                                                \
+  T ".id, " T ".workload_id, " T ".target, " T ".trace_json, " T ".decisions, " \
+  T ".status, " T ".error, " T ".latency_s, " T ".times_json, " T ".build_s, "  \
+  T ".version, " T ".timestamp"
+#define DB_RECORD_N_COLUMNS 12
 void db_record_from_row(sqlite3_stmt *st, tsl_db_record *rec);
 /* times_s as a JSON array text (heap) / parsed back (at most
  * TSL_DB_MAX_TIMES; returns -1 when `s` is not an array of numbers). */

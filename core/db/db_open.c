@@ -273,8 +273,10 @@ static int setup(tsl_db *db, uint32_t mode, tsl_diag *diag) {
     rc = readonly_fail(db, diag);
   if (rc == TSL_OK && kind == 1)
     rc = db_migrate(db, diag);
-  if (rc == TSL_OK) /* a new database is made at version 2, then counted */
+  if (rc == TSL_OK) /* a new database is made at version 2, then stepped up */
     rc = db_counts_migrate(db, diag);
+  if (rc == TSL_OK)
+    rc = db_remeasure_migrate(db, diag);
   return rc;
 }
 

@@ -357,6 +357,7 @@ static int open_session(tuner *tu) {
                             "building the reference: no function '%s'", tu->task->func_name);
     }
   }
+  tu->task->ref = ref;
   if ((rc = tsl_measure_session_new_on(tu->task->ref_lf, &ref, &tu->run.cfg->runner, tu->run.tvt,
                                        tu->run.target, &tu->task->session, &d)))
     return tsl_diag_set(tu->run.diag, rc, "reference outputs: %s", d.text);
@@ -1204,6 +1205,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   out->struct_size = sizeof *out;
   out->best_seconds = -1;
   out->best_record = -1;
+  out->remeasured_s = -1;
   tuner tu;
   memset(&tu, 0, sizeof tu);
   tu.run.cfg = cfg;
@@ -1232,11 +1234,13 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
       rc = tune_model_best(&tu, out);
     } else {
       tu.task = &tu.tasks[0];
+      rc = tune_remeasure(&tu, out);
       tuner_best_ctx b = {
           cfg,       tu.run.ctx,  tu.run.arena, tu.task->mod, tu.task->func_name,
           tu.run.db, tu.task->wid, tu.run.desc,  tu.run.tvt,  tu.run.target,
           tu.run.intrins, out,    diag};
-      rc = tune_best(&b);
+      if (!rc)
+        rc = tune_best(&b);
     }
     fixed_s += measure_now() - b0;
   }

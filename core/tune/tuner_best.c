@@ -19,7 +19,18 @@ int tune_take_best(void *user_data, const tsl_db_record *rec) {
 int tune_best(tuner_best_ctx *b) {
   tune_best_rec br = {NULL, -1, -1};
   tsl_diag d = {0};
-  int rc = tsl_db_best(b->db, b->wid, b->target_desc, tune_take_best, &br, &d);
+  /* the lowest re-measured median when records were measured again
+   * (remeasure.c), else the in-run fastest */
+  tsl_db_remeasured rm;
+  int rc = tsl_db_best_remeasured(b->db, b->wid, b->target_desc, tune_take_best, &br, &rm, &d);
+  if (!rc) {
+    b->out->remeasured_s = rm.median_s;
+    b->out->remeasured_min_s = rm.min_s;
+    b->out->remeasured_max_s = rm.max_s;
+    b->out->remeasured_rounds = rm.rounds;
+  } else if (rc == TSL_ENOTFOUND) {
+    rc = tsl_db_best(b->db, b->wid, b->target_desc, tune_take_best, &br, &d);
+  }
   if (rc == TSL_ENOTFOUND)
     return TSL_OK; /* no successful candidate: nothing to report */
   if (rc)

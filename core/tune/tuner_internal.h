@@ -74,6 +74,7 @@ typedef struct tune_task {
   tsl_kernel *ref_kernel;
   tsl_schedule *ref_sch; /* the compiled reference's loop order (reference.c) */
   tsl_measure_session *session;
+  tsl_reference ref; /* the session's reference outputs (remeasure.c makes a fresh one) */
   /* the task's standing: records of it (database included), its best
    * latency (< 0: none), its weight (calls in the model), the best after
    * each of its batches (the gradient scheduler's history) */
@@ -142,6 +143,11 @@ typedef struct tune_best_rec {
   int64_t id;
 } tune_best_rec;
 int tune_take_best(void *user_data, const tsl_db_record *rec);
+/* A program's run's end (remeasure.c, runner.remeasure): its fastest
+ * records measured again in a fresh worker, runner.remeasure_rounds
+ * interleaved rounds, their figures stored in the database; sets
+ * out->remeasured_n. */
+int tune_remeasure(tuner *tu, tsl_tune_result *out);
 
 /* The tasks of the run's workload into tu->tasks (tune_tasks.c): a
  * program's one function (tune_load_program, tuner.c), or a model's

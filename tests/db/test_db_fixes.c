@@ -272,14 +272,77 @@ static void test_claim_batch(const fx_prog *pa, char **tj, char **tk) {
      "  ... without the counts");
   db = NULL;
   is_int(tsl_db_open(path, TSL_DB_CREATE, &db, &d), TSL_OK, "  ... and opens for writing");
-  ok(raw_int(path, "PRAGMA user_version") == 3 &&
+  ok(raw_int(path, "PRAGMA user_version") == 4 &&
          raw_int(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 2 &&
          raw_int(path, "SELECT n FROM record_counts WHERE target = 'other'") == 1,
-     "  ... made version 3 with the counts of its records");
+     "  ... made version 4 (3: with the counts of its records)");
   tsl_db_record r4 = fx_record(wid, "llvm", tj[3], tk[3], 0, 1e-6, 103);
   tsl_db_add(db, &r4, &d);
   ok(raw_int(path, "SELECT n FROM record_counts WHERE target = 'llvm'") == 3,
      "  ... which count on");
+  tsl_db_close(db);
+}
+
+/* ---- re-measurements (1.8, schema version 4) -------------------------------------- */
+
+static void test_remeasured(const fx_prog *pa, char **tj, char **tk) {
+  const char *path = tmp_path("remeasured.db");
+  tsl_db *db = NULL;
+  tsl_diag d = {0};
+  int64_t wid = 0;
+  tsl_db_open(path, TSL_DB_CREATE, &db, &d);
+  tsl_db_workload(db, pa->func, 64, &wid, &d);
+  tsl_db_record r[4];
+  double lat[4] = {1e-6, 2e-6, 3e-6, -1};
+  for (int i = 0; i < 4; i++) {
+    r[i] = fx_record(wid, "llvm", tj[i], tk[i], i == 3 ? TSL_RUN_CRASH : 0, lat[i], 100 + i);
+    tsl_db_add(db, &r[i], &d);
+  }
+  tsl_db_remeasured m;
+  is_int(tsl_db_best_remeasured(db, wid, "llvm", NULL, NULL, &m, &d), TSL_ENOTFOUND,
+         "no re-measured best before a re-measurement");
+  tsl_db_remeasured a = {sizeof a, r[1].id, 0.9e-6, 0.8e-6, 1.2e-6, 3, 200};
+  tsl_db_remeasured b = {sizeof b, r[0].id, 1.5e-6, 1.4e-6, 1.6e-6, 3, 200};
+  ok(tsl_db_set_remeasured(db, &a, &d) == TSL_OK && tsl_db_set_remeasured(db, &b, &d) == TSL_OK,
+     "two records re-measured");
+  ok(tsl_db_best_remeasured(db, wid, "llvm", NULL, NULL, &m, &d) == TSL_OK &&
+         m.record_id == r[1].id && m.median_s == 0.9e-6 && m.min_s == 0.8e-6 &&
+         m.max_s == 1.2e-6 && m.rounds == 3,
+     "  ... the best is the lowest median, not the fastest in-run time");
+  is_int(tsl_db_best_remeasured(db, wid, "other", NULL, NULL, &m, &d), TSL_ENOTFOUND,
+         "  ... on its target only");
+  ok(tsl_db_get_remeasured(db, r[0].id, &m, &d) == TSL_OK && m.median_s == 1.5e-6,
+     "  ... each record's figures read back");
+  is_int(tsl_db_get_remeasured(db, r[2].id, &m, &d), TSL_ENOTFOUND,
+         "  ... none for a record not re-measured");
+  a.median_s = 2e-6;
+  a.max_s = 2.5e-6;
+  ok(tsl_db_set_remeasured(db, &a, &d) == TSL_OK &&
+         tsl_db_best_remeasured(db, wid, "llvm", NULL, NULL, &m, &d) == TSL_OK &&
+         m.record_id == r[0].id,
+     "a later re-measurement replaces a record's figures");
+  tsl_db_remeasured bad = {sizeof bad, r[3].id, 1e-6, 1e-6, 1e-6, 1, 200};
+  is_int(tsl_db_set_remeasured(db, &bad, &d), TSL_ENOTFOUND,
+         "a failed record is not re-measured");
+  bad = (tsl_db_remeasured){sizeof bad, r[2].id, 1e-6, 2e-6, 3e-6, 1, 200};
+  is_int(tsl_db_set_remeasured(db, &bad, &d), TSL_EINVALID, "min above the median is refused");
+  bad.min_s = 0.5e-6;
+  bad.rounds = 0;
+  is_int(tsl_db_set_remeasured(db, &bad, &d), TSL_EINVALID, "  ... and zero rounds");
+  tsl_db_close(db);
+  /* a database of version 3 gets the table when opened for writing */
+  raw_exec(path, "DROP TABLE remeasured; PRAGMA user_version = 3");
+  db = NULL;
+  is_int(tsl_db_open(path, TSL_DB_READONLY, &db, &d), TSL_OK, "a version-3 database opens read-only");
+  ok(tsl_db_best_remeasured(db, wid, "llvm", NULL, NULL, &m, &d) == TSL_ENOTFOUND &&
+         tsl_db_get_remeasured(db, r[0].id, &m, &d) == TSL_ENOTFOUND,
+     "  ... where it has no re-measurements (none, not an error)");
+  tsl_db_close(db);
+  db = NULL;
+  is_int(tsl_db_open(path, TSL_DB_CREATE, &db, &d), TSL_OK, "  ... and opens for writing");
+  ok(raw_int(path, "PRAGMA user_version") == 4 &&
+         tsl_db_best_remeasured(db, wid, "llvm", NULL, NULL, &m, &d) == TSL_ENOTFOUND,
+     "  ... made version 4, its re-measurements table empty");
   tsl_db_close(db);
 }
 
@@ -557,6 +620,7 @@ int main(void) {
 
   test_claims(&pa, tj, tk);
   test_claim_batch(&pa, tj, tk);
+  test_remeasured(&pa, tj, tk);
   test_concurrent_create();
   test_readonly(&pa, tj, tk);
   test_import(&pa, tj, tk);

@@ -164,8 +164,9 @@ static void test_migration(void) {
 
   db = NULL;
   is_int(tsl_db_open(path, TSL_DB_CREATE, &db, &d), 0, "opened for writing");
-  ok(count_old_keys(path) == 0 && raw_int(path, "PRAGMA user_version") == 3,
-     "  ... every key recomputed, schema version 3 (version 2's keys, 3's record counts)");
+  ok(count_old_keys(path) == 0 && raw_int(path, "PRAGMA user_version") == 4,
+     "  ... every key recomputed, schema version 4 (version 2's keys, 3's record counts, "
+     "4's re-measurements)");
   int found = 0;
   for (int i = 0; i < N_REC; i++)
     found += tsl_db_has(db, wid, "llvm", keys[i], &d) == 1;
@@ -175,7 +176,7 @@ static void test_migration(void) {
   db = NULL;
   tsl_db_open(path, TSL_DB_CREATE, &db, &d);
   tsl_db_close(db);
-  ok(count_old_keys(path) == 0 && raw_int(path, "PRAGMA user_version") == 3,
+  ok(count_old_keys(path) == 0 && raw_int(path, "PRAGMA user_version") == 4,
      "a second open leaves it as it is");
 
   const char *fresh = tmp_path("fresh.db");

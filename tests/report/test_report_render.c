@@ -164,7 +164,7 @@ int main(void) {
       good++;
     }
   }
-  report_series s_many = {7, "matmul", "llvm -threads=1", flops, many, MANY};
+  report_series s_many = {7, "matmul", "llvm -threads=1", flops, many, MANY, 0, 0, 0, 0, 0};
   report_data d = {"many", "/tmp/x.db", MANY, 1, (int64_t)(MANY - good), 1, NULL, &s_many, 1};
   check_page("many", &d, secs, &ns);
   if (ns == 1) {
@@ -178,7 +178,7 @@ int main(void) {
 
   /* 2. one point */
   report_point one = {42, TSL_RUN_OK, 2e-3, NULL};
-  report_series s_one = {1, "f", "llvm", 1e6, &one, 1};
+  report_series s_one = {1, "f", "llvm", 1e6, &one, 1, 0, 0, 0, 0, 0};
   d = (report_data){NULL, "one.db", 1, 1, 0, 1, NULL, &s_one, 1};
   check_page("one", &d, secs, &ns);
   if (ns == 1) {
@@ -189,13 +189,30 @@ int main(void) {
     check_best(&secs[0], 1e6 / 2e-3 / 1e9, "one");
   }
 
+  /* 2b. the re-measured best (runner.remeasure) shown beside the in-run best */
+  {
+    report_series s_rm = {1, "f", "llvm", 1e6, &one, 1, 42, 2.5e-3, 2.4e-3, 2.7e-3, 3};
+    report_data dr = {NULL, "rm.db", 1, 1, 0, 1, NULL, &s_rm, 1};
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = f ? report_render(f, &dr) : -1;
+    if (f)
+      fclose(f);
+    ok(rc == 0 && buf && strstr(buf, "median of 3 rounds in a fresh worker") &&
+           strstr(buf, "<span class=\"remeasured-value\">2.5 ms</span>") &&
+           strstr(buf, "(2.4 ms to 2.7 ms), record 42."),
+       "the re-measured best: its median, spread, rounds and record");
+    free(buf);
+  }
+
   /* 3. only errors, and an OK record without a usable time */
   report_point errs[] = {{1, TSL_RUN_CRASH, -1, "signal 11"},
                          {2, TSL_RUN_TIMEOUT, -1, "killed after 10 s"},
                          {3, TSL_RUN_CRASH, NAN, "signal 6"},
                          {4, TSL_RUN_OK, INFINITY, NULL},
                          {5, 99, 0, "from the future"}};
-  report_series s_err = {2, "g", "llvm", 1e9, errs, 5};
+  report_series s_err = {2, "g", "llvm", 1e9, errs, 5, 0, 0, 0, 0, 0};
   d = (report_data){"errors", "e.db", 5, 1, 5, 1, NULL, &s_err, 1};
   check_page("errors", &d, secs, &ns);
   if (ns == 1) {
@@ -211,7 +228,7 @@ int main(void) {
   report_point eq[6];
   for (int i = 0; i < 6; i++)
     eq[i] = (report_point){i + 1, TSL_RUN_OK, 0.25, NULL};
-  report_series s_eq = {3, "h", "llvm", 0, eq, 6};
+  report_series s_eq = {3, "h", "llvm", 0, eq, 6, 0, 0, 0, 0, 0};
   d = (report_data){NULL, "eq.db", 6, 1, 0, 1, NULL, &s_eq, 1};
   check_page("equal", &d, secs, &ns);
   if (ns == 1) {
@@ -223,7 +240,7 @@ int main(void) {
   /* 5. no series; a series with no point */
   d = (report_data){NULL, "empty.db", 0, 0, 0, 0, NULL, NULL, 0};
   check_page("empty", &d, secs, &ns);
-  report_series s_none = {4, "k", "llvm", 1e6, NULL, 0};
+  report_series s_none = {4, "k", "llvm", 1e6, NULL, 0, 0, 0, 0, 0, 0};
   d = (report_data){NULL, "none.db", 0, 1, 0, 0, NULL, &s_none, 1};
   check_page("nopoints", &d, secs, &ns);
   if (ns == 1)
@@ -233,8 +250,8 @@ int main(void) {
   const char *evil = "<script>alert(\"x&y\")</script> ]]> 'q' \x01\xff end";
   report_point ep = {9, TSL_RUN_MISMATCH, -1, "max |a-b| = 3 > 1e-3 <b>&amp;</b>"};
   report_point gp = {10, TSL_RUN_OK, 1e-3, NULL};
-  report_series two[] = {{5, evil, "llvm -mcpu=\"x\" & <y>", 1e6, &ep, 1},
-                         {5, evil, "llvm", 1e6, &gp, 1}};
+  report_series two[] = {{5, evil, "llvm -mcpu=\"x\" & <y>", 1e6, &ep, 1, 0, 0, 0, 0, 0},
+                         {5, evil, "llvm", 1e6, &gp, 1, 0, 0, 0, 0, 0}};
   d = (report_data){"T & <title>", "/tmp/a&b<c>.db", 2, 1, 1, 2, "workload 5 only", two, 2};
   check_page("escape", &d, secs, &ns);
   if (ns == 2) {
@@ -255,7 +272,7 @@ int main(void) {
   static char longerr[5000];
   memset(longerr, 'e', sizeof longerr - 1);
   report_point lp = {1, TSL_RUN_BUILD_ERROR, -1, longerr};
-  report_series s_long = {6, "l", "llvm", 1e6, &lp, 1};
+  report_series s_long = {6, "l", "llvm", 1e6, &lp, 1, 0, 0, 0, 0, 0};
   d = (report_data){NULL, "l.db", 1, 1, 1, 1, NULL, &s_long, 1};
   html = render_to_file(&d, "long", path, sizeof path);
   ok(html && strlen(html) < 12000 && strstr(html, "&#8230;"), "long error text is cut with an ellipsis");

@@ -98,6 +98,25 @@ C
 
 check "tune with export: exits 0" test "$(status "$exe" tune "$tmp/run.yaml" --json)" = 0
 check "  ... 4 measured, a best" json "d['trials'] == 4 and d['best_seconds'] > 0"
+cp "$tmp/out" "$tmp/tune.json"
+check "  ... the best 4 re-measured at the end (runner.remeasure 5), 3 rounds, a median with its spread" \
+  json "d['remeasured_records'] == 4 and d['remeasured_rounds'] == 3 and
+        0 < d['remeasured_min_seconds'] <= d['remeasured_seconds'] <= d['remeasured_max_seconds']"
+check "  ... tessel best reports that record and figure, and the program exported is its program" bash -c "
+  '$exe' best '$tmp/db/t.db' --json > '$tmp/best.json' 2> '$tmp/err' && python3 -c \"
+import json, sys
+t = json.loads(open('$tmp/tune.json').read().strip().splitlines()[-1])
+b = json.load(open('$tmp/best.json'))
+sys.exit(not (b['record_id'] == t['best_record'] and b['program'] == t['best_program'] and
+              abs(b['remeasured']['median_s'] / t['remeasured_seconds'] - 1) < 1e-6 and
+              b['remeasured']['rounds'] == 3))\""
+check "  ... and says so in its text" bash -c "
+  '$exe' best '$tmp/db/t.db' | grep -q '^  latency: .* us re-measured (median of 3 rounds in a fresh worker, .* to .* us); .* us in the run'"
+check "runner.remeasure: 0 re-measures nothing" bash -c "
+  cd '$tmp' && '$exe' tune run.yaml --set database=db0/t.db --set export=out0.d/libmm0.so \
+    --set runner.remeasure=0 --json > '$tmp/out' 2> '$tmp/err'" &&
+  check "  ... (no figure)" json "d['remeasured_records'] == 0 and d['remeasured_seconds'] is None"
+cp "$tmp/tune.json" "$tmp/out"
 check "  ... the .so and the .h next to it exist" test -s "$lib" -a -s "$hdr"
 check "  ... --json 'export' names the library" \
   json "d['export'] and os.path.samefile(d['export'], '$lib')"

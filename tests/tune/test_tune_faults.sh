@@ -53,7 +53,8 @@ target:
   log: $tmp/faults.log
 space: {schedule: $src/workloads/matmul_stochastic.sch}
 strategy: {kind: random, trials: 25, batch: 8}
-runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 1, skip_slower: 0, screen_slower: 0}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 1, skip_slower: 0, screen_slower: 0,
+         remeasure: 0}
 builder: {workers: 2, timeout_s: 3}
 plugin_paths: $plugins
 database: db/f.db
@@ -90,6 +91,19 @@ check "a second run exits 0" test "$(status "$exe" tune "$tmp/f.yaml" --json)" =
 cp "$tmp/out" "$tmp/tune.json"
 check "  ... measures nothing and builds nothing (failures count as measured)" \
   py "d['trials'] == 0 and d['total'] == 25 and len(log) == 25"
+# the re-measurement at the end (runner.remeasure) builds the fastest records
+# again: only successful ones, each once, and the faults stay out of it
+check "a third run re-measuring the 5 fastest records exits 0" test "$(status "$exe" tune \
+  "$tmp/f.yaml" --set runner.remeasure=5 --set target.log="$tmp/rm.log" --json)" = 0
+check "  ... re-measures the successful records only, each built once, each correct" bash -c "
+  python3 -c \"
+import json, sys
+d = json.loads(open('$tmp/out').read().strip().splitlines()[-1])
+rows = [json.loads(l) for l in open('$tmp/all.jsonl') if l.strip()]
+ok = sum(r['status'] == 0 for r in rows)
+log = [l.split()[1] for l in open('$tmp/rm.log') if l.strip()]
+sys.exit(not (d['trials'] == 0 and d['remeasured_records'] == min(5, ok) and
+              len(log) == min(5, ok) and set(log) == {'ok'} and d['remeasured_seconds'] > 0))\""
 
 # hangs once a best is known: stopped at runner.skip_slower (3, the default)
 # times the best

@@ -129,6 +129,12 @@ typedef struct tsl_run_config {
   int64_t max_trials_global;
   double sched_alpha;
   int32_t sched_window;
+  /* appended in 1.8: runner.remeasure, the fastest records of a program's
+   * run measured again at its end in a fresh worker (0: off; default 5),
+   * runner.remeasure_rounds times each, interleaved (default 3); the best
+   * is then the lowest median (tsl_db_best_remeasured). */
+  int32_t remeasure;
+  int32_t remeasure_rounds;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.

@@ -152,6 +152,34 @@ TSL_API int tsl_db_best(tsl_db *db, int64_t workload_id, const char *target,
 TSL_API int tsl_db_top(tsl_db *db, int64_t workload_id, const char *target, uint32_t k,
                        tsl_db_record_fn fn, void *user_data, tsl_diag *diag);
 
+/* ---- re-measurements (appended in 1.8) -------------------------------------
+ * The tuner's reported best is the fastest of many noisy measurements,
+ * which flatters it. At the end of a run it measures its fastest records
+ * again in a fresh worker, several rounds interleaved, and keeps each
+ * record's figures here (one row per record; a later run's replace them). */
+typedef struct tsl_db_remeasured {
+  uint32_t struct_size;
+  int64_t record_id; /* a successful record */
+  double median_s;   /* the median of the rounds' medians, seconds per call */
+  double min_s;      /* the fastest and slowest round: the spread */
+  double max_s;
+  uint32_t rounds;
+  int64_t timestamp; /* Unix seconds */
+} tsl_db_remeasured;
+
+/* Store `r` (TSL_ENOTFOUND when no successful record has its id; rounds
+ * >= 1 and 0 <= min_s <= median_s <= max_s, else TSL_EINVALID). */
+TSL_API int tsl_db_set_remeasured(tsl_db *db, const tsl_db_remeasured *r, tsl_diag *diag);
+/* The re-measurement of a record into out; TSL_ENOTFOUND when it has none. */
+TSL_API int tsl_db_get_remeasured(tsl_db *db, int64_t record_id, tsl_db_remeasured *out,
+                                  tsl_diag *diag);
+/* The re-measured record of workload and target (NULL: any target) with
+ * the lowest median: its record passed to fn (may be NULL), its figures
+ * into out; TSL_ENOTFOUND when none was re-measured. */
+TSL_API int tsl_db_best_remeasured(tsl_db *db, int64_t workload_id, const char *target,
+                                   tsl_db_record_fn fn, void *user_data,
+                                   tsl_db_remeasured *out, tsl_diag *diag);
+
 typedef struct tsl_db_stats {
   uint32_t struct_size;
   int64_t records;   /* all records */

@@ -113,6 +113,17 @@ typedef struct tsl_tune_result {
    * (heap paths; NULL when not written) */
   char *tuned_model_path;
   char *tuned_constants_path;
+  /* appended in 1.8: a program's best as re-measured at the end of a run
+   * (runner.remeasure, tsl_db_best_remeasured: this run's or an earlier
+   * one's): the median of its rounds, the fastest and slowest round, the
+   * rounds; remeasured_s < 0 when none. best_seconds, best_record and the
+   * program are then that record's (best_seconds its in-run time).
+   * remeasured_n: the records this run measured again. */
+  double remeasured_s;
+  double remeasured_min_s;
+  double remeasured_max_s;
+  uint32_t remeasured_rounds;
+  uint32_t remeasured_n;
 } tsl_tune_result;
 
 /* One task of a model's run (appended in 1.5). */
