@@ -542,6 +542,12 @@ static const tsl_rx_sinfo *infer_gather(tsl_arena *ar, tsl_rx_op op,
   int32_t axis = norm_axis(err, name, tsl_rx_attr_int(attrs, "axis", 0), x->ndim);
   if (axis < 0 || x->ndim + idx->ndim - 1 > 64)
     return NULL;
+  int64_t size;
+  if (x->shape && tsl_expr_is_const_int(x->shape[axis], &size) && size == 0) {
+    fail(err, &t, 0, "data with at least one element along the axis", "R.take: axis %d of %s "
+         "has no element to take", (int)axis, sinfo_text(&t, x));
+    return NULL;
+  }
   out->dtype = x->dtype;
   out->ndim = x->ndim + idx->ndim - 1;
   if (x->shape && idx->shape) {
