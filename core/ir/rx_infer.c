@@ -254,6 +254,38 @@ static int64_t numel_of(const tsl_rx_sinfo *s) {
   return n;
 }
 
+/* The size -1 stands for when `a` is reshaped to the n sizes d (d[infer]
+ * the -1): the symbolic sizes the data and the shape share cancel, and
+ * the rest of the data's sizes must be constants; -1 when it cannot be
+ * told ([n, 4, 6] to [n, -1]: 24). */
+static int64_t inferred_size(const tsl_rx_sinfo *a, uint32_t n, const tsl_expr *const *d,
+                             int infer) {
+  if (a->ndim < 0 || a->ndim > 64 || !a->shape)
+    return -1;
+  int used[64] = {0};
+  int64_t in = 1, out = 1, v;
+  for (uint32_t i = 0; i < n; i++) {
+    if ((int)i == infer)
+      continue;
+    if (tsl_expr_is_const_int(d[i], &v)) {
+      if (__builtin_mul_overflow(out, v, &out))
+        return -1;
+      continue;
+    }
+    int32_t k = 0;
+    while (k < a->ndim && (used[k] || !rx_dim_equal(a->shape[k], d[i])))
+      k++;
+    if (k == a->ndim)
+      return -1;
+    used[k] = 1;
+  }
+  for (int32_t k = 0; k < a->ndim; k++)
+    if (!used[k] &&
+        (!tsl_expr_is_const_int(a->shape[k], &v) || __builtin_mul_overflow(in, v, &in)))
+      return -1;
+  return out > 0 && in % out == 0 ? in / out : -1;
+}
+
 static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const *args,
                           tsl_attrs attrs, tsl_rx_sinfo *out, rx_err *err) {
   const char *name = tsl_rx_op_name(op);
@@ -332,12 +364,13 @@ static void infer_attr_op(tsl_arena *ar, tsl_rx_op op, const tsl_rx_expr *const 
     }
     int64_t total = numel_of(a);
     if (infer >= 0) {
-      if (!all || total < 0 || !known || total % known) {
+      int64_t size = inferred_size(a, v->n, d, infer);
+      if (size < 0) {
         fail(err, &t, RX_AT_CALL, "-1 stands for the size that keeps the element count",
              "R.reshape: -1 cannot be inferred from %s", sinfo_text(&t, a));
         return;
       }
-      d[infer] = c64(ar, total / known);
+      d[infer] = c64(ar, size);
     } else if (all && total >= 0 && total != known) {
       fail(err, &t, RX_AT_CALL, "a shape of as many elements", "R.reshape: %s has %lld "
            "elements, the new shape %lld", sinfo_text(&t, a), (long long)total,

@@ -8,8 +8,6 @@
  */
 #include "onnx_internal.h"
 
-#include "tessel/analysis.h"
-
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,6 +26,17 @@ static int64_t dim_of(const tsl_rx_expr *e, int32_t d) {
   if (e->sinfo->shape && d >= 0 && d < e->sinfo->ndim)
     tsl_expr_is_const_int(e->sinfo->shape[d], &v);
   return v;
+}
+
+/* The `axis` attribute (default dflt) of a rank-r operand into *out, a
+ * negative one counted from the end; it must be below r + extra
+ * (Flatten's may be r). */
+static int axis_attr(ox_ctx *c, int64_t dflt, int32_t r, int32_t extra, int64_t *out) {
+  int64_t a = ox_attr_int(c, "axis", dflt), x = a < 0 ? a + r : a;
+  if (x < 0 || x >= r + extra)
+    return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d", (long long)a, r);
+  *out = x;
+  return TSL_OK;
 }
 
 /* ---- element-wise --------------------------------------------------------- */
@@ -268,12 +277,9 @@ static int layer_norm(ox_ctx *c, tsl_rx_op op) {
     return ox_fail(c, TSL_EUNSUPPORTED, "LayerNormalization without a bias (B) is not "
                    "supported");
   int32_t r = rank_of(args[0]);
-  int64_t axis = ox_attr_int(c, "axis", -1);
-  if (axis < 0)
-    axis += r;
-  if (axis < 0 || axis >= r)
-    return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d",
-                   (long long)ox_attr_int(c, "axis", -1), r);
+  int64_t axis;
+  if (axis_attr(c, -1, r, 0, &axis))
+    return c->status;
   int64_t axes[16];
   uint32_t n = 0;
   for (int64_t a = axis; a < r && n < 16; a++)
@@ -314,12 +320,11 @@ static int flatten(ox_ctx *c, tsl_rx_op op) {
   if (!x)
     return c->status;
   int32_t r = rank_of(x);
-  int64_t axis = ox_attr_int(c, "axis", 1);
-  if (axis < 0)
-    axis += r;
-  if (axis < 0 || axis > r || !x->sinfo->shape)
-    return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d",
-                   (long long)ox_attr_int(c, "axis", 1), r);
+  int64_t axis;
+  if (!x->sinfo->shape)
+    return ox_fail(c, TSL_EUNSUPPORTED, "Flatten of data whose shape is not known");
+  if (axis_attr(c, 1, r, 1, &axis))
+    return c->status;
   const tsl_expr *dims[2] = {axis ? dim_product(c, x, 0, (int32_t)axis)
                                   : tsl_expr_int(c->a, TSL_INT64, 1),
                              axis < r ? dim_product(c, x, (int32_t)axis, r)
@@ -364,35 +369,6 @@ static int reshape(ox_ctx *c, tsl_rx_op op) {
     else
       return ox_fail(c, TSL_EINVALID, "shape value %lld at %d is not valid", (long long)v,
                      (int)i);
-  }
-  /* -1 with symbolic sizes: the symbolic sizes the input and the shape
-   * share cancel, and the rest are constants */
-  int32_t infer = -1, r = rank_of(x);
-  for (int32_t i = 0; i < n; i++) {
-    int64_t v;
-    if (tsl_expr_is_const_int(dims[i], &v) && v == -1)
-      infer = i;
-  }
-  if (infer >= 0 && x->sinfo->shape && r <= 16) {
-    int used[16] = {0}, ok = 1;
-    int64_t in = 1, out = 1, v;
-    for (int32_t i = 0; i < n && ok; i++) {
-      if (i == infer)
-        continue;
-      if (tsl_expr_is_const_int(dims[i], &v)) {
-        ok = !__builtin_mul_overflow(out, v, &out);
-        continue;
-      }
-      ok = 0;
-      for (int32_t k = 0; k < r && !ok; k++)
-        if (!used[k] && tsl_expr_equal(x->sinfo->shape[k], dims[i]))
-          ok = used[k] = 1;
-    }
-    for (int32_t k = 0; k < r && ok; k++)
-      if (!used[k])
-        ok = tsl_expr_is_const_int(x->sinfo->shape[k], &v) && !__builtin_mul_overflow(in, v, &in);
-    if (ok && out > 0 && in % out == 0)
-      dims[infer] = tsl_expr_int(c->a, TSL_INT64, in / out);
   }
   return ox_set_output(c, 0, reshaped(c, x, (uint32_t)n, dims));
 }
@@ -504,11 +480,9 @@ static int softmax(ox_ctx *c, tsl_rx_op op) {
   if (!x)
     return c->status;
   int32_t r = rank_of(x);
-  int64_t axis = ox_attr_int(c, "axis", c->opset >= 13 ? -1 : 1);
-  if (axis < 0)
-    axis += r;
-  if (axis < 0 || axis >= r)
-    return ox_fail(c, TSL_EINVALID, "axis out of range for rank %d", r);
+  int64_t axis;
+  if (axis_attr(c, c->opset >= 13 ? -1 : 1, r, 0, &axis))
+    return c->status;
   ox_attrs at = {0};
   ox_at_int(c, &at, "axis", c->opset >= 13 ? axis : -1);
   if (c->opset >= 13 || axis == r - 1)
@@ -659,11 +633,9 @@ static int gather(ox_ctx *c, tsl_rx_op op) {
   if (!x)
     return c->status;
   int32_t r = rank_of(x);
-  int64_t axis = ox_attr_int(c, "axis", 0);
-  axis = axis < 0 ? axis + r : axis;
-  if (axis < 0 || axis >= r)
-    return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d",
-                   (long long)ox_attr_int(c, "axis", 0), r);
+  int64_t axis;
+  if (axis_attr(c, 0, r, 0, &axis))
+    return c->status;
   if (!idx || idx->ndim != 0 || tsl_dtype_is_float(idx->dtype) || !x->sinfo->shape) {
     const tsl_rx_expr *xi[2] = {x, ox_input(c, 1)};
     ox_attrs at = {0};
@@ -749,12 +721,12 @@ static int split(ox_ctx *c, tsl_rx_op op) {
   if (!x)
     return c->status;
   int32_t r = rank_of(x);
-  int64_t axis = ox_attr_int(c, "axis", 0);
-  axis = axis < 0 ? axis + r : axis;
+  int64_t axis;
   uint32_t n_out = (uint32_t)c->node->n_output;
-  if (axis < 0 || axis >= r || n_out < 1 || n_out > 64)
-    return ox_fail(c, TSL_EINVALID, "axis %lld of rank %d, or %u outputs (1 to 64)",
-                   (long long)ox_attr_int(c, "axis", 0), r, n_out);
+  if (axis_attr(c, 0, r, 0, &axis))
+    return c->status;
+  if (n_out < 1 || n_out > 64)
+    return ox_fail(c, TSL_EINVALID, "%u outputs; 1 to 64 are supported", n_out);
   int64_t sizes[64];
   int64_t n = c->opset >= 13 ? (ox_has_input(c, 1) ? known_ints(c, 1, sizes, 64) : -2)
                              : ox_attr_ints(c, "split", sizes, 64);

@@ -21,7 +21,7 @@ typedef struct rm_cand {
   tsl_prepack_split split;
   const tsl_lowered_func *one[2];
   tsl_lowered_module lm;
-  measure_build_job job;
+  measure_build_job *job; /* its build, NULL when it could not be lowered */
   double times[64]; /* one median per round */
   uint32_t n_times;
   int failed;
@@ -43,8 +43,8 @@ static int take(void *user_data, const tsl_db_record *rec) {
 }
 
 /* The record's program lowered as the run lowered it (replay, the weights'
- * packing split off) and its build job; 0 when it fails. */
-static int prepare(tuner *tu, rm_cand *c, uint32_t i) {
+ * packing split off) into build job `job`; 0 when it fails. */
+static int prepare(tuner *tu, rm_cand *c, measure_build_job *job, uint32_t i) {
   tune_task *task = &tu->tasks[0];
   tsl_diag d = {0};
   tsl_trace *t = NULL;
@@ -64,9 +64,9 @@ static int prepare(tuner *tu, rm_cand *c, uint32_t i) {
   if (rc)
     return 0;
   c->lm = (tsl_lowered_module){sizeof c->lm, c->split.prepack ? 2 : 1, c->one, 0, NULL};
-  c->job.lm = &c->lm;
-  snprintf(c->job.so_path, sizeof c->job.so_path, "%.900s/remeasure_%u.so", tu->run.builds_dir,
-           i);
+  c->job = job;
+  job->lm = &c->lm;
+  snprintf(job->so_path, sizeof job->so_path, "%.900s/remeasure_%u.so", tu->run.builds_dir, i);
   return 1;
 }
 
@@ -88,10 +88,10 @@ static void round_of(tuner *tu, tsl_measure_session *s, rm_list *l) {
     int rc;
     if (c->split.n_packed) {
       snprintf(prepack, sizeof prepack, "%s_%s_packed", TUNE_PREFIX, c->split.prepack->name);
-      rc = tsl_measure_session_run_prepacked(s, &c->split, c->job.so_path, symbol, prepack, &r,
+      rc = tsl_measure_session_run_prepacked(s, &c->split, c->job->so_path, symbol, prepack, &r,
                                              &d);
     } else {
-      rc = tsl_measure_session_run(s, c->one[0], c->job.so_path, symbol, NULL, &r, &d);
+      rc = tsl_measure_session_run(s, c->one[0], c->job->so_path, symbol, NULL, &r, &d);
     }
     if (rc || r.status != TSL_RUN_OK || !(r.median_s > 0))
       c->failed = 1; /* it passed in the run; a flaky candidate is not the best */
@@ -114,17 +114,14 @@ int tune_remeasure(tuner *tu, tsl_tune_result *out) {
     rc = tsl_diag_set(tu->run.diag, rc, "re-measuring: %s", d.text);
   measure_build_job *jobs = calloc(l.n + 1, sizeof *jobs);
   uint32_t n_jobs = 0;
-  for (uint32_t i = 0; !rc && jobs && i < l.n; i++) {
-    l.c[i].failed = !prepare(tu, &l.c[i], i);
-    if (!l.c[i].failed)
-      jobs[n_jobs++] = l.c[i].job;
-  }
+  for (uint32_t i = 0; !rc && jobs && i < l.n; i++)
+    if (prepare(tu, &l.c[i], &jobs[n_jobs], i))
+      n_jobs++;
   if (!rc && n_jobs)
     measure_build_batch(tu->run.tvt, tu->run.target, TUNE_PREFIX, jobs, n_jobs,
                         cfg->build_workers, cfg->build_timeout_s);
-  for (uint32_t i = 0, j = 0; !rc && jobs && i < l.n; i++)
-    if (!l.c[i].failed)
-      l.c[i].failed = !jobs[j++].ok;
+  for (uint32_t i = 0; i < l.n; i++)
+    l.c[i].failed = !l.c[i].job || !l.c[i].job->ok;
   /* a fresh worker: a new session, on the run's reference outputs */
   tsl_measure_session *s = NULL;
   if (!rc && n_jobs &&
@@ -145,14 +142,15 @@ int tune_remeasure(tuner *tu, tsl_tune_result *out) {
                              c->times[0], c->times[n - 1], n, (int64_t)time(NULL)};
       if ((rc = tsl_db_set_remeasured(tu->run.db, &m, &d)))
         rc = tsl_diag_set(tu->run.diag, rc, "re-measuring: %s", d.text);
-      measured++;
+      else
+        measured++;
     }
   }
   for (uint32_t i = 0; i < l.n; i++) {
     free(l.c[i].trace_json);
     tsl_schedule_free(l.c[i].sch);
-    if (l.c[i].job.so_path[0])
-      unlink(l.c[i].job.so_path);
+    if (l.c[i].job)
+      unlink(l.c[i].job->so_path);
   }
   out->remeasured_n = measured;
   free(jobs);

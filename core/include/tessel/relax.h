@@ -89,7 +89,9 @@ struct tsl_rx_sinfo {
   X(GELU, "nn.gelu", 1)              /* x * (1 + erf(x / sqrt 2)) / 2 */       \
   X(SILU, "nn.silu", 1)              /* x * sigmoid(x) */                      \
   X(PERMUTE_DIMS, "permute_dims", 1) /* (axes: LIST of INT; none: reversed) */ \
-  X(RESHAPE, "reshape", 1)           /* (shape: LIST of EXPR; one may be -1) */\
+  X(RESHAPE, "reshape", 1)           /* (shape: LIST of EXPR; one may be  */   \
+                                     /*  -1, inferred past the symbolic   */   \
+                                     /*  sizes data and shape share)      */   \
   X(FLATTEN, "flatten", 1)           /* to one dimension */                    \
   X(SUM, "sum", 1)                   /* (axis: LIST of INT, none: all;      */ \
   X(MEAN, "mean", 1)                 /*  keepdims: BOOL)                    */ \
