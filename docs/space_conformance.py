@@ -22,7 +22,10 @@ a build:
     python3 docs/space_conformance.py --git-dir GITDIR [--tag v0.19.0]
 
 With `--kind cuda` the same for test_meta_schedule_space_cuda.py and the
-cuda target's rules (`tessel space --target cuda`). With `--kind tensorcore`
+cuda target's rules (`tessel space --target cuda`). With `--kind intrin` the
+same for test_meta_schedule_schedule_rule_mlt_intrin.py's x86 cases
+(MultiLevelTilingWithIntrin with dot_16x4_vnni and dot_16x4_avx512 on an
+int8 NCHWc convolution). With `--kind tensorcore`
 the same for test_meta_schedule_schedule_rule_mlt_tc.py, whose tests give
 their own rule lists (MultiLevelTilingTensorCore with one WMMA group and its
 reuse scopes, some with AutoInline): `tessel space --rule ...` with the same
@@ -105,6 +108,16 @@ TC_WORKLOADS = [
      [mlt_tc(write="shared")]),
 ]
 
+INTRIN_TEST = "tests/python/meta_schedule/test_meta_schedule_schedule_rule_mlt_intrin.py"
+# test_x86_conv2d_nchwc with each x86 intrinsic (its default and the call in
+# the file's __main__); the dp4a cases are CUDA's and not run here
+INTRIN_WORKLOADS = [
+    ("test_x86_conv2d_nchwc", {"intrin": i}, "bench/space/conv2d_nchwc_int8.py",
+     [f"MultiLevelTilingWithIntrin;intrin_name={i};structure=SSRSRS;max_innermost_factor=64;"
+      "reuse_write_req=may;reuse_write_levels=1,2;reuse_write_scope=global"])
+    for i in ("dot_16x4_vnni", "dot_16x4_avx512")
+]
+
 KIND = {"sample_perfect_tile": "SamplePerfectTile",
         "sample_categorical": "SampleCategorical",
         "sample_compute_location": "SampleComputeLocation"}
@@ -131,12 +144,15 @@ def expected(src, tree, name, params=None):
                 text = text.replace("{intrin_suffix}", value.replace(".", "_"))
                 text = re.sub(rf"\b{key}\b", json.dumps(value), text)
             programs.append(text.replace('f"', '"'))
+    if len(programs) > len(decisions):  # an input program defined in the test itself
+        names = [st.name for st in fn.body if isinstance(st, ast.FunctionDef)]
+        programs = [p for p, n in zip(programs, names) if re.search(r"_\d+$", n)]
     return [decisions[k] for k in sorted(decisions)], programs
 
 
 def sketches(workload, kind, rules=()):
     cmd = [EXE, "space", workload, "--num-cores", "18", "--target",
-           "llvm" if kind == "cpu" else "cuda", "--json"]
+           "llvm" if kind in ("cpu", "intrin") else "cuda", "--cpu-features", "all", "--json"]
     for r in rules:
         cmd += ["--rule", r]
     out = subprocess.check_output(cmd)
@@ -179,22 +195,23 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--git-dir", required=True, help="bare git folder of apache/tvm")
     ap.add_argument("--tag", default="v0.19.0")
-    ap.add_argument("--kind", choices=["cpu", "cuda", "tensorcore"], default="cpu")
+    ap.add_argument("--kind", choices=["cpu", "cuda", "tensorcore", "intrin"], default="cpu")
     args = ap.parse_args()
     test_file = {"cpu": TEST, "cuda": TEST.replace("space_cpu", "space_cuda"),
-                 "tensorcore": TC_TEST}[args.kind]
+                 "tensorcore": TC_TEST, "intrin": INTRIN_TEST}[args.kind]
     src = subprocess.check_output(["git", "--git-dir", args.git_dir, "show",
                                    f"refs/tags/{args.tag}:{test_file}"], text=True)
     tree = ast.parse(src)
     tmp = tempfile.mkdtemp(prefix="tessel_space_")
     total = equal = kinds_ok = 0
-    cases = ([(t.replace("test_cpu_", f"test_{args.kind}_"), {}, w, ()) for t, w in WORKLOADS]
-             if args.kind != "tensorcore" else TC_WORKLOADS)
+    cases = ({"tensorcore": TC_WORKLOADS, "intrin": INTRIN_WORKLOADS}.get(args.kind) or
+             [(t.replace("test_cpu_", f"test_{args.kind}_"), {}, w, ()) for t, w in WORKLOADS])
     for test, params, workload, rules in cases:
         decisions, programs = expected(src, tree, test, params)
         if not decisions and not programs:  # TVM checks one sketch equal to the input
             decisions, programs = [[]], [open(workload).read().split("@T.prim_func\n", 1)[1]]
-        ours = sketches(workload, "cuda" if rules else args.kind, rules)
+        ours = sketches(workload, args.kind if args.kind == "intrin" else
+                        "cuda" if rules else args.kind, rules)
         test += "".join(f"[{v}]" for v in params.values())
         same_kinds = len(ours) == len(decisions) and all(
             shape(samples(t)) == shape(d) for t, d in zip(ours, decisions))

@@ -357,7 +357,8 @@ int cli_run(int argc, char **argv) {
   if (rc == CLI_OK) {
     /* a tensorized program's arithmetic is inside its intrinsics: the
      * unscheduled program's count */
-    flops = lf->flops > 0 ? lf->flops : tsl_func_flops(p.orig_func);
+    double orig = tsl_func_flops(p.orig_func);
+    flops = orig > 0 ? orig : lf->flops;
     if (!strcmp(a.check, "auto")) {
       double elems = buffer_elems(p.orig_func);
       int small = flops >= 0 && elems >= 0 && fmax(flops, elems) <= INTERP_MAX_OPS;

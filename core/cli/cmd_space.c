@@ -17,7 +17,7 @@
 const char cli_space_usage[] =
     "usage: tessel space PROGRAM [--func F] [--bind NAME=VALUE]... [--target T]\n"
     "                    [--rule 'NAME;KEY=VALUE;...']... [--num-cores N] [--seed S]\n"
-    "                    [--postproc] [--json]\n"
+    "                    [--cpu-features LIST] [--postproc] [--json]\n"
     "\n"
     "Derive the design space of the prim_func F of PROGRAM from the target's\n"
     "default schedule rules (TVM MetaSchedule's PostOrderApply over the\n"
@@ -37,6 +37,11 @@ const char cli_space_usage[] =
     "                   (the postprocessors stay the target's)\n"
     "  --num-cores N    cores the rules plan for (default: this machine's)\n"
     "  --seed S         seed of the decisions (default 0)\n"
+    "  --cpu-features LIST  the CPU features the rules may use, LLVM's names\n"
+    "                   comma-separated (default: this machine's, e.g.\n"
+    "                   avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni; \"all\"\n"
+    "                   for every one): tensor intrinsics needing others are\n"
+    "                   not used\n"
     "  --postproc       also run the target's default postprocessors on each\n"
     "                   sketch (with its decisions) and print the traces with\n"
     "                   their instructions after sch.enter_postproc(); a sketch\n"
@@ -145,6 +150,7 @@ static int make_rules(const tsl_registry *reg, const tsl_rule_target *rt, uint32
 
 int cli_space(int argc, char **argv) {
   const char *prog = NULL, *func_name = NULL, *target = "llvm";
+  const char *features = tsl_host_cpu_features();
   const char *bind_names[MAX_SPACE_BINDS], *bind_values[MAX_SPACE_BINDS];
   char bind_buf[MAX_SPACE_BINDS][128];
   uint32_t n_binds = 0;
@@ -176,7 +182,7 @@ int cli_space(int argc, char **argv) {
                          MAX_SPACE_RULES);
       rule_specs[n_specs++] = argv[++i];
     } else if (!strcmp(a, "--func") || !strcmp(a, "--target") || !strcmp(a, "--seed") ||
-               !strcmp(a, "--num-cores")) {
+               !strcmp(a, "--num-cores") || !strcmp(a, "--cpu-features")) {
       if (i + 1 >= argc)
         return cli_error("space", "option %s needs a value\nnote: see tessel space --help", a);
       const char *v = argv[++i];
@@ -184,13 +190,16 @@ int cli_space(int argc, char **argv) {
         func_name = v;
       else if (!strcmp(a, "--target"))
         target = v;
+      else if (!strcmp(a, "--cpu-features"))
+        features = strcmp(v, "all") ? v : NULL;
       else if (!strcmp(a, "--seed") && !cli_parse_u64(v, &seed))
         return cli_error("space", "--seed expects a non-negative integer, got '%s'", v);
       else if (!strcmp(a, "--num-cores") && (!cli_parse_u64(v, &cores) || !cores || cores > 4096))
         return cli_error("space", "--num-cores expects an integer from 1 to 4096, got '%s'", v);
     } else if (a[0] == '-' && a[1] != '\0') {
       return cli_error("space", "unknown option '%s'\nnote: valid options: --func, --bind, "
-                                "--target, --rule, --num-cores, --seed, --postproc, --json, "
+                                "--target, --rule, --num-cores, --seed, --cpu-features, --postproc, "
+                                "--json, "
                                 "--help", a);
     } else if (!prog) {
       prog = a;
@@ -236,7 +245,7 @@ int cli_space(int argc, char **argv) {
   }
   const tsl_component *tc = NULL;
   tsl_rule_target rt = {sizeof rt, target, (int32_t)cores,
-                        __builtin_cpu_supports("avx512f") ? 64 : 32};
+                        __builtin_cpu_supports("avx512f") ? 64 : 32, features};
   if (rc == CLI_OK &&
       (tsl_registry_new(ctx, &reg, &diag) || tsl_registry_load_default(reg, 0, NULL, &diag) ||
        tsl_registry_require(reg, TSL_COMPONENT_TARGET, target, &tc, &diag) ||

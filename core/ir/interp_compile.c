@@ -356,7 +356,7 @@ static tsli_x *cbuiltin(comp *c, const tsl_expr *e) {
     return cfail(c, TSL_EINVALID, "call of unknown builtin id %u",
                  (unsigned)e->intrin);
   const tsl_builtin_info *bi = tsl_builtin_info_of((tsl_builtin)e->intrin);
-  if ((int32_t)e->n_args != bi->n_args)
+  if (bi->n_args >= 0 && (int32_t)e->n_args != bi->n_args)
     return cfail(c, TSL_EINVALID, "T.%s takes %d argument%s, got %u",
                  bi->name, (int)bi->n_args, bi->n_args == 1 ? "" : "s",
                  e->n_args);

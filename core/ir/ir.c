@@ -183,7 +183,11 @@ const tsl_expr *tsl_expr_var(const tsl_var *v) { return v->ref; }
 
 const tsl_expr *tsl_expr_load(tsl_arena *a, const tsl_buffer *buf, uint32_t n,
                               const tsl_expr *const *idx) {
-  tsl_expr *e = new_expr(a, TSL_EXPR_LOAD, buf->dtype, n);
+  tsl_dtype t = buf->dtype; /* a vector index reads its lanes (TVM's BufferLoad) */
+  for (uint32_t i = 0; i < n; i++)
+    if (idx[i] && idx[i]->dtype.lanes > 1)
+      t.lanes = (uint16_t)(buf->dtype.lanes * idx[i]->dtype.lanes);
+  tsl_expr *e = new_expr(a, TSL_EXPR_LOAD, t, n);
   e->u.buffer = buf;
   for (uint32_t i = 0; i < n; i++)
     e->args[i] = idx[i];

@@ -40,6 +40,60 @@ static tsl_dtype result_dtype(const tsl_builtin_info *bi, const tsl_expr *const 
   }
 }
 
+/* `n` is the call T.<name>(...). */
+static int is_t_call(const anode *n, const char *name) {
+  size_t k = strlen(name);
+  return n->kind == AX_CALL && n->a && n->a->kind == AX_ATTR && n->a->a &&
+         n->a->a->kind == AX_NAME && n->a->a->slen == 1 && n->a->a->s[0] == 'T' &&
+         n->a->slen == k && memcmp(n->a->s, name, k) == 0;
+}
+
+/* The LLVM intrinsic's name: a string, or T.llvm_lookup_intrinsic_id of
+ * one (TVM turns it into LLVM's numeric id, which differs between LLVM
+ * versions; the name is kept here and looked up by the llvm target). */
+static const tsl_expr *llvm_intrin_name(pstate *ps, const anode *n) {
+  const anode *s = n;
+  if (is_t_call(n, "llvm_lookup_intrinsic_id")) {
+    ps_check_arity(ps, n, "T.llvm_lookup_intrinsic_id", 1, 1,
+                   "T.llvm_lookup_intrinsic_id(\"llvm.x86.avx512.vpdpbusd.512\")");
+    s = n->items[0];
+  }
+  if (s->kind != AX_STR || s->slen < 6 || memcmp(s->s, "llvm.", 5) != 0)
+    ps_fail(ps, s, "name it as a string, e.g. \"llvm.x86.avx512.vpdpbusd.512\", or "
+                   "T.llvm_lookup_intrinsic_id(\"llvm....\")",
+            "the LLVM intrinsic must be a name starting with \"llvm.\"");
+  return tsl_expr_str(ps->arena, ps_intern(ps, s->s, s->slen));
+}
+
+/* T.call_llvm_pure_intrin / T.call_llvm_intrin: the result dtype first (or
+ * dtype=), the intrinsic's name, the count of arguments its overload is
+ * chosen by (a constant), then the arguments. */
+static pval llvm_intrin_call(pstate *ps, const anode *call, const char *fname, tsl_builtin id,
+                             const char *usage) {
+  static const char *const kws[] = {"dtype", NULL};
+  ps_check_kwargs(ps, call, fname, kws);
+  uint32_t first = call->nkw ? 0 : 1;
+  ps_check_arity(ps, call, fname, (int)first + 2, (int)first + 64, usage);
+  const anode *dt = call->nkw ? call->kwval[0] : call->items[0];
+  pval out;
+  memset(&out, 0, sizeof out);
+  out.node = call;
+  tsl_dtype dtype = ps_dtype_arg(ps, dt);
+  uint32_t n = call->n - first;
+  const tsl_expr **args = TSL_NEW_ARRAY(ps->scratch, const tsl_expr *, n);
+  args[0] = llvm_intrin_name(ps, call->items[first]);
+  args[1] = ps_call_arg(ps, call->items[first + 1]);
+  int64_t k;
+  if (!tsl_expr_is_const_int(args[1], &k) || k < 0 || k > (int64_t)n - 2)
+    ps_fail(ps, call->items[first + 1], "it is how many of the arguments after it choose "
+                                        "an overloaded intrinsic, e.g. T.uint32(3)",
+            "num_signature must be a constant from 0 to %u", n - 2);
+  for (uint32_t i = 2; i < n; i++)
+    args[i] = ps_call_arg(ps, call->items[first + i]);
+  out.e = tsl_expr_builtin(ps->arena, id, dtype, n, args);
+  return out;
+}
+
 pval ps_builtin_call(pstate *ps, const anode *call, const char *fname, tsl_builtin id) {
   const tsl_builtin_info *bi = tsl_builtin_info_of(id);
   pval out;
@@ -57,6 +111,8 @@ pval ps_builtin_call(pstate *ps, const anode *call, const char *fname, tsl_built
     return out;
   }
   snprintf(usage, sizeof usage, "%s(%s)", fname, bi->params);
+  if (bi->n_args < 0)
+    return llvm_intrin_call(ps, call, fname, id, usage);
   uint32_t n = (uint32_t)bi->n_args, first = 0;
   tsl_dtype dtype = TSL_HANDLE;
   if (bi->result == TSL_BUILTIN_RES_DTYPE_FIRST) {
@@ -86,6 +142,14 @@ pval ps_builtin_call(pstate *ps, const anode *call, const char *fname, tsl_built
        (args[0]->kind == TSL_EXPR_INT_IMM && tsl_dtype_is_bool(args[0]->dtype)))) {
     out.e = args[0]; /* TVM folds a constant hint away */
     return out;
+  }
+  if (id == TSL_BUILTIN_REINTERPRET &&
+      (uint32_t)dtype.bits * dtype.lanes != (uint32_t)args[0]->dtype.bits * args[0]->dtype.lanes) {
+    char a[32], b[32];
+    ps_fail(ps, call, "the two dtypes must have as many bits, e.g. uint8x4 as int32",
+            "T.reinterpret from %s (%u bits) to %s (%u bits)", tsl_dtype_str(args[0]->dtype, a),
+            (unsigned)args[0]->dtype.bits * args[0]->dtype.lanes, tsl_dtype_str(dtype, b),
+            (unsigned)dtype.bits * dtype.lanes);
   }
   out.e = tsl_expr_builtin(ps->arena, id,
                            bi->result == TSL_BUILTIN_RES_DTYPE_FIRST ? dtype

@@ -279,9 +279,7 @@ static const tsl_expr **rebase_idx(rebase *rb, uint32_t n, const tsl_expr *const
       out[d] = idx[d];
       continue;
     }
-    tsl_dtype t = lw_wider(idx[d]->dtype, rb->mins[d]->dtype);
-    out[d] = tsl_expr_binary(a, TSL_EXPR_SUB, lw_cast(a, idx[d], t),
-                             lw_cast(a, rb->mins[d], t));
+    out[d] = lw_index_op(a, TSL_EXPR_SUB, idx[d], rb->mins[d]);
   }
   return out;
 }

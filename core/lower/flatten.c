@@ -108,20 +108,20 @@ static const tsl_expr *flat_index(fl *f, const tsl_buffer *b, uint32_t n,
     return simp(f, idx[0]);
   tsl_dtype t = TSL_INT32;
   for (uint32_t d = 0; d < n; d++)
-    t = lw_wider(t, idx[d]->dtype);
+    t = lw_wider(t, tsl_dtype_scalar(idx[d]->dtype));
   const tsl_expr *sum = NULL;
   for (uint32_t d = 0; d < n; d++) {
     const tsl_expr *st = stride_of(f, b, d);
     int64_t one;
     const tsl_expr *term = tsl_expr_is_const_int(st, &one) && one == 1
-                               ? lw_cast(a, idx[d], t)
-                               : tsl_expr_binary(a, TSL_EXPR_MUL, lw_cast(a, idx[d], t),
-                                                 lw_cast(a, st, t));
-    sum = sum ? tsl_expr_binary(a, TSL_EXPR_ADD, sum, term) : term;
+                               ? idx[d]
+                               : lw_index_op(a, TSL_EXPR_MUL, idx[d], lw_cast(a, st, t));
+    term = term->dtype.lanes > 1 ? term : lw_cast(a, term, t);
+    sum = sum ? lw_index_op(a, TSL_EXPR_ADD, sum, term) : term;
   }
   if (b->elem_offset) {
     const tsl_expr *eo = lw_cast(a, pre(f, b->elem_offset), t);
-    sum = sum ? tsl_expr_binary(a, TSL_EXPR_ADD, sum, eo) : eo;
+    sum = sum ? lw_index_op(a, TSL_EXPR_ADD, sum, eo) : eo;
   }
   if (!sum)
     sum = tsl_expr_int(a, t, 0);

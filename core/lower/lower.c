@@ -52,6 +52,45 @@ const tsl_expr *lw_cast(tsl_arena *a, const tsl_expr *e, tsl_dtype t) {
   return tsl_expr_cast(a, t, e);
 }
 
+static const tsl_expr *scalar_op(tsl_arena *a, tsl_expr_kind kind, const tsl_expr *x,
+                                 const tsl_expr *y) {
+  tsl_dtype t = lw_wider(x->dtype, y->dtype);
+  return tsl_expr_binary(a, kind, lw_cast(a, x, t), lw_cast(a, y, t));
+}
+
+const tsl_expr *lw_index_op(tsl_arena *a, tsl_expr_kind kind, const tsl_expr *x,
+                            const tsl_expr *y) {
+  int xv = x->dtype.lanes > 1, yv = y->dtype.lanes > 1;
+  if (!xv && !yv)
+    return scalar_op(a, kind, x, y);
+  if (xv && yv) {
+    if (kind != TSL_EXPR_MUL && x->dtype.lanes == y->dtype.lanes &&
+        (x->kind == TSL_EXPR_BROADCAST || y->kind == TSL_EXPR_BROADCAST)) {
+      const tsl_expr *v = x->kind == TSL_EXPR_BROADCAST ? y : x;
+      const tsl_expr *b = x->kind == TSL_EXPR_BROADCAST ? x : y;
+      if (kind == TSL_EXPR_ADD || b == y)
+        return lw_index_op(a, kind, v, b->args[0]);
+    }
+    return tsl_expr_binary(a, kind, x, y); /* a gather's index */
+  }
+  const tsl_expr *v = xv ? x : y, *s = xv ? y : x;
+  uint16_t lanes = v->dtype.lanes;
+  if (v->kind == TSL_EXPR_BROADCAST)
+    return tsl_expr_broadcast(a, xv ? scalar_op(a, kind, v->args[0], s)
+                                    : scalar_op(a, kind, s, v->args[0]), lanes);
+  if (v->kind == TSL_EXPR_RAMP && kind == TSL_EXPR_MUL) {
+    const tsl_expr *base = scalar_op(a, kind, v->args[0], s);
+    return tsl_expr_ramp(a, base, lw_cast(a, scalar_op(a, kind, v->args[1], s), base->dtype),
+                         lanes);
+  }
+  if (v->kind == TSL_EXPR_RAMP && (kind == TSL_EXPR_ADD || xv)) {
+    const tsl_expr *base = scalar_op(a, kind, v->args[0], s);
+    return tsl_expr_ramp(a, base, lw_cast(a, v->args[1], base->dtype), lanes);
+  }
+  return tsl_expr_binary(a, kind, xv ? x : tsl_expr_broadcast(a, x, lanes),
+                         yv ? y : tsl_expr_broadcast(a, y, lanes));
+}
+
 tsl_dtype lw_wider(tsl_dtype a, tsl_dtype b) {
   if (!tsl_dtype_is_int(a))
     return b;

@@ -81,6 +81,12 @@ const lw_view_use *lw_view_use_find(const lw_ctx *c, const tsl_var *v,
 const tsl_expr *lw_cast(tsl_arena *a, const tsl_expr *e, tsl_dtype t);
 /* The wider of two integer dtypes (int64 wins). */
 tsl_dtype lw_wider(tsl_dtype a, tsl_dtype b);
+/* x + y, x - y or x * y (`kind`) of two index expressions in the wider
+ * dtype. A vector index (what a tensor intrinsic's implementation writes,
+ * A[T.Ramp(0, 1, 16)]) stays a RAMP or BROADCAST where the other operand
+ * is scalar, so the target still sees a contiguous access. */
+const tsl_expr *lw_index_op(tsl_arena *a, tsl_expr_kind kind, const tsl_expr *x,
+                            const tsl_expr *y);
 
 /* unblock.c: the function body without blocks; fills c->allocs. */
 const tsl_stmt *lw_unblock(lw_ctx *c, const tsl_stmt *body);

@@ -47,10 +47,9 @@ static const tsl_expr *add_int(tsl_arena *a, const tsl_expr *x,
   int64_t v;
   if (tsl_expr_is_const_int(y, &v) && v == 0)
     return x;
-  if (tsl_expr_is_const_int(x, &v) && v == 0)
+  if (tsl_expr_is_const_int(x, &v) && v == 0 && y->dtype.lanes == 1)
     return lw_cast(a, y, x->dtype);
-  tsl_dtype t = lw_wider(x->dtype, y->dtype);
-  return tsl_expr_binary(a, TSL_EXPR_ADD, lw_cast(a, x, t), lw_cast(a, y, t));
+  return lw_index_op(a, TSL_EXPR_ADD, x, y);
 }
 
 /* Indices into a view -> indices into its root buffer. */

@@ -50,7 +50,11 @@ static int add_intrin(tsl_intrin_registry *ir, tsl_arena *arena,
     tsl_strbuf_free(&sb);
     return TSL_EINVALID;
   }
-  return tsl_intrin_registry_add(ir, c->name, f[0], f[1], diag);
+  rc = tsl_intrin_registry_add(ir, c->name, f[0], f[1], diag);
+  const size_t with_requires = offsetof(tsl_intrin_vtable, requires) + sizeof(char *);
+  if (!rc && vt->struct_size >= with_requires && vt->requires)
+    rc = tsl_intrin_registry_set_requires(ir, c->name, vt->requires, diag);
+  return rc;
 }
 
 int tsl_registry_intrins(const tsl_registry *reg, tsl_arena *arena,

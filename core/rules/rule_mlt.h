@@ -104,4 +104,17 @@ int mlt_add_read_reuse(const mlt_rule *r, state *st, tsl_sch_rv block, states *o
 /* TVM's SubRule: each state through `fn`, the results concatenated. */
 int mlt_apply_sub(const mlt_rule *r, states *ss, sub_rule fn, tsl_sch_rv block, tsl_diag *diag);
 
+/* ---- tensor intrinsics (tensorize_tiling.c) ------------------------------ */
+
+/* The extents of the loops of a description's nest, outermost first (the
+ * intrinsic's tile); 0 when one is not constant. */
+uint32_t rule_desc_extents(const tsl_func *desc, int64_t *ext, uint32_t max);
+/* TVM's TileWithTensorIntrin: the block's loops mapped to the description's
+ * (GetTensorizeLoopMapping), padded when `allow_padding` and needed, split
+ * by its extents and the inner parts reordered innermost; *inner the first
+ * of them. *applicable 0 (the schedule untouched) when they do not map. */
+int rule_tile_with_intrin(tsl_schedule *sch, tsl_sch_rv block, const tsl_func *desc,
+                          int allow_padding, tsl_sch_rv *inner, int *applicable,
+                          tsl_diag *diag);
+
 #endif

@@ -201,134 +201,6 @@ static int annotate(tsl_schedule *sch, tsl_sch_rv b, const char *key, tsl_sch_va
   return tsl_sch_call(sch, "annotate", 3, a, NULL, NULL, diag);
 }
 
-/* The extents of the loops of the description block's nest, outermost
- * first (the intrinsic's tile). */
-static uint32_t desc_extents(const tsl_func *desc, int64_t *ext, uint32_t max) {
-  uint32_t n = 0;
-  for (const tsl_stmt *s = desc->body; s && n < max;) {
-    if (s->kind == TSL_STMT_BLOCK_REALIZE) {
-      s = s->u.realize.block->body;
-    } else if (s->kind == TSL_STMT_FOR) {
-      if (!tsl_expr_is_const_int(s->u.loop.extent, &ext[n++]))
-        return 0;
-      s = s->u.loop.body;
-    } else {
-      break;
-    }
-  }
-  return n;
-}
-
-/* The names of a block's producers or consumers (recorded, as TVM's
- * sch->GetProducers), into names[] (at most 16); their count. */
-static uint32_t neighbours(tsl_schedule *sch, const char *inst, tsl_sch_rv block,
-                           tsl_sch_rv *rvs, const char **names) {
-  uint32_t n = 0;
-  tsl_sch_rv *q = rule_query(sch, inst, block, &n);
-  n = n > 16 ? 16 : n;
-  for (uint32_t i = 0; i < n; i++) {
-    rvs[i] = q[i];
-    names[i] = block_of(sch, q[i])->name;
-  }
-  free(q);
-  return n;
-}
-
-static int named(const char *const *names, uint32_t n, const char *name) {
-  for (uint32_t i = 0; i < n; i++)
-    if (!strcmp(names[i], name))
-      return 1;
-  return 0;
-}
-
-/* TVM's padding in TileWithTensorIntrin: pad_einsum the block's iterators
- * to multiples of the intrinsic's extents, then inline the original
- * producer of each padded input into its padding block and each padded
- * output's copy-out block into the original consumer. */
-static int pad_to_intrin(tsl_schedule *sch, tsl_sch_rv block, uint32_t n_iters,
-                         const int64_t *padding, tsl_diag *diag) {
-  tsl_sch_rv rvs[16], rvs2[16];
-  const char *prod[16], *cons[16], *now[16], *two[16];
-  uint32_t np = neighbours(sch, "get_producers", block, rvs, prod);
-  uint32_t nc = neighbours(sch, "get_consumers", block, rvs, cons);
-  tsl_sch_value pv[RULE_TZ_MAX_ITERS];
-  for (uint32_t i = 0; i < n_iters; i++)
-    pv[i] = tsl_sv_int(padding[i]);
-  tsl_sch_arg pa[2] = {{"block", mlt_rv(block)}, {"padding", tsl_sv_list(n_iters, pv)}};
-  int rc = tsl_sch_call(sch, "pad_einsum", 2, pa, NULL, NULL, diag);
-  tsl_sch_rv inline_rv[32];
-  uint32_t n_inline = 0;
-  uint32_t k = rc ? 0 : neighbours(sch, "get_producers", block, rvs, now);
-  for (uint32_t i = 0; i < k; i++) /* a new producer: the padding of an input */
-    if (!named(prod, np, now[i]) && neighbours(sch, "get_producers", rvs[i], rvs2, two))
-      inline_rv[n_inline++] = rvs2[0];
-  k = rc ? 0 : neighbours(sch, "get_consumers", block, rvs, now);
-  for (uint32_t i = 0; i < k; i++) /* a new consumer: the copy out of a padded output */
-    if (!named(cons, nc, now[i]) && neighbours(sch, "get_consumers", rvs[i], rvs2, two))
-      inline_rv[n_inline++] = rvs[i];
-  for (uint32_t i = 0; i < n_inline && !rc; i++) {
-    tsl_sch_arg ia = {NULL, mlt_rv(inline_rv[i])};
-    rc = tsl_sch_call(sch, "compute_inline", 1, &ia, NULL, NULL, diag);
-  }
-  return rc;
-}
-
-/* TVM's TileWithTensorIntrin where the block's last n loops are the
- * intrinsic's, in its order: padded to multiples of the intrinsic's
- * extents (`allow_padding`; else such a block does not apply), each split
- * by the intrinsic's extent, the inner parts reordered innermost; *inner
- * the first of them. */
-static int tile_with_intrin(tsl_schedule *sch, tsl_sch_rv block, const tsl_func *desc,
-                            int allow_padding, tsl_sch_rv *inner, int *applicable,
-                            tsl_diag *diag) {
-  int64_t ext[RULE_TZ_MAX_ITERS], padding[RULE_TZ_MAX_ITERS];
-  uint32_t n = desc_extents(desc, ext, RULE_TZ_MAX_ITERS), nl;
-  tsl_sch_rv loops[MAX_PER_LEVEL * 2];
-  int rc = loops_of(sch, block, loops, &nl, diag);
-  *applicable = 0;
-  if (rc || !n || nl < n || nl > RULE_TZ_MAX_ITERS)
-    return rc;
-  int pad = 0;
-  for (uint32_t i = 0; i < nl; i++) {
-    int64_t e;
-    const tsl_stmt *l = tsl_schedule_get_stmt(sch, loops[i]);
-    padding[i] = 1;
-    if (i < nl - n)
-      continue;
-    if (!tsl_expr_is_const_int(l->u.loop.extent, &e))
-      return TSL_OK;
-    if (e % ext[i - (nl - n)]) {
-      padding[i] = ext[i - (nl - n)];
-      pad = 1;
-    }
-  }
-  if (pad && !allow_padding)
-    return TSL_OK;
-  if (pad && ((rc = pad_to_intrin(sch, block, nl, padding, diag)) ||
-              (rc = loops_of(sch, block, loops, &nl, diag))))
-    return rc;
-  *applicable = 1;
-  tsl_sch_arg order[2 * RULE_TZ_MAX_ITERS];
-  tsl_sch_rv inners[RULE_TZ_MAX_ITERS];
-  uint32_t no = 0;
-  for (uint32_t i = 0; i < n && !rc; i++) {
-    tsl_sch_value f[2] = {tsl_sv_none(), tsl_sv_int(ext[i])};
-    tsl_sch_arg sa[2] = {{"loop", mlt_rv(loops[nl - n + i])}, {"factors", tsl_sv_list(2, f)}};
-    tsl_sch_rv parts[2];
-    uint32_t np;
-    rc = mlt_call_list(sch, "split", 2, sa, parts, 2, &np, diag);
-    inners[i] = parts[1];
-    if (!rc && i > 0)
-      order[no++] = (tsl_sch_arg){NULL, mlt_rv(parts[0])};
-  }
-  for (uint32_t i = 0; i < n; i++)
-    order[no++] = (tsl_sch_arg){NULL, mlt_rv(inners[i])};
-  if (!rc)
-    rc = tsl_sch_call(sch, "reorder", no, order, NULL, NULL, diag);
-  *inner = inners[0];
-  return rc;
-}
-
 /* TVM's TileAndAnnotateTensorize for a cache block: tile with `intrin`,
  * blockize, annotate. */
 static int tile_and_annotate(tsl_schedule *sch, tsl_sch_rv block, const char *intrin,
@@ -340,7 +212,7 @@ static int tile_and_annotate(tsl_schedule *sch, tsl_sch_rv block, const char *in
                         intrin);
   tsl_sch_rv inner, outer;
   int ok;
-  int rc = tile_with_intrin(sch, block, desc, 0, &inner, &ok, diag);
+  int rc = rule_tile_with_intrin(sch, block, desc, 0, &inner, &ok, diag);
   if (!rc && !ok)
     return tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: block '%s' is not "
                         "made of whole %s tiles", block_of(sch, block)->name, intrin);
@@ -512,7 +384,7 @@ static int transform_for_tensorization(const tc_group *g, const rule_tz_map *m, 
   tsl_intrin_registry_get(tsl_schedule_intrins(sch), g->compute, &desc, NULL);
   tsl_sch_rv inner;
   if (!rc)
-    rc = tile_with_intrin(sch, *block, desc, 1, &inner, applicable, diag);
+    rc = rule_tile_with_intrin(sch, *block, desc, 1, &inner, applicable, diag);
   if (rc || !*applicable)
     goto done;
   tsl_sch_arg ba = {"target", mlt_rv(inner)};
@@ -543,7 +415,7 @@ static int transform_output_layout(const struct tsl_sch_rule *rule, state *st,
   int64_t frag[RULE_TZ_MAX_ITERS];
   tsl_intrin_registry_get(tsl_schedule_intrins(sch), rule->groups[st->tc_group].init, &init,
                           NULL);
-  if (!init || desc_extents(init, frag, RULE_TZ_MAX_ITERS) != 2)
+  if (!init || rule_desc_extents(init, frag, RULE_TZ_MAX_ITERS) != 2)
     return tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: the init intrinsic "
                         "'%s' is not a 2-D tile", rule->groups[st->tc_group].init);
   /* the level bound to threadIdx.y (TVM checks it is among tile_binds) */

@@ -72,6 +72,10 @@ static const builtin_component builtins[] = {
      &rule_multi_level_tiling_tensor_core_vt},
     {TSL_COMPONENT_POSTPROC, "RewriteTensorize",
      "tensorize the blocks annotated meta_schedule.auto_tensorize", &postproc_rewrite_tensorize_vt},
+    {TSL_COMPONENT_SCHEDULE_RULE, "MultiLevelTilingWithIntrin",
+     "shape a block's inner loops as a CPU tensor intrinsic's, then tile it (TVM's "
+     "MultiLevelTilingWithIntrin)",
+     &rule_multi_level_tiling_with_intrin_vt},
 };
 
 int rules_register_builtins(tsl_registry *reg, tsl_diag *diag) {

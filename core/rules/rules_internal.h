@@ -123,6 +123,7 @@ extern const tsl_schedule_rule_vtable rule_random_compute_location_vt;
 extern const tsl_schedule_rule_vtable rule_auto_bind_vt;
 extern const tsl_schedule_rule_vtable rule_cross_thread_reduction_vt;
 extern const tsl_schedule_rule_vtable rule_multi_level_tiling_tensor_core_vt;
+extern const tsl_schedule_rule_vtable rule_multi_level_tiling_with_intrin_vt;
 
 extern const tsl_postproc_vtable postproc_disallow_dynamic_loop_vt;
 extern const tsl_postproc_vtable postproc_parallel_vectorize_unroll_vt;

@@ -124,7 +124,11 @@ static int target_defaults(const tsl_registry *reg, const tsl_rule_target *t, co
                         "load its plugin, or give the space as a schedule script", name, what);
   const tsl_target_vtable *vt = c->vtable;
   const size_t need = offsetof(tsl_target_vtable, space_defaults) + sizeof vt->space_defaults;
-  *out = vt->struct_size >= need ? vt->space_defaults : NULL;
+  const size_t need_for =
+      offsetof(tsl_target_vtable, space_defaults_for) + sizeof vt->space_defaults_for;
+  *out = vt->struct_size >= need_for && vt->space_defaults_for ? vt->space_defaults_for(t) : NULL;
+  if (!*out)
+    *out = vt->struct_size >= need ? vt->space_defaults : NULL;
   if (!*out || (*out)->struct_size < sizeof **out)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED,
                         "space: target '%s' names no default %s (or names them in a "

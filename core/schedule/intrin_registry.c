@@ -18,6 +18,7 @@
 typedef struct intrin_entry {
   const char *name;
   const tsl_func *desc, *impl;
+  const char *requires; /* NULL: none */
 } intrin_entry;
 
 struct tsl_intrin_registry {
@@ -113,7 +114,7 @@ int tsl_intrin_registry_add(tsl_intrin_registry *reg, const char *name,
   if (rc)
     return rc;
   TSL_VEC_PUSH(&reg->items, intrin_entry,
-               ((intrin_entry){tsl_arena_strdup(reg->arena, name), desc, impl}));
+               ((intrin_entry){tsl_arena_strdup(reg->arena, name), desc, impl, NULL}));
   return TSL_OK;
 }
 
@@ -178,6 +179,30 @@ int tsl_intrin_registry_get(const tsl_intrin_registry *reg, const char *name,
     }
   }
   return 0;
+}
+
+static intrin_entry *entry_of(const tsl_intrin_registry *reg, const char *name) {
+  for (uint32_t i = 0; reg && name && i < reg->items.len; i++) {
+    intrin_entry *e = &TSL_VEC_AT(&reg->items, intrin_entry, i);
+    if (strcmp(e->name, name) == 0)
+      return e;
+  }
+  return NULL;
+}
+
+const char *tsl_intrin_registry_requires(const tsl_intrin_registry *reg, const char *name) {
+  const intrin_entry *e = entry_of(reg, name);
+  return e ? e->requires : NULL;
+}
+
+int tsl_intrin_registry_set_requires(tsl_intrin_registry *reg, const char *name,
+                                     const char *requires, tsl_diag *diag) {
+  intrin_entry *e = entry_of(reg, name);
+  if (!e)
+    return tsl_diag_set(diag, TSL_EINVALID, "intrinsic '%s' is not registered",
+                        name ? name : "(null)");
+  e->requires = requires && *requires ? tsl_arena_strdup(reg->arena, requires) : NULL;
+  return TSL_OK;
 }
 
 uint32_t tsl_intrin_registry_count(const tsl_intrin_registry *reg) {

@@ -209,10 +209,24 @@ static const tsl_expr *subst_simplify(bz_ctx *x, tsl_map *vars, const tsl_expr *
   return n == e ? e : tsl_simplify(x->an, x->a, n);
 }
 
-/* Mutator hook: each top-level expression with the iter vars rewritten
- * (x->sub), simplified whole. */
+static int has_load(const tsl_expr *e) {
+  if (e->kind == TSL_EXPR_LOAD)
+    return 1;
+  for (uint32_t i = 0; i < e->n_args; i++)
+    if (e->args[i] && has_load(e->args[i]))
+      return 1;
+  return 0;
+}
+
+/* Mutator hook: the iter vars rewritten (x->sub) and each expression
+ * without buffer loads (an index, a binding, a bound) simplified whole; a
+ * value computed from loads keeps its shape (TVM's blockize substitutes
+ * there without simplifying, so operands stay in the order tensorize's
+ * comparison with an intrinsic's description expects). */
 static const tsl_expr *sub_expr(tsl_mutator *m, const tsl_expr *e) {
   bz_ctx *x = m->user_data;
+  if (has_load(e))
+    return tsl_mutate_expr_children(m, e);
   return subst_simplify(x, &x->sub, e);
 }
 

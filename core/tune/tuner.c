@@ -143,11 +143,12 @@ int tune_load_program(tuner *tu) {
   return TSL_OK;
 }
 
-/* What the rules know of the target: its kind and the cores from its
- * `threads` (or `num_cores`) option, else this machine's. */
+/* What the rules know of the target: its kind, the cores from its
+ * `threads` (or `num_cores`) option, else this machine's, and this
+ * machine's vector width and CPU features. */
 static tsl_rule_target rule_target(const tsl_run_config *c) {
   tsl_rule_target t = {sizeof t, c->target.kind, 0,
-                       __builtin_cpu_supports("avx512f") ? 64 : 32};
+                       __builtin_cpu_supports("avx512f") ? 64 : 32, tsl_host_cpu_features()};
   for (uint32_t i = 0; i < c->target.n_opts; i++)
     if (!strcmp(c->target.opts[i].key, "threads") ||
         !strcmp(c->target.opts[i].key, "num_cores"))

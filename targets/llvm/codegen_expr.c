@@ -289,8 +289,9 @@ static LLVMValueRef if_then_else(tll_cg *cg, const tsl_expr *e) {
 /* ---- TVM builtins ----------------------------------------------------------- */
 
 /* The hints compile to their meaning (T.likely: its argument, T.assume:
- * true), raw pointers (B.data, T.address_of) to addresses; the other
- * builtins are refused by name. */
+ * true), raw pointers (B.data, T.address_of) to addresses, T.reinterpret
+ * and LLVM intrinsic calls as codegen_intrin.c says; the other builtins
+ * are refused by name. */
 static LLVMValueRef builtin(tll_cg *cg, const tsl_expr *e) {
   if (e->kind == TSL_EXPR_BUFFER_DATA ||
       (e->intrin == TSL_BUILTIN_ADDRESS_OF && e->n_args == 1))
@@ -300,6 +301,10 @@ static LLVMValueRef builtin(tll_cg *cg, const tsl_expr *e) {
              (unsigned)e->intrin);
     return NULL;
   }
+  if (e->intrin == TSL_BUILTIN_REINTERPRET)
+    return tll_reinterpret(cg, e);
+  if (e->intrin == TSL_BUILTIN_CALL_LLVM_PURE_INTRIN || e->intrin == TSL_BUILTIN_CALL_LLVM_INTRIN)
+    return tll_llvm_intrin(cg, e);
   const tsl_builtin_info *bi = tsl_builtin_info_of((tsl_builtin)e->intrin);
   if ((int32_t)e->n_args == bi->n_args && bi->eval == TSL_BUILTIN_EVAL_ARG0)
     return tll_expr(cg, e->args[0]);

@@ -188,6 +188,10 @@ LLVMBasicBlockRef tll_fail_block(tll_cg *cg);
 
 /* codegen_expr.c */
 LLVMValueRef tll_expr(tll_cg *cg, const tsl_expr *e);
+/* T.call_llvm_pure_intrin / T.call_llvm_intrin and T.reinterpret
+ * (codegen_intrin.c). */
+LLVMValueRef tll_llvm_intrin(tll_cg *cg, const tsl_expr *e);
+LLVMValueRef tll_reinterpret(tll_cg *cg, const tsl_expr *e);
 LLVMValueRef tll_expr_as(tll_cg *cg, const tsl_expr *e, tsl_dtype t);
 /* bool value of `e` with `lanes` lanes (1: scalar i1) */
 LLVMValueRef tll_cond(tll_cg *cg, const tsl_expr *e, uint16_t lanes);
@@ -263,6 +267,9 @@ int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_
 extern const tsl_target_vtable tll_vtable;
 /* TVM's default design space for llvm (space_defaults.c). */
 extern const tsl_space_defaults tll_space_defaults;
+/* TVM's list for the CPU the rules see: DefaultX86 with AVX-512 or VNNI,
+ * else DefaultLLVM (space_defaults.c). */
+const tsl_space_defaults *tll_space_defaults_for(const struct tsl_rule_target *t);
 
 /* Symbol prefix of in-process builds. */
 #define TLL_JIT_PREFIX "tsl"

@@ -125,4 +125,5 @@ const tsl_target_vtable tll_vtable = {
     .copy_from_device = t_copy,
     .synchronize = t_sync,
     .space_defaults = &tll_space_defaults,
+    .space_defaults_for = tll_space_defaults_for,
 };

@@ -61,7 +61,7 @@ static int uses_mma(const tsl_expr *e, const tsl_stmt *owner, void *ud) {
   return tsl_expr_visit(e, calls_mma, ud);
 }
 
-static const tsl_rule_target cuda = {sizeof cuda, "cuda", 2, 16};
+static const tsl_rule_target cuda = {sizeof cuda, "cuda", 2, 16, NULL};
 
 /* A candidate's program made ready for the GPU and its CUDA C, in an arena
  * of its own (free with gpu_free). */

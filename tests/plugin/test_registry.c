@@ -87,9 +87,9 @@ static void test_builtins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   is_int(tsl_registry_new(ctx, &reg, &d), 0, "registry_new succeeds");
-  is_int(tsl_registry_count(reg), 35,
+  is_int(tsl_registry_count(reg), 36,
          "a new registry holds the two built-in intrinsics, the five built-in mutators, the "
-         "nine built-in rules, the eight built-in postprocessors, the seven built-in "
+         "ten built-in rules, the eight built-in postprocessors, the seven built-in "
          "passes and the four built-in library functions");
   ok(tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateTileSize") &&
          tsl_registry_find(reg, TSL_COMPONENT_MUTATOR, "MutateUnroll") &&
@@ -305,7 +305,7 @@ static void test_intrins(tsl_ctx *ctx) {
   tsl_registry *reg = NULL;
   tsl_diag d = {0};
   tsl_registry_new(ctx, &reg, &d);
-  tsl_intrin_vtable good = {sizeof good, add4_ok, "d", "im"};
+  tsl_intrin_vtable good = {sizeof good, add4_ok, "d", "im", NULL};
   tsl_component c = {.struct_size = sizeof c, .kind = TSL_COMPONENT_INTRIN,
                      .name = "t_neg4", .version = "1", .vtable = &good};
   is_int(tsl_registry_add(reg, &c, &d), 0, "add an intrin component");
@@ -323,7 +323,7 @@ static void test_intrins(tsl_ctx *ctx) {
   ok(tsl_intrin_registry_get(ir, "mma_4x4x4_f32", NULL, NULL), "  ... mma_4x4x4_f32 is there");
   tsl_intrin_registry_free(ir);
 
-  tsl_intrin_vtable wrong = {sizeof wrong, add4_ok, "d", "nope"};
+  tsl_intrin_vtable wrong = {sizeof wrong, add4_ok, "d", "nope", NULL};
   c.name = "t_wrong";
   c.vtable = &wrong;
   tsl_registry_add(reg, &c, &d);
@@ -335,7 +335,7 @@ static void test_intrins(tsl_ctx *ctx) {
   tsl_registry_free(reg);
 
   tsl_registry_new(ctx, &reg, &d);
-  tsl_intrin_vtable broken = {sizeof broken, "@T.prim_func\ndef f(:\n", "f", "f"};
+  tsl_intrin_vtable broken = {sizeof broken, "@T.prim_func\ndef f(:\n", "f", "f", NULL};
   c.name = "t_broken";
   c.vtable = &broken;
   tsl_registry_add(reg, &c, &d);
@@ -345,7 +345,7 @@ static void test_intrins(tsl_ctx *ctx) {
   tsl_registry_free(reg);
 
   tsl_registry_new(ctx, &reg, &d);
-  tsl_intrin_vtable tiny = {8, add4_ok, NULL, NULL};
+  tsl_intrin_vtable tiny = {8, add4_ok, NULL, NULL, NULL};
   c.name = "t_tiny";
   c.vtable = &tiny;
   is_int(tsl_registry_add(reg, &c, &d), TSL_EINVALID,

@@ -29,8 +29,8 @@
 static tsl_ctx *ctx;
 static tsl_registry *reg;
 static const char *root;
-static const tsl_rule_target cuda = {sizeof cuda, "cuda", 2, 32};
-static const tsl_rule_target llvm = {sizeof llvm, "llvm", 2, 32};
+static const tsl_rule_target cuda = {sizeof cuda, "cuda", 2, 32, NULL};
+static const tsl_rule_target llvm = {sizeof llvm, "llvm", 2, 32, NULL};
 
 static char *slurp(const char *path) {
   char *s = NULL;

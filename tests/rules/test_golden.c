@@ -45,8 +45,8 @@
 static tsl_ctx *ctx;
 static tsl_registry *reg;
 static int update;
-static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
-static const tsl_rule_target cuda_target = {sizeof cuda_target, "cuda", 2, 16};
+static const tsl_rule_target target = {sizeof target, "llvm", 2, 32, NULL};
+static const tsl_rule_target cuda_target = {sizeof cuda_target, "cuda", 2, 16, NULL};
 static tsl_space_postproc *defaults; /* the llvm list, for mutator cases */
 static uint32_t n_defaults;
 

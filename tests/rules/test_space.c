@@ -35,7 +35,7 @@
 static tsl_ctx *ctx;
 static tsl_registry *reg;
 static const char *root;
-static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
+static const tsl_rule_target target = {sizeof target, "llvm", 2, 32, NULL};
 
 static const tsl_module *parse(tsl_arena *a, const char *src, const char *what) {
   const tsl_module *m = NULL;
@@ -865,7 +865,7 @@ static void target_defaults(void) {
     if (tsl_registry_add(reg, &c, &d))
       tap_diag("%s", d.text);
   }
-  tsl_rule_target t = {sizeof t, "t.mine", 2, 32};
+  tsl_rule_target t = {sizeof t, "t.mine", 2, 32, NULL};
   tsl_space_rule *rs = NULL;
   tsl_space_postproc *ps = NULL;
   tsl_space_mutator *ms = NULL;

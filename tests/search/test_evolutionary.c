@@ -27,7 +27,7 @@ static tsl_ctx *ctx;
 static tsl_arena *arena;
 static tsl_registry *reg;
 static const tsl_strategy_vtable *vt;
-static const tsl_rule_target target = {sizeof target, "llvm", 2, 32};
+static const tsl_rule_target target = {sizeof target, "llvm", 2, 32, NULL};
 
 /* ---- the core's side ---------------------------------------------------------- */
 

@@ -56,7 +56,7 @@ static double synthetic_cost(const tsl_schedule *sch, uint32_t i) {
 
 static void build_candidates(void) {
   reg = load_registry(ctx);
-  tsl_rule_target t = {sizeof t, "llvm", 2, 32};
+  tsl_rule_target t = {sizeof t, "llvm", 2, 32, NULL};
   tsl_space_rule *rules = NULL;
   uint32_t n_rules = 0, n_sk = 0;
   tsl_trace **sk = NULL;

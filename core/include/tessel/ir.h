@@ -222,7 +222,19 @@ TSL_API int tsl_intrin_lookup(const char *name, size_t n);
     "it fills a warp's tensor-core accumulator registers")                    \
   X(MMA_STORE, "mma_store", 6, DTYPE_FIRST, REFUSE,                            \
     "dtype, m, n, dst_ptr, src_ptr, src_offset, dst_stride",                   \
-    "it stores a warp's tensor-core accumulator registers")
+    "it stores a warp's tensor-core accumulator registers")                   \
+  /* 1.9: what CPU tensor intrinsics are written with (TVM's x86 ones); an */ \
+  /* n_args of -1 takes any count. T.call_llvm_pure_intrin("int32x16",     */ \
+  /* "llvm.x86.avx512.vpdpbusd.512", T.uint32(3), a, b, c): the LLVM       */ \
+  /* intrinsic by name (a StrImm; T.llvm_lookup_intrinsic_id("...") parses */ \
+  /* to it), the count of arguments whose types pick an overloaded one,    */ \
+  /* then the arguments; the llvm target checks them against its type.     */ \
+  X(REINTERPRET, "reinterpret", 1, DTYPE_FIRST, REFUSE, "dtype, value",       \
+    "it reinterprets the bits of a value as another dtype")                  \
+  X(CALL_LLVM_PURE_INTRIN, "call_llvm_pure_intrin", -1, DTYPE_FIRST, REFUSE,  \
+    "dtype, name, num_signature, *args", "it calls an LLVM intrinsic")       \
+  X(CALL_LLVM_INTRIN, "call_llvm_intrin", -1, DTYPE_FIRST, REFUSE,            \
+    "dtype, name, num_signature, *args", "it calls an LLVM intrinsic")
 
 typedef enum tsl_builtin {
 #define TSL_X_(id, name, n, res, ev, params, what) TSL_BUILTIN_##id,
@@ -248,7 +260,7 @@ enum {
 
 typedef struct tsl_builtin_info {
   const char *name;  /* "tvm_mma_sync" */
-  int32_t n_args;
+  int32_t n_args;    /* -1: any count (1.9) */
   int32_t result;    /* TSL_BUILTIN_RES_* */
   int32_t eval;      /* TSL_BUILTIN_EVAL_* */
   const char *params; /* "fragment, m, n, k, index, value" */

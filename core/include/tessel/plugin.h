@@ -61,7 +61,7 @@ extern "C" {
 /* ---- versions ------------------------------------------------------------ */
 
 #define TSL_ABI_MAJOR 1
-#define TSL_ABI_MINOR 8
+#define TSL_ABI_MINOR 9
 /* A version number: major in the high 16 bits, minor in the low 16. */
 #define TSL_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define TSL_ABI_VERSION TSL_ABI_MAKE(TSL_ABI_MAJOR, TSL_ABI_MINOR)
@@ -118,6 +118,10 @@ typedef struct tsl_intrin_vtable {
   const char *script;    /* TVMScript source of the module */
   const char *desc_func; /* name of the description prim_func in it */
   const char *impl_func; /* name of the implementation prim_func in it */
+  /* Appended in 1.9: the CPU features its implementation needs, as LLVM
+   * names them, comma-separated ("avx512vnni,avx512bw"); NULL or "" for
+   * none. Rules that pick intrinsics skip one the target's CPU lacks. */
+  const char *requires;
 } tsl_intrin_vtable;
 
 /* ---- the host API table -------------------------------------------------- */

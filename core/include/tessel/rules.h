@@ -46,7 +46,24 @@ typedef struct tsl_rule_target {
   const char *kind;     /* the target component's name: "llvm", "cuda" */
   int32_t num_cores;    /* cores the program may use (> 0) */
   int32_t vector_bytes; /* widest vector register in bytes (32: AVX2) */
+  /* Appended in 1.9: the CPU features the target's code may use, LLVM's
+   * names comma-separated ("avx2,fma,avx512f,avx512vnni"), or NULL when
+   * unknown (rules then assume every feature). Read it only when
+   * struct_size covers it (tsl_rule_target_features). */
+  const char *cpu_features;
 } tsl_rule_target;
+
+/* The target's cpu_features, or NULL when unknown or `t` is older. */
+TSL_API const char *tsl_rule_target_features(const tsl_rule_target *t);
+/* 1 when every feature of the comma-separated list `needs` (NULL or "":
+ * none) is in the comma-separated `features`; NULL `features` (unknown)
+ * has them all. */
+TSL_API int tsl_cpu_features_have(const char *features, const char *needs);
+/* The features of this machine's CPU that tensor intrinsics and the
+ * rules ask about (x86: avx2, fma, avx512f, avx512bw, avx512vl,
+ * avx512vnni, avx512bf16, avxvnni, amx-tile, amx-int8, amx-bf16), as
+ * cpu_features lists them; static storage. */
+TSL_API const char *tsl_host_cpu_features(void);
 
 /* ---- schedule rules -------------------------------------------------------- */
 

@@ -430,6 +430,13 @@ TSL_API int tsl_intrin_registry_add_dir(tsl_intrin_registry *reg,
 TSL_API int tsl_intrin_registry_get(const tsl_intrin_registry *reg,
                                     const char *name, const tsl_func **desc,
                                     const tsl_func **impl);
+/* 1.9: the CPU features intrinsic `name`'s implementation needs
+ * (tsl_intrin_vtable.requires: LLVM's names, comma-separated), or NULL for
+ * none or an unknown name; setting them copies the string. */
+TSL_API const char *tsl_intrin_registry_requires(const tsl_intrin_registry *reg,
+                                                 const char *name);
+TSL_API int tsl_intrin_registry_set_requires(tsl_intrin_registry *reg, const char *name,
+                                             const char *requires, tsl_diag *diag);
 /* Number of intrinsics and the name of the k-th (registration order). */
 TSL_API uint32_t tsl_intrin_registry_count(const tsl_intrin_registry *reg);
 TSL_API const char *tsl_intrin_registry_name(const tsl_intrin_registry *reg,

@@ -81,6 +81,8 @@ typedef struct tsl_space_defaults {
   const tsl_space_entry *mutators;
 } tsl_space_defaults;
 
+struct tsl_rule_target; /* rules.h */
+
 typedef struct tsl_target_vtable {
   uint32_t struct_size;
   /* Create an instance. Options the target does not know are an error that
@@ -148,6 +150,10 @@ typedef struct tsl_target_vtable {
    * then gives its space as a schedule script (`space: {schedule: ...}`).
    * The core reads it when struct_size covers it. */
   const tsl_space_defaults *space_defaults;
+  /* Appended in 1.9, may be NULL. The default design space for the CPU
+   * (or device) the rules see, `t` (its cpu_features), as TVM picks its
+   * lists by the target's features; NULL to take space_defaults. */
+  const tsl_space_defaults *(*space_defaults_for)(const struct tsl_rule_target *t);
 } tsl_target_vtable;
 
 #ifdef __cplusplus

@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   tsl_arena *pa = tsl_arena_new(ctx);
   const tsl_module *m = NULL;
   tsl_space_rule rule;
-  tsl_rule_target t = {sizeof t, "llvm", 2, 32};
+  tsl_rule_target t = {sizeof t, "llvm", 2, 32, NULL};
   tsl_trace **sk = NULL;
   uint32_t n = 0;
   if (tsl_parse(pa, "prog.py", prog, strlen(prog), &m, &d) ||

@@ -37,7 +37,7 @@ static const char scale4_script[] =
     "                C[i] = A[i] * T.float32(2)\n";
 
 static const tsl_intrin_vtable scale4 = {sizeof scale4, scale4_script,
-                                         "scale4_desc", "scale4_impl"};
+                                         "scale4_desc", "scale4_impl", NULL};
 struct tsl_sch_rule {
   const tsl_host_api *host;
 };

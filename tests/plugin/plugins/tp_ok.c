@@ -54,7 +54,7 @@ static const char add4_script[] =
     "                C[i] = A[i] + B[i]\n";
 
 static const tsl_intrin_vtable add4_vt = {sizeof add4_vt, add4_script,
-                                          "tp_add4_desc", "tp_add4_impl"};
+                                          "tp_add4_desc", "tp_add4_impl", NULL};
 
 TSL_PLUGIN_ENTRY(host, session, diag) {
   const char *mode = host->get_option(session, "tp_ok.mode");

@@ -1,0 +1,91 @@
+/*
+ * plugins/x86/x86_intrins.c — the x86 tensor intrinsics' TVMScript.
+ *
+ * The int8 dot products are TVM's (same names, same descriptions, so a
+ * schedule written for TVM tensorizes the same way): 16 int32 lanes each
+ * accumulate a 4-element dot product of the same 4 uint8 values of A with
+ * their own 4 int8 values of B, B laid out [16, 4] (a packed weight's
+ * inner tile). dot_16x4_vnni is one vpdpbusd; dot_16x4_avx512 is TVM's
+ * AVX-512 sequence for CPUs without VNNI (vpmaddubsw, whose int16 sums of
+ * two products saturate, then vpmaddwd with ones), which agrees with the
+ * description only while |a0 b0 + a1 b1| <= 32767.
+ *
+ * dot_16x2_bf16_avx512 is tessel's (TVM has no bfloat16 CPU intrinsic):
+ * the same shape for vdpbf16ps, 16 float32 lanes each accumulating a
+ * 2-element dot product of bfloat16 values. The instruction adds the odd
+ * product before the even one and flushes denormals, so it agrees with the
+ * description to float32 rounding.
+ *
+ * The implementations load the whole [16, 4] (or [16, 2]) tile of B as one
+ * vector: the region they are matched to must be contiguous, as a packed
+ * layout's inner tile is (TVM's have the same requirement).
+ */
+#include "x86_intrins.h"
+
+/* The description: C[i] += A[k] * B[i, k] over a 16 x K tile, the inputs
+ * cast to the accumulator's dtype. */
+#define DESC(NAME, K, IN_A, IN_B, ACC)                                                      \
+  "    @T.prim_func\n"                                                                      \
+  "    def " NAME "_desc(a: T.handle, b: T.handle, c: T.handle):\n"                         \
+  "        A = T.match_buffer(a, (" #K ",), \"" IN_A "\", offset_factor=1)\n"               \
+  "        B = T.match_buffer(b, (16, " #K "), \"" IN_B "\", offset_factor=1)\n"            \
+  "        C = T.match_buffer(c, (16,), \"" ACC "\", offset_factor=1)\n"                    \
+  "        with T.block(\"root\"):\n"                                                       \
+  "            T.reads(C[0:16], A[0:" #K "], B[0:16, 0:" #K "])\n"                          \
+  "            T.writes(C[0:16])\n"                                                         \
+  "            for i, k in T.grid(16, " #K "):\n"                                           \
+  "                with T.block(\"update\"):\n"                                             \
+  "                    vi, vk = T.axis.remap(\"SR\", [i, k])\n"                             \
+  "                    C[vi] = C[vi] + T.Cast(\"" ACC "\", A[vk]) * T.Cast(\"" ACC          \
+  "\", B[vi, vk])\n"
+
+#define IMPL_HEAD(NAME, K, IN_A, IN_B, ACC)                                                 \
+  "    @T.prim_func\n"                                                                      \
+  "    def " NAME "_impl(a: T.handle, b: T.handle, c: T.handle):\n"                         \
+  "        A = T.match_buffer(a, (" #K ",), \"" IN_A "\", offset_factor=1)\n"               \
+  "        B = T.match_buffer(b, (16, " #K "), \"" IN_B "\", offset_factor=1)\n"            \
+  "        C = T.match_buffer(c, (16,), \"" ACC "\", offset_factor=1)\n"                    \
+  "        with T.block(\"root\"):\n"                                                       \
+  "            T.reads(C[0:16], A[0:" #K "], B[0:16, 0:" #K "])\n"                          \
+  "            T.writes(C[0:16])\n"
+
+/* A's K values, as one 32-bit lane, in all 16 lanes. */
+#define A_LANES(VEC) "T.reinterpret(\"" VEC "\", T.Broadcast(T.reinterpret(\"int32\", A[0:4]), 16))"
+
+static const char vnni[] =
+    "@I.ir_module\nclass Module:\n" DESC("dot_16x4_vnni", 4, "uint8", "int8", "int32") "\n"
+    IMPL_HEAD("dot_16x4_vnni", 4, "uint8", "int8", "int32")
+    "            C[0:16] = T.call_llvm_pure_intrin(\"int32x16\", "
+    "\"llvm.x86.avx512.vpdpbusd.512\", T.uint32(3), C[0:16], "
+    A_LANES("int32x16") ", T.reinterpret(\"int32x16\", B[0, 0:64]))\n";
+
+static const char avx512[] =
+    "@I.ir_module\nclass Module:\n" DESC("dot_16x4_avx512", 4, "uint8", "int8", "int32") "\n"
+    IMPL_HEAD("dot_16x4_avx512", 4, "uint8", "int8", "int32")
+    "            C[0:16] = C[0:16] + T.call_llvm_pure_intrin(\"int32x16\", "
+    "\"llvm.x86.avx512.pmaddw.d.512\", T.uint32(2), "
+    "T.call_llvm_pure_intrin(\"int16x32\", \"llvm.x86.avx512.pmaddubs.w.512\", T.uint32(2), "
+    A_LANES("uint8x64") ", B[0, 0:64]), T.Broadcast(T.int16(1), 32))\n";
+
+static const char bf16[] =
+    "@I.ir_module\nclass Module:\n"
+    DESC("dot_16x2_bf16_avx512", 2, "bfloat16", "bfloat16", "float32") "\n"
+    IMPL_HEAD("dot_16x2_bf16_avx512", 2, "bfloat16", "bfloat16", "float32")
+    "            C[0:16] = T.call_llvm_pure_intrin(\"float32x16\", "
+    "\"llvm.x86.avx512bf16.dpbf16ps.512\", T.uint32(3), C[0:16], "
+    "T.reinterpret(\"bfloat16x32\", T.Broadcast(T.reinterpret(\"float32\", A[0:2]), 16)), "
+    "B[0, 0:32])\n";
+
+static const x86_intrin table[] = {
+    {"dot_16x4_vnni", "u8 x i8 -> i32 dot products of 16 lanes x 4 (AVX-512 VNNI vpdpbusd)",
+     vnni, "avx512vnni,avx512bw"},
+    {"dot_16x4_avx512", "u8 x i8 -> i32 dot products of 16 lanes x 4 (AVX-512BW, no VNNI)",
+     avx512, "avx512bw"},
+    {"dot_16x2_bf16_avx512", "bf16 x bf16 -> f32 dot products of 16 lanes x 2 (AVX-512 BF16 "
+     "vdpbf16ps)", bf16, "avx512bf16,avx512bw"},
+};
+
+const x86_intrin *x86_intrins(uint32_t *n) {
+  *n = sizeof table / sizeof table[0];
+  return table;
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# TAP test: the x86 plugin's tensor intrinsics (dot_16x4_vnni,
+# dot_16x4_avx512, dot_16x2_bf16_avx512), MultiLevelTilingWithIntrin and the
+# llvm target's DefaultX86 space. Each intrinsic tensorizes a packed dense
+# layer and the program runs, checked against the interpreter, where this
+# CPU has its features; where it does not, the llvm target refuses the
+# intrinsic by name (TESSEL_LLVM_MCPU=x86-64-v3 pretends so everywhere).
+# The default space uses the intrinsic the CPU features allow, or none.
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+exe="${TESSEL_EXE:?}"
+src="${TESSEL_SOURCE_ROOT:?}"
+d="$src/tests/plugin/x86"
+unset TESSEL_PLUGIN_PATH TESSEL_LLVM_MCPU
+i8="$src/workloads/dense_int8_packed.py"
+bf="$src/workloads/dense_bf16_packed.py"
+flags=$(grep -m1 '^flags' /proc/cpuinfo)
+has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
+
+check "tessel plugins lists the three intrinsics of tessel-x86.so" bash -c "
+  '$exe' plugins | grep -E '^intrin +(dot_16x4_vnni|dot_16x4_avx512|dot_16x2_bf16_avx512) .*tessel-x86.so$' | wc -l | grep -qx 3"
+
+# intrinsic, workload, schedule, the LLVM intrinsic it calls, /proc/cpuinfo flags, LLVM feature
+for row in "dot_16x4_vnni $i8 16x4 llvm.x86.avx512.vpdpbusd.512 avx512_vnni,avx512bw avx512vnni" \
+           "dot_16x4_avx512 $i8 16x4 llvm.x86.avx512.pmaddw.d.512 avx512bw avx512f" \
+           "dot_16x2_bf16_avx512 $bf 16x2 llvm.x86.avx512bf16.dpbf16ps.512 avx512_bf16,avx512bw avx512bf16"; do
+  set -- $row
+  sed "s/INTRIN/$1/" "$d/tensorize_$3.sch" > "$tmp/$1.sch"
+  check "$1: tensorize exits 0" test "$(status "$exe" schedule "$2" "$tmp/$1.sch")" = 0
+  check "  ... the tile is one T.call_llvm_pure_intrin on vector slices of the matched buffers" \
+    grep -qE "^ +C_1\[T.Ramp\(0, 1, 16\)\] = .*T.call_llvm_pure_intrin\(" "$tmp/out"
+  check "  ... naming $4" grep -qF "\"$4\"" "$tmp/out"
+  check "  ... and the program reads back unchanged" bash -c "'$exe' fmt - < '$tmp/out' | cmp -s - '$tmp/out'"
+  if has ${5//,/ }; then
+    check "$1: runs on this CPU and agrees with the interpreter" \
+      bash -c "'$exe' run '$2' --schedule '$tmp/$1.sch' 2>&1 | grep -q '^  check: ok (interp reference'"
+  else
+    check "$1: this CPU lacks ${5//,/ and }: the llvm target refuses the call by name (exit 2)" \
+      test "$(status "$exe" run "$2" --schedule "$tmp/$1.sch")" = 2
+    check "  ... saying which feature is missing" grep -q "needs .*, which the target's CPU" "$tmp/err"
+  fi
+  check "$1: an x86-64-v3 target (AVX2) refuses it: $4 needs $6" \
+    test "$(TESSEL_LLVM_MCPU=x86-64-v3 status "$exe" run "$2" --schedule "$tmp/$1.sch")" = 2
+  check "  ... with the message naming the feature and the CPU" \
+    grep -q "error: build: llvm codegen: T.call_llvm_pure_intrin: $4 needs $6, which the target's CPU (x86-64-v3) does not have" "$tmp/err"
+done
+
+# MultiLevelTilingWithIntrin in the llvm target's default space
+space() { "$exe" space "$1" --num-cores 2 --cpu-features "$2" > "$tmp/sp" 2>"$tmp/err" && grep -o 'ann_val="dot_[a-z0-9_]*"' "$tmp/sp" | sort -u | tr '\n' ' '; }
+out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni)
+check "a CPU with VNNI: the int8 dense layer's sketches use dot_16x4_vnni" test "$out" = 'ann_val="dot_16x4_vnni" '
+check "  ... in 3 sketches (write cache none, at level 1, at level 2)" test "$(grep -c '^# sketch' "$tmp/sp")" = 3
+out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl)
+check "AVX-512 without VNNI: dot_16x4_avx512 (TVM's DefaultX86(\"avx512\"))" test "$out" = 'ann_val="dot_16x4_avx512" '
+out=$(space "$i8" avx2,fma)
+check "AVX2 only: no intrinsic, DefaultLLVM's space" test -z "$out"
+check "  ... whose sketches tile the plain block (MultiLevelTiling)" grep -q 'ann_val="SSRSRS"' "$tmp/sp"
+out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512bf16)
+check "AVX-512 BF16: the bfloat16 dense layer uses dot_16x2_bf16_avx512" test "$out" = 'ann_val="dot_16x2_bf16_avx512" '
+out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni)
+check "  ... without AVX-512 BF16 it does not" test -z "$out"
+out=$(space "$src/workloads/matmul_128.py" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16)
+check "a float32 matmul: no intrinsic applies" test -z "$out"
+check "the postprocessors keep every VNNI sketch (RewriteTensorize tensorizes them)" bash -c "
+  '$exe' space '$i8' --num-cores 2 --cpu-features avx512f,avx512bw,avx512vl,avx512vnni --postproc > '$tmp/pp' &&
+  ! grep -q rejected '$tmp/pp' && test \$(grep -c 'sch.tensorize(block_or_loop=.*tensor_intrin=\"dot_16x4_vnni\"' '$tmp/pp') = 3"
+check "  ... and vectorize the init loop (vectorize_init_loop)" grep -q 'sch.vectorize(' "$tmp/pp"
+
+g="$src/tests/plugin/x86/conv2d_nchwc_vnni.sketch"
+"$exe" space "$src/bench/space/conv2d_nchwc_int8.py" --num-cores 4 --cpu-features all \
+  --rule 'MultiLevelTilingWithIntrin;intrin_name=dot_16x4_vnni' > "$tmp/conv.sketch" 2>"$tmp/err"
+[ -n "${TESSEL_UPDATE_GOLDEN:-}" ] && cp "$tmp/conv.sketch" "$g"
+check "the NCHWc int8 conv's MultiLevelTilingWithIntrin sketches as in tests/plugin/x86/conv2d_nchwc_vnni.sketch" cmp -s "$tmp/conv.sketch" "$g"
+
+check "MultiLevelTilingWithIntrin without intrin_name: exit 2" test "$(status "$exe" space "$i8" --rule 'MultiLevelTilingWithIntrin')" = 2
+check "  ... saying it is required, with an example" grep -q "MultiLevelTilingWithIntrin: intrin_name is required: a tensor intrinsic, e.g. dot_16x4_vnni" "$tmp/err"
+check "an unknown intrinsic: exit 2" test "$(status "$exe" space "$i8" --rule 'MultiLevelTilingWithIntrin;intrin_name=dot_16x4_nope')" = 2
+check "  ... naming it and what the x86 plugin registers" grep -q "no tensor intrinsic named 'dot_16x4_nope' is registered (the x86 plugin registers dot_16x4_vnni" "$tmp/err"
+check "in a list, an unknown name is skipped for the next" bash -c "
+  '$exe' space '$i8' --num-cores 2 --cpu-features all --rule 'MultiLevelTilingWithIntrin;intrin_name=dot_16x4_nope,dot_16x4_avx512' | grep -q 'ann_val=\"dot_16x4_avx512\"'"
+
+# the builtins: located parse errors and the llvm target's refusals
+check "T.reinterpret between sizes: exit 2" test "$(status "$exe" fmt "$d/bad_reinterpret.py")" = 2
+check "  ... located, with both sizes" grep -q "bad_reinterpret.py:4:16: error: T.reinterpret from uint8x4 (32 bits) to int64 (64 bits)" "$tmp/err"
+check "an intrinsic name without llvm.: exit 2" test "$(status "$exe" fmt "$d/bad_name.py")" = 2
+check "  ... located at the name" grep -q 'bad_name.py:4:55: error: the LLVM intrinsic must be a name starting with "llvm."' "$tmp/err"
+check "num_signature beyond the arguments: exit 2" test "$(status "$exe" fmt "$d/bad_signature.py")" = 2
+check "  ... located at it" grep -q 'bad_signature.py:4:87: error: num_signature must be a constant from 0 to 3' "$tmp/err"
+call() { sed "s|CALL|$1|" "$d/call.py" > "$tmp/call.py"; status "$exe" run "$tmp/call.py"; }
+check "an unknown LLVM intrinsic: exit 2" test "$(call 'T.call_llvm_pure_intrin("int32x16", "llvm.x86.nope", T.uint32(0), A[0:16])')" = 2
+check "  ... LLVM 19 has no intrinsic named it" grep -q "LLVM 19 has no intrinsic named llvm.x86.nope" "$tmp/err"
+check "an overloaded intrinsic: refused, saying so" bash -c "
+  sed 's|CALL|T.call_llvm_pure_intrin(\"int32x16\", \"llvm.smax.v16i32\", T.uint32(2), A[0:16], A[0:16])|' '$d/call.py' > '$tmp/c2.py' &&
+  '$exe' run '$tmp/c2.py' 2>&1 | grep -q 'llvm.smax.v16i32 is overloaded'"
+check "arguments of the wrong type: refused with both types" bash -c "
+  sed 's|CALL|T.call_llvm_pure_intrin(\"int32x16\", \"llvm.x86.avx512.pmaddw.d.512\", T.uint32(2), A[0:16], A[0:16])|' '$d/call.py' > '$tmp/c3.py' &&
+  TESSEL_LLVM_MCPU=skylake-avx512 '$exe' run '$tmp/c3.py' 2>&1 | grep -q 'llvm.x86.avx512.pmaddw.d.512 takes argument 1 of type <32 x i16>, given <16 x i32>'" 
+check "another architecture's intrinsic: refused" bash -c "
+  sed 's|CALL|T.call_llvm_pure_intrin(\"int32x16\", \"llvm.aarch64.neon.sdot\", T.uint32(0), A[0:16])|' '$d/call.py' > '$tmp/c4.py' &&
+  '$exe' run '$tmp/c4.py' 2>&1 | grep -qE 'llvm.aarch64.neon.sdot is (another architecture|overloaded)'"
+check "the interpreter refuses the vector program (exit 2)" test "$(status "$exe" eval "$tmp/call.py")" = 2
+check "  ... saying it runs scalar programs only" grep -q "the interpreter does not support vector dtype int32x16" "$tmp/err"
+
+# a tuning run from the bare program uses the intrinsic this CPU has
+cat > "$tmp/t.yaml" <<YAML
+workload:
+  file: $i8
+target:
+  kind: llvm
+  threads: 1
+strategy:
+  kind: evolutionary
+  trials: 8
+  batch: 8
+cost_model:
+  kind: random
+runner:
+  number: 1
+  repeat: 1
+  min_repeat_ms: 1
+  remeasure: 2
+database: $tmp/t.db
+seed: 1
+YAML
+if has avx512_vnni avx512bw; then want=dot_16x4_vnni; elif has avx512bw avx512f; then want=dot_16x4_avx512; else want=; fi
+check "tune the int8 dense layer for 8 trials: exit 0" test "$(status "$exe" tune "$tmp/t.yaml")" = 0
+check "  ... its candidates ran and agreed with the reference" bash -c "! grep -q 'no candidate ran successfully' '$tmp/out' && grep -q '(0 failed)' '$tmp/out'"
+if [ -n "$want" ]; then
+  check "  ... tensorized with $want, what this CPU has" grep -q "ann_val=\"$want\"" "$tmp/out"
+else
+  check "  ... with no intrinsic on this CPU (DefaultLLVM)" bash -c "! grep -q 'auto_tensorize' '$tmp/out'"
+fi
+
+echo "1..$n"
+exit $((failed > 0))

@@ -1,0 +1,14 @@
+# A bfloat16 dense layer with its weight packed for the AVX-512 BF16
+# intrinsic dot_16x2_bf16_avx512: C[i, j] = sum_k A[i, k] * W[j, k] in
+# float32, the weight laid out [N / 16, K / 2, 16, 2].
+@T.prim_func
+def main(A: T.Buffer((64, 64), "bfloat16"), W: T.Buffer((4, 32, 16, 2), "bfloat16"),
+         C: T.Buffer((64, 64), "float32")):
+    T.func_attr({"global_symbol": "main", "tir.noalias": True})
+    for i, j, k in T.grid(64, 64, 64):
+        with T.block("C"):
+            vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+            with T.init():
+                C[vi, vj] = T.float32(0)
+            C[vi, vj] = C[vi, vj] + T.Cast("float32", A[vi, vk]) * T.Cast(
+                "float32", W[vj // 16, vk // 2, vj % 16, vk % 2])
