@@ -48,15 +48,22 @@ static const struct {
     {"llvm.x86.sttilecfg", {"amx-tile", NULL}},
 };
 
+/* The prefixes of LLVM 19's other targets' intrinsics (llvm.<arch>.*). */
+static const char *const other_archs[] = {
+    "aarch64", "amdgcn", "arm", "bpf", "dx", "hexagon", "loongarch", "mips", "nvvm", "ppc",
+    "r600", "riscv", "s390", "spv", "ve", "wasm", "xcore", NULL};
+
 /* TSL_OK when the target's CPU has what intrinsic `name` needs. */
 static int check_isa(tll_cg *cg, const char *name) {
-  if (strncmp(name, "llvm.x86.", 9))
-    return strncmp(name, "llvm.aarch64.", 13) && strncmp(name, "llvm.arm.", 9) &&
-                   strncmp(name, "llvm.nvvm.", 10) && strncmp(name, "llvm.amdgcn.", 12)
-               ? TSL_OK
-               : tll_fail(cg, TSL_EUNSUPPORTED, "T.call_llvm_pure_intrin: %s is another "
-                          "architecture's intrinsic; the llvm target compiles for x86-64",
-                          name);
+  if (strncmp(name, "llvm.x86.", 9)) {
+    for (int i = 0; other_archs[i]; i++) {
+      size_t n = strlen(other_archs[i]);
+      if (!strncmp(name + 5, other_archs[i], n) && name[5 + n] == '.')
+        return tll_fail(cg, TSL_EUNSUPPORTED, "T.call_llvm_pure_intrin: %s is another "
+                        "architecture's intrinsic; the llvm target compiles for x86-64", name);
+    }
+    return TSL_OK; /* a target-independent intrinsic */
+  }
   uint64_t isa = tll_isa_required(cg->opts->cpu, cg->opts->features);
   for (size_t i = 0; i < sizeof x86_families / sizeof x86_families[0]; i++) {
     if (strncmp(name, x86_families[i].prefix, strlen(x86_families[i].prefix)))
@@ -105,14 +112,14 @@ LLVMValueRef tll_llvm_intrin(tll_cg *cg, const tsl_expr *e) {
              name);
     return NULL;
   }
+  if (check_isa(cg, name))
+    return NULL;
   if (LLVMIntrinsicIsOverloaded(id)) {
     tll_fail(cg, TSL_EUNSUPPORTED, "T.call_llvm_pure_intrin: %s is overloaded (its types are "
              "chosen per call), which the llvm target does not call; use the operation's own "
              "T. form or a non-overloaded intrinsic", name);
     return NULL;
   }
-  if (check_isa(cg, name))
-    return NULL;
   LLVMValueRef fn = LLVMGetIntrinsicDeclaration(cg->mod, id, NULL, 0);
   LLVMTypeRef fty = LLVMGlobalGetValueType(fn);
   uint32_t n = e->n_args - 2, np = LLVMCountParamTypes(fty);

@@ -96,7 +96,7 @@ check "arguments of the wrong type: refused with both types" bash -c "
   TESSEL_LLVM_MCPU=skylake-avx512 '$exe' run '$tmp/c3.py' 2>&1 | grep -q 'llvm.x86.avx512.pmaddw.d.512 takes argument 1 of type <32 x i16>, given <16 x i32>'" 
 check "another architecture's intrinsic: refused" bash -c "
   sed 's|CALL|T.call_llvm_pure_intrin(\"int32x16\", \"llvm.aarch64.neon.sdot\", T.uint32(0), A[0:16])|' '$d/call.py' > '$tmp/c4.py' &&
-  '$exe' run '$tmp/c4.py' 2>&1 | grep -qE 'llvm.aarch64.neon.sdot is (another architecture|overloaded)'"
+  '$exe' run '$tmp/c4.py' 2>&1 | grep -q 'llvm.aarch64.neon.sdot is another architecture'"
 check "the interpreter refuses the vector program (exit 2)" test "$(status "$exe" eval "$tmp/call.py")" = 2
 check "  ... saying it runs scalar programs only" grep -q "the interpreter does not support vector dtype int32x16" "$tmp/err"
 
