@@ -101,6 +101,15 @@ int mlt_add_write_reuse(const mlt_rule *r, state *st, tsl_sch_rv block, states *
                         tsl_diag *diag);
 int mlt_add_read_reuse(const mlt_rule *r, state *st, tsl_sch_rv block, states *out,
                        tsl_diag *diag);
+/* MultiLevelTiling's sub-rules on `block` of `sch` (which it takes):
+ * TileLoopNest, AddWriteReuse, AddReadReuse; the schedules pushed to
+ * `out`. */
+int mlt_tile_and_push(const mlt_rule *r, tsl_schedule *sch, tsl_sch_rv block,
+                      tsl_schedule_list *out, tsl_diag *diag);
+/* The loops above `block`, outermost first (at most MAX_PER_LEVEL * 2;
+ * a recorded get_loops). */
+int mlt_loops_of(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *loops, uint32_t *n,
+                 tsl_diag *diag);
 /* TVM's SubRule: each state through `fn`, the results concatenated. */
 int mlt_apply_sub(const mlt_rule *r, states *ss, sub_rule fn, tsl_sch_rv block, tsl_diag *diag);
 

@@ -180,13 +180,6 @@ static int call1(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_
   return mlt_call_list(sch, inst, n, args, out, 1, &k, diag);
 }
 
-/* The loops above `block`, outermost first (at most MAX_PER_LEVEL * 2). */
-static int loops_of(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *loops, uint32_t *n,
-                    tsl_diag *diag) {
-  tsl_sch_arg ga = {NULL, mlt_rv(block)};
-  return mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, n, diag);
-}
-
 /* compute_at of `block` under `loop`, unit loops kept. */
 static int compute_at(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv loop, tsl_diag *diag) {
   tsl_sch_arg a[3] = {{"block", mlt_rv(block)},
@@ -479,7 +472,7 @@ static int loops_6_to_3(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *out4,
                         tsl_diag *diag) {
   tsl_sch_rv loops[MAX_PER_LEVEL * 2];
   uint32_t nl = 0;
-  int rc = loops_of(sch, block, loops, &nl, diag);
+  int rc = mlt_loops_of(sch, block, loops, &nl, diag);
   if (!rc && nl <= 6)
     rc = tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: block '%s' has %u "
                       "loops, not the six of the output's warp layout", block_of(sch, block)->name,
@@ -525,7 +518,7 @@ static int add_write_reuse_tensor_core(const struct tsl_sch_rule *rule, state *s
   tsl_sch_rv loops[MAX_PER_LEVEL * 2], stored;
   uint32_t nl = 0;
   if (!rc)
-    rc = loops_of(sch, acc, loops, &nl, diag);
+    rc = mlt_loops_of(sch, acc, loops, &nl, diag);
   tsl_sch_arg bz = {"target", mlt_rv(loops[nl >= 2 ? nl - 2 : 0])};
   if (!rc)
     rc = call1(sch, "blockize", 1, &bz, &stored, diag);
@@ -533,7 +526,7 @@ static int add_write_reuse_tensor_core(const struct tsl_sch_rule *rule, state *s
     rc = annotate(sch, stored, "meta_schedule.auto_tensorize", mlt_str(sch, g->store), diag);
   /* the write cache's five inner loops fused for a cooperative fetch */
   if (!rc)
-    rc = loops_of(sch, st->write_cache, loops, &nl, diag);
+    rc = mlt_loops_of(sch, st->write_cache, loops, &nl, diag);
   if (!rc && nl < 5)
     rc = tsl_diag_set(diag, TSL_EINVALID, "MultiLevelTilingTensorCore: the write cache has "
                       "%u loops, fewer than five", nl);

@@ -108,28 +108,12 @@ static int tile_for(const struct tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_
   rc = mlt_call_list(copy, "blockize", 1, &ba, &outer, 1, &k, diag);
   if (!rc)
     rc = annotate(copy, outer, "meta_schedule.auto_tensorize", name, diag);
-  state *st = rc ? NULL : calloc(1, sizeof *st);
-  if (!st) {
-    tsl_schedule_free(copy);
-    return rc ? rc : tsl_diag_set(diag, TSL_ENOMEM, "%s: out of memory", who);
-  }
-  st->sch = copy;
-  states ss = {1, {st}};
-  rc = mlt_tile_loop_nest(&rule->r, st, outer, -1, diag);
-  if (!rc)
-    rc = mlt_apply_sub(&rule->r, &ss, mlt_add_write_reuse, outer, diag);
-  if (!rc)
-    rc = mlt_apply_sub(&rule->r, &ss, mlt_add_read_reuse, outer, diag);
   if (rc) {
-    mlt_states_free(&ss);
+    tsl_schedule_free(copy);
     return rc;
   }
-  for (uint32_t i = 0; i < ss.n && !rc; i++) {
-    rc = tsl_schedule_list_push(out, ss.s[i]->sch);
-    free(ss.s[i]);
-  }
   *used = 1;
-  return rc;
+  return mlt_tile_and_push(&rule->r, copy, outer, out, diag);
 }
 
 static int mwi_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,

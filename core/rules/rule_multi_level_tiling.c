@@ -507,23 +507,16 @@ int mlt_apply_sub(const mlt_rule *r, states *ss, sub_rule fn, tsl_sch_rv block,
   return rc;
 }
 
-static int mlt_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,
-                     tsl_schedule_list *out, tsl_diag *diag) {
-  const mlt_rule *r = &rule->r;
-  if (!tsl_sch_needs_multi_level_tiling(sch, block))
-    return tsl_schedule_list_push(out, sch);
-  tsl_sch_arg a[3] = {{NULL, mlt_rv(block)},
-                      {NULL, mlt_str(sch, "meta_schedule.tiling_structure")},
-                      {NULL, mlt_str(sch, r->structure)}};
-  int rc = tsl_sch_call(sch, "annotate", 3, a, NULL, NULL, diag);
-  state *st = rc ? NULL : calloc(1, sizeof *st);
+int mlt_tile_and_push(const mlt_rule *r, tsl_schedule *sch, tsl_sch_rv block,
+                      tsl_schedule_list *out, tsl_diag *diag) {
+  state *st = calloc(1, sizeof *st);
   if (!st) {
     tsl_schedule_free(sch);
-    return rc ? rc : tsl_diag_set(diag, TSL_ENOMEM, "MultiLevelTiling: out of memory");
+    return tsl_diag_set(diag, TSL_ENOMEM, "MultiLevelTiling: out of memory");
   }
   st->sch = sch;
   states ss = {1, {st}};
-  rc = mlt_tile_loop_nest(r, st, block, -1, diag);
+  int rc = mlt_tile_loop_nest(r, st, block, -1, diag);
   if (!rc)
     rc = mlt_apply_sub(r, &ss, mlt_add_write_reuse, block, diag);
   if (!rc)
@@ -533,10 +526,27 @@ static int mlt_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,
     return rc;
   }
   for (uint32_t i = 0; i < ss.n; i++) {
-    tsl_schedule_list_push(out, ss.s[i]->sch);
+    int prc = tsl_schedule_list_push(out, ss.s[i]->sch); /* frees it on failure */
+    rc = rc ? rc : prc;
     free(ss.s[i]);
   }
-  return TSL_OK;
+  return rc;
+}
+
+static int mlt_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,
+                     tsl_schedule_list *out, tsl_diag *diag) {
+  const mlt_rule *r = &rule->r;
+  if (!tsl_sch_needs_multi_level_tiling(sch, block))
+    return tsl_schedule_list_push(out, sch);
+  tsl_sch_arg a[3] = {{NULL, mlt_rv(block)},
+                      {NULL, mlt_str(sch, "meta_schedule.tiling_structure")},
+                      {NULL, mlt_str(sch, r->structure)}};
+  int rc = tsl_sch_call(sch, "annotate", 3, a, NULL, NULL, diag);
+  if (rc) {
+    tsl_schedule_free(sch);
+    return rc;
+  }
+  return mlt_tile_and_push(r, sch, block, out, diag);
 }
 
 const tsl_schedule_rule_vtable rule_multi_level_tiling_vt = {

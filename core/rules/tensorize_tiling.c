@@ -227,8 +227,8 @@ static int pad_to_intrin(tsl_schedule *sch, tsl_sch_rv block, uint32_t n_iters,
   return rc;
 }
 
-static int loops_of(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *loops, uint32_t *n,
-                    tsl_diag *diag) {
+int mlt_loops_of(tsl_schedule *sch, tsl_sch_rv block, tsl_sch_rv *loops, uint32_t *n,
+                 tsl_diag *diag) {
   tsl_sch_arg ga = {NULL, mlt_rv(block)};
   return mlt_call_list(sch, "get_loops", 1, &ga, loops, MAX_PER_LEVEL * 2, n, diag);
 }
@@ -240,12 +240,12 @@ int rule_tile_with_intrin(tsl_schedule *sch, tsl_sch_rv block, const tsl_func *d
   uint32_t nl;
   loop_map m;
   *applicable = 0;
-  int rc = loops_of(sch, block, loops, &nl, diag);
+  int rc = mlt_loops_of(sch, block, loops, &nl, diag);
   if (rc || !map_loops(sch, block, loops, nl, desc, allow_padding, &m))
     return rc;
   const tsl_block *b = tsl_schedule_get_stmt(sch, block)->u.realize.block;
   if (m.pad && ((rc = pad_to_intrin(sch, block, b->n_iter_vars, m.padding, diag)) ||
-                (rc = loops_of(sch, block, loops, &nl, diag))))
+                (rc = mlt_loops_of(sch, block, loops, &nl, diag))))
     return rc;
   *applicable = 1;
   /* split each mapped loop; the loops after it are the old ones with each
