@@ -250,10 +250,12 @@ LLVMValueRef tll_from_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
   if (tsl_dtype_is_bool(t))
     return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
   if (t.code == TSL_DT_BFLOAT) {
-    LLVMTypeRef it = t.lanes > 1 ? LLVMVectorType(cg->t_i32, t.lanes) : cg->t_i32;
-    LLVMValueRef w = LLVMBuildZExt(cg->b, v, it, "");
-    w = LLVMBuildShl(cg->b, w, tll_const_int(cg, TSL_DTYPE(TSL_DT_INT, 32, t.lanes), 16), "");
-    return LLVMBuildBitCast(cg->b, w, tll_type(cg, t), "");
+    /* through LLVM's bfloat, so that an intrinsic's bfloat operand
+     * (codegen_intrin.c narrows float lanes back) folds to the load */
+    LLVMTypeRef bt = LLVMBFloatTypeInContext(cg->ctx);
+    if (t.lanes > 1)
+      bt = LLVMVectorType(bt, t.lanes);
+    return LLVMBuildFPExt(cg->b, LLVMBuildBitCast(cg->b, v, bt, ""), tll_type(cg, t), "");
   }
   return v;
 }

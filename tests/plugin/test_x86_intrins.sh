@@ -44,6 +44,24 @@ for row in "dot_16x4_vnni $i8 16x4 llvm.x86.avx512.vpdpbusd.512 avx512_vnni,avx5
     grep -q "error: build: llvm codegen: T.call_llvm_pure_intrin: $4 needs $6, which the target's CPU (x86-64-v3) does not have" "$tmp/err"
 done
 
+# A bfloat16 operand loaded from memory reaches vdpbf16ps as loaded: no
+# round trip through float lanes (widen, then narrow back with
+# vcvtneps2bf16), which halved the bf16 dense layer's speed.
+if has avx512_bf16 avx512bw && command -v objdump > /dev/null; then
+  sed "s/INTRIN/dot_16x2_bf16_avx512/" "$d/tensorize_16x2.sch" > "$tmp/bf.sch"
+  check "the tensorized bfloat16 dense layer exports (tessel build)" \
+    test "$(status "$exe" build "$bf" --schedule "$tmp/bf.sch" -o "$tmp/libbf.so")" = 0
+  objdump -d --no-show-raw-insn "$tmp/libbf.so" > "$tmp/bf.s" 2>/dev/null
+  check "  ... its code calls vdpbf16ps" grep -q 'vdpbf16ps' "$tmp/bf.s"
+  check "  ... on its operands as loaded (no vcvtneps2bf16 narrowing them back)" \
+    bash -c "! grep -q 'vcvtneps2bf16' '$tmp/bf.s'"
+else
+  for what in "the tensorized bfloat16 dense layer exports" "  ... its code calls vdpbf16ps" \
+              "  ... on its operands as loaded"; do
+    skip "$what" "this CPU lacks AVX-512 BF16 (or objdump is missing)"
+  done
+fi
+
 # MultiLevelTilingWithIntrin in the llvm target's default space
 space() { "$exe" space "$1" --num-cores 2 --cpu-features "$2" > "$tmp/sp" 2>"$tmp/err" && grep -o 'ann_val="dot_[a-z0-9_]*"' "$tmp/sp" | sort -u | tr '\n' ' '; }
 out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni)

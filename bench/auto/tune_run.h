@@ -1,0 +1,47 @@
+/*
+ * bench/auto/tune_run.h — one tuning run of bench_auto: configs/auto.yaml
+ * (default rules, evolutionary search, TVM's runner settings) with
+ * overrides, through the public API as `tessel tune` makes it, in a fresh
+ * mkdtemp folder that holds its database and exported best (libbest.so)
+ * until auto_run_free; and its curve, the best after each candidate.
+ */
+#ifndef TESSEL_BENCH_TUNE_RUN_H
+#define TESSEL_BENCH_TUNE_RUN_H
+
+#include "tessel/tessel.h"
+
+/* The best GFLOPS (GOPS) after candidate i (1-based) in the database's
+ * order (record i is candidate i, the best of the first N is what a run
+ * of N trials would have), 0 before any; the wall time when the i-th
+ * candidate had been measured. */
+typedef struct auto_curve {
+  int64_t n; /* candidates measured */
+  double *best_gflops;
+  double *elapsed_s;
+  int64_t cap;
+  double flops; /* of one call */
+} auto_curve;
+
+typedef struct auto_run {
+  tsl_tune_result r;
+  auto_curve c;
+  double wall;
+  char dir[64];
+} auto_run;
+
+/* `trials` candidates with the `key=value` overrides sets[0..n_sets) (at
+ * most 12): 0, or -1 with the message on stderr. *out is set either way;
+ * free it with auto_run_free. */
+int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t trials,
+              auto_run *out);
+
+/* Frees the run and removes its folder. */
+void auto_run_free(auto_run *r);
+
+/* The run's search overhead: search time per measured candidate and its
+ * share of the wall time, split into replay, postprocessing, features,
+ * mutation, prediction, training, lowering and the rest (keys, database,
+ * the strategy's bookkeeping). */
+void auto_print_overhead(const auto_run *r);
+
+#endif
