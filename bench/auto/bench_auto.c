@@ -33,12 +33,14 @@
  * run can be off by as much.
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,mb1024,m128,ops,lowp] [--models xgb,random]
+ *                   [--seeds 3 (lowp)]
  *                                                (or ./tessel bench auto ...)
  */
 #define _XOPEN_SOURCE 700
 #include "tessel/tessel.h"
 #include "../bench_util.h"
 #include "lowp.h"
+#include "peer.h"
 #include "peak.h"
 #include "side_by_side.h"
 #include "tune_run.h"
@@ -340,21 +342,38 @@ int main(int argc, char **argv) {
     return 2;
   const char *root = getenv("TESSEL_SOURCE_ROOT"), *only = "m1024,mb1024,m128,ops,lowp", *models = "xgb";
   int64_t cp[MAX_CP] = {32, 64, 128, 256, 640};
-  int n_cp = 5;
+  int n_cp = 5, seeds = 3;
+  const char *peer = NULL, *peer_exe = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--checkpoints") && i + 1 < argc)
       n_cp = parse_list(argv[++i], cp, MAX_CP);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
+      seeds = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
+      peer = argv[++i];
+    else if (!strcmp(argv[i], "--peer-exe") && i + 1 < argc)
+      peer_exe = argv[++i];
     else if (!strcmp(argv[i], "--models") && i + 1 < argc)
       models = argv[++i];
     else if (argv[i][0] != '-')
       root = argv[i];
     else {
       fprintf(stderr, "usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640] "
-                      "[--only m1024,mb1024,m128,ops,lowp] [--models xgb,random]\n");
+                      "[--only m1024,mb1024,m128,ops,lowp] [--models xgb,random] [--seeds 3] "
+                      "[--peer tvm [--peer-exe PATH]]\n");
       return 2;
     }
+  }
+  if (seeds < 1 || seeds > 16) {
+    fprintf(stderr, "bench_auto: --seeds: 1 to 16 runs per workload (lowp, --peer)\n");
+    return 2;
+  }
+  if (peer && strcmp(peer, "tvm")) {
+    fprintf(stderr, "bench_auto: --peer %s: the one peer is tvm (TVM v0.19's MetaSchedule "
+                    "through ../shared/tools/tvm-peer)\n", peer);
+    return 2;
   }
   if (n_cp <= 0) {
     fprintf(stderr, "bench_auto: --checkpoints: a comma-separated list of trial counts\n");
@@ -370,6 +389,22 @@ int main(int argc, char **argv) {
   double peak1 = bench_peak(PEAK_FMA_F32, 1), peak2 = bench_peak(PEAK_FMA_F32, 2);
   printf("FMA peak: %.1f GFLOPS (1 thread), %.1f GFLOPS (2 threads), float32 %s\n", peak1,
          peak2, __builtin_cpu_supports("avx512f") ? "AVX-512" : "AVX2");
+  if (peer) {
+    char exe[4200];
+    snprintf(exe, sizeof exe, "%s", peer_exe ? peer_exe : "");
+    if (!peer_exe)
+      snprintf(exe, sizeof exe, "%s/../shared/tools/tvm-peer/tvm-peer", abs_root);
+    if (access(exe, X_OK)) {
+      fprintf(stderr, "bench_auto: --peer tvm: %s is not there (--peer-exe PATH names it)\n",
+              exe);
+      return 2;
+    }
+    peer_opts po = {abs_root, exe, only, cp, n_cp, seeds, peak1, peak2, blas_gflops};
+    bench_peer(&po);
+    if (strstr(only, "lowp"))
+      bench_lowp(abs_root, cp, n_cp, seeds);
+    return 0;
+  }
   if (strstr(only, "m1024")) {
     double blas = blas_gflops(1024, 2);
     printf("\nfloat32 1024 matmul, 2 threads: OpenBLAS sgemm %.1f GFLOPS (%.2f of peak)\n",
@@ -453,6 +488,6 @@ int main(int argc, char **argv) {
   if (strstr(only, "ops"))
     ops(abs_root, peak2);
   if (strstr(only, "lowp"))
-    bench_lowp(abs_root, cp, n_cp);
+    bench_lowp(abs_root, cp, n_cp, seeds);
   return 0;
 }

@@ -99,61 +99,88 @@ static void dnnl_impl(const lowp_workload *w, char *out, size_t n) {
 }
 #endif
 
-static void one(const char *root, const lowp_workload *w, const int64_t *cp, int n_cp,
-                double peak) {
-  char file[4300], impl[256] = "not built (apt-get install libdnnl-dev)";
+/* One seed's run: its row (the in-run best at each checkpoint, the
+ * re-measured best, the wall time, the intrinsic, and the side-by-side
+ * figures); the ratio to oneDNN, 0 when not timed. */
+static double one_seed(const char *root, const lowp_workload *w, const int64_t *cp, int n_cp,
+                       double peak, int seed, int first) {
+  char file[4300], sd[32];
   snprintf(file, sizeof file, "workload.file=%s/%s", root, w->file);
-#ifdef TESSEL_BENCH_DNNL
-  dnnl_impl(w, impl, sizeof impl);
-#endif
-  printf("\n%s, %d threads; oneDNN: %s\n", w->name, THREADS, impl);
-  const char *sets[] = {file, "target.threads=2"};
+  snprintf(sd, sizeof sd, "seed=%d", seed);
+  const char *sets[] = {file, "target.threads=2", sd};
   auto_run r;
-  if (auto_tune(root, sets, 2, cp[n_cp - 1], &r)) {
+  if (auto_tune(root, sets, 3, cp[n_cp - 1], &r)) {
     auto_run_free(&r);
-    return;
+    return 0;
   }
-  printf("  %8s %10s %9s %10s   (the tuner's in-run best)\n", "trials", "GOPS", "/peak",
-         "wall s");
+  printf("  %4d", seed);
   for (int k = 0; k < n_cp; k++) {
     int64_t t = cp[k] < r.c.n ? cp[k] : r.c.n;
-    double g = t > 0 ? r.c.best_gflops[t] : 0;
-    printf("  %8lld %10.1f %9.2f %10.1f\n", (long long)t, g, peak > 0 ? g / peak : 0,
-           t > 0 ? r.c.elapsed_s[t] : 0);
+    printf(" %7.0f", t > 0 ? r.c.best_gflops[t] : 0);
   }
-  auto_print_overhead(&r);
-  double flops = flops_of(w) * 1e-9;
+  double flops = flops_of(w) * 1e-9, ratio = 0;
+  double re = r.r.remeasured_s > 0 ? flops / r.r.remeasured_s : 0;
   char intrin[128];
   intrinsic_of(r.r.best_trace, intrin, sizeof intrin);
-  if (r.r.remeasured_s > 0)
-    printf("    best: tensorized with %s; re-measured %.1f GOPS (median of %d rounds in a "
-           "fresh worker, %.1f to %.1f)\n",
-           intrin, flops / r.r.remeasured_s, 3, flops / r.r.remeasured_max_s,
-           flops / r.r.remeasured_min_s);
-  else
-    printf("    best: tensorized with %s; not re-measured\n", intrin);
+  printf(" %8.0f %6.2f %7.1f  %-22s", re, peak > 0 ? re / peak : 0, r.wall, intrin);
 #ifdef TESSEL_BENCH_DNNL
   bench_kernel k = w->kernel;
   k.dir = r.dir;
   bench_side ks = {bench_kernel_open, bench_kernel_call, &k}, ds = {dnnl_open, dnnl_call, w};
   double kr = 0, dr = 0;
   if (bench_side_by_side(&ks, &ds, &kr, &dr))
-    fprintf(stderr, "bench_auto: cannot time %s side by side with oneDNN\n", w->name);
-  else
-    printf("    side by side after the run (medians of 7 alternations): tessel %.1f GOPS, "
-           "oneDNN %.1f GOPS, ratio %.2f; %.2f and %.2f of peak\n",
-           kr * flops, dr * flops, kr / dr, peak > 0 ? kr * flops / peak : 0,
-           peak > 0 ? dr * flops / peak : 0);
+    printf(" (cannot time it side by side with oneDNN)");
+  else {
+    ratio = kr / dr;
+    printf(" %8.0f %8.0f %6.2f", kr * flops, dr * flops, ratio);
+  }
 #endif
+  printf("\n");
+  if (first)
+    auto_print_overhead(&r);
   auto_run_free(&r);
+  return ratio;
 }
 
-void bench_lowp(const char *root, const int64_t *cp, int n_cp) {
+static void one(const char *root, const lowp_workload *w, const int64_t *cp, int n_cp,
+                double peak, int seeds) {
+  char impl[256] = "not built (apt-get install libdnnl-dev)";
+#ifdef TESSEL_BENCH_DNNL
+  dnnl_impl(w, impl, sizeof impl);
+#endif
+  printf("\n%s, %d threads; oneDNN: %s\n", w->name, THREADS, impl);
+  printf("  %4s", "seed");
+  for (int k = 0; k < n_cp; k++)
+    printf(" %7lld", (long long)cp[k]);
+  printf(" %8s %6s %7s  %-22s %8s %8s %6s\n", "re-meas", "/peak", "wall s", "intrinsic",
+         "tessel", "oneDNN", "ratio");
+  double ratios[64];
+  int n = 0;
+  for (int s = 1; s <= seeds && s <= 64; s++) {
+    double q = one_seed(root, w, cp, n_cp, peak, s, s == 1);
+    if (q > 0)
+      ratios[n++] = q;
+  }
+  if (n > 1) {
+    double lo = ratios[0];
+    for (int i = 1; i < n; i++)
+      lo = ratios[i] < lo ? ratios[i] : lo;
+    double med = bench_median(ratios, n);
+    printf("  tessel / oneDNN side by side over %d seeds: median %.2f, worst %.2f (%.1f%% "
+           "below the median)\n",
+           n, med, lo, 100 * (med - lo) / med);
+  }
+}
+
+void bench_lowp(const char *root, const int64_t *cp, int n_cp, int seeds) {
   double i8 = bench_peak(PEAK_DOT_INT8, THREADS), bf = bench_peak(PEAK_DOT_BF16, THREADS);
   printf("\nint8 and bfloat16 over packed weights, tuned from the bare program "
-         "(configs/auto.yaml), against oneDNN\n"
+         "(configs/auto.yaml), against oneDNN: per seed, the tuner's in-run best GOPS after "
+         "each checkpoint's trials, its re-measured best (median of 3 rounds in a fresh "
+         "worker), and the exported best and oneDNN side by side (medians of 7 "
+         "alternations)\n"
          "dot-product peak, %d threads: int8 %.1f GOPS (%s), bf16 %.1f GFLOPS (%s)\n",
          THREADS, i8, bench_peak_name(PEAK_DOT_INT8), bf, bench_peak_name(PEAK_DOT_BF16));
   for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
-    one(root, &workloads[i], cp, n_cp, workloads[i].bf16 ? bf : i8);
+    one(root, &workloads[i], cp, n_cp, workloads[i].bf16 ? bf : i8, seeds);
 }

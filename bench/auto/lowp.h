@@ -11,8 +11,9 @@
 
 #include <stdint.h>
 
-/* Each workload tuned to the last of the checkpoints cp[0..n_cp), its
- * best at each printed. */
-void bench_lowp(const char *root, const int64_t *cp, int n_cp);
+/* Each workload tuned to the last of the checkpoints cp[0..n_cp) with
+ * seeds 1..seeds, its best at each printed; over several seeds, the median
+ * and the worst ratio to oneDNN. */
+void bench_lowp(const char *root, const int64_t *cp, int n_cp, int seeds);
 
 #endif

@@ -1,0 +1,34 @@
+/*
+ * bench/auto/peer.h — tessel and TVM side by side (`./tessel bench auto
+ * --peer tvm`): each workload tuned from the bare program by both, with the
+ * same trials, threads and seed, the runs interleaved seed by seed. TVM is
+ * ../shared/tools/tvm-peer (TVM v0.19 MetaSchedule with its defaults, a
+ * measuring instrument outside the repository: `tvm-peer PROGRAM.py`
+ * prints its in-run best at 16, 32, 64, ... trials, then its best
+ * re-measured in a fresh process, median of 10 repeats of >= 200 ms).
+ * tessel's figures are its in-run best after N trials and its best
+ * re-measured at the end of the run (median of 3 rounds in a fresh
+ * worker). Both are in tessel's FLOP count (TVM's is converted through its
+ * own estimate), with the ratio to the FMA peak and, for the matmuls, to
+ * OpenBLAS measured right after each pair of runs.
+ */
+#ifndef TESSEL_BENCH_PEER_H
+#define TESSEL_BENCH_PEER_H
+
+#include <stdint.h>
+
+typedef struct peer_opts {
+  const char *root;     /* the source tree */
+  const char *exe;      /* the tvm-peer script */
+  const char *only;     /* workload names or groups (m1024, mb1024, m128, ops, ...) */
+  const int64_t *cp;    /* checkpoints, the last one the trials of a run */
+  int n_cp;
+  int seeds;            /* runs 1..seeds of each tuner */
+  double peak1, peak2;  /* FMA peaks at 1 and 2 threads, GFLOPS */
+  double (*blas)(int n, int threads); /* OpenBLAS sgemm n x n, GFLOPS */
+} peer_opts;
+
+/* The workloads named in o->only, each tuned by both. */
+void bench_peer(const peer_opts *o);
+
+#endif
