@@ -18,6 +18,8 @@
  *   lowp   int8 and bfloat16 matmuls and 3x3 convolutions over packed
  *          weights, up to the last checkpoint, against oneDNN side by side
  *          and the dot-product peak (lowp.h);
+ *   pairs  the paired-seed study of tessel's deviations from TVM (pairs.h),
+ *          --seeds pairs of the last checkpoint's trials (not by default);
  *   ops    the ResNet stem (conv2d NHWC 7x7 stride 2 with padding) in 64
  *          trials, a depthwise conv2d, softmax and layer norm in 32, at 2
  *          threads: the untuned program (an empty schedule, measured the
@@ -40,6 +42,7 @@
 #include "tessel/tessel.h"
 #include "../bench_util.h"
 #include "lowp.h"
+#include "pairs.h"
 #include "peer.h"
 #include "peak.h"
 #include "side_by_side.h"
@@ -361,13 +364,13 @@ int main(int argc, char **argv) {
       root = argv[i];
     else {
       fprintf(stderr, "usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640] "
-                      "[--only m1024,mb1024,m128,ops,lowp] [--models xgb,random] [--seeds 3] "
+                      "[--only m1024,mb1024,m128,ops,lowp,pairs] [--models xgb,random] [--seeds 3] "
                       "[--peer tvm [--peer-exe PATH]]\n");
       return 2;
     }
   }
   if (seeds < 1 || seeds > 16) {
-    fprintf(stderr, "bench_auto: --seeds: 1 to 16 runs per workload (lowp, --peer)\n");
+    fprintf(stderr, "bench_auto: --seeds: 1 to 16 runs per workload (lowp, pairs, --peer)\n");
     return 2;
   }
   if (peer && strcmp(peer, "tvm")) {
@@ -400,12 +403,9 @@ int main(int argc, char **argv) {
       return 2;
     }
     peer_opts po = {abs_root, exe, only, cp, n_cp, seeds, peak1, peak2, blas_gflops};
-    bench_peer(&po);
-    if (strstr(only, "lowp"))
-      bench_lowp(abs_root, cp, n_cp, seeds);
-    return 0;
+    bench_peer(&po); /* instead of the float32 sections */
   }
-  if (strstr(only, "m1024")) {
+  if (!peer && strstr(only, "m1024")) {
     double blas = blas_gflops(1024, 2);
     printf("\nfloat32 1024 matmul, 2 threads: OpenBLAS sgemm %.1f GFLOPS (%.2f of peak)\n",
            blas, blas / peak2);
@@ -450,7 +450,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n_models; i++)
       auto_run_free(&runs[i]);
   }
-  if (strstr(only, "mb1024")) {
+  if (!peer && strstr(only, "mb1024")) {
     /* TVM's RewriteLayout: the weight packed once, outside the timed calls */
     double blas = blas_gflops(1024, 2);
     char wl[4300];
@@ -466,7 +466,7 @@ int main(int argc, char **argv) {
     }
     auto_run_free(&r);
   }
-  if (strstr(only, "m128")) {
+  if (!peer && strstr(only, "m128")) {
     for (int threads = 1; threads <= 2; threads++) {
       double blas = blas_gflops(128, threads), peak = threads == 1 ? peak1 : peak2;
       char wl[4300], th[64];
@@ -485,9 +485,11 @@ int main(int argc, char **argv) {
       auto_run_free(&r);
     }
   }
-  if (strstr(only, "ops"))
+  if (!peer && strstr(only, "ops"))
     ops(abs_root, peak2);
   if (strstr(only, "lowp"))
     bench_lowp(abs_root, cp, n_cp, seeds);
+  if (strstr(only, "pairs"))
+    bench_pairs(abs_root, cp[n_cp - 1], seeds);
   return 0;
 }

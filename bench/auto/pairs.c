@@ -1,0 +1,87 @@
+/* Paired seeds: tessel's defaults against TVM's behaviour, one deviation
+ * at a time. */
+#include "pairs.h"
+#include "../bench_util.h"
+#include "tune_run.h"
+
+enum { MAX_PAIRS = 16, N_DEV = 2 };
+
+static const struct {
+  const char *name, *what;
+  const char *sets[2];
+  int n_sets;
+} deviations[N_DEV] = {
+    {"unroll", "LLVM's unroller also on loops the schedule left rolled",
+     {"target.llvm-unroll=1"}, 1},
+    {"censored", "every candidate measured fully (nothing stopped or screened)",
+     {"runner.skip_slower=0", "runner.screen_slower=0"}, 2},
+};
+
+static const struct {
+  const char *what, *file;
+} workloads[] = {
+    {"float32 1024 matmul", "bench/tune/matmul_1024.py"},
+    {"float32 1024 matmul + bias, weight layout-free", "bench/tune/matmul_bias_1024.py"},
+};
+
+/* One run's re-measured best GFLOPS and wall time; 0 on failure. */
+static double run_one(const char *root, const char *file, int seed, const char *const *extra,
+                      int n_extra, int64_t trials, double *wall) {
+  char wl[4300], sd[32];
+  snprintf(wl, sizeof wl, "workload.file=%s/%s", root, file);
+  snprintf(sd, sizeof sd, "seed=%d", seed);
+  const char *sets[8] = {wl, "target.threads=2", sd};
+  int n = 3;
+  for (int i = 0; i < n_extra && n < 8; i++)
+    sets[n++] = extra[i];
+  auto_run r;
+  double g = 0;
+  if (!auto_tune(root, sets, n, trials, &r) && r.r.remeasured_s > 0)
+    g = r.c.flops / r.r.remeasured_s * 1e-9;
+  *wall = r.wall;
+  auto_run_free(&r);
+  return g;
+}
+
+void bench_pairs(const char *root, int64_t trials, int pairs) {
+  if (pairs > MAX_PAIRS)
+    pairs = MAX_PAIRS;
+  printf("\npaired seeds, %lld trials, 2 threads: tessel's defaults (A) against one deviation "
+         "turned back to TVM's behaviour (B), the same seed right after; re-measured bests, "
+         "GFLOPS\n",
+         (long long)trials);
+  for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++) {
+    double a[MAX_PAIRS], aw[MAX_PAIRS], b[N_DEV][MAX_PAIRS], bw[N_DEV][MAX_PAIRS];
+    printf("\n%s\n  %4s %9s %7s", workloads[w].what, "seed", "A", "wall s");
+    for (int d = 0; d < N_DEV; d++)
+      printf(" %9s %7s %6s", deviations[d].name, "wall s", "B/A");
+    printf("\n");
+    for (int s = 1; s <= pairs; s++) {
+      a[s - 1] = run_one(root, workloads[w].file, s, NULL, 0, trials, &aw[s - 1]);
+      printf("  %4d %9.1f %7.1f", s, a[s - 1], aw[s - 1]);
+      for (int d = 0; d < N_DEV; d++) {
+        b[d][s - 1] = run_one(root, workloads[w].file, s, deviations[d].sets,
+                              deviations[d].n_sets, trials, &bw[d][s - 1]);
+        printf(" %9.1f %7.1f %6.2f", b[d][s - 1], bw[d][s - 1],
+               a[s - 1] > 0 ? b[d][s - 1] / a[s - 1] : 0);
+      }
+      printf("\n");
+      fflush(stdout);
+    }
+    for (int d = 0; d < N_DEV; d++) {
+      double q[MAX_PAIRS], wq[MAX_PAIRS];
+      int n = 0, won = 0;
+      for (int s = 0; s < pairs; s++)
+        if (a[s] > 0 && b[d][s] > 0) {
+          q[n] = b[d][s] / a[s];
+          wq[n++] = bw[d][s] / aw[s];
+          won += b[d][s] > a[s];
+        }
+      if (n)
+        printf("  %s (%s): B / A median %.3f over %d pairs, B better in %d; tuning time B / A "
+               "%.2f\n",
+               deviations[d].name, deviations[d].what, bench_median(q, n), n, won,
+               bench_median(wq, n));
+    }
+  }
+}
