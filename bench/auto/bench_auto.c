@@ -1,7 +1,8 @@
 /*
  * Automatic tuning from the bare program (issue 13's evidence): runs of
  * configs/auto.yaml (default rules, evolutionary search, TVM's runner
- * settings, slow candidates stopped or screened) through the public API, each in a fresh mkdtemp database,
+ * settings, slow candidates stopped or screened) through the public API,
+ * each in a fresh mkdtemp database,
  * against OpenBLAS sgemm and the machine's FMA peak measured in the same
  * run:
  *   m1024  bench/tune/matmul_1024.py, 2 threads, up to the last checkpoint,
@@ -18,7 +19,7 @@
  *   lowp   int8 and bfloat16 matmuls and 3x3 convolutions over packed
  *          weights, up to the last checkpoint, against oneDNN side by side
  *          and the dot-product peak (lowp.h);
- *   pairs  the paired-seed study of tessel's deviations from TVM (pairs.h),
+ *   pairs  the paired-seed study of tessel's deviations from TVM (pairs.h):
  *          --seeds pairs of the last checkpoint's trials (not by default);
  *   ops    the ResNet stem (conv2d NHWC 7x7 stride 2 with padding) in 64
  *          trials, a depthwise conv2d, softmax and layer norm in 32, at 2
@@ -32,10 +33,12 @@
  * side (each in a process of its own, warmed up, then 7 alternating
  * blocks of each, medians): the machine's speed drifts by up to 40%
  * within minutes, so a ratio to an OpenBLAS figure taken before a long
- * run can be off by as much.
+ * run can be off by as much. With --peer tvm, the float32 sections give way
+ * to tessel and TVM's MetaSchedule side by side on the workloads of --only
+ * (peer.h).
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
- *                   [--only m1024,mb1024,m128,ops,lowp] [--models xgb,random]
- *                   [--seeds 3 (lowp)]
+ *                   [--only m1024,mb1024,m128,ops,lowp,pairs] [--models xgb,random]
+ *                   [--seeds 3 (lowp, pairs, --peer)] [--peer tvm [--peer-exe PATH]]
  *                                                (or ./tessel bench auto ...)
  */
 #define _XOPEN_SOURCE 700
