@@ -1,5 +1,6 @@
 /* oneDNN primitives for bench_auto's int8 and bfloat16 workloads. */
 #include "dnnl_ref.h"
+#include "side_by_side.h"
 
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
@@ -21,24 +22,6 @@ struct dnnl_ref {
 };
 
 void dnnl_ref_set_threads(int threads) { omp_set_num_threads(threads); }
-
-/* Small values in every type, so that no sum overflows and no bfloat16 is
- * a denormal. */
-static void fill(void *p, size_t n, dnnl_data_type_t t) {
-  for (size_t i = 0; i < n; i++) {
-    int v = (int)(i * 7 % 13);
-    if (t == dnnl_u8)
-      ((uint8_t *)p)[i] = (uint8_t)v;
-    else if (t == dnnl_s8)
-      ((int8_t *)p)[i] = (int8_t)(v - 6);
-    else if (t == dnnl_bf16) {
-      float f = (float)(v - 6) * 0.125f;
-      uint32_t bits;
-      memcpy(&bits, &f, 4);
-      ((uint16_t *)p)[i] = (uint16_t)(bits >> 16);
-    }
-  }
-}
 
 /* The primitive's memory for argument `arg` (the layout it asked for),
  * filled through a plain `tag` copy and a reorder when `t` is an input. */
@@ -63,7 +46,8 @@ static int arg_memory(dnnl_ref *r, int slot, int arg, dnnl_query_t what, int ndi
            dnnl_memory_create(&user, &plain, r->engine, DNNL_MEMORY_ALLOCATE) ||
            dnnl_memory_get_data_handle(user, &p);
   if (!rc) {
-    fill(p, n, t);
+    bench_fill_buffer(p, t == dnnl_bf16 ? 2 * n : n,
+                      t == dnnl_u8 ? FILL_U8 : t == dnnl_s8 ? FILL_S8 : FILL_BF16);
     dnnl_exec_arg_t ra[2] = {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, r->mem[slot]}};
     rc = dnnl_reorder_primitive_desc_create(&rpd, &plain, r->engine, md, r->engine, NULL) ||
          dnnl_primitive_create(&reorder, rpd) ||

@@ -35,10 +35,6 @@ static const lowp_workload workloads[] = {
       {FILL_BF16, FILL_BF16, FILL_ZERO}, 3, {0, 1, 2}, 0, {0}}},
 };
 
-static double flops_of(const lowp_workload *w) {
-  return w->conv ? 2.0 * 56 * 56 * 64 * 64 * 9 : 2.0 * 1024 * 1024 * 1024;
-}
-
 /* The intrinsic the best schedule tensorizes with, from its trace. */
 static void intrinsic_of(const char *trace, char *out, size_t n) {
   const char *key = "meta_schedule.auto_tensorize\", ann_val=\"";
@@ -53,14 +49,18 @@ static void intrinsic_of(const char *trace, char *out, size_t n) {
 }
 
 #ifdef TESSEL_BENCH_DNNL
+/* oneDNN's primitive of the workload. */
+static dnnl_ref *make_ref(const lowp_workload *w, char *err, size_t n_err) {
+  dnnl_ref_types t = w->bf16 ? DNNL_REF_BF16 : DNNL_REF_INT8;
+  return w->conv ? dnnl_ref_conv(64, 56, 56, 64, 3, 3, 1, t, err, n_err)
+                 : dnnl_ref_matmul(1024, 1024, 1024, t, err, n_err);
+}
+
 /* oneDNN as a side: the workload's primitive, made in the serving process. */
 static void *dnnl_open(const void *arg) {
-  const lowp_workload *w = arg;
   char err[256] = "";
   dnnl_ref_set_threads(THREADS);
-  dnnl_ref_types t = w->bf16 ? DNNL_REF_BF16 : DNNL_REF_INT8;
-  dnnl_ref *r = w->conv ? dnnl_ref_conv(64, 56, 56, 64, 3, 3, 1, t, err, sizeof err)
-                        : dnnl_ref_matmul(1024, 1024, 1024, t, err, sizeof err);
+  dnnl_ref *r = make_ref(arg, err, sizeof err);
   if (!r)
     fprintf(stderr, "bench_auto: %s\n", err);
   return r;
@@ -82,9 +82,7 @@ static void dnnl_impl(const lowp_workload *w, char *out, size_t n) {
   pid_t pid = fork();
   if (pid == 0) {
     char err[256] = "";
-    dnnl_ref_types t = w->bf16 ? DNNL_REF_BF16 : DNNL_REF_INT8;
-    dnnl_ref *r = w->conv ? dnnl_ref_conv(64, 56, 56, 64, 3, 3, 1, t, err, sizeof err)
-                          : dnnl_ref_matmul(1024, 1024, 1024, t, err, sizeof err);
+    dnnl_ref *r = make_ref(w, err, sizeof err);
     const char *s = r ? dnnl_ref_impl(r) : err;
     ssize_t len = (ssize_t)strlen(s);
     _exit(write(p[1], s, (size_t)len) == len ? 0 : 1);
@@ -118,7 +116,7 @@ static double one_seed(const char *root, const lowp_workload *w, const int64_t *
     int64_t t = cp[k] < r.c.n ? cp[k] : r.c.n;
     printf(" %7.0f", t > 0 ? r.c.best_gflops[t] : 0);
   }
-  double flops = flops_of(w) * 1e-9, ratio = 0;
+  double flops = r.c.flops * 1e-9, ratio = 0; /* the tuner's count */
   double re = r.r.remeasured_s > 0 ? flops / r.r.remeasured_s : 0;
   char intrin[128];
   intrinsic_of(r.r.best_trace, intrin, sizeof intrin);

@@ -14,7 +14,7 @@
 #define DECL(i) T a##i = SET1(i);
 #define STEP(i) a##i = OP(a##i, x, y);
 #define SUM(i) s += a##i;
-#define CHAIN_BODY(R)                                                                      \
+#define CHAIN_BODY(R, STEP)                                                                \
   R(DECL) for (long i = 0; i < iters; i++) { R(STEP) }                                     \
   T s = SET1(0);                                                                           \
   R(SUM) return (double)s[0];
@@ -24,7 +24,7 @@
 #define OP _mm256_fmadd_ps
 __attribute__((target("avx2,fma"))) static double fma_avx2(long iters) {
   T x = SET1(1.0000001f), y = SET1(0.9999999f);
-  CHAIN_BODY(R12)
+  CHAIN_BODY(R12, STEP)
 }
 #undef T
 #undef SET1
@@ -35,13 +35,13 @@ __attribute__((target("avx2,fma"))) static double fma_avx2(long iters) {
 #define OP _mm512_fmadd_ps
 __attribute__((target("avx512f"))) static double fma_avx512(long iters) {
   T x = SET1(1.0000001f), y = SET1(0.9999999f);
-  CHAIN_BODY(R24)
+  CHAIN_BODY(R24, STEP)
 }
 #undef OP
 #define OP _mm512_dpbf16_ps
 __attribute__((target("avx512f,avx512bf16"))) static double dot_bf16(long iters) {
   __m512bh x = (__m512bh)_mm512_set1_epi16(0x3f80), y = x;
-  CHAIN_BODY(R24)
+  CHAIN_BODY(R24, STEP)
 }
 #undef T
 #undef SET1
@@ -54,9 +54,7 @@ __attribute__((target("avx512f,avx512bf16"))) static double dot_bf16(long iters)
 #define ASTEP(i) __asm__("vpdpbusd %1, %1, %0" : "+v"(a##i) : "v"(x));
 __attribute__((target("avx512f,avx512vnni"))) static double dot_vnni512(long iters) {
   T x = _mm512_set1_epi8(1);
-  R24(DECL) for (long i = 0; i < iters; i++) { R24(ASTEP) }
-  T s = SET1(0);
-  R24(SUM) return (double)s[0];
+  CHAIN_BODY(R24, ASTEP)
 }
 #undef T
 #undef SET1
@@ -67,9 +65,7 @@ __attribute__((target("avx512f,avx512vnni"))) static double dot_vnni512(long ite
 #define ASTEP(i) __asm__("%{vex%} vpdpbusd %1, %1, %0" : "+x"(a##i) : "x"(x));
 __attribute__((target("avxvnni"))) static double dot_avxvnni(long iters) {
   T x = _mm256_set1_epi8(1);
-  R12(DECL) for (long i = 0; i < iters; i++) { R12(ASTEP) }
-  T s = SET1(0);
-  R12(SUM) return (double)s[0];
+  CHAIN_BODY(R12, ASTEP)
 }
 #undef T
 #undef SET1

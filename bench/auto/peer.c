@@ -1,10 +1,8 @@
 /* tessel and TVM's MetaSchedule side by side. */
-#define _XOPEN_SOURCE 700
 #include "peer.h"
 #include "../bench_util.h"
 #include "tune_run.h"
 
-#include <ftw.h>
 
 enum { MAX_CP = 16, MAX_SEEDS = 16 };
 
@@ -34,11 +32,6 @@ static const peer_workload workloads[] = {
 typedef struct tvm_run {
   double curve[MAX_CP], gflops, ms, tune_s;
 } tvm_run;
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f) {
-  (void)st, (void)flag, (void)f;
-  return remove(path);
-}
 
 static int run_tvm(const peer_opts *o, const peer_workload *w, int seed, tvm_run *out) {
   memset(out, 0, sizeof *out);
@@ -81,7 +74,7 @@ static int run_tvm(const peer_opts *o, const peer_workload *w, int seed, tvm_run
     if (f)
       fclose(f);
   }
-  nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  auto_remove_tree(dir);
   return got && !rc ? 0 : -1;
 }
 

@@ -111,7 +111,7 @@ typedef struct kernel_state {
   void *args[BENCH_MAX_BUFS];
 } kernel_state;
 
-static void fill(void *p, size_t bytes, bench_fill f) {
+void bench_fill_buffer(void *p, size_t bytes, bench_fill f) {
   size_t n = f == FILL_F32 ? bytes / 4 : f == FILL_BF16 ? bytes / 2 : bytes;
   for (size_t i = 0; i < n; i++) {
     int v = (int)(i * 7 % 13);
@@ -152,7 +152,7 @@ void *bench_kernel_open(const void *arg) {
   for (int i = 0; ok && i < k->n_bufs; i++) {
     bufs[i] = aligned_alloc(64, (k->bytes[i] + 63) / 64 * 64);
     if (bufs[i])
-      fill(bufs[i], k->bytes[i], k->fill[i]);
+      bench_fill_buffer(bufs[i], k->bytes[i], k->fill[i]);
     ok = bufs[i] != NULL;
   }
   if (ok && pre) {

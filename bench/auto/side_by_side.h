@@ -29,6 +29,9 @@ int bench_side_by_side(const bench_side *a, const bench_side *b, double *rate_a,
  * (no overflow in int8 sums, no bfloat16 denormal), or zeros. */
 typedef enum bench_fill { FILL_ZERO, FILL_F32, FILL_U8, FILL_S8, FILL_BF16 } bench_fill;
 
+/* Fills `bytes` bytes at p so (also oneDNN's inputs, dnnl_ref.c). */
+void bench_fill_buffer(void *p, size_t bytes, bench_fill f);
+
 enum { BENCH_MAX_BUFS = 8 };
 
 /* A side that calls the exported best kernel `best_<func>_packed` of

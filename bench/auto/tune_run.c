@@ -56,11 +56,12 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
   return remove(path);
 }
 
+void auto_remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 /* A tuning run of configs/auto.yaml with overrides, in a fresh folder
  * (kept until run_free: the records are read afterwards). */
 int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t trials,
-                auto_run *out) {
+              auto_run *out) {
   memset(out, 0, sizeof *out);
   snprintf(out->dir, sizeof out->dir, "/tmp/tessel-bench-auto-XXXXXX");
   if (!mkdtemp(out->dir))
@@ -98,7 +99,7 @@ void auto_run_free(auto_run *r) {
   tsl_tune_result_free(&r->r);
   free(r->c.best_gflops);
   free(r->c.elapsed_s);
-  nftw(r->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+  auto_remove_tree(r->dir);
 }
 
 void auto_print_overhead(const auto_run *r) {

@@ -35,6 +35,9 @@ typedef struct auto_run {
 int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t trials,
               auto_run *out);
 
+/* Removes a folder and everything in it. */
+void auto_remove_tree(const char *dir);
+
 /* Frees the run and removes its folder. */
 void auto_run_free(auto_run *r);
 
