@@ -493,6 +493,6 @@ int main(int argc, char **argv) {
   if (strstr(only, "lowp"))
     bench_lowp(abs_root, cp, n_cp, seeds);
   if (strstr(only, "pairs"))
-    bench_pairs(abs_root, cp[n_cp - 1], seeds);
+    bench_pairs(abs_root, cp[n_cp - 1], seeds, only);
   return 0;
 }

@@ -1,10 +1,9 @@
-/* Paired seeds: tessel's defaults against TVM's behaviour, one deviation
- * at a time. */
+/* Paired seeds: tessel's defaults against one choice changed at a time. */
 #include "pairs.h"
 #include "../bench_util.h"
 #include "tune_run.h"
 
-enum { MAX_PAIRS = 16, N_DEV = 2 };
+enum { MAX_PAIRS = 16, N_DEV = 3 };
 
 static const struct {
   const char *name, *what;
@@ -15,6 +14,8 @@ static const struct {
      {"target.llvm-unroll=1"}, 1},
     {"censored", "every candidate measured fully (nothing stopped or screened)",
      {"runner.skip_slower=0", "runner.screen_slower=0"}, 2},
+    {"dedup", "duplicates judged on the trace alone, not on the postprocessed program",
+     {"strategy.dedup=trace"}, 1},
 };
 
 static const struct {
@@ -24,9 +25,10 @@ static const struct {
     {"float32 1024 matmul + bias, weight layout-free", "bench/tune/matmul_bias_1024.py"},
 };
 
-/* One run's re-measured best GFLOPS and wall time; 0 on failure. */
+/* One run's re-measured best GFLOPS, wall time and traces answered by an
+ * earlier candidate of the same program; 0 on failure. */
 static double run_one(const char *root, const char *file, int seed, const char *const *extra,
-                      int n_extra, int64_t trials, double *wall) {
+                      int n_extra, int64_t trials, double *wall, int64_t *same_program) {
   char wl[4300], sd[32];
   snprintf(wl, sizeof wl, "workload.file=%s/%s", root, file);
   snprintf(sd, sizeof sd, "seed=%d", seed);
@@ -39,29 +41,42 @@ static double run_one(const char *root, const char *file, int seed, const char *
   if (!auto_tune(root, sets, n, trials, &r) && r.r.remeasured_s > 0)
     g = r.c.flops / r.r.remeasured_s * 1e-9;
   *wall = r.wall;
+  *same_program = r.r.same_program;
   auto_run_free(&r);
   return g;
 }
 
-void bench_pairs(const char *root, int64_t trials, int pairs) {
+void bench_pairs(const char *root, int64_t trials, int pairs, const char *only) {
   if (pairs > MAX_PAIRS)
     pairs = MAX_PAIRS;
-  printf("\npaired seeds, %lld trials, 2 threads: tessel's defaults (A) against one deviation "
-         "turned back to TVM's behaviour (B), the same seed right after; re-measured bests, "
+  int on[N_DEV], named = 0;
+  for (int d = 0; d < N_DEV; d++)
+    named += on[d] = strstr(only, deviations[d].name) != NULL;
+  for (int d = 0; d < N_DEV; d++)
+    on[d] = on[d] || !named;
+  printf("\npaired seeds, %lld trials, 2 threads: tessel's defaults (A) against one choice "
+         "changed (B: unroll and censored are TVM's behaviour, dedup tessel's earlier rule), "
+         "the same seed right after; re-measured bests, "
          "GFLOPS\n",
          (long long)trials);
   for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++) {
     double a[MAX_PAIRS], aw[MAX_PAIRS], b[N_DEV][MAX_PAIRS], bw[N_DEV][MAX_PAIRS];
+    int64_t same, a_same = 0, b_same[N_DEV] = {0};
     printf("\n%s\n  %4s %9s %7s", workloads[w].what, "seed", "A", "wall s");
     for (int d = 0; d < N_DEV; d++)
-      printf(" %9s %7s %6s", deviations[d].name, "wall s", "B/A");
+      if (on[d])
+        printf(" %9s %7s %6s", deviations[d].name, "wall s", "B/A");
     printf("\n");
     for (int s = 1; s <= pairs; s++) {
-      a[s - 1] = run_one(root, workloads[w].file, s, NULL, 0, trials, &aw[s - 1]);
+      a[s - 1] = run_one(root, workloads[w].file, s, NULL, 0, trials, &aw[s - 1], &same);
+      a_same += same;
       printf("  %4d %9.1f %7.1f", s, a[s - 1], aw[s - 1]);
       for (int d = 0; d < N_DEV; d++) {
+        if (!on[d])
+          continue;
         b[d][s - 1] = run_one(root, workloads[w].file, s, deviations[d].sets,
-                              deviations[d].n_sets, trials, &bw[d][s - 1]);
+                              deviations[d].n_sets, trials, &bw[d][s - 1], &same);
+        b_same[d] += same;
         printf(" %9.1f %7.1f %6.2f", b[d][s - 1], bw[d][s - 1],
                a[s - 1] > 0 ? b[d][s - 1] / a[s - 1] : 0);
       }
@@ -69,6 +84,8 @@ void bench_pairs(const char *root, int64_t trials, int pairs) {
       fflush(stdout);
     }
     for (int d = 0; d < N_DEV; d++) {
+      if (!on[d])
+        continue;
       double q[MAX_PAIRS], wq[MAX_PAIRS];
       int n = 0, won = 0;
       for (int s = 0; s < pairs; s++)
@@ -82,6 +99,10 @@ void bench_pairs(const char *root, int64_t trials, int pairs) {
                "%.2f\n",
                deviations[d].name, deviations[d].what, bench_median(q, n), n, won,
                bench_median(wq, n));
+      if (a_same || b_same[d])
+        printf("    traces answered by an earlier candidate of the same program, over %d "
+               "runs: A %lld, B %lld\n",
+               pairs, (long long)a_same, (long long)b_same[d]);
     }
   }
 }

@@ -257,6 +257,7 @@ static void print_json(const tsl_tune_result *r) {
   json_object_set_new(c, "replays", json_integer(r->cands.replays));
   json_object_set_new(c, "replayed_again", json_integer(r->cands.replayed_again));
   json_object_set_new(c, "failed", json_integer(r->cands.failed));
+  json_object_set_new(c, "same_program", json_integer(r->same_program));
   json_object_set_new(c, "featurized", json_integer(r->cands.featurized));
   json_object_set_new(c, "replay_s", json_real(r->cands.replay_s));
   json_object_set_new(c, "postproc_s", json_real(r->cands.postproc_s));
@@ -293,6 +294,10 @@ static void print_text(const tsl_tune_result *r) {
          (long long)c->prepared, (long long)c->hits, (long long)c->replays, c->replay_s,
          c->postproc_s, (long long)c->featurized, c->feature_s, r->mutate_s, r->predict_s,
          r->train_s, r->lower_s);
+  if (r->same_program)
+    printf("duplicates: %lld traces made the program of an earlier candidate "
+           "(strategy.dedup: program), none measured twice\n",
+           (long long)r->same_program);
   if (r->n_tasks) { /* a model */
     printf("tasks:\n");
     for (uint32_t i = 0; i < r->n_tasks; i++) {

@@ -279,7 +279,7 @@ static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_m
                                        "check",     "skip_slower", "screen_slower",
                                        "remeasure", "remeasure_rounds", NULL};
 static const char *const k_builder[] = {"workers", "timeout_s", NULL};
-static const char *const k_strategy_core[] = {"trials", "batch", NULL};
+static const char *const k_strategy_core[] = {"trials", "batch", "dedup", NULL};
 static const char *const k_none[] = {NULL};
 
 static int v_workload(vstate *v, const cfg_node *root) {
@@ -422,6 +422,18 @@ static int v_strategy(vstate *v, const cfg_node *root) {
     if (rc)
       return rc;
     c->batch = (int32_t)x;
+  }
+  const cfg_node *d = get(n, "dedup");
+  if (d) {
+    const char *dvalid = "program (the postprocessed program, as TVM; the default) or "
+                         "trace (the decisions alone)";
+    const char *how = NULL;
+    if ((rc = want_string(v, d, "strategy.dedup", dvalid, &how)))
+      return rc;
+    if (strcmp(how, "trace") && strcmp(how, "program"))
+      return verr(v, TSL_EINVALID, d, "strategy.dedup: unknown rule '%s'; valid: %s", how,
+                  dvalid);
+    c->dedup_program = !strcmp(how, "program");
   }
   return TSL_OK;
 }
@@ -634,6 +646,7 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   c->screen_slower = 1.5;
   c->remeasure = 5;
   c->remeasure_rounds = 3;
+  c->dedup_program = 1;
   c->seed = 1;
   c->sched_alpha = 0.2;
   c->sched_window = 3;

@@ -7,6 +7,9 @@
 
 #include "tessel/container.h"
 
+#include "tessel/analysis.h"
+
+#include <stddef.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -39,7 +42,11 @@ struct tsl_cand_service {
   tsl_cand_service_opts o;
   tsl_space_postproc *postprocs; /* copy of the array */
   tsl_map by_key;                /* interned key -> tsl_cand * */
-  tsl_map known;                 /* interned key -> 1 */
+  tsl_map known;                 /* interned key (or program) -> 1 */
+  /* dedup_program: interned key -> its program (an interned hash), and
+   * program -> the key of the first candidate that made it */
+  tsl_map program_of, first_of;
+  int64_t same_program;          /* traces answered by another key's candidate */
   tsl_vec live;                  /* tsl_cand *: schedule alive (maybe dropped since) */
   tsl_cand *oldest, *newest;
   tsl_cand_service_stats st;
@@ -178,13 +185,16 @@ static tsl_cand *add(tsl_cand_service *s, const char *key, tsl_trace *pre,
 int tsl_cand_service_new(const tsl_cand_service_opts *opts, tsl_cand_service **out,
                          tsl_diag *diag) {
   *out = NULL;
-  if (!opts || opts->struct_size < sizeof *opts || !opts->ctx || !opts->mod)
+  /* a 1.9 caller's struct ends before dedup_program */
+  if (!opts || opts->struct_size < offsetof(tsl_cand_service_opts, dedup_program) ||
+      !opts->ctx || !opts->mod)
     return tsl_diag_set(diag, TSL_EINVALID,
                         "candidate service: missing options, context or workload");
   tsl_cand_service *s = calloc(1, sizeof *s);
   if (!s)
     return tsl_diag_set(diag, TSL_ENOMEM, "candidate service: out of memory");
-  s->o = *opts;
+  memcpy(&s->o, opts, opts->struct_size < sizeof s->o ? opts->struct_size : sizeof s->o);
+  s->o.struct_size = sizeof s->o;
   if (!s->o.max_cands)
     s->o.max_cands = DEFAULT_MAX_CANDS;
   if (opts->n_postprocs) {
@@ -198,6 +208,8 @@ int tsl_cand_service_new(const tsl_cand_service_opts *opts, tsl_cand_service **o
   s->o.postprocs = s->postprocs;
   tsl_map_init(&s->by_key, NULL);
   tsl_map_init(&s->known, NULL);
+  tsl_map_init(&s->program_of, NULL);
+  tsl_map_init(&s->first_of, NULL);
   tsl_vec_init(&s->live, sizeof(tsl_cand *), NULL);
   s->st.struct_size = sizeof s->st;
   *out = s;
@@ -213,6 +225,8 @@ void tsl_cand_service_free(tsl_cand_service *s) {
   }
   tsl_map_free(&s->by_key);
   tsl_map_free(&s->known);
+  tsl_map_free(&s->program_of);
+  tsl_map_free(&s->first_of);
   tsl_vec_free(&s->live);
   free(s->postprocs);
   free(s);
@@ -236,6 +250,34 @@ static int answer(tsl_cand *c, tsl_cand **out, tsl_diag *diag) {
   return TSL_OK;
 }
 
+/* dedup_program: the candidate prepared before under another key whose
+ * program `key` has, or NULL. */
+static tsl_cand *same_program(tsl_cand_service *s, const char *key) {
+  const char *p = s->o.dedup_program ? tsl_map_get(&s->program_of, key) : NULL;
+  const char *first = p ? tsl_map_get(&s->first_of, p) : NULL;
+  tsl_cand *c = first && first != key ? tsl_map_get(&s->by_key, first) : NULL;
+  if (c)
+    s->same_program++;
+  return c;
+}
+
+/* dedup_program: `key` makes the program of `sch`. The candidate of the
+ * first key that made it, when that candidate is still held; else NULL,
+ * and `key` is the program's first from now on. */
+static tsl_cand *note_program(tsl_cand_service *s, const char *key, const tsl_schedule *sch) {
+  double t0 = now_s();
+  char text[40];
+  snprintf(text, sizeof text, "program %016llx",
+           (unsigned long long)tsl_module_hash(tsl_schedule_module(sch)));
+  s->st.postproc_s += now_s() - t0;
+  const char *p = tsl_intern(s->o.ctx, text);
+  tsl_map_put(&s->program_of, key, (void *)p);
+  tsl_cand *earlier = same_program(s, key);
+  if (!earlier)
+    tsl_map_put(&s->first_of, p, (void *)key);
+  return earlier;
+}
+
 int tsl_cand_service_prepare(tsl_cand_service *s, const tsl_trace *trace, int32_t fresh,
                              uint64_t seed, tsl_cand **out, tsl_diag *diag) {
   *out = NULL;
@@ -251,7 +293,7 @@ int tsl_cand_service_prepare(tsl_cand_service *s, const tsl_trace *trace, int32_
       return tsl_diag_set(diag, TSL_ENOMEM, "candidate service: out of memory");
     key = tsl_intern(s->o.ctx, k);
     tsl_cand *c = tsl_map_get(&s->by_key, key);
-    if (c)
+    if (c || (c = same_program(s, key)))
       return answer(hit(s, c), out, diag);
     rc = replay(s, trace, 0, seed, &pre, &sch, &rd);
     if (rc == 1 && !pre) { /* the replay failed: the trace is the one to remember */
@@ -277,13 +319,16 @@ int tsl_cand_service_prepare(tsl_cand_service *s, const tsl_trace *trace, int32_
     if (!key && rc >= 0)
       rc = TSL_ENOMEM;
   }
-  if (rc < 0) {
+  tsl_cand *c = !rc && s->o.dedup_program ? note_program(s, key, sch) : NULL;
+  if (rc < 0 || c) {
     tsl_schedule_free(sch);
     tsl_trace_free(pre);
+    if (c)
+      return answer(hit(s, c), out, diag);
     return tsl_diag_set(diag, rc, "candidate service: %s",
                         rc == TSL_ENOMEM ? "out of memory" : rd.text);
   }
-  tsl_cand *c = add(s, key, pre, rc ? NULL : sch, rc ? rd.text : NULL);
+  c = add(s, key, pre, rc ? NULL : sch, rc ? rd.text : NULL);
   if (!c) {
     tsl_schedule_free(sch);
     tsl_trace_free(pre);
@@ -303,13 +348,22 @@ tsl_cand *tsl_cand_service_find(tsl_cand_service *s, const char *key) {
 }
 
 int tsl_cand_service_known(const tsl_cand_service *s, const char *key) {
-  return key && tsl_map_get(&s->known, tsl_intern(s->o.ctx, key)) != NULL;
+  if (!key)
+    return 0;
+  key = tsl_intern(s->o.ctx, key);
+  const char *p = tsl_map_get(&s->program_of, key);
+  return tsl_map_get(&s->known, key) || (p && tsl_map_get(&s->known, p));
 }
 
+/* Marks `key`, and with it its program when it has one. */
 int tsl_cand_service_mark(tsl_cand_service *s, const char *key) {
   if (!key)
     return TSL_ENOMEM;
-  tsl_map_put(&s->known, tsl_intern(s->o.ctx, key), TSL_MAP_INT(1));
+  key = tsl_intern(s->o.ctx, key);
+  tsl_map_put(&s->known, key, TSL_MAP_INT(1));
+  const char *p = tsl_map_get(&s->program_of, key);
+  if (p)
+    tsl_map_put(&s->known, p, TSL_MAP_INT(1));
   return TSL_OK;
 }
 
@@ -430,9 +484,16 @@ int cands_take(tsl_cand *c) {
 void cands_untake(tsl_cand *c) { c->taken = 0; }
 
 void cands_forget(tsl_cand_service *s, const char *key) {
-  if (key)
-    tsl_map_del(&s->known, tsl_intern(s->o.ctx, key));
+  if (!key)
+    return;
+  key = tsl_intern(s->o.ctx, key);
+  const char *p = tsl_map_get(&s->program_of, key);
+  tsl_map_del(&s->known, key);
+  if (p)
+    tsl_map_del(&s->known, p);
 }
+
+int64_t cands_same_program(const tsl_cand_service *s) { return s->same_program; }
 
 void cands_measured(tsl_cand *c) {
   if (c->proposed) {

@@ -17,5 +17,8 @@ int cands_take(tsl_cand *c);
 void cands_untake(tsl_cand *c);
 /* `key` no longer known (a trace taken and then left free). */
 void cands_forget(tsl_cand_service *s, const char *key);
+/* dedup_program: traces answered by the candidate of an earlier trace with
+ * the same program (a strategy's duplicates the service caught). */
+int64_t cands_same_program(const tsl_cand_service *s);
 
 #endif

@@ -371,9 +371,11 @@ static int mark_known(void *user_data, const tsl_db_record *rec) {
 
 /* The run's candidate service, knowing the database's records. */
 static int open_candidates(tuner *tu) {
+  const tsl_run_config *cfg = tu->run.cfg;
+  int32_t by_program = cfg->struct_size > offsetof(tsl_run_config, dedup_program) &&
+                       cfg->dedup_program;
   tsl_cand_service_opts o = {sizeof o, tu->run.ctx, tu->task->mod, tu->task->func_name,
-                             tu->run.intrins,
-                             tu->task->n_pps, tu->task->pps, 0};
+                             tu->run.intrins, tu->task->n_pps, tu->task->pps, 0, by_program};
   tsl_diag d = {0};
   int rc = tsl_cand_service_new(&o, &tu->task->cands, &d);
   if (rc)
@@ -1267,6 +1269,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
       tsl_cand_service_stats cs;
       tsl_cand_service_get_stats(tu.tasks[i].cands, &cs);
       tune_add_stats(&out->cands, &cs);
+      out->same_program += cands_same_program(tu.tasks[i].cands);
     }
   out->predict_s = tu.run.timed_cost.predict_s;
   out->train_s = tu.run.timed_cost.update_s;

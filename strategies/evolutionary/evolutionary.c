@@ -204,7 +204,7 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
   s->svc = space->cands;
   if (!s->svc) { /* a host without the service: one of our own */
     tsl_cand_service_opts o = {sizeof o, space->ctx, space->mod, space->func_name,
-                               space->intrins, space->n_postprocs, space->postprocs, 0};
+                               space->intrins, space->n_postprocs, space->postprocs, 0, 0};
     int rc = tsl_cand_service_new(&o, &s->own_svc, diag);
     if (rc)
       return rc;

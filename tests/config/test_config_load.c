@@ -136,10 +136,11 @@ static void test_overrides(void) {
                         "strategy.eps=0.5", "builder.workers=3",
                         "runner.flush_cache=true", "runner.check=false",
                         "database=/tmp/over.db", "workload.func=matmul",
-                        "runner.skip_slower=0", "runner.screen_slower=2"};
+                        "runner.skip_slower=0", "runner.screen_slower=2",
+                        "strategy.dedup=trace"};
   tsl_run_config *c = NULL;
   tsl_diag d = {0};
-  int rc = tsl_run_config_load("configs/quickstart.yaml", 11, sets, &c, &d);
+  int rc = tsl_run_config_load("configs/quickstart.yaml", 12, sets, &c, &d);
   if (!ok(rc == TSL_OK, "quickstart with overrides loads")) {
     tap_diag("%s", d.text);
     return;
@@ -153,6 +154,8 @@ static void test_overrides(void) {
   is_int(c->check, 0, "--set runner.check");
   ok(c->skip_slower == 0, "--set runner.skip_slower=0 turns it off");
   ok(c->screen_slower == 2, "--set runner.screen_slower=2");
+  is_int(c->dedup_program, 0, "--set strategy.dedup=trace");
+  ok(!opt(&c->strategy, "dedup"), "  ... the core's key, not passed to the strategy plugin");
   is_str(c->database, "/tmp/over.db", "--set database (absolute)");
   is_str(c->work_dir, "/tmp", "work_dir follows the overridden database");
   is_str(c->workload_func, "matmul", "--set workload.func");
@@ -225,6 +228,7 @@ static void test_defaults_and_paths(void) {
     is_int(c->check, 1, "check default");
     ok(c->skip_slower == 3, "runner.skip_slower default 3");
     ok(c->screen_slower == 1.5, "runner.screen_slower default 1.5");
+    is_int(c->dedup_program, 1, "strategy.dedup default program");
     is_int(c->runner.number, def.number, "runner.number default");
     is_int(c->runner.repeat, def.repeat, "runner.repeat default");
     is_int(c->runner.warmup, def.warmup, "runner.warmup default");

@@ -126,7 +126,7 @@ static int run(tsl_strategy *s, const tsl_search_space *sp0, uint32_t max,
                run_out *o, tsl_diag *d) {
   memset(o, 0, sizeof *o);
   tsl_search_space space = *sp0, *sp = &space;
-  tsl_cand_service_opts so = {sizeof so, ctx, sp0->mod, sp0->func_name, NULL, 0, NULL, 0};
+  tsl_cand_service_opts so = {sizeof so, ctx, sp0->mod, sp0->func_name, NULL, 0, NULL, 0, 0};
   if (sp0->mod && tsl_cand_service_new(&so, &space.cands, d))
     return TSL_ENOMEM;
   const core *c = sp0->core_data;
@@ -295,7 +295,7 @@ static void test_candidates(const tsl_module *mod, const tsl_trace *design) {
       {.struct_size = sizeof res[1], .trace = o.traces[1],
        .status = TSL_RUN_CRASH, .latency_s = -1},
   };
-  tsl_cand_service_opts so = {sizeof so, ctx, sp.mod, sp.func_name, NULL, 0, NULL, 0};
+  tsl_cand_service_opts so = {sizeof so, ctx, sp.mod, sp.func_name, NULL, 0, NULL, 0, 0};
   tsl_cand_service_new(&so, &sp.cands, &d);
   ok(vt->pre_tuning(s, &sp, &d) == TSL_OK &&
          vt->notify(s, 2, res, &d) == TSL_OK,

@@ -6,12 +6,14 @@
  * keeps and a dropped schedule is replayed to the same program, features
  * are extracted once and outlive the schedule, known keys, forgetting the
  * oldest unreferenced candidates, postprocessors (and their rejections),
- * and a script's own postprocessing kept when the service has none.
+ * a script's own postprocessing kept when the service has none, and
+ * duplicates judged on the program (dedup_program).
  */
 #include "tap.h"
 #include "test_programs.h"
 #include "tessel/tessel.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,14 @@ typedef struct fixture {
   tsl_trace *design;
 } fixture;
 
+/* 5 programs (the split of i), 20 traces: `u` is sampled and unused */
+static const char *dup_script =
+    "b = sch.get_block(\"C\")\n"
+    "i, j, k = sch.get_loops(b)\n"
+    "vi = sch.sample_perfect_tile(i, n=2, max_innermost_factor=16)\n"
+    "i0, i1 = sch.split(i, vi)\n"
+    "u = sch.sample_categorical(candidates=[1, 2, 3, 4], probs=[0.25, 0.25, 0.25, 0.25])\n";
+
 static int setup(fixture *f) {
   tsl_diag d = {0};
   f->ctx = tsl_ctx_new();
@@ -50,14 +60,20 @@ static int setup(fixture *f) {
   return 0;
 }
 
-static tsl_cand_service *service(fixture *f, uint32_t n_pp, const tsl_space_postproc *pp,
-                                 uint32_t max_cands) {
-  tsl_cand_service_opts o = {sizeof o, f->ctx, f->mod, NULL, NULL, n_pp, pp, max_cands};
+static tsl_cand_service *service_by(fixture *f, uint32_t n_pp, const tsl_space_postproc *pp,
+                                    uint32_t max_cands, int32_t by_program) {
+  tsl_cand_service_opts o = {sizeof o, f->ctx,    f->mod,    NULL,
+                             NULL,     n_pp,      pp,        max_cands, by_program};
   tsl_cand_service *s = NULL;
   tsl_diag d = {0};
   if (tsl_cand_service_new(&o, &s, &d))
     tap_diag("service: %s", d.text);
   return s;
+}
+
+static tsl_cand_service *service(fixture *f, uint32_t n_pp, const tsl_space_postproc *pp,
+                                 uint32_t max_cands) {
+  return service_by(f, n_pp, pp, max_cands, 0);
 }
 
 static tsl_cand_service_stats stats(const tsl_cand_service *s) {
@@ -78,7 +94,7 @@ static char *program(tsl_cand *c) {
 
 static void test_cache(fixture *f) {
   tsl_diag d = {0};
-  tsl_cand_service_opts bad = {sizeof bad, NULL, f->mod, NULL, NULL, 0, NULL, 0};
+  tsl_cand_service_opts bad = {sizeof bad, NULL, f->mod, NULL, NULL, 0, NULL, 0, 0};
   tsl_cand_service *none = NULL;
   ok(tsl_cand_service_new(&bad, &none, &d) == TSL_EINVALID && !none &&
          strstr(d.text, "missing"),
@@ -289,6 +305,143 @@ static void test_forgetting(fixture *f) {
   tsl_cand_service_free(s);
 }
 
+/* ---- duplicates by program ---------------------------------------------------------- */
+
+enum { DUP_SEEDS = 80 };
+
+/* The distinct keys and programs the service's fresh samples of `design`
+ * made; `firsts` gets one candidate per program (references kept). */
+static void sample_all(tsl_cand_service *s, const tsl_trace *design, uint32_t *n_keys,
+                       uint32_t *n_programs, tsl_cand **firsts, char **programs) {
+  const char *keys[DUP_SEEDS];
+  *n_keys = *n_programs = 0;
+  for (uint64_t seed = 1; seed <= DUP_SEEDS; seed++) {
+    tsl_cand *c = NULL;
+    tsl_diag d = {0};
+    if (tsl_cand_service_prepare(s, design, 1, seed, &c, &d))
+      continue;
+    uint32_t k = 0;
+    while (k < *n_keys && keys[k] != tsl_cand_key(c))
+      k++;
+    if (k == *n_keys)
+      keys[(*n_keys)++] = tsl_cand_key(c);
+    char *p = program(c);
+    uint32_t q = 0;
+    while (p && q < *n_programs && strcmp(programs[q], p))
+      q++;
+    if (p && q == *n_programs) {
+      programs[*n_programs] = p;
+      firsts[(*n_programs)++] = c;
+      continue;
+    }
+    free(p);
+    tsl_cand_unref(c);
+  }
+}
+
+static void test_program_dedup(fixture *f) {
+  tsl_diag d = {0};
+  tsl_schedule *sch = NULL;
+  if (tsl_schedule_new(f->ctx, f->mod, NULL, &sch, &d) ||
+      tsl_script_run(sch, "dup.sch", dup_script, strlen(dup_script), &d)) {
+    ok(0, "the duplicates' design: %s", d.text);
+    tsl_schedule_free(sch);
+    return;
+  }
+  tsl_trace *design = tsl_trace_copy(tsl_schedule_trace(sch));
+  tsl_schedule_free(sch);
+
+  tsl_cand *firsts[DUP_SEEDS], *firsts_p[DUP_SEEDS];
+  char *programs[DUP_SEEDS], *programs_p[DUP_SEEDS];
+  uint32_t keys_t, progs_t, keys_p, progs_p;
+  tsl_cand_service *by_trace = service_by(f, 0, NULL, 0, 0);
+  sample_all(by_trace, design, &keys_t, &progs_t, firsts, programs);
+  ok(progs_t == 5 && keys_t > progs_t,
+     "by trace: %u keys for %u programs (an unused sample tells traces apart)", keys_t, progs_t);
+
+  tsl_cand_service *by_prog = service_by(f, 0, NULL, 0, 1);
+  sample_all(by_prog, design, &keys_p, &progs_p, firsts_p, programs_p);
+  ok(progs_p == progs_t && keys_p == progs_p,
+     "by program: one candidate per program (%u keys, %u programs)", keys_p, progs_p);
+
+  /* two traces of one program, told apart by their keys */
+  const tsl_trace *t1 = NULL, *t2 = NULL;
+  for (uint64_t seed = 1; seed <= DUP_SEEDS && !t2; seed++) {
+    tsl_cand *c = NULL;
+    if (tsl_cand_service_prepare(by_trace, design, 1, seed, &c, &d))
+      continue;
+    char *p = program(c);
+    if (p && !strcmp(p, programs[0]) && tsl_cand_key(c) != tsl_cand_key(firsts[0])) {
+      t1 = tsl_cand_trace(firsts[0]);
+      t2 = tsl_trace_copy(tsl_cand_trace(c));
+    }
+    free(p);
+    tsl_cand_unref(c);
+  }
+  if (ok(t1 && t2, "two traces with different keys make one program")) {
+    tsl_cand_service *s = service_by(f, 0, NULL, 0, 1);
+    const char *k2 = tsl_intern(f->ctx, tsl_trace_key(t2));
+    tsl_cand *c1 = NULL, *c2 = NULL;
+    tsl_cand_service_prepare(s, t1, 0, 1, &c1, &d);
+    ok(c1 && !tsl_cand_propose(c1) && !tsl_cand_service_known(s, k2),
+       "the first proposed; the second's key, not prepared yet, is not known");
+    int64_t replays = stats(s).replays;
+    tsl_cand_service_prepare(s, t2, 0, 1, &c2, &d);
+    ok(c2 && c2 == c1, "the second trace's candidate is the first's");
+    ok(tsl_cand_service_known(s, k2), "  ... and its key is known now, by its program");
+    tsl_cand_unref(c2);
+    c2 = NULL;
+    tsl_cand_service_prepare(s, t2, 0, 1, &c2, &d);
+    ok(c2 == c1 && stats(s).replays == replays + 1,
+       "  ... asked again, without another replay (%lld replays)",
+       (long long)(stats(s).replays - replays));
+    tsl_cand_unref(c2);
+    tsl_cand_unref(c1);
+    tsl_cand_service_free(s);
+
+    tsl_cand *b1 = NULL;
+    tsl_cand_service_prepare(by_trace, t1, 0, 1, &b1, &d);
+    if (b1)
+      tsl_cand_propose(b1);
+    const char *k1 = tsl_cand_key(firsts[0]);
+    ok(tsl_cand_service_known(by_trace, k1) && !tsl_cand_service_known(by_trace, k2),
+       "by trace, the second key stays unknown when the first is proposed");
+    tsl_cand_unref(b1);
+
+    /* a 1.9 caller's options end before dedup_program */
+    tsl_cand_service_opts old = {0};
+    old.struct_size = offsetof(tsl_cand_service_opts, dedup_program);
+    old.ctx = f->ctx;
+    old.mod = f->mod;
+    old.dedup_program = 1; /* past the caller's struct: not read */
+    tsl_cand_service *s9 = NULL;
+    tsl_cand *o1 = NULL, *o2 = NULL;
+    ok(!tsl_cand_service_new(&old, &s9, &d) && s9, "options of ABI 1.9 (%u bytes) are accepted",
+       old.struct_size);
+    if (s9) {
+      tsl_cand_service_prepare(s9, t1, 0, 1, &o1, &d);
+      tsl_cand_service_prepare(s9, t2, 0, 1, &o2, &d);
+    }
+    ok(o1 && o2 && o1 != o2, "  ... and judge by trace (the field past them is not read)");
+    tsl_cand_unref(o1);
+    tsl_cand_unref(o2);
+    tsl_cand_service_free(s9);
+  }
+  tsl_trace_free((tsl_trace *)t2);
+
+  for (uint32_t i = 0; i < progs_t; i++) {
+    free(programs[i]);
+    tsl_cand_unref(firsts[i]);
+  }
+  for (uint32_t i = 0; i < progs_p; i++) {
+    free(programs_p[i]);
+    tsl_cand_unref(firsts_p[i]);
+  }
+  tsl_cand_service_free(by_trace);
+  tsl_cand_service_free(by_prog);
+  tsl_trace_free(design);
+}
+
 int main(void) {
   fixture f;
   if (setup(&f))
@@ -297,6 +450,7 @@ int main(void) {
   test_failures(&f);
   test_postprocs(&f);
   test_forgetting(&f);
+  test_program_dedup(&f);
   tsl_trace_free(f.design);
   tsl_arena_free(f.arena);
   tsl_ctx_free(f.ctx);

@@ -51,6 +51,17 @@ typedef struct tsl_cand_service_opts {
   uint32_t n_postprocs;   /* applied after every replay, in order */
   const tsl_space_postproc *postprocs;
   uint32_t max_cands;     /* candidates kept (0: 16384); the oldest unreferenced go */
+  /* appended in 1.10: how duplicates are judged (strategy.dedup).
+   *   0: by the trace's decisions alone (the key);
+   *   1: by the postprocessed program as well, as TVM's evolutionary
+   *      search does: a trace whose program (tsl_module_hash) equals the
+   *      program of a candidate prepared before gets that candidate (its
+   *      key, a cache hit without a new candidate), and a key is known
+   *      when its program was marked under another key. Keys marked
+   *      without being prepared (the database's records when the run
+   *      began) are known by their decisions alone.
+   * A caller of ABI 1.9 passes the smaller struct: 0. */
+  int32_t dedup_program;
 } tsl_cand_service_opts;
 
 /* Counters of a service, for the search overhead's breakdown. */

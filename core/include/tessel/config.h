@@ -135,6 +135,11 @@ typedef struct tsl_run_config {
    * is then the lowest median (tsl_db_best_remeasured). */
   int32_t remeasure;
   int32_t remeasure_rounds;
+  /* appended in 1.10: strategy.dedup, how a run judges that a candidate
+   * was seen before: 1 "program" (default), by its postprocessed program
+   * as well, as TVM's evolutionary search; 0 "trace", by its decisions
+   * alone (tsl_cand_service_opts.dedup_program). */
+  int32_t dedup_program;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.

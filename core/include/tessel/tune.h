@@ -124,6 +124,10 @@ typedef struct tsl_tune_result {
   double remeasured_max_s;
   uint32_t remeasured_rounds;
   uint32_t remeasured_n;
+  /* appended in 1.10: with strategy.dedup: program, the traces a strategy
+   * prepared whose postprocessed program equalled an earlier candidate's
+   * (answered by that candidate; never measured twice). 0 otherwise. */
+  int64_t same_program;
 } tsl_tune_result;
 
 /* One task of a model's run (appended in 1.5). */
