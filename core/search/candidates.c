@@ -251,11 +251,16 @@ static int answer(tsl_cand *c, tsl_cand **out, tsl_diag *diag) {
 }
 
 /* dedup_program: the candidate prepared before under another key whose
- * program `key` has, or NULL. */
-static tsl_cand *same_program(tsl_cand_service *s, const char *key) {
+ * program `key` (interned) has, or NULL. */
+static tsl_cand *earlier_of(const tsl_cand_service *s, const char *key) {
   const char *p = s->o.dedup_program ? tsl_map_get(&s->program_of, key) : NULL;
   const char *first = p ? tsl_map_get(&s->first_of, p) : NULL;
-  tsl_cand *c = first && first != key ? tsl_map_get(&s->by_key, first) : NULL;
+  return first && first != key ? tsl_map_get(&s->by_key, first) : NULL;
+}
+
+/* earlier_of, counted as a trace answered by it */
+static tsl_cand *same_program(tsl_cand_service *s, const char *key) {
+  tsl_cand *c = earlier_of(s, key);
   if (c)
     s->same_program++;
   return c;
@@ -340,7 +345,10 @@ int tsl_cand_service_prepare(tsl_cand_service *s, const tsl_trace *trace, int32_
 }
 
 tsl_cand *tsl_cand_service_find(tsl_cand_service *s, const char *key) {
-  tsl_cand *c = key ? tsl_map_get(&s->by_key, tsl_intern(s->o.ctx, key)) : NULL;
+  key = key ? tsl_intern(s->o.ctx, key) : NULL;
+  tsl_cand *c = key ? tsl_map_get(&s->by_key, key) : NULL;
+  if (!c && key)
+    c = earlier_of(s, key);
   if (!c || c->error)
     return NULL;
   c->refs++;

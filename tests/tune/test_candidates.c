@@ -389,6 +389,9 @@ static void test_program_dedup(fixture *f) {
     tsl_cand_service_prepare(s, t2, 0, 1, &c2, &d);
     ok(c2 && c2 == c1, "the second trace's candidate is the first's");
     ok(tsl_cand_service_known(s, k2), "  ... and its key is known now, by its program");
+    tsl_cand *f2 = tsl_cand_service_find(s, k2);
+    ok(f2 == c1, "  ... and finding the second key gives the first candidate");
+    tsl_cand_unref(f2);
     tsl_cand_unref(c2);
     c2 = NULL;
     tsl_cand_service_prepare(s, t2, 0, 1, &c2, &d);

@@ -93,7 +93,9 @@ TSL_API void tsl_cand_service_free(tsl_cand_service *s);
 TSL_API int tsl_cand_service_prepare(tsl_cand_service *s, const tsl_trace *trace,
                                      int32_t fresh, uint64_t seed, tsl_cand **out,
                                      tsl_diag *diag);
-/* The candidate prepared under `key` (a new reference), or NULL. */
+/* The candidate prepared under `key` (a new reference), or NULL; with
+ * dedup_program also the earlier candidate that answered a trace with
+ * that key (its own key is the earlier one's). */
 TSL_API tsl_cand *tsl_cand_service_find(tsl_cand_service *s, const char *key);
 /* 1 when `key` was measured (the database's records when the run began,
  * and every key marked since) or proposed in this run; else 0. */
