@@ -48,6 +48,15 @@ static inline int ok(int cond, const char *fmt, ...) {
   return r;
 }
 
+/* The sanitizer pass (tests/meson.build) sets TESSEL_TEST_LIGHT=1: a test
+ * whose cost is repetition (more seeds of the same checks, the same
+ * program run again in other loop orders) runs fewer repetitions there;
+ * the plain pass runs them all. */
+static inline int tap_light(void) {
+  const char *v = getenv("TESSEL_TEST_LIGHT");
+  return v && !strcmp(v, "1");
+}
+
 /* Diagnostics: lines prefixed with '# ' (multi-line text is split). */
 static inline void tap_diag(const char *fmt, ...) {
   char buf[16384];

@@ -9,12 +9,16 @@
 #   skip NAME WHY          one skipped case
 #   tap_show_failure       prints the tails of $tmp/out and $tmp/err as TAP
 #                          comments; a test may redefine it
+#   $tap_light             1 in the light (sanitizer) pass
+#                          (TESSEL_TEST_LIGHT=1, tests/meson.build), where
+#                          a test repeats its checks less; else 0
 #   $tsl_abi               the plugin ABI of the source tree ("1.1"), as
 #                          `tessel plugins` prints it
 # The plan ("1..N") is printed by the test at its end.
 set -u
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 n=0; failed=0
+tap_light=0; [ "${TESSEL_TEST_LIGHT:-}" = 1 ] && tap_light=1
 tap_show_failure() {
   local f
   for f in out err; do sed "s/^/# $f: /" "$tmp/$f" 2>/dev/null | tail -20; done

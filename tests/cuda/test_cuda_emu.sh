@@ -7,13 +7,15 @@
 # barriers the target inserts, the programs that need them compute wrong
 # values (and the one that needs none still computes right ones). A
 # tuning run measures candidates of a GPU schedule space, and goes on past a
-# kernel that poisons the context.
+# kernel that poisons the context. The light (sanitizer) pass runs the
+# threads in the reverse order alone.
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
 src="${TESSEL_SOURCE_ROOT:?}"
 export LD_LIBRARY_PATH="${TESSEL_FAKE_LIBCUDA_DIR:?}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export TESSEL_CUDA_EMULATE="$src/tests/cuda/emu"
 cases="$src/tests/cuda/cases"
+orders="reverse forward"; [ "$tap_light" = 1 ] && orders=reverse
 programs="$cases/shared_reverse.py $cases/shared_own.py $cases/shared_war.py $cases/two_kernels.py
           $cases/guarded.py $cases/cross_thread.py $cases/reduce_two_outputs.py
           $cases/reduce_into_shared.py $cases/vector_fetch.py $cases/shared_dyn.py $cases/shared_dyn_64k.py $cases/warp_shuffle.py
@@ -25,7 +27,7 @@ run() { # ORDER NO_BARRIERS PROGRAM: the check line of tessel run
   grep '^  check: ' "$tmp/out"
 }
 
-for order in reverse forward; do
+for order in $orders; do
   for p in $programs; do
     check "$(basename "$p" .py), threads $order: outputs match the interpreter's" bash -c "
       $(declare -f run); exe='$exe' tmp='$tmp'; run $order 0 '$p' | grep -q '^  check: ok'"
@@ -36,7 +38,7 @@ done
 for c in "gpu_vector_add vector_add" "gpu_window_sum window_sum_shared" \
          "matmul_128 matmul_local" "matmul_128 matmul_shared" "matmul_fp16_gpu matmul_wmma"; do
   set -- $c
-  for order in reverse forward; do
+  for order in $orders; do
     check "course: $2 on $1, threads $order: outputs match the interpreter's" bash -c "
       TESSEL_CUDA_EMU_ORDER=$order '$exe' run '$src/workloads/$1.py' --schedule \
         '$src/examples/gpu/$2.sch' --target cuda --repeat 1 --number 1 > '$tmp/out' 2> '$tmp/err' &&
@@ -49,7 +51,7 @@ done
 for c in "matmul_fp16_gpu matmul_mma" "matmul_fp16_nt_gpu matmul_mma_trans_b" \
          "matmul_bf16_gpu matmul_mma_bf16"; do
   set -- $c
-  for order in reverse forward; do
+  for order in $orders; do
     check "tensor cores: $2 on $1, threads $order: outputs match the interpreter's" bash -c "
       TESSEL_CUDA_EMU_ORDER=$order '$exe' run '$src/workloads/$1.py' --schedule \
         '$src/examples/gpu/$2.sch' --target cuda --repeat 1 --number 1 > '$tmp/out' 2> '$tmp/err' &&
@@ -77,13 +79,13 @@ check "matmul_fp16_gpu tuned from the bare program on tensor cores, every candid
 
 for p in shared_reverse shared_war shared_dyn matmul_gpu_shared; do
   f="$cases/$p.py"; [ -f "$f" ] || f="$src/workloads/$p.py"
-  for order in reverse forward; do
+  for order in $orders; do
     check "$p without its barriers, threads $order: a mismatch" bash -c "
       $(declare -f run); exe='$exe' tmp='$tmp'; run $order 1 '$f' | grep -q '^  check: mismatch'"
   done
 done
 # Tensor cores: the fragments' loads read what the whole block fetched.
-for order in reverse forward; do
+for order in $orders; do
   check "matmul_wmma without its barriers, threads $order: a mismatch" bash -c "
     TESSEL_CUDA_EMU_ORDER=$order TESSEL_CUDA_NO_BARRIERS=1 '$exe' run '$src/workloads/matmul_fp16_gpu.py' \
       --schedule '$src/examples/gpu/matmul_wmma.sch' --target cuda --repeat 1 --number 1 \
@@ -91,7 +93,7 @@ for order in reverse forward; do
 done
 # ldmatrix synchronizes a warp, not the block: the other warps' fetches need
 # the barrier before it.
-for order in reverse forward; do
+for order in $orders; do
   check "matmul_mma without its barriers, threads $order: a mismatch" bash -c "
     TESSEL_CUDA_EMU_ORDER=$order TESSEL_CUDA_NO_BARRIERS=1 '$exe' run '$src/workloads/matmul_fp16_gpu.py' \
       --schedule '$src/examples/gpu/matmul_mma.sch' --target cuda --repeat 1 --number 1 \

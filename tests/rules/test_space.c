@@ -21,6 +21,8 @@
  *             the program computes; RewriteUnboundBlock then changes
  *             nothing; the options of both are checked
  * TESSEL_UPDATE_GOLDEN=1 rewrites the .sketch files (review them by eye).
+ * The light (sanitizer) pass runs the interpreter's checks in the shuffled
+ * order alone (tests/equiv_orders.h).
  */
 #include "tap.h"
 #include "tessel/tessel.h"
@@ -31,6 +33,7 @@
 
 #include "test_files.h"
 #include "case_options.h"
+#include "equiv_orders.h"
 
 static tsl_ctx *ctx;
 static tsl_registry *reg;
@@ -127,7 +130,7 @@ static int sketch_sound(const tsl_module *m, const tsl_trace *t, int fresh, uint
     const tsl_func *f0 = tsl_schedule_original(s)->funcs[0];
     const tsl_func *f1 = tsl_schedule_func_in_original_layout(s, f0->name);
     tsl_equiv_report rep;
-    tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed};
+    tsl_interp_opts io = {sizeof io, equiv_orders(), seed};
     int rc = tsl_interp_check_equivalent_opts(f0, f1, NULL, 0, seed, &io, &rep, &d);
     if (rc) {
       char *tt = tsl_trace_to_script(tsl_schedule_trace(s), 1);
@@ -940,7 +943,7 @@ static int bound_sketch_sound(const tsl_module *m, const tsl_trace *t, char *why
     tsl_schedule *s = NULL;
     tsl_diag d = {0};
     tsl_equiv_report rep;
-    tsl_interp_opts io = {sizeof io, TSL_INTERP_ORDER_ALL, seed + 1};
+    tsl_interp_opts io = {sizeof io, equiv_orders(), seed + 1};
     int rc = tsl_trace_replay(ctx, t, m, &ro, &s, &d);
     if (!rc)
       rc = tsl_interp_check_equivalent_opts(m->funcs[0], tsl_schedule_func(s), NULL, 0,

@@ -10,6 +10,8 @@
  * another; the threads of a block are host threads that run one at a time,
  * in a fixed order, each until its next barrier or its end: the last
  * thread of the block first (TESSEL_CUDA_EMU_ORDER=forward: the first).
+ * A launch makes its host threads once and they run every block in turn
+ * (the thread that ends a block last starts the next one).
  * So a barrier is a real barrier and a missing one shows on every run: a
  * thread that reads what another thread writes before the next barrier
  * runs first and reads stale data.
@@ -51,8 +53,10 @@ typedef struct block_run {
   int *done;
   const kernel *k;
   void **args;
-  unsigned block[3], dim[3];
+  unsigned block[3], dim[3], grid[3];
   int forward;
+  int stop;        /* the threads were not all made: each ends at once */
+  long long blocks_left; /* after the block that runs */
 } block_run;
 
 typedef struct emu_thread {
@@ -217,15 +221,17 @@ API CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
   return OK;
 }
 
-/* The turn passes to the next thread in the order that has not ended. */
-static void pass_turn(block_run *r, int pos) {
+/* The turn passes to the next thread in the order that has not ended;
+ * 0 when every thread has ended the block. */
+static int pass_turn(block_run *r, int pos) {
   for (int i = 1; i <= r->n; i++) {
     int next = (pos + i) % r->n;
     if (!r->done[next]) {
       sem_post(&r->turn[next]);
-      return;
+      return 1;
     }
   }
+  return 0;
 }
 
 static void barrier(void) {
@@ -256,23 +262,46 @@ static void warp_barrier(void) {
   }
 }
 
+/* The next block in x, y, z order: the thread that ended the last one
+ * moves the block index on and gives the first thread its turn. */
+static void next_block(block_run *r) {
+  if (++r->block[0] == r->grid[0]) {
+    r->block[0] = 0;
+    if (++r->block[1] == r->grid[1]) {
+      r->block[1] = 0;
+      r->block[2]++;
+    }
+  }
+  r->blocks_left--;
+  memset(r->done, 0, (size_t)r->n * sizeof *r->done);
+  sem_post(&r->turn[0]);
+}
+
 static void *thread_main(void *arg) {
   emu_thread *t = arg;
   block_run *r = t->run;
   self = t;
-  sem_wait(&r->turn[t->pos]);
   unsigned id = (unsigned)(r->forward ? t->pos : r->n - 1 - t->pos), tid[3];
   tid[0] = id % r->dim[0];
   tid[1] = id / r->dim[0] % r->dim[1];
   tid[2] = id / (r->dim[0] * r->dim[1]);
-  r->k->set_indices(tid, r->block, r->dim);
-  r->k->call(r->args);
-  r->done[t->pos] = 1;
-  pass_turn(r, t->pos);
-  return NULL;
+  for (;;) {
+    sem_wait(&r->turn[t->pos]);
+    if (r->stop)
+      return NULL;
+    int last = !r->blocks_left;
+    r->k->set_indices(tid, r->block, r->dim);
+    r->k->call(r->args);
+    r->done[t->pos] = 1;
+    if (!pass_turn(r, t->pos) && !last)
+      next_block(r);
+    if (last)
+      return NULL;
+  }
 }
 
-static CUresult run_block(block_run *r) {
+/* Every block of a launch on one set of host threads. */
+static CUresult run_blocks(block_run *r) {
   pthread_t *th = calloc((size_t)r->n, sizeof *th);
   emu_thread *ts = calloc((size_t)r->n, sizeof *ts);
   r->turn = calloc((size_t)r->n, sizeof *r->turn);
@@ -289,11 +318,13 @@ static CUresult run_block(block_run *r) {
     if (pthread_create(&th[made], &attr, thread_main, &ts[made]))
       rc = OUT_OF_MEMORY;
   }
-  if (rc && r->done) /* the threads made run alone */
-    for (int i = made; i < r->n; i++)
-      r->done[i] = 1;
-  if (made)
+  if (rc) { /* no block runs: the threads made end at once */
+    r->stop = 1;
+    for (int i = 0; i < made; i++)
+      sem_post(&r->turn[i]);
+  } else {
     sem_post(&r->turn[0]);
+  }
   for (int i = 0; i < made; i++)
     pthread_join(th[i], NULL);
   pthread_attr_destroy(&attr);
@@ -331,16 +362,10 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
   }
   const char *order = getenv("TESSEL_CUDA_EMU_ORDER");
   k->set_barrier(barrier, warp_barrier);
-  for (unsigned z = 0; z < gz; z++)
-    for (unsigned y = 0; y < gy; y++)
-      for (unsigned x = 0; x < gx; x++) {
-        block_run r = {(int)threads, NULL, NULL, k, args, {x, y, z}, {bx, by, bz},
-                       order && !strcmp(order, "forward")};
-        CUresult rc = run_block(&r);
-        if (rc)
-          return rc;
-      }
-  return OK;
+  block_run r = {(int)threads, NULL, NULL, k, args, {0, 0, 0}, {bx, by, bz}, {gx, gy, gz},
+                 order && !strcmp(order, "forward"), 0,
+                 (long long)gx * gy * gz - 1};
+  return run_blocks(&r);
 }
 
 API CUresult cuEventCreate(void **event, unsigned flags) {
