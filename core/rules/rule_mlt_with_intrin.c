@@ -131,8 +131,8 @@ static int mwi_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,
       tsl_schedule_free(sch);
       return tsl_diag_set(diag, TSL_EINVALID, "%s: no tensor intrinsic named '%s' is "
                           "registered (the x86 plugin registers dot_16x4_vnni, "
-                          "dot_16x4_avx512 and dot_16x2_bf16_avx512; `tessel plugins` lists "
-                          "what is loaded)", who, name);
+                          "dot_16x4_avx512, dot_16x4_avx2 and dot_16x2_bf16_avx512; `tessel "
+                          "plugins` lists what is loaded)", who, name);
     }
     if (rule->has_features &&
         !tsl_cpu_features_have(rule->features, tsl_intrin_registry_requires(reg, name)))

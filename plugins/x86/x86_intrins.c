@@ -8,7 +8,10 @@
  * inner tile). dot_16x4_vnni is one vpdpbusd; dot_16x4_avx512 is TVM's
  * AVX-512 sequence for CPUs without VNNI (vpmaddubsw, whose int16 sums of
  * two products saturate, then vpmaddwd with ones), which agrees with the
- * description only while |a0 b0 + a1 b1| <= 32767.
+ * description only while |a0 b0 + a1 b1| <= 32767. dot_16x4_avx2 is
+ * tessel's (TVM's x86 intrinsics need AVX-512): the same description and
+ * the same sequence on 256-bit vectors, lanes 0-7 and 8-15 in turn, for
+ * AVX2 CPUs, with the same saturation.
  *
  * dot_16x2_bf16_avx512 is tessel's (TVM has no bfloat16 CPU intrinsic):
  * the same shape for vdpbf16ps, 16 float32 lanes each accumulating a
@@ -67,6 +70,21 @@ static const char avx512[] =
     "T.call_llvm_pure_intrin(\"int16x32\", \"llvm.x86.avx512.pmaddubs.w.512\", T.uint32(2), "
     A_LANES("uint8x64") ", B[0, 0:64]), T.Broadcast(T.int16(1), 32))\n";
 
+/* A's K values, as one 32-bit lane, in the 8 lanes of a 256-bit vector. */
+#define A_LANES8(VEC) "T.reinterpret(\"" VEC "\", T.Broadcast(T.reinterpret(\"int32\", A[0:4]), 8))"
+
+/* Lanes L to L + 8 of the AVX2 sequence: B's rows L to L + 8, 32 bytes. */
+#define AVX2_HALF(L, L8)                                                                    \
+  "            C[" L ":" L8 "] = C[" L ":" L8 "] + T.call_llvm_pure_intrin(\"int32x8\", "     \
+  "\"llvm.x86.avx2.pmadd.wd\", T.uint32(2), "                                               \
+  "T.call_llvm_pure_intrin(\"int16x16\", \"llvm.x86.avx2.pmadd.ub.sw\", T.uint32(2), "       \
+  A_LANES8("uint8x32") ", B[" L ", 0:32]), T.Broadcast(T.int16(1), 16))\n"
+
+static const char avx2[] =
+    "@I.ir_module\nclass Module:\n" DESC("dot_16x4_avx2", 4, "uint8", "int8", "int32") "\n"
+    IMPL_HEAD("dot_16x4_avx2", 4, "uint8", "int8", "int32") AVX2_HALF("0", "8")
+    AVX2_HALF("8", "16");
+
 static const char bf16[] =
     "@I.ir_module\nclass Module:\n"
     DESC("dot_16x2_bf16_avx512", 2, "bfloat16", "bfloat16", "float32") "\n"
@@ -81,6 +99,8 @@ static const x86_intrin table[] = {
      vnni, "avx512vnni,avx512bw"},
     {"dot_16x4_avx512", "u8 x i8 -> i32 dot products of 16 lanes x 4 (AVX-512BW, no VNNI)",
      avx512, "avx512bw"},
+    {"dot_16x4_avx2", "u8 x i8 -> i32 dot products of 16 lanes x 4 (AVX2 vpmaddubsw, "
+     "vpmaddwd)", avx2, "avx2"},
     {"dot_16x2_bf16_avx512", "bf16 x bf16 -> f32 dot products of 16 lanes x 2 (AVX-512 BF16 "
      "vdpbf16ps)", bf16, "avx512bf16,avx512bw"},
 };

@@ -9,19 +9,21 @@
  * before MultiLevelTiling and RewriteTensorize(vectorize_init_loop) before
  * RewriteLayout (DefaultCPUTensorization). tll_space_defaults_for picks
  * the same way from the CPU features the rules see (unknown features:
- * DefaultLLVM). The X86 list's MultiLevelTilingWithIntrin names the
- * intrinsics in order of preference and uses the first the CPU has (the
- * x86 plugin's, with their features; a CPU with AVX-VNNI alone has none of
- * them, as TVM's dot_16x4_vnni needs AVX-512 too), so a block no intrinsic
- * applies to gets DefaultLLVM's space; only the order of the sketches
- * differs, as in TVM (each rule pass reverses it).
+ * DefaultLLVM), and the X86 lists for AVX2 as well, where TVM has none:
+ * the x86 plugin's dot_16x4_avx2 gives int8 blocks vpmaddubsw there. The
+ * X86 list's MultiLevelTilingWithIntrin names the intrinsics in order of
+ * preference and uses the first the CPU has (the x86 plugin's, with their
+ * features; a CPU with AVX-VNNI gets dot_16x4_avx2, as TVM's
+ * dot_16x4_vnni needs AVX-512), so a block no intrinsic applies to gets
+ * DefaultLLVM's space; only the order of the sketches differs, as in TVM
+ * (each rule pass reverses it).
  */
 #include "llvm_internal.h"
 
 #include "tessel/rules.h"
 
 static const tsl_kv with_intrin[] = {
-    {"intrin_name", "dot_16x4_vnni,dot_16x4_avx512,dot_16x2_bf16_avx512"},
+    {"intrin_name", "dot_16x4_vnni,dot_16x4_avx512,dot_16x4_avx2,dot_16x2_bf16_avx512"},
 };
 
 static const tsl_kv tensorize[] = {{"vectorize_init_loop", "true"}};
@@ -79,7 +81,7 @@ static const tsl_space_defaults x86_defaults = {
 const tsl_space_defaults *tll_space_defaults_for(const struct tsl_rule_target *t) {
   const char *f = tsl_rule_target_features(t);
   if (f && (tsl_cpu_features_have(f, "avx512vnni") || tsl_cpu_features_have(f, "avxvnni") ||
-            tsl_cpu_features_have(f, "avx512f,avx512bw")))
+            tsl_cpu_features_have(f, "avx512f,avx512bw") || tsl_cpu_features_have(f, "avx2")))
     return &x86_defaults;
   return &tll_space_defaults;
 }

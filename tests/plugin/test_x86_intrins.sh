@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # TAP test: the x86 plugin's tensor intrinsics (dot_16x4_vnni,
-# dot_16x4_avx512, dot_16x2_bf16_avx512), MultiLevelTilingWithIntrin and the
-# llvm target's DefaultX86 space. Each intrinsic tensorizes a packed dense
-# layer and the program runs, checked against the interpreter, where this
-# CPU has its features; where it does not, the llvm target refuses the
-# intrinsic by name (TESSEL_LLVM_MCPU=x86-64-v3 pretends so everywhere).
+# dot_16x4_avx512, dot_16x4_avx2, dot_16x2_bf16_avx512),
+# MultiLevelTilingWithIntrin and the llvm target's DefaultX86 space. Each
+# intrinsic tensorizes a packed dense layer and the program runs, checked
+# against the interpreter, where this CPU has its features; where it does
+# not, the llvm target refuses the intrinsic by name (TESSEL_LLVM_MCPU=
+# x86-64-v3, or x86-64-v2 for the AVX2 one, pretends so everywhere).
 # The default space uses the intrinsic the CPU features allow, or none.
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 exe="${TESSEL_EXE:?}"
@@ -16,18 +17,20 @@ bf="$src/workloads/dense_bf16_packed.py"
 flags=$(grep -m1 '^flags' /proc/cpuinfo)
 has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
 
-check "tessel plugins lists the three intrinsics of tessel-x86.so" bash -c "
-  '$exe' plugins | grep -E '^intrin +(dot_16x4_vnni|dot_16x4_avx512|dot_16x2_bf16_avx512) .*tessel-x86.so$' | wc -l | grep -qx 3"
+check "tessel plugins lists the four intrinsics of tessel-x86.so" bash -c "
+  '$exe' plugins | grep -E '^intrin +(dot_16x4_vnni|dot_16x4_avx512|dot_16x4_avx2|dot_16x2_bf16_avx512) .*tessel-x86.so$' | wc -l | grep -qx 4"
 
-# intrinsic, workload, schedule, the LLVM intrinsic it calls, /proc/cpuinfo flags, LLVM feature
-for row in "dot_16x4_vnni $i8 16x4 llvm.x86.avx512.vpdpbusd.512 avx512_vnni,avx512bw avx512vnni" \
-           "dot_16x4_avx512 $i8 16x4 llvm.x86.avx512.pmaddw.d.512 avx512bw avx512f" \
-           "dot_16x2_bf16_avx512 $bf 16x2 llvm.x86.avx512bf16.dpbf16ps.512 avx512_bf16,avx512bw avx512bf16"; do
+# intrinsic, workload, schedule, the LLVM intrinsic it calls, /proc/cpuinfo flags, LLVM feature,
+# a CPU without that feature, the vector lanes of one call
+for row in "dot_16x4_vnni $i8 16x4 llvm.x86.avx512.vpdpbusd.512 avx512_vnni,avx512bw avx512vnni x86-64-v3 16" \
+           "dot_16x4_avx512 $i8 16x4 llvm.x86.avx512.pmaddw.d.512 avx512bw avx512f x86-64-v3 16" \
+           "dot_16x4_avx2 $i8 16x4 llvm.x86.avx2.pmadd.wd avx2 avx2 x86-64-v2 8" \
+           "dot_16x2_bf16_avx512 $bf 16x2 llvm.x86.avx512bf16.dpbf16ps.512 avx512_bf16,avx512bw avx512bf16 x86-64-v3 16"; do
   set -- $row
   sed "s/INTRIN/$1/" "$d/tensorize_$3.sch" > "$tmp/$1.sch"
   check "$1: tensorize exits 0" test "$(status "$exe" schedule "$2" "$tmp/$1.sch")" = 0
-  check "  ... the tile is one T.call_llvm_pure_intrin on vector slices of the matched buffers" \
-    grep -qE "^ +C_1\[T.Ramp\(0, 1, 16\)\] = .*T.call_llvm_pure_intrin\(" "$tmp/out"
+  check "  ... the tile is T.call_llvm_pure_intrin on $8-lane slices of the matched buffers, all 16 lanes" \
+    bash -c "for l in \$(seq 0 $8 15); do grep -qE \"^ +C_1\\[T.Ramp\\(\$l, 1, $8\\)\\] = .*T.call_llvm_pure_intrin\\(\" '$tmp/out' || exit 1; done"
   check "  ... naming $4" grep -qF "\"$4\"" "$tmp/out"
   check "  ... and the program reads back unchanged" bash -c "'$exe' fmt - < '$tmp/out' | cmp -s - '$tmp/out'"
   if has ${5//,/ }; then
@@ -38,10 +41,10 @@ for row in "dot_16x4_vnni $i8 16x4 llvm.x86.avx512.vpdpbusd.512 avx512_vnni,avx5
       test "$(status "$exe" run "$2" --schedule "$tmp/$1.sch")" = 2
     check "  ... saying which feature is missing" grep -q "needs .*, which the target's CPU" "$tmp/err"
   fi
-  check "$1: an x86-64-v3 target (AVX2) refuses it: $4 needs $6" \
-    test "$(TESSEL_LLVM_MCPU=x86-64-v3 status "$exe" run "$2" --schedule "$tmp/$1.sch")" = 2
+  check "$1: an $7 target refuses it: $4 needs $6" \
+    test "$(TESSEL_LLVM_MCPU=$7 status "$exe" run "$2" --schedule "$tmp/$1.sch")" = 2
   check "  ... with the message naming the feature and the CPU" \
-    grep -q "error: build: llvm codegen: T.call_llvm_pure_intrin: $4 needs $6, which the target's CPU (x86-64-v3) does not have" "$tmp/err"
+    grep -q "error: build: llvm codegen: T.call_llvm_pure_intrin: $4 needs $6, which the target's CPU ($7) does not have" "$tmp/err"
 done
 
 # A bfloat16 operand loaded from memory reaches vdpbf16ps as loaded: no
@@ -70,7 +73,9 @@ check "  ... in 3 sketches (write cache none, at level 1, at level 2)" test "$(g
 out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl)
 check "AVX-512 without VNNI: dot_16x4_avx512 (TVM's DefaultX86(\"avx512\"))" test "$out" = 'ann_val="dot_16x4_avx512" '
 out=$(space "$i8" avx2,fma)
-check "AVX2 only: no intrinsic, DefaultLLVM's space" test -z "$out"
+check "AVX2 only: dot_16x4_avx2 (the X86 list, where TVM has DefaultLLVM)" test "$out" = 'ann_val="dot_16x4_avx2" '
+out=$(space "$i8" sse4.2)
+check "SSE4.2 only: no intrinsic, DefaultLLVM's space" test -z "$out"
 check "  ... whose sketches tile the plain block (MultiLevelTiling)" grep -q 'ann_val="SSRSRS"' "$tmp/sp"
 out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512bf16)
 check "AVX-512 BF16: the bfloat16 dense layer uses dot_16x2_bf16_avx512" test "$out" = 'ann_val="dot_16x2_bf16_avx512" '
@@ -92,7 +97,7 @@ check "the NCHWc int8 conv's MultiLevelTilingWithIntrin sketches as in tests/plu
 check "MultiLevelTilingWithIntrin without intrin_name: exit 2" test "$(status "$exe" space "$i8" --rule 'MultiLevelTilingWithIntrin')" = 2
 check "  ... saying it is required, with an example" grep -q "MultiLevelTilingWithIntrin: intrin_name is required: a tensor intrinsic, e.g. dot_16x4_vnni" "$tmp/err"
 check "an unknown intrinsic: exit 2" test "$(status "$exe" space "$i8" --rule 'MultiLevelTilingWithIntrin;intrin_name=dot_16x4_nope')" = 2
-check "  ... naming it and what the x86 plugin registers" grep -q "no tensor intrinsic named 'dot_16x4_nope' is registered (the x86 plugin registers dot_16x4_vnni" "$tmp/err"
+check "  ... naming it and what the x86 plugin registers" grep -q "no tensor intrinsic named 'dot_16x4_nope' is registered (the x86 plugin registers dot_16x4_vnni, dot_16x4_avx512, dot_16x4_avx2" "$tmp/err"
 check "in a list, an unknown name is skipped for the next" bash -c "
   '$exe' space '$i8' --num-cores 2 --cpu-features all --rule 'MultiLevelTilingWithIntrin;intrin_name=dot_16x4_nope,dot_16x4_avx512' | grep -q 'ann_val=\"dot_16x4_avx512\"'"
 
@@ -139,7 +144,8 @@ runner:
 database: $tmp/t.db
 seed: 1
 YAML
-if has avx512_vnni avx512bw; then want=dot_16x4_vnni; elif has avx512bw avx512f; then want=dot_16x4_avx512; else want=; fi
+if has avx512_vnni avx512bw; then want=dot_16x4_vnni; elif has avx512bw avx512f; then want=dot_16x4_avx512
+elif has avx2; then want=dot_16x4_avx2; else want=; fi
 check "tune the int8 dense layer for 8 trials: exit 0" test "$(status "$exe" tune "$tmp/t.yaml")" = 0
 check "  ... its candidates ran and agreed with the reference" bash -c "! grep -q 'no candidate ran successfully' '$tmp/out' && grep -q '(0 failed)' '$tmp/out'"
 if [ -n "$want" ]; then
