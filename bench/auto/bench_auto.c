@@ -18,7 +18,8 @@
  *   m128   workloads/matmul_128.py in 64 trials at 1 and 2 threads;
  *   lowp   int8 and bfloat16 matmuls and 3x3 convolutions over packed
  *          weights, up to the last checkpoint, against oneDNN side by side
- *          and the dot-product peak (lowp.h);
+ *          and the dot-product peak (lowp.h); `lowp,int8` or `lowp,bf16`
+ *          runs only those;
  *   pairs  the paired-seed study of tessel's deviations from TVM (pairs.h):
  *          --seeds pairs of the last checkpoint's trials (not by default);
  *   ops    the ResNet stem (conv2d NHWC 7x7 stride 2 with padding) in 64
@@ -491,7 +492,7 @@ int main(int argc, char **argv) {
   if (!peer && strstr(only, "ops"))
     ops(abs_root, peak2);
   if (strstr(only, "lowp"))
-    bench_lowp(abs_root, cp, n_cp, seeds);
+    bench_lowp(abs_root, cp, n_cp, seeds, only);
   if (strstr(only, "pairs"))
     bench_pairs(abs_root, cp[n_cp - 1], seeds, only);
   return 0;

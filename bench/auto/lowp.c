@@ -170,7 +170,10 @@ static void one(const char *root, const lowp_workload *w, const int64_t *cp, int
   }
 }
 
-void bench_lowp(const char *root, const int64_t *cp, int n_cp, int seeds) {
+void bench_lowp(const char *root, const int64_t *cp, int n_cp, int seeds, const char *only) {
+  int want_i8 = !!strstr(only, "int8"), want_bf = !!strstr(only, "bf16");
+  if (!want_i8 && !want_bf)
+    want_i8 = want_bf = 1;
   double i8 = bench_peak(PEAK_DOT_INT8, THREADS), bf = bench_peak(PEAK_DOT_BF16, THREADS);
   printf("\nint8 and bfloat16 over packed weights, tuned from the bare program "
          "(configs/auto.yaml), against oneDNN: per seed, the tuner's in-run best GOPS after "
@@ -180,5 +183,6 @@ void bench_lowp(const char *root, const int64_t *cp, int n_cp, int seeds) {
          "dot-product peak, %d threads: int8 %.1f GOPS (%s), bf16 %.1f GFLOPS (%s)\n",
          THREADS, i8, bench_peak_name(PEAK_DOT_INT8), bf, bench_peak_name(PEAK_DOT_BF16));
   for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
-    one(root, &workloads[i], cp, n_cp, workloads[i].bf16 ? bf : i8, seeds);
+    if (workloads[i].bf16 ? want_bf : want_i8)
+      one(root, &workloads[i], cp, n_cp, workloads[i].bf16 ? bf : i8, seeds);
 }

@@ -13,7 +13,8 @@
 
 /* Each workload tuned to the last of the checkpoints cp[0..n_cp) with
  * seeds 1..seeds, its best at each printed; over several seeds, the median
- * and the worst ratio to oneDNN. */
-void bench_lowp(const char *root, const int64_t *cp, int n_cp, int seeds);
+ * and the worst ratio to oneDNN. `only` (bench_auto's --only) naming int8
+ * or bf16 keeps those workloads alone (--only lowp,int8). */
+void bench_lowp(const char *root, const int64_t *cp, int n_cp, int seeds, const char *only);
 
 #endif

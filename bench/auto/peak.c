@@ -71,6 +71,25 @@ __attribute__((target("avxvnni"))) static double dot_avxvnni(long iters) {
 #undef SET1
 #undef ASTEP
 
+/* AVX2 without VNNI: the sequence of dot_16x4_avx2, vpmaddubsw into int16
+ * pairs, vpmaddwd with ones into int32, vpaddd into the accumulator. */
+#define T __m256i
+#define SET1 _mm256_set1_epi32
+#define ASTEP(i)                                                                           \
+  {                                                                                        \
+    T t;                                                                                   \
+    __asm__("vpmaddubsw %2, %2, %1\n\tvpmaddwd %3, %1, %1\n\tvpaddd %1, %0, %0"             \
+            : "+x"(a##i), "=&x"(t)                                                         \
+            : "x"(x), "x"(ones));                                                          \
+  }
+__attribute__((target("avx2"))) static double dot_avx2(long iters) {
+  T x = _mm256_set1_epi8(1), ones = _mm256_set1_epi16(1);
+  CHAIN_BODY(R12, ASTEP)
+}
+#undef T
+#undef SET1
+#undef ASTEP
+
 /* The kernel of a kind on this CPU and its operations per call of the
  * loop body. */
 static double (*kernel_of(bench_peak_kind kind, double *ops))(long) {
@@ -87,6 +106,10 @@ static double (*kernel_of(bench_peak_kind kind, double *ops))(long) {
     if (__builtin_cpu_supports("avxvnni")) {
       *ops = 12 * 2.0 * 32;
       return dot_avxvnni;
+    }
+    if (__builtin_cpu_supports("avx2")) {
+      *ops = 12 * 2.0 * 32;
+      return dot_avx2;
     }
     return NULL;
   case PEAK_DOT_BF16:
@@ -107,6 +130,8 @@ const char *bench_peak_name(bench_peak_kind kind) {
     return "AVX-512 vpdpbusd";
   if (k == dot_avxvnni)
     return "AVX-VNNI vpdpbusd (256 bits)";
+  if (k == dot_avx2)
+    return "AVX2 vpmaddubsw + vpmaddwd + vpaddd";
   if (k == dot_bf16)
     return "AVX-512 vdpbf16ps";
   return "none on this CPU";

@@ -10,7 +10,8 @@
 
 typedef enum bench_peak_kind {
   PEAK_FMA_F32,   /* vfmadd, AVX-512 where the CPU has it, else AVX2: 2 flops a lane */
-  PEAK_DOT_INT8,  /* vpdpbusd (AVX-512 VNNI, else AVX-VNNI on 256 bits): 2 ops a byte pair */
+  PEAK_DOT_INT8,  /* vpdpbusd (AVX-512 VNNI, else AVX-VNNI on 256 bits), else AVX2's
+                     vpmaddubsw + vpmaddwd + vpaddd: 2 ops a byte pair */
   PEAK_DOT_BF16,  /* vdpbf16ps (AVX-512 BF16): 2 flops a bfloat16 pair */
 } bench_peak_kind;
 
