@@ -8,8 +8,9 @@
  * infer an overload from argument types, and a wrong guess crashes LLVM.
  * Its parameter and result types are checked against the arguments
  * (bfloat16 vectors, which tessel computes as float lanes, are narrowed to
- * LLVM's bfloat for a bfloat parameter and widened back from a bfloat
- * result). An x86 intrinsic must belong to a family of the table below
+ * their 16 bits and bitcast to LLVM's bfloat for a bfloat parameter, and
+ * widened back from a bfloat result, by integer operations: no LLVM
+ * bfloat arithmetic, see tll_from_storage). An x86 intrinsic must belong to a family of the table below
  * whose features the target's CPU has: LLVM would abort on an instruction
  * it cannot select.
  */
@@ -144,7 +145,7 @@ LLVMValueRef tll_llvm_intrin(tll_cg *cg, const tsl_expr *e) {
     if (a->dtype.code == TSL_DT_BFLOAT && is_bfloat_vector(params[i]) &&
         LLVMGetTypeKind(LLVMTypeOf(args[i])) == LLVMVectorTypeKind &&
         LLVMGetVectorSize(LLVMTypeOf(args[i])) == LLVMGetVectorSize(params[i]))
-      args[i] = LLVMBuildFPTrunc(cg->b, args[i], params[i], ""); /* exact: bf16 values */
+      args[i] = LLVMBuildBitCast(cg->b, tll_to_storage(cg, args[i], a->dtype), params[i], "");
     if (LLVMTypeOf(args[i]) != params[i]) {
       char what[32];
       snprintf(what, sizeof what, "argument %u", i + 1);
@@ -159,7 +160,8 @@ LLVMValueRef tll_llvm_intrin(tll_cg *cg, const tsl_expr *e) {
   } else if (e->dtype.code == TSL_DT_BFLOAT && is_bfloat_vector(ret) && want &&
              LLVMGetTypeKind(want) == LLVMVectorTypeKind &&
              LLVMGetVectorSize(want) == LLVMGetVectorSize(ret)) {
-    out = LLVMBuildFPExt(cg->b, out, want, "");
+    out = tll_from_storage(
+        cg, LLVMBuildBitCast(cg->b, out, tll_storage_type(cg, e->dtype), ""), e->dtype);
   } else if (ret != want) {
     type_mismatch(cg, name, "its result", ret, want ? want : cg->t_void);
     out = NULL;
@@ -168,13 +170,6 @@ done:
   free(params);
   free(args);
   return cg->status ? NULL : out;
-}
-
-/* LLVM's bfloat type with the lanes of t (tessel computes bfloat16 as
- * float lanes, exact bfloat16 values). */
-static LLVMTypeRef bfloat_of(tll_cg *cg, tsl_dtype t) {
-  LLVMTypeRef b = LLVMBFloatTypeInContext(cg->ctx);
-  return t.lanes > 1 ? LLVMVectorType(b, t.lanes) : b;
 }
 
 LLVMValueRef tll_reinterpret(tll_cg *cg, const tsl_expr *e) {
@@ -190,10 +185,10 @@ LLVMValueRef tll_reinterpret(tll_cg *cg, const tsl_expr *e) {
   LLVMValueRef x = tll_expr(cg, v);
   if (!x)
     return NULL;
-  if (v->dtype.code == TSL_DT_BFLOAT) /* exact: the lanes hold bfloat16 values */
-    x = LLVMBuildFPTrunc(cg->b, x, bfloat_of(cg, v->dtype), "");
+  if (v->dtype.code == TSL_DT_BFLOAT) /* the 16 bits of each lane */
+    x = tll_to_storage(cg, x, v->dtype);
   if (e->dtype.code != TSL_DT_BFLOAT)
     return LLVMBuildBitCast(cg->b, x, tll_type(cg, e->dtype), "");
-  x = LLVMBuildBitCast(cg->b, x, bfloat_of(cg, e->dtype), "");
-  return LLVMBuildFPExt(cg->b, x, tll_type(cg, e->dtype), "");
+  x = LLVMBuildBitCast(cg->b, x, tll_storage_type(cg, e->dtype), "");
+  return tll_from_storage(cg, x, e->dtype);
 }

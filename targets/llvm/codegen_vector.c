@@ -250,12 +250,15 @@ LLVMValueRef tll_from_storage(tll_cg *cg, LLVMValueRef v, tsl_dtype t) {
   if (tsl_dtype_is_bool(t))
     return LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
   if (t.code == TSL_DT_BFLOAT) {
-    /* through LLVM's bfloat, so that an intrinsic's bfloat operand
-     * (codegen_intrin.c narrows float lanes back) folds to the load */
-    LLVMTypeRef bt = LLVMBFloatTypeInContext(cg->ctx);
-    if (t.lanes > 1)
-      bt = LLVMVectorType(bt, t.lanes);
-    return LLVMBuildFPExt(cg->b, LLVMBuildBitCast(cg->b, v, bt, ""), tll_type(cg, t), "");
+    /* the 16 bits as a float's high half, in integer operations: no LLVM
+     * bfloat arithmetic, which LLVM 19 lowers on CPUs without AVX-512 BF16
+     * to calls of __truncsfbf2 (a select of bfloat lanes narrowed back),
+     * a function GCC 12's libgcc lacks. An intrinsic's bfloat operand
+     * (codegen_intrin.c: tll_to_storage, then a bitcast) folds to the load. */
+    tsl_dtype i32 = TSL_DTYPE(TSL_DT_INT, 32, t.lanes);
+    LLVMValueRef w = LLVMBuildZExt(cg->b, v, tll_type(cg, i32), "");
+    w = LLVMBuildShl(cg->b, w, tll_const_int(cg, i32, 16), "");
+    return LLVMBuildBitCast(cg->b, w, tll_type(cg, t), "");
   }
   return v;
 }

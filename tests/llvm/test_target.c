@@ -733,6 +733,82 @@ static void test_opt_levels(void) {
   tsl_arena_free(a);
 }
 
+/* The bfloat16 dot of plugins/x86 after tensorize: W's tile reaches
+ * vdpbf16ps as loaded (a load of its 16-bit lanes, bitcast), with no
+ * float round trip and no LLVM bfloat arithmetic (fpext, fptrunc), which
+ * LLVM lowers to __truncsfbf2 calls on CPUs without AVX-512 BF16. */
+static const char *bf16_dot_src =
+    "@T.prim_func\n"
+    "def dot(A: T.Buffer((2,), \"bfloat16\"), B: T.Buffer((16, 2), \"bfloat16\"), "
+    "C: T.Buffer((16,), \"float32\")):\n"
+    "    C[T.Ramp(0, 1, 16)] = T.call_llvm_pure_intrin(\"float32x16\", "
+    "\"llvm.x86.avx512bf16.dpbf16ps.512\", T.uint32(3), C[T.Ramp(0, 1, 16)], "
+    "T.reinterpret(\"bfloat16x32\", T.Broadcast(T.reinterpret(\"float32\", A[T.Ramp(0, 1, 2)]), "
+    "16)), B[0, T.Ramp(0, 1, 32)])\n";
+
+static int bf16_fp_ops(LLVMValueRef fn) {
+  int n = 0;
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in; in = LLVMGetNextInstruction(in)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(in);
+      if (op != LLVMFPExt && op != LLVMFPTrunc)
+        continue;
+      LLVMTypeRef t[2] = {LLVMTypeOf(in), LLVMTypeOf(LLVMGetOperand(in, 0))};
+      for (int k = 0; k < 2; k++) {
+        LLVMTypeRef e = LLVMGetTypeKind(t[k]) == LLVMVectorTypeKind ? LLVMGetElementType(t[k])
+                                                                     : t[k];
+        n += LLVMGetTypeKind(e) == LLVMBFloatTypeKind;
+      }
+    }
+  return n;
+}
+
+static void test_bf16_operands(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, bf16_dot_src);
+  ir_mod w = {0};
+  int built = m && ir_build("mcpu=sapphirerapids threads=1", m->funcs[0], 1, &w);
+  LLVMValueRef call = NULL;
+  for (LLVMBasicBlockRef bb = built ? LLVMGetFirstBasicBlock(w.fn) : NULL; bb && !call;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef in = LLVMGetFirstInstruction(bb); in && !call;
+         in = LLVMGetNextInstruction(in)) {
+      size_t len = 0;
+      LLVMValueRef callee = LLVMGetInstructionOpcode(in) == LLVMCall
+                                ? LLVMGetCalledValue(in) : NULL;
+      const char *name = callee ? LLVMGetValueName2(callee, &len) : "";
+      if (strstr(name, "dpbf16ps"))
+        call = in;
+    }
+  LLVMValueRef b = call ? LLVMGetOperand(call, 2) : NULL;
+  if (b && LLVMIsAInstruction(b) && LLVMGetInstructionOpcode(b) == LLVMBitCast)
+    b = LLVMGetOperand(b, 0);
+  ok(b && LLVMIsAInstruction(b) && LLVMGetInstructionOpcode(b) == LLVMLoad,
+     "a bfloat16 tile loaded for vdpbf16ps reaches it as loaded (optimized IR for "
+     "sapphirerapids)");
+  ir_free(&w);
+  /* a select of bfloat16 lanes (a padding block vectorized across the
+   * border): LLVM narrowed fpext(select) to a bfloat select */
+  static const char *pad_src =
+      "@T.prim_func\n"
+      "def pad(data: T.Buffer((4, 16), \"bfloat16\"), out: T.Buffer((6, 18), \"bfloat16\")):\n"
+      "    for h, w in T.grid(6, 18):\n"
+      "        with T.block(\"pad\"):\n"
+      "            vh, vw = T.axis.remap(\"SS\", [h, w])\n"
+      "            out[vh, vw] = T.if_then_else(1 <= vh and vh < 5 and 1 <= vw and vw < 17,\n"
+      "                                         data[vh - 1, vw - 1], T.bfloat16(0))\n";
+  tsl_schedule *sch = NULL;
+  const tsl_module *orig = NULL;
+  const tsl_func *f = schedule(a, pad_src, "b = sch.get_block(\"pad\")\nh, w = sch.get_loops(b)\n"
+                               "sch.vectorize(w)\n", &sch, &orig);
+  built = f && ir_build("mcpu=x86-64-v3 threads=1", f, 1, &w);
+  ok(built && bf16_fp_ops(w.fn) == 0, "a bfloat16 select across vector lanes: no fpext or "
+     "fptrunc of LLVM bfloat in the optimized IR for x86-64-v3 (%d)", built ? bf16_fp_ops(w.fn) : -1);
+  ir_free(&w);
+  tsl_schedule_free(sch);
+  tsl_arena_free(a);
+}
+
 int main(void) {
   ctx = tsl_ctx_new();
   test_options();
@@ -748,6 +824,7 @@ int main(void) {
   test_parallel();
   test_nested_parallel();
   test_opt_levels();
+  test_bf16_operands();
   tsl_ctx_free(ctx);
   return tap_done();
 }
