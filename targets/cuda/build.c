@@ -212,8 +212,9 @@ static int emulate(const tcu_program *p, const tsl_strbuf *dev, const char *besi
   }
   snprintf(src, sizeof src, "%s.cc", path);
   snprintf(log, sizeof log, "%s.log", path);
-  snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O1 -march=native -w -shared -fPIC -I'%s' -include cuda_emu.h "
-           "-o '%s' '%s' -lm 2>'%s'", getenv("TESSEL_CUDA_EMULATE"), path, src, log);
+  snprintf(cmd, sizeof cmd, "c++ -std=c++17 -O1 -march=native -w -shared -fPIC -I'%s' "
+           "-include cuda_emu.h -o '%s' '%s' -lm 2>'%s'", getenv("TESSEL_CUDA_EMULATE"), path,
+           src, log);
   tsl_strbuf all;
   tsl_strbuf_init(&all);
   tsl_strbuf_append_n(&all, dev->data, dev->len);

@@ -10,9 +10,9 @@
  * (bfloat16 vectors, which tessel computes as float lanes, are narrowed to
  * their 16 bits and bitcast to LLVM's bfloat for a bfloat parameter, and
  * widened back from a bfloat result, by integer operations: no LLVM
- * bfloat arithmetic, see tll_from_storage). An x86 intrinsic must belong to a family of the table below
- * whose features the target's CPU has: LLVM would abort on an instruction
- * it cannot select.
+ * bfloat arithmetic, see tll_from_storage). An x86 intrinsic must belong
+ * to a family of the table below whose features the target's CPU has:
+ * LLVM would abort on an instruction it cannot select.
  */
 #include "llvm_internal.h"
 
