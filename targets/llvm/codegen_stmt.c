@@ -47,39 +47,92 @@ static LLVMMetadataRef loop_md(tll_cg *cg, const char *prop, int flag) {
  * other (LoopAccessAnalysis, quadratic in their number): a loop around an
  * explicitly unrolled body of hundreds of them took most of its candidate's
  * build. A serial loop with no loop inside and at least this many loads and
- * stores is not offered to it (README.md, "Compile time"). */
+ * stores is not offered to it unless the vectorizer could widen it: every
+ * value scalar (it refuses a loop with a vector in it) and some access
+ * contiguous in the loop's variable (without one it finds nothing worth
+ * widening). Widening such a loop is what makes some schedules fast: a body
+ * unrolled over a reduction inside a loop over 64 output channels ran 4.5x
+ * faster (README.md, "Compile time"). */
 #define TLL_LV_MAX_ACCESSES 1024
 
-typedef struct access_count {
+typedef struct access_scan {
+  const tsl_var *loop_var;
   int64_t n;
-  int has_loop;
-} access_count;
+  int has_loop, has_vector, has_contiguous;
+} access_scan;
 
-static int count_load(const tsl_expr *e, void *user_data) {
-  ((access_count *)user_data)->n += e->kind == TSL_EXPR_LOAD;
+static int uses_var(const tsl_expr *e, void *user_data) {
+  return e->kind == TSL_EXPR_VAR && e->u.var == user_data;
+}
+
+/* Whether `e` is affine in `v` as far as its sums, constant multiples and
+ * casts show, with that coefficient in *coef (0 where `v` does not occur). */
+static int coefficient(const tsl_expr *e, const tsl_var *v, int64_t *coef) {
+  int64_t x, y;
+  switch (e->kind) {
+  case TSL_EXPR_VAR:
+    *coef = e->u.var == v;
+    return 1;
+  case TSL_EXPR_ADD:
+  case TSL_EXPR_SUB:
+    if (!coefficient(e->args[0], v, &x) || !coefficient(e->args[1], v, &y))
+      return 0;
+    return e->kind == TSL_EXPR_ADD ? !__builtin_add_overflow(x, y, coef)
+                                   : !__builtin_sub_overflow(x, y, coef);
+  case TSL_EXPR_MUL:
+    for (int i = 0; i < 2; i++)
+      if (e->args[i]->kind == TSL_EXPR_INT_IMM && coefficient(e->args[1 - i], v, &x))
+        return !__builtin_mul_overflow(x, e->args[i]->u.int_value, coef);
+    break;
+  case TSL_EXPR_CAST:
+    if (tsl_dtype_is_int(e->dtype))
+      return coefficient(e->args[0], v, coef);
+    break;
+  default:
+    break;
+  }
+  *coef = 0;
+  return !tsl_expr_visit(e, uses_var, (void *)v);
+}
+
+/* An access is contiguous when its last index steps by one with the loop. */
+static void note_access(access_scan *c, uint32_t n_indices, const tsl_expr *const *indices) {
+  int64_t coef;
+  c->n++;
+  if (n_indices && coefficient(indices[n_indices - 1], c->loop_var, &coef) && coef == 1)
+    c->has_contiguous = 1;
+}
+
+static int scan_expr_node(const tsl_expr *e, void *user_data) {
+  access_scan *c = user_data;
+  c->has_vector |= e->dtype.lanes > 1;
+  if (e->kind == TSL_EXPR_LOAD)
+    note_access(c, e->n_args, e->args);
   return 0;
 }
 
-static int count_stmt(const tsl_stmt *s, void *user_data) {
-  access_count *c = user_data;
+static int scan_stmt(const tsl_stmt *s, void *user_data) {
+  access_scan *c = user_data;
   if (s->kind == TSL_STMT_FOR) {
     c->has_loop = 1;
     return 1; /* not an innermost loop: the count does not matter */
   }
-  c->n += s->kind == TSL_STMT_STORE;
+  if (s->kind == TSL_STMT_STORE)
+    note_access(c, s->u.store.n_indices, s->u.store.indices);
   return 0;
 }
 
-static int count_expr(const tsl_expr *e, const tsl_stmt *owner, void *user_data) {
+static int scan_expr(const tsl_expr *e, const tsl_stmt *owner, void *user_data) {
   (void)owner;
-  return tsl_expr_visit(e, count_load, user_data);
+  return tsl_expr_visit(e, scan_expr_node, user_data);
 }
 
-static int too_many_accesses(const tsl_stmt *body) {
-  access_count c = {0, 0};
-  tsl_stmt_visitor v = {count_stmt, NULL, count_expr, NULL, &c};
-  tsl_stmt_visit(body, &v);
-  return !c.has_loop && c.n >= TLL_LV_MAX_ACCESSES;
+/* A long innermost body the loop vectorizer could not widen. */
+static int keep_from_vectorizer(const tsl_stmt *loop) {
+  access_scan c = {loop->u.loop.loop_var, 0, 0, 0, 0};
+  tsl_stmt_visitor v = {scan_stmt, NULL, scan_expr, NULL, &c};
+  tsl_stmt_visit(loop->u.loop.body, &v);
+  return !c.has_loop && c.n >= TLL_LV_MAX_ACCESSES && (c.has_vector || !c.has_contiguous);
 }
 
 int tll_emit_loop(tll_cg *cg, const tsl_var *var, LLVMValueRef lo,
@@ -148,7 +201,7 @@ static int for_loop(tll_cg *cg, const tsl_stmt *s) {
     md = loop_md(cg, "llvm.loop.unroll.full", 0);
   else if (kind == TSL_FOR_VECTORIZED)
     md = loop_md(cg, "llvm.loop.vectorize.enable", 1);
-  else if (too_many_accesses(s->u.loop.body)) {
+  else if (keep_from_vectorizer(s)) {
     const char *names[2] = {"llvm.loop.vectorize.enable", "llvm.loop.unroll.disable"};
     int values[2] = {0, -1};
     md = loop_id(cg, cg->opts->llvm_unroll ? 1 : 2, names, values);
