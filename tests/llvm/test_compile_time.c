@@ -154,57 +154,6 @@ static double unrolled_backend(tsl_target *t, tsl_ctx *ctx) {
   return o3;
 }
 
-/* A candidate whose innermost j tile is 1, unrolled 512 steps: loops around
- * 512 zero stores and 512 copies (1024 loads and stores) are kept from the
- * loop vectorizer, whose pairwise dependence checks took 1.2 s of its 2.6 s
- * O3 (and LoopLoadElimination, left out of O3, another 1.1 s); a small
- * loop keeps it. The metadata is asserted, and the O3 time against the
- * unrolled candidate's `o3_unrolled` (0.25-0.5x; 2.8x with the loop vectorizer on it). */
-static void wide_bodies(tsl_target *t, tsl_ctx *ctx, double o3_unrolled) {
-  tsl_arena *a = tsl_arena_new(ctx);
-  tsl_diag d = {0};
-  tsl_schedule *sch = NULL;
-  const tsl_lowered_func *lf = lower_1024(ctx, a, "matmul_1024_j1_unroll512.sch", &sch, &d);
-  LLVMTargetMachineRef tm = NULL;
-  if (!ok(lf && !tll_target_machine(&t->opts, 1, &tm, &d),
-          "the 1024 matmul with j tiles of 1, unrolled 512 steps: lowered")) {
-    tap_diag("%s", d.text);
-  } else {
-    const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
-    LLVMContextRef lc = LLVMContextCreate();
-    LLVMModuleRef mod = NULL;
-    tsl_build_stats st = {sizeof st, -1, -1, -1};
-    int rc = tll_compile(lc, &t->opts, tm, &lm, "w", &mod, &st, &d);
-    int off = 0;
-    for (LLVMValueRef fn = mod ? LLVMGetFirstFunction(mod) : NULL; fn;
-         fn = LLVMGetNextFunction(fn))
-      off += irs_loop_md(fn, "llvm.loop.vectorize.enable", 0);
-    tap_diag("j tiles of 1: codegen %.3f s, O3 %.2f s; %d loops kept from the loop vectorizer",
-             st.codegen_s, st.optimize_s, off);
-    ok(rc == TSL_OK && off == 1,
-       "  ... one loop (the 1024 loads and stores of the write-back) kept from the loop "
-       "vectorizer (%d)",
-       off);
-    ok(rc == TSL_OK && o3_unrolled > 0 && st.optimize_s < 1.5 * o3_unrolled,
-       "  ... its O3 takes under 1.5x the unrolled candidate's (%.2f s against %.2f s; 2.8x "
-       "with the loop vectorizer on it)",
-       st.optimize_s, o3_unrolled);
-    if (mod)
-      LLVMDisposeModule(mod);
-    LLVMContextDispose(lc);
-    LLVMDisposeTargetMachine(tm);
-  }
-  tsl_schedule_free(sch);
-  tsl_arena_free(a);
-}
-
-/* A candidate whose innermost j tile is 1 and whose j loop of 256 holds a
- * body unrolled 256 steps (1024 scalar loads and stores, B and the C tile
- * contiguous in j): the loop vectorizer widens that loop, which ran the
- * kernel 10x faster (580 ms against 53 ms on a Zen 1), so no loop of it is
- * kept from the vectorizer and its multiplications are vectors (the
- * schedule vectorized only the write-back, a copy). */
 static int vector_fmuls(LLVMValueRef fn) {
   int n = 0;
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -214,35 +163,37 @@ static int vector_fmuls(LLVMValueRef fn) {
   return n;
 }
 
-static void widened_body(tsl_target *t, tsl_ctx *ctx) {
+/* A 1024 matmul candidate through codegen and O3 (no backend): its stage
+ * times, the loops kept from the loop vectorizer and the vector fmuls of
+ * its functions. */
+typedef struct optimized {
+  int rc, kept, vector_fmuls;
+  tsl_build_stats st;
+} optimized;
+
+static int optimize_1024(tsl_target *t, tsl_ctx *ctx, const char *script, const char *what,
+                         optimized *o) {
   tsl_arena *a = tsl_arena_new(ctx);
   tsl_diag d = {0};
   tsl_schedule *sch = NULL;
-  const tsl_lowered_func *lf = lower_1024(ctx, a, "matmul_1024_j256_unroll512.sch", &sch, &d);
+  const tsl_lowered_func *lf = lower_1024(ctx, a, script, &sch, &d);
   LLVMTargetMachineRef tm = NULL;
-  if (!ok(lf && !tll_target_machine(&t->opts, 1, &tm, &d),
-          "the 1024 matmul with j tiles of 1 in a j loop of 256, unrolled 512 steps: lowered")) {
+  int lowered = ok(lf && !tll_target_machine(&t->opts, 1, &tm, &d), "%s: lowered", what);
+  if (!lowered) {
     tap_diag("%s", d.text);
   } else {
     const tsl_lowered_func *fl[1] = {lf};
     tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
     LLVMContextRef lc = LLVMContextCreate();
     LLVMModuleRef mod = NULL;
-    tsl_build_stats st = {sizeof st, -1, -1, -1};
-    int rc = tll_compile(lc, &t->opts, tm, &lm, "v", &mod, &st, &d);
-    int off = 0, vector_muls = 0;
+    o->st = (tsl_build_stats){sizeof o->st, -1, -1, -1};
+    o->rc = tll_compile(lc, &t->opts, tm, &lm, "w", &mod, &o->st, &d);
+    o->kept = o->vector_fmuls = 0;
     for (LLVMValueRef fn = mod ? LLVMGetFirstFunction(mod) : NULL; fn;
          fn = LLVMGetNextFunction(fn)) {
-      off += irs_loop_md(fn, "llvm.loop.vectorize.enable", 0);
-      vector_muls += vector_fmuls(fn);
+      o->kept += irs_loop_md(fn, "llvm.loop.vectorize.enable", 0);
+      o->vector_fmuls += vector_fmuls(fn);
     }
-    tap_diag("j loop of 256: codegen %.3f s, O3 %.2f s", st.codegen_s, st.optimize_s);
-    ok(rc == TSL_OK && off == 0,
-       "  ... no loop kept from the loop vectorizer (%d)", off);
-    ok(rc == TSL_OK && vector_muls > 0,
-       "  ... the vectorizer widened its multiplications (%d vector fmul; none when it is kept "
-       "from the loop)",
-       vector_muls);
     if (mod)
       LLVMDisposeModule(mod);
     LLVMContextDispose(lc);
@@ -250,6 +201,50 @@ static void widened_body(tsl_target *t, tsl_ctx *ctx) {
   }
   tsl_schedule_free(sch);
   tsl_arena_free(a);
+  return lowered;
+}
+
+/* A candidate whose innermost j tile is 1, unrolled 512 steps: loops around
+ * 512 zero stores and 512 copies (1024 loads and stores) are kept from the
+ * loop vectorizer, whose pairwise dependence checks took 1.2 s of its 2.6 s
+ * O3 (and LoopLoadElimination, left out of O3, another 1.1 s); a small
+ * loop keeps it. The metadata is asserted, and the O3 time against the
+ * unrolled candidate's `o3_unrolled` (0.25-0.5x; 2.8x with the loop vectorizer on it). */
+static void wide_bodies(tsl_target *t, tsl_ctx *ctx, double o3_unrolled) {
+  optimized o;
+  if (!optimize_1024(t, ctx, "matmul_1024_j1_unroll512.sch",
+                     "the 1024 matmul with j tiles of 1, unrolled 512 steps", &o))
+    return;
+  tap_diag("j tiles of 1: codegen %.3f s, O3 %.2f s; %d loops kept from the loop vectorizer",
+           o.st.codegen_s, o.st.optimize_s, o.kept);
+  ok(o.rc == TSL_OK && o.kept == 1,
+     "  ... one loop (the 1024 loads and stores of the write-back) kept from the loop "
+     "vectorizer (%d)",
+     o.kept);
+  ok(o.rc == TSL_OK && o3_unrolled > 0 && o.st.optimize_s < 1.5 * o3_unrolled,
+     "  ... its O3 takes under 1.5x the unrolled candidate's (%.2f s against %.2f s; 2.8x "
+     "with the loop vectorizer on it)",
+     o.st.optimize_s, o3_unrolled);
+}
+
+/* A candidate whose innermost j tile is 1 and whose j loop of 256 holds a
+ * body unrolled 256 steps (1024 scalar loads and stores, B and the C tile
+ * contiguous in j): the loop vectorizer widens that loop, which ran the
+ * kernel 10x faster (580 ms against 53 ms on a Zen 1), so no loop of it is
+ * kept from the vectorizer and its multiplications are vectors (the
+ * schedule vectorized only the write-back, a copy). */
+static void widened_body(tsl_target *t, tsl_ctx *ctx) {
+  optimized o;
+  if (!optimize_1024(t, ctx, "matmul_1024_j256_unroll512.sch",
+                     "the 1024 matmul with j tiles of 1 in a j loop of 256, unrolled 512 steps",
+                     &o))
+    return;
+  tap_diag("j loop of 256: codegen %.3f s, O3 %.2f s", o.st.codegen_s, o.st.optimize_s);
+  ok(o.rc == TSL_OK && o.kept == 0, "  ... no loop kept from the loop vectorizer (%d)", o.kept);
+  ok(o.rc == TSL_OK && o.vector_fmuls > 0,
+     "  ... the vectorizer widened its multiplications (%d vector fmul; none when it is kept "
+     "from the loop)",
+     o.vector_fmuls);
 }
 
 int main(void) {
