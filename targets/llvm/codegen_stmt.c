@@ -61,10 +61,6 @@ typedef struct access_scan {
   int has_loop, has_vector, has_contiguous;
 } access_scan;
 
-static int uses_var(const tsl_expr *e, void *user_data) {
-  return e->kind == TSL_EXPR_VAR && e->u.var == user_data;
-}
-
 /* Whether `e` is affine in `v` as far as its sums, constant multiples and
  * casts show, with that coefficient in *coef (0 where `v` does not occur). */
 static int coefficient(const tsl_expr *e, const tsl_var *v, int64_t *coef) {
@@ -92,7 +88,7 @@ static int coefficient(const tsl_expr *e, const tsl_var *v, int64_t *coef) {
     break;
   }
   *coef = 0;
-  return !tsl_expr_visit(e, uses_var, (void *)v);
+  return !tsl_expr_uses_var(e, v);
 }
 
 /* An access is contiguous when its last index steps by one with the loop. */
