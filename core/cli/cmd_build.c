@@ -209,7 +209,7 @@ int cli_build(int argc, char **argv) {
   const tsl_lowered_module *lm = NULL;
   tsl_diag d = {0};
   if (rc == CLI_OK) {
-    tsl_lower_opts lo = {sizeof lo, 1};
+    tsl_lower_opts lo = {sizeof lo, 1, 0};
     if (func) {
       const tsl_lowered_func *lf = NULL;
       if (tsl_lower_func(p.arena, p.func, &lo, &lf, &d) != TSL_OK) {

@@ -24,7 +24,7 @@ int cli_model_compile(const char *verb, const tsl_registry *reg, tsl_arena *aren
                             weights, &out->model, &out->constants);
   if (!rc && tsl_model_aot_build(arena, out->model, func, weights, &out->aot, &d))
     rc = cli_stage_error(verb, "compile", d.text);
-  tsl_lower_opts lo = {sizeof lo, 1};
+  tsl_lower_opts lo = {sizeof lo, 1, 0};
   const tsl_lowered_module *lm = NULL;
   if (!rc && tsl_lower_module(arena, out->aot->module, &lo, &lm, &d))
     rc = cli_stage_error(verb, "lower", d.text);

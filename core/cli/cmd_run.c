@@ -271,7 +271,7 @@ static int build_one(const cli_target *t, tsl_arena *arena, const tsl_func *f,
                      const char *what, const tsl_lowered_func **lf, tsl_kernel **k,
                      tsl_packed_fn *fn) {
   tsl_diag d = {0};
-  tsl_lower_opts lo = {sizeof lo, 1};
+  tsl_lower_opts lo = {sizeof lo, 1, 0};
   char stage[64];
   snprintf(stage, sizeof stage, "lower%s", what);
   if (tsl_lower_func(arena, f, &lo, lf, &d) != TSL_OK)

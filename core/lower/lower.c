@@ -5,6 +5,8 @@
  */
 #include "lower_internal.h"
 
+#include <stddef.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +180,9 @@ int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *op
   if (rc)
     return rc;
   int vectorize = opts ? opts->vectorize : 1;
+  int promote = !(opts && opts->struct_size >= offsetof(tsl_lower_opts, no_promote) +
+                                                   sizeof opts->no_promote &&
+                  opts->no_promote);
   lw_ctx c;
   ctx_init(&c, arena, f, diag);
 
@@ -191,6 +196,8 @@ int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *op
     body = lw_vectorize(&c, body);
   if (body && !c.status)
     body = lw_unroll(&c, body);
+  if (body && !c.status && promote)
+    body = lw_promote(&c, body);
   if (c.status || !body)
     return c.status ? c.status : tsl_diag_set(diag, TSL_EINVALID, "lowering failed");
 

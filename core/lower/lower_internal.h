@@ -12,6 +12,7 @@
  *   vectorize.c    VECTORIZED loops -> RAMP / BROADCAST (opts.vectorize)
  *   unroll.c       pragma_auto_unroll_max_step / pragma_unroll_explicit and
  *                  UNROLLED loops (TVM's UnrollLoop, after vectorization)
+ *   promote.c      loop-invariant accesses held in register buffers
  * flops.c counts the source's arithmetic operations (FLOPs as TVM counts them).
  */
 #ifndef TESSEL_LOWER_INTERNAL_H
@@ -104,6 +105,9 @@ const tsl_stmt *lw_unroll(lw_ctx *c, const tsl_stmt *body);
 /* The annotations a block's unroll pragmas leave on the loops they cover
  * (empty when it has none). */
 tsl_attrs lw_unroll_attrs(lw_ctx *c, tsl_attrs block_annotations);
+/* promote.c (unless opts.no_promote): loop-invariant accesses of a buffer
+ * held in a "local" register buffer over the loop; runs after unroll. */
+const tsl_stmt *lw_promote(lw_ctx *c, const tsl_stmt *body);
 /* vectorize.c (opts.vectorize == 1 only) */
 const tsl_stmt *lw_vectorize(lw_ctx *c, const tsl_stmt *body);
 

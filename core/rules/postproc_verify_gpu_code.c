@@ -233,7 +233,7 @@ static int vgc_apply(tsl_postproc *pp, tsl_schedule *sch, tsl_diag *diag) {
       break;
     tsl_arena *arena = tsl_arena_new(tsl_schedule_ctx(sch));
     const tsl_lowered_func *lf = NULL;
-    tsl_lower_opts o = {sizeof o, 1};
+    tsl_lower_opts o = {sizeof o, 1, 0};
     tsl_diag ld = {0};
     if (!arena)
       return tsl_diag_set(diag, TSL_ENOMEM, "out of memory");

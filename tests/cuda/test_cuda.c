@@ -60,7 +60,7 @@ static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
     if (!strncmp(name, "wmma_", 5) || !strncmp(name, "mma_", 4))
       continue;
     /* vector code is the CUDA C's business: the interpreter runs the loops */
-    const tsl_lower_opts scalar = {sizeof scalar, 0};
+    const tsl_lower_opts scalar = {sizeof scalar, 0, 0};
     const tsl_lowered_func *synced = NULL, *loops = NULL;
     int bad = tsl_lower_func(arena, tsl_module_find(m, p.funcs[i]->name), &scalar, &loops, &d) ||
               tcu_insert_syncs(arena, loops, &synced, &d) ||

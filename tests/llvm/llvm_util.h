@@ -164,7 +164,7 @@ static inline int lt_check_ex(tsl_target *t, tsl_ctx *ctx, const tsl_func *ref,
   tsl_arena *arena = tsl_arena_new(ctx);
   tsl_diag d = {0};
   const tsl_lowered_func *lf = NULL;
-  tsl_lower_opts lo = {sizeof lo, vectorize};
+  tsl_lower_opts lo = {sizeof lo, vectorize, 0};
   tsl_kernel *k = NULL;
   tsl_arg ra[64], ga[64];
   int made = 0, passed = 0;

@@ -59,7 +59,7 @@ static void measure(tsl_target *t, const tsl_func *f, const char *what) {
   for (int r = 0; r < N; r++) {
     tsl_arena *a = tsl_arena_new(ctx);
     const tsl_lowered_func *lf = NULL;
-    tsl_lower_opts lo = {sizeof lo, 1};
+    tsl_lower_opts lo = {sizeof lo, 1, 0};
     tsl_kernel *k = NULL;
     tsl_build_stats st = {sizeof st, -1, -1, -1};
     if (tsl_lower_func(a, f, &lo, &lf, &d) == TSL_OK) {
@@ -109,7 +109,7 @@ static const tsl_lowered_func *lower_1024(tsl_ctx *ctx, tsl_arena *a, const char
   const tsl_module *m = NULL;
   char *text = lt_slurp(path);
   const tsl_lowered_func *lf = NULL;
-  tsl_lower_opts lo = {sizeof lo, 1};
+  tsl_lower_opts lo = {sizeof lo, 1, 0};
   if (text && !tsl_parse_file(a, prog, &m, d) && !tsl_schedule_new(ctx, m, NULL, sch, d) &&
       !tsl_script_run(*sch, path, text, strlen(text), d))
     tsl_lower_func(a, tsl_schedule_func(*sch), &lo, &lf, d);

@@ -32,7 +32,7 @@ typedef int32_t (*mm_fn)(const float *, const float *, float *);
 static int lower_one(tsl_arena *a, const tsl_func *f,
                      const tsl_lowered_func **lf) {
   tsl_diag d = {0};
-  tsl_lower_opts lo = {sizeof lo, 1};
+  tsl_lower_opts lo = {sizeof lo, 1, 0};
   if (tsl_lower_func(a, f, &lo, lf, &d)) {
     tap_diag("%s", d.text);
     return 0;

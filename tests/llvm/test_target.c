@@ -355,7 +355,7 @@ static int ir_build(const char *spec, const tsl_func *f, int optimized, ir_mod *
   }
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_lowered_func *lf = NULL;
-  tsl_lower_opts lo = {sizeof lo, 0};
+  tsl_lower_opts lo = {sizeof lo, 0, 0};
   out->ctx = LLVMContextCreate();
   if (!tsl_lower_func(a, f, &lo, &lf, &d)) {
     const tsl_lowered_func *fl[1] = {lf};
@@ -604,7 +604,7 @@ static int run_with(const char *spec, const tsl_func *f, tsl_arg *args,
   const tsl_lowered_func *lf = NULL;
   tsl_kernel *k = NULL;
   int rc = -1;
-  tsl_lower_opts lo = {sizeof lo, 1};
+  tsl_lower_opts lo = {sizeof lo, 1, 0};
   if (t && !tsl_lower_func(a, f, &lo, &lf, &d)) {
     const tsl_lowered_func *fl[1] = {lf};
     tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};

@@ -129,7 +129,10 @@ static inline int lu_stmt(lu_check *c, const tsl_stmt *s) {
     if (b->ndim != 1)
       return lu_fail(c, "allocation not flat", b->name);
     c->scope[c->n_scope++] = b;
-    int seen = 0;
+    /* promote.c's register buffers are not allocations of the source */
+    size_t nl = strlen(b->name);
+    int seen = nl > 4 && !strcmp(b->name + nl - 4, ".reg") && b->scope &&
+               !strcmp(b->scope, "local");
     for (int i = 0; i < c->n_alloc; i++)
       seen |= c->allocated[i] == b;
     if (!seen && c->n_alloc < 256)

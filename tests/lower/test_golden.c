@@ -38,7 +38,7 @@ static void run_case(tsl_ctx *ctx, const char *dir, const char *name, int update
   }
   tsl_strbuf got;
   tsl_strbuf_init(&got);
-  tsl_lower_opts o1 = {sizeof o1, 1}, o0 = {sizeof o0, 0};
+  tsl_lower_opts o1 = {sizeof o1, 1, 0}, o0 = {sizeof o0, 0, 0};
   for (uint32_t i = 0; i < sm->n_funcs; i++) {
     const tsl_lowered_func *lf = NULL, *l0 = NULL;
     if (!ok(tsl_lower_func(arena, sm->funcs[i], &o1, &lf, &d) == TSL_OK, "%s: %s lowers", name,

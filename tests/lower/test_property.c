@@ -26,7 +26,7 @@ static void check_func(tsl_arena *arena, const char *id, const tsl_func *orig,
   char why[600];
   cnt->funcs++;
   const tsl_lowered_func *l0 = NULL, *l1 = NULL;
-  tsl_lower_opts o0 = {sizeof o0, 0}, o1 = {sizeof o1, 1};
+  tsl_lower_opts o0 = {sizeof o0, 0, 0}, o1 = {sizeof o1, 1, 0};
   int rc = tsl_lower_func(arena, sched, &o0, &l0, &d);
   if (!ok(rc == TSL_OK, "%s: lowers (vectorize 0)", id)) {
     tap_diag("%s", d.text);

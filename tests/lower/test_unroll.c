@@ -72,7 +72,7 @@ static int load_hand(tsl_ctx *ctx, tsl_arena *a, const char *dir, const char *na
 /* Lowers the main function of f with vectorize `vec`; NULL on failure. */
 static const tsl_lowered_func *lower(tsl_arena *a, const form *f, int vec) {
   tsl_diag d = {0};
-  tsl_lower_opts o = {sizeof o, vec};
+  tsl_lower_opts o = {sizeof o, vec, 0};
   const tsl_lowered_func *lf = NULL;
   const tsl_func *fn = tsl_module_find(f->m, "main");
   if (!fn || tsl_lower_func(a, fn, &o, &lf, &d)) {

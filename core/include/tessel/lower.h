@@ -99,6 +99,13 @@ typedef struct tsl_lower_opts {
   int32_t vectorize; /* 1: VECTORIZED loops become vector expressions where
                         possible; 0: keep them as loops (the interpreter
                         runs such programs) */
+  /* appended in 1.11 (a 1.10 caller's smaller struct reads as 0): 0 holds
+   * the vector elements a loop accesses at indices it does not change (an
+   * accumulator over its reduction loop) in a "local" buffer `<name>.reg`,
+   * loaded before the loop and stored after it, where that is exact and
+   * fits eight 32-byte registers (core/lower/README.md, "Promotion rule");
+   * 1 leaves every access in memory */
+  int32_t no_promote;
 } tsl_lower_opts;
 
 /* Lower one prim_func into `arena`. `opts` NULL = {vectorize 1}. Errors
