@@ -5,9 +5,8 @@
  */
 #include "lower_internal.h"
 
-#include <stddef.h>
-
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -108,9 +108,10 @@ typedef struct tsl_lower_opts {
   int32_t no_promote;
 } tsl_lower_opts;
 
-/* Lower one prim_func into `arena`. `opts` NULL = {vectorize 1}. Errors
- * (TSL_EUNSUPPORTED / TSL_EINVALID) name the block or buffer: e.g. an
- * opaque block without iteration variables that cannot be flattened. */
+/* Lower one prim_func into `arena`. `opts` NULL = {vectorize 1,
+ * no_promote 0}. Errors (TSL_EUNSUPPORTED / TSL_EINVALID) name the block or
+ * buffer: e.g. an opaque block without iteration variables that cannot be
+ * flattened. */
 TSL_API int tsl_lower_func(tsl_arena *arena, const tsl_func *f,
                            const tsl_lower_opts *opts,
                            const tsl_lowered_func **out, tsl_diag *diag);
