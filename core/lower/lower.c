@@ -6,7 +6,6 @@
 #include "lower_internal.h"
 
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,10 +177,9 @@ int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *op
   int rc = check_args(arena, f, out, diag);
   if (rc)
     return rc;
-  int vectorize = opts ? opts->vectorize : 1;
-  int promote = !(opts && opts->struct_size >= offsetof(tsl_lower_opts, no_promote) +
-                                                   sizeof opts->no_promote &&
-                  opts->no_promote);
+  tsl_lower_opts o = {sizeof o, 1, 0}; /* a smaller (older) struct keeps the rest */
+  if (opts)
+    memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
   lw_ctx c;
   ctx_init(&c, arena, f, diag);
 
@@ -191,11 +189,11 @@ int tsl_lower_func(tsl_arena *arena, const tsl_func *f, const tsl_lower_opts *op
     body = lw_place_allocs(&c, body);
   if (body && !c.status)
     body = lw_flatten(&c, body, params);
-  if (body && !c.status && vectorize)
+  if (body && !c.status && o.vectorize)
     body = lw_vectorize(&c, body);
   if (body && !c.status)
     body = lw_unroll(&c, body);
-  if (body && !c.status && promote)
+  if (body && !c.status && !o.no_promote)
     body = lw_promote(&c, body);
   if (c.status || !body)
     return c.status ? c.status : tsl_diag_set(diag, TSL_EINVALID, "lowering failed");

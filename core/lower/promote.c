@@ -30,6 +30,7 @@
 #include "lower_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* What one loop may hold: PR_MAX_REGS registers of PR_REG_BYTES (each
@@ -56,7 +57,6 @@ typedef struct pr_class {
   int64_t konst, stride;
   uint16_t lanes;
   int loaded, stored;
-  int64_t offset;            /* first element in the register buffer */
 } pr_class;
 
 typedef struct pr_walk {
@@ -265,30 +265,23 @@ static int scope_global(const tsl_buffer *b) {
 
 /* ---- the rewrite inside the loop --------------------------------------- */
 
-typedef struct pr_target {
+/* Where an access goes: its element group's place in the register buffer. */
+typedef struct pr_slot {
   const tsl_buffer *reg;
-  const pr_class *classes;
-} pr_target;
+  const tsl_expr *index;
+} pr_slot;
 
 typedef struct pr_rewrite {
   tsl_mutator m;
-  tsl_map node_class; /* access node -> class index + 1 */
-  tsl_map node_target; /* access node -> pr_target * */
+  tsl_map slots; /* access node (LOAD or STORE) -> pr_slot * */
 } pr_rewrite;
-
-static const tsl_expr *reg_index(tsl_arena *a, const pr_class *k) {
-  const tsl_expr *off = tsl_expr_i32(a, k->offset);
-  return tsl_expr_ramp(a, off, tsl_expr_i32(a, 1), k->lanes);
-}
 
 static const tsl_expr *rw_expr(tsl_mutator *m, const tsl_expr *e) {
   pr_rewrite *r = (pr_rewrite *)m;
   if (e->kind == TSL_EXPR_LOAD) {
-    const pr_target *t = tsl_map_get(&r->node_target, e);
-    if (t) {
-      const tsl_expr *idx = reg_index(m->arena, &t->classes[tsl_map_get_int(&r->node_class, e, 0) - 1]);
-      return tsl_expr_load(m->arena, t->reg, 1, &idx);
-    }
+    const pr_slot *sl = tsl_map_get(&r->slots, e);
+    if (sl)
+      return tsl_expr_load(m->arena, sl->reg, 1, &sl->index);
   }
   return tsl_mutate_expr_children(m, e);
 }
@@ -296,11 +289,10 @@ static const tsl_expr *rw_expr(tsl_mutator *m, const tsl_expr *e) {
 static const tsl_stmt *rw_stmt(tsl_mutator *m, const tsl_stmt *s) {
   pr_rewrite *r = (pr_rewrite *)m;
   if (s->kind == TSL_STMT_STORE) {
-    const pr_target *t = tsl_map_get(&r->node_target, s);
-    if (t) {
-      const tsl_expr *idx = reg_index(m->arena, &t->classes[tsl_map_get_int(&r->node_class, s, 0) - 1]);
-      return tsl_stmt_store(m->arena, t->reg, tsl_mutate_expr(m, s->u.store.value), 1, &idx);
-    }
+    const pr_slot *sl = tsl_map_get(&r->slots, s);
+    if (sl)
+      return tsl_stmt_store(m->arena, sl->reg, tsl_mutate_expr(m, s->u.store.value), 1,
+                            &sl->index);
   }
   return tsl_mutate_stmt_children(m, s);
 }
@@ -333,18 +325,17 @@ static const tsl_stmt *promote_at(pr_pass *p, const tsl_stmt *loop) {
   r.m = tsl_mutator_make(a);
   r.m.expr = rw_expr;
   r.m.stmt = rw_stmt;
-  tsl_map_init(&r.node_class, NULL);
-  tsl_map_init(&r.node_target, NULL);
+  tsl_map_init(&r.slots, NULL);
   tsl_map tried;
   tsl_map_init(&tried, NULL);
-  tsl_vec pre, post, regs;
+  tsl_vec pre, post, regs; /* the loads before the loop, the stores after it */
   tsl_vec_init(&pre, sizeof(const tsl_stmt *), NULL);
   tsl_vec_init(&post, sizeof(const tsl_stmt *), NULL);
   tsl_vec_init(&regs, sizeof(const tsl_buffer *), NULL);
-  int *which = w.accesses.len ? TSL_NEW_ARRAY(a, int, w.accesses.len) : NULL;
+  int *which = calloc(w.accesses.len ? w.accesses.len : 1, sizeof *which);
   const pr_access *acc = TSL_VEC_DATA(&w.accesses, pr_access);
   int regs_used = 0;
-  for (uint32_t i = 0; i < w.accesses.len && !w.opaque; i++) {
+  for (uint32_t i = 0; which && i < w.accesses.len && !w.opaque; i++) {
     const tsl_buffer *b = acc[i].buf;
     if (tsl_map_get(&tried, b))
       continue;
@@ -360,13 +351,10 @@ static const tsl_stmt *promote_at(pr_pass *p, const tsl_stmt *loop) {
       continue;
     }
     regs_used = regs_b;
-    uint32_t nk = classes.len;
-    pr_class *ks = tsl_vec_dup(&classes, a);
-    tsl_vec_free(&classes);
+    const pr_class *ks = TSL_VEC_DATA(&classes, pr_class);
     int64_t n = 0;
-    for (uint32_t j = 0; j < nk; j++)
-      ks[j].offset = n, n += ks[j].lanes;
-
+    for (uint32_t j = 0; j < classes.len; j++)
+      n += ks[j].lanes;
     char name[160];
     snprintf(name, sizeof name, "%s.reg", b->name ? b->name : "buf");
     const tsl_expr *size = tsl_expr_i32(a, n);
@@ -374,16 +362,11 @@ static const tsl_stmt *promote_at(pr_pass *p, const tsl_stmt *loop) {
                                            NULL, NULL, "local", 0, 0);
     tsl_map_put(&p->own, reg, TSL_MAP_INT(1));
     TSL_VEC_PUSH(&regs, const tsl_buffer *, reg);
-    pr_target *t = TSL_NEW(a, pr_target);
-    *t = (pr_target){reg, ks};
-    for (uint32_t k = 0; k < w.accesses.len; k++)
-      if (which[k] >= 0) {
-        tsl_map_put(&r.node_target, acc[k].node, t);
-        tsl_map_put(&r.node_class, acc[k].node, TSL_MAP_INT(which[k] + 1));
-      }
-    for (uint32_t j = 0; j < nk; j++) {
-      const tsl_expr *ri = reg_index(a, &ks[j]);
+    pr_slot *slots = TSL_NEW_ARRAY(a, pr_slot, classes.len);
+    for (uint32_t j = 0, off = 0; j < classes.len; off += ks[j].lanes, j++) {
+      const tsl_expr *ri = tsl_expr_ramp(a, tsl_expr_i32(a, off), tsl_expr_i32(a, 1), ks[j].lanes);
       const tsl_expr *src = ks[j].index;
+      slots[j] = (pr_slot){reg, ri};
       if (ks[j].loaded)
         TSL_VEC_PUSH(&pre, const tsl_stmt *,
                      tsl_stmt_store(a, reg, tsl_expr_load(a, b, 1, &src), 1, &ri));
@@ -391,6 +374,10 @@ static const tsl_stmt *promote_at(pr_pass *p, const tsl_stmt *loop) {
         TSL_VEC_PUSH(&post, const tsl_stmt *,
                      tsl_stmt_store(a, b, tsl_expr_load(a, reg, 1, &ri), 1, &src));
     }
+    for (uint32_t k = 0; k < w.accesses.len; k++)
+      if (which[k] >= 0)
+        tsl_map_put(&r.slots, acc[k].node, &slots[which[k]]);
+    tsl_vec_free(&classes);
   }
   if (regs.len) {
     const tsl_stmt *body = tsl_mutate_stmt(&r.m, loop->u.loop.body);
@@ -398,23 +385,18 @@ static const tsl_stmt *promote_at(pr_pass *p, const tsl_stmt *loop) {
                                       loop->u.loop.extent, loop->u.loop.for_kind,
                                       loop->u.loop.thread_tag, loop->u.loop.annotations, body);
     l2 = tsl_mutate_stmt_children(&p->m, l2);
-    uint32_t n = pre.len + 1 + post.len, k = 0;
-    const tsl_stmt **items = TSL_NEW_ARRAY(a, const tsl_stmt *, n);
-    for (uint32_t j = 0; j < pre.len; j++)
-      items[k++] = TSL_VEC_AT(&pre, const tsl_stmt *, j);
-    items[k++] = l2;
-    for (uint32_t j = 0; j < post.len; j++)
-      items[k++] = TSL_VEC_AT(&post, const tsl_stmt *, j);
-    out = tsl_stmt_seq(a, n, items);
+    TSL_VEC_PUSH(&pre, const tsl_stmt *, l2);
+    tsl_vec_append(&pre, post.data, post.len);
+    out = tsl_stmt_seq(a, pre.len, TSL_VEC_DATA(&pre, const tsl_stmt *));
     for (uint32_t j = regs.len; j-- > 0;)
       out = tsl_stmt_allocate(a, TSL_VEC_AT(&regs, const tsl_buffer *, j), out);
   }
+  free(which);
   tsl_vec_free(&pre);
   tsl_vec_free(&post);
   tsl_vec_free(&regs);
   tsl_map_free(&tried);
-  tsl_map_free(&r.node_class);
-  tsl_map_free(&r.node_target);
+  tsl_map_free(&r.slots);
   tsl_map_free(&w.defined);
   tsl_map_free(&w.allocated);
   tsl_map_free(&w.data_used);

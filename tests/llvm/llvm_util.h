@@ -244,4 +244,45 @@ static inline int lt_check(tsl_target *t, tsl_ctx *ctx, const tsl_func *ref,
   return lt_check_ex(t, ctx, ref, sched, binds, n_binds, vectorize, id, NULL);
 }
 
+/* `program` (a path under the source root) scheduled by the script file
+ * `script` (likewise) and lowered into `a` with `lo`; NULL, with `d` set,
+ * on failure. The caller frees *sch. */
+static inline const tsl_lowered_func *lt_lower_scripted(tsl_ctx *ctx, tsl_arena *a,
+                                                        const char *program, const char *script,
+                                                        const tsl_lower_opts *lo,
+                                                        tsl_schedule **sch, tsl_diag *d) {
+  char prog[4200], path[4200];
+  snprintf(prog, sizeof prog, "%s/%s", lt_root(), program);
+  snprintf(path, sizeof path, "%s/%s", lt_root(), script);
+  const tsl_module *m = NULL;
+  const tsl_lowered_func *lf = NULL;
+  char *text = lt_slurp(path);
+  if (!text)
+    tsl_diag_set(d, TSL_EIO, "%s: cannot read", path);
+  else if (!tsl_parse_file(a, prog, &m, d) && !tsl_schedule_new(ctx, m, NULL, sch, d) &&
+           !tsl_script_run(*sch, path, text, strlen(text), d))
+    tsl_lower_func(a, tsl_schedule_func(*sch), lo, &lf, d);
+  free(text);
+  return lf;
+}
+
+/* `lf` through the target's codegen and O3 (no backend) into a module of
+ * `lc`, the stage times in *st; NULL, with `d` set, on failure. */
+static inline LLVMModuleRef lt_optimize(tsl_target *t, const tsl_lowered_func *lf,
+                                        LLVMContextRef lc, tsl_build_stats *st, tsl_diag *d) {
+  LLVMTargetMachineRef tm = NULL;
+  LLVMModuleRef mod = NULL;
+  if (tll_target_machine(&t->opts, 1, &tm, d))
+    return NULL;
+  const tsl_lowered_func *fl[1] = {lf};
+  tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
+  *st = (tsl_build_stats){sizeof *st, -1, -1, -1};
+  if (tll_compile(lc, &t->opts, tm, &lm, "w", &mod, st, d) && mod) {
+    LLVMDisposeModule(mod);
+    mod = NULL;
+  }
+  LLVMDisposeTargetMachine(tm);
+  return mod;
+}
+
 #endif /* TESSEL_TESTS_LLVM_UTIL_H */

@@ -103,18 +103,10 @@ static void measure(tsl_target *t, const tsl_func *f, const char *what) {
 /* The 1024 matmul scheduled by tests/llvm/SCRIPT and lowered into `a`. */
 static const tsl_lowered_func *lower_1024(tsl_ctx *ctx, tsl_arena *a, const char *script,
                                           tsl_schedule **sch, tsl_diag *d) {
-  char prog[4200], path[4200];
-  snprintf(prog, sizeof prog, "%s/bench/tune/matmul_1024.py", lt_root());
-  snprintf(path, sizeof path, "%s/tests/llvm/%s", lt_root(), script);
-  const tsl_module *m = NULL;
-  char *text = lt_slurp(path);
-  const tsl_lowered_func *lf = NULL;
+  char path[4200];
+  snprintf(path, sizeof path, "tests/llvm/%s", script);
   tsl_lower_opts lo = {sizeof lo, 1, 0};
-  if (text && !tsl_parse_file(a, prog, &m, d) && !tsl_schedule_new(ctx, m, NULL, sch, d) &&
-      !tsl_script_run(*sch, path, text, strlen(text), d))
-    tsl_lower_func(a, tsl_schedule_func(*sch), &lo, &lf, d);
-  free(text);
-  return lf;
+  return lt_lower_scripted(ctx, a, "bench/tune/matmul_1024.py", path, &lo, sch, d);
 }
 
 /* One build of the 512-step unrolled candidate: its backend's time against
@@ -177,27 +169,24 @@ static int optimize_1024(tsl_target *t, tsl_ctx *ctx, const char *script, const 
   tsl_diag d = {0};
   tsl_schedule *sch = NULL;
   const tsl_lowered_func *lf = lower_1024(ctx, a, script, &sch, &d);
-  LLVMTargetMachineRef tm = NULL;
-  int lowered = ok(lf && !tll_target_machine(&t->opts, 1, &tm, &d), "%s: lowered", what);
+  int lowered = ok(lf != NULL, "%s: lowered", what);
   if (!lowered) {
     tap_diag("%s", d.text);
   } else {
-    const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
     LLVMContextRef lc = LLVMContextCreate();
-    LLVMModuleRef mod = NULL;
-    o->st = (tsl_build_stats){sizeof o->st, -1, -1, -1};
-    o->rc = tll_compile(lc, &t->opts, tm, &lm, "w", &mod, &o->st, &d);
+    LLVMModuleRef mod = lt_optimize(t, lf, lc, &o->st, &d);
+    o->rc = mod ? TSL_OK : TSL_EINVALID;
     o->kept = o->vector_fmuls = 0;
     for (LLVMValueRef fn = mod ? LLVMGetFirstFunction(mod) : NULL; fn;
          fn = LLVMGetNextFunction(fn)) {
       o->kept += irs_loop_md(fn, "llvm.loop.vectorize.enable", 0);
       o->vector_fmuls += vector_fmuls(fn);
     }
-    if (mod)
+    if (!mod)
+      tap_diag("%s", d.text);
+    else
       LLVMDisposeModule(mod);
     LLVMContextDispose(lc);
-    LLVMDisposeTargetMachine(tm);
   }
   tsl_schedule_free(sch);
   tsl_arena_free(a);

@@ -46,38 +46,21 @@ static int stores_in_reduction_loops(LLVMModuleRef mod, int *loops) {
 /* The conv2d under the schedule, lowered (no_promote as given), through
  * codegen and O3: the vector stores of its reduction loops, or -1. */
 static int conv_stores(tsl_target *t, tsl_ctx *ctx, int no_promote, int *loops) {
-  char prog[4200], path[4200];
-  snprintf(prog, sizeof prog, "%s/bench/tune/conv2d_nhwc_3x3.py", lt_root());
-  snprintf(path, sizeof path, "%s/tests/llvm/conv3x3_rows2.sch", lt_root());
   tsl_arena *a = tsl_arena_new(ctx);
   tsl_diag d = {0};
-  const tsl_module *m = NULL;
   tsl_schedule *sch = NULL;
-  const tsl_lowered_func *lf = NULL;
-  LLVMTargetMachineRef tm = NULL;
-  int stores = -1;
-  char *text = lt_slurp(path);
   tsl_lower_opts lo = {sizeof lo, 1, no_promote};
-  if (text && !tsl_parse_file(a, prog, &m, &d) && !tsl_schedule_new(ctx, m, NULL, &sch, &d) &&
-      !tsl_script_run(sch, path, text, strlen(text), &d) &&
-      !tsl_lower_func(a, tsl_schedule_func(sch), &lo, &lf, &d) &&
-      !tll_target_machine(&t->opts, 1, &tm, &d)) {
-    const tsl_lowered_func *fl[1] = {lf};
-    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
-    LLVMContextRef lc = LLVMContextCreate();
-    LLVMModuleRef mod = NULL;
-    tsl_build_stats st = {sizeof st, -1, -1, -1};
-    if (!tll_compile(lc, &t->opts, tm, &lm, "c", &mod, &st, &d))
-      stores = stores_in_reduction_loops(mod, loops);
-    if (mod)
-      LLVMDisposeModule(mod);
-    LLVMContextDispose(lc);
-  }
-  if (stores < 0)
-    tap_diag("%s", d.text[0] ? d.text : "tests/llvm/conv3x3_rows2.sch not read");
-  if (tm)
-    LLVMDisposeTargetMachine(tm);
-  free(text);
+  const tsl_lowered_func *lf = lt_lower_scripted(ctx, a, "bench/tune/conv2d_nhwc_3x3.py",
+                                                 "tests/llvm/conv3x3_rows2.sch", &lo, &sch, &d);
+  LLVMContextRef lc = LLVMContextCreate();
+  tsl_build_stats st;
+  LLVMModuleRef mod = lf ? lt_optimize(t, lf, lc, &st, &d) : NULL;
+  int stores = mod ? stores_in_reduction_loops(mod, loops) : -1;
+  if (mod)
+    LLVMDisposeModule(mod);
+  else
+    tap_diag("%s", d.text);
+  LLVMContextDispose(lc);
   tsl_schedule_free(sch);
   tsl_arena_free(a);
   return stores;
