@@ -252,10 +252,13 @@ static inline const tsl_lowered_func *lt_lower_scripted(tsl_ctx *ctx, tsl_arena 
                                                         const tsl_lower_opts *lo,
                                                         tsl_schedule **sch, tsl_diag *d) {
   char prog[4200], path[4200];
-  snprintf(prog, sizeof prog, "%s/%s", lt_root(), program);
-  snprintf(path, sizeof path, "%s/%s", lt_root(), script);
   const tsl_module *m = NULL;
   const tsl_lowered_func *lf = NULL;
+  if ((size_t)snprintf(prog, sizeof prog, "%s/%s", lt_root(), program) >= sizeof prog ||
+      (size_t)snprintf(path, sizeof path, "%s/%s", lt_root(), script) >= sizeof path) {
+    tsl_diag_set(d, TSL_EIO, "%s: path too long", script);
+    return NULL;
+  }
   char *text = lt_slurp(path);
   if (!text)
     tsl_diag_set(d, TSL_EIO, "%s: cannot read", path);
