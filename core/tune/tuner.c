@@ -1110,7 +1110,9 @@ static int pre_tune(tuner *tu) {
       .n_mutators = t->n_mutators,
       .mutators = t->timed_mutators,
       .top_measured = top_measured,
-      .cands = t->cands};
+      .cands = t->cands,
+      .rule_target = &t->rule_target};
+  t->rule_target = rule_target(cfg);
   t->exhausted = t->sp.trials <= 0;
   if (t->exhausted)
     return TSL_OK;

@@ -87,6 +87,7 @@ typedef struct tune_task {
   double *history;
   uint32_t n_history;
   tsl_search_space sp;
+  tsl_rule_target rule_target; /* sp.rule_target */
   int pre_tuned;
 } tune_task;
 

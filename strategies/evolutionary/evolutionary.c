@@ -41,6 +41,7 @@
 #include <string.h>
 
 struct tsl_strategy {
+  const char *name; /* the strategy's, for messages: the create call's user_data */
   /* options */
   int64_t population, init_min_unmeasured, max_fail_count, genetic_num_iters,
       genetic_max_fail_count;
@@ -90,28 +91,29 @@ static uint32_t draw(uint64_t *rng, const double *w, uint32_t n) {
   "population_size, init_measured_ratio, init_min_unmeasured, max_fail_count, "     \
   "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, eps_greedy"
 
-static int opt_int(const char *key, const char *text, int64_t lo, int64_t hi, int64_t *out,
-                   tsl_diag *diag) {
+static int opt_int(const char *name, const char *key, const char *text, int64_t lo, int64_t hi,
+                   int64_t *out, tsl_diag *diag) {
   char *end = NULL;
   errno = 0;
   long long v = text ? strtoll(text, &end, 10) : 0;
   if (!text || !*text || *end || errno || v < lo || v > hi)
     return tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'evolutionary': %s: '%s' is not valid; valid: an integer "
-                        "from %lld to %lld",
+                        "strategy '%s': %s: '%s' is not valid; valid: an integer "
+                        "from %lld to %lld", name,
                         key, text ? text : "(null)", (long long)lo, (long long)hi);
   *out = v;
   return TSL_OK;
 }
 
-static int opt_prob(const char *key, const char *text, double *out, tsl_diag *diag) {
+static int opt_prob(const char *name, const char *key, const char *text, double *out,
+                    tsl_diag *diag) {
   char *end = NULL;
   errno = 0;
   double v = text ? strtod(text, &end) : 0;
   if (!text || !*text || *end || errno || !(v >= 0 && v <= 1))
     return tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'evolutionary': %s: '%s' is not valid; valid: a number "
-                        "from 0 to 1",
+                        "strategy '%s': %s: '%s' is not valid; valid: a number "
+                        "from 0 to 1", name,
                         key, text ? text : "(null)");
   *out = v;
   return TSL_OK;
@@ -119,9 +121,10 @@ static int opt_prob(const char *key, const char *text, double *out, tsl_diag *di
 
 static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                       tsl_strategy **out, tsl_diag *diag) {
-  (void)user_data;
+  const char *name = user_data ? (const char *)user_data : "evolutionary";
   *out = NULL;
-  tsl_strategy o = {.population = EVO_POPULATION,
+  tsl_strategy o = {.name = name,
+                    .population = EVO_POPULATION,
                     .init_min_unmeasured = EVO_INIT_MIN_UNMEASURED,
                     .max_fail_count = EVO_MAX_FAIL_COUNT,
                     .genetic_num_iters = EVO_GENETIC_NUM_ITERS,
@@ -133,30 +136,30 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
     const char *k = opts[i].key ? opts[i].key : "(null)", *v = opts[i].value;
     int rc;
     if (!strcmp(k, "population_size"))
-      rc = opt_int(k, v, 1, 1 << 20, &o.population, diag);
+      rc = opt_int(name, k, v, 1, 1 << 20, &o.population, diag);
     else if (!strcmp(k, "init_measured_ratio"))
-      rc = opt_prob(k, v, &o.init_measured_ratio, diag);
+      rc = opt_prob(name, k, v, &o.init_measured_ratio, diag);
     else if (!strcmp(k, "init_min_unmeasured"))
-      rc = opt_int(k, v, 1, 1 << 20, &o.init_min_unmeasured, diag);
+      rc = opt_int(name, k, v, 1, 1 << 20, &o.init_min_unmeasured, diag);
     else if (!strcmp(k, "max_fail_count"))
-      rc = opt_int(k, v, 1, INT32_MAX, &o.max_fail_count, diag);
+      rc = opt_int(name, k, v, 1, INT32_MAX, &o.max_fail_count, diag);
     else if (!strcmp(k, "genetic_num_iters"))
-      rc = opt_int(k, v, 0, 1 << 16, &o.genetic_num_iters, diag);
+      rc = opt_int(name, k, v, 0, 1 << 16, &o.genetic_num_iters, diag);
     else if (!strcmp(k, "genetic_mutate_prob"))
-      rc = opt_prob(k, v, &o.genetic_mutate_prob, diag);
+      rc = opt_prob(name, k, v, &o.genetic_mutate_prob, diag);
     else if (!strcmp(k, "genetic_max_fail_count"))
-      rc = opt_int(k, v, 0, INT32_MAX, &o.genetic_max_fail_count, diag);
+      rc = opt_int(name, k, v, 0, INT32_MAX, &o.genetic_max_fail_count, diag);
     else if (!strcmp(k, "eps_greedy"))
-      rc = opt_prob(k, v, &o.eps_greedy, diag);
+      rc = opt_prob(name, k, v, &o.eps_greedy, diag);
     else
       rc = tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'evolutionary': unknown option '%s'; valid: " EVO_OPTIONS, k);
+                        "strategy '%s': unknown option '%s'; valid: " EVO_OPTIONS, name, k);
     if (rc)
       return rc;
   }
   tsl_strategy *s = malloc(sizeof *s);
   if (!s)
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", name);
   *s = o;
   *out = s;
   return TSL_OK;
@@ -181,24 +184,27 @@ static void evo_destroy(tsl_strategy *s) {
 }
 
 static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_diag *diag) {
-  if (!space || space->struct_size < sizeof(tsl_search_space))
+  /* everything up to the candidate service (ABI 1.1); rule_target (1.12)
+   * is not read here */
+  const size_t need = offsetof(tsl_search_space, cands) + sizeof space->cands;
+  if (!space || space->struct_size < need)
     return tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'evolutionary': pre_tuning: missing or too old search "
+                        "strategy '%s': pre_tuning: missing or too old search "
                         "space (struct_size %u; this strategy needs %zu: postprocessors, "
-                        "mutators, measured records)",
-                        space ? space->struct_size : 0, sizeof(tsl_search_space));
+                        "mutators, measured records)", s->name,
+                        space ? space->struct_size : 0, need);
   if (!space->ctx || !space->mod || !space->n_space || !space->space)
     return tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'evolutionary': pre_tuning: the design space is empty; "
-                        "valid: at least one trace");
+                        "strategy '%s': pre_tuning: the design space is empty; "
+                        "valid: at least one trace", s->name);
   for (uint32_t i = 0; i < space->n_space; i++)
     if (!space->space[i])
       return tsl_diag_set(diag, TSL_EINVALID,
-                          "strategy 'evolutionary': pre_tuning: design space trace %u is NULL",
+                          "strategy '%s': pre_tuning: design space trace %u is NULL", s->name,
                           i);
   if (space->batch <= 0)
     return tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'evolutionary': pre_tuning: batch %d; valid: > 0",
+                        "strategy '%s': pre_tuning: batch %d; valid: > 0", s->name,
                         space->batch);
   evo_post_tuning(s);
   s->svc = space->cands;
@@ -215,7 +221,7 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
   s->score_arena = NULL;
   s->mutator_w = calloc(space->n_mutators + 1, sizeof *s->mutator_w);
   if (!s->mutator_w)
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   s->any_mutator = 0;
   for (uint32_t i = 0; i < space->n_mutators; i++) {
     s->mutator_w[i] = space->mutators[i].prob > 0 ? space->mutators[i].prob : 0;
@@ -291,7 +297,7 @@ static int pick_measured(tsl_strategy *s, uint32_t num, tsl_vec *out, tsl_diag *
     return TSL_OK;
   tsl_trace **traces = calloc(num, sizeof *traces);
   if (!traces)
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   uint32_t n = 0;
   int rc = sp->top_measured(sp->core_data, num, traces, &n, diag);
   for (uint32_t i = 0; i < n; i++) {
@@ -299,7 +305,7 @@ static int pick_measured(tsl_strategy *s, uint32_t num, tsl_vec *out, tsl_diag *
     int prc = rc ? 1 : prepare(s, traces[i], 0, &m); /* the key ignores postprocessing */
     if (prc < 0) {
       member_free(&m);
-      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
     } else if (!prc) {
       pop_push(out, &m);
     }
@@ -337,7 +343,7 @@ static int sample_fresh(tsl_strategy *s, uint32_t num, int64_t enough, int unsee
       }
       if (prc < 0) {
         member_free(&m);
-        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
         continue;
       }
       pop_push(out, &m);
@@ -366,7 +372,7 @@ static int score(tsl_strategy *s, tsl_vec *p, tsl_diag *diag) {
   int rc = TSL_OK;
   uint32_t *todo = calloc(p->len ? p->len : 1, sizeof *todo), n = 0;
   if (!todo)
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   for (uint32_t i = 0; i < p->len; i++)
     if (!pm[i].scored)
       todo[n++] = i;
@@ -374,7 +380,7 @@ static int score(tsl_strategy *s, tsl_vec *p, tsl_diag *diag) {
     tsl_candidate *cands = calloc(n, sizeof *cands);
     double *scores = calloc(n, sizeof *scores);
     if (!cands || !scores) {
-      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
     } else {
       for (uint32_t k = 0; k < n; k++)
         cands[k] = *tsl_cand_view(pm[todo[k]].c);
@@ -383,7 +389,7 @@ static int score(tsl_strategy *s, tsl_vec *p, tsl_diag *diag) {
       md.text[0] = '\0';
       rc = sp->cost_vtable->predict(sp->cost_model, n, cands, scores, &md);
       if (rc)
-        tsl_diag_set(diag, rc, "strategy 'evolutionary': cost model: %s", md.text);
+        tsl_diag_set(diag, rc, "strategy '%s': cost model: %s", s->name, md.text);
       for (uint32_t k = 0; !rc && k < n; k++)
         pm[todo[k]].score = isfinite(scores[k]) && scores[k] > 0 ? scores[k] : 0;
     }
@@ -524,7 +530,7 @@ static int evolve(tsl_strategy *s, tsl_vec *pop, uint32_t num, best_heap *h,
   h->limit = num;
   h->m = calloc(num ? num : 1, sizeof *h->m);
   if (!h->m)
-    return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   tsl_map exists; /* keys judged in this evolution, on top of `known` */
   tsl_map_init(&exists, NULL);
   tsl_vec next;
@@ -540,7 +546,7 @@ static int evolve(tsl_strategy *s, tsl_vec *pop, uint32_t num, best_heap *h,
         continue;
       tsl_map_put(&exists, key, (void *)1);
       if (!known(s, m) && heap_push(h, m))
-        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
     }
     /* schedules past here only for the heap's members */
     tsl_cand_service_sweep(s->svc);
@@ -551,7 +557,7 @@ static int evolve(tsl_strategy *s, tsl_vec *pop, uint32_t num, best_heap *h,
     if (!w || !copied) {
       free(w);
       free(copied);
-      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
       break;
     }
     for (uint32_t i = 0; i < pop->len; i++)
@@ -561,7 +567,7 @@ static int evolve(tsl_strategy *s, tsl_vec *pop, uint32_t num, best_heap *h,
       int orc = offspring(s, pop, w, copied, &m);
       if (orc < 0) {
         member_free(&m);
-        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+        rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
       } else if (!orc) {
         pop_push(&next, &m);
       }
@@ -617,7 +623,7 @@ static int pick(tsl_strategy *s, const tsl_vec *fresh, const uint32_t *order,
     if (known(s, m))
       continue;
     if (tsl_cand_propose(m->c)) { /* known from now on; the core builds it */
-      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+      rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
       break;
     }
     out[(*n_out)++] = tsl_cand_ref(m->c);
@@ -665,7 +671,7 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_cand **out, uint32_t *n_ou
   uint32_t *order = rc ? NULL : shuffled(s, fresh.len);
   uint32_t n_keep = fresh.len < want ? fresh.len : want;
   if (!rc && !order)
-    rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy 'evolutionary': out of memory");
+    rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   for (uint32_t k = 0; order && k < n_keep; k++)
     tsl_cand_keep(TSL_VEC_AT(&fresh, member, order[k]).c);
   if (!rc && !blind)
@@ -691,7 +697,7 @@ static int evo_generate(tsl_strategy *s, uint32_t max, tsl_cand **out, uint32_t 
   *n_out = 0;
   if (!s->space)
     return tsl_diag_set(diag, TSL_EINVALID,
-                        "strategy 'evolutionary': generate called before pre_tuning");
+                        "strategy '%s': generate called before pre_tuning", s->name);
   int64_t left = s->space->trials - s->proposed;
   uint32_t want = left <= 0 ? 0 : (left < (int64_t)max ? (uint32_t)left : max);
   /* a round that finds nothing new is repeated (TVM: num_empty_iters) */

@@ -15,7 +15,7 @@ TSL_PLUGIN_ENTRY(host, session, diag) {
       .summary = "TVM's evolutionary search: a population from the database's best and "
                  "fresh samples, evolved by mutators and ranked by the cost model",
       .vtable = &evo_vtable,
-      .user_data = NULL,
+      .user_data = (void *)"evolutionary",
   };
   return host->register_component(session, &c, diag);
 }

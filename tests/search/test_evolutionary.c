@@ -226,6 +226,12 @@ static void test_options(void) {
   sp.struct_size = offsetof(tsl_search_space, n_postprocs);
   ok(vt->pre_tuning(s, &sp, &d) == TSL_EINVALID && has(&d, "too old search space"),
      "pre_tuning: a search space without the appended fields is refused");
+  sp = make_space(&c, NULL, 4, 4, 1);
+  sp.struct_size = offsetof(tsl_search_space, rule_target);
+  d.text[0] = 0;
+  ok(vt->pre_tuning(s, &sp, &d) == TSL_OK,
+     "pre_tuning: a core of ABI 1.11 (no rule_target) is served %s", d.text);
+  vt->post_tuning(s);
   sp = make_space(&c, NULL, 4, 0, 1);
   ok(vt->pre_tuning(s, &sp, &d) == TSL_EINVALID && has(&d, "batch 0; valid: > 0"),
      "pre_tuning: batch 0 refused");

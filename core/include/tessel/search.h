@@ -125,7 +125,19 @@ typedef struct tsl_search_space {
    * the ones generate returns, so that the core builds them without
    * replaying them again. */
   tsl_cand_service *cands;
+  /* Appended in 1.12: what the target's rules know of it (rules.h: kind,
+   * cores, vector width, CPU features), for a strategy that derives a
+   * space of its own from `mod` (strategies/sketch). Read it only when
+   * struct_size covers it (tsl_search_space_rule_target). */
+  const tsl_rule_target *rule_target;
 } tsl_search_space;
+
+/* The space's rule_target, or NULL when the core is older than 1.12. */
+static inline const tsl_rule_target *tsl_search_space_rule_target(const tsl_search_space *sp) {
+  return sp->struct_size >= offsetof(tsl_search_space, rule_target) + sizeof sp->rule_target
+             ? sp->rule_target
+             : NULL;
+}
 
 typedef struct tsl_strategy_vtable {
   uint32_t struct_size;
