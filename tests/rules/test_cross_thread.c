@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "golden_text.h"
 #include "test_files.h"
 
 static tsl_ctx *ctx;
@@ -49,32 +50,11 @@ static const tsl_module *parse(tsl_arena *a, const char *src, const char *what) 
   return m;
 }
 
-static char *sketches_text(tsl_trace *const *sk, uint32_t n) {
-  tsl_strbuf sb;
-  tsl_strbuf_init(&sb);
-  for (uint32_t i = 0; i < n; i++) {
-    char *t = tsl_trace_to_script(sk[i], 1);
-    tsl_strbuf_printf(&sb, "%s# sketch %u of %u\n%s", i ? "\n" : "", i + 1, n, t);
-    free(t);
-  }
-  return tsl_strbuf_take(&sb);
-}
-
 static void golden(tsl_trace *const *sk, uint32_t n, const char *name) {
   char path[4200];
-  char *text = sketches_text(sk, n);
+  char *text = golden_sketches_text(sk, n);
   snprintf(path, sizeof path, "%s/tests/rules/sketches/ctr_%s.sketch", root, name);
-  const char *up = getenv("TESSEL_UPDATE_GOLDEN");
-  if (up && !strcmp(up, "1")) {
-    FILE *f = fopen(path, "w");
-    if (f) {
-      fputs(text, f);
-      fclose(f);
-    }
-  }
-  char *want = slurp(path);
-  is_str(text, want ? want : "(missing)", "%s: %u sketches as in ctr_%s.sketch", name, n, name);
-  free(want);
+  golden_is(text, path, "%s: %u sketches as in ctr_%s.sketch", name, n, name);
   free(text);
 }
 

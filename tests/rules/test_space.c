@@ -34,6 +34,7 @@
 #include "test_files.h"
 #include "case_options.h"
 #include "equiv_orders.h"
+#include "golden_text.h"
 
 static tsl_ctx *ctx;
 static tsl_registry *reg;
@@ -56,17 +57,6 @@ static char *slurp(const char *path) {
   size_t n;
   tsl_diag d = {0};
   return tsl_read_file(path, &s, &n, &d) == TSL_OK ? s : NULL;
-}
-
-static char *sketches_text(tsl_trace **sk, uint32_t n) {
-  tsl_strbuf sb;
-  tsl_strbuf_init(&sb);
-  for (uint32_t i = 0; i < n; i++) {
-    char *t = tsl_trace_to_script(sk[i], 1);
-    tsl_strbuf_printf(&sb, "%s# sketch %u of %u\n%s", i ? "\n" : "", i + 1, n, t);
-    free(t);
-  }
-  return tsl_strbuf_take(&sb);
 }
 
 /* The sketch replayed (recorded or fresh decisions) computes what the
@@ -150,20 +140,10 @@ static int sketch_sound(const tsl_module *m, const tsl_trace *t, int fresh, uint
 static void golden_sketches(tsl_trace *const *sk, uint32_t n, const char *prefix,
                             const char *name) {
   char path[4200];
-  char *text = sketches_text((tsl_trace **)sk, n);
+  char *text = golden_sketches_text(sk, n);
   snprintf(path, sizeof path, "%s/tests/rules/sketches/%s%s.sketch", root, prefix, name);
-  const char *up = getenv("TESSEL_UPDATE_GOLDEN");
-  if (up && !strcmp(up, "1")) {
-    FILE *f = fopen(path, "w");
-    if (f) {
-      fputs(text, f);
-      fclose(f);
-    }
-  }
-  char *want = slurp(path);
-  is_str(text, want ? want : "(missing)", "%s: %u sketch%s as in %s%s.sketch", name, n,
-         n == 1 ? "" : "es", prefix, name);
-  free(want);
+  golden_is(text, path, "%s: %u sketch%s as in %s%s.sketch", name, n, n == 1 ? "" : "es", prefix,
+            name);
   free(text);
 }
 
@@ -898,7 +878,7 @@ static void target_defaults(void) {
   tsl_trace **sk = NULL;
   uint32_t nsk = 0;
   if (m && nr == 2 && !tsl_space_generate(ctx, m, NULL, nr, rs, 1, NULL, &sk, &nsk, &d)) {
-    char *text = sketches_text(sk, nsk);
+    char *text = golden_sketches_text(sk, nsk);
     ok(nsk >= 1 && strstr(text, "max_innermost_factor=4") &&
            !strstr(text, "max_innermost_factor=64"),
        "  ... with its options (MultiLevelTiling's max_innermost_factor 4)");
@@ -1004,7 +984,7 @@ static void auto_bind_case(const char *dir, const char *name) {
   tsl_schedule *s = NULL;
   tsl_replay_opts ro = {sizeof ro, 0, 0, NULL, NULL};
   if (!rc && n == 1 && !(rc = tsl_trace_replay(ctx, sk[0], m, &ro, &s, &d))) {
-    char *text = sketches_text(sk, n), *prog = tsl_print_module(tsl_schedule_module(s));
+    char *text = golden_sketches_text(sk, n), *prog = tsl_print_module(tsl_schedule_module(s));
     tsl_strbuf sb;
     tsl_strbuf_init(&sb);
     tsl_strbuf_printf(&sb, "%s\n# the sketch's program\n%s", text, prog);
@@ -1020,18 +1000,8 @@ static void auto_bind_case(const char *dir, const char *name) {
   }
   tsl_schedule_free(s);
   snprintf(path, sizeof path, "%s/%s.expected", dir, name);
-  const char *up = getenv("TESSEL_UPDATE_GOLDEN");
-  if (up && !strcmp(up, "1")) {
-    FILE *f = fopen(path, "w");
-    if (f) {
-      fputs(got, f);
-      fclose(f);
-    }
-  }
-  char *want = slurp(path);
-  is_str(got, want ? want : "(missing)", "AutoBind/%s: %s as in %s.expected", name,
-         rc ? "the error" : "the sketch and its program", name);
-  free(want);
+  golden_is(got, path, "AutoBind/%s: %s as in %s.expected", name,
+            rc ? "the error" : "the sketch and its program", name);
   free(got);
   if (!rc && n == 1) {
     char why[4096] = "";

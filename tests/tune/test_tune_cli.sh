@@ -220,6 +220,40 @@ check "an unknown evolutionary option is located at its key" bash -c "
   ! '$exe' tune '$tmp/evo.yaml' --set strategy.populaton_size=4 > '$tmp/out' 2>'$tmp/err' &&
   grep -q \"^--set strategy.populaton_size=4: error: strategy.populaton_size: strategy 'evolutionary': unknown option 'populaton_size'; valid: population_size,\" '$tmp/err'"
 
+# the sketch strategy (Ansor's search, a small population): its own
+# sketches of the workload, a resume that measures nothing twice, its
+# options located, and a schedule script refused
+cat > "$tmp/sk.yaml" <<YAML
+workload: {file: $src/workloads/dense_bias_relu.py}
+target: {kind: llvm, threads: 2}
+strategy: {kind: sketch, trials: 8, batch: 4, evolutionary_search_population: 32,
+           sample_init_min_population: 8}
+cost_model: {kind: random}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 10}
+database: db/sk.db
+seed: 5
+YAML
+check "a sketch run measures its budget" test "$(status "$exe" tune "$tmp/sk.yaml" --json)" = 0
+check "  ... 8 measured, none failed" json "d['trials'] == 8 and d['errors'] == 0 and d['total'] == 8"
+check "  ... the best has Ansor's tiling, parallel loops and a fused consumer" \
+  json "'SSRSRS' in d['best_trace'] and 'T.parallel' in d['best_program'] and 'compute_inline' in d['best_trace']"
+check "a resumed sketch run with trials 16 measures the 8 missing" \
+  test "$(status "$exe" tune "$tmp/sk.yaml" --set strategy.trials=16 --json)" = 0
+check "  ... 8 measured, 16 in the database" json "d['trials'] == 8 and d['total'] == 16"
+check "  ... no decision set measured twice" bash -c "'$exe' db export '$tmp/db/sk.db' --json '$tmp/sk.jsonl' >/dev/null 2>&1 && python3 -c \"
+import json,sys
+k=[json.loads(l)['decisions'] for l in open('$tmp/sk.jsonl') if l.strip()]
+sys.exit(0 if len(k)==len(set(k))==16 else 1)\""
+check "an unknown sketch option is located at its key and lists Ansor's names" bash -c "
+  ! '$exe' tune '$tmp/sk.yaml' --set strategy.eps_greed=0.1 > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"^--set strategy.eps_greed=0.1: error: strategy.eps_greed: strategy 'sketch': unknown option 'eps_greed'; valid: evolutionary_search_population,\" '$tmp/err'"
+check "a bad sketch option value names the valid range" bash -c "
+  ! '$exe' tune '$tmp/sk.yaml' --set strategy.max_vectorize_size=0 > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"strategy 'sketch': max_vectorize_size: '0' is not valid; valid: an integer from 1 to 65536\" '$tmp/err'"
+check "the sketch strategy refuses a schedule script's space" bash -c "
+  ! '$exe' tune '$tmp/sk.yaml' --set workload.file=$src/workloads/matmul_128.py --set space.schedule=$src/workloads/matmul_stochastic.sch --set database=$tmp/db/sk2.db > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"strategy 'sketch': the run has no RewriteParallelVectorizeUnroll postprocessor\" '$tmp/err'"
+
 # the XGBoost model guiding the evolutionary search (trained from the
 # first batch on), then a resume whose model first learns the records
 sed -e "s|kind: random}|kind: xgb, num_warmup_samples: 4}|" -e "s|db/evo.db|db/xgb.db|" \

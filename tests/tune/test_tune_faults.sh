@@ -173,5 +173,42 @@ for fault in hang build_hang; do
   check "kill -9 during '$fault': no worker left running" test "$(procs)" = 0
 done
 
+# the sketch strategy (Ansor's search over its own sketches) against the
+# same faults: the run ends, each candidate is recorded once with the error
+# its fault implies, a wrong one is never the best, and a resume builds
+# nothing again
+cat > "$tmp/sk.yaml" <<YAML
+workload: {file: $src/workloads/matmul_128.py}
+target:
+  kind: faulty
+  threads: 1
+  faults: "ok,segv,hang,wrong,build_error,build_crash,build_hang"
+  log: $tmp/sk_faults.log
+strategy: {kind: sketch, trials: 16, batch: 8, evolutionary_search_population: 32,
+           sample_init_min_population: 8}
+runner: {number: 2, repeat: 1, min_repeat_ms: 5, timeout_s: 1, skip_slower: 0, screen_slower: 0,
+         remeasure: 0}
+builder: {workers: 2, timeout_s: 3}
+plugin_paths: $plugins
+database: db/sk.db
+seed: 3
+YAML
+check "sketch: tune over faulty candidates exits 0" test "$(status "$exe" tune "$tmp/sk.yaml" --json)" = 0
+cp "$tmp/out" "$tmp/tune.json"
+cp "$tmp/sk_faults.log" "$tmp/faults.log"
+"$exe" db export "$tmp/db/sk.db" --json "$tmp/all.jsonl" >/dev/null 2>&1
+check "  ... 16 records, one per candidate, each built once" \
+  py "d['trials'] == 16 and len(rows) == 16 and len(set(r['decisions'] for r in rows)) == 16 and len(log) == 16"
+check "  ... each fault recorded as its error, each correct one as a success" py "want == got"
+check "  ... some failed, some succeeded (the test is not vacuous)" py "want['ok'] >= 1 and want['ok'] < 16"
+check "  ... the best is the fastest correct candidate" \
+  py "abs(d['best_seconds'] - min(ok_lat)) <= 1e-6 * min(ok_lat)"
+check "  ... no worker left running" test -z "$(pgrep -f "tun[e] $tmp/sk.yaml")"
+check "sketch: a second run measures nothing and builds nothing" \
+  test "$(status "$exe" tune "$tmp/sk.yaml" --json)" = 0
+cp "$tmp/out" "$tmp/tune.json"
+check "  ... 0 measured, 16 in the database, no build logged" \
+  py "d['trials'] == 0 and d['total'] == 16 and sum(1 for l in open('$tmp/sk_faults.log') if l.strip()) == 16"
+
 echo "1..$n"
 exit 0

@@ -1,0 +1,141 @@
+/*
+ * The sketch strategy's sketches (strategies/sketch, Ansor's CPU rules):
+ *   golden   on workloads/ programs (2 cores, seed 0), the traces equal
+ *            tests/search/sketches/NAME.sketch (TESSEL_UPDATE_GOLDEN=1
+ *            rewrites them; review them by eye)
+ *   counts   the sketch count each rule implies: matmul 3 (tiled; a cache
+ *            write fused at either of two levels), a matmul with an
+ *            element-wise consumer 3 (that consumer fused at either level,
+ *            or not), element-wise stages inlined or left alone, rfactor's
+ *            two branches on a reduction with few outputs
+ *   sound    every sketch, replayed with its decisions and with fresh ones,
+ *            computes what the program computes (interpreter)
+ *   limit    max_sketches keeps the first ones
+ */
+#include "tap.h"
+#include "tessel/tessel.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "equiv_orders.h"
+#include "golden_text.h"
+#include "sketch.h"
+
+static tsl_ctx *ctx;
+static const char *root;
+static const sk_ctx opts = {2, 16, 0}; /* 2 cores, Ansor's defaults */
+
+static const tsl_module *load(tsl_arena *a, const char *name) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/workloads/%s.py", root, name);
+  const tsl_module *m = NULL;
+  tsl_diag d = {0};
+  if (tsl_parse_file(a, path, &m, &d)) {
+    ok(0, "%s parses", name);
+    tap_diag("%s", d.text);
+    return NULL;
+  }
+  return m;
+}
+
+/* Replayed with its decisions (fresh = 0) or fresh ones, the sketch
+ * computes what the program computes. */
+static int sound(const tsl_module *m, const tsl_trace *t, int fresh, uint64_t seed, char *why,
+                 size_t cap) {
+  tsl_replay_opts ro = {sizeof ro, fresh, seed, NULL, NULL};
+  tsl_schedule *s = NULL;
+  tsl_diag d = {0};
+  if (tsl_trace_replay(ctx, t, m, &ro, &s, &d)) {
+    snprintf(why, cap, "replay: %.1000s", d.text);
+    return 0;
+  }
+  const tsl_func *f0 = tsl_schedule_original(s)->funcs[0];
+  const tsl_func *f1 = tsl_schedule_func(s);
+  tsl_equiv_report rep;
+  tsl_interp_opts io = {sizeof io, equiv_orders(), seed};
+  int rc = tsl_interp_check_equivalent_opts(f0, f1, NULL, 0, seed, &io, &rep, &d);
+  if (rc)
+    snprintf(why, cap, "interpreter: %.1000s", d.text);
+  tsl_schedule_free(s);
+  return !rc;
+}
+
+static void golden(const char *name, uint32_t want) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = load(a, name);
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  tsl_diag d = {0};
+  if (!m) {
+    tsl_arena_free(a);
+    return;
+  }
+  if (sk_generate(ctx, m, NULL, &opts, NULL, 0, 64, &sk, &n, &d)) {
+    ok(0, "%s: sketches generated", name);
+    tap_diag("%s", d.text);
+    tsl_arena_free(a);
+    return;
+  }
+  ok(n == want, "%s: %u sketches (want %u)", name, n, want);
+  char path[4200];
+  char *text = golden_sketches_text(sk, n);
+  snprintf(path, sizeof path, "%s/tests/search/sketches/%s.sketch", root, name);
+  golden_is(text, path, "%s: the sketches as in sketches/%s.sketch", name, name);
+  free(text);
+  int all = 1;
+  char why[2048] = "";
+  for (uint32_t i = 0; i < n && all; i++)
+    all = sound(m, sk[i], 0, 1, why, sizeof why) && sound(m, sk[i], 1, 7 + i, why, sizeof why);
+  ok(all, "%s: every sketch, with its decisions and fresh ones, computes the program", name);
+  if (!all)
+    tap_diag("%s", why);
+  for (uint32_t i = 0; i < n; i++)
+    tsl_trace_free(sk[i]);
+  free(sk);
+  tsl_arena_free(a);
+}
+
+static void limit(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = load(a, "matmul_128");
+  tsl_trace **all = NULL, **two = NULL;
+  uint32_t n_all = 0, n_two = 0;
+  tsl_diag d = {0};
+  int rc = m ? sk_generate(ctx, m, NULL, &opts, NULL, 0, 64, &all, &n_all, &d) : -1;
+  if (!rc)
+    rc = sk_generate(ctx, m, NULL, &opts, NULL, 0, 2, &two, &n_two, &d);
+  ok(!rc && n_two == 2 && n_all > 2, "max_sketches 2 keeps 2 of %u", n_all);
+  int same = !rc && n_two == 2;
+  for (uint32_t i = 0; same && i < 2; i++) {
+    char *x = tsl_trace_to_script(all[i], 1), *y = tsl_trace_to_script(two[i], 1);
+    same = !strcmp(x, y);
+    free(x);
+    free(y);
+  }
+  ok(same, "... the first two");
+  for (uint32_t i = 0; i < n_all; i++)
+    tsl_trace_free(all[i]);
+  for (uint32_t i = 0; i < n_two; i++)
+    tsl_trace_free(two[i]);
+  free(all);
+  free(two);
+  tsl_arena_free(a);
+}
+
+int main(void) {
+  root = getenv("TESSEL_SOURCE_ROOT");
+  if (!root)
+    root = ".";
+  ctx = tsl_ctx_new();
+  golden("matmul_128", 3);
+  golden("dense_bias_relu", 3);
+  golden("elementwise_add", 1);
+  golden("softmax", 9);
+  golden("gemv", 3);
+  golden("conv2d_nhwc", 3);
+  limit();
+  tsl_ctx_free(ctx);
+  return tap_done();
+}
