@@ -7,6 +7,7 @@
 #ifndef TESSEL_TESTS_GOLDEN_TEXT_H
 #define TESSEL_TESTS_GOLDEN_TEXT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,12 @@ static inline void golden_is(const char *text, const char *path, const char *fmt
     __attribute__((format(printf, 3, 4)));
 static inline void golden_is(const char *text, const char *path, const char *fmt, ...) {
   const char *up = getenv("TESSEL_UPDATE_GOLDEN");
-  if (up && !strcmp(up, "1")) {
+  if (text && up && !strcmp(up, "1")) {
     FILE *f = fopen(path, "w");
-    if (f) {
-      fputs(text, f);
+    if (!f || fputs(text, f) < 0)
+      tap_diag("cannot rewrite %s", path);
+    if (f)
       fclose(f);
-    }
   }
   char *want = NULL, name[512];
   size_t n;
@@ -33,7 +34,7 @@ static inline void golden_is(const char *text, const char *path, const char *fmt
   va_start(ap, fmt);
   vsnprintf(name, sizeof name, fmt, ap);
   va_end(ap);
-  is_str(text, want ? want : "(missing)", "%s", name);
+  is_str(text ? text : "(out of memory)", want ? want : "(missing)", "%s", name);
   free(want);
 }
 

@@ -71,7 +71,8 @@ const tsl_block *sk_stage_block(sk_state *st, int32_t s);
  * rules), appended to its trace: compute locations sampled for the stages
  * left untiled, parallel and vectorize extents and a sampled auto-unroll
  * step on the root block (README.md: how they map onto TensorIR). A
- * primitive that fails is an error (the sketch is dropped by the caller). */
+ * primitive that fails is an error, which ends sk_generate: its
+ * conditions are meant to admit only what the primitives accept. */
 int sk_annotate(const sk_ctx *c, sk_state *st, tsl_diag *diag);
 
 /* The sketches of function `func_name` (NULL: the module's default) of

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sketch.h"
+#include "tessel/analysis.h"
 #include "tessel/visit.h"
 
 #define SK_MAX_LOOPS 16
@@ -150,12 +151,9 @@ static int32_t elementwise_consumer(sk_state *st, int32_t s) {
   const tsl_buffer *w = b->writes[0].buffer, *cw = cs->u.store.buffer;
   if (w->ndim != cw->ndim)
     return -1;
-  for (uint32_t d = 0; d < w->ndim; d++) {
-    int64_t x, y;
-    if (!tsl_expr_is_const_int(w->shape[d], &x) || !tsl_expr_is_const_int(cw->shape[d], &y) ||
-        x != y)
+  for (uint32_t d = 0; d < w->ndim; d++)
+    if (!tsl_expr_equal(w->shape[d], cw->shape[d])) /* symbolic sizes too */
       return -1;
-  }
   access_scan a = {cb, w, cs, 1, 0, 1, 0};
   tsl_expr_visit(cs->u.store.value, scan_expr, &a);
   if (!a.matched || !a.loads)
@@ -166,8 +164,13 @@ static int32_t elementwise_consumer(sk_state *st, int32_t s) {
   return -1;
 }
 
+/* Tiling material (TVM's NeedsMultiLevelTiling) with constant extents,
+ * which sample_perfect_tile needs. */
 static int needs_tiling(sk_state *st) {
-  return tsl_sch_needs_multi_level_tiling(st->sch, st->stages[st->stage]);
+  const tsl_block *b = sk_stage_block(st, st->stage);
+  int64_t space, reduce;
+  return b && iter_lengths(b, &space, &reduce) &&
+         tsl_sch_needs_multi_level_tiling(st->sch, st->stages[st->stage]);
 }
 
 /* Ansor's NeedsRfactor on a CPU. */
@@ -349,7 +352,10 @@ static int add_rfactor_apply(const sk_ctx *c, sk_state *st, sk_list *out, tsl_di
 
 static int add_cache_write_condition(const sk_ctx *c, sk_state *st) {
   (void)c;
-  return needs_tiling(st) && elementwise_consumer(st, st->stage) < 0 ? SK_APPLY : SK_PASS;
+  return needs_tiling(st) && !st->cache_written[st->stage] &&
+                 elementwise_consumer(st, st->stage) < 0
+             ? SK_APPLY
+             : SK_PASS;
 }
 
 /* A "local" stage the block writes instead; its write-back stage follows

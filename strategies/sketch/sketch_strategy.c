@@ -175,6 +175,7 @@ static int sk_pre_tuning(tsl_strategy *st, const tsl_search_space *space, tsl_di
   if (rc)
     return rc;
   s->space = *space;
+  s->space.struct_size = sizeof s->space; /* a newer core's struct is larger */
   s->space.n_space = s->n_sketches;
   s->space.space = (const tsl_trace *const *)s->sketches;
   return evo_vtable.pre_tuning(s->engine, &s->space, diag);

@@ -10,6 +10,7 @@
  *            two branches on a reduction with few outputs
  *   sound    every sketch, replayed with its decisions and with fresh ones,
  *            computes what the program computes (interpreter)
+ *   symbolic a symbolic size: not tiled, one sketch
  *   limit    max_sketches keeps the first ones
  */
 #include "tap.h"
@@ -97,6 +98,30 @@ static void golden(const char *name, uint32_t want) {
   tsl_arena_free(a);
 }
 
+/* A symbolic size: no tiling (sample_perfect_tile needs constant
+ * extents), so no cache write either: one sketch, and generation ends. */
+static void symbolic(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = load(a, "matmul_dynamic");
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  tsl_diag d = {0};
+  int rc = m ? sk_generate(ctx, m, NULL, &opts, NULL, 0, 64, &sk, &n, &d) : -1;
+  int cache_writes = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    char *t = tsl_trace_to_script(sk[i], 1);
+    for (const char *p = t; (p = strstr(p, "cache_write(")); p++)
+      cache_writes++;
+    free(t);
+    tsl_trace_free(sk[i]);
+  }
+  free(sk);
+  ok(!rc && n == 1 && cache_writes == 0,
+     "matmul_dynamic: 1 sketch, no cache write (got %u, %d; %s)", n, cache_writes,
+     rc ? d.text : "");
+  tsl_arena_free(a);
+}
+
 static void limit(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   const tsl_module *m = load(a, "matmul_128");
@@ -135,6 +160,7 @@ int main(void) {
   golden("softmax", 9);
   golden("gemv", 3);
   golden("conv2d_nhwc", 3);
+  symbolic();
   limit();
   tsl_ctx_free(ctx);
   return tap_done();
