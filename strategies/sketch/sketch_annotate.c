@@ -54,9 +54,8 @@ static int annotate_root(sk_state *st, const char *key, tsl_sch_value v, tsl_dia
 int sk_annotate(const sk_ctx *c, sk_state *st, tsl_diag *diag) {
   int rc = TSL_OK, any_reduce = 0;
   for (int32_t s = (int32_t)st->n_stages - 1; s >= 0 && !rc; s--) {
-    const tsl_block *b = sk_stage_block(st, s);
-    for (uint32_t i = 0; b && i < b->n_iter_vars; i++)
-      any_reduce |= b->iter_vars[i].iter_type != TSL_ITER_SPATIAL;
+    if (sk_stage_block(st, s) && !tsl_sch_is_spatial_block(st->sch, st->stages[s]))
+      any_reduce = 1;
     if (c->disable_change_compute_location || !movable(st, s))
       continue;
     tsl_sch_arg sa = {NULL, tsl_sv_rv(st->stages[s])};

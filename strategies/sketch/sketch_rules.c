@@ -14,18 +14,6 @@ static const char sk_structure[] = "SSRSRS"; /* Ansor's CPU tiling structure */
 
 /* ---- helpers ----------------------------------------------------------------- */
 
-static int call(tsl_schedule *sch, const char *inst, uint32_t n, const tsl_sch_arg *args,
-                const tsl_sch_rv **outs, uint32_t *n_outs, tsl_diag *diag) {
-  const tsl_sch_rv *o = NULL;
-  uint32_t no = 0;
-  int rc = tsl_sch_call(sch, inst, n, args, &o, &no, diag);
-  if (outs)
-    *outs = o;
-  if (n_outs)
-    *n_outs = no;
-  return rc;
-}
-
 static tsl_sch_value str(tsl_schedule *sch, const char *s) {
   return tsl_sv_str(tsl_intern(tsl_schedule_ctx(sch), s));
 }
@@ -214,7 +202,7 @@ static int multi_level_tiling(sk_state *st, tsl_sch_rv *last_s, tsl_diag *diag) 
   tsl_sch_arg ann[3] = {{NULL, tsl_sv_rv(block)},
                         {NULL, str(sch, "meta_schedule.tiling_structure")},
                         {NULL, str(sch, sk_structure)}};
-  int rc = n ? call(sch, "annotate", 3, ann, NULL, NULL, diag) : TSL_EINVALID;
+  int rc = n ? tsl_sch_call(sch, "annotate", 3, ann, NULL, NULL, diag) : TSL_EINVALID;
   /* tiles[i][k]: loop i's k-th tile */
   tsl_sch_rv tiles[SK_MAX_LOOPS][8];
   for (uint32_t i = 0; i < n && !rc; i++) {
@@ -226,13 +214,13 @@ static int multi_level_tiling(sk_state *st, tsl_sch_rv *last_s, tsl_diag *diag) 
                          {"max_innermost_factor", tsl_sv_int(SK_MAX_INNERMOST)}};
     const tsl_sch_rv *v = NULL, *l = NULL;
     uint32_t nv = 0, nl = 0;
-    rc = call(sch, "sample_perfect_tile", 3, sa, &v, &nv, diag);
+    rc = tsl_sch_call(sch, "sample_perfect_tile", 3, sa, &v, &nv, diag);
     tsl_sch_value f[8];
     for (uint32_t k = 0; !rc && k < nv && k < 8; k++)
       f[k] = tsl_sv_rv(v[k]);
     if (!rc) {
       tsl_sch_arg sp[2] = {{NULL, tsl_sv_rv(loops[i])}, {NULL, tsl_sv_list(nv, f)}};
-      rc = call(sch, "split", 2, sp, &l, &nl, diag);
+      rc = tsl_sch_call(sch, "split", 2, sp, &l, &nl, diag);
     }
     for (uint32_t k = 0; !rc && k < nl && k < 8; k++)
       tiles[i][k] = l[k];
@@ -250,7 +238,7 @@ static int multi_level_tiling(sk_state *st, tsl_sch_rv *last_s, tsl_diag *diag) 
       }
   }
   if (!rc && no > 1)
-    rc = call(sch, "reorder", no, order, NULL, NULL, diag);
+    rc = tsl_sch_call(sch, "reorder", no, order, NULL, NULL, diag);
   return rc;
 }
 
@@ -268,7 +256,7 @@ static int always_inline_condition(const sk_ctx *c, sk_state *st) {
 static int always_inline_apply(const sk_ctx *c, sk_state *st, sk_list *out, tsl_diag *diag) {
   (void)c;
   tsl_sch_arg a = {NULL, tsl_sv_rv(st->stages[st->stage])};
-  int rc = call(st->sch, "compute_inline", 1, &a, NULL, NULL, diag);
+  int rc = tsl_sch_call(st->sch, "compute_inline", 1, &a, NULL, NULL, diag);
   if (rc)
     return dropped(st, rc);
   st->stage--;
@@ -305,7 +293,7 @@ static int add_rfactor_apply(const sk_ctx *c, sk_state *st, sk_list *out, tsl_di
     for (uint32_t i = first_r; i < n; i++)
       fa[i - first_r] = (tsl_sch_arg){NULL, tsl_sv_rv(loops[i])};
     const tsl_sch_rv *o = NULL;
-    rc = call(sch, "fuse", n - first_r, fa, &o, NULL, diag);
+    rc = tsl_sch_call(sch, "fuse", n - first_r, fa, &o, NULL, diag);
     if (!rc)
       fused = o[0];
   }
@@ -315,12 +303,12 @@ static int add_rfactor_apply(const sk_ctx *c, sk_state *st, sk_list *out, tsl_di
     tsl_sch_arg sa[3] = {{NULL, tsl_sv_rv(fused)},
                          {"n", tsl_sv_int(2)},
                          {"max_innermost_factor", tsl_sv_int(SK_MAX_INNERMOST)}};
-    rc = call(sch, "sample_perfect_tile", 3, sa, &v, &nv, diag);
+    rc = tsl_sch_call(sch, "sample_perfect_tile", 3, sa, &v, &nv, diag);
   }
   if (!rc) {
     tsl_sch_value f[2] = {tsl_sv_rv(v[0]), tsl_sv_rv(v[1])};
     tsl_sch_arg sp[2] = {{NULL, tsl_sv_rv(fused)}, {NULL, tsl_sv_list(2, f)}};
-    rc = call(sch, "split", 2, sp, &parts, &np, diag);
+    rc = tsl_sch_call(sch, "split", 2, sp, &parts, &np, diag);
   }
   if (rc || np != 2)
     return dropped(st, rc ? rc : TSL_EINVALID);
@@ -333,7 +321,7 @@ static int add_rfactor_apply(const sk_ctx *c, sk_state *st, sk_list *out, tsl_di
     tsl_sch_arg ra[2] = {{NULL, tsl_sv_rv(split[k])},
                          {"factor_axis", tsl_sv_int(b->writes[0].buffer->ndim)}};
     const tsl_sch_rv *rf = NULL;
-    int prc = call(f->sch, "rfactor", 2, ra, &rf, NULL, diag);
+    int prc = tsl_sch_call(f->sch, "rfactor", 2, ra, &rf, NULL, diag);
     if (!prc)
       prc = sk_insert_stage(f, (uint32_t)f->stage, rf[0], diag);
     if (prc) {
@@ -366,7 +354,7 @@ static int add_cache_write_apply(const sk_ctx *c, sk_state *st, sk_list *out, ts
                       {NULL, tsl_sv_int(0)},
                       {NULL, str(st->sch, "local")}};
   const tsl_sch_rv *o = NULL;
-  int rc = call(st->sch, "cache_write", 3, a, &o, NULL, diag);
+  int rc = tsl_sch_call(st->sch, "cache_write", 3, a, &o, NULL, diag);
   if (!rc)
     rc = sk_insert_stage(st, (uint32_t)st->stage + 1, o[0], diag);
   if (rc)
@@ -400,7 +388,7 @@ static int tiling_with_fusion_apply(const sk_ctx *c, sk_state *st, sk_list *out,
     tsl_sch_arg a[3] = {{NULL, tsl_sv_rv(f->stages[cs])},
                         {NULL, tsl_sv_rv(last_s[level - 1])},
                         {"preserve_unit_loops", tsl_sv_bool(1)}};
-    int prc = call(f->sch, "reverse_compute_at", 3, a, NULL, NULL, diag);
+    int prc = tsl_sch_call(f->sch, "reverse_compute_at", 3, a, NULL, NULL, diag);
     if (prc) {
       rc = dropped(f, prc);
       continue;
