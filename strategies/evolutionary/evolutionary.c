@@ -13,7 +13,9 @@
  *      population draws parents in proportion to their scores, mutating
  *      each with genetic_mutate_prob (a mutator drawn by its weight) or
  *      copying it (each parent once), retrying genetic_max_fail_count
- *      times before reusing the parent;
+ *      times before reusing the parent; with crossover_ratio > 0 (not
+ *      TVM's) a member is first, with that probability, a crossover child
+ *      of two parents (crossover.h);
  *   3. the batch: (1 - eps_greedy) from the heap, best first, the rest
  *      from the fresh samples in random order, none proposed or measured
  *      before.
@@ -28,6 +30,8 @@
  * compares the scheduled modules, equal decisions give equal modules.
  */
 #include "evolutionary.h"
+
+#include "crossover.h"
 
 #include "tessel/candidates.h"
 #include "tessel/container.h"
@@ -45,7 +49,7 @@ struct tsl_strategy {
   /* options */
   int64_t population, init_min_unmeasured, max_fail_count, genetic_num_iters,
       genetic_max_fail_count;
-  double init_measured_ratio, genetic_mutate_prob, eps_greedy;
+  double init_measured_ratio, genetic_mutate_prob, eps_greedy, crossover_ratio;
   /* the run, between pre_tuning and post_tuning */
   const tsl_search_space *space;
   tsl_cand_service *svc;     /* the core's (space->cands), or own_svc */
@@ -58,7 +62,8 @@ struct tsl_strategy {
   int64_t proposed;
   int exhausted;
   /* counters */
-  int64_t n_prepared, n_failed, n_mutated, n_mutate_failed, n_score_reused;
+  int64_t n_prepared, n_failed, n_mutated, n_mutate_failed, n_score_reused, n_crossed,
+      n_cross_failed;
 };
 
 /* A member of the population: a candidate of the service (its trace before
@@ -89,7 +94,8 @@ static uint32_t draw(uint64_t *rng, const double *w, uint32_t n) {
 
 #define EVO_OPTIONS                                                                  \
   "population_size, init_measured_ratio, init_min_unmeasured, max_fail_count, "     \
-  "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, eps_greedy"
+  "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, eps_greedy, "      \
+  "crossover_ratio"
 
 static int opt_int(const char *name, const char *key, const char *text, int64_t lo, int64_t hi,
                    int64_t *out, tsl_diag *diag) {
@@ -131,7 +137,8 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                     .genetic_max_fail_count = EVO_GENETIC_MAX_FAIL_COUNT,
                     .init_measured_ratio = EVO_INIT_MEASURED_RATIO,
                     .genetic_mutate_prob = EVO_GENETIC_MUTATE_PROB,
-                    .eps_greedy = EVO_EPS_GREEDY};
+                    .eps_greedy = EVO_EPS_GREEDY,
+                    .crossover_ratio = 0};
   for (uint32_t i = 0; i < n_opts; i++) {
     const char *k = opts[i].key ? opts[i].key : "(null)", *v = opts[i].value;
     int rc;
@@ -151,6 +158,8 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
       rc = opt_int(name, k, v, 0, INT32_MAX, &o.genetic_max_fail_count, diag);
     else if (!strcmp(k, "eps_greedy"))
       rc = opt_prob(name, k, v, &o.eps_greedy, diag);
+    else if (!strcmp(k, "crossover_ratio"))
+      rc = opt_prob(name, k, v, &o.crossover_ratio, diag);
     else
       rc = tsl_diag_set(diag, TSL_EINVALID,
                         "strategy '%s': unknown option '%s'; valid: " EVO_OPTIONS, name, k);
@@ -232,6 +241,7 @@ static int evo_pre_tuning(tsl_strategy *s, const tsl_search_space *space, tsl_di
   s->exhausted = 0;
   s->n_prepared = s->n_failed = 0;
   s->n_mutated = s->n_mutate_failed = s->n_score_reused = 0;
+  s->n_crossed = s->n_cross_failed = 0;
   return TSL_OK;
 }
 
@@ -474,15 +484,58 @@ static int draw_mutator(tsl_strategy *s) {
   return (int)draw(&s->rng, s->mutator_w, s->space->n_mutators);
 }
 
-/* One member of the next population (TVM's f_find_candidate). A parent
- * copied, or a child whose key this round scored already, keeps its score
- * (TVM predicts it again: the model gives the same); a child met before in
- * the run comes from the service without a replay. */
+/* A prepared child `t` of the service into *out, with the score this
+ * round gave its key, if any. 0, 1 (no candidate), < 0 out of memory. */
+static int child(tsl_strategy *s, const tsl_trace *t, member *out) {
+  int rc = prepare(s, t, 0, out);
+  if (rc == 0) {
+    const double *v = tsl_map_get(&s->scores, tsl_cand_key(out->c));
+    if (v) {
+      out->score = *v;
+      out->scored = 1;
+      s->n_score_reused++;
+    }
+  }
+  return rc;
+}
+
+/* With probability crossover_ratio, a child of two parents drawn by score
+ * (crossover.h: each node from the first with probability its share of
+ * the two scores). 0: *out; 1: none (no draw, parents that do not cross,
+ * a child that makes no program); < 0 out of memory. */
+static int crossed(tsl_strategy *s, const tsl_vec *cur, const double *w, member *out) {
+  if (!(s->crossover_ratio > 0) || cur->len < 2 || tsl_rand_unit(&s->rng) >= s->crossover_ratio)
+    return 1;
+  const member *cm = TSL_VEC_DATA(cur, const member);
+  uint32_t p1 = draw(&s->rng, w, cur->len), p2 = draw(&s->rng, w, cur->len);
+  double sum = cm[p1].score + cm[p2].score;
+  tsl_trace *t = NULL;
+  int rc = p1 == p2 ? 1
+                    : evo_crossover(tsl_cand_trace(cm[p1].c), tsl_cand_trace(cm[p2].c),
+                                    sum > 0 ? cm[p1].score / sum : 0.5, &s->rng, &t);
+  if (!rc)
+    rc = child(s, t, out);
+  tsl_trace_free(t);
+  if (rc > 0)
+    s->n_cross_failed++;
+  else if (!rc)
+    s->n_crossed++;
+  return rc;
+}
+
+/* One member of the next population (TVM's f_find_candidate), after a
+ * crossover when one is drawn and makes a program. A parent copied, or a
+ * child whose key this round scored already, keeps its score (TVM predicts
+ * it again: the model gives the same); a child met before in the run comes
+ * from the service without a replay. */
 static int offspring(tsl_strategy *s, const tsl_vec *cur, const double *w,
                      unsigned char *copied, member *out) {
   const tsl_search_space *sp = s->space;
   const member *cm = TSL_VEC_DATA(cur, const member);
   uint32_t parent = 0;
+  int crc = crossed(s, cur, w, out);
+  if (crc <= 0)
+    return crc;
   for (int64_t fail = 0; fail <= s->genetic_max_fail_count; fail++) {
     parent = draw(&s->rng, w, cur->len);
     int mi = draw_mutator(s);
@@ -499,17 +552,11 @@ static int offspring(tsl_strategy *s, const tsl_vec *cur, const double *w,
         tsl_trace_free(nt);
         continue;
       }
-      rc = prepare(s, nt, 0, out);
+      rc = child(s, nt, out);
       tsl_trace_free(nt);
       if (rc < 0)
         return rc;
       if (rc == 0) {
-        const double *v = tsl_map_get(&s->scores, tsl_cand_key(out->c));
-        if (v) {
-          out->score = *v;
-          out->scored = 1;
-          s->n_score_reused++;
-        }
         s->n_mutated++;
         return 0;
       }
@@ -727,6 +774,11 @@ static int evo_notify(tsl_strategy *s, uint32_t n, const tsl_measured *results,
 static int evo_generate_traces(tsl_strategy *s, uint32_t max, tsl_trace **out, uint32_t *n_out,
                               tsl_diag *diag) {
   return tsl_generate_traces(evo_generate, s, max, out, n_out, diag);
+}
+
+void evo_get_counts(const tsl_strategy *s, evo_counts *out) {
+  *out = (evo_counts){s->n_prepared, s->n_failed, s->n_mutated, s->n_mutate_failed,
+                      s->n_crossed, s->n_cross_failed};
 }
 
 const tsl_strategy_vtable evo_vtable = {

@@ -22,4 +22,14 @@
 
 extern const tsl_strategy_vtable evo_vtable;
 
+/* What the engine did since pre_tuning, for tests and reports. */
+typedef struct evo_counts {
+  int64_t prepared, failed;           /* members replayed; those that made no program */
+  int64_t mutated, mutate_failed;     /* mutants made; mutations that failed */
+  int64_t crossed, cross_failed;      /* crossover children made; crossovers drawn that made none */
+} evo_counts;
+
+/* `s` is an instance of evo_vtable. */
+void evo_get_counts(const tsl_strategy *s, evo_counts *out);
+
 #endif

@@ -37,6 +37,7 @@ static const sk_option options[] = {
     {"evolutionary_search_population", "2048", "population_size", 0, 1, 1 << 20},
     {"evolutionary_search_num_iters", "4", "genetic_num_iters", 0, 0, 1 << 16},
     {"evolutionary_search_mutation_prob", "0.85", "genetic_mutate_prob", 1, 0, 1},
+    {"evolutionary_search_crossover_ratio", "0", "crossover_ratio", 1, 0, 1},
     {"eps_greedy", "0.05", "eps_greedy", 1, 0, 1},
     {"sample_init_min_population", "50", "init_min_unmeasured", 0, 1, 1 << 20},
     {"sample_init_use_measured_ratio", "0.2", "init_measured_ratio", 1, 0, 1},
@@ -44,11 +45,18 @@ static const sk_option options[] = {
     {"disable_change_compute_location", "0", NULL, 0, 0, 1},
     {"max_sketches", "64", NULL, 0, 1, 1 << 16},
 };
-enum { N_OPTIONS = sizeof options / sizeof options[0] };
+enum {
+  N_OPTIONS = sizeof options / sizeof options[0],
+  /* the sketch's own options, by their place in `options` */
+  OPT_MAX_VECTORIZE_SIZE = N_OPTIONS - 3,
+  OPT_DISABLE_CHANGE_COMPUTE_LOCATION = N_OPTIONS - 2,
+  OPT_MAX_SKETCHES = N_OPTIONS - 1
+};
 
 #define SK_OPTION_NAMES                                                                  \
   "evolutionary_search_population, evolutionary_search_num_iters, "                     \
-  "evolutionary_search_mutation_prob, eps_greedy, sample_init_min_population, "         \
+  "evolutionary_search_mutation_prob, evolutionary_search_crossover_ratio, eps_greedy, "  \
+  "sample_init_min_population, "                                                        \
   "sample_init_use_measured_ratio, max_vectorize_size, disable_change_compute_location, " \
   "max_sketches"
 
@@ -104,9 +112,9 @@ static int sk_create(void *user_data, uint32_t n_opts, const tsl_kv *opts, tsl_s
   sketch_strategy *s = calloc(1, sizeof *s);
   if (!s)
     return tsl_diag_set(diag, TSL_ENOMEM, "strategy 'sketch': out of memory");
-  s->ctx.max_vectorize_size = (int32_t)iv[6];
-  s->ctx.disable_change_compute_location = (int32_t)iv[7];
-  s->max_sketches = iv[8];
+  s->ctx.max_vectorize_size = (int32_t)iv[OPT_MAX_VECTORIZE_SIZE];
+  s->ctx.disable_change_compute_location = (int32_t)iv[OPT_DISABLE_CHANGE_COMPUTE_LOCATION];
+  s->max_sketches = iv[OPT_MAX_SKETCHES];
   int rc = evo_vtable.create((void *)"sketch", n_engine, engine_opts, &s->engine, diag);
   if (rc) {
     free(s);

@@ -5,10 +5,11 @@
  * their errors, candidates (distinct, never measured, before
  * postprocessing, replayable), determinism, a cost model steering the
  * search, a first round drawn without the evolution while the model's
- * scores are noise, the database's best seeding the population,
- * exhaustion.
+ * scores are noise, crossover (the engine linked in, for its counts),
+ * the database's best seeding the population, exhaustion.
  */
 #include "search_common.h"
+#include "evolutionary.h"
 
 #include <jansson.h>
 
@@ -203,10 +204,11 @@ static void test_options(void) {
       {"max_fail_count", "0", "max_fail_count: '0'"},
       {"genetic_num_iters", "-1", "genetic_num_iters: '-1'"},
       {"genetic_max_fail_count", "x", "genetic_max_fail_count: 'x'"},
+      {"crossover_ratio", "2", "crossover_ratio: '2' is not valid; valid: a number from 0 to 1"},
       {"populaton_size", "4", "unknown option 'populaton_size'; valid: population_size, "
                               "init_measured_ratio, init_min_unmeasured, max_fail_count, "
                               "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, "
-                              "eps_greedy"},
+                              "eps_greedy, crossover_ratio"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tsl_kv kv = {bad[i].key, bad[i].value};
@@ -218,9 +220,10 @@ static void test_options(void) {
   tsl_kv good[] = {{"population_size", "8"},     {"init_measured_ratio", "0"},
                    {"init_min_unmeasured", "4"}, {"max_fail_count", "2"},
                    {"genetic_num_iters", "0"},   {"genetic_mutate_prob", "1"},
-                   {"genetic_max_fail_count", "0"}, {"eps_greedy", "1"}};
+                   {"genetic_max_fail_count", "0"}, {"eps_greedy", "1"},
+                   {"crossover_ratio", "1"}};
   s = NULL;
-  ok(vt->create(NULL, 8, good, &s, &d) == TSL_OK && s, "every option at an end of its range");
+  ok(vt->create(NULL, 9, good, &s, &d) == TSL_OK && s, "every option at an end of its range");
   core c = {0};
   tsl_search_space sp = make_space(&c, NULL, 4, 4, 1);
   sp.struct_size = offsetof(tsl_search_space, n_postprocs);
@@ -397,6 +400,43 @@ static void test_cost_model_guides(void) {
      guided, blind);
 }
 
+/* Crossover in the search (the engine linked in, for its counts): with
+ * mutation off and crossover_ratio 1, the evolution's new members are
+ * crossover children, and the batch's picks are valid candidates. */
+static void test_crossover_in_search(void) {
+  tsl_kv kv[] = {{"population_size", "48"}, {"init_min_unmeasured", "16"},
+                 {"genetic_num_iters", "3"}, {"genetic_mutate_prob", "0"},
+                 {"crossover_ratio", "1"},   {"eps_greedy", "0"}};
+  tsl_strategy *s = NULL;
+  tsl_diag d = {0};
+  struct tsl_cost_model model = {0};
+  core c = {0};
+  tsl_search_space sp = make_space(&c, &model, 8, 8, 11);
+  int rc = evo_vtable.create(NULL, 6, kv, &s, &d);
+  if (!rc)
+    rc = evo_vtable.pre_tuning(s, &sp, &d);
+  tsl_trace *out[8];
+  uint32_t n = 0;
+  if (!rc)
+    rc = gen_traces(&evo_vtable, s, 8, out, &n, &d);
+  ok(!rc && n == 8, "crossover only: a batch of 8 (%s)", rc ? d.text : "");
+  evo_counts k;
+  if (s)
+    evo_get_counts(s, &k);
+  ok(s && k.crossed > 0 && k.mutated == 0,
+     "  ... its new members were crossover children (%lld made, %lld draws made none, "
+     "%lld mutants)",
+     s ? (long long)k.crossed : 0, s ? (long long)k.cross_failed : 0,
+     s ? (long long)k.mutated : 0);
+  int valid = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    valid &= replays_and_postprocesses(out[i]);
+    tsl_trace_free(out[i]);
+  }
+  ok(valid, "  ... and each pick replays and passes the postprocessors");
+  evo_vtable.destroy(s);
+}
+
 /* `n` measured records for core `c`: candidates of a throwaway search
  * (seed `seed`, guided by `model` when not NULL), postprocessed as the
  * database keeps them, in c->top, and measured; their traces and keys in
@@ -563,6 +603,7 @@ int main(void) {
   test_options();
   test_candidates();
   test_cost_model_guides();
+  test_crossover_in_search();
   test_blind_first_round();
   test_seeded_from_database();
   test_exhausted();

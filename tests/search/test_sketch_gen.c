@@ -12,6 +12,11 @@
  *            computes what the program computes (interpreter)
  *   symbolic a symbolic size: not tiled, one sketch
  *   limit    max_sketches keeps the first ones
+ *   ranges   the random annotation's draws over many fresh samples: tile
+ *            sizes perfect with the innermost at most 64, unroll steps
+ *            among 0, 16, 64, 512 (each drawn), parallel 16 x cores,
+ *            vectorize max_vectorize_size, compute locations inline, root
+ *            or a loop (several drawn); the options change them
  */
 #include "tap.h"
 #include "tessel/tessel.h"
@@ -149,6 +154,90 @@ static void limit(void) {
   tsl_arena_free(a);
 }
 
+static int64_t product(const tsl_sch_value *v) {
+  int64_t p = 1;
+  for (uint32_t i = 0; i < v->n; i++)
+    p *= v->u.items[i].u.i;
+  return p;
+}
+
+/* The annotation's draws in `draws` fresh samples of each conv2d sketch
+ * generated with options `o`, checked against their ranges. */
+static void ranges(const sk_ctx *o, const char *label, int draws) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = load(a, "conv2d_nhwc");
+  tsl_trace **sk = NULL;
+  uint32_t n = 0;
+  tsl_diag d = {0};
+  if (!m || sk_generate(ctx, m, NULL, o, NULL, 0, 64, &sk, &n, &d)) {
+    ok(0, "%s: sketches (%s)", label, d.text);
+    tsl_arena_free(a);
+    return;
+  }
+  int tiles = 1, unroll = 1, parallel = 1, vectorize = 1, location = 1, replays = 1;
+  int unroll_seen[4] = {0}, n_locations = 0, n_samples_loc = 0;
+  int64_t locations_seen[64];
+  char why[512] = "";
+  for (uint32_t k = 0; k < n; k++)
+    for (int i = 0; i < draws; i++) {
+      tsl_replay_opts ro = {sizeof ro, 1, 100 + (uint64_t)i, NULL, NULL};
+      tsl_schedule *s = NULL;
+      if (tsl_trace_replay(ctx, sk[k], m, &ro, &s, &d)) {
+        replays = 0;
+        snprintf(why, sizeof why, "%.400s", d.text);
+        continue;
+      }
+      const tsl_trace *t = tsl_schedule_trace(s);
+      for (uint32_t j = 0; j < tsl_trace_len(t); j++) {
+        const tsl_trace_inst *in = tsl_trace_get(t, j);
+        const char *kind = in->kind->name;
+        if (!strcmp(kind, "sample_perfect_tile")) {
+          const tsl_sch_value *dec = &in->decision, *was = &tsl_trace_get(sk[k], j)->decision;
+          tiles &= product(dec) == product(was) && dec->u.items[dec->n - 1].u.i <= 64;
+        } else if (!strcmp(kind, "sample_categorical")) {
+          const tsl_sch_value *c = &in->args[0];
+          int64_t x = in->decision.u.i;
+          unroll &= c->n == 4 && c->u.items[0].u.i == 0 && c->u.items[1].u.i == 16 &&
+                    c->u.items[2].u.i == 64 && c->u.items[3].u.i == 512 && x >= 0 && x < 4;
+          if (x >= 0 && x < 4)
+            unroll_seen[x] = 1;
+        } else if (!strcmp(kind, "sample_compute_location")) {
+          int64_t x = in->decision.u.i;
+          location &= x >= -2;
+          n_samples_loc++;
+          int seen = 0;
+          for (int q = 0; q < n_locations; q++)
+            seen |= locations_seen[q] == x;
+          if (!seen && n_locations < 64)
+            locations_seen[n_locations++] = x;
+        } else if (!strcmp(kind, "annotate") && in->args[2].kind == TSL_SV_INT) {
+          const char *key = in->args[1].u.s;
+          if (!strcmp(key, "meta_schedule.parallel"))
+            parallel &= in->args[2].u.i == 16 * o->num_cores;
+          else if (!strcmp(key, "meta_schedule.vectorize"))
+            vectorize &= in->args[2].u.i == o->max_vectorize_size;
+        }
+      }
+      tsl_schedule_free(s);
+    }
+  ok(replays, "%s: %d fresh samples of each of the %u sketches replay %s", label, draws, n, why);
+  ok(tiles, "%s: tile sizes perfect (the sketch's product), the innermost at most 64", label);
+  ok(unroll && unroll_seen[0] && unroll_seen[1] && unroll_seen[2] && unroll_seen[3],
+     "%s: unroll steps among 0, 16, 64, 512, each drawn", label);
+  ok(parallel, "%s: parallel %d (16 x %d cores)", label, 16 * o->num_cores, o->num_cores);
+  ok(vectorize, "%s: vectorize %d", label, o->max_vectorize_size);
+  if (o->disable_change_compute_location)
+    ok(n_samples_loc == 0, "%s: no compute location sampled (got %d)", label, n_samples_loc);
+  else
+    ok(location && n_samples_loc > 0 && n_locations >= 3,
+       "%s: compute locations inline, root or a loop, %d distinct drawn in %d", label,
+       n_locations, n_samples_loc);
+  for (uint32_t i = 0; i < n; i++)
+    tsl_trace_free(sk[i]);
+  free(sk);
+  tsl_arena_free(a);
+}
+
 int main(void) {
   root = getenv("TESSEL_SOURCE_ROOT");
   if (!root)
@@ -162,6 +251,9 @@ int main(void) {
   golden("conv2d_nhwc", 3);
   symbolic();
   limit();
+  ranges(&opts, "conv2d_nhwc, Ansor's defaults", 40);
+  static const sk_ctx other = {4, 8, 1}; /* 4 cores, vectorize 8, no compute location */
+  ranges(&other, "conv2d_nhwc, 4 cores, max_vectorize_size 8, locations fixed", 20);
   tsl_ctx_free(ctx);
   return tap_done();
 }

@@ -240,8 +240,9 @@ check "  ... every record is a sketch: Ansor's tiling, the bias inlined, the roo
 import json,sys
 t=[json.dumps(json.loads(l)['trace']) for l in open('$tmp/sk8.jsonl') if l.strip()]
 sys.exit(0 if len(t) == 8 and all(k in x for x in t for k in ('SSRSRS', 'compute_inline', 'meta_schedule.parallel')) else 1)\""
-check "a resumed sketch run with trials 16 measures the 8 missing" \
-  test "$(status "$exe" tune "$tmp/sk.yaml" --set strategy.trials=16 --json)" = 0
+check "a resumed sketch run with trials 16, crossover on, measures the 8 missing" \
+  test "$(status "$exe" tune "$tmp/sk.yaml" --set strategy.trials=16 \
+          --set strategy.evolutionary_search_crossover_ratio=0.5 --json)" = 0
 check "  ... 8 measured, 16 in the database" json "d['trials'] == 8 and d['total'] == 16"
 check "  ... no decision set measured twice" bash -c "'$exe' db export '$tmp/db/sk.db' --json '$tmp/sk.jsonl' >/dev/null 2>&1 && python3 -c \"
 import json,sys
