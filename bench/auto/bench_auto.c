@@ -36,10 +36,13 @@
  * within minutes, so a ratio to an OpenBLAS figure taken before a long
  * run can be off by as much. With --peer tvm, the float32 sections give way
  * to tessel and TVM's MetaSchedule side by side on the workloads of --only
- * (peer.h).
+ * (peer.h). With --strategies, every other section gives way to search
+ * strategies side by side (strategies.h; --only m1024,mb1024,stem,ansor,
+ * --checkpoints the trial counts, 64,256 unless given).
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,mb1024,m128,ops,lowp,pairs] [--models xgb,random]
- *                   [--seeds 3 (lowp, pairs, --peer)] [--peer tvm [--peer-exe PATH]]
+ *                   [--seeds 3 (lowp, pairs, --peer, --strategies)]
+ *                   [--peer tvm [--peer-exe PATH]] [--strategies evolutionary,sketch]
  *                                                (or ./tessel bench auto ...)
  */
 #define _XOPEN_SOURCE 700
@@ -50,6 +53,7 @@
 #include "peer.h"
 #include "peak.h"
 #include "side_by_side.h"
+#include "strategies.h"
 #include "tune_run.h"
 
 #include <cblas.h>
@@ -125,28 +129,45 @@ static int blas_call(void *state) {
   return 0;
 }
 
-/* After a matmul run: its exported best kernel and OpenBLAS side by side.
- * The kernel is func(A, B, C), or with `packs` func(A, B packed, bias, C)
- * after func_prepack(B, B packed) (bench/tune/matmul_bias_1024.py; room for
- * a layout padded up to 4 times). */
-static void print_side_by_side(const char *dir, const char *func, int packs, int n,
-                               int threads, double peak) {
+/* A matmul run's exported best kernel and OpenBLAS side by side: 0 and
+ * both in GFLOPS, or -1 (a side failed). The kernel is func(A, B, C)
+ * (MATMUL_PLAIN); func(A, B packed, bias, C) (MATMUL_BIAS) or func(A, B
+ * packed, C, out) (MATMUL_ADD) after func_prepack(B, B packed)
+ * (bench/tune/matmul_bias_1024.py, matmul_add_1024.py; room for a layout
+ * padded up to 4 times). */
+static int blas_side_by_side(const char *dir, const char *func, int layout, int n, int threads,
+                             double *kernel_gflops, double *blas_gflops_out) {
   size_t nn = (size_t)n * n * 4;
-  bench_kernel k = {dir, func, packs, 3, {nn, nn, nn}, {FILL_F32, FILL_F32, FILL_ZERO},
+  bench_kernel k = {dir, func, 0, 3, {nn, nn, nn}, {FILL_F32, FILL_F32, FILL_ZERO},
                     3, {0, 1, 2}, 0, {0}};
-  if (packs)
-    k = (bench_kernel){dir, func, packs, 5, {nn, nn, nn * 4, (size_t)n * 4, nn},
+  if (layout == MATMUL_BIAS)
+    k = (bench_kernel){dir, func, 1, 5, {nn, nn, nn * 4, (size_t)n * 4, nn},
+                       {FILL_F32, FILL_F32, FILL_ZERO, FILL_F32, FILL_ZERO},
+                       4, {0, 2, 3, 4}, 2, {1, 2}};
+  else if (layout == MATMUL_ADD)
+    k = (bench_kernel){dir, func, 1, 5, {nn, nn, nn * 4, nn, nn},
                        {FILL_F32, FILL_F32, FILL_ZERO, FILL_F32, FILL_ZERO},
                        4, {0, 2, 3, 4}, 2, {1, 2}};
   blas_arg b = {n, threads};
   bench_side ks = {bench_kernel_open, bench_kernel_call, &k}, bs = {blas_open, blas_call, &b};
   double kr = 0, br = 0, flops = 2.0 * n * n * n * 1e-9;
-  if (bench_side_by_side(&ks, &bs, &kr, &br))
+  if (bench_side_by_side(&ks, &bs, &kr, &br)) {
     fprintf(stderr, "bench_auto: cannot time %s/libbest.so's %s side by side\n", dir, func);
-  else
+    return -1;
+  }
+  *kernel_gflops = kr * flops;
+  *blas_gflops_out = br * flops;
+  return 0;
+}
+
+/* After a matmul run: its exported best kernel and OpenBLAS side by side. */
+static void print_side_by_side(const char *dir, const char *func, int layout, int n,
+                               int threads, double peak) {
+  double kg, bg;
+  if (!blas_side_by_side(dir, func, layout, n, threads, &kg, &bg))
     printf("    the best kernel and OpenBLAS side by side after the run (medians of 7 "
            "alternations): %.1f and %.1f GFLOPS, ratio %.2f, %.2f of peak\n",
-           kr * flops, br * flops, kr / br, kr * flops / peak);
+           kg, bg, kg / bg, kg / peak);
 }
 
 /* ---- the model's ranking quality on a run's records ------------------------------- */
@@ -350,12 +371,17 @@ int main(int argc, char **argv) {
   const char *root = getenv("TESSEL_SOURCE_ROOT"), *only = "m1024,mb1024,m128,ops,lowp", *models = "xgb";
   int64_t cp[MAX_CP] = {32, 64, 128, 256, 640};
   int n_cp = 5, seeds = 3;
-  const char *peer = NULL, *peer_exe = NULL;
+  const char *peer = NULL, *peer_exe = NULL, *strategies = NULL;
+  int cp_given = 0, only_given = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--checkpoints") && i + 1 < argc)
+    if (!strcmp(argv[i], "--checkpoints") && i + 1 < argc) {
       n_cp = parse_list(argv[++i], cp, MAX_CP);
-    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      cp_given = 1;
+    } else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
+      only_given = 1;
+    } else if (!strcmp(argv[i], "--strategies") && i + 1 < argc)
+      strategies = argv[++i];
     else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
       seeds = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
@@ -369,12 +395,17 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640] "
                       "[--only m1024,mb1024,m128,ops,lowp,pairs] [--models xgb,random] [--seeds 3] "
-                      "[--peer tvm [--peer-exe PATH]]\n");
+                      "[--peer tvm [--peer-exe PATH]] "
+                      "[--strategies evolutionary,sketch]\n");
       return 2;
     }
   }
   if (seeds < 1 || seeds > 16) {
     fprintf(stderr, "bench_auto: --seeds: 1 to 16 runs per workload (lowp, pairs, --peer)\n");
+    return 2;
+  }
+  if (peer && strategies) {
+    fprintf(stderr, "bench_auto: --peer and --strategies: one at a time\n");
     return 2;
   }
   if (peer && strcmp(peer, "tvm")) {
@@ -409,6 +440,14 @@ int main(int argc, char **argv) {
     peer_opts po = {abs_root, exe, only, cp, n_cp, seeds, peak1, peak2, blas_gflops};
     bench_peer(&po); /* instead of the float32 sections */
   }
+  if (strategies) { /* instead of every other section */
+    static const int64_t default_trials[] = {64, 256};
+    strategies_opts so = {abs_root, strategies, only_given ? only : "m1024,mb1024,stem,ansor",
+                          cp_given ? cp : default_trials, cp_given ? n_cp : 2, seeds, peak2,
+                          blas_side_by_side};
+    bench_strategies(&so);
+    return 0;
+  }
   if (!peer && strstr(only, "m1024")) {
     double blas = blas_gflops(1024, 2);
     printf("\nfloat32 1024 matmul, 2 threads: OpenBLAS sgemm %.1f GFLOPS (%.2f of peak)\n",
@@ -433,7 +472,7 @@ int main(int argc, char **argv) {
       auto_run *r = &runs[n_models++];
       printf("  cost model '%s':\n", m);
       print_checkpoints(r, cp, n_cp, blas, peak2);
-      print_side_by_side(r->dir, "matmul", 0, 1024, 2, peak2);
+      print_side_by_side(r->dir, "matmul", MATMUL_PLAIN, 1024, 2, peak2);
     }
     if (n_models >= 2) {
       const auto_run *a = &runs[0], *b = &runs[n_models - 1];
@@ -466,7 +505,7 @@ int main(int argc, char **argv) {
            blas);
     if (!auto_tune(abs_root, sets, 2, cp[n_cp - 1], &r)) {
       print_checkpoints(&r, cp, n_cp, blas, peak2);
-      print_side_by_side(r.dir, "matmul_bias", 1, 1024, 2, peak2);
+      print_side_by_side(r.dir, "matmul_bias", MATMUL_BIAS, 1024, 2, peak2);
     }
     auto_run_free(&r);
   }
@@ -484,7 +523,7 @@ int main(int argc, char **argv) {
         printf("%.1f GFLOPS, %.2f x OpenBLAS (%.1f GFLOPS), %.2f of peak, %.1f s\n", g,
                g / blas, blas, g / peak, r.wall);
         auto_print_overhead(&r);
-        print_side_by_side(r.dir, "matmul", 0, 128, threads, peak);
+        print_side_by_side(r.dir, "matmul", MATMUL_PLAIN, 128, threads, peak);
       }
       auto_run_free(&r);
     }

@@ -60,12 +60,8 @@ void auto_remove_tree(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW
 
 /* A tuning run of configs/auto.yaml with overrides, in a fresh folder
  * (kept until run_free: the records are read afterwards). */
-int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t trials,
-              auto_run *out) {
-  memset(out, 0, sizeof *out);
-  snprintf(out->dir, sizeof out->dir, "/tmp/tessel-bench-auto-XXXXXX");
-  if (!mkdtemp(out->dir))
-    return -1;
+static int tune_in(const char *root, const char *const *sets, int n_sets, int64_t trials,
+                   auto_run *out) {
   char config[4200], db[128], wd[128], tr[64], ex[128];
   snprintf(config, sizeof config, "%s/configs/auto.yaml", root);
   snprintf(db, sizeof db, "database=%s/tuning.db", out->dir);
@@ -93,6 +89,27 @@ int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t tri
     curve_from_records(&out->c, db + strlen("database="));
   free(d);
   return rc;
+}
+
+int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t trials,
+              auto_run *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->dir, sizeof out->dir, "/tmp/tessel-bench-auto-XXXXXX");
+  if (!mkdtemp(out->dir))
+    return -1;
+  return tune_in(root, sets, n_sets, trials, out);
+}
+
+int auto_tune_more(const char *root, const char *const *sets, int n_sets, int64_t trials,
+                   auto_run *r) {
+  char dir[sizeof r->dir];
+  memcpy(dir, r->dir, sizeof dir);
+  tsl_tune_result_free(&r->r);
+  free(r->c.best_gflops);
+  free(r->c.elapsed_s);
+  memset(r, 0, sizeof *r);
+  memcpy(r->dir, dir, sizeof dir);
+  return tune_in(root, sets, n_sets, trials, r);
 }
 
 void auto_run_free(auto_run *r) {

@@ -35,6 +35,14 @@ typedef struct auto_run {
 int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t trials,
               auto_run *out);
 
+/* The run `r` resumed to `trials` in its folder (its database: the run
+ * goes on from its records, as `tessel tune` resumes), with the overrides
+ * sets[0..n_sets); r's result and curve become the resumed run's (the
+ * curve counts this run's candidates). 0, or -1 with the message on
+ * stderr. */
+int auto_tune_more(const char *root, const char *const *sets, int n_sets, int64_t trials,
+                   auto_run *r);
+
 /* Removes a folder and everything in it. */
 void auto_remove_tree(const char *dir);
 
