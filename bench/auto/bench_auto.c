@@ -22,6 +22,8 @@
  *          runs only those;
  *   pairs  the paired-seed study of tessel's deviations from TVM (pairs.h):
  *          --seeds pairs of the last checkpoint's trials (not by default);
+ *   transfer  a cost model saved from a corpus of other programs' runs
+ *          against a fresh one, --seeds pairs (transfer.h; not by default);
  *   ops    the ResNet stem (conv2d NHWC 7x7 stride 2 with padding) in 64
  *          trials, a depthwise conv2d, softmax and layer norm in 32, at 2
  *          threads: the untuned program (an empty schedule, measured the
@@ -40,8 +42,8 @@
  * strategies side by side (strategies.h; --only m1024,mb1024,stem,ansor,
  * --checkpoints the trial counts, 64,256 unless given).
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
- *                   [--only m1024,mb1024,m128,ops,lowp,pairs] [--models xgb,random]
- *                   [--seeds 3 (lowp, pairs, --peer, --strategies)]
+ *                   [--only m1024,mb1024,m128,ops,lowp,pairs,transfer] [--models xgb,random]
+ *                   [--seeds 3 (lowp, pairs, transfer, --peer, --strategies)]
  *                   [--peer tvm [--peer-exe PATH]] [--strategies evolutionary,sketch]
  *                                                (or ./tessel bench auto ...)
  */
@@ -54,6 +56,7 @@
 #include "peak.h"
 #include "side_by_side.h"
 #include "strategies.h"
+#include "transfer.h"
 #include "tune_run.h"
 
 #include <cblas.h>
@@ -394,14 +397,16 @@ int main(int argc, char **argv) {
       root = argv[i];
     else {
       fprintf(stderr, "usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640] "
-                      "[--only m1024,mb1024,m128,ops,lowp,pairs] [--models xgb,random] [--seeds 3] "
+                      "[--only m1024,mb1024,m128,ops,lowp,pairs,transfer] [--models xgb,random] "
+                      "[--seeds 3] "
                       "[--peer tvm [--peer-exe PATH]] "
                       "[--strategies evolutionary,sketch]\n");
       return 2;
     }
   }
   if (seeds < 1 || seeds > 16) {
-    fprintf(stderr, "bench_auto: --seeds: 1 to 16 runs per workload (lowp, pairs, --peer)\n");
+    fprintf(stderr,
+            "bench_auto: --seeds: 1 to 16 runs per workload (lowp, pairs, transfer, --peer)\n");
     return 2;
   }
   if (peer && strategies) {
@@ -534,5 +539,7 @@ int main(int argc, char **argv) {
     bench_lowp(abs_root, cp, n_cp, seeds, only);
   if (strstr(only, "pairs"))
     bench_pairs(abs_root, cp[n_cp - 1], seeds, only);
+  if (strstr(only, "transfer"))
+    bench_transfer(abs_root, seeds);
   return 0;
 }

@@ -25,27 +25,6 @@ static const struct {
     {"float32 1024 matmul + bias, weight layout-free", "bench/tune/matmul_bias_1024.py"},
 };
 
-/* One run's re-measured best GFLOPS, wall time and traces answered by an
- * earlier candidate of the same program; 0 on failure. */
-static double run_one(const char *root, const char *file, int seed, const char *const *extra,
-                      int n_extra, int64_t trials, double *wall, int64_t *same_program) {
-  char wl[4300], sd[32];
-  snprintf(wl, sizeof wl, "workload.file=%s/%s", root, file);
-  snprintf(sd, sizeof sd, "seed=%d", seed);
-  const char *sets[8] = {wl, "target.threads=2", sd};
-  int n = 3;
-  for (int i = 0; i < n_extra && n < 8; i++)
-    sets[n++] = extra[i];
-  auto_run r;
-  double g = 0;
-  if (!auto_tune(root, sets, n, trials, &r) && r.r.remeasured_s > 0)
-    g = r.c.flops / r.r.remeasured_s * 1e-9;
-  *wall = r.wall;
-  *same_program = r.r.same_program;
-  auto_run_free(&r);
-  return g;
-}
-
 void bench_pairs(const char *root, int64_t trials, int pairs, const char *only) {
   if (pairs > MAX_PAIRS)
     pairs = MAX_PAIRS;
@@ -68,14 +47,15 @@ void bench_pairs(const char *root, int64_t trials, int pairs, const char *only) 
         printf(" %9s %7s %6s", deviations[d].name, "wall s", "B/A");
     printf("\n");
     for (int s = 1; s <= pairs; s++) {
-      a[s - 1] = run_one(root, workloads[w].file, s, NULL, 0, trials, &aw[s - 1], &same);
+      a[s - 1] = auto_tune_remeasured(root, workloads[w].file, 2, s, NULL, 0, trials, &aw[s - 1],
+                                      &same);
       a_same += same;
       printf("  %4d %9.1f %7.1f", s, a[s - 1], aw[s - 1]);
       for (int d = 0; d < N_DEV; d++) {
         if (!on[d])
           continue;
-        b[d][s - 1] = run_one(root, workloads[w].file, s, deviations[d].sets,
-                              deviations[d].n_sets, trials, &bw[d][s - 1], &same);
+        b[d][s - 1] = auto_tune_remeasured(root, workloads[w].file, 2, s, deviations[d].sets,
+                                           deviations[d].n_sets, trials, &bw[d][s - 1], &same);
         b_same[d] += same;
         printf(" %9.1f %7.1f %6.2f", b[d][s - 1], bw[d][s - 1],
                a[s - 1] > 0 ? b[d][s - 1] / a[s - 1] : 0);

@@ -112,6 +112,28 @@ int auto_tune_more(const char *root, const char *const *sets, int n_sets, int64_
   return tune_in(root, sets, n_sets, trials, r);
 }
 
+double auto_tune_remeasured(const char *root, const char *file, int threads, int seed,
+                            const char *const *extra, int n_extra, int64_t trials,
+                            double *wall, int64_t *same_program) {
+  char wl[4300], th[32], sd[32];
+  snprintf(wl, sizeof wl, "workload.file=%s/%s", root, file);
+  snprintf(th, sizeof th, "target.threads=%d", threads);
+  snprintf(sd, sizeof sd, "seed=%d", seed);
+  const char *sets[8] = {wl, th, sd};
+  int n = 3;
+  for (int i = 0; i < n_extra && n < 8; i++)
+    sets[n++] = extra[i];
+  auto_run r;
+  double g = 0;
+  if (!auto_tune(root, sets, n, trials, &r) && r.r.remeasured_s > 0)
+    g = r.c.flops / r.r.remeasured_s * 1e-9;
+  *wall = r.wall;
+  if (same_program)
+    *same_program = r.r.same_program;
+  auto_run_free(&r);
+  return g;
+}
+
 void auto_run_free(auto_run *r) {
   tsl_tune_result_free(&r->r);
   free(r->c.best_gflops);

@@ -43,6 +43,14 @@ int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t tri
 int auto_tune_more(const char *root, const char *const *sets, int n_sets, int64_t trials,
                    auto_run *r);
 
+/* One run of `file` (relative to root) at `threads` threads with `seed`
+ * and the overrides extra[0..n_extra) (at most 5): its best re-measured,
+ * GFLOPS (0 on failure); its wall time and the traces answered by an
+ * earlier candidate of the same program. */
+double auto_tune_remeasured(const char *root, const char *file, int threads, int seed,
+                            const char *const *extra, int n_extra, int64_t trials,
+                            double *wall, int64_t *same_program);
+
 /* Removes a folder and everything in it. */
 void auto_remove_tree(const char *dir);
 

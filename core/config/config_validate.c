@@ -280,6 +280,7 @@ static const char *const k_runner[] = {"number",    "repeat",      "min_repeat_m
                                        "remeasure", "remeasure_rounds", NULL};
 static const char *const k_builder[] = {"workers", "timeout_s", NULL};
 static const char *const k_strategy_core[] = {"trials", "batch", "dedup", NULL};
+static const char *const k_cost_model_core[] = {"load", "save", NULL};
 static const char *const k_none[] = {NULL};
 
 static int v_workload(vstate *v, const cfg_node *root) {
@@ -436,6 +437,35 @@ static int v_strategy(vstate *v, const cfg_node *root) {
     c->dedup_program = !strcmp(how, "program");
   }
   return TSL_OK;
+}
+
+/* cost_model: kind, the plugin's options, and the core's load / save. */
+static int v_cost_model(vstate *v, const cfg_node *root) {
+  tsl_run_config *c = &v->c->pub;
+  const cfg_node *n = get(root, "cost_model");
+  if (!n)
+    return TSL_OK;
+  int rc = plugin_section(v, n, "cost_model", k_cost_model_core,
+                          "a cost-model plugin name, e.g. random", &c->cost_model);
+  const cfg_node *l = get(n, "load");
+  if (!rc && l)
+    rc = want_file(v, l, "cost_model.load", "a file this cost model saved (cost_model.save), relative to the config's folder",
+                   &c->cost_model_load);
+  const cfg_node *s = get(n, "save");
+  const char *svalid = "a file path in an existing folder, relative to the config's folder";
+  if (!rc && s)
+    rc = want_path(v, s, "cost_model.save", svalid, &c->cost_model_save);
+  if (!rc && s) { /* found out now rather than after the run */
+    const char *slash = strrchr(c->cost_model_save, '/');
+    char dir[4096];
+    int len = !slash ? 1 : slash == c->cost_model_save ? 1 : (int)(slash - c->cost_model_save);
+    snprintf(dir, sizeof dir, "%.*s", len, slash ? c->cost_model_save : ".");
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+      rc = verr(v, TSL_ENOTFOUND, s, "cost_model.save: folder '%s' not found, got %s; valid: %s",
+                dir, cfg_got(v->a, s), svalid);
+  }
+  return rc;
 }
 
 /* runner.KEY: 0 (off) or a ratio >= 1, into *out when present. */
@@ -666,12 +696,8 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
     rc = v_tasks(&v, root);
   if (!rc)
     rc = v_strategy(&v, root);
-  if (!rc) {
-    const cfg_node *m = get(root, "cost_model");
-    if (m)
-      rc = plugin_section(&v, m, "cost_model", k_none,
-                          "a cost-model plugin name, e.g. random", &c->cost_model);
-  }
+  if (!rc)
+    rc = v_cost_model(&v, root);
   if (!rc)
     rc = v_runner(&v, root);
   if (!rc)

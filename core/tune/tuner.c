@@ -267,6 +267,14 @@ static int open_component(tuner *tu, uint32_t kind, const char *key,
   return rc ? tune_located(tu, key, rc, d.text) : TSL_OK;
 }
 
+/* cost_model.load (load 1) or cost_model.save; NULL when absent or the
+ * caller's config predates them. */
+static const char *model_file(const tsl_run_config *c, int load) {
+  if (c->struct_size <= offsetof(tsl_run_config, cost_model_save))
+    return NULL;
+  return load ? c->cost_model_load : c->cost_model_save;
+}
+
 /* The run's target and cost model (one for all tasks, as TVM's task
  * scheduler keeps one). */
 static int open_plugins(tuner *tu) {
@@ -290,6 +298,19 @@ static int open_plugins(tuner *tu) {
                               c->cost_model.opts, c->seed, &tu->run.cost, &d)))
       return located_option(tu, "cost_model", &c->cost_model, rc, d.text);
     tu->run.timed_cost = (tune_timed_model){tu->run.cvt, tu->run.cost, 0, 0};
+    const char *load = model_file(c, 1);
+    if (load && !tu->run.cvt->load)
+      return tune_located(tu, "cost_model.load", TSL_EINVALID,
+                          "this cost model cannot load a file; valid: a model with save "
+                          "and load, e.g. xgb");
+    if (load && (rc = tu->run.cvt->load(tu->run.cost, load, &d)))
+      return tune_located(tu, "cost_model.load", rc, d.text);
+    if (load)
+      fprintf(stderr, "tessel tune: the cost model loaded %s first\n", load);
+    if (model_file(c, 0) && !tu->run.cvt->save)
+      return tune_located(tu, "cost_model.save", TSL_EINVALID,
+                          "this cost model cannot save itself; valid: a model with save and "
+                          "load, e.g. xgb");
   }
   return TSL_OK;
 }
@@ -937,8 +958,9 @@ static int learn_batch(tuner *tu, batch *b) {
       }
     }
     tsl_diag ud = {0};
-    /* the model learns for the next batch: none after the run's last */
-    int more = 0; /* any task with budget left */
+    /* the model learns for the next batch: none after the run's last,
+     * unless it is saved (cost_model.save: every measurement kept) */
+    int more = model_file(tu->run.cfg, 0) != NULL; /* or any task with budget left */
     for (uint32_t t = 0; t < tu->n_tasks; t++)
       more |= !tu->tasks[t].exhausted && tu->tasks[t].done < tu->run.cfg->trials;
     if (kept && more && tu->run.cost &&
@@ -1233,6 +1255,11 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   }
   if (!rc)
     rc = tune_loop(&tu, &st, out);
+  if (!rc && tu.run.cost && model_file(cfg, 0)) {
+    tsl_diag d = {0};
+    if ((rc = tu.run.cvt->save(tu.run.cost, model_file(cfg, 0), &d)))
+      rc = tune_located(&tu, "cost_model.save", rc, d.text);
+  }
   if (!rc) {
     double b0 = measure_now();
     if (tu.model) {

@@ -12,6 +12,7 @@
 #include "xgb_internal.h"
 
 #include <errno.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,8 +129,17 @@ int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag) {
     rc = bad(diag, path, &r, "the model's length does not match the file");
   if (!rc && ml) {
     rc = xgb_booster(&fresh, NULL, &fresh.booster, diag);
+    /* XGBoost parses the trees on libgomp's default team whatever the
+     * booster's nthread: with it at one thread no pool starts, which
+     * forked measurement workers would inherit without its threads and
+     * deadlock in (README, nthread); the caller's default comes back */
+    int team = omp_get_max_threads();
+    omp_set_num_threads(1);
     if (!rc && XGBoosterLoadModelFromBuffer(fresh.booster, r.p + r.at, ml))
       rc = xgb_fail(diag, "load");
+    omp_set_num_threads(team);
+    if (!rc) /* and loading resets the parameters */
+      rc = xgb_params(&fresh, fresh.booster, diag);
   }
   free(text);
   if (rc) {
@@ -138,7 +148,7 @@ int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag) {
   }
   xgb_clear(m);
   m->groups = fresh.groups;
-  m->data_size = fresh.data_size;
+  m->data_size = m->loaded = fresh.data_size;
   m->booster = fresh.booster;
   return TSL_OK;
 }

@@ -44,6 +44,10 @@ struct tsl_cost_model {
   /* data and model */
   tsl_vec groups; /* xgb_group */
   int64_t data_size, last_train_size;
+  /* samples read by load: adaptive training measures the growth of the
+   * rest, so a large loaded corpus does not hold back retraining on the
+   * run's own measurements */
+  int64_t loaded;
   BoosterHandle booster; /* NULL before the first training */
   uint64_t rng;          /* warm-up scores */
   tsl_ctx *ctx;          /* for the arenas features are extracted in */
@@ -64,6 +68,9 @@ int xgb_matrix(const xgb_sample *const *s, uint32_t n, DMatrixHandle *out, uint3
 int xgb_fail(tsl_diag *diag, const char *what);
 /* A booster with the model's parameters over `dm` (NULL: none yet). */
 int xgb_booster(const tsl_cost_model *m, DMatrixHandle dm, BoosterHandle *out, tsl_diag *diag);
+/* Set the model's parameters on `b` (again after loading a booster, which
+ * resets them). */
+int xgb_params(const tsl_cost_model *m, BoosterHandle b, tsl_diag *diag);
 
 int xgb_save(tsl_cost_model *m, const char *path, tsl_diag *diag);
 int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag);

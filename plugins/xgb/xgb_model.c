@@ -141,7 +141,7 @@ void xgb_clear(tsl_cost_model *m) {
     tsl_vec_free(&gr->s);
   }
   tsl_vec_free(&m->groups);
-  m->data_size = m->last_train_size = 0;
+  m->data_size = m->last_train_size = m->loaded = 0;
   if (m->booster)
     XGBoosterFree(m->booster);
   m->booster = NULL;
@@ -255,10 +255,10 @@ static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
   free(s);
   if (!kept)
     return TSL_OK;
-  if (m->adaptive_training && (double)(m->data_size - m->last_train_size) <
-                                  (double)m->last_train_size / 5)
-    return TSL_OK; /* retrain once the data grew by a fifth */
-  m->last_train_size = m->data_size;
+  int64_t own = m->data_size - m->loaded;
+  if (m->adaptive_training && (double)(own - m->last_train_size) < (double)m->last_train_size / 5)
+    return TSL_OK; /* retrain once the data (not counting loaded samples) grew by a fifth */
+  m->last_train_size = own;
   return xgb_train(m, diag);
 }
 

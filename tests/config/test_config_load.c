@@ -302,7 +302,7 @@ static void test_defaults_and_paths(void) {
              "target:\n  kind: llvm\n  threads: 4\n  opt_level: 3\n"
              "space:\n  schedule: \"space.sch\"\n"
              "strategy:\n  kind: random\n  trials: 100\n  batch: 4096\n"
-             "cost_model:\n  kind: random\n  seed: 9\n"
+             "cost_model:\n  kind: random\n  seed: 9\n  load: space.sch\n  save: saved.model\n"
              "runner:\n  number: 5\n  repeat: 64\n  min_repeat_ms: 0.5\n"
              "  timeout_s: 2.5\n  warmup: 0\n  flush_cache: false\n  check: true\n"
              "builder:\n  workers: 256\n"
@@ -314,6 +314,11 @@ static void test_defaults_and_paths(void) {
     is_int(c->target.n_opts, 2, "two target options");
     is_str(opt(&c->target, "opt_level"), "3", "target option value");
     is_str(opt(&c->cost_model, "seed"), "9", "cost model option");
+    is_int(c->cost_model.n_opts, 1, "load and save are the core's, not the plugin's options");
+    snprintf(want, sizeof want, "%s/space.sch", dir);
+    is_str(c->cost_model_load, want, "cost_model.load resolved");
+    snprintf(want, sizeof want, "%s/saved.model", dir);
+    is_str(c->cost_model_save, want, "cost_model.save resolved");
     is_int(c->trials, 100, "trials");
     is_int(c->batch, 4096, "batch upper bound accepted");
     is_int(c->runner.number, 5, "number");

@@ -197,6 +197,14 @@ static void test_warmup(void) {
   vt->destroy(b);
 }
 
+/* 1 when two models scored the held-out candidates alike */
+static int equal(const double *a, const double *b) {
+  int same = 1;
+  for (int i = 0; i < N_CANDS - N_TRAIN; i++)
+    same &= a[i] == b[i];
+  return same;
+}
+
 static void test_learns(void) {
   tsl_kv kv[] = {{"num_warmup_samples", "50"}};
   tsl_cost_model *m = create(1, kv);
@@ -220,16 +228,10 @@ static void test_learns(void) {
   }
   vt->update(m, 10, cands, more, &d);
   vt->predict(m, N_CANDS - N_TRAIN, cands + N_TRAIN, s2, &d);
-  int same = 1;
-  for (int i = 0; i < N_CANDS - N_TRAIN; i++)
-    same &= s2[i] == s[i];
-  ok(same, "10 new samples on 120: no retraining (the data grew by less than a fifth)");
+  ok(equal(s2, s), "10 new samples on 120: no retraining (the data grew by less than a fifth)");
   vt->update(m, 20, cands + 10, more + 10, &d);
   vt->predict(m, N_CANDS - N_TRAIN, cands + N_TRAIN, s3, &d);
-  same = 1;
-  for (int i = 0; i < N_CANDS - N_TRAIN; i++)
-    same &= s3[i] == s[i];
-  ok(!same, "30 new samples: retrained");
+  ok(!equal(s3, s), "30 new samples: retrained");
 
   /* save / load */
   char path[256], bad_path[256];
@@ -240,10 +242,22 @@ static void test_learns(void) {
   double s4[N_CANDS - N_TRAIN];
   ok(vt->load(l, path, &d) == TSL_OK, "load into a new model");
   vt->predict(l, N_CANDS - N_TRAIN, cands + N_TRAIN, s4, &d);
-  same = 1;
-  for (int i = 0; i < N_CANDS - N_TRAIN; i++)
-    same &= s4[i] == s3[i];
-  ok(same, "  ... it predicts what the saved one predicts");
+  ok(equal(s4, s3), "  ... it predicts what the saved one predicts");
+  ok(vt->ranks(l), "  ... and ranks before it learned anything itself (transfer)");
+  /* the loaded samples do not hold back retraining on the model's own */
+  tsl_cost_model *t = create(1, kv);
+  double s5[N_CANDS - N_TRAIN], s6[N_CANDS - N_TRAIN], s7[N_CANDS - N_TRAIN];
+  vt->load(t, path, &d);
+  vt->update(t, 10, cands, more, &d);
+  vt->predict(t, N_CANDS - N_TRAIN, cands + N_TRAIN, s5, &d);
+  vt->update(t, 1, cands + 10, more + 10, &d);
+  vt->predict(t, N_CANDS - N_TRAIN, cands + N_TRAIN, s6, &d);
+  ok(equal(s6, s5), "150 loaded, 10 of its own, 1 more: no retraining (less than a fifth of 10)");
+  vt->update(t, 2, cands + 11, more + 11, &d);
+  vt->predict(t, N_CANDS - N_TRAIN, cands + N_TRAIN, s7, &d);
+  ok(!equal(s7, s6), "  ... 2 more: retrained (its own 10 grew by a fifth; the 150 loaded do not "
+            "count)");
+  vt->destroy(t);
   /* damaged files leave the model as it was */
   FILE *f = fopen(path, "rb");
   char *buf = malloc(1 << 24);
@@ -263,10 +277,7 @@ static void test_learns(void) {
   ok(vt->load(l, "/nonexistent/x.model", &d) == TSL_EIO && has(&d, "/nonexistent/x.model"),
      "a missing file is refused");
   vt->predict(l, N_CANDS - N_TRAIN, cands + N_TRAIN, s4, &d);
-  same = 1;
-  for (int i = 0; i < N_CANDS - N_TRAIN; i++)
-    same &= s4[i] == s3[i];
-  ok(same, "  ... and the model is unchanged");
+  ok(equal(s4, s3), "  ... and the model is unchanged");
   free(buf);
   remove(path);
   remove(bad_path);

@@ -280,6 +280,27 @@ check "a run of one batch with the xgb model (before its warm-up, nothing measur
 check "  ... draws its batch from fresh samples: no evolution, no prediction, no mutation" \
   json "d['trials'] == 4 and d['candidates']['prepared'] < 16 and d['candidates']['predict_s'] == 0 and d['candidates']['mutate_s'] == 0"
 check "  ... and trains nothing after it (no batch left to rank)" json "d['candidates']['train_s'] == 0"
+# transfer (Ansor's, TVM's XGBModel.load): a model saved after a run of one
+# program ranks the first batch of another
+check "a run saves its model (cost_model.save)" bash -c "
+  '$exe' tune '$tmp/xgb.yaml' --set database=$tmp/db/xgb_save.db --set cost_model.save=$tmp/xgb.model >/dev/null 2>&1 &&
+  test -s '$tmp/xgb.model' && ! ls '$tmp'/xgb.model.tmp 2>/dev/null"
+check "a one-batch run of another program loads it (cost_model.load)" bash -c "
+  '$exe' tune '$tmp/xgb.yaml' --set workload.file=$src/workloads/matmul_128.py --set strategy.trials=4 \
+    --set database=$tmp/db/xgb_load.db --set cost_model.load=$tmp/xgb.model \
+    --set cost_model.save=$tmp/xgb2.model --json > '$tmp/out' 2>'$tmp/err' &&
+  grep -q 'the cost model loaded .*/xgb.model first' '$tmp/err'"
+check "  ... and ranks its first batch: evolution, prediction and mutation from the start" \
+  json "d['trials'] == 4 and d['errors'] == 0 and d['candidates']['predict_s'] > 0 and d['candidates']['mutate_s'] > 0"
+# groups FILE: the workloads a saved xgb model holds samples of (its header:
+# 8 bytes of magic, u32 columns, u32 groups)
+groups() { python3 -c "import struct; print(struct.unpack('=I', open('$1','rb').read()[12:16])[0])"; }
+check "  ... the model it saves holds both programs' samples (1 workload, then 2)" \
+  test "$(groups "$tmp/xgb.model")$(groups "$tmp/xgb2.model")" = 12
+head -c 100 "$tmp/xgb.model" > "$tmp/bad.model" 2>/dev/null
+check "a damaged model file stops the run at cost_model.load, naming the byte" bash -c "
+  ! '$exe' tune '$tmp/xgb.yaml' --set database=$tmp/db/xgb_bad.db --set cost_model.load=$tmp/bad.model > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"^--set cost_model.load=$tmp/bad.model: error: cost_model.load: cost model 'xgb': $tmp/bad.model: byte .*; valid: a file this model saved\" '$tmp/err'"
 # runner.skip_slower: a candidate whose checked call is slower than that
 # ratio to the best so far keeps its one call as its time (1 time in the
 # record instead of the 3 repeats; a call past 50 ms would be stopped there:

@@ -14,6 +14,7 @@
  *               # when space is omitted), TVM's tune_tir space
  *   strategy:   {kind: random, trials: 64, batch: 16}   # + strategy options
  *   cost_model: {kind: random}                          # optional, + options
+ *               # load: a file the model saved; save: where to save it
  *   runner:     {number: 3, repeat: 1, min_repeat_ms: 50, timeout_s: 10}
  *   builder:    {workers: 2}                            # optional
  *   database:   tune_tmp/tuning.db
@@ -140,6 +141,17 @@ typedef struct tsl_run_config {
    * as well, as TVM's evolutionary search; 0 "trace", by its decisions
    * alone (tsl_cand_service_opts.dedup_program). */
   int32_t dedup_program;
+  /* appended in 1.13: cost_model.load, a file the cost model saved (its
+   * vtable's save: the xgb model's samples of every workload it learned
+   * and its booster), loaded when the run creates the model and before it
+   * learns the database's records, so that the first batch is ranked by
+   * what earlier runs of other programs taught it (Ansor's transfer
+   * learning, TVM's XGBModel.load); resolved, must exist; NULL: none.
+   * cost_model.save: where the model is saved at the end of a run that
+   * succeeded (written through a temporary file; NULL: not saved). Both
+   * need cost_model.kind. */
+  const char *cost_model_load;
+  const char *cost_model_save;
 } tsl_run_config;
 
 /* Load, override and validate. `sets` holds n_sets "KEY=VALUE" strings.

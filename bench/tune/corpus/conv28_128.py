@@ -1,0 +1,22 @@
+# ResNet-like 3x3 conv2d NHWC 1x28x28x128 -> 128 channels, stride 1, padding
+# 1, float32: a corpus program of `./tessel bench auto --only transfer` (none
+# of the evaluated workloads).
+# from tvm.script import tir as T
+@T.prim_func
+def main(inputs: T.Buffer((1, 28, 28, 128), "float32"), weight: T.Buffer((3, 3, 128, 128), "float32"),
+         conv2d_nhwc: T.Buffer((1, 28, 28, 128), "float32")):
+    T.func_attr({"global_symbol": "main", "tir.noalias": T.bool(True)})
+    PadInput = T.alloc_buffer((1, 30, 30, 128))
+    for i0, i1, i2, i3 in T.grid(1, 30, 30, 128):
+        with T.block("PadInput"):
+            v_i0, v_i1, v_i2, v_i3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
+            PadInput[v_i0, v_i1, v_i2, v_i3] = T.if_then_else(
+                1 <= v_i1 and v_i1 < 29 and 1 <= v_i2 and v_i2 < 29,
+                inputs[v_i0, v_i1 - 1, v_i2 - 1, v_i3], T.float32(0))
+    for n, h, w, co, rh, rw, rc in T.grid(1, 28, 28, 128, 3, 3, 128):
+        with T.block("conv2d_nhwc"):
+            v_n, v_h, v_w, v_co, v_rh, v_rw, v_rc = T.axis.remap("SSSSRRR", [n, h, w, co, rh, rw, rc])
+            with T.init():
+                conv2d_nhwc[v_n, v_h, v_w, v_co] = T.float32(0)
+            conv2d_nhwc[v_n, v_h, v_w, v_co] = conv2d_nhwc[v_n, v_h, v_w, v_co] + \
+                PadInput[v_n, v_h * 1 + v_rh, v_w * 1 + v_rw, v_rc] * weight[v_rh, v_rw, v_rc, v_co]
