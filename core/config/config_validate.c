@@ -449,7 +449,9 @@ static int v_cost_model(vstate *v, const cfg_node *root) {
                           "a cost-model plugin name, e.g. random", &c->cost_model);
   const cfg_node *l = get(n, "load");
   if (!rc && l)
-    rc = want_file(v, l, "cost_model.load", "a file this cost model saved (cost_model.save), relative to the config's folder",
+    rc = want_file(v, l, "cost_model.load",
+                   "a file this cost model saved (cost_model.save), relative to the config's "
+                   "folder",
                    &c->cost_model_load);
   const cfg_node *s = get(n, "save");
   const char *svalid = "a file path in an existing folder, relative to the config's folder";

@@ -130,16 +130,15 @@ int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag) {
   if (!rc && ml) {
     rc = xgb_booster(&fresh, NULL, &fresh.booster, diag);
     /* XGBoost parses the trees on libgomp's default team whatever the
-     * booster's nthread: with it at one thread no pool starts, which
-     * forked measurement workers would inherit without its threads and
-     * deadlock in (README, nthread); the caller's default comes back */
+     * booster's nthread (which the load keeps): with that team at one
+     * thread no pool starts, which forked measurement workers would
+     * inherit without its threads and deadlock in (README, nthread); the
+     * caller's default comes back */
     int team = omp_get_max_threads();
     omp_set_num_threads(1);
     if (!rc && XGBoosterLoadModelFromBuffer(fresh.booster, r.p + r.at, ml))
       rc = xgb_fail(diag, "load");
     omp_set_num_threads(team);
-    if (!rc) /* and loading resets the parameters */
-      rc = xgb_params(&fresh, fresh.booster, diag);
   }
   free(text);
   if (rc) {

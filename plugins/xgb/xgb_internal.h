@@ -68,9 +68,6 @@ int xgb_matrix(const xgb_sample *const *s, uint32_t n, DMatrixHandle *out, uint3
 int xgb_fail(tsl_diag *diag, const char *what);
 /* A booster with the model's parameters over `dm` (NULL: none yet). */
 int xgb_booster(const tsl_cost_model *m, DMatrixHandle dm, BoosterHandle *out, tsl_diag *diag);
-/* Set the model's parameters on `b` (again after loading a booster, which
- * resets them). */
-int xgb_params(const tsl_cost_model *m, BoosterHandle b, tsl_diag *diag);
 
 int xgb_save(tsl_cost_model *m, const char *path, tsl_diag *diag);
 int xgb_load(tsl_cost_model *m, const char *path, tsl_diag *diag);

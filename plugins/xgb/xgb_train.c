@@ -58,15 +58,6 @@ int xgb_booster(const tsl_cost_model *m, DMatrixHandle dm, BoosterHandle *out,
   DMatrixHandle dms[1] = {dm};
   if (XGBoosterCreate(dm ? dms : NULL, dm ? 1 : 0, out))
     return xgb_fail(diag, "booster");
-  int rc = xgb_params(m, *out, diag);
-  if (rc) {
-    XGBoosterFree(*out);
-    *out = NULL;
-  }
-  return rc;
-}
-
-int xgb_params(const tsl_cost_model *m, BoosterHandle b, tsl_diag *diag) {
   char v[6][32];
   snprintf(v[0], sizeof v[0], "%lld", (long long)m->max_depth);
   snprintf(v[1], sizeof v[1], "%.17g", m->gamma);
@@ -78,8 +69,11 @@ int xgb_params(const tsl_cost_model *m, BoosterHandle b, tsl_diag *diag) {
                              {"eta", v[3]},       {"seed", v[4]},     {"nthread", v[5]},
                              {"tree_method", m->tree_method}, {"verbosity", "0"}};
   for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
-    if (XGBoosterSetParam(b, params[i][0], params[i][1]))
+    if (XGBoosterSetParam(*out, params[i][0], params[i][1])) {
+      XGBoosterFree(*out);
+      *out = NULL;
       return xgb_fail(diag, "parameters");
+    }
   return TSL_OK;
 }
 
