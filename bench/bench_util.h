@@ -29,6 +29,19 @@ static inline double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* How far the smallest of v[0..n) (n <= 64) lies below their median, in
+ * percent: a tuner's worst seed. v is left as it was. */
+static inline double bench_worst_below_median(const double *v, int n) {
+  double c[64], lo = v[0];
+  n = n > 64 ? 64 : n;
+  for (int i = 0; i < n; i++) {
+    c[i] = v[i];
+    lo = v[i] < lo ? v[i] : lo;
+  }
+  double m = bench_median(c, n);
+  return m > 0 ? 100 * (m - lo) / m : 0;
+}
+
 /* OpenBLAS falls back to slow kernels on AVX-512 CPUs unless
  * OPENBLAS_CORETYPE=SkylakeX is set before it loads, and AVX-512 kernels
  * (SkylakeX, CooperLake, SapphireRapids) crash a CPU without AVX-512F.

@@ -160,13 +160,10 @@ static void one(const char *root, const lowp_workload *w, const int64_t *cp, int
       ratios[n++] = q;
   }
   if (n > 1) {
-    double lo = ratios[0];
-    for (int i = 1; i < n; i++)
-      lo = ratios[i] < lo ? ratios[i] : lo;
-    double med = bench_median(ratios, n);
+    double below = bench_worst_below_median(ratios, n), med = bench_median(ratios, n);
     printf("  tessel / oneDNN side by side over %d seeds: median %.2f, worst %.2f (%.1f%% "
            "below the median)\n",
-           n, med, lo, 100 * (med - lo) / med);
+           n, med, ratios[0], below);
   }
 }
 

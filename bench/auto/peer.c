@@ -78,13 +78,6 @@ static int run_tvm(const peer_opts *o, const peer_workload *w, int seed, tvm_run
   return got && !rc ? 0 : -1;
 }
 
-static double min_of(const double *v, int n) {
-  double m = v[0];
-  for (int i = 1; i < n; i++)
-    m = v[i] < m ? v[i] : m;
-  return m;
-}
-
 static void one(const peer_opts *o, const peer_workload *w) {
   int n_cp = o->n_cp, ok = 0;
   double peak = w->threads == 1 ? o->peak1 : o->peak2;
@@ -145,7 +138,6 @@ static void one(const peer_opts *o, const peer_workload *w) {
     double a = bench_median(ts[k], ok), c = bench_median(vs[k], ok);
     printf(" @%lld %.2f", (long long)o->cp[k], c > 0 ? a / c : 0);
   }
-  double tmin = min_of(tr, ok), vmin = min_of(vr, ok);
   double tmed = bench_median(tr, ok), vmed = bench_median(vr, ok);
   double ttm = bench_median(tt, ok), vtm = bench_median(vt, ok);
   printf("; re-measured %.2f (%.1f vs %.1f GFLOPS", tmed / vmed, tmed, vmed);
@@ -155,7 +147,7 @@ static void one(const peer_opts *o, const peer_workload *w) {
   }
   printf("); tuning time %.2f (%.1f vs %.1f s)\n", ttm / vtm, ttm, vtm);
   printf("  worst seed below the median (re-measured): tessel %.0f%%, TVM %.0f%%\n",
-         100 * (tmed - tmin) / tmed, 100 * (vmed - vmin) / vmed);
+         bench_worst_below_median(tr, ok), bench_worst_below_median(vr, ok));
 }
 
 void bench_peer(const peer_opts *o) {

@@ -24,18 +24,7 @@ static const struct {
     {"float32 1024 matmul, 2 threads, 128 trials", "bench/tune/matmul_1024.py", 2, 128},
 };
 
-/* How far the smallest of v[0..n) lies below their median, in percent. */
-static double worst_below(const double *v, int n) {
-  double c[MAX_PAIRS], lo = v[0];
-  for (int i = 0; i < n; i++) {
-    c[i] = v[i];
-    lo = v[i] < lo ? v[i] : lo;
-  }
-  double m = bench_median(c, n);
-  return m > 0 ? 100 * (1 - lo / m) : 0;
-}
-
-/* The corpus model, built in `dir`: 0, or -1 when a run failed. */
+/* The corpus model, saved as `model`: 0, or -1 when a run failed. */
 static int build_corpus(const char *root, const char *model) {
   printf("\ncorpus: bench/tune/corpus/, 64 trials each at 2 threads, each run loading the "
          "model the last one saved\n");
@@ -101,7 +90,7 @@ void bench_transfer(const char *root, int pairs) {
       }
     if (!n)
       continue;
-    double wa = worst_below(ga, n), wb = worst_below(gb, n);
+    double wa = bench_worst_below_median(ga, n), wb = bench_worst_below_median(gb, n);
     printf("  B / A median %.3f over %d pairs, B better in %d; medians A %.1f, B %.1f; worst "
            "seed below its median A %.0f%%, B %.0f%%; tuning time B / A %.2f\n",
            bench_median(q, n), n, won, bench_median(ga, n), bench_median(gb, n), wa, wb,

@@ -439,6 +439,17 @@ static int v_strategy(vstate *v, const cfg_node *root) {
   return TSL_OK;
 }
 
+static const char *dirname_of(vstate *v, const char *p) {
+  const char *slash = strrchr(p, '/');
+  if (!slash)
+    return ".";
+  if (slash == p)
+    return "/";
+  char *d = tsl_arena_dup(v->a, p, (size_t)(slash - p) + 1);
+  d[slash - p] = '\0';
+  return d;
+}
+
 /* cost_model: kind, the plugin's options, and the core's load / save. */
 static int v_cost_model(vstate *v, const cfg_node *root) {
   tsl_run_config *c = &v->c->pub;
@@ -458,14 +469,20 @@ static int v_cost_model(vstate *v, const cfg_node *root) {
   if (!rc && s)
     rc = want_path(v, s, "cost_model.save", svalid, &c->cost_model_save);
   if (!rc && s) { /* found out now rather than after the run */
-    const char *slash = strrchr(c->cost_model_save, '/');
-    char dir[4096];
-    int len = !slash ? 1 : slash == c->cost_model_save ? 1 : (int)(slash - c->cost_model_save);
-    snprintf(dir, sizeof dir, "%.*s", len, slash ? c->cost_model_save : ".");
+    const char *dir = dirname_of(v, c->cost_model_save);
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-      rc = verr(v, TSL_ENOTFOUND, s, "cost_model.save: folder '%s' not found, got %s; valid: %s",
+    if (stat(dir, &st) != 0)
+      rc = verr(v, TSL_ENOTFOUND, s, "cost_model.save: folder '%s' not found (%s), got %s; "
+                "valid: %s", dir, strerror(errno), cfg_got(v->a, s), svalid);
+    else if (!S_ISDIR(st.st_mode))
+      rc = verr(v, TSL_EINVALID, s, "cost_model.save: '%s' is not a folder, got %s; valid: %s",
                 dir, cfg_got(v->a, s), svalid);
+    else if (access(dir, W_OK) != 0)
+      rc = verr(v, TSL_EINVALID, s, "cost_model.save: folder '%s' is not writable (%s), got "
+                "%s; valid: %s", dir, strerror(errno), cfg_got(v->a, s), svalid);
+    else if (stat(c->cost_model_save, &st) == 0 && S_ISDIR(st.st_mode))
+      rc = verr(v, TSL_EINVALID, s, "cost_model.save: '%s' is a folder, got %s; valid: %s",
+                c->cost_model_save, cfg_got(v->a, s), svalid);
   }
   return rc;
 }
@@ -653,16 +670,6 @@ static int v_plugin_paths(vstate *v, const cfg_node *root) {
   return TSL_OK;
 }
 
-static const char *dirname_of(vstate *v, const char *p) {
-  const char *slash = strrchr(p, '/');
-  if (!slash)
-    return ".";
-  if (slash == p)
-    return "/";
-  char *d = tsl_arena_dup(v->a, p, (size_t)(slash - p) + 1);
-  d[slash - p] = '\0';
-  return d;
-}
 
 int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
   vstate v = {cc, cc->arena, diag};

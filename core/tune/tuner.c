@@ -299,18 +299,19 @@ static int open_plugins(tuner *tu) {
       return located_option(tu, "cost_model", &c->cost_model, rc, d.text);
     tu->run.timed_cost = (tune_timed_model){tu->run.cvt, tu->run.cost, 0, 0};
     const char *load = model_file(c, 1);
-    if (load && !tu->run.cvt->load)
-      return tune_located(tu, "cost_model.load", TSL_EINVALID,
-                          "this cost model cannot load a file; valid: a model with save "
-                          "and load, e.g. xgb");
+    for (int k = 0; k < 2; k++) /* both checked before the file is read */
+      if (model_file(c, k) && !(k ? tu->run.cvt->load : tu->run.cvt->save)) {
+        char what[400];
+        snprintf(what, sizeof what,
+                 "cost model '%.200s' cannot %s; valid: a cost model with load and save, "
+                 "e.g. xgb",
+                 c->cost_model.kind, k ? "load a file" : "save itself");
+        return tune_located(tu, k ? "cost_model.load" : "cost_model.save", TSL_EINVALID, what);
+      }
     if (load && (rc = tu->run.cvt->load(tu->run.cost, load, &d)))
       return tune_located(tu, "cost_model.load", rc, d.text);
     if (load)
       fprintf(stderr, "tessel tune: the cost model loaded %s first\n", load);
-    if (model_file(c, 0) && !tu->run.cvt->save)
-      return tune_located(tu, "cost_model.save", TSL_EINVALID,
-                          "this cost model cannot save itself; valid: a model with save and "
-                          "load, e.g. xgb");
   }
   return TSL_OK;
 }
@@ -1255,11 +1256,7 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
   }
   if (!rc)
     rc = tune_loop(&tu, &st, out);
-  if (!rc && tu.run.cost && model_file(cfg, 0)) {
-    tsl_diag d = {0};
-    if ((rc = tu.run.cvt->save(tu.run.cost, model_file(cfg, 0), &d)))
-      rc = tune_located(&tu, "cost_model.save", rc, d.text);
-  }
+  int tuned = !rc; /* the model saved after the best and the export */
   if (!rc) {
     double b0 = measure_now();
     if (tu.model) {
@@ -1275,6 +1272,12 @@ int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg, tsl_tune_progress_fn 
         rc = tune_best(&b);
     }
     fixed_s += measure_now() - b0;
+  }
+  if (tuned && tu.run.cost && model_file(cfg, 0)) {
+    tsl_diag d = {0};
+    int src = tu.run.cvt->save(tu.run.cost, model_file(cfg, 0), &d);
+    if (src && !rc)
+      rc = tune_located(&tu, "cost_model.save", src, d.text);
   }
   out->trials = st.measured;
   out->errors = st.errors;

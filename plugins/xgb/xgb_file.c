@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char magic[8] = {'T', 'S', 'L', 'X', 'G', 'B', '0', '1'};
 
@@ -26,12 +28,21 @@ int xgb_save(tsl_cost_model *m, const char *path, tsl_diag *diag) {
   const char *model = NULL;
   if (m->booster && XGBoosterSaveModelToBuffer(m->booster, "{\"format\": \"json\"}", &len, &model))
     return xgb_fail(diag, "save");
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%.4000s.tmp", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f)
+  char tmp[4200]; /* a name of its own: runs saving one file at once each rename theirs */
+  snprintf(tmp, sizeof tmp, "%.4000s.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd >= 0)
+    (void)fchmod(fd, 0644); /* mkstemp's 0600 would keep a shared corpus from others */
+  FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+  if (!f) {
+    int e = errno;
+    if (fd >= 0) {
+      close(fd);
+      remove(tmp);
+    }
     return tsl_diag_set(diag, TSL_EIO, "cost model 'xgb': %s: cannot write: %s", tmp,
-                        strerror(errno));
+                        strerror(e));
+  }
   uint32_t ncol = XGB_NCOL, ng = m->groups.len;
   int okw = put(f, magic, 8) && put(f, &ncol, 4) && put(f, &ng, 4);
   for (uint32_t g = 0; okw && g < ng; g++) {

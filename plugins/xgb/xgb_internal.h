@@ -56,8 +56,10 @@ struct tsl_cost_model {
   double last_rmse;
 };
 
-/* Add samples to the group of `workload` (rows taken over). */
-void xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples);
+/* Add samples to the group of `workload` (rows taken over), but those it
+ * holds already (same cost and rows: left to the caller); how many were
+ * added. */
+uint32_t xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples);
 /* Train a new booster on every sample (replacing the old one). */
 int xgb_train(tsl_cost_model *m, tsl_diag *diag);
 /* A DMatrix of the rows of n samples (ids[k]: the sample of row k, heap,

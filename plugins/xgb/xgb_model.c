@@ -206,7 +206,19 @@ static uint64_t workload_of(const tsl_candidate *c) {
   return tsl_module_hash(c->workload);
 }
 
-void xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples) {
+/* A sample the group holds already: the same cost and feature rows (the
+ * records of a resumed run, met again in a file that run saved). */
+static int known(const xgb_group *g, const xgb_sample *x) {
+  for (uint32_t i = 0; i < g->s.len; i++) {
+    const xgb_sample *y = &TSL_VEC_AT(&g->s, xgb_sample, i);
+    if (y->cost == x->cost && y->rows.len == x->rows.len &&
+        !memcmp(y->rows.data, x->rows.data, sizeof(float) * x->rows.len))
+      return 1;
+  }
+  return 0;
+}
+
+uint32_t xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *samples) {
   xgb_group *g = NULL;
   for (uint32_t i = 0; i < m->groups.len && !g; i++)
     if (TSL_VEC_AT(&m->groups, xgb_group, i).workload == workload)
@@ -217,13 +229,18 @@ void xgb_add(tsl_cost_model *m, uint64_t workload, uint32_t n, xgb_sample *sampl
     tsl_vec_init(&g->s, sizeof(xgb_sample), NULL);
     g->min_cost = INFINITY;
   }
-  tsl_vec_append(&g->s, samples, n);
+  uint32_t added = 0;
   for (uint32_t i = 0; i < n; i++) {
+    if (known(g, &samples[i]))
+      continue; /* left to the caller to free */
+    tsl_vec_append(&g->s, &samples[i], 1);
     if (samples[i].cost < g->min_cost)
       g->min_cost = samples[i].cost;
     tsl_vec_init(&samples[i].rows, sizeof(float), NULL); /* taken over */
+    added++;
   }
-  m->data_size += n;
+  m->data_size += added;
+  return added;
 }
 
 static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
@@ -248,12 +265,11 @@ static int xgb_update(tsl_cost_model *m, uint32_t n, const tsl_candidate *cands,
             : 1e10;
     kept++;
   }
-  if (kept)
-    xgb_add(m, workload, kept, s);
+  uint32_t added = kept ? xgb_add(m, workload, kept, s) : 0;
   for (uint32_t i = 0; i < n; i++)
     tsl_vec_free(&s[i].rows);
   free(s);
-  if (!kept)
+  if (!added)
     return TSL_OK;
   int64_t own = m->data_size - m->loaded;
   if (m->adaptive_training && (double)(own - m->last_train_size) < (double)m->last_train_size / 5)

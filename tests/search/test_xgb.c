@@ -247,16 +247,26 @@ static void test_learns(void) {
   /* the loaded samples do not hold back retraining on the model's own */
   tsl_cost_model *t = create(1, kv);
   double s5[N_CANDS - N_TRAIN], s6[N_CANDS - N_TRAIN], s7[N_CANDS - N_TRAIN];
-  vt->load(t, path, &d);
-  vt->update(t, 10, cands, more, &d);
+  ok(vt->load(t, path, &d) == TSL_OK, "load again");
+  vt->update(t, 30, cands, more, &d);
   vt->predict(t, N_CANDS - N_TRAIN, cands + N_TRAIN, s5, &d);
-  vt->update(t, 1, cands + 10, more + 10, &d);
+  ok(equal(s5, s4), "  ... the file's own samples met again (a resumed run): nothing added, no "
+                    "retraining");
+  tsl_measured other[13];
+  for (int i = 0; i < 13; i++) { /* new samples: the same programs, 50x slower */
+    other[i] = res[i];
+    other[i].latency_s = res[i].latency_s * 50;
+  }
+  vt->update(t, 10, cands, other, &d);
+  vt->predict(t, N_CANDS - N_TRAIN, cands + N_TRAIN, s5, &d);
+  ok(!equal(s5, s4), "  ... 10 new ones: retrained");
+  vt->update(t, 1, cands + 10, other + 10, &d);
   vt->predict(t, N_CANDS - N_TRAIN, cands + N_TRAIN, s6, &d);
   ok(equal(s6, s5), "150 loaded, 10 of its own, 1 more: no retraining (less than a fifth of 10)");
-  vt->update(t, 2, cands + 11, more + 11, &d);
+  vt->update(t, 2, cands + 11, other + 11, &d);
   vt->predict(t, N_CANDS - N_TRAIN, cands + N_TRAIN, s7, &d);
   ok(!equal(s7, s6), "  ... 2 more: retrained (its own 10 grew by a fifth; the 150 loaded do not "
-            "count)");
+                     "count)");
   vt->destroy(t);
   /* damaged files leave the model as it was */
   FILE *f = fopen(path, "rb");

@@ -284,7 +284,7 @@ check "  ... and trains nothing after it (no batch left to rank)" json "d['candi
 # program ranks the first batch of another
 check "a run saves its model (cost_model.save)" bash -c "
   '$exe' tune '$tmp/xgb.yaml' --set database=$tmp/db/xgb_save.db --set cost_model.save=$tmp/xgb.model >/dev/null 2>&1 &&
-  test -s '$tmp/xgb.model' && ! ls '$tmp'/xgb.model.tmp 2>/dev/null"
+  test -s '$tmp/xgb.model' && ! ls '$tmp'/xgb.model.?????? 2>/dev/null"
 check "a one-batch run of another program loads it (cost_model.load)" bash -c "
   '$exe' tune '$tmp/xgb.yaml' --set workload.file=$src/workloads/matmul_128.py --set strategy.trials=4 \
     --set database=$tmp/db/xgb_load.db --set cost_model.load=$tmp/xgb.model \
@@ -297,6 +297,18 @@ check "  ... and ranks its first batch: evolution, prediction and mutation from 
 groups() { python3 -c "import struct; print(struct.unpack('=I', open('$1','rb').read()[12:16])[0])"; }
 check "  ... the model it saves holds both programs' samples (1 workload, then 2)" \
   test "$(groups "$tmp/xgb.model")$(groups "$tmp/xgb2.model")" = 12
+# samples FILE: the first workload's samples in a saved xgb model (after
+# its workload hash)
+samples() { python3 -c "import struct; print(struct.unpack('=I', open('$1','rb').read()[24:28])[0])"; }
+cp "$tmp/xgb.model" "$tmp/grow.model"
+before=$(samples "$tmp/grow.model")
+check "a resume that loads and saves one file (its records are in it already)" bash -c "
+  '$exe' tune '$tmp/xgb.yaml' --set database=$tmp/db/xgb_save.db --set cost_model.load=$tmp/grow.model \
+    --set cost_model.save=$tmp/grow.model --json > '$tmp/out' 2>'$tmp/err'"
+check "  ... learns them once: the file's samples stay $before" test "$(samples "$tmp/grow.model")" = "$before"
+check "a save path that is a folder is refused before the run" bash -c "
+  ! '$exe' tune '$tmp/xgb.yaml' --set database=$tmp/db/xgb_dir.db --set cost_model.save=$tmp > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"^--set cost_model.save=$tmp: error: cost_model.save: '$tmp' is a folder\" '$tmp/err' && ! test -e '$tmp/db/xgb_dir.db'"
 head -c 100 "$tmp/xgb.model" > "$tmp/bad.model" 2>/dev/null
 check "a damaged model file stops the run at cost_model.load, naming the byte" bash -c "
   ! '$exe' tune '$tmp/xgb.yaml' --set database=$tmp/db/xgb_bad.db --set cost_model.load=$tmp/bad.model > '$tmp/out' 2>'$tmp/err' &&

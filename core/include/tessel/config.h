@@ -147,9 +147,10 @@ typedef struct tsl_run_config {
    * learns the database's records, so that the first batch is ranked by
    * what earlier runs of other programs taught it (Ansor's transfer
    * learning, TVM's XGBModel.load); resolved, must exist; NULL: none.
-   * cost_model.save: where the model is saved at the end of a run that
-   * succeeded (written through a temporary file; NULL: not saved). Both
-   * need cost_model.kind. */
+   * cost_model.save: where the model is saved when a run's tuning
+   * succeeded, after its best and export (written through a temporary
+   * file of its own, then renamed; the folder must exist and be writable;
+   * NULL: not saved). Both need cost_model.kind. */
   const char *cost_model_load;
   const char *cost_model_save;
 } tsl_run_config;
