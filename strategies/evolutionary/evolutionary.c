@@ -1,6 +1,7 @@
 /*
  * strategies/evolutionary/evolutionary.c — the "evolutionary" search
- * strategy, TVM MetaSchedule's EvolutionarySearch with its defaults.
+ * strategy, TVM MetaSchedule's EvolutionarySearch with its defaults and
+ * a diversity filter on the picks (tessel's, on by default).
  *
  * One generate call is one of TVM's GenerateMeasureCandidates:
  *   1. the population starts from the database's fastest records
@@ -9,16 +10,18 @@
  *      population - measured samples until init_min_unmeasured are valid;
  *      max_fail_count rounds without one end the search);
  *   2. genetic_num_iters rounds: the cost model scores the population,
- *      unseen members enter a heap of the `batch` best, and the next
+ *      unseen members enter a heap of the `batch` x diversity_filter_ratio
+ *      best, and the next
  *      population draws parents in proportion to their scores, mutating
  *      each with genetic_mutate_prob (a mutator drawn by its weight) or
  *      copying it (each parent once), retrying genetic_max_fail_count
  *      times before reusing the parent; with crossover_ratio > 0 (not
  *      TVM's) a member is first, with that probability, a crossover child
  *      of two parents (crossover.h);
- *   3. the batch: (1 - eps_greedy) from the heap, best first, the rest
- *      from the fresh samples in random order, none proposed or measured
- *      before.
+ *   3. the batch: (1 - eps_greedy) from the heap, best first (with
+ *      diversity_filter_ratio > 1, not TVM's: those that cover the most
+ *      decisions first, diverse.h), the rest from the fresh samples in
+ *      random order, none proposed or measured before.
  * A round with nothing measured to start from and a cost model whose
  * scores are noise (search.h: `ranks`; a fresh run's first batch) skips
  * 1's population and 2: its batch is that many fresh samples not seen
@@ -32,6 +35,7 @@
 #include "evolutionary.h"
 
 #include "crossover.h"
+#include "diverse.h"
 
 #include "tessel/candidates.h"
 #include "tessel/container.h"
@@ -49,6 +53,7 @@ struct tsl_strategy {
   /* options */
   int64_t population, init_min_unmeasured, max_fail_count, genetic_num_iters,
       genetic_max_fail_count;
+  int64_t diversity_filter_ratio;
   double init_measured_ratio, genetic_mutate_prob, eps_greedy, crossover_ratio;
   /* the run, between pre_tuning and post_tuning */
   const tsl_search_space *space;
@@ -95,7 +100,7 @@ static uint32_t draw(uint64_t *rng, const double *w, uint32_t n) {
 #define EVO_OPTIONS                                                                  \
   "population_size, init_measured_ratio, init_min_unmeasured, max_fail_count, "     \
   "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, eps_greedy, "      \
-  "crossover_ratio"
+  "crossover_ratio, diversity_filter_ratio"
 
 static int opt_int(const char *name, const char *key, const char *text, int64_t lo, int64_t hi,
                    int64_t *out, tsl_diag *diag) {
@@ -138,7 +143,8 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                     .init_measured_ratio = EVO_INIT_MEASURED_RATIO,
                     .genetic_mutate_prob = EVO_GENETIC_MUTATE_PROB,
                     .eps_greedy = EVO_EPS_GREEDY,
-                    .crossover_ratio = 0};
+                    .crossover_ratio = 0,
+                    .diversity_filter_ratio = EVO_DIVERSITY_FILTER_RATIO};
   for (uint32_t i = 0; i < n_opts; i++) {
     const char *k = opts[i].key ? opts[i].key : "(null)", *v = opts[i].value;
     int rc;
@@ -160,6 +166,8 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
       rc = opt_prob(name, k, v, &o.eps_greedy, diag);
     else if (!strcmp(k, "crossover_ratio"))
       rc = opt_prob(name, k, v, &o.crossover_ratio, diag);
+    else if (!strcmp(k, "diversity_filter_ratio"))
+      rc = opt_int(name, k, v, 1, EVO_MAX_DIVERSITY_RATIO, &o.diversity_filter_ratio, diag);
     else
       rc = tsl_diag_set(diag, TSL_EINVALID,
                         "strategy '%s': unknown option '%s'; valid: " EVO_OPTIONS, name, k);
@@ -649,6 +657,26 @@ static uint32_t *shuffled(tsl_strategy *s, uint32_t n) {
   return order;
 }
 
+/* The order in which the picks take `bests` (best first, n of them):
+ * best first, or with diversity_filter_ratio > 1 the n_best that cover the
+ * most decisions first (diverse.h). NULL when out of memory. */
+static uint32_t *bests_order(const tsl_strategy *s, const best_heap *bests, uint32_t n_best) {
+  uint32_t n = bests->n;
+  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+  const char **keys = malloc((n ? n : 1) * sizeof *keys);
+  int rc = order && keys ? 0 : -1;
+  for (uint32_t i = 0; !rc && i < n; i++)
+    keys[i] = tsl_cand_key(bests->m[i].c);
+  if (!rc)
+    rc = evo_diverse_order(keys, n, s->diversity_filter_ratio > 1 ? n_best : 0, order);
+  free(keys);
+  if (rc) {
+    free(order);
+    return NULL;
+  }
+  return order;
+}
+
 /* TVM's PickWithEpsGreedy: `num` picks, the last num x eps_greedy from the
  * fresh samples in the random `order`, the others from `bests` (each list
  * standing in when the other runs out), none proposed or measured before. */
@@ -657,12 +685,15 @@ static int pick(tsl_strategy *s, const tsl_vec *fresh, const uint32_t *order,
                 tsl_diag *diag) {
   uint32_t n_rand = (uint32_t)(num * s->eps_greedy), n_best = num - n_rand;
   uint32_t ib = 0, ir = 0;
+  uint32_t *best_order = bests_order(s, bests, n_best);
+  if (!best_order)
+    return tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   int rc = TSL_OK;
   for (uint32_t i = 0; i < num && !rc; i++) {
     int has_best = ib < bests->n, has_rand = ir < fresh->len;
     const member *m;
     if (i < n_best ? has_best : !has_rand && has_best)
-      m = &bests->m[ib++];
+      m = &bests->m[best_order[ib++]];
     else if (has_rand)
       m = &TSL_VEC_AT(fresh, const member, order[ir++]);
     else
@@ -675,6 +706,7 @@ static int pick(tsl_strategy *s, const tsl_vec *fresh, const uint32_t *order,
     }
     out[(*n_out)++] = tsl_cand_ref(m->c);
   }
+  free(best_order);
   return rc;
 }
 
@@ -721,8 +753,8 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_cand **out, uint32_t *n_ou
     rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   for (uint32_t k = 0; order && k < n_keep; k++)
     tsl_cand_keep(TSL_VEC_AT(&fresh, member, order[k]).c);
-  if (!rc && !blind)
-    rc = evolve(s, &pop, want, &bests, diag);
+  if (!rc && !blind) /* with a diversity filter, a heap of ratio x want */
+    rc = evolve(s, &pop, want * (uint32_t)s->diversity_filter_ratio, &bests, diag);
   if (!rc)
     rc = pick(s, &fresh, order, &bests, want, out, n_out, diag);
   for (uint32_t k = 0; order && k < n_keep; k++)

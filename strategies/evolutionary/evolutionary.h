@@ -16,6 +16,12 @@
 #define EVO_GENETIC_MUTATE_PROB 0.85
 #define EVO_GENETIC_MAX_FAIL_COUNT 10
 #define EVO_EPS_GREEDY 0.05
+/* tessel's, not TVM's: the heap keeps ratio x batch favourites and the
+ * batch takes those that cover the most decisions (diverse.h); 1 is TVM's
+ * pick, best first (strategies/evolutionary/README.md has the paired seeds
+ * that made 2 the default) */
+#define EVO_DIVERSITY_FILTER_RATIO 2
+#define EVO_MAX_DIVERSITY_RATIO 64
 /* TVM's num_empty_iters_before_early_stop: rounds that pick nothing new
  * before the space is taken as exhausted */
 #define EVO_EMPTY_ROUNDS 5

@@ -39,6 +39,7 @@ static const sk_option options[] = {
     {"evolutionary_search_mutation_prob", "0.85", "genetic_mutate_prob", 1, 0, 1},
     {"evolutionary_search_crossover_ratio", "0", "crossover_ratio", 1, 0, 1},
     {"eps_greedy", "0.05", "eps_greedy", 1, 0, 1},
+    {"diversity_filter_ratio", "1", "diversity_filter_ratio", 0, 1, 64}, /* not Ansor's */
     {"sample_init_min_population", "50", "init_min_unmeasured", 0, 1, 1 << 20},
     {"sample_init_use_measured_ratio", "0.2", "init_measured_ratio", 1, 0, 1},
     {"max_vectorize_size", "16", NULL, 0, 1, 1 << 16},
@@ -56,7 +57,7 @@ enum {
 #define SK_OPTION_NAMES                                                                  \
   "evolutionary_search_population, evolutionary_search_num_iters, "                     \
   "evolutionary_search_mutation_prob, evolutionary_search_crossover_ratio, eps_greedy, "  \
-  "sample_init_min_population, "                                                        \
+  "diversity_filter_ratio, sample_init_min_population, "                               \
   "sample_init_use_measured_ratio, max_vectorize_size, disable_change_compute_location, " \
   "max_sketches"
 

@@ -6,9 +6,11 @@
  * postprocessing, replayable), determinism, a cost model steering the
  * search, a first round drawn without the evolution while the model's
  * scores are noise, crossover (the engine linked in, for its counts),
+ * the diversity filter (its order, and a batch covering more decisions),
  * the database's best seeding the population, exhaustion.
  */
 #include "search_common.h"
+#include "diverse.h"
 #include "evolutionary.h"
 
 #include <jansson.h>
@@ -205,10 +207,13 @@ static void test_options(void) {
       {"genetic_num_iters", "-1", "genetic_num_iters: '-1'"},
       {"genetic_max_fail_count", "x", "genetic_max_fail_count: 'x'"},
       {"crossover_ratio", "2", "crossover_ratio: '2' is not valid; valid: a number from 0 to 1"},
+      {"diversity_filter_ratio", "0", "diversity_filter_ratio: '0' is not valid; valid: an integer from 1 to 64"},
+      {"diversity_filter_ratio", "1.5", "diversity_filter_ratio: '1.5'"},
+      {"diversity_filter_ratio", "65", "diversity_filter_ratio: '65'"},
       {"populaton_size", "4", "unknown option 'populaton_size'; valid: population_size, "
                               "init_measured_ratio, init_min_unmeasured, max_fail_count, "
                               "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, "
-                              "eps_greedy, crossover_ratio"},
+                              "eps_greedy, crossover_ratio, diversity_filter_ratio"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tsl_kv kv = {bad[i].key, bad[i].value};
@@ -221,9 +226,9 @@ static void test_options(void) {
                    {"init_min_unmeasured", "4"}, {"max_fail_count", "2"},
                    {"genetic_num_iters", "0"},   {"genetic_mutate_prob", "1"},
                    {"genetic_max_fail_count", "0"}, {"eps_greedy", "1"},
-                   {"crossover_ratio", "1"}};
+                   {"crossover_ratio", "1"}, {"diversity_filter_ratio", "64"}};
   s = NULL;
-  ok(vt->create(NULL, 9, good, &s, &d) == TSL_OK && s, "every option at an end of its range");
+  ok(vt->create(NULL, 10, good, &s, &d) == TSL_OK && s, "every option at an end of its range");
   core c = {0};
   tsl_search_space sp = make_space(&c, NULL, 4, 4, 1);
   sp.struct_size = offsetof(tsl_search_space, n_postprocs);
@@ -586,6 +591,104 @@ static void test_exhausted(void) {
   vt->destroy(s);
 }
 
+
+/* ---- the diversity filter ---------------------------------------------------------- */
+
+/* The greedy order on keys written out (diverse.h): each pick brings the
+ * most (instruction, decision) pairs new to the picks before it, ties to
+ * the better score; another sketch's digest makes every pair new. */
+static void test_diverse_order(void) {
+  const char *keys[] = {"[[1,[4,8]],[3,2]]@aa", "[[1,[4,8]],[3,3]]@aa", "[[1,[2,16]],[3,2]]@aa",
+                        "[[1,[2,16]],[3,5]]@aa", "[[1,[4,8]],[3,2]]@bb"};
+  uint32_t order[5];
+  int rc = evo_diverse_order(keys, 5, 3, order);
+  ok(rc == 0 && order[0] == 0 && order[1] == 3 &&
+         order[2] == 4 && order[3] == 1 && order[4] == 2,
+     "diverse order: the best, then the one with two new decisions, then the other sketch's, "
+     "then the rest best first: %u %u %u %u %u", order[0], order[1], order[2], order[3],
+     order[4]);
+  ok(evo_diverse_order(keys, 5, 0, order) == 0 && order[0] == 0 && order[1] == 1 &&
+         order[4] == 4,
+     "  ... no picks: best first, as TVM picks");
+  const char *odd[] = {NULL, "not a key", "[[2,7]]@aa", "[]@aa"};
+  rc = evo_diverse_order(odd, 4, 4, order);
+  ok(rc == 0 && order[0] == 2 && order[1] == 0 &&
+         order[2] == 1 && order[3] == 3,
+     "  ... a NULL, a malformed and an empty key bring nothing: %u %u %u %u", order[0],
+     order[1], order[2], order[3]);
+}
+
+/* Distinct (instruction, decision) pairs among a batch's keys. */
+static uint32_t distinct_pairs(char **keys, uint32_t n) {
+  json_t *seen = json_object();
+  for (uint32_t i = 0; i < n; i++) {
+    json_t *j = json_loadb(keys[i], tsl_key_decisions_len(keys[i]), 0, NULL);
+    size_t k;
+    json_t *e;
+    json_array_foreach(j, k, e) {
+      char *text = json_dumps(e, JSON_COMPACT);
+      if (text)
+        json_object_set_new(seen, text, json_true());
+      free(text);
+    }
+    json_decref(j);
+  }
+  uint32_t n_pairs = (uint32_t)json_object_size(seen);
+  json_decref(seen);
+  return n_pairs;
+}
+
+/* A batch of 8 guided by the model after 8 measured records, with the
+ * diversity filter at `ratio` (1: TVM's picks); its distinct pairs. */
+static uint32_t guided_batch_pairs(const char *ratio, uint32_t *n_out, int *valid) {
+  tsl_kv kv[] = {{"population_size", "48"}, {"init_min_unmeasured", "16"},
+                 {"genetic_num_iters", "3"}, {"init_measured_ratio", "0.25"},
+                 {"eps_greedy", "0"}, {"diversity_filter_ratio", ratio}};
+  struct tsl_cost_model model = {0};
+  core c = {0};
+  tsl_trace *rec[8];
+  char *rkeys[8];
+  uint32_t n_rec = seed_records(&c, &model, 8, 5, rec, rkeys);
+  tsl_strategy *s = NULL;
+  tsl_diag d = {0};
+  tsl_search_space sp = make_space(&c, &model, 8, 8, 13);
+  int rc = vt->create(NULL, 6, kv, &s, &d);
+  if (!rc)
+    rc = vt->pre_tuning(s, &sp, &d);
+  tsl_trace *out[8];
+  char *keys[8];
+  uint32_t n = rc ? 0 : generate(s, 8, out, keys);
+  if (rc)
+    tap_diag("diversity_filter_ratio %s: %s", ratio, d.text);
+  *valid = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    *valid &= replays_and_postprocesses(out[i]) && !is_measured(&c, out[i]);
+    tsl_trace_free(out[i]);
+  }
+  uint32_t pairs = distinct_pairs(keys, n);
+  for (uint32_t i = 0; i < n; i++)
+    free(keys[i]);
+  free_traces(rec, rkeys, n_rec);
+  core_free(&c);
+  vt->destroy(s);
+  *n_out = n;
+  return pairs;
+}
+
+/* The model's favourites of one search are near copies of each other (the
+ * test model rewards a large innermost tile); a filter of ratio 4 picks a
+ * batch that covers more decisions, still unmeasured and valid. */
+static void test_diverse_batch(void) {
+  uint32_t n1 = 0, n4 = 0;
+  int valid1 = 0, valid4 = 0;
+  uint32_t tvm = guided_batch_pairs("1", &n1, &valid1),
+           diverse = guided_batch_pairs("4", &n4, &valid4);
+  ok(n1 == 8 && n4 == 8 && valid1 && valid4,
+     "a guided batch of 8 with and without the diversity filter, each pick unmeasured and valid");
+  ok(diverse > tvm, "  ... the filter's batch covers more decisions: %u distinct against %u",
+     diverse, tvm);
+}
+
 int main(void) {
   ctx = tsl_ctx_new();
   arena = tsl_arena_new(ctx);
@@ -606,6 +709,8 @@ int main(void) {
   test_crossover_in_search();
   test_blind_first_round();
   test_seeded_from_database();
+  test_diverse_order();
+  test_diverse_batch();
   test_exhausted();
   for (uint32_t i = 0; i < n_sketches; i++)
     tsl_trace_free(sketches[i]);
