@@ -657,9 +657,9 @@ static uint32_t *shuffled(tsl_strategy *s, uint32_t n) {
   return order;
 }
 
-/* The order in which the picks take `bests` (best first, n of them):
- * best first, or with diversity_filter_ratio > 1 the n_best that cover the
- * most decisions first (diverse.h). NULL when out of memory. */
+/* The order in which the picks take the heap's members (sorted best
+ * first): that order, or with diversity_filter_ratio > 1 the n_best that
+ * cover the most decisions first (diverse.h). NULL when out of memory. */
 static uint32_t *bests_order(const tsl_strategy *s, const best_heap *bests, uint32_t n_best) {
   uint32_t n = bests->n;
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -753,8 +753,9 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_cand **out, uint32_t *n_ou
     rc = tsl_diag_set(diag, TSL_ENOMEM, "strategy '%s': out of memory", s->name);
   for (uint32_t k = 0; order && k < n_keep; k++)
     tsl_cand_keep(TSL_VEC_AT(&fresh, member, order[k]).c);
+  uint64_t heap_n = (uint64_t)want * (uint64_t)s->diversity_filter_ratio;
   if (!rc && !blind) /* with a diversity filter, a heap of ratio x want */
-    rc = evolve(s, &pop, want * (uint32_t)s->diversity_filter_ratio, &bests, diag);
+    rc = evolve(s, &pop, heap_n < UINT32_MAX ? (uint32_t)heap_n : UINT32_MAX, &bests, diag);
   if (!rc)
     rc = pick(s, &fresh, order, &bests, want, out, n_out, diag);
   for (uint32_t k = 0; order && k < n_keep; k++)

@@ -240,9 +240,10 @@ check "  ... every record is a sketch: Ansor's tiling, the bias inlined, the roo
 import json,sys
 t=[json.dumps(json.loads(l)['trace']) for l in open('$tmp/sk8.jsonl') if l.strip()]
 sys.exit(0 if len(t) == 8 and all(k in x for x in t for k in ('SSRSRS', 'compute_inline', 'meta_schedule.parallel')) else 1)\""
-check "a resumed sketch run with trials 16, crossover on, measures the 8 missing" \
+check "a resumed sketch run with trials 16, crossover and the diversity filter on, measures the 8 missing" \
   test "$(status "$exe" tune "$tmp/sk.yaml" --set strategy.trials=16 \
-          --set strategy.evolutionary_search_crossover_ratio=0.5 --json)" = 0
+          --set strategy.evolutionary_search_crossover_ratio=0.5 \
+          --set strategy.diversity_filter_ratio=3 --json)" = 0
 check "  ... 8 measured, 16 in the database" json "d['trials'] == 8 and d['total'] == 16"
 check "  ... no decision set measured twice" bash -c "'$exe' db export '$tmp/db/sk.db' --json '$tmp/sk.jsonl' >/dev/null 2>&1 && python3 -c \"
 import json,sys
@@ -254,6 +255,9 @@ check "an unknown sketch option is located at its key and lists Ansor's names" b
 check "a bad sketch option value names the valid range" bash -c "
   ! '$exe' tune '$tmp/sk.yaml' --set strategy.max_vectorize_size=0 > '$tmp/out' 2>'$tmp/err' &&
   grep -q \"strategy 'sketch': max_vectorize_size: '0' is not valid; valid: an integer from 1 to 65536\" '$tmp/err'"
+check "  ... and its diversity filter ratio is an integer from 1" bash -c "
+  ! '$exe' tune '$tmp/sk.yaml' --set strategy.diversity_filter_ratio=0 > '$tmp/out' 2>'$tmp/err' &&
+  grep -q \"strategy 'sketch': diversity_filter_ratio: '0' is not valid; valid: an integer from 1 to 64\" '$tmp/err'"
 check "the sketch strategy refuses a schedule script's space" bash -c "
   ! '$exe' tune '$tmp/sk.yaml' --set workload.file=$src/workloads/matmul_128.py --set space.schedule=$src/workloads/matmul_stochastic.sch --set database=$tmp/db/sk2.db > '$tmp/out' 2>'$tmp/err' &&
   grep -q \"strategy 'sketch': the run has no RewriteParallelVectorizeUnroll postprocessor\" '$tmp/err'"
