@@ -63,6 +63,10 @@ void cfg_seq_append(tsl_arena *arena, cfg_node *seq, cfg_node *item);
 int cfg_apply_set(tsl_arena *arena, cfg_node *root, const char *set,
                   tsl_diag *diag);
 
+/* The folder of path p (arena string): "." without a '/', "/" for a file
+ * at the root. */
+const char *cfg_dirname(tsl_arena *arena, const char *p);
+
 /* "FILE:LINE:COL" or "--set KEY=VALUE" for a node (arena string). */
 const char *cfg_loc(tsl_arena *arena, const char *path, const cfg_node *n);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *dirname_dup(tsl_arena *a, const char *p) {
+const char *cfg_dirname(tsl_arena *a, const char *p) {
   const char *slash = strrchr(p, '/');
   if (!slash)
     return ".";
@@ -66,7 +66,7 @@ int tsl_run_config_load(const char *path, uint32_t n_sets,
   c->arena = tsl_arena_new(c->ctx);
   c->pub.struct_size = sizeof(tsl_run_config);
   c->pub.path = tsl_arena_strdup(c->arena, path);
-  c->pub.dir = dirname_dup(c->arena, path);
+  c->pub.dir = cfg_dirname(c->arena, path);
 
   cfg_node *root = NULL;
   int rc = load_tree(c, path, &root, diag);

@@ -439,17 +439,6 @@ static int v_strategy(vstate *v, const cfg_node *root) {
   return TSL_OK;
 }
 
-static const char *dirname_of(vstate *v, const char *p) {
-  const char *slash = strrchr(p, '/');
-  if (!slash)
-    return ".";
-  if (slash == p)
-    return "/";
-  char *d = tsl_arena_dup(v->a, p, (size_t)(slash - p) + 1);
-  d[slash - p] = '\0';
-  return d;
-}
-
 /* cost_model: kind, the plugin's options, and the core's load / save. */
 static int v_cost_model(vstate *v, const cfg_node *root) {
   tsl_run_config *c = &v->c->pub;
@@ -469,7 +458,7 @@ static int v_cost_model(vstate *v, const cfg_node *root) {
   if (!rc && s)
     rc = want_path(v, s, "cost_model.save", svalid, &c->cost_model_save);
   if (!rc && s) { /* found out now rather than after the run */
-    const char *dir = dirname_of(v, c->cost_model_save);
+    const char *dir = cfg_dirname(v->a, c->cost_model_save);
     struct stat st;
     if (stat(dir, &st) != 0)
       rc = verr(v, TSL_ENOTFOUND, s, "cost_model.save: folder '%s' not found (%s), got %s; "
@@ -722,7 +711,7 @@ int cfg_validate(cfg_config *cc, cfg_node *root, tsl_diag *diag) {
     if (w)
       rc = want_path(&v, w, "work_dir", "a folder for logs and builds", &c->work_dir);
     else
-      c->work_dir = dirname_of(&v, c->database);
+      c->work_dir = cfg_dirname(v.a, c->database);
   }
   if (!rc) {
     const cfg_node *e = get(root, "export");
