@@ -297,7 +297,12 @@ static double compare(CUdeviceptr a, CUdeviceptr b, int64_t n) {
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* children (the tuner's, the driver's) inherit no text */
-  const char *root = argc > 1 && argv[1][0] != '-' ? argv[1] : ".";
+  /* absolute: the configs written in the temporary folder name the programs */
+  char root[4096];
+  if (!realpath(argc > 1 && argv[1][0] != '-' ? argv[1] : ".", root)) {
+    perror("bench_gpu: the source root");
+    return 2;
+  }
   double minutes = 7;
   int rounds = 5;
   const char *only = NULL;

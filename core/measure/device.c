@@ -79,16 +79,21 @@ int measure_device_upload(measure_device *d, measure_args *a, char *err, size_t 
   return 0;
 }
 
-int measure_device_download(measure_device *d, measure_args *a, char *err, size_t cap) {
+int measure_device_download_into(measure_device *d, measure_args *a, void **dst, char *err,
+                                 size_t cap) {
   if (!d->hooks)
     return 0;
   for (uint32_t p = 0; p < a->n_params; p++) {
     tsl_diag dd = {0};
     if (d->buf[p] && a->is_output[p] && a->bytes[p] &&
-        d->vt->copy_from_device(d->t, a->work[p], d->buf[p], a->bytes[p], &dd))
+        d->vt->copy_from_device(d->t, dst[p], d->buf[p], a->bytes[p], &dd))
       return fail(d, err, cap, "copying the outputs back", &dd);
   }
   return 0;
+}
+
+int measure_device_download(measure_device *d, measure_args *a, char *err, size_t cap) {
+  return measure_device_download_into(d, a, a->work, err, cap);
 }
 
 int measure_device_sync(measure_device *d, char *err, size_t cap) {

@@ -75,8 +75,11 @@ void measure_device_init(measure_device *d, const tsl_target_vtable *vt, tsl_tar
 int measure_device_open(measure_device *d, measure_args *a, char *err, size_t cap);
 /* Copy the pristine inputs to the device buffers. */
 int measure_device_upload(measure_device *d, measure_args *a, char *err, size_t cap);
-/* Copy the output buffers back into `work` (to be compared). */
+/* Copy the output buffers back into `work` (to be compared); into `dst`
+ * (n_params host buffers: the reference's `ref`). */
 int measure_device_download(measure_device *d, measure_args *a, char *err, size_t cap);
+int measure_device_download_into(measure_device *d, measure_args *a, void **dst, char *err,
+                                 size_t cap);
 /* Wait for the device's calls; 0 without hooks. */
 int measure_device_sync(measure_device *d, char *err, size_t cap);
 

@@ -254,11 +254,32 @@ static void measure_body(void *user_data, void *out) {
 typedef struct ref_job {
   tsl_packed_fn fn;
   measure_args *args;
+  const measure_device *dev; /* the target's device; without hooks: host memory */
 } ref_job;
 
+typedef struct ref_out {
+  int32_t rc;
+  char error[sizeof(((tsl_diag *)0)->text)]; /* a device hook's failure */
+} ref_out;
+
+/* The compiled reference on the pristine inputs, its outputs in `ref`: on a
+ * device (a GPU), in buffers of its own there, the outputs copied back. */
 static void ref_body(void *user_data, void *out) {
   ref_job *j = user_data;
-  *(int32_t *)out = j->fn(j->args->ref_slots);
+  ref_out *o = out;
+  measure_args *a = j->args;
+  if (!j->dev || !j->dev->hooks) {
+    o->rc = j->fn(a->ref_slots);
+    return;
+  }
+  measure_device d;
+  measure_device_init(&d, j->dev->vt, j->dev->t);
+  if (measure_device_open(&d, a, o->error, sizeof o->error) ||
+      measure_device_upload(&d, a, o->error, sizeof o->error))
+    return;
+  if ((o->rc = j->fn(d.slots)) || measure_device_sync(&d, o->error, sizeof o->error))
+    return;
+  measure_device_download_into(&d, a, a->ref, o->error, sizeof o->error);
 }
 
 /* dst = a + b, truncated to cap (no format: the parts may be long). */
@@ -280,8 +301,8 @@ static int setup_fail(tsl_run_result *r, tsl_diag *diag, int status, const char 
 
 /* Reference outputs into a->ref. */
 static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
-                          measure_args *a, const tsl_run_opts *o, tsl_run_result *r,
-                          tsl_diag *diag) {
+                          measure_args *a, const measure_device *dev, const tsl_run_opts *o,
+                          tsl_run_result *r, tsl_diag *diag) {
   if (ref->interp_func) {
     const tsl_func *g = ref->interp_func;
     if (g->n_params != lf->source->n_params) {
@@ -300,15 +321,17 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
       return setup_fail(r, diag, rc, "reference (interpreter): ", sub.text);
     return TSL_OK;
   }
-  ref_job j = {ref->compiled_fn, a};
-  int32_t rc = 0;
+  ref_job j = {ref->compiled_fn, a, dev};
+  ref_out out = {0, ""};
   measure_outcome oc;
-  measure_worker_run(o->timeout_s, ref_body, &j, &rc, sizeof rc, &oc);
+  measure_worker_run(o->timeout_s, ref_body, &j, &out, sizeof out, &oc);
   if (oc.kind != MEASURE_WORKER_DONE)
     return setup_fail(r, diag, TSL_ERUNTIME, "reference (compiled): ", oc.message);
-  if (rc) {
+  if (out.error[0])
+    return setup_fail(r, diag, TSL_ERUNTIME, "reference (compiled): ", out.error);
+  if (out.rc) {
     char why[64];
-    snprintf(why, sizeof why, "it returned %d", (int)rc);
+    snprintf(why, sizeof why, "it returned %d", (int)out.rc);
     return setup_fail(r, diag, TSL_ERUNTIME, "reference (compiled): ", why);
   }
   return TSL_OK;
@@ -388,13 +411,13 @@ static int run_common(const tsl_lowered_func *lf, tsl_packed_fn fn, const char *
   int rc = measure_args_make(lf, &o, &a, &sub);
   if (rc)
     return setup_fail(r, diag, rc, "arguments: ", sub.text);
+  measure_device dev;
+  measure_device_init(&dev, vt, target); /* NULL: host memory */
   int have_ref = ref && (ref->interp_func || ref->compiled_fn);
-  if (have_ref && (rc = make_reference(lf, ref, &a, &o, r, diag))) {
+  if (have_ref && (rc = make_reference(lf, ref, &a, &dev, &o, r, diag))) {
     measure_args_free(&a);
     return rc;
   }
-  measure_device dev;
-  measure_device_init(&dev, vt, target); /* NULL: host memory */
   measure_job j = {lf, &a, fn, so_path, symbol, have_ref, &o, &dev, NULL, NULL, NULL, 0, 0, 0};
   rc = measure_forked(&j, r, diag);
   measure_args_free(&a);
@@ -487,7 +510,7 @@ int tsl_measure_session_new_on(const tsl_lowered_func *lf, const tsl_reference *
   s->have_ref = ref && (ref->interp_func || ref->compiled_fn);
   tsl_run_result r;
   memset(&r, 0, sizeof r);
-  if (s->have_ref && (rc = make_reference(lf, ref, &s->args, &s->opts, &r, diag))) {
+  if (s->have_ref && (rc = make_reference(lf, ref, &s->args, &s->dev, &s->opts, &r, diag))) {
     tsl_measure_session_free(s);
     return rc;
   }

@@ -8,11 +8,21 @@
  * loop now walks contiguous elements that LLVM vectorizes (docs/decisions.md,
  * "The reference's loop order"). A nest the reorder primitive refuses
  * stays as written.
+ *
+ * On a target whose default postprocessors bind unbound blocks to GPU
+ * threads (RewriteUnboundBlock: cuda), a program as written cannot run, so
+ * the reference is the unscheduled function with that postprocessor alone
+ * applied: every outermost block's spatial loops fused and bound to
+ * blockIdx.x / threadIdx.x, reductions serial in each thread. The reorder
+ * is skipped there: a reduction loop between spatial ones would keep them
+ * out of the binding.
  */
 #include "tuner_internal.h"
 
 #include "tessel/rules.h"
 #include "tessel/visit.h"
+
+#include <string.h>
 
 enum { REF_MAX_LOOPS = 64 };
 
@@ -105,16 +115,41 @@ static int reorder_block(const tsl_block *b, const tsl_stmt *realize, void *user
   return 0;
 }
 
+/* The target's RewriteUnboundBlock among its default postprocessors,
+ * applied alone; 1 when the target has none (nothing to bind) or `reg` is
+ * NULL. */
+static int bind_unbound(const tsl_registry *reg, const tsl_rule_target *target,
+                        tsl_schedule *sch, tsl_diag *diag) {
+  tsl_space_postproc *pps = NULL;
+  uint32_t n = 0;
+  tsl_diag d = {0};
+  if (!reg || !target || tsl_space_default_postprocs(reg, target, &pps, &n, &d))
+    return 1;
+  int rc = 1;
+  for (uint32_t i = 0; i < n && rc == 1; i++)
+    if (pps[i].name && !strcmp(pps[i].name, "RewriteUnboundBlock"))
+      rc = tsl_space_apply_postprocs(sch, 1, &pps[i], diag);
+  tsl_space_postprocs_free(pps, n);
+  return rc;
+}
+
 int tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod, const char *func_name,
-                            const tsl_func *func, tsl_schedule **out, tsl_diag *diag) {
+                            const tsl_func *func, const tsl_registry *reg,
+                            const tsl_rule_target *target, tsl_schedule **out, tsl_diag *diag) {
   *out = NULL;
   tsl_schedule_opts o = {sizeof o, func_name, 0, NULL};
   tsl_schedule *sch = NULL;
   int rc = tsl_schedule_new(ctx, mod, &o, &sch, diag);
   if (rc)
     return rc;
-  tsl_stmt_visitor v = {NULL, reorder_block, NULL, NULL, sch};
-  tsl_stmt_visit(func->body, &v);
+  rc = bind_unbound(reg, target, sch, diag);
+  if (rc == 1) {
+    tsl_stmt_visitor v = {NULL, reorder_block, NULL, NULL, sch};
+    tsl_stmt_visit(func->body, &v);
+  } else if (rc) {
+    tsl_schedule_free(sch);
+    return rc;
+  }
   *out = sch;
   return TSL_OK;
 }

@@ -128,6 +128,16 @@ YAML
 check "tessel tune on the emulated GPU measures its 8 candidates, none failed" bash -c "
   '$exe' tune '$tmp/tune.yaml' > '$tmp/out' 2> '$tmp/err' &&
   grep -q '^tuned: 8 candidates measured by this run (0 failed)' '$tmp/out'"
+# Past the interpreter's size (2^23 operations) the tuner's reference is
+# the compiled program as written, which a GPU cannot run unbound: its
+# blocks are bound as RewriteUnboundBlock binds them, it runs on device
+# buffers, and each candidate checks against it.
+sed 's/64/192/g' "$src/workloads/matmul_64.py" > "$tmp/matmul_192.py"
+sed -e "s|$src/workloads/matmul_64.py|$tmp/matmul_192.py|; s|/t.db|/big.db|; s|trials: 8, batch: 4|trials: 2, batch: 2|" \
+  "$tmp/tune.yaml" > "$tmp/big.yaml"
+check "a 192 matmul (2^23.8 operations): a compiled, thread-bound reference checks its 2 candidates" bash -c "
+  '$exe' tune '$tmp/big.yaml' > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^tuned: 2 candidates measured by this run (0 failed)' '$tmp/out'"
 python3 - "$tmp/t.db" > "$tmp/records" 2>&1 <<'PY'
 import sqlite3, sys
 db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)

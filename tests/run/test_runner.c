@@ -95,6 +95,26 @@ static int32_t mm_close(void *const *args) {
   return 0;
 }
 
+/* Outputs of root mean square ~30 with one near 1: its error is judged
+ * against the buffer's scale (a long sum's rounding is the terms' size,
+ * not the result's), +9e-4 within it, +0.3 not. */
+static void fill_scaled(float *c, float first) {
+  for (int k = 0; k < N * N; k++)
+    c[k] = k ? 30.0f : first;
+}
+static int32_t scaled_ref(void *const *args) {
+  fill_scaled(args[2], 1.0f);
+  return 0;
+}
+static int32_t scaled_rounded(void *const *args) {
+  fill_scaled(args[2], 1.0009f);
+  return 0;
+}
+static int32_t scaled_wrong(void *const *args) {
+  fill_scaled(args[2], 1.3f);
+  return 0;
+}
+
 /* One NaN where the reference has a number. */
 static int32_t mm_nan(void *const *args) {
   matmul(args[0], args[1], args[2]);
@@ -362,6 +382,13 @@ static void test_matmul(const tsl_func *f) {
   rc = tsl_run_packed(&lf, mm_wrong, &cref, &o, &r, &d);
   ok(r.status == TSL_RUN_MISMATCH && fabs(r.max_abs_err - 0.5) < 1e-6,
      "compiled reference: mismatch found (%g)", r.max_abs_err);
+  tsl_reference sref = {sizeof sref, NULL, scaled_ref};
+  tsl_run_packed(&lf, scaled_rounded, &sref, &o, &r, &d);
+  ok(r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+     "an error of 9e-4 on a value near 1 among values of 30: within the buffer's scale");
+  tsl_run_packed(&lf, scaled_wrong, &sref, &o, &r, &d);
+  ok(r.status == TSL_RUN_MISMATCH && fabs(r.max_abs_err - 0.3) < 1e-5,
+     "  ... an error of 0.3 there: a mismatch (%g)", r.max_abs_err);
   tsl_reference bad_ref = {sizeof bad_ref, NULL, mm_abort};
   memset(&d, 0, sizeof d);
   rc = tsl_run_packed(&lf, mm_ok, &bad_ref, &o, &r, &d);
@@ -810,7 +837,7 @@ static void test_prepacked(tsl_arena *arena, const tsl_func *f) {
  * A fake device: host memory behind the target's hooks, every call counted
  * in shared memory (the hooks run in the measuring worker). */
 typedef struct dev_log {
-  int allocs, to, from, syncs, corrupt, fail_sync, n_bufs, parent_allocs;
+  int allocs, to, from, syncs, corrupt, fail_sync, n_bufs, parent_allocs, ref_on_device;
   pid_t parent;
   void *bufs[8], *seen[3];
 } dev_log;
@@ -859,6 +886,21 @@ static int fd_sync(tsl_target *t, tsl_diag *diag) {
 static int32_t mm_on_device(void *const *args) {
   for (int i = 0; i < 3; i++)
     g_dev->seen[i] = args[i];
+  matmul(args[0], args[1], args[2]);
+  return 0;
+}
+
+/* A compiled reference: notes whether every pointer it got is a device
+ * buffer (a GPU kernel cannot read host memory). */
+static int32_t mm_ref_on_device(void *const *args) {
+  int on_device = 1;
+  for (int i = 0; i < 3; i++) {
+    int found = 0;
+    for (int k = 0; k < g_dev->n_bufs; k++)
+      found |= args[i] == g_dev->bufs[k];
+    on_device &= found;
+  }
+  g_dev->ref_on_device = on_device;
   matmul(args[0], args[1], args[2]);
   return 0;
 }
@@ -951,6 +993,29 @@ static void test_device(const tsl_func *f) {
      g_dev->allocs);
 #endif
   tsl_measure_session_free(s);
+  /* A compiled reference runs on device buffers of its own, its outputs
+   * read back into the reference (read back wrong: every candidate
+   * mismatches, so the check does read what the device computed). */
+  tsl_reference cref = {sizeof cref, NULL, mm_ref_on_device};
+  for (int corrupt = 0; corrupt < 2; corrupt++) {
+    memset(g_dev, 0, sizeof *g_dev);
+    g_dev->corrupt = corrupt;
+    s = NULL;
+    int rc = tsl_measure_session_new_on(&lf, &cref, &o, &vt, &target, &s, &d);
+    g_dev->corrupt = 0;
+    if (!ok(rc == TSL_OK, "a session with a compiled reference on a device%s",
+            corrupt ? ", its output read back wrong" : "")) {
+      tap_diag("%s", d.text);
+      continue;
+    }
+    if (!corrupt)
+      ok(g_dev->ref_on_device && g_dev->allocs == 1 + 3,
+         "  ... the reference got device buffers of its own (%d allocations)", g_dev->allocs);
+    tsl_measure_session_run(s, &lf, NULL, NULL, mm_on_device, &r, &d);
+    ok(corrupt ? r.status == TSL_RUN_MISMATCH : r.status == TSL_RUN_OK && r.check == TSL_CHECK_OK,
+       "  ... a right candidate %s", corrupt ? "mismatches the wrong reference" : "matches it");
+    tsl_measure_session_free(s);
+  }
   vt.struct_size = offsetof(tsl_target_vtable, dev_alloc); /* a 0.2 target */
   memset(g_dev, 0, sizeof *g_dev);
   s = NULL;
