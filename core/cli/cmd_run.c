@@ -7,6 +7,9 @@
  */
 #include "cli_target.h"
 
+#include "tessel/rules.h"
+#include "tessel/tune.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -43,7 +46,9 @@ const char cli_run_usage[] =
     "  --bind NAME=VALUE   value of a symbolic size or scalar parameter (also --set)\n"
     "  --check MODE        reference for the outputs: interp (the interpreter on\n"
     "                      the unscheduled program), compiled (the unscheduled\n"
-    "                      program built by the same target), none, or auto\n"
+    "                      program built by the same target as tessel tune\n"
+    "                      builds it: on a GPU bound to threads, elsewhere\n"
+    "                      its loops ordered for speed), none, or auto\n"
     "                      (default): interp up to 2^23 operations, else compiled\n"
     "  --json              print one JSON object: latency_s, gflops, check,\n"
     "                      max_abs_err, status, flops, times_s, number, repeat,\n"
@@ -341,6 +346,7 @@ int cli_run(int argc, char **argv) {
   cli_program p;
   cli_target t = {0};
   tsl_kernel *k = NULL, *rk = NULL;
+  tsl_schedule *ref_sch = NULL;
   rc = cli_program_load("run", a.path, a.script, a.func, &p);
   if (rc == CLI_OK)
     rc = cli_target_open("run", p.ctx, a.target, a.threads, &t);
@@ -364,8 +370,18 @@ int cli_run(int argc, char **argv) {
       int small = flops >= 0 && elems >= 0 && fmax(flops, elems) <= INTERP_MAX_OPS;
       ref_kind = small ? "interp" : "compiled";
     }
-    if (!strcmp(ref_kind, "compiled"))
-      rc = build_one(&t, p.arena, p.orig_func, " (reference)", &rlf, &rk, &rfn);
+    if (!strcmp(ref_kind, "compiled")) {
+      /* the tuner's reference: on a GPU bound to its threads, elsewhere
+       * its loops ordered for speed; as written when that fails */
+      tsl_rule_target rt = {sizeof rt, a.target, a.threads > 0 ? a.threads : 1, 32,
+                            tsl_host_cpu_features()};
+      tsl_diag rd = {0};
+      const tsl_func *rf = p.orig_func;
+      if (!tsl_tune_reference_schedule(p.ctx, p.orig, p.orig_func->name, p.orig_func, t.reg, &rt,
+                                       &ref_sch, &rd))
+        rf = tsl_schedule_func(ref_sch);
+      rc = build_one(&t, p.arena, rf, " (reference)", &rlf, &rk, &rfn);
+    }
   }
   if (rc == CLI_OK) {
     tsl_reference ref = {sizeof ref, NULL, NULL};
@@ -392,6 +408,7 @@ int cli_run(int argc, char **argv) {
     t.vt->kernel_free(k);
   if (rk)
     t.vt->kernel_free(rk);
+  tsl_schedule_free(ref_sch);
   cli_target_close(&t);
   cli_program_free(&p);
   for (uint32_t i = 0; i < a.n_binds; i++)

@@ -133,9 +133,10 @@ static int bind_unbound(const tsl_registry *reg, const tsl_rule_target *target,
   return rc;
 }
 
-int tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod, const char *func_name,
-                            const tsl_func *func, const tsl_registry *reg,
-                            const tsl_rule_target *target, tsl_schedule **out, tsl_diag *diag) {
+int tsl_tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod, const char *func_name,
+                                const tsl_func *func, const tsl_registry *reg,
+                                const tsl_rule_target *target, tsl_schedule **out,
+                                tsl_diag *diag) {
   *out = NULL;
   tsl_schedule_opts o = {sizeof o, func_name, 0, NULL};
   tsl_schedule *sch = NULL;

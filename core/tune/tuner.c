@@ -368,8 +368,8 @@ static int open_session(tuner *tu) {
        * cannot be lowered */
       const tsl_lowered_func *one[1] = {tu->task->ref_lf};
       tsl_rule_target t = rule_target(tu->run.cfg);
-      if (!tune_reference_schedule(tu->run.ctx, tu->task->mod, tu->task->func_name, tu->task->func,
-                                   tu->run.reg, &t, &tu->task->ref_sch, &d) &&
+      if (!tsl_tune_reference_schedule(tu->run.ctx, tu->task->mod, tu->task->func_name,
+                                       tu->task->func, tu->run.reg, &t, &tu->task->ref_sch, &d) &&
           tsl_lower_func(tu->run.arena, tsl_schedule_func(tu->task->ref_sch), NULL, &one[0], &d))
         one[0] = tu->task->ref_lf;
       tsl_lowered_module lm = {sizeof lm, 1, one, 0, NULL};

@@ -104,16 +104,6 @@ typedef struct tuner {
   tsl_map call_tasks;     /* a model's calls of prim_funcs -> their task + 1 */
 } tuner;
 
-/* reference.c: a schedule of `func` (in `mod`) for the compiled reference:
- * in each loop nest whose innermost loop is a reduction, the last spatial
- * loop moved innermost (the outputs are the same; the reorder primitive
- * refusing leaves a nest as written); on a target whose default
- * postprocessors hold RewriteUnboundBlock (a GPU), that postprocessor's
- * thread binding instead. The caller frees *out. */
-int tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod, const char *func_name,
-                            const tsl_func *func, const tsl_registry *reg,
-                            const tsl_rule_target *target, tsl_schedule **out, tsl_diag *diag);
-
 /* tuner_files.c: remove a run's build folder (its files, then itself);
  * remove the run-PID folders under `builds` whose process is gone; check
  * that the export path's folder exists (made if missing) and is writable. */

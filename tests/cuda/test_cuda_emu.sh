@@ -58,6 +58,12 @@ for c in "matmul_fp16_gpu matmul_mma" "matmul_fp16_nt_gpu matmul_mma_trans_b" \
       grep -q '^  check: ok' '$tmp/out'"
   done
 done
+# The compiled reference of `tessel run` is the tuner's: on a GPU the
+# program bound to threads as RewriteUnboundBlock binds it.
+check "course: matmul_local on matmul_128 against a compiled reference" bash -c "
+  '$exe' run '$src/workloads/matmul_128.py' --schedule '$src/examples/gpu/matmul_local.sch' \
+    --target cuda --repeat 1 --number 1 --check compiled > '$tmp/out' 2> '$tmp/err' &&
+  grep -q '^  check: ok (compiled reference' '$tmp/out'"
 # ... and tuned automatically in the cuda target's default space.
 for w in gpu_vector_add gpu_window_sum; do
   printf 'workload: {file: %s}\ntarget: {kind: cuda}\nstrategy: {kind: evolutionary, trials: 8, batch: 4}\ncost_model: {kind: xgb}\nrunner: {number: 1, repeat: 1, timeout_s: 60}\ndatabase: %s\nseed: 1\n' \

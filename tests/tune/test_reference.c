@@ -36,7 +36,7 @@ static void check(tsl_ctx *ctx, const char *file, const char *block, const char 
   const tsl_module *m = NULL;
   tsl_schedule *sch = NULL;
   if (!ok(!tsl_parse_file(a, path, &m, &d) &&
-              !tune_reference_schedule(ctx, m, m->funcs[0]->name, m->funcs[0], NULL, NULL, &sch, &d),
+              !tsl_tune_reference_schedule(ctx, m, m->funcs[0]->name, m->funcs[0], NULL, NULL, &sch, &d),
           "%s: parsed, reference schedule made", file)) {
     tap_diag("%s", d.text);
     tsl_arena_free(a);

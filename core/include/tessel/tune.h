@@ -150,6 +150,26 @@ TSL_API int tsl_tune(const tsl_run_config *cfg, tsl_registry *reg,
                      tsl_tune_result *out, tsl_diag *diag);
 TSL_API void tsl_tune_result_free(tsl_tune_result *r);
 
+/* The schedule the compiled reference is built from, in `tessel tune` and
+ * `tessel run` (appended in 1.14): a fresh schedule of the unscheduled
+ * `func` (function `func_name` of `mod`), its outputs the program's own.
+ * On a target whose default postprocessors (tsl_space_default_postprocs of
+ * `reg` for `target`) hold RewriteUnboundBlock, a GPU, that postprocessor
+ * alone: every outermost block bound to blockIdx.x / threadIdx.x, each
+ * reduction serial in its thread. Otherwise, in each loop nest whose
+ * innermost loop is a reduction, the last spatial loop moved innermost
+ * when it walks the last dimension of everything the block touches (a
+ * matmul's i, j, k becomes i, k, j; each output adds its terms in the same
+ * order); a nest the reorder primitive refuses stays as written. `reg` or
+ * `target` NULL: the second rule. A failed binding is an error. The
+ * caller frees *out with tsl_schedule_free, after what it built from it. */
+struct tsl_rule_target; /* rules.h */
+TSL_API int tsl_tune_reference_schedule(tsl_ctx *ctx, const tsl_module *mod,
+                                        const char *func_name, const tsl_func *func,
+                                        const tsl_registry *reg,
+                                        const struct tsl_rule_target *target,
+                                        tsl_schedule **out, tsl_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
