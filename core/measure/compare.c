@@ -3,8 +3,10 @@
  * buffer parameters the source function writes, element by element, with
  * the dtype-aware tolerance of tsl_interp_check_equivalent (integers exact;
  * floats |ref - got| <= tol * max(1, s, |ref|), s the root mean square of
- * the buffer's finite reference values). A NaN where the reference has a
- * number (or the other way round) is a mismatch of infinite size.
+ * the buffer's finite reference values for float32 and float64, 1 for
+ * the 16-bit floats, whose relative bound is loose already). A NaN where
+ * the reference has a number (or the other way round) is a mismatch of
+ * infinite size.
  *
  * The s: a long sum's rounding error grows with the size of the terms,
  * not of the result, and an element that cancels to near zero keeps the
@@ -40,19 +42,28 @@ static int f32_all_close(const float *ref, const float *got, int64_t n, double t
   return !bad;
 }
 
-/* max(1, the root mean square of the finite values of `t`). */
+/* max(1, the root mean square of the finite values of `t`) for float32
+ * and float64, else 1. Summed as (u / largest)^2: float64 squares of
+ * values past 1e154 would overflow. */
 static double magnitude_scale(const tsl_tensor *t, int64_t n) {
-  double sum = 0;
+  if (t->dtype.code != TSL_DT_FLOAT || t->dtype.bits < 32)
+    return 1;
+  int f32 = t->dtype.bits == 32 && t->dtype.lanes == 1;
+  double big = 0, sum = 0;
   int64_t count = 0;
-  int f32 = t->dtype.code == TSL_DT_FLOAT && t->dtype.bits == 32 && t->dtype.lanes == 1;
-  for (int64_t k = 0; k < n; k++) {
-    double u = f32 ? ((const float *)t->data)[k] : tsl_tensor_get(t, k);
-    if (isfinite(u)) {
-      sum += u * u;
-      count++;
+  for (int pass = 0; pass < 2; pass++)
+    for (int64_t k = 0; k < n; k++) {
+      double u = f32 ? ((const float *)t->data)[k] : tsl_tensor_get(t, k);
+      if (!isfinite(u))
+        continue;
+      if (!pass) {
+        big = fmax(big, fabs(u));
+      } else if (big > 0) {
+        sum += (u / big) * (u / big);
+        count++;
+      }
     }
-  }
-  double rms = count ? sqrt(sum / (double)count) : 0;
+  double rms = count ? big * sqrt(sum / (double)count) : 0;
   return rms > 1 ? rms : 1;
 }
 

@@ -116,15 +116,17 @@ static int reorder_block(const tsl_block *b, const tsl_stmt *realize, void *user
 }
 
 /* The target's RewriteUnboundBlock among its default postprocessors,
- * applied alone; 1 when the target has none (nothing to bind) or `reg` is
- * NULL. */
+ * applied alone; 1 when the target has none (nothing to bind), no default
+ * space, or `reg` is NULL. */
 static int bind_unbound(const tsl_registry *reg, const tsl_rule_target *target,
                         tsl_schedule *sch, tsl_diag *diag) {
   tsl_space_postproc *pps = NULL;
   uint32_t n = 0;
-  tsl_diag d = {0};
-  if (!reg || !target || tsl_space_default_postprocs(reg, target, &pps, &n, &d))
+  if (!reg || !target)
     return 1;
+  int drc = tsl_space_default_postprocs(reg, target, &pps, &n, diag);
+  if (drc)
+    return drc == TSL_EUNSUPPORTED ? 1 : drc;
   int rc = 1;
   for (uint32_t i = 0; i < n && rc == 1; i++)
     if (pps[i].name && !strcmp(pps[i].name, "RewriteUnboundBlock"))

@@ -364,8 +364,9 @@ static int open_session(tuner *tu) {
     if (small) {
       ref.interp_func = tu->task->func;
     } else {
-      /* the same outputs, loops ordered for speed; as written when that
-       * cannot be lowered */
+      /* the same outputs, bound to threads on a GPU, elsewhere loops
+       * ordered for speed; as written when that fails or cannot be
+       * lowered */
       const tsl_lowered_func *one[1] = {tu->task->ref_lf};
       tsl_rule_target t = rule_target(tu->run.cfg);
       if (!tsl_tune_reference_schedule(tu->run.ctx, tu->task->mod, tu->task->func_name,

@@ -135,7 +135,7 @@ check "tessel tune on the emulated GPU measures its 8 candidates, none failed" b
   '$exe' tune '$tmp/tune.yaml' > '$tmp/out' 2> '$tmp/err' &&
   grep -q '^tuned: 8 candidates measured by this run (0 failed)' '$tmp/out'"
 # Past the interpreter's size (2^23 operations) the tuner's reference is
-# the compiled program as written, which a GPU cannot run unbound: its
+# compiled; the unscheduled program cannot run on a GPU unbound, so its
 # blocks are bound as RewriteUnboundBlock binds them, it runs on device
 # buffers, and each candidate checks against it.
 sed 's/64/192/g' "$src/workloads/matmul_64.py" > "$tmp/matmul_192.py"

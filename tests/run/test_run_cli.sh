@@ -26,7 +26,7 @@ check "run --schedule --threads 2 is checked ok" \
   bash -c "[ \"\$('$exe' run '$mm' --schedule '$sch' --threads 2 --json > '$tmp/out' 2>'$tmp/err'; echo \$?)\" = 0 ]"
 check "  ... and describes the target with 2 threads" json "d['check'] == 'ok' and 'threads=2' in d['target']"
 
-check "run --check compiled uses the compiled unscheduled program" \
+check "run --check compiled uses the compiled reference (the unscheduled program, reordered)" \
   bash -c "'$exe' run '$mm' --schedule '$sch' --check compiled --json > '$tmp/out' 2>'$tmp/err'"
 check "  ... ok" json "d['check'] == 'ok' and d['reference'] == 'compiled'"
 check "run --check none skips the check" \

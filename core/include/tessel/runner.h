@@ -113,7 +113,9 @@ typedef struct tsl_reference {
 /* Measure `fn`, a packed function for `lf` (target.h's convention), in a
  * forked worker. `ref` may be NULL. The outputs compared are the buffer
  * parameters the source function writes (tsl_func_param_is_output), with
- * the tolerance of tsl_interp_check_equivalent. Returns TSL_OK when a
+ * the dtype's tolerance of tsl_interp_check_equivalent, for float32 and
+ * float64 outputs at least that times the root mean square of the
+ * buffer's reference values (from 1.14). Returns TSL_OK when a
  * result was produced (look at result->status), or an error status when
  * even the setup failed (message in diag, result->status SETUP_ERROR). */
 TSL_API int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn,
@@ -123,7 +125,8 @@ TSL_API int tsl_run_packed(const tsl_lowered_func *lf, tsl_packed_fn fn,
 /* The same on the memory of `target` (1.2): the worker allocates and
  * copies the buffers through its device hooks (target.h), as a measurement
  * session does; NULL hooks are host memory. A compiled reference runs on
- * the host's memory, so a device target checks against the interpreter. */
+ * that memory too, from 1.14 (on a target with the hooks it gets device
+ * pointers, its outputs are copied back; before, it got host pointers). */
 TSL_API int tsl_run_packed_on(const tsl_lowered_func *lf, tsl_packed_fn fn,
                               const tsl_reference *ref, const tsl_run_opts *opts,
                               const tsl_target_vtable *vt, tsl_target *target,
