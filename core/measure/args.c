@@ -49,8 +49,9 @@ int measure_args_make(const tsl_lowered_func *lf, const tsl_run_opts *opts,
   a->slots = calloc(n + nv + 1, sizeof(void *));
   a->ref_slots = calloc(n + nv + 1, sizeof(void *));
   a->is_output = calloc(n + 1, 1);
+  a->ref_scale = calloc(n + 1, sizeof *a->ref_scale);
   if (!a->meta || !a->bytes || !a->pristine || !a->work || !a->ref || !a->ints ||
-      !a->floats || !a->slots || !a->ref_slots || !a->is_output) {
+      !a->floats || !a->slots || !a->ref_slots || !a->is_output || !a->ref_scale) {
     measure_args_free(a);
     return tsl_diag_set(diag, TSL_ENOMEM, "out of memory for the argument list");
   }
@@ -169,5 +170,6 @@ void measure_args_free(measure_args *a) {
   free(a->slots);
   free(a->ref_slots);
   free(a->is_output);
+  free(a->ref_scale);
   memset(a, 0, sizeof *a);
 }

@@ -34,6 +34,8 @@ typedef struct measure_args {
   void **slots;       /* packed arguments over `work` */
   void **ref_slots;   /* packed arguments over `ref` */
   uint8_t *is_output; /* n_params */
+  double *ref_scale;  /* n_params: the check's scale of each reference
+                         output (compare.c), set once the reference is made */
 } measure_args;
 
 /* Bytes of one element of `t` (lanes included; at least 1). */
@@ -228,5 +230,8 @@ double measure_median(const double *v, int32_t n);
  * r->max_abs_err, r->n_mismatched and, on a mismatch, r->error with the
  * first differing element. `names` are the parameters' buffer names. */
 void measure_compare(const measure_args *a, const tsl_func *src, tsl_run_result *r);
+/* a->ref_scale from the reference outputs in a->ref, once per reference
+ * (not per candidate: it is a pass over every output). */
+void measure_args_set_ref_scales(measure_args *a);
 
 #endif /* TESSEL_MEASURE_INTERNAL_H */

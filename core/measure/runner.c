@@ -319,6 +319,7 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
     free(view);
     if (rc)
       return setup_fail(r, diag, rc, "reference (interpreter): ", sub.text);
+    measure_args_set_ref_scales(a);
     return TSL_OK;
   }
   ref_job j = {ref->compiled_fn, a, dev};
@@ -334,6 +335,7 @@ static int make_reference(const tsl_lowered_func *lf, const tsl_reference *ref,
     snprintf(why, sizeof why, "it returned %d", (int)out.rc);
     return setup_fail(r, diag, TSL_ERUNTIME, "reference (compiled): ", why);
   }
+  measure_args_set_ref_scales(a);
   return TSL_OK;
 }
 
