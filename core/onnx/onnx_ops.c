@@ -33,6 +33,7 @@ static int64_t dim_of(const tsl_rx_expr *e, int32_t d) {
  * (Flatten's may be r). */
 static int axis_attr(ox_ctx *c, int64_t dflt, int32_t r, int32_t extra, int64_t *out) {
   int64_t a = ox_attr_int(c, "axis", dflt), x = a < 0 ? a + r : a;
+  *out = 0;
   if (x < 0 || x >= r + extra)
     return ox_fail(c, TSL_EINVALID, "axis %lld is out of range for rank %d", (long long)a, r);
   *out = x;

@@ -213,7 +213,7 @@ static int pool2d(tsl_strbuf *sb, tsl_rx_op op, tsl_attrs attrs, const lg_buf *a
   const tsl_expr *dims[6] = {out->s->shape[0], out->s->shape[1], out->s->shape[2],
                              out->s->shape[3], kdim(&kk[0], k[0]), kdim(&kk[1], k[1])};
   int ind = lg_grid(sb, 4, avg ? "pool_sum" : "pool_max", 6, dims, "SSSSRR");
-  char in[400], wy[160], wx[160], ix[400];
+  char in[416], wy[160], wx[160], ix[400];
   snprintf(in, sizeof in, "pad_temp[%s]",
            placed(ix, sizeof ix, &x, x.v[0], x.v[1],
                   window(wy, sizeof wy, x.v[2], st[0], "v_i4", dil[0]),

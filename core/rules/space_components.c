@@ -163,7 +163,7 @@ static int create_defaults(const tsl_registry *reg, int k, const tsl_rule_target
                            void **out, uint32_t *n_out, tsl_diag *diag) {
   *out = NULL;
   *n_out = 0;
-  const tsl_space_defaults *d;
+  const tsl_space_defaults *d = NULL;
   int rc = target_defaults(reg, t, kinds[k].plural, &d, diag);
   if (rc)
     return rc;

@@ -50,11 +50,11 @@ static int read_facts(tsl_schedule *sch, tsl_sch_rv block, bind_facts *f, tsl_di
   const tsl_stmt *loops[MAX_BIND_LOOPS];
   uint32_t n = 0;
   tsl_sch_block_scope(sch, block, loops, MAX_BIND_LOOPS, &n);
+  *f = (bind_facts){-1, -1, -1, n};
   if (n > MAX_BIND_LOOPS)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED,
                         "block '%s' has %u loops above it; at most %d can be bound",
                         tsl_schedule_rv_name(sch, block), n, MAX_BIND_LOOPS);
-  *f = (bind_facts){-1, -1, -1, n};
   for (uint32_t i = 0; i < n; i++) {
     int rank = rule_loop_thread_rank(loops[i]);
     if (rank == 0 && f->block_idx < 0)

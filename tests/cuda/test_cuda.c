@@ -124,7 +124,7 @@ static void run_case(tsl_ctx *ctx, const char *file, const char *expected_path,
             "local memory (the registers stay registers)", name, (int)arch))
       tap_diag("%s", img.ptx);
     if (!rc && arch == 90) {
-      long smem, regs;
+      long smem = 0, regs = 0;
       char log[8192];
       rc = ptxas(&img, tmp, &smem, &regs, log, sizeof log);
       if (!ok(rc == 0 && smem == want_smem && regs > 0,

@@ -3,8 +3,10 @@
  * compile as host C++ for the emulator (fake_libcuda.c): force-included by
  * the target when TESSEL_CUDA_EMULATE names this folder.
  *
- * Each emulated thread is a host thread; the driver sets the indices of
- * the calling thread and the barrier function once per kernel library.
+ * Each emulated thread is a context of its own on the host thread that
+ * launched; the driver sets the indices (thread-local to the host thread)
+ * each time it switches to one, and the barrier functions once per kernel
+ * library.
  * `__shared__` arrays are static: one copy, shared by the threads of the
  * block that runs (blocks run one after another).
  */

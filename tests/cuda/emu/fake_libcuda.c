@@ -7,11 +7,13 @@
  * A module is a host library the target compiled from its CUDA C under
  * TESSEL_CUDA_EMULATE (its image is "tessel-emu:<path>"); a kernel NAME is
  * its function NAME_emu(void **args). A launch runs the blocks one after
- * another; the threads of a block are host threads that run one at a time,
- * in a fixed order, each until its next barrier or its end: the last
- * thread of the block first (TESSEL_CUDA_EMU_ORDER=forward: the first).
- * A launch makes its host threads once and they run every block in turn
- * (the thread that ends a block last starts the next one).
+ * another; the threads of a block run one at a time, in a fixed order, each
+ * until its next barrier or its end: the last thread of the block first
+ * (TESSEL_CUDA_EMU_ORDER=forward: the first). Each emulated thread is a
+ * context of its own (ucontext, with its own stack) on the host thread
+ * that launched: a barrier switches to the next context in user space, no
+ * system call. A launch makes its contexts once and they run every block in
+ * turn (the thread that ends a block last starts the next one).
  * So a barrier is a real barrier and a missing one shows on every run: a
  * thread that reads what another thread writes before the next barrier
  * runs first and reads stale data.
@@ -26,14 +28,18 @@
  * run, whatever workers the run forks.
  */
 #include <dlfcn.h>
-#include <pthread.h>
-#include <semaphore.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__) /* the sanitizer build: ASan told of each stack switch */
+#include <sanitizer/common_interface_defs.h>
+#define ASAN_FIBERS 1
+#endif
 
 typedef int CUresult;
 #define API __attribute__((visibility("default"))) /* the project builds hidden */
@@ -47,22 +53,31 @@ typedef struct kernel {
   int max_dyn_smem; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: 48 KiB unless raised */
 } kernel;
 
+enum { STACK_SIZE = 1 << 20, GUARD_SIZE = 1 << 12 }; /* an emulated thread's stack */
+
+typedef struct emu_thread emu_thread;
+
 typedef struct block_run {
   int n;
-  sem_t *turn;
+  emu_thread *threads; /* in turn order */
   int *done;
   const kernel *k;
   void **args;
   unsigned block[3], dim[3], grid[3];
   int forward;
-  int stop;        /* the threads were not all made: each ends at once */
   long long blocks_left; /* after the block that runs */
+  ucontext_t launch;     /* the launching thread's own context */
+  const void *launch_stack; /* its stack, for ASan */
+  size_t launch_stack_size;
 } block_run;
 
-typedef struct emu_thread {
+struct emu_thread {
   block_run *run;
   int pos;
-} emu_thread;
+  unsigned tid[3];
+  ucontext_t ctx;
+  char *map; /* GUARD_SIZE inaccessible bytes, then the stack */
+};
 
 static __thread emu_thread *self;
 static __thread void *current_ctx;
@@ -221,23 +236,45 @@ API CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
   return OK;
 }
 
-/* The turn passes to the next thread in the order that has not ended;
- * 0 when every thread has ended the block. */
-static int pass_turn(block_run *r, int pos) {
+/* Gives the host thread to emulated thread `to` (NULL: back to the
+ * launch). Returns when the caller's turn comes again, its indices set
+ * again (the kernel's are thread-local to the host thread); `final`: it
+ * never comes, the caller has ended its last block. */
+static void switch_to(emu_thread *to, int final) {
+  emu_thread *me = self;
+  block_run *r = me->run;
+#ifdef ASAN_FIBERS
+  void *fake_stack = NULL;
+  __sanitizer_start_switch_fiber(final ? NULL : &fake_stack,
+                                 to ? to->map + GUARD_SIZE : r->launch_stack,
+                                 to ? STACK_SIZE : r->launch_stack_size);
+#else
+  (void)final;
+#endif
+  self = to;
+  swapcontext(&me->ctx, to ? &to->ctx : &r->launch);
+#ifdef ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(fake_stack, NULL, NULL);
+#endif
+  self = me;
+  r->k->set_indices(me->tid, r->block, r->dim);
+}
+
+/* The next thread in the order after pos that has not ended (pos itself
+ * when it alone has not); NULL when every thread has ended the block. */
+static emu_thread *next_turn(block_run *r, int pos) {
   for (int i = 1; i <= r->n; i++) {
     int next = (pos + i) % r->n;
-    if (!r->done[next]) {
-      sem_post(&r->turn[next]);
-      return 1;
-    }
+    if (!r->done[next])
+      return &r->threads[next];
   }
-  return 0;
+  return NULL;
 }
 
 static void barrier(void) {
-  emu_thread *t = self;
-  pass_turn(t->run, t->pos);
-  sem_wait(&t->run->turn[t->pos]);
+  emu_thread *t = self, *next = next_turn(t->run, t->pos);
+  if (next != t)
+    switch_to(next, 0);
 }
 
 /* A warp's barrier (the warp-wide operations: shuffles, ldmatrix,
@@ -254,16 +291,14 @@ static void warp_barrier(void) {
     int next = (t->pos + i) % r->n;
     if ((r->forward ? next : r->n - 1 - next) / 32 == warp && !r->done[next]) {
       if (next != t->pos)
-        sem_post(&r->turn[next]);
-      if (next != t->pos)
-        sem_wait(&r->turn[t->pos]);
+        switch_to(&r->threads[next], 0);
       return;
     }
   }
 }
 
-/* The next block in x, y, z order: the thread that ended the last one
- * moves the block index on and gives the first thread its turn. */
+/* The next block in x, y, z order, started by the thread that ended the
+ * last one. */
 static void next_block(block_run *r) {
   if (++r->block[0] == r->grid[0]) {
     r->block[0] = 0;
@@ -274,65 +309,84 @@ static void next_block(block_run *r) {
   }
   r->blocks_left--;
   memset(r->done, 0, (size_t)r->n * sizeof *r->done);
-  sem_post(&r->turn[0]);
 }
 
-static void *thread_main(void *arg) {
-  emu_thread *t = arg;
+/* An emulated thread: its part of every block; it is switched to first
+ * by the launch (thread 0) or by a barrier. */
+static void thread_main(void) {
+  emu_thread *t = self;
   block_run *r = t->run;
-  self = t;
-  unsigned id = (unsigned)(r->forward ? t->pos : r->n - 1 - t->pos), tid[3];
-  tid[0] = id % r->dim[0];
-  tid[1] = id / r->dim[0] % r->dim[1];
-  tid[2] = id / (r->dim[0] * r->dim[1]);
+#ifdef ASAN_FIBERS /* the first thread entered comes from the launch: its stack */
+  if (!r->launch_stack_size)
+    __sanitizer_finish_switch_fiber(NULL, &r->launch_stack, &r->launch_stack_size);
+  else
+    __sanitizer_finish_switch_fiber(NULL, NULL, NULL);
+#endif
   for (;;) {
-    sem_wait(&r->turn[t->pos]);
-    if (r->stop)
-      return NULL;
     int last = !r->blocks_left;
-    r->k->set_indices(tid, r->block, r->dim);
+    r->k->set_indices(t->tid, r->block, r->dim);
     r->k->call(r->args);
     r->done[t->pos] = 1;
-    if (!pass_turn(r, t->pos) && !last)
-      next_block(r);
+    emu_thread *next = next_turn(r, t->pos);
+    if (next) { /* returns at the next block's turn */
+      switch_to(next, last);
+      continue;
+    }
     if (last)
-      return NULL;
+      switch_to(NULL, 1);
+    next_block(r);
+    if (t->pos != 0)
+      switch_to(&r->threads[0], 0);
   }
 }
 
-/* Every block of a launch on one set of host threads. */
+/* Thread t's stack and context, entering thread_main; 0 when made. */
+static int make_thread(emu_thread *t) {
+  t->map = mmap(NULL, GUARD_SIZE + STACK_SIZE, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (t->map == MAP_FAILED) {
+    t->map = NULL;
+    return -1;
+  }
+  if (mprotect(t->map, GUARD_SIZE, PROT_NONE) || getcontext(&t->ctx))
+    return -1;
+  t->ctx.uc_stack.ss_sp = t->map + GUARD_SIZE;
+  t->ctx.uc_stack.ss_size = STACK_SIZE;
+  t->ctx.uc_link = NULL; /* thread_main never returns */
+  makecontext(&t->ctx, thread_main, 0);
+  return 0;
+}
+
+/* Every block of a launch on one set of emulated threads. */
 static CUresult run_blocks(block_run *r) {
-  pthread_t *th = calloc((size_t)r->n, sizeof *th);
-  emu_thread *ts = calloc((size_t)r->n, sizeof *ts);
-  r->turn = calloc((size_t)r->n, sizeof *r->turn);
+  r->threads = calloc((size_t)r->n, sizeof *r->threads);
   r->done = calloc((size_t)r->n, sizeof *r->done);
-  CUresult rc = th && ts && r->turn && r->done ? OK : OUT_OF_MEMORY;
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 1 << 20);
-  int made = 0;
-  for (int i = 0; !rc && i < r->n; i++)
-    sem_init(&r->turn[i], 0, 0);
-  for (; !rc && made < r->n; made++) {
-    ts[made] = (emu_thread){r, made};
-    if (pthread_create(&th[made], &attr, thread_main, &ts[made]))
+  CUresult rc = r->threads && r->done ? OK : OUT_OF_MEMORY;
+  for (int i = 0; !rc && i < r->n; i++) {
+    emu_thread *t = &r->threads[i];
+    unsigned id = (unsigned)(r->forward ? i : r->n - 1 - i);
+    *t = (emu_thread){.run = r, .pos = i, .tid = {id % r->dim[0], id / r->dim[0] % r->dim[1],
+                                                  id / (r->dim[0] * r->dim[1])}};
+    if (make_thread(t))
       rc = OUT_OF_MEMORY;
   }
-  if (rc) { /* no block runs: the threads made end at once */
-    r->stop = 1;
-    for (int i = 0; i < made; i++)
-      sem_post(&r->turn[i]);
-  } else {
-    sem_post(&r->turn[0]);
+  if (!rc) {
+    emu_thread *outer = self; /* NULL: the launch is no emulated thread */
+#ifdef ASAN_FIBERS
+    void *fake_stack = NULL;
+    __sanitizer_start_switch_fiber(&fake_stack, r->threads[0].map + GUARD_SIZE, STACK_SIZE);
+#endif
+    self = &r->threads[0];
+    swapcontext(&r->launch, &r->threads[0].ctx);
+#ifdef ASAN_FIBERS
+    __sanitizer_finish_switch_fiber(fake_stack, NULL, NULL);
+#endif
+    self = outer;
   }
-  for (int i = 0; i < made; i++)
-    pthread_join(th[i], NULL);
-  pthread_attr_destroy(&attr);
-  for (int i = 0; r->turn && i < r->n; i++)
-    sem_destroy(&r->turn[i]);
-  free(th);
-  free(ts);
-  free(r->turn);
+  for (int i = 0; r->threads && i < r->n; i++)
+    if (r->threads[i].map)
+      munmap(r->threads[i].map, GUARD_SIZE + STACK_SIZE);
+  free(r->threads);
   free(r->done);
   return rc;
 }
@@ -362,9 +416,9 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
   }
   const char *order = getenv("TESSEL_CUDA_EMU_ORDER");
   k->set_barrier(barrier, warp_barrier);
-  block_run r = {(int)threads, NULL, NULL, k, args, {0, 0, 0}, {bx, by, bz}, {gx, gy, gz},
-                 order && !strcmp(order, "forward"), 0,
-                 (long long)gx * gy * gz - 1};
+  block_run r = {.n = (int)threads, .k = k, .args = args, .dim = {bx, by, bz},
+                 .grid = {gx, gy, gz}, .forward = order && !strcmp(order, "forward"),
+                 .blocks_left = (long long)gx * gy * gz - 1};
   return run_blocks(&r);
 }
 
