@@ -11,8 +11,8 @@
  * until its next barrier or its end: the last thread of the block first
  * (TESSEL_CUDA_EMU_ORDER=forward: the first). Each emulated thread is a
  * context of its own (ucontext, with its own stack) on the host thread
- * that launched: a barrier switches to the next context in user space, no
- * system call. A launch makes its contexts once and they run every block in
+ * that launched: a barrier switches to the next context with swapcontext
+ * (one rt_sigprocmask call, no futex wait or scheduler switch). A launch makes its contexts once and they run every block in
  * turn (the thread that ends a block last starts the next one).
  * So a barrier is a real barrier and a missing one shows on every run: a
  * thread that reads what another thread writes before the next barrier
@@ -37,6 +37,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #if defined(__SANITIZE_ADDRESS__) /* the sanitizer build: ASan told of each stack switch */
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define ASAN_FIBERS 1
 #endif
@@ -328,12 +329,16 @@ static void thread_main(void) {
     r->k->call(r->args);
     r->done[t->pos] = 1;
     emu_thread *next = next_turn(r, t->pos);
-    if (next) { /* returns at the next block's turn */
+    if (next) { /* returns at the next block's turn, never after its last */
       switch_to(next, last);
+      if (last)
+        abort();
       continue;
     }
-    if (last)
+    if (last) {
       switch_to(NULL, 1);
+      abort(); /* the launch never switches back */
+    }
     next_block(r);
     if (t->pos != 0)
       switch_to(&r->threads[0], 0);
@@ -384,8 +389,12 @@ static CUresult run_blocks(block_run *r) {
     self = outer;
   }
   for (int i = 0; r->threads && i < r->n; i++)
-    if (r->threads[i].map)
+    if (r->threads[i].map) {
+#ifdef ASAN_FIBERS /* a thread's last frames stay poisoned; the next map may reuse them */
+      __asan_unpoison_memory_region(r->threads[i].map + GUARD_SIZE, STACK_SIZE);
+#endif
       munmap(r->threads[i].map, GUARD_SIZE + STACK_SIZE);
+    }
   free(r->threads);
   free(r->done);
   return rc;
