@@ -105,6 +105,29 @@ static int mark_var(const tsl_expr *e, void *ud) {
   return 0;
 }
 
+/* The description's indices may be expressions of its iterators (the AMX
+ * tiles' B[vk // 4, vj, vk % 4]; TVM's descriptions index by iterators
+ * only): an iterator's mask has the buffers whose indices use it. */
+typedef struct desc_walk {
+  const tsl_block *d;
+  uint32_t buf;
+  uint32_t *masks; /* per rhs iter */
+  int foreign;
+} desc_walk;
+
+static int mark_desc_var(const tsl_expr *e, void *ud) {
+  desc_walk *w = ud;
+  if (e->kind != TSL_EXPR_VAR)
+    return 0;
+  for (uint32_t j = 0; j < w->d->n_iter_vars; j++)
+    if (w->d->iter_vars[j].var == e->u.var) {
+      w->masks[j] |= 1u << w->buf;
+      return 0;
+    }
+  w->foreign = 1;
+  return 0;
+}
+
 int rule_tz_mapping(const tsl_block *block, const tsl_func *desc, rule_tz_map *out) {
   memset(out, 0, sizeof *out);
   const tsl_block *d = desc_block(desc->body);
@@ -126,13 +149,10 @@ int rule_tz_mapping(const tsl_block *block, const tsl_func *desc, rule_tz_map *o
   uint32_t lmask[RULE_TZ_MAX_ITERS] = {0}, rmask[RULE_TZ_MAX_ITERS] = {0};
   for (uint32_t k = 0; k < out->n_bufs; k++) {
     for (uint32_t i = 0; i < out->n_rhs_idx[k]; i++) {
-      const tsl_expr *e = out->rhs_idx[k][i];
-      uint32_t j = 0;
-      while (j < out->n_rhs && !(e->kind == TSL_EXPR_VAR && d->iter_vars[j].var == e->u.var))
-        j++;
-      if (j == out->n_rhs)
-        return 0; /* a description index other than one of its iterators */
-      rmask[j] |= 1u << k;
+      desc_walk dw = {d, k, rmask, 0};
+      tsl_expr_visit(out->rhs_idx[k][i], mark_desc_var, &dw);
+      if (dw.foreign)
+        return 0; /* a description index using a variable not its iterator */
     }
     mask_walk w = {out, k, lmask};
     for (uint32_t i = 0; i < out->n_lhs_idx[k]; i++)

@@ -144,11 +144,21 @@ int tune_load_program(tuner *tu) {
 }
 
 /* What the rules know of the target: its kind, the cores from its
- * `threads` (or `num_cores`) option, else this machine's, and this
- * machine's vector width and CPU features. */
-static tsl_rule_target rule_target(const tsl_run_config *c) {
+ * `threads` (or `num_cores`) option, else this machine's, the CPU
+ * features the target reports (tsl_target_vtable.cpu_features), else this
+ * machine's, and the vector width they give. */
+static tsl_rule_target rule_target(const tuner *tu) {
+  const tsl_run_config *c = tu->run.cfg;
+  const tsl_target_vtable *vt = tu->run.tvt;
+  const char *features = NULL;
+  if (vt && tu->run.target &&
+      vt->struct_size >= offsetof(tsl_target_vtable, cpu_features) + sizeof vt->cpu_features &&
+      vt->cpu_features)
+    features = vt->cpu_features(tu->run.target);
+  if (!features)
+    features = tsl_host_cpu_features();
   tsl_rule_target t = {sizeof t, c->target.kind, 0,
-                       __builtin_cpu_supports("avx512f") ? 64 : 32, tsl_host_cpu_features()};
+                       tsl_cpu_features_have(features, "avx512f") ? 64 : 32, features};
   for (uint32_t i = 0; i < c->target.n_opts; i++)
     if (!strcmp(c->target.opts[i].key, "threads") ||
         !strcmp(c->target.opts[i].key, "num_cores"))
@@ -164,7 +174,7 @@ static tsl_rule_target rule_target(const tsl_run_config *c) {
  * sketches, and the postprocessors every candidate goes through. */
 /* The target's mutators (none for a target without defaults). */
 static int load_mutators(tuner *tu) {
-  tsl_rule_target t = rule_target(tu->run.cfg);
+  tsl_rule_target t = rule_target(tu);
   tsl_diag d = {0};
   int rc = tsl_space_default_mutators(tu->run.reg, &t, &tu->task->mutators,
                                       &tu->task->n_mutators, &d);
@@ -186,7 +196,7 @@ static int load_mutators(tuner *tu) {
 }
 
 static int load_rule_space(tuner *tu) {
-  tsl_rule_target t = rule_target(tu->run.cfg);
+  tsl_rule_target t = rule_target(tu);
   tsl_space_rule *rules = NULL;
   uint32_t n_rules = 0;
   tsl_diag d = {0};
@@ -368,7 +378,7 @@ static int open_session(tuner *tu) {
        * ordered for speed; as written when that fails or cannot be
        * lowered */
       const tsl_lowered_func *one[1] = {tu->task->ref_lf};
-      tsl_rule_target t = rule_target(tu->run.cfg);
+      tsl_rule_target t = rule_target(tu);
       if (!tsl_tune_reference_schedule(tu->run.ctx, tu->task->mod, tu->task->func_name,
                                        tu->task->func, tu->run.reg, &t, &tu->task->ref_sch, &d) &&
           tsl_lower_func(tu->run.arena, tsl_schedule_func(tu->task->ref_sch), NULL, &one[0], &d))
@@ -1137,7 +1147,7 @@ static int pre_tune(tuner *tu) {
       .top_measured = top_measured,
       .cands = t->cands,
       .rule_target = &t->rule_target};
-  t->rule_target = rule_target(cfg);
+  t->rule_target = rule_target(tu);
   t->exhausted = t->sp.trials <= 0;
   if (t->exhausted)
     return TSL_OK;

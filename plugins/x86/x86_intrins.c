@@ -94,6 +94,57 @@ static const char bf16[] =
     "T.reinterpret(\"bfloat16x32\", T.Broadcast(T.reinterpret(\"float32\", A[0:2]), 16)), "
     "B[0, 0:32])\n";
 
+/* AMX: one 16 x 16 tile of C (tmm0) += a 16-row tile of A (tmm1) times a
+ * tile of B (tmm2) in the VNNI layout, K/G rows of 16 groups of G: the
+ * packed weight's [K / G, 16, G] block, contiguous (64-byte rows). A's and
+ * C's rows are their buffers' rows (symbolic strides, in bytes for the
+ * instruction). The llvm target configures the tiles (all eight 16 rows x
+ * 64 bytes) where a function first uses them and releases them on return. */
+#define AMX_DESC(NAME, K, G, IN_A, IN_B, ACC)                                                       \
+  "    @T.prim_func\n"                                                                      \
+  "    def " NAME "_desc(a: T.handle, b: T.handle, c: T.handle):\n"                         \
+  "        A = T.match_buffer(a, (16, " #K "), \"" IN_A "\", offset_factor=1)\n"              \
+  "        B = T.match_buffer(b, (16, 16, " #G "), \"" IN_B "\", offset_factor=1)\n"          \
+  "        C = T.match_buffer(c, (16, 16), \"" ACC "\", offset_factor=1)\n"                 \
+  "        with T.block(\"root\"):\n"                                                       \
+  "            T.reads(C[0:16, 0:16], A[0:16, 0:" #K "], B[0:16, 0:16, 0:" #G "])\n"         \
+  "            T.writes(C[0:16, 0:16])\n"                                                   \
+  "            for i, j, k in T.grid(16, 16, " #K "):\n"                                     \
+  "                with T.block(\"update\"):\n"                                             \
+  "                    vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"                     \
+  "                    C[vi, vj] = C[vi, vj] + T.Cast(\"" ACC "\", A[vi, vk]) * T.Cast(\"" ACC \
+  "\", B[vk // " #G ", vj, vk % " #G "])\n"
+
+#define AMX_CALL(WHAT, ARGS)                                                                \
+  "            T.evaluate(T.call_llvm_intrin(\"int32\", \"llvm.x86." WHAT "\", T.uint32(0), " \
+  ARGS "))\n"
+
+#define AMX_IMPL(NAME, K, G, IN_A, IN_B, ACC, A_BYTES, TDP)                                         \
+  "    @T.prim_func\n"                                                                      \
+  "    def " NAME "_impl(a: T.handle, b: T.handle, c: T.handle):\n"                         \
+  "        sa = T.int32()\n"                                                                \
+  "        sc = T.int32()\n"                                                                \
+  "        A = T.match_buffer(a, (16, " #K "), \"" IN_A "\", offset_factor=1, strides=[sa, 1])\n" \
+  "        B = T.match_buffer(b, (16, 16, " #G "), \"" IN_B "\", offset_factor=1)\n"          \
+  "        C = T.match_buffer(c, (16, 16), \"" ACC "\", offset_factor=1, strides=[sc, 1])\n" \
+  "        with T.block(\"root\"):\n"                                                       \
+  "            T.reads(C[0:16, 0:16], A[0:16, 0:" #K "], B[0:16, 0:16, 0:" #G "])\n"         \
+  "            T.writes(C[0:16, 0:16])\n"                                                   \
+  AMX_CALL("tileloadd64", "T.int8(0), T.address_of(C[0, 0]), T.Cast(\"int64\", sc) * T.int64(4)") \
+  AMX_CALL("tileloadd64", "T.int8(1), T.address_of(A[0, 0]), T.Cast(\"int64\", sa) * T.int64(" #A_BYTES ")") \
+  AMX_CALL("tileloadd64", "T.int8(2), T.address_of(B[0, 0, 0]), T.int64(64)")                \
+  AMX_CALL(TDP, "T.int8(0), T.int8(1), T.int8(2)")                                           \
+  AMX_CALL("tilestored64", "T.int8(0), T.address_of(C[0, 0]), T.Cast(\"int64\", sc) * T.int64(4)")
+
+static const char amx_int8[] =
+    "@I.ir_module\nclass Module:\n" AMX_DESC("dot_16x16x64_amx", 64, 4, "uint8", "int8", "int32") "\n"
+    AMX_IMPL("dot_16x16x64_amx", 64, 4, "uint8", "int8", "int32", 1, "tdpbusd");
+
+static const char amx_bf16[] =
+    "@I.ir_module\nclass Module:\n"
+    AMX_DESC("dot_16x16x32_bf16_amx", 32, 2, "bfloat16", "bfloat16", "float32") "\n"
+    AMX_IMPL("dot_16x16x32_bf16_amx", 32, 2, "bfloat16", "bfloat16", "float32", 2, "tdpbf16ps");
+
 static const x86_intrin table[] = {
     {"dot_16x4_vnni", "u8 x i8 -> i32 dot products of 16 lanes x 4 (AVX-512 VNNI vpdpbusd)",
      vnni, "avx512vnni,avx512bw"},
@@ -103,6 +154,10 @@ static const x86_intrin table[] = {
      "vpmaddwd)", avx2, "avx2"},
     {"dot_16x2_bf16_avx512", "bf16 x bf16 -> f32 dot products of 16 lanes x 2 (AVX-512 BF16 "
      "vdpbf16ps)", bf16, "avx512bf16,avx512bw"},
+    {"dot_16x16x64_amx", "u8 x i8 -> i32, a 16 x 16 tile += 16 x 64 by 64 x 16 (AMX tdpbusd)",
+     amx_int8, "amx-tile,amx-int8"},
+    {"dot_16x16x32_bf16_amx", "bf16 x bf16 -> f32, a 16 x 16 tile += 16 x 32 by 32 x 16 (AMX "
+     "tdpbf16ps)", amx_bf16, "amx-tile,amx-bf16"},
 };
 
 const x86_intrin *x86_intrins(uint32_t *n) {

@@ -113,14 +113,20 @@ static int check_cpu(const char *what, const char *v, tsl_diag *diag) {
  * code this host cannot run is refused too. */
 static int parse_on_host(uint32_t n, const tsl_kv *kv, int runnable, tll_opts *out,
                          tsl_diag *diag) {
-  char *name = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-  tll_host host = {name ? name : "", features ? features : "",
+  char *name = LLVMGetHostCPUName(), *llvm_features = LLVMGetHostCPUFeatures();
+  char *features = tll_amx_host_features(llvm_features ? llvm_features : "");
+  LLVMDisposeMessage(llvm_features);
+  if (!features) {
+    LLVMDisposeMessage(name);
+    return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
+  }
+  tll_host host = {name ? name : "", features,
                    getenv("TESSEL_LLVM_MCPU")};
   int rc = tll_opts_parse_for(n, kv, &host, out, diag);
   if (!rc && runnable && (rc = tll_check_runnable(out, host.cpu, host.features, diag)))
     tll_opts_free(out);
   LLVMDisposeMessage(name);
-  LLVMDisposeMessage(features);
+  free(features);
   return rc;
 }
 

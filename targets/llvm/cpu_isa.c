@@ -8,6 +8,7 @@
 #include "llvm_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t bit_of(const char *name, size_t n) {
@@ -59,6 +60,20 @@ uint64_t tll_isa_of_host(const char *host_features) {
     if (tll_has_feature(host_features, tll_isa_features[i]))
       isa |= (uint64_t)1 << i;
   return isa;
+}
+
+char *tll_isa_names(uint64_t isa) {
+  size_t cap = 1;
+  for (int i = 0; tll_isa_features[i]; i++)
+    cap += strlen(tll_isa_features[i]) + 1;
+  char *s = malloc(cap);
+  if (!s)
+    return NULL;
+  s[0] = 0;
+  for (int i = 0; tll_isa_features[i]; i++)
+    if (isa >> i & 1)
+      strcat(strcat(s, *s ? "," : ""), tll_isa_features[i]);
+  return s;
 }
 
 /* CPUs named in the message as runnable alternatives when the host has

@@ -87,7 +87,8 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
       close(fd);
       rc = emit_object(tm, mod, obj, diag);
       if (!rc)
-        rc = tll_link_shared(obj, path, uses_gomp(mod), NULL, diag);
+        rc = tll_link_shared_with(obj, path, uses_gomp(mod),
+                                  tll_amx_used(mod) ? tll_amx_emulator() : NULL, NULL, diag);
       unlink(obj);
     }
   }

@@ -22,7 +22,7 @@
 
 struct tsl_kernel {
   LLVMOrcLLJITRef jit;
-  void *gomp, *libm;
+  void *gomp, *libm, *amx_emu;
   uint32_t n;
   char **names;
   tsl_packed_fn *fns;
@@ -105,6 +105,8 @@ static void *resolve(tsl_kernel *k, const char *name) {
     if (!strcmp(builtins[i].name, name))
       return builtins[i].addr;
   void *p = NULL;
+  if (k->amx_emu && !strncmp(name, "tessel_amx_emu_", 15))
+    return dlsym(k->amx_emu, name);
   if (k->gomp && (!strncmp(name, "GOMP_", 5) || !strncmp(name, "omp_", 4)))
     p = dlsym(k->gomp, name);
   if (!p && k->libm)
@@ -186,6 +188,8 @@ void tll_jit_free(tsl_kernel *k) {
     dlclose(k->gomp);
   if (k->libm)
     dlclose(k->libm);
+  if (k->amx_emu)
+    dlclose(k->amx_emu);
   free(k);
 }
 
@@ -224,6 +228,20 @@ int tll_jit_build(tsl_target *t, const tsl_lowered_module *m,
     LLVMDisposeTargetMachine(tm);
     tll_jit_free(k);
     return rc;
+  }
+  if (tll_amx_used(mod)) { /* amx.c */
+    const char *emu = tll_amx_emulator();
+    if (emu && !(k->amx_emu = dlopen(emu, RTLD_NOW | RTLD_LOCAL)))
+      rc = tsl_diag_set(diag, TSL_EINVALID, "llvm target: TESSEL_AMX_EMULATE: %s", dlerror());
+    else if (!emu)
+      rc = tll_amx_permit(diag);
+    if (rc) {
+      LLVMDisposeModule(mod);
+      LLVMOrcDisposeThreadSafeContext(tsc);
+      LLVMDisposeTargetMachine(tm);
+      tll_jit_free(k);
+      return rc;
+    }
   }
   double t0 = tll_now();
   LLVMOrcLLJITBuilderRef jb = LLVMOrcCreateLLJITBuilder();

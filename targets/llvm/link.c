@@ -121,14 +121,18 @@ static void resolve(const char *cc) {
 
 /* The driver's line, its errors reported. */
 static int link_by_driver(const char *cc, const char *obj, const char *so, int gomp,
-                          tsl_diag *diag) {
-  char *argv[10];
+                          const char *lib, const char *rpath, tsl_diag *diag) {
+  char *argv[12];
   int n = 0;
   argv[n++] = (char *)cc;
   argv[n++] = "-shared";
   argv[n++] = "-o";
   argv[n++] = (char *)so;
   argv[n++] = (char *)obj;
+  if (lib) {
+    argv[n++] = (char *)lib;
+    argv[n++] = (char *)rpath;
+  }
   if (gomp)
     argv[n++] = "-lgomp";
   argv[n++] = "-lm";
@@ -162,8 +166,25 @@ static int link_by_driver(const char *cc, const char *obj, const char *so, int g
 }
 
 int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_diag *diag) {
+  return tll_link_shared_with(obj, so, gomp, NULL, direct, diag);
+}
+
+int tll_link_shared_with(const char *obj, const char *so, int gomp, const char *lib, int *direct,
+                         tsl_diag *diag) {
   const char *cc = compiler();
-  char *argv[24];
+  char *argv[28];
+  /* `lib` by its path, found again through a run path to its folder */
+  char dir[1024], ld_rpath[1040], cc_rpath[1040];
+  if (lib) {
+    snprintf(dir, sizeof dir, "%s", lib);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+      *slash = 0;
+    else
+      snprintf(dir, sizeof dir, ".");
+    snprintf(ld_rpath, sizeof ld_rpath, "-rpath=%s", dir);
+    snprintf(cc_rpath, sizeof cc_rpath, "-Wl,-rpath,%s", dir);
+  }
   char ld[1024], files[N_FILES][1024];
   int n = 0;
   pthread_mutex_lock(&tc_lock);
@@ -192,6 +213,10 @@ int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_
       argv[n++] = files[i];
       if (i == F_CRTBEGIN)
         argv[n++] = (char *)obj;
+      if (i == F_CRTBEGIN && lib) {
+        argv[n++] = (char *)lib;
+        argv[n++] = ld_rpath;
+      }
     }
     argv[n] = NULL;
     char out[2048];
@@ -202,7 +227,7 @@ int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_
       return TSL_OK;
     }
   }
-  int rc = link_by_driver(cc, obj, so, gomp, diag);
+  int rc = link_by_driver(cc, obj, so, gomp, lib, lib ? cc_rpath : NULL, diag);
   if (can && rc == TSL_OK) {
     /* the driver links what ld alone did not: the driver from now on */
     pthread_mutex_lock(&tc_lock);

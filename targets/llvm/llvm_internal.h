@@ -90,6 +90,9 @@ uint64_t tll_cpu_isa_of(const char *cpu);
 uint64_t tll_isa_required(const char *cpu, const char *features);
 /* What a host feature string (LLVMGetHostCPUFeatures) enables. */
 uint64_t tll_isa_of_host(const char *host_features);
+/* The names of a set's features, comma-separated (malloc; NULL when out of
+ * memory). */
+char *tll_isa_names(uint64_t isa);
 /* TSL_OK when this host (its LLVM CPU name and feature string) can run
  * code built with `o`; else TSL_EUNSUPPORTED with a message naming the CPU,
  * the missing features and CPUs that would run here. */
@@ -101,6 +104,7 @@ int tll_check_runnable(const tll_opts *o, const char *host_cpu,
 struct tsl_target {
   tll_opts opts;
   char *describe;
+  char *cpu_features; /* the ISA of opts, as the rules name features */
   void *gomp; /* dlopen("libgomp.so.1") when threads > 1 */
 };
 
@@ -143,6 +147,21 @@ typedef struct tll_cg {
 int tll_codegen_module(LLVMContextRef ctx, const tll_opts *o,
                        const tsl_lowered_module *m, const char *prefix,
                        LLVMModuleRef *out, tsl_diag *diag);
+
+/* amx.c: AMX tiles around the tile intrinsics a module calls (configured
+ * per function, released on return; emulated under TESSEL_AMX_EMULATE). */
+/* The emulator library TESSEL_AMX_EMULATE names, or NULL. */
+const char *tll_amx_emulator(void);
+/* After codegen: configure and release the tiles where the module's
+ * functions use them; *uses_tiles 1 if any does. */
+int tll_amx_finish(LLVMModuleRef mod, int *uses_tiles, tsl_diag *diag);
+/* 1 when tll_amx_finish found tile intrinsics in `mod`. */
+int tll_amx_used(LLVMModuleRef mod);
+/* Linux's permission for this process to use the tiles' state. */
+int tll_amx_permit(tsl_diag *diag);
+/* The host's LLVM feature string, with amx-tile, amx-int8 and amx-bf16 on
+ * when emulating (malloc; NULL when out of memory). */
+char *tll_amx_host_features(const char *features);
 
 /* codegen_func.c: the target attributes every function gets */
 void tll_fn_attrs(tll_cg *cg, LLVMValueRef fn);
@@ -262,6 +281,10 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
  * $CC, or else by the compiler's driver, whose errors are reported.
  * *direct (may be NULL): 1 when ld linked it directly. */
 int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_diag *diag);
+/* The same, linking the shared library `lib` too (by its path, with a run
+ * path to its folder): the AMX emulator (amx.c). */
+int tll_link_shared_with(const char *obj, const char *so, int gomp, const char *lib, int *direct,
+                         tsl_diag *diag);
 
 /* The vtable (plugin.c), for tests that link the static library. */
 extern const tsl_target_vtable tll_vtable;

@@ -24,6 +24,7 @@ static void t_destroy(tsl_target *t) {
     dlclose(t->gomp);
   tll_opts_free(&t->opts);
   free(t->describe);
+  free(t->cpu_features);
   free(t);
 }
 
@@ -53,7 +54,8 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
     }
   }
   t->describe = tll_opts_describe(&t->opts);
-  if (!t->describe) {
+  t->cpu_features = tll_isa_names(tll_isa_required(t->opts.cpu, t->opts.features));
+  if (!t->describe || !t->cpu_features) {
     t_destroy(t);
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
   }
@@ -63,6 +65,8 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
 }
 
 static const char *t_describe(tsl_target *t) { return t ? t->describe : ""; }
+
+static const char *t_cpu_features(tsl_target *t) { return t ? t->cpu_features : NULL; }
 
 static int t_build(tsl_target *t, const tsl_lowered_module *m,
                    tsl_kernel **out, tsl_build_stats *stats, tsl_diag *diag) {
@@ -126,4 +130,5 @@ const tsl_target_vtable tll_vtable = {
     .synchronize = t_sync,
     .space_defaults = &tll_space_defaults,
     .space_defaults_for = tll_space_defaults_for,
+    .cpu_features = t_cpu_features,
 };

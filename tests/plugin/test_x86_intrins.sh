@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # TAP test: the x86 plugin's tensor intrinsics (dot_16x4_vnni,
-# dot_16x4_avx512, dot_16x4_avx2, dot_16x2_bf16_avx512),
+# dot_16x4_avx512, dot_16x4_avx2, dot_16x2_bf16_avx512, and the AMX tiles
+# dot_16x16x64_amx and dot_16x16x32_bf16_amx, run on this CPU's AMX where
+# it has it and on the emulator everywhere: TESSEL_AMX_EMULATE),
 # MultiLevelTilingWithIntrin and the llvm target's DefaultX86 space. Each
 # intrinsic tensorizes a packed dense layer and the program runs, checked
 # against the interpreter, where this CPU has its features; where it does
@@ -17,8 +19,8 @@ bf="$src/workloads/dense_bf16_packed.py"
 flags=$(grep -m1 '^flags' /proc/cpuinfo)
 has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
 
-check "tessel plugins lists the four intrinsics of tessel-x86.so" bash -c "
-  '$exe' plugins | grep -E '^intrin +(dot_16x4_vnni|dot_16x4_avx512|dot_16x4_avx2|dot_16x2_bf16_avx512) .*tessel-x86.so$' | wc -l | grep -qx 4"
+check "tessel plugins lists the six intrinsics of tessel-x86.so" bash -c "
+  '$exe' plugins | grep -E '^intrin +(dot_16x4_vnni|dot_16x4_avx512|dot_16x4_avx2|dot_16x2_bf16_avx512|dot_16x16x64_amx|dot_16x16x32_bf16_amx) .*tessel-x86.so$' | wc -l | grep -qx 6"
 
 # intrinsic, workload, schedule, the LLVM intrinsic it calls, /proc/cpuinfo flags, LLVM feature,
 # a CPU without that feature, the vector lanes of one call
@@ -65,6 +67,38 @@ else
   done
 fi
 
+# AMX tiles: each intrinsic tensorizes a packed dense layer by hand, and the
+# program runs (serially, and with its row loop parallel on 2 threads, each
+# thread configuring its own tiles) and agrees with the interpreter: on this
+# CPU's AMX where it has it, on the emulator (tests/plugin/x86/amx_emu.c)
+# everywhere.
+emu="${TESSEL_AMX_EMU_LIB:?}"
+for row in "dot_16x16x64_amx $i8 64 tdpbusd amx_int8 1" "dot_16x16x32_bf16_amx $bf 32 tdpbf16ps amx_bf16 2"; do
+  set -- $row
+  sed "s/INTRIN/$1/;s/KT/$3/" "$d/tensorize_amx.sch" > "$tmp/$1.sch"
+  sed 's/^b10 = sch.blockize/sch.parallel(loop=l4)\nb10 = sch.blockize/' "$tmp/$1.sch" > "$tmp/$1_par.sch"
+  check "$1: tensorize exits 0" test "$(status "$exe" schedule "$2" "$tmp/$1.sch")" = 0
+  check "  ... C's tile loaded, $4, stored, each at its buffer's row stride" bash -c "
+    grep -qF '\"llvm.x86.tileloadd64\", T.uint32(0), T.int8(0), T.address_of(C_1[0, 0]), T.Cast(\"int64\", sc) * T.int64(4)' '$tmp/out' &&
+    grep -qF '\"llvm.x86.tileloadd64\", T.uint32(0), T.int8(1), T.address_of(A_1[0, 0]), T.Cast(\"int64\", sa) * T.int64($6)' '$tmp/out' &&
+    grep -qF '\"llvm.x86.$4\", T.uint32(0), T.int8(0), T.int8(1), T.int8(2)' '$tmp/out' &&
+    grep -qF '\"llvm.x86.tilestored64\", T.uint32(0), T.int8(0), T.address_of(C_1[0, 0])' '$tmp/out'"
+  if has amx_tile $5; then
+    check "$1: runs on this CPU's AMX and agrees with the interpreter" \
+      bash -c "'$exe' run '$2' --schedule '$tmp/$1.sch' 2>&1 | grep -q '^  check: ok (interp reference'"
+    check "  ... parallel on 2 threads too" \
+      bash -c "'$exe' run '$2' --schedule '$tmp/$1_par.sch' --threads 2 2>&1 | grep -q '^  check: ok (interp reference'"
+  else
+    check "$1: this CPU lacks AMX: the llvm target refuses the tiles by name (exit 2)" \
+      test "$(status "$exe" run "$2" --schedule "$tmp/$1.sch")" = 2
+    check "  ... saying amx-tile is missing" grep -q "llvm.x86.tileloadd64 needs amx-tile, which the target's CPU" "$tmp/err"
+  fi
+  check "$1: on the emulator, agrees with the interpreter" \
+    bash -c "TESSEL_AMX_EMULATE='$emu' '$exe' run '$2' --schedule '$tmp/$1.sch' 2>&1 | grep -q '^  check: ok (interp reference'"
+  check "  ... parallel on 2 threads too" \
+    bash -c "TESSEL_AMX_EMULATE='$emu' '$exe' run '$2' --schedule '$tmp/$1_par.sch' --threads 2 2>&1 | grep -q '^  check: ok (interp reference'"
+done
+
 # MultiLevelTilingWithIntrin in the llvm target's default space
 space() { "$exe" space "$1" --num-cores 2 --cpu-features "$2" > "$tmp/sp" 2>"$tmp/err" && grep -o 'ann_val="dot_[a-z0-9_]*"' "$tmp/sp" | sort -u | tr '\n' ' '; }
 out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni)
@@ -81,6 +115,15 @@ out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512bf16)
 check "AVX-512 BF16: the bfloat16 dense layer uses dot_16x2_bf16_avx512" test "$out" = 'ann_val="dot_16x2_bf16_avx512" '
 out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni)
 check "  ... without AVX-512 BF16 it does not" test -z "$out"
+out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8)
+check "AMX-INT8: the int8 dense layer's sketches use dot_16x16x64_amx, before VNNI" test "$out" = 'ann_val="dot_16x16x64_amx" '
+out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-bf16)
+check "  ... not without amx-int8" test "$out" = 'ann_val="dot_16x4_vnni" '
+out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16)
+check "AMX-BF16: the bfloat16 dense layer's use dot_16x16x32_bf16_amx" test "$out" = 'ann_val="dot_16x16x32_bf16_amx" '
+check "  ... and the postprocessors tensorize every sketch" bash -c "
+  '$exe' space '$bf' --num-cores 2 --cpu-features avx2,avx512f,avx512bw,avx512bf16,amx-tile,amx-bf16 --postproc > '$tmp/pp' &&
+  ! grep -q rejected '$tmp/pp' && test \$(grep -c 'sch.tensorize(block_or_loop=.*tensor_intrin=\"dot_16x16x32_bf16_amx\"' '$tmp/pp') = 3"
 out=$(space "$src/workloads/matmul_128.py" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16)
 check "a float32 matmul: no intrinsic applies" test -z "$out"
 check "the postprocessors keep every VNNI sketch (RewriteTensorize tensorizes them)" bash -c "
@@ -153,6 +196,19 @@ if [ -n "$want" ]; then
 else
   check "  ... with no intrinsic on this CPU (DefaultLLVM)" bash -c "! grep -q 'auto_tensorize' '$tmp/out'"
 fi
+
+# The space follows the target's CPU, not the host's: the tuner takes the
+# features the target reports (tsl_target_vtable.cpu_features).
+sed -e "s|  kind: llvm|  kind: llvm\n  mcpu: x86-64-v2|" -e "s|$tmp/t.db|$tmp/t2.db|" "$tmp/t.yaml" > "$tmp/t2.yaml"
+check "tune for an SSE4.2 target (mcpu x86-64-v2) on any host: exit 0" test "$(status "$exe" tune "$tmp/t2.yaml")" = 0
+check "  ... no intrinsic in its space, none failed" bash -c "! grep -q 'auto_tensorize' '$tmp/out' && grep -q '(0 failed)' '$tmp/out'"
+# On the emulator the host has AMX: tuning from the bare program tensorizes
+# with the tiles, and every candidate agrees with the reference.
+sed -e "s|$tmp/t.db|$tmp/t3.db|" -e "s|threads: 1|threads: 2|" "$tmp/t.yaml" > "$tmp/t3.yaml"
+check "tune the int8 dense layer on the AMX emulator for 8 trials: exit 0" \
+  test "$(TESSEL_AMX_EMULATE="$emu" status "$exe" tune "$tmp/t3.yaml")" = 0
+check "  ... tensorized with dot_16x16x64_amx" grep -q 'ann_val="dot_16x16x64_amx"' "$tmp/out"
+check "  ... its candidates ran and agreed with the reference" bash -c "! grep -q 'no candidate ran successfully' '$tmp/out' && grep -q '(0 failed)' '$tmp/out'"
 
 echo "1..$n"
 exit $((failed > 0))

@@ -61,7 +61,7 @@ extern "C" {
 /* ---- versions ------------------------------------------------------------ */
 
 #define TSL_ABI_MAJOR 1
-#define TSL_ABI_MINOR 14
+#define TSL_ABI_MINOR 15
 /* A version number: major in the high 16 bits, minor in the low 16. */
 #define TSL_ABI_MAKE(major, minor) (((uint32_t)(major) << 16) | (uint32_t)(minor))
 #define TSL_ABI_VERSION TSL_ABI_MAKE(TSL_ABI_MAJOR, TSL_ABI_MINOR)

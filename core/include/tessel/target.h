@@ -154,6 +154,13 @@ typedef struct tsl_target_vtable {
    * (or device) the rules see, `t` (its cpu_features), as TVM picks its
    * lists by the target's features; NULL to take space_defaults. */
   const tsl_space_defaults *(*space_defaults_for)(const struct tsl_rule_target *t);
+  /* Appended in 1.15, may be NULL. The CPU features the code `t` builds
+   * may use, named as the schedule rules name them
+   * (tsl_rule_target.cpu_features: LLVM's names, comma-separated), so that
+   * a tuning run's space follows the target's CPU rather than the host's
+   * (the llvm target: its mcpu and mattr). NULL, or a NULL result: the
+   * host's (tsl_host_cpu_features). Valid while `t` lives. */
+  const char *(*cpu_features)(tsl_target *t);
 } tsl_target_vtable;
 
 #ifdef __cplusplus
