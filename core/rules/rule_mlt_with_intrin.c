@@ -131,7 +131,9 @@ static int mwi_apply(tsl_sch_rule *rule, tsl_schedule *sch, tsl_sch_rv block,
       tsl_schedule_free(sch);
       return tsl_diag_set(diag, TSL_EINVALID, "%s: no tensor intrinsic named '%s' is "
                           "registered (the x86 plugin registers dot_16x4_vnni, "
-                          "dot_16x4_avx512, dot_16x4_avx2 and dot_16x2_bf16_avx512; `tessel "
+                          "dot_16x4_avx512, dot_16x4_avx2, dot_16x2_bf16_avx512 and the AMX "
+                          "tiles dot_32x32x256_amx, dot_16x16x64_amx, dot_32x32x128_bf16_amx, "
+                          "dot_16x16x32_bf16_amx; `tessel "
                           "plugins` lists what is loaded)", who, name);
     }
     if (rule->has_features &&

@@ -145,6 +145,74 @@ static const char amx_bf16[] =
     AMX_DESC("dot_16x16x32_bf16_amx", 32, 2, "bfloat16", "bfloat16", "float32") "\n"
     AMX_IMPL("dot_16x16x32_bf16_amx", 32, 2, "bfloat16", "bfloat16", "float32", 2, "tdpbf16ps");
 
+/* AMX, 2 x 2 tiles of C held in tmm0-3 across the reduction: C's 32 x 32
+ * block is loaded once, then for each of 4 steps of KT two tiles of A
+ * (rows 0-15, 16-31: tmm4, tmm5) and two of B (columns 0-15, 16-31: the
+ * packed weight's blocks N / 16 and N / 16 + 1, tmm6, tmm7) feed four
+ * dot products, and C is stored once: per step four tile loads for four
+ * tdpbusd, where dot_16x16x64_amx moves C's tile in and out for each. B's
+ * two column blocks are a symbolic stride apart, each step's rows
+ * contiguous. */
+#define AMX2_DESC(NAME, K, K4, G, IN_A, IN_B, ACC)                                          \
+  "    @T.prim_func\n"                                                                      \
+  "    def " NAME "_desc(a: T.handle, b: T.handle, c: T.handle):\n"                         \
+  "        A = T.match_buffer(a, (32, " #K "), \"" IN_A "\", offset_factor=1)\n"            \
+  "        B = T.match_buffer(b, (2, " #K4 ", 16, " #G "), \"" IN_B "\", offset_factor=1)\n" \
+  "        C = T.match_buffer(c, (32, 32), \"" ACC "\", offset_factor=1)\n"                 \
+  "        with T.block(\"root\"):\n"                                                       \
+  "            T.reads(C[0:32, 0:32], A[0:32, 0:" #K "], B[0:2, 0:" #K4 ", 0:16, 0:" #G "])\n" \
+  "            T.writes(C[0:32, 0:32])\n"                                                   \
+  "            for i, j, k in T.grid(32, 32, " #K "):\n"                                     \
+  "                with T.block(\"update\"):\n"                                             \
+  "                    vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"                     \
+  "                    C[vi, vj] = C[vi, vj] + T.Cast(\"" ACC "\", A[vi, vk]) * T.Cast(\"" ACC \
+  "\", B[vj // 16, vk // " #G ", vj % 16, vk % " #G "])\n"
+
+#define AMX2_C(OP, T_, R, COL)                                                              \
+  AMX_CALL(OP, "T.int8(" #T_ "), T.address_of(C[" #R ", " #COL "]), T.Cast(\"int64\", sc) * T.int64(4)")
+
+#define AMX2_STEP(WHAT, ARGS)                                                               \
+  "                T.evaluate(T.call_llvm_intrin(\"int32\", \"llvm.x86." WHAT "\", T.uint32(0), " \
+  ARGS "))\n"
+
+#define AMX2_IMPL(NAME, K, K4, KT, G, ROW, IN_A, IN_B, ACC, A_BYTES, TDP)                        \
+  "    @T.prim_func\n"                                                                      \
+  "    def " NAME "_impl(a: T.handle, b: T.handle, c: T.handle):\n"                         \
+  "        sa = T.int32()\n"                                                                \
+  "        sb = T.int32()\n"                                                                \
+  "        sc = T.int32()\n"                                                                \
+  "        A = T.match_buffer(a, (32, " #K "), \"" IN_A "\", offset_factor=1, strides=[sa, 1])\n" \
+  "        B = T.match_buffer(b, (2, " #K4 ", 16, " #G "), \"" IN_B "\", offset_factor=1, "   \
+  "strides=[sb, " #ROW ", " #G ", 1])\n"                                                    \
+  "        C = T.match_buffer(c, (32, 32), \"" ACC "\", offset_factor=1, strides=[sc, 1])\n" \
+  "        with T.block(\"root\"):\n"                                                       \
+  "            T.reads(C[0:32, 0:32], A[0:32, 0:" #K "], B[0:2, 0:" #K4 ", 0:16, 0:" #G "])\n" \
+  "            T.writes(C[0:32, 0:32])\n"                                                   \
+  AMX2_C("tileloadd64", 0, 0, 0) AMX2_C("tileloadd64", 1, 0, 16)                            \
+  AMX2_C("tileloadd64", 2, 16, 0) AMX2_C("tileloadd64", 3, 16, 16)                          \
+  "            for ko in range(4):\n"                                                       \
+  AMX2_STEP("tileloadd64", "T.int8(4), T.address_of(A[0, ko * " #KT "]), T.Cast(\"int64\", sa) * T.int64(" #A_BYTES ")") \
+  AMX2_STEP("tileloadd64", "T.int8(5), T.address_of(A[16, ko * " #KT "]), T.Cast(\"int64\", sa) * T.int64(" #A_BYTES ")") \
+  AMX2_STEP("tileloadd64", "T.int8(6), T.address_of(B[0, ko * 16, 0, 0]), T.int64(64)")     \
+  AMX2_STEP("tileloadd64", "T.int8(7), T.address_of(B[1, ko * 16, 0, 0]), T.int64(64)")     \
+  AMX2_STEP(TDP, "T.int8(0), T.int8(4), T.int8(6)")                                          \
+  AMX2_STEP(TDP, "T.int8(1), T.int8(4), T.int8(7)")                                          \
+  AMX2_STEP(TDP, "T.int8(2), T.int8(5), T.int8(6)")                                          \
+  AMX2_STEP(TDP, "T.int8(3), T.int8(5), T.int8(7)")                                          \
+  AMX2_C("tilestored64", 0, 0, 0) AMX2_C("tilestored64", 1, 0, 16)                          \
+  AMX2_C("tilestored64", 2, 16, 0) AMX2_C("tilestored64", 3, 16, 16)
+
+static const char amx2_int8[] =
+    "@I.ir_module\nclass Module:\n"
+    AMX2_DESC("dot_32x32x256_amx", 256, 64, 4, "uint8", "int8", "int32") "\n"
+    AMX2_IMPL("dot_32x32x256_amx", 256, 64, 64, 4, 64, "uint8", "int8", "int32", 1, "tdpbusd");
+
+static const char amx2_bf16[] =
+    "@I.ir_module\nclass Module:\n"
+    AMX2_DESC("dot_32x32x128_bf16_amx", 128, 64, 2, "bfloat16", "bfloat16", "float32") "\n"
+    AMX2_IMPL("dot_32x32x128_bf16_amx", 128, 64, 32, 2, 32, "bfloat16", "bfloat16", "float32", 2,
+              "tdpbf16ps");
+
 static const x86_intrin table[] = {
     {"dot_16x4_vnni", "u8 x i8 -> i32 dot products of 16 lanes x 4 (AVX-512 VNNI vpdpbusd)",
      vnni, "avx512vnni,avx512bw"},
@@ -154,6 +222,10 @@ static const x86_intrin table[] = {
      "vpmaddwd)", avx2, "avx2"},
     {"dot_16x2_bf16_avx512", "bf16 x bf16 -> f32 dot products of 16 lanes x 2 (AVX-512 BF16 "
      "vdpbf16ps)", bf16, "avx512bf16,avx512bw"},
+    {"dot_32x32x256_amx", "u8 x i8 -> i32, 2 x 2 tiles += 32 x 256 by 256 x 32, C held in "
+     "tiles over 4 steps (AMX tdpbusd)", amx2_int8, "amx-tile,amx-int8"},
+    {"dot_32x32x128_bf16_amx", "bf16 x bf16 -> f32, 2 x 2 tiles += 32 x 128 by 128 x 32, C "
+     "held in tiles over 4 steps (AMX tdpbf16ps)", amx2_bf16, "amx-tile,amx-bf16"},
     {"dot_16x16x64_amx", "u8 x i8 -> i32, a 16 x 16 tile += 16 x 64 by 64 x 16 (AMX tdpbusd)",
      amx_int8, "amx-tile,amx-int8"},
     {"dot_16x16x32_bf16_amx", "bf16 x bf16 -> f32, a 16 x 16 tile += 16 x 32 by 32 x 16 (AMX "

@@ -23,8 +23,9 @@
 #include "tessel/rules.h"
 
 static const tsl_kv with_intrin[] = {
-    {"intrin_name", "dot_16x16x64_amx,dot_16x4_vnni,dot_16x4_avx512,dot_16x4_avx2,"
-                    "dot_16x16x32_bf16_amx,dot_16x2_bf16_avx512"},
+    {"intrin_name", "dot_32x32x256_amx,dot_16x16x64_amx,dot_16x4_vnni,dot_16x4_avx512,"
+                    "dot_16x4_avx2,dot_32x32x128_bf16_amx,dot_16x16x32_bf16_amx,"
+                    "dot_16x2_bf16_avx512"},
 };
 
 static const tsl_kv tensorize[] = {{"vectorize_init_loop", "true"}};

@@ -19,8 +19,8 @@ bf="$src/workloads/dense_bf16_packed.py"
 flags=$(grep -m1 '^flags' /proc/cpuinfo)
 has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
 
-check "tessel plugins lists the six intrinsics of tessel-x86.so" bash -c "
-  '$exe' plugins | grep -E '^intrin +(dot_16x4_vnni|dot_16x4_avx512|dot_16x4_avx2|dot_16x2_bf16_avx512|dot_16x16x64_amx|dot_16x16x32_bf16_amx) .*tessel-x86.so$' | wc -l | grep -qx 6"
+check "tessel plugins lists the eight intrinsics of tessel-x86.so" bash -c "
+  '$exe' plugins | grep -E '^intrin +(dot_16x4_vnni|dot_16x4_avx512|dot_16x4_avx2|dot_16x2_bf16_avx512|dot_16x16x64_amx|dot_16x16x32_bf16_amx|dot_32x32x256_amx|dot_32x32x128_bf16_amx) .*tessel-x86.so$' | wc -l | grep -qx 8"
 
 # intrinsic, workload, schedule, the LLVM intrinsic it calls, /proc/cpuinfo flags, LLVM feature,
 # a CPU without that feature, the vector lanes of one call
@@ -73,16 +73,27 @@ fi
 # CPU's AMX where it has it, on the emulator (tests/plugin/x86/amx_emu.c)
 # everywhere.
 emu="${TESSEL_AMX_EMU_LIB:?}"
-for row in "dot_16x16x64_amx $i8 64 tdpbusd amx_int8 1" "dot_16x16x32_bf16_amx $bf 32 tdpbf16ps amx_bf16 2"; do
+# intrinsic, workload, KT, instruction, /proc/cpuinfo flag, A's bytes, MT, C's first tile
+for row in "dot_16x16x64_amx $i8 64 tdpbusd amx_int8 1 16 0" \
+           "dot_16x16x32_bf16_amx $bf 32 tdpbf16ps amx_bf16 2 16 0" \
+           "dot_32x32x256_amx $d/dense_int8_k512.py 256 tdpbusd amx_int8 1 32 4" \
+           "dot_32x32x128_bf16_amx $d/dense_bf16_k256.py 128 tdpbf16ps amx_bf16 2 32 4"; do
   set -- $row
-  sed "s/INTRIN/$1/;s/KT/$3/" "$d/tensorize_amx.sch" > "$tmp/$1.sch"
+  sed "s/INTRIN/$1/;s/KT/$3/;s/MT/$7/g" "$d/tensorize_amx.sch" > "$tmp/$1.sch"
   sed 's/^b10 = sch.blockize/sch.parallel(loop=l4)\nb10 = sch.blockize/' "$tmp/$1.sch" > "$tmp/$1_par.sch"
   check "$1: tensorize exits 0" test "$(status "$exe" schedule "$2" "$tmp/$1.sch")" = 0
-  check "  ... C's tile loaded, $4, stored, each at its buffer's row stride" bash -c "
+  a=$(( $8 ? 4 : 1 )); b=$(( $8 ? 6 : 2 ))
+  check "  ... C loaded, $4, C stored, each at its buffer's row stride" bash -c "
     grep -qF '\"llvm.x86.tileloadd64\", T.uint32(0), T.int8(0), T.address_of(C_1[0, 0]), T.Cast(\"int64\", sc) * T.int64(4)' '$tmp/out' &&
-    grep -qF '\"llvm.x86.tileloadd64\", T.uint32(0), T.int8(1), T.address_of(A_1[0, 0]), T.Cast(\"int64\", sa) * T.int64($6)' '$tmp/out' &&
-    grep -qF '\"llvm.x86.$4\", T.uint32(0), T.int8(0), T.int8(1), T.int8(2)' '$tmp/out' &&
+    grep -qF '\"llvm.x86.tileloadd64\", T.uint32(0), T.int8($a), T.address_of(A_1[0, ' '$tmp/out' &&
+    grep -qF 'T.Cast(\"int64\", sa) * T.int64($6)' '$tmp/out' &&
+    grep -qF '\"llvm.x86.$4\", T.uint32(0), T.int8(0), T.int8($a), T.int8($b)' '$tmp/out' &&
     grep -qF '\"llvm.x86.tilestored64\", T.uint32(0), T.int8(0), T.address_of(C_1[0, 0])' '$tmp/out'"
+  if [ "$8" = 4 ]; then
+    check "  ... four tiles of C, loaded once and stored once around a loop of 4 steps" bash -c "
+      test \$(grep -c 'llvm.x86.tilestored64' '$tmp/out') = 4 && test \$(grep -c 'llvm.x86.$4' '$tmp/out') = 4 &&
+      grep -q '^ *for ko in range(4):' '$tmp/out'"
+  fi
   if has amx_tile $5; then
     check "$1: runs on this CPU's AMX and agrees with the interpreter" \
       bash -c "'$exe' run '$2' --schedule '$tmp/$1.sch' 2>&1 | grep -q '^  check: ok (interp reference'"
@@ -116,7 +127,11 @@ check "AVX-512 BF16: the bfloat16 dense layer uses dot_16x2_bf16_avx512" test "$
 out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni)
 check "  ... without AVX-512 BF16 it does not" test -z "$out"
 out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8)
-check "AMX-INT8: the int8 dense layer's sketches use dot_16x16x64_amx, before VNNI" test "$out" = 'ann_val="dot_16x16x64_amx" '
+check "AMX-INT8: the int8 dense layer's sketches use dot_16x16x64_amx, before VNNI (K = 128: too short for 2 x 2 tiles of 256 steps)" test "$out" = 'ann_val="dot_16x16x64_amx" '
+out=$(space "$d/dense_int8_k512.py" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-int8)
+check "  ... with K = 512, dot_32x32x256_amx first" test "$out" = 'ann_val="dot_32x32x256_amx" '
+out=$(space "$d/dense_bf16_k256.py" avx2,fma,avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16)
+check "  ... and the bfloat16 one with K = 256, dot_32x32x128_bf16_amx" test "$out" = 'ann_val="dot_32x32x128_bf16_amx" '
 out=$(space "$i8" avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni,amx-tile,amx-bf16)
 check "  ... not without amx-int8" test "$out" = 'ann_val="dot_16x4_vnni" '
 out=$(space "$bf" avx2,fma,avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16)
@@ -204,11 +219,14 @@ check "tune for an SSE4.2 target (mcpu x86-64-v2) on any host: exit 0" test "$(s
 check "  ... no intrinsic in its space, none failed" bash -c "! grep -q 'auto_tensorize' '$tmp/out' && grep -q '(0 failed)' '$tmp/out'"
 # On the emulator the host has AMX: tuning from the bare program tensorizes
 # with the tiles, and every candidate agrees with the reference.
-sed -e "s|$tmp/t.db|$tmp/t3.db|" -e "s|threads: 1|threads: 2|" "$tmp/t.yaml" > "$tmp/t3.yaml"
-check "tune the int8 dense layer on the AMX emulator for 8 trials: exit 0" \
-  test "$(TESSEL_AMX_EMULATE="$emu" status "$exe" tune "$tmp/t3.yaml")" = 0
-check "  ... tensorized with dot_16x16x64_amx" grep -q 'ann_val="dot_16x16x64_amx"' "$tmp/out"
-check "  ... its candidates ran and agreed with the reference" bash -c "! grep -q 'no candidate ran successfully' '$tmp/out' && grep -q '(0 failed)' '$tmp/out'"
+for w in "$i8 dot_16x16x64_amx" "$d/dense_int8_k512.py dot_32x32x256_amx"; do
+  set -- $w
+  sed -e "s|$tmp/t.db|$tmp/t3_$2.db|" -e "s|threads: 1|threads: 2|" -e "s|file: $i8|file: $1|" "$tmp/t.yaml" > "$tmp/t3.yaml"
+  check "tune $(basename "$1") on the AMX emulator for 8 trials: exit 0" \
+    test "$(TESSEL_AMX_EMULATE="$emu" status "$exe" tune "$tmp/t3.yaml")" = 0
+  check "  ... tensorized with $2" grep -q "ann_val=\"$2\"" "$tmp/out"
+  check "  ... its candidates ran and agreed with the reference" bash -c "! grep -q 'no candidate ran successfully' '$tmp/out' && grep -q '(0 failed)' '$tmp/out'"
+done
 
 echo "1..$n"
 exit $((failed > 0))
