@@ -112,7 +112,7 @@ typedef struct desc_walk {
   const tsl_block *d;
   uint32_t buf;
   uint32_t *masks; /* per rhs iter */
-  int foreign;
+  int foreign, iters;
 } desc_walk;
 
 static int mark_desc_var(const tsl_expr *e, void *ud) {
@@ -122,6 +122,7 @@ static int mark_desc_var(const tsl_expr *e, void *ud) {
   for (uint32_t j = 0; j < w->d->n_iter_vars; j++)
     if (w->d->iter_vars[j].var == e->u.var) {
       w->masks[j] |= 1u << w->buf;
+      w->iters++;
       return 0;
     }
   w->foreign = 1;
@@ -149,10 +150,10 @@ int rule_tz_mapping(const tsl_block *block, const tsl_func *desc, rule_tz_map *o
   uint32_t lmask[RULE_TZ_MAX_ITERS] = {0}, rmask[RULE_TZ_MAX_ITERS] = {0};
   for (uint32_t k = 0; k < out->n_bufs; k++) {
     for (uint32_t i = 0; i < out->n_rhs_idx[k]; i++) {
-      desc_walk dw = {d, k, rmask, 0};
+      desc_walk dw = {d, k, rmask, 0, 0};
       tsl_expr_visit(out->rhs_idx[k][i], mark_desc_var, &dw);
-      if (dw.foreign)
-        return 0; /* a description index using a variable not its iterator */
+      if (dw.foreign || !dw.iters)
+        return 0; /* a description index of no iterator, or of another variable */
     }
     mask_walk w = {out, k, lmask};
     for (uint32_t i = 0; i < out->n_lhs_idx[k]; i++)

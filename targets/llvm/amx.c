@@ -16,11 +16,13 @@
  *    data state only on request (arch_prctl ARCH_REQ_XCOMP_PERM); without
  *    it the first tile instruction faults. In-process builds ask before
  *    the kernel is returned (tll_amx_permit); an exported library asks in
- *    a constructor, when it is loaded.
+ *    a constructor, when it is loaded (tll_amx_add_permit), and where
+ *    Linux refuses, says so on stderr and its functions return 1.
  *  - Emulation, for tests on CPUs without AMX: with TESSEL_AMX_EMULATE set
  *    to a library that defines tessel_amx_emu_<op> for each llvm.x86.<op>
  *    used (tests/plugin/x86/amx_emu.c), every tile intrinsic call becomes a
- *    call of that function with the same arguments, the host is taken to
+ *    call of that function with the same arguments (tile numbers widened
+ *    to int), the host is taken to
  *    have amx-tile, amx-int8 and amx-bf16, and in-process builds resolve
  *    the functions in that library.
  */
@@ -137,8 +139,10 @@ static void wrap(amx_cx *x, LLVMValueRef fn, const uint8_t *uses, LLVMValueRef *
     }
 }
 
-/* Every call of llvm.x86.<op> becomes one of tessel_amx_emu_<op>. */
+/* Every call of llvm.x86.<op> becomes one of tessel_amx_emu_<op>, its i8
+ * tile numbers passed as i32 (the C functions take int). */
 static void emulate(amx_cx *x, LLVMValueRef fn) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(x->ctx), i32 = LLVMInt32TypeInContext(x->ctx);
   for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
     LLVMValueRef i = LLVMGetFirstInstruction(bb);
     while (i) {
@@ -147,15 +151,22 @@ static void emulate(amx_cx *x, LLVMValueRef fn) {
       if (is_tile_intrinsic(name)) {
         char emu[96];
         snprintf(emu, sizeof emu, "tessel_amx_emu_%s", name + 9);
-        LLVMTypeRef ft = LLVMGlobalGetValueType(LLVMGetCalledValue(i));
+        unsigned n = (unsigned)LLVMGetNumArgOperands(i);
+        LLVMValueRef args[8];
+        LLVMTypeRef pt[8];
+        LLVMPositionBuilderBefore(x->b, i);
+        for (unsigned a = 0; a < n && a < 8; a++) {
+          args[a] = LLVMGetOperand(i, a);
+          pt[a] = LLVMTypeOf(args[a]);
+          if (pt[a] == i8) {
+            args[a] = LLVMBuildSExt(x->b, args[a], i32, "");
+            pt[a] = i32;
+          }
+        }
+        LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(x->ctx), pt, n, 0);
         LLVMValueRef f = LLVMGetNamedFunction(x->mod, emu);
         if (!f)
           f = LLVMAddFunction(x->mod, emu, ft);
-        unsigned n = (unsigned)LLVMGetNumArgOperands(i);
-        LLVMValueRef args[8];
-        for (unsigned a = 0; a < n && a < 8; a++)
-          args[a] = LLVMGetOperand(i, a);
-        LLVMPositionBuilderBefore(x->b, i);
         LLVMBuildCall2(x->b, ft, f, args, n, "");
         LLVMInstructionEraseFromParent(i);
       }
@@ -164,30 +175,84 @@ static void emulate(amx_cx *x, LLVMValueRef fn) {
   }
 }
 
-/* Linux's permission, asked for when an exported library is loaded. */
-static void permit_ctor(amx_cx *x) {
+/* "if (tessel_amx_denied) return 1" at the entry of `fn`, in a block of
+ * its own before the old entry. */
+static void deny_guard(amx_cx *x, LLVMValueRef fn, LLVMValueRef denied) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(x->ctx);
+  LLVMBasicBlockRef body = LLVMGetEntryBasicBlock(fn);
+  LLVMBasicBlockRef check = LLVMInsertBasicBlockInContext(x->ctx, body, "amx.check");
+  LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(x->ctx, fn, "amx.denied");
+  LLVMPositionBuilderAtEnd(x->b, check);
+  LLVMValueRef d = LLVMBuildLoad2(x->b, i32, denied, "");
+  LLVMBuildCondBr(x->b, LLVMBuildICmp(x->b, LLVMIntNE, d, LLVMConstInt(i32, 0, 0), ""), out,
+                  body);
+  LLVMPositionBuilderAtEnd(x->b, out);
+  LLVMBuildRet(x->b, LLVMConstInt(i32, 1, 0));
+}
+
+void tll_amx_add_permit(LLVMModuleRef mod) {
+  amx_cx cx = {mod, NULL, LLVMGetModuleContext(mod), NULL, NULL, NULL}, *x = &cx;
+  x->b = LLVMCreateBuilderInContext(x->ctx);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(x->ctx), i64 = LLVMInt64TypeInContext(x->ctx);
   LLVMTypeRef ptr = LLVMPointerTypeInContext(x->ctx, 0);
   LLVMTypeRef vt = LLVMVoidTypeInContext(x->ctx);
+  /* the module's own functions first: the ones added below get no guard */
+  LLVMValueRef denied = NULL;
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    const char *name = LLVMGetValueName2(f, &n);
+    if (LLVMIsDeclaration(f) || LLVMGetLinkage(f) != LLVMExternalLinkage ||
+        LLVMGetReturnType(LLVMGlobalGetValueType(f)) != i32 ||
+        (n > 7 && !strcmp(name + n - 7, "_packed")))
+      continue;
+    if (!denied) {
+      denied = LLVMAddGlobal(mod, i32, "tessel_amx_denied");
+      LLVMSetInitializer(denied, LLVMConstInt(i32, 0, 0));
+      LLVMSetLinkage(denied, LLVMInternalLinkage);
+    }
+    deny_guard(x, f, denied);
+  }
   LLVMTypeRef sys_t = LLVMFunctionType(i64, &i64, 1, 1);
-  LLVMValueRef sys = LLVMGetNamedFunction(x->mod, "syscall");
+  LLVMValueRef sys = LLVMGetNamedFunction(mod, "syscall");
   if (!sys)
-    sys = LLVMAddFunction(x->mod, "syscall", sys_t);
-  LLVMValueRef fn = LLVMAddFunction(x->mod, "tessel_amx_permit", LLVMFunctionType(vt, NULL, 0, 0));
+    sys = LLVMAddFunction(mod, "syscall", sys_t);
+  LLVMTypeRef wt[3] = {i32, ptr, i64};
+  LLVMTypeRef write_t = LLVMFunctionType(i64, wt, 3, 0);
+  LLVMValueRef wr = LLVMGetNamedFunction(mod, "write");
+  if (!wr)
+    wr = LLVMAddFunction(mod, "write", write_t);
+  LLVMValueRef fn = LLVMAddFunction(mod, "tessel_amx_permit", LLVMFunctionType(vt, NULL, 0, 0));
   LLVMSetLinkage(fn, LLVMInternalLinkage);
-  LLVMPositionBuilderAtEnd(x->b, LLVMAppendBasicBlockInContext(x->ctx, fn, "entry"));
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(x->ctx, fn, "entry");
+  LLVMBasicBlockRef refused = LLVMAppendBasicBlockInContext(x->ctx, fn, "refused");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(x->ctx, fn, "done");
+  LLVMPositionBuilderAtEnd(x->b, entry);
   LLVMValueRef args[3] = {LLVMConstInt(i64, SYS_arch_prctl, 0),
                           LLVMConstInt(i64, ARCH_REQ_XCOMP_PERM, 0),
                           LLVMConstInt(i64, XFEATURE_XTILEDATA, 0)};
-  LLVMBuildCall2(x->b, sys_t, sys, args, 3, "");
+  LLVMValueRef r = LLVMBuildCall2(x->b, sys_t, sys, args, 3, "");
+  LLVMBuildCondBr(x->b, LLVMBuildICmp(x->b, LLVMIntNE, r, LLVMConstInt(i64, 0, 0), ""), refused,
+                  done);
+  LLVMPositionBuilderAtEnd(x->b, refused);
+  static const char msg[] = "tessel: this library's kernels use AMX tiles and Linux did not "
+                            "grant the process their state (arch_prctl ARCH_REQ_XCOMP_PERM; "
+                            "Linux 5.16 or later on a CPU with AMX): they return 1\n";
+  LLVMValueRef text = LLVMBuildGlobalStringPtr(x->b, msg, "tessel_amx_refused");
+  LLVMValueRef wa[3] = {LLVMConstInt(i32, 2, 0), text, LLVMConstInt(i64, sizeof msg - 1, 0)};
+  LLVMBuildCall2(x->b, write_t, wr, wa, 3, "");
+  if (denied)
+    LLVMBuildStore(x->b, LLVMConstInt(i32, 1, 0), denied);
+  LLVMBuildBr(x->b, done);
+  LLVMPositionBuilderAtEnd(x->b, done);
   LLVMBuildRetVoid(x->b);
   LLVMTypeRef et[3] = {i32, ptr, ptr};
   LLVMTypeRef st = LLVMStructTypeInContext(x->ctx, et, 3, 0);
   LLVMValueRef ev[3] = {LLVMConstInt(i32, 65535, 0), fn, LLVMConstNull(ptr)};
-  LLVMValueRef entry = LLVMConstNamedStruct(st, ev, 3);
-  LLVMValueRef g = LLVMAddGlobal(x->mod, LLVMArrayType2(st, 1), "llvm.global_ctors");
-  LLVMSetInitializer(g, LLVMConstArray2(st, &entry, 1));
+  LLVMValueRef ctor = LLVMConstNamedStruct(st, ev, 3);
+  LLVMValueRef g = LLVMAddGlobal(mod, LLVMArrayType2(st, 1), "llvm.global_ctors");
+  LLVMSetInitializer(g, LLVMConstArray2(st, &ctor, 1));
   LLVMSetLinkage(g, LLVMAppendingLinkage);
+  LLVMDisposeBuilder(x->b);
 }
 
 int tll_amx_finish(LLVMModuleRef mod, int *uses_tiles, tsl_diag *diag) {
@@ -217,13 +282,10 @@ int tll_amx_finish(LLVMModuleRef mod, int *uses_tiles, tsl_diag *diag) {
     for (size_t k = 0; k < nf; k++)
       if (uses[k])
         wrap(&x, fns[k], uses, fns, nf);
-    if (tll_amx_emulator()) {
+    if (tll_amx_emulator())
       for (size_t k = 0; k < nf; k++)
         if (uses[k])
           emulate(&x, fns[k]);
-    } else {
-      permit_ctor(&x);
-    }
     LLVMDisposeBuilder(x.b);
   }
   free(fns);

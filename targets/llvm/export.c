@@ -74,6 +74,8 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = NULL;
   rc = tll_compile(ctx, &t->opts, tm, m, prefix, &mod, NULL, diag);
+  if (!rc && tll_amx_used(mod) && !tll_amx_emulator())
+    tll_amx_add_permit(mod); /* amx.c */
   if (!rc && ends_with(path, ".o")) {
     rc = emit_object(tm, mod, path, diag);
   } else if (!rc) {

@@ -15,6 +15,7 @@
 #include "llvm_internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -173,15 +174,16 @@ int tll_link_shared_with(const char *obj, const char *so, int gomp, const char *
                          tsl_diag *diag) {
   const char *cc = compiler();
   char *argv[28];
-  /* `lib` by its path, found again through a run path to its folder */
-  char dir[1024], ld_rpath[1040], cc_rpath[1040];
+  /* `lib` by its absolute path, found again through a run path to its
+   * folder */
+  char abs[PATH_MAX], dir[PATH_MAX], ld_rpath[PATH_MAX + 16], cc_rpath[PATH_MAX + 16];
   if (lib) {
-    snprintf(dir, sizeof dir, "%s", lib);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-      *slash = 0;
-    else
-      snprintf(dir, sizeof dir, ".");
+    if (!realpath(lib, abs))
+      return tsl_diag_set(diag, TSL_EIO, "llvm target: cannot link %s: %s", lib,
+                          strerror(errno));
+    lib = abs;
+    snprintf(dir, sizeof dir, "%s", abs);
+    *strrchr(dir, '/') = 0;
     snprintf(ld_rpath, sizeof ld_rpath, "-rpath=%s", dir);
     snprintf(cc_rpath, sizeof cc_rpath, "-Wl,-rpath,%s", dir);
   }

@@ -159,6 +159,10 @@ int tll_amx_finish(LLVMModuleRef mod, int *uses_tiles, tsl_diag *diag);
 int tll_amx_used(LLVMModuleRef mod);
 /* Linux's permission for this process to use the tiles' state. */
 int tll_amx_permit(tsl_diag *diag);
+/* For an exported library of a module that uses tiles (not emulated): a
+ * constructor asks Linux's permission, and where it is refused, prints so
+ * on stderr and the module's natural functions return 1. */
+void tll_amx_add_permit(LLVMModuleRef mod);
 /* The host's LLVM feature string, with amx-tile, amx-int8 and amx-bf16 on
  * when emulating (malloc; NULL when out of memory). */
 char *tll_amx_host_features(const char *features);

@@ -28,6 +28,22 @@ static void t_destroy(tsl_target *t) {
   free(t);
 }
 
+/* What the rules may use: the instance's instruction sets, without AMX
+ * where Linux does not grant this process the tiles' state (some
+ * containers and VMs): every build using them would fail (amx.c). */
+static uint64_t rule_isa(const tll_opts *o) {
+  static const char *const amx[] = {"amx-tile", "amx-int8", "amx-bf16", "amx-fp16", NULL};
+  uint64_t isa = tll_isa_required(o->cpu, o->features);
+  tsl_diag d = {0};
+  if (tll_isa_has(isa, "amx-tile") && !tll_amx_emulator() && tll_amx_permit(&d))
+    for (int i = 0; amx[i]; i++) {
+      int k = tll_name_index(tll_isa_features, amx[i], strlen(amx[i]));
+      if (k >= 0)
+        isa &= ~((uint64_t)1 << k);
+    }
+  return isa;
+}
+
 static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                     tsl_target **out, tsl_diag *diag) {
   (void)user_data;
@@ -54,7 +70,7 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
     }
   }
   t->describe = tll_opts_describe(&t->opts);
-  t->cpu_features = tll_isa_names(tll_isa_required(t->opts.cpu, t->opts.features));
+  t->cpu_features = tll_isa_names(rule_isa(&t->opts));
   if (!t->describe || !t->cpu_features) {
     t_destroy(t);
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");

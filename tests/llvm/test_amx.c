@@ -160,6 +160,10 @@ static void test_sapphire_rapids(void) {
   for (int t = 0; good && t < 8; t++)
     good = b[16 + 2 * t] == 64 && b[17 + 2 * t] == 0 && b[48 + t] == 16;
   ok(good, "the configuration: palette 1, eight tiles of 16 rows x 64 bytes");
+  ok(mod && !LLVMGetNamedGlobal(mod, "llvm.global_ctors"),
+     "an in-process build has no constructor (the target asks Linux itself)");
+  if (mod)
+    tll_amx_add_permit(mod); /* what an export adds */
   LLVMValueRef permit = mod ? LLVMGetNamedFunction(mod, "tessel_amx_permit") : NULL;
   LLVMValueRef sc = NULL;
   for (LLVMValueRef i = permit ? LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(permit)) : NULL;
@@ -170,8 +174,17 @@ static void test_sapphire_rapids(void) {
          LLVMConstIntGetZExtValue(LLVMGetOperand(sc, 1)) == 0x1023 &&
          LLVMConstIntGetZExtValue(LLVMGetOperand(sc, 2)) == 18 &&
          LLVMGetNamedGlobal(mod, "llvm.global_ctors"),
-     "a constructor asks Linux for the tile data (arch_prctl ARCH_REQ_XCOMP_PERM, "
-     "XFEATURE_XTILEDATA)");
+     "an exported library's constructor asks Linux for the tile data (arch_prctl "
+     "ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)");
+  LLVMValueRef nat = mod ? LLVMGetNamedFunction(mod, TLL_JIT_PREFIX "_main") : NULL;
+  LLVMValueRef first = nat ? LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(nat)) : NULL;
+  LLVMValueRef packed = mod ? LLVMGetNamedFunction(mod, TLL_JIT_PREFIX "_main_packed") : NULL;
+  LLVMValueRef pfirst = packed ? LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(packed)) : NULL;
+  LLVMValueRef denied = mod ? LLVMGetNamedGlobal(mod, "tessel_amx_denied") : NULL;
+  ok(denied && first && LLVMIsALoadInst(first) && LLVMGetOperand(first, 0) == denied && pfirst &&
+         !(LLVMIsALoadInst(pfirst) && LLVMGetOperand(pfirst, 0) == denied),
+     "  ... and the function returns 1 first thing where Linux refused (its packed wrapper "
+     "passes that on)");
   char *s = mod ? assembly(mod, spec) : NULL;
   static const char *const insns[] = {"ldtilecfg", "tileloadd", "tdpbusd", "tilestored",
                                       "tilerelease"};

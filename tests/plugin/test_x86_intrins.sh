@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # TAP test: the x86 plugin's tensor intrinsics (dot_16x4_vnni,
-# dot_16x4_avx512, dot_16x4_avx2, dot_16x2_bf16_avx512, and the AMX tiles
-# dot_16x16x64_amx and dot_16x16x32_bf16_amx, run on this CPU's AMX where
-# it has it and on the emulator everywhere: TESSEL_AMX_EMULATE),
+# dot_16x4_avx512, dot_16x4_avx2, dot_16x2_bf16_avx512, and the AMX ones
+# dot_16x16x64_amx, dot_32x32x256_amx and their bfloat16 twins, run on this
+# CPU's AMX where it has it and on the emulator everywhere:
+# TESSEL_AMX_EMULATE),
 # MultiLevelTilingWithIntrin and the llvm target's DefaultX86 space. Each
 # intrinsic tensorizes a packed dense layer and the program runs, checked
 # against the interpreter, where this CPU has its features; where it does
@@ -109,6 +110,9 @@ for row in "dot_16x16x64_amx $i8 64 tdpbusd amx_int8 1 16 0" \
   check "  ... parallel on 2 threads too" \
     bash -c "TESSEL_AMX_EMULATE='$emu' '$exe' run '$2' --schedule '$tmp/$1_par.sch' --threads 2 2>&1 | grep -q '^  check: ok (interp reference'"
 done
+
+check "a function using tiles after a parallel loop of tile calls runs on the emulator, 2 threads (it configures them again after the loop)" \
+  test "$(TESSEL_AMX_EMULATE="$emu" status "$exe" run "$src/tests/llvm/amx_tiles.py" --threads 2 --check none)" = 0
 
 # MultiLevelTilingWithIntrin in the llvm target's default space
 space() { "$exe" space "$1" --num-cores 2 --cpu-features "$2" > "$tmp/sp" 2>"$tmp/err" && grep -o 'ann_val="dot_[a-z0-9_]*"' "$tmp/sp" | sort -u | tr '\n' ' '; }
