@@ -40,9 +40,9 @@ check "a GPU program is refused, naming the thread-bound loop" bash -c "
   grep -q \"thread-bound loop 'blockIdx\" '$tmp/err'"
 
 mkdir -p "$tmp/mm"
-check "tessel build --target c exports a library and its header" \
-  "$exe" build "$w/matmul_128.py" --schedule "$srcroot/examples/matmul_128.sch" --target c \
-  -o "$tmp/mm/libmm.so"
+check "tessel build --target c exports a library and its header" bash -c "
+  '$exe' build '$w/matmul_128.py' --schedule '$srcroot/examples/matmul_128.sch' --target c \
+    -o '$tmp/mm/libmm.so' > '$tmp/out' && grep -q '^wrote .*/libmm.so and .*/libmm.h: mm_matmul' '$tmp/out'"
 check "  ... that examples/matmul.c links and calls (mm_matmul correct)" bash -c "
   $cc -O2 '$srcroot/examples/matmul.c' -I'$tmp/mm' -L'$tmp/mm' -lmm -Wl,-rpath,'$tmp/mm' -lm \
     -o '$tmp/mm/matmul' && '$tmp/mm/matmul' > '$tmp/out' && grep -q '^mm_matmul: ok' '$tmp/out'"
