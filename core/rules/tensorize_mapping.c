@@ -90,37 +90,24 @@ static const tsl_block *desc_block(const tsl_stmt *s) {
   return found;
 }
 
+/* Which paired buffers index each iterator of `b`: a walk over one index
+ * of buffer `buf`. The description's indices may be expressions of its
+ * iterators (the AMX tiles' B[vk // 4, vj, vk % 4]; TVM's index by
+ * iterators only); `iters` counts the iterators met, `foreign` other
+ * variables (the block's indices use its loops' outer variables too). */
 typedef struct mask_walk {
-  const rule_tz_map *m;
+  const tsl_block *b;
   uint32_t buf;
-  uint32_t *masks; /* per lhs iter */
+  uint32_t *masks; /* per iterator of b */
+  int foreign, iters;
 } mask_walk;
 
 static int mark_var(const tsl_expr *e, void *ud) {
   mask_walk *w = ud;
-  if (e->kind == TSL_EXPR_VAR)
-    for (uint32_t i = 0; i < w->m->n_lhs; i++)
-      if (w->m->block->iter_vars[i].var == e->u.var)
-        w->masks[i] |= 1u << w->buf;
-  return 0;
-}
-
-/* The description's indices may be expressions of its iterators (the AMX
- * tiles' B[vk // 4, vj, vk % 4]; TVM's descriptions index by iterators
- * only): an iterator's mask has the buffers whose indices use it. */
-typedef struct desc_walk {
-  const tsl_block *d;
-  uint32_t buf;
-  uint32_t *masks; /* per rhs iter */
-  int foreign, iters;
-} desc_walk;
-
-static int mark_desc_var(const tsl_expr *e, void *ud) {
-  desc_walk *w = ud;
   if (e->kind != TSL_EXPR_VAR)
     return 0;
-  for (uint32_t j = 0; j < w->d->n_iter_vars; j++)
-    if (w->d->iter_vars[j].var == e->u.var) {
+  for (uint32_t j = 0; j < w->b->n_iter_vars; j++)
+    if (w->b->iter_vars[j].var == e->u.var) {
       w->masks[j] |= 1u << w->buf;
       w->iters++;
       return 0;
@@ -150,12 +137,12 @@ int rule_tz_mapping(const tsl_block *block, const tsl_func *desc, rule_tz_map *o
   uint32_t lmask[RULE_TZ_MAX_ITERS] = {0}, rmask[RULE_TZ_MAX_ITERS] = {0};
   for (uint32_t k = 0; k < out->n_bufs; k++) {
     for (uint32_t i = 0; i < out->n_rhs_idx[k]; i++) {
-      desc_walk dw = {d, k, rmask, 0, 0};
-      tsl_expr_visit(out->rhs_idx[k][i], mark_desc_var, &dw);
+      mask_walk dw = {d, k, rmask, 0, 0};
+      tsl_expr_visit(out->rhs_idx[k][i], mark_var, &dw);
       if (dw.foreign || !dw.iters)
         return 0; /* a description index of no iterator, or of another variable */
     }
-    mask_walk w = {out, k, lmask};
+    mask_walk w = {block, k, lmask, 0, 0};
     for (uint32_t i = 0; i < out->n_lhs_idx[k]; i++)
       tsl_expr_visit(out->lhs_idx[k][i], mark_var, &w);
   }

@@ -115,9 +115,13 @@ static const char bf16[] =
   "                    C[vi, vj] = C[vi, vj] + T.Cast(\"" ACC "\", A[vi, vk]) * T.Cast(\"" ACC \
   "\", B[vk // " #G ", vj, vk % " #G "])\n"
 
-#define AMX_CALL(WHAT, ARGS)                                                                \
-  "            T.evaluate(T.call_llvm_intrin(\"int32\", \"llvm.x86." WHAT "\", T.uint32(0), " \
-  ARGS "))\n"
+/* A statement calling llvm.x86.WHAT, indented for the root block's body
+ * (AMX_CALL) or a loop in it (AMX_LOOP_CALL). */
+#define AMX_CALL_AT(INDENT, WHAT, ARGS)                                                     \
+  INDENT "T.evaluate(T.call_llvm_intrin(\"int32\", \"llvm.x86." WHAT "\", T.uint32(0), " ARGS \
+  "))\n"
+#define AMX_CALL(WHAT, ARGS) AMX_CALL_AT("            ", WHAT, ARGS)
+#define AMX_LOOP_CALL(WHAT, ARGS) AMX_CALL_AT("                ", WHAT, ARGS)
 
 #define AMX_IMPL(NAME, K, G, IN_A, IN_B, ACC, A_BYTES, TDP)                                         \
   "    @T.prim_func\n"                                                                      \
@@ -171,10 +175,6 @@ static const char amx_bf16[] =
 #define AMX2_C(OP, T_, R, COL)                                                              \
   AMX_CALL(OP, "T.int8(" #T_ "), T.address_of(C[" #R ", " #COL "]), T.Cast(\"int64\", sc) * T.int64(4)")
 
-#define AMX2_STEP(WHAT, ARGS)                                                               \
-  "                T.evaluate(T.call_llvm_intrin(\"int32\", \"llvm.x86." WHAT "\", T.uint32(0), " \
-  ARGS "))\n"
-
 #define AMX2_IMPL(NAME, K, K4, KT, G, ROW, IN_A, IN_B, ACC, A_BYTES, TDP)                        \
   "    @T.prim_func\n"                                                                      \
   "    def " NAME "_impl(a: T.handle, b: T.handle, c: T.handle):\n"                         \
@@ -191,14 +191,14 @@ static const char amx_bf16[] =
   AMX2_C("tileloadd64", 0, 0, 0) AMX2_C("tileloadd64", 1, 0, 16)                            \
   AMX2_C("tileloadd64", 2, 16, 0) AMX2_C("tileloadd64", 3, 16, 16)                          \
   "            for ko in range(4):\n"                                                       \
-  AMX2_STEP("tileloadd64", "T.int8(4), T.address_of(A[0, ko * " #KT "]), T.Cast(\"int64\", sa) * T.int64(" #A_BYTES ")") \
-  AMX2_STEP("tileloadd64", "T.int8(5), T.address_of(A[16, ko * " #KT "]), T.Cast(\"int64\", sa) * T.int64(" #A_BYTES ")") \
-  AMX2_STEP("tileloadd64", "T.int8(6), T.address_of(B[0, ko * 16, 0, 0]), T.int64(64)")     \
-  AMX2_STEP("tileloadd64", "T.int8(7), T.address_of(B[1, ko * 16, 0, 0]), T.int64(64)")     \
-  AMX2_STEP(TDP, "T.int8(0), T.int8(4), T.int8(6)")                                          \
-  AMX2_STEP(TDP, "T.int8(1), T.int8(4), T.int8(7)")                                          \
-  AMX2_STEP(TDP, "T.int8(2), T.int8(5), T.int8(6)")                                          \
-  AMX2_STEP(TDP, "T.int8(3), T.int8(5), T.int8(7)")                                          \
+  AMX_LOOP_CALL("tileloadd64", "T.int8(4), T.address_of(A[0, ko * " #KT "]), T.Cast(\"int64\", sa) * T.int64(" #A_BYTES ")") \
+  AMX_LOOP_CALL("tileloadd64", "T.int8(5), T.address_of(A[16, ko * " #KT "]), T.Cast(\"int64\", sa) * T.int64(" #A_BYTES ")") \
+  AMX_LOOP_CALL("tileloadd64", "T.int8(6), T.address_of(B[0, ko * 16, 0, 0]), T.int64(64)")     \
+  AMX_LOOP_CALL("tileloadd64", "T.int8(7), T.address_of(B[1, ko * 16, 0, 0]), T.int64(64)")     \
+  AMX_LOOP_CALL(TDP, "T.int8(0), T.int8(4), T.int8(6)")                                          \
+  AMX_LOOP_CALL(TDP, "T.int8(1), T.int8(4), T.int8(7)")                                          \
+  AMX_LOOP_CALL(TDP, "T.int8(2), T.int8(5), T.int8(6)")                                          \
+  AMX_LOOP_CALL(TDP, "T.int8(3), T.int8(5), T.int8(7)")                                          \
   AMX2_C("tilestored64", 0, 0, 0) AMX2_C("tilestored64", 1, 0, 16)                          \
   AMX2_C("tilestored64", 2, 16, 0) AMX2_C("tilestored64", 3, 16, 16)
 

@@ -255,25 +255,38 @@ void tll_amx_add_permit(LLVMModuleRef mod) {
   LLVMDisposeBuilder(x->b);
 }
 
-int tll_amx_finish(LLVMModuleRef mod, int *uses_tiles, tsl_diag *diag) {
-  *uses_tiles = 0;
+/* Whether the module declares a tile intrinsic: a walk over its functions
+ * only, so that the modules of every other candidate pay nothing more. */
+static int declares_tiles(LLVMModuleRef mod) {
+  for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f)) {
+    size_t n;
+    if (LLVMIsDeclaration(f) && is_tile_intrinsic(LLVMGetValueName2(f, &n)))
+      return 1;
+  }
+  return 0;
+}
+
+int tll_amx_finish(LLVMModuleRef mod, tsl_diag *diag) {
+  if (!declares_tiles(mod))
+    return TSL_OK;
   size_t nf = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f))
     nf++;
-  LLVMValueRef *fns = calloc(nf ? nf : 1, sizeof *fns);
-  uint8_t *uses = calloc(nf ? nf : 1, 1);
+  LLVMValueRef *fns = calloc(nf, sizeof *fns);
+  uint8_t *uses = calloc(nf, 1);
   if (!fns || !uses) {
     free(fns);
     free(uses);
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
   }
+  int any = 0;
   nf = 0;
   for (LLVMValueRef f = LLVMGetFirstFunction(mod); f; f = LLVMGetNextFunction(f), nf++) {
     fns[nf] = f;
     uses[nf] = !LLVMIsDeclaration(f) && calls_tiles(f);
-    *uses_tiles |= uses[nf];
+    any |= uses[nf];
   }
-  if (*uses_tiles) {
+  if (any) {
     amx_cx x = {mod, NULL, LLVMGetModuleContext(mod), NULL, NULL, NULL};
     x.b = LLVMCreateBuilderInContext(x.ctx);
     x.palette = palette(&x);

@@ -153,8 +153,8 @@ int tll_codegen_module(LLVMContextRef ctx, const tll_opts *o,
 /* The emulator library TESSEL_AMX_EMULATE names, or NULL. */
 const char *tll_amx_emulator(void);
 /* After codegen: configure and release the tiles where the module's
- * functions use them; *uses_tiles 1 if any does. */
-int tll_amx_finish(LLVMModuleRef mod, int *uses_tiles, tsl_diag *diag);
+ * functions use them (tll_amx_used says whether any does). */
+int tll_amx_finish(LLVMModuleRef mod, tsl_diag *diag);
 /* 1 when tll_amx_finish found tile intrinsics in `mod`. */
 int tll_amx_used(LLVMModuleRef mod);
 /* Linux's permission for this process to use the tiles' state. */

@@ -83,8 +83,7 @@ int tll_compile(LLVMContextRef ctx, const tll_opts *o, LLVMTargetMachineRef tm,
   LLVMContextSetDiagnosticHandler(ctx, llvm_diagnostic, NULL);
   LLVMModuleRef mod = NULL;
   int rc = tll_codegen_module(ctx, o, m, prefix, &mod, diag);
-  int uses_tiles = 0;
-  if (!rc && (rc = tll_amx_finish(mod, &uses_tiles, diag)))
+  if (!rc && (rc = tll_amx_finish(mod, diag)))
     LLVMDisposeModule(mod);
   if (rc)
     return rc;
