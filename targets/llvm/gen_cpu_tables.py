@@ -8,10 +8,11 @@ The CPU and feature names are what `llc -march=x86-64 -mcpu=help` lists.
 Which instruction sets a CPU has, and which a `-mattr=+F` turns on, are
 asked of LLVM's code generator: for every (CPU or feature, instruction set)
 pair a one-line function is compiled with `llc -mcpu=CPU` (or `-mcpu=x86-64
--mattr=+F`). The function calls an intrinsic that only that instruction set
-can select (it compiles exactly when the set is there: "Cannot select"
-otherwise), or a generic operation whose instruction LLVM picks only with
-it (the mnemonic is in the assembly). LLVM's C API has no call that lists
+-mattr=+F`), the probes of one CPU together in one module (answers()). The
+function calls an intrinsic that only that instruction set can select (it
+compiles exactly when the set is there: "Cannot select" otherwise), or a
+generic operation whose instruction LLVM picks only with it (the mnemonic
+is in the assembly). LLVM's C API has no call that lists
 a CPU's features, and a table written by hand would drift from the LLVM
 that compiles the code, hence this generator (README.md, "Which CPUs can
 run here"). Regenerating takes a few minutes.
@@ -216,31 +217,76 @@ def llc_help(llc):
     return sorted(set(cpus)), sorted(set(feats))
 
 
-def answers(llc, tmp, cpu, attr, probe):
-    """1 when code for `cpu` with `attr` has the probe's instruction set."""
-    name, extra, decl, body, asm = probe
-    path = os.path.join(tmp, f"{cpu}{attr}-{PROBES.index(probe)}.ll")
-    with open(path, "w") as f:
-        f.write(f"declare {decl}\n\ndefine void @f(ptr %p) {{\n  " + "\n  ".join(body) +
-                "\n  ret void\n}\n")
+def llc_run(llc, tmp, cpu, attr, extra, asm, text):
+    """llc's result on the module `text` for `cpu` with `attr` (and `extra`)."""
+    fd, path = tempfile.mkstemp(suffix=".ll", dir=tmp)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
     mattr = ",".join(a for a in (attr, extra) if a)
     cmd = [llc, "-O2" if asm else "-O0", "-mtriple=x86_64-unknown-linux-gnu", f"-mcpu={cpu}",
            path, "-o", "-"]
     if mattr:
         cmd.insert(3, f"-mattr={mattr}")
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    # a failing llc prints its stack: unsymbolized, 3 times faster
+    env = dict(os.environ, LLVM_DISABLE_SYMBOLIZATION="1")
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
+def module(probes):
+    """One function @fI per probe (index I, probe): a module of them all."""
+    decls = sorted({p[2] for _, p in probes})
+    return "".join(f"declare {d}\n" for d in decls) + "".join(
+        f"\ndefine void @f{i}(ptr %p) {{\n  " + "\n  ".join(p[3]) + "\n  ret void\n}\n"
+        for i, p in probes)
+
+
+def has_mnemonic(out, i, asm):
+    """Whether function @fI's body in llc's assembly `out` has `asm`."""
+    m = re.search(rf"^f{i}:.*?^\.Lfunc_end", out, re.M | re.S)
     # an instruction line starts with a tab and the mnemonic
-    return r.returncode == 0 and (not asm or re.search(r"^\t" + asm, r.stdout, re.M) is not None)
+    return m is not None and re.search(r"^\t" + asm, m.group(0), re.M) is not None
+
+
+def present(probes, r, asm):
+    """The probes of a module llc compiled (result r) whose set is there."""
+    return [i for i, p in probes if not asm or has_mnemonic(r.stdout, i, p[4])]
+
+
+def answers(llc, tmp, cpu, attr):
+    """The probes' indices whose instruction set code for `cpu` with `attr` has.
+
+    One llc run answers a group of probes (same extra -mattr, same kind):
+    the mnemonic probes by each function's assembly; the selection probes
+    by compiling all of them, and when one fails (llc's crash report names
+    the function being selected), again without it. So a CPU costs a run
+    per group and one per set it lacks, not one per probe."""
+    groups = {}
+    for i, p in enumerate(PROBES):
+        groups.setdefault((p[1], p[4] is not None), []).append((i, p))
+    have = set()
+    for (extra, asm), probes in groups.items():
+        while probes:
+            r = llc_run(llc, tmp, cpu, attr, extra, asm, module(probes))
+            if r.returncode == 0:
+                have.update(present(probes, r, asm))
+                break
+            m = re.search(r"on function '@f(\d+)'", r.stderr)
+            failed = int(m.group(1)) if m else None
+            if asm or failed not in [i for i, _ in probes]:  # none named: each alone
+                for one in probes:
+                    r = llc_run(llc, tmp, cpu, attr, extra, asm, module([one]))
+                    have.update(present([one], r, asm) if r.returncode == 0 else [])
+                break
+            probes = [(i, p) for i, p in probes if i != failed]
+    return have
 
 
 def rows(llc, keys):
     """{key: bit set} for keys (cpu, attr): what code for them may use."""
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        jobs = {(k, i): pool.submit(answers, llc, tmp, k[0], k[1], p)
-                for k in keys for i, p in enumerate(PROBES)}
-        return {k: sum(1 << i for i in range(len(PROBES)) if jobs[(k, i)].result())
-                for k in keys}
+        jobs = {k: pool.submit(answers, llc, tmp, k[0], k[1]) for k in keys}
+        return {k: sum(1 << i for i in jobs[k].result()) for k in keys}
 
 
 def cpu_rows(llc, cpus):
