@@ -1,10 +1,11 @@
 /* tessel and TVM's MetaSchedule side by side. */
 #include "peer.h"
 #include "../bench_util.h"
+#include "best_kernel.h"
 #include "tune_run.h"
 
 
-enum { MAX_CP = 16, MAX_SEEDS = 16 };
+enum { MAX_CP = 16, MAX_SEEDS = 16, ROUNDS = 3 };
 
 typedef struct peer_workload {
   const char *name, *group, *what, *file;
@@ -28,14 +29,17 @@ static const peer_workload workloads[] = {
 };
 
 /* One TVM run: its in-run best at the checkpoints (0 where its curve has
- * none), its re-measured best and its tuning time; GFLOPS in TVM's count. */
+ * none), its re-measured best and its tuning time, GFLOPS in TVM's count;
+ * its folder (the work dir with its database, kept for the rounds). */
 typedef struct tvm_run {
   double curve[MAX_CP], gflops, ms, tune_s;
+  char dir[64];
 } tvm_run;
 
 static int run_tvm(const peer_opts *o, const peer_workload *w, int seed, tvm_run *out) {
   memset(out, 0, sizeof *out);
-  char dir[] = "/tmp/tessel-bench-peer-XXXXXX";
+  char *dir = out->dir;
+  snprintf(dir, sizeof out->dir, "/tmp/tessel-bench-peer-XXXXXX");
   if (!mkdtemp(dir))
     return -1;
   char cmd[9000];
@@ -74,23 +78,82 @@ static int run_tvm(const peer_opts *o, const peer_workload *w, int seed, tvm_run
     if (f)
       fclose(f);
   }
-  auto_remove_tree(dir);
   return got && !rc ? 0 : -1;
+}
+
+/* TVM's best of run v timed again in a fresh process (tvm-peer's own
+ * re-measurement: median of 10 repeats of >= 200 ms): seconds, or 0. */
+static double tvm_again(const peer_opts *o, const peer_workload *w, const tvm_run *v) {
+  char cmd[9000], line[8192];
+  snprintf(cmd, sizeof cmd, "'%s' '%s/%s' --threads %d --remeasure '%s/work' 2>>'%s/log'",
+           o->exe, o->root, w->file, w->threads, v->dir, v->dir);
+  fflush(NULL);
+  FILE *p = popen(cmd, "r");
+  double s = 0;
+  while (p && fgets(line, sizeof line, p))
+    sscanf(line, "remeasured_s=%lf", &s);
+  int rc = p ? pclose(p) : -1;
+  if (rc || !(s > 0)) {
+    fprintf(stderr, "bench_auto: tvm-peer could not re-measure %s (log in %s)\n", w->file,
+            v->dir);
+    return 0;
+  }
+  return s;
+}
+
+/* The seed's two bests side by side: ROUNDS rounds, each timing tessel's
+ * exported best and TVM's best in a fresh process of their own with TVM's
+ * protocol (the order alternating between rounds), then OpenBLAS for a
+ * matmul. Per tuner the median of its rounds (GFLOPS in tessel's count),
+ * the median of the rounds' ratios tessel / TVM, OpenBLAS's median: 0, or
+ * -1. */
+typedef struct rounds_out {
+  double tessel, tvm, ratio, blas, ratios[ROUNDS];
+} rounds_out;
+
+static int side_by_side_rounds(const peer_opts *o, const peer_workload *w, const auto_run *r,
+                               const tvm_run *v, rounds_out *out) {
+  best_kernel bk;
+  if (best_kernel_of(r->dir, r->r.best_program, &bk))
+    return -1;
+  bench_side ks = {bench_kernel_open, bench_kernel_call, &bk.k};
+  double t[ROUNDS], u[ROUNDS], b[ROUNDS], q[ROUNDS];
+  for (int i = 0; i < ROUNDS; i++) {
+    double rate = 0, s = 0;
+    for (int side = 0; side < 2; side++) {
+      if ((side + i) % 2 == 0 && bench_side_alone(&ks, 10, &rate))
+        return -1;
+      if ((side + i) % 2 == 1 && !(s = tvm_again(o, w, v)))
+        return -1;
+    }
+    t[i] = r->c.flops * rate * 1e-9;
+    u[i] = r->c.flops / s * 1e-9;
+    q[i] = out->ratios[i] = t[i] / u[i];
+    b[i] = w->matmul_n ? o->blas(w->matmul_n, w->threads) : 0;
+  }
+  out->tessel = bench_median(t, ROUNDS);
+  out->tvm = bench_median(u, ROUNDS);
+  out->ratio = bench_median(q, ROUNDS);
+  out->blas = bench_median(b, ROUNDS);
+  return 0;
 }
 
 static void one(const peer_opts *o, const peer_workload *w) {
   int n_cp = o->n_cp, ok = 0;
   double peak = w->threads == 1 ? o->peak1 : o->peak2;
   /* per checkpoint and seed: tessel's and TVM's in-run bests; per seed
-   * the re-measured bests, the tuning times and OpenBLAS */
+   * each tuner's own re-measured best, the side-by-side rounds, the
+   * tuning times */
   double ts[MAX_CP][MAX_SEEDS], vs[MAX_CP][MAX_SEEDS], tr[MAX_SEEDS], vr[MAX_SEEDS],
-      tt[MAX_SEEDS], vt[MAX_SEEDS], blas[MAX_SEEDS];
+      tt[MAX_SEEDS], vt[MAX_SEEDS], tside[MAX_SEEDS], vside[MAX_SEEDS], ratio[MAX_SEEDS],
+      blas[MAX_SEEDS];
   printf("\n%s, %d thread%s, %lld trials\n", w->what, w->threads, w->threads > 1 ? "s" : "",
          (long long)o->cp[n_cp - 1]);
   printf("  %4s %-6s", "seed", "tuner");
   for (int k = 0; k < n_cp; k++)
     printf(" %7lld", (long long)o->cp[k]);
-  printf(" %9s %6s %9s %8s\n", "re-meas", "/peak", w->matmul_n ? "/OpenBLAS" : "", "tune s");
+  printf(" %8s %8s %6s %9s %8s\n", "own", "side", "/peak", w->matmul_n ? "/OpenBLAS" : "",
+         "tune s");
   for (int s = 1; s <= o->seeds && s <= MAX_SEEDS; s++) {
     char file[4300], th[32], sd[32];
     snprintf(file, sizeof file, "workload.file=%s/%s", o->root, w->file);
@@ -98,10 +161,11 @@ static void one(const peer_opts *o, const peer_workload *w) {
     snprintf(sd, sizeof sd, "seed=%d", s);
     const char *sets[] = {file, th, sd};
     auto_run r;
-    tvm_run v;
+    tvm_run v = {0};
+    rounds_out ro = {0};
     int bad = auto_tune(o->root, sets, 3, o->cp[n_cp - 1], &r) || r.r.remeasured_s <= 0;
     bad = bad || run_tvm(o, w, s, &v);
-    double b = !bad && w->matmul_n ? o->blas(w->matmul_n, w->threads) : 0;
+    bad = bad || side_by_side_rounds(o, w, &r, &v, &ro);
     if (!bad) {
       /* TVM's GFLOPS in tessel's FLOP count: the same latency */
       double tvm_flops = v.gflops * v.ms * 1e6, scale = r.c.flops / tvm_flops;
@@ -114,21 +178,31 @@ static void one(const peer_opts *o, const peer_workload *w) {
       vr[ok] = v.gflops * scale;
       tt[ok] = r.wall;
       vt[ok] = v.tune_s;
-      blas[ok] = b;
+      tside[ok] = ro.tessel;
+      vside[ok] = ro.tvm;
+      ratio[ok] = ro.ratio;
+      blas[ok] = ro.blas;
       for (int side = 0; side < 2; side++) {
-        double re = side ? vr[ok] : tr[ok];
+        double own = side ? vr[ok] : tr[ok], sbs = side ? ro.tvm : ro.tessel;
         printf("  %4d %-6s", s, side ? "TVM" : "tessel");
         for (int k = 0; k < n_cp; k++)
           printf(" %7.1f", side ? vs[k][ok] : ts[k][ok]);
-        printf(" %9.1f %6.2f", re, re / peak);
-        if (b > 0)
-          printf(" %9.2f", re / b);
+        printf(" %8.1f %8.1f %6.2f", own, sbs, sbs / peak);
+        if (ro.blas > 0)
+          printf(" %9.2f", sbs / ro.blas);
         else
           printf(" %9s", "");
         printf(" %8.1f\n", side ? vt[ok] : tt[ok]);
       }
+      printf("       side by side, tessel / TVM by round: %.3f %.3f %.3f (median %.3f)",
+             ro.ratios[0], ro.ratios[1], ro.ratios[2], ro.ratio);
+      if (ro.blas > 0)
+        printf("; OpenBLAS %.1f", ro.blas);
+      printf("\n");
       ok++;
     }
+    if (v.dir[0])
+      auto_remove_tree(v.dir);
     auto_run_free(&r);
   }
   if (!ok)
@@ -138,24 +212,28 @@ static void one(const peer_opts *o, const peer_workload *w) {
     double a = bench_median(ts[k], ok), c = bench_median(vs[k], ok);
     printf(" @%lld %.2f", (long long)o->cp[k], c > 0 ? a / c : 0);
   }
-  double tmed = bench_median(tr, ok), vmed = bench_median(vr, ok);
+  printf("; own re-measurements %.2f", bench_median(tr, ok) / bench_median(vr, ok));
+  double tmed = bench_median(tside, ok), vmed = bench_median(vside, ok);
   double ttm = bench_median(tt, ok), vtm = bench_median(vt, ok);
-  printf("; re-measured %.2f (%.1f vs %.1f GFLOPS", tmed / vmed, tmed, vmed);
-  if (w->matmul_n) {
-    double bm = bench_median(blas, ok);
-    printf(", OpenBLAS %.1f", bm);
-  }
+  printf("; side by side %.2f (seeds' ratios; %.1f vs %.1f GFLOPS", bench_median(ratio, ok),
+         tmed, vmed);
+  if (w->matmul_n)
+    printf(", OpenBLAS %.1f", bench_median(blas, ok));
   printf("); tuning time %.2f (%.1f vs %.1f s)\n", ttm / vtm, ttm, vtm);
-  printf("  worst seed below the median (re-measured): tessel %.0f%%, TVM %.0f%%\n",
-         bench_worst_below_median(tr, ok), bench_worst_below_median(vr, ok));
+  printf("  worst seed below the median (side by side): tessel %.0f%%, TVM %.0f%%\n",
+         bench_worst_below_median(tside, ok), bench_worst_below_median(vside, ok));
 }
 
 void bench_peer(const peer_opts *o) {
   printf("\ntessel and TVM v0.19 MetaSchedule (tvm-peer), each from the bare program with its "
          "defaults, the same trials, threads and seeds, interleaved; GFLOPS in tessel's FLOP "
-         "count: the in-run best after N trials, the best re-measured in a fresh process "
-         "(tessel: median of 3 rounds; TVM: median of 10 repeats of >= 200 ms), the tuning "
-         "time\n");
+         "count: the in-run best after N trials; each tuner's own re-measurement of its best "
+         "at the end of its run (tessel: median of 3 rounds in a fresh worker; TVM: median "
+         "of 10 repeats of >= 200 ms in a fresh process); the two bests side by side after "
+         "both runs of a seed (3 rounds, each timing tessel's exported best and TVM's best "
+         "in a fresh process of its own, median of 10 repeats of >= 200 ms, the order "
+         "alternating; then OpenBLAS for a matmul): each tuner's median and the median of "
+         "the rounds' ratios; the tuning time\n");
   for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
     if (strstr(o->only, workloads[i].name) || strstr(o->only, workloads[i].group))
       one(o, &workloads[i]);

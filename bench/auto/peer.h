@@ -8,9 +8,13 @@
  * re-measured in a fresh process, median of 10 repeats of >= 200 ms).
  * tessel's figures are its in-run best after N trials and its best
  * re-measured at the end of the run (median of 3 rounds in a fresh
- * worker). Both are in tessel's FLOP count (TVM's is converted through its
- * own estimate), with the ratio to the FMA peak and, for the matmuls, to
- * OpenBLAS measured right after each pair of runs.
+ * worker). Then the two bests side by side: 3 rounds, each timing
+ * tessel's exported best and TVM's best (tvm-peer --remeasure) in a fresh
+ * process of its own with TVM's protocol, the order alternating, then
+ * OpenBLAS for a matmul; per tuner the median of its rounds, and the
+ * median of the rounds' ratios. All in tessel's FLOP count (TVM's is
+ * converted through its own estimate), with the ratio to the FMA peak and,
+ * for the matmuls, to OpenBLAS of the same rounds.
  */
 #ifndef TESSEL_BENCH_PEER_H
 #define TESSEL_BENCH_PEER_H

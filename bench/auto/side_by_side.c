@@ -62,8 +62,9 @@ static int server_start(server *s, const bench_side *side) {
   return 0;
 }
 
-static double server_block(server *s) {
-  nanosleep(&(struct timespec){0, 300000000}, NULL);
+static double server_block(server *s, int pause) {
+  if (pause)
+    nanosleep(&(struct timespec){0, 300000000}, NULL);
   char go = 1;
   double rate = 0;
   if (write(s->req, &go, 1) != 1 || read(s->res, &rate, sizeof rate) != sizeof rate)
@@ -89,7 +90,7 @@ int bench_side_by_side(const bench_side *a, const bench_side *b, double *rate_a,
   double as[7], bs[7];
   int rc = 0;
   for (int r = -3; r < 7 && !rc; r++) {
-    double x = server_block(&sa), y = server_block(&sb);
+    double x = server_block(&sa, 1), y = server_block(&sb, 1);
     if (x <= 0 || y <= 0)
       rc = -1;
     else if (r >= 0)
@@ -102,6 +103,21 @@ int bench_side_by_side(const bench_side *a, const bench_side *b, double *rate_a,
   *rate_a = bench_median(as, 7);
   *rate_b = bench_median(bs, 7);
   return 0;
+}
+
+int bench_side_alone(const bench_side *side, int repeats, double *rate) {
+  server s;
+  if (repeats < 1 || repeats > 64 || server_start(&s, side))
+    return -1;
+  double r[64];
+  int rc = 0;
+  for (int i = 0; i < repeats && !rc; i++)
+    if ((r[i] = server_block(&s, 0)) <= 0)
+      rc = -1;
+  server_stop(&s);
+  if (!rc)
+    *rate = bench_median(r, repeats);
+  return rc;
 }
 
 /* ---- the exported best kernel ------------------------------------------------------- */

@@ -25,6 +25,12 @@ typedef struct bench_side {
 int bench_side_by_side(const bench_side *a, const bench_side *b, double *rate_a,
                        double *rate_b);
 
+/* One side alone in a fresh process, as TVM's time_evaluator(number=1,
+ * repeat=`repeats`, min_repeat_ms=200) times a kernel: `repeats` (1..64)
+ * blocks of at least 0.2 s back to back, each after an untimed call; the
+ * median calls per second. 0, or -1 (the side failed). */
+int bench_side_alone(const bench_side *side, int repeats, double *rate);
+
 /* How a buffer of an exported kernel is filled: small values of its type
  * (no overflow in int8 sums, no bfloat16 denormal), or zeros. */
 typedef enum bench_fill { FILL_ZERO, FILL_F32, FILL_U8, FILL_S8, FILL_BF16 } bench_fill;
