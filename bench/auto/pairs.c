@@ -3,7 +3,7 @@
 #include "../bench_util.h"
 #include "tune_run.h"
 
-enum { MAX_PAIRS = 16, N_DEV = 3 };
+enum { MAX_PAIRS = 16, N_DEV = 4 };
 
 static const struct {
   const char *name, *what;
@@ -16,6 +16,8 @@ static const struct {
      {"runner.skip_slower=0", "runner.screen_slower=0"}, 2},
     {"dedup", "duplicates judged on the trace alone, not on the postprocessed program",
      {"strategy.dedup=trace"}, 1},
+    {"evolved", "a fresh run's first batch evolved under the untrained model's noise",
+     {"strategy.blind_first_batch=0"}, 1},
 };
 
 static const struct {
@@ -34,7 +36,8 @@ void bench_pairs(const char *root, int64_t trials, int pairs, const char *only) 
   for (int d = 0; d < N_DEV; d++)
     on[d] = on[d] || !named;
   printf("\npaired seeds, %lld trials, 2 threads: tessel's defaults (A) against one choice "
-         "changed (B: unroll and censored are TVM's behaviour, dedup tessel's earlier rule), "
+         "changed (B: unroll, censored and evolved are TVM's behaviour, dedup tessel's earlier "
+         "rule), "
          "the same seed right after; re-measured bests, "
          "GFLOPS\n",
          (long long)trials);

@@ -4,6 +4,8 @@
 #include "best_kernel.h"
 #include "tune_run.h"
 
+#include <sys/stat.h>
+
 
 enum { MAX_CP = 16, MAX_SEEDS = 16, ROUNDS = 3 };
 
@@ -81,12 +83,14 @@ static int run_tvm(const peer_opts *o, const peer_workload *w, int seed, tvm_run
   return got && !rc ? 0 : -1;
 }
 
-/* TVM's best of run v timed again in a fresh process (tvm-peer's own
- * re-measurement: median of 10 repeats of >= 200 ms): seconds, or 0. */
-static double tvm_again(const peer_opts *o, const peer_workload *w, const tvm_run *v) {
+/* TVM's best in the work dir `work` of run v timed again in a fresh
+ * process (tvm-peer's own re-measurement: median of 10 repeats of >= 200
+ * ms): seconds, or 0. */
+static double tvm_again(const peer_opts *o, const peer_workload *w, const tvm_run *v,
+                        const char *work) {
   char cmd[9000], line[8192];
-  snprintf(cmd, sizeof cmd, "'%s' '%s/%s' --threads %d --remeasure '%s/work' 2>>'%s/log'",
-           o->exe, o->root, w->file, w->threads, v->dir, v->dir);
+  snprintf(cmd, sizeof cmd, "'%s' '%s/%s' --threads %d --remeasure '%s' 2>>'%s/log'",
+           o->exe, o->root, w->file, w->threads, work, v->dir);
   fflush(NULL);
   FILE *p = popen(cmd, "r");
   double s = 0;
@@ -101,10 +105,11 @@ static double tvm_again(const peer_opts *o, const peer_workload *w, const tvm_ru
   return s;
 }
 
-/* The seed's two bests side by side: ROUNDS rounds, each timing tessel's
- * exported best and TVM's best in a fresh process of their own with TVM's
- * protocol (the order alternating between rounds), then OpenBLAS for a
- * matmul. Per tuner the median of its rounds (GFLOPS in tessel's count),
+/* Two bests side by side: ROUNDS rounds, each timing tessel's exported
+ * best (`program`, exported to `dir`/libbest.so) and TVM's best in the work
+ * dir `work` in a fresh process of their own with TVM's protocol (the
+ * order alternating between rounds), then OpenBLAS for a matmul when
+ * `blas`. Per tuner the median of its rounds (GFLOPS in tessel's count),
  * the median of the rounds' ratios tessel / TVM, OpenBLAS's median: 0, or
  * -1. */
 typedef struct rounds_out {
@@ -112,9 +117,10 @@ typedef struct rounds_out {
 } rounds_out;
 
 static int side_by_side_rounds(const peer_opts *o, const peer_workload *w, const auto_run *r,
-                               const tvm_run *v, rounds_out *out) {
+                               const char *dir, const char *program, const tvm_run *v,
+                               const char *work, int blas, rounds_out *out) {
   best_kernel bk;
-  if (best_kernel_of(r->dir, r->r.best_program, &bk))
+  if (best_kernel_of(dir, program, &bk))
     return -1;
   bench_side ks = {bench_kernel_open, bench_kernel_call, &bk.k};
   double t[ROUNDS], u[ROUNDS], b[ROUNDS], q[ROUNDS];
@@ -123,19 +129,51 @@ static int side_by_side_rounds(const peer_opts *o, const peer_workload *w, const
     for (int side = 0; side < 2; side++) {
       if ((side + i) % 2 == 0 && bench_side_alone(&ks, 10, &rate))
         return -1;
-      if ((side + i) % 2 == 1 && !(s = tvm_again(o, w, v)))
+      if ((side + i) % 2 == 1 && !(s = tvm_again(o, w, v, work)))
         return -1;
     }
     t[i] = r->c.flops * rate * 1e-9;
     u[i] = r->c.flops / s * 1e-9;
     q[i] = out->ratios[i] = t[i] / u[i];
-    b[i] = w->matmul_n ? o->blas(w->matmul_n, w->threads) : 0;
+    b[i] = blas && w->matmul_n ? o->blas(w->matmul_n, w->threads) : 0;
   }
   out->tessel = bench_median(t, ROUNDS);
   out->tvm = bench_median(u, ROUNDS);
   out->ratio = bench_median(q, ROUNDS);
   out->blas = bench_median(b, ROUNDS);
   return 0;
+}
+
+/* The two tuners' bests of their first n trials side by side (the rounds
+ * of side_by_side_rounds, without OpenBLAS): tessel's exported from a copy
+ * of its first n records (auto_export_prefix), TVM's from a copy of its
+ * work dir with its first n tuning records (all it has when it committed
+ * fewer). 0, or -1. */
+static int checkpoint_rounds(const peer_opts *o, const peer_workload *w, const char *const *sets,
+                             int n_sets, const auto_run *r, const tvm_run *v, int64_t n,
+                             rounds_out *out) {
+  char dir[64] = "/tmp/tessel-bench-checkpoint-XXXXXX", work[96], from[160], to[160];
+  if (!mkdtemp(dir))
+    return -1;
+  snprintf(work, sizeof work, "%s/tvm", dir);
+  char *program = NULL;
+  int rc = mkdir(work, 0700);
+  for (int i = 0; i < 2 && !rc; i++) {
+    const char *f = i ? "database_tuning_record.json" : "database_workload.json";
+    snprintf(from, sizeof from, "%s/work/%s", v->dir, f);
+    snprintf(to, sizeof to, "%s/%s", work, f);
+    /* all of TVM's records when it committed fewer than n */
+    rc = i ? auto_first_lines(from, to, n) && auto_first_lines(from, to, -1)
+           : auto_first_lines(from, to, -1);
+  }
+  if (rc)
+    fprintf(stderr, "bench_auto: cannot copy TVM's first %lld records from %s/work\n",
+            (long long)n, v->dir);
+  rc = rc || auto_export_prefix(sets, n_sets, r, n, dir, &program) ||
+       side_by_side_rounds(o, w, r, dir, program, v, work, 0, out);
+  free(program);
+  auto_remove_tree(dir);
+  return rc ? -1 : 0;
 }
 
 static void one(const peer_opts *o, const peer_workload *w) {
@@ -147,6 +185,9 @@ static void one(const peer_opts *o, const peer_workload *w) {
   double ts[MAX_CP][MAX_SEEDS], vs[MAX_CP][MAX_SEEDS], tr[MAX_SEEDS], vr[MAX_SEEDS],
       tt[MAX_SEEDS], vt[MAX_SEEDS], tside[MAX_SEEDS], vside[MAX_SEEDS], ratio[MAX_SEEDS],
       blas[MAX_SEEDS];
+  /* per checkpoint and seed: the two bests of the first N trials side by
+   * side (the last checkpoint's are the seed's final rounds) */
+  double cts[MAX_CP][MAX_SEEDS], cvs[MAX_CP][MAX_SEEDS], cq[MAX_CP][MAX_SEEDS];
   printf("\n%s, %d thread%s, %lld trials\n", w->what, w->threads, w->threads > 1 ? "s" : "",
          (long long)o->cp[n_cp - 1]);
   printf("  %4s %-6s", "seed", "tuner");
@@ -165,7 +206,16 @@ static void one(const peer_opts *o, const peer_workload *w) {
     rounds_out ro = {0};
     int bad = auto_tune(o->root, sets, 3, o->cp[n_cp - 1], &r) || r.r.remeasured_s <= 0;
     bad = bad || run_tvm(o, w, s, &v);
-    bad = bad || side_by_side_rounds(o, w, &r, &v, &ro);
+    char work[96];
+    snprintf(work, sizeof work, "%s/work", v.dir);
+    bad = bad || side_by_side_rounds(o, w, &r, r.dir, r.r.best_program, &v, work, 1, &ro);
+    /* the earlier checkpoints' bests side by side; the last one's are ro */
+    rounds_out rk[MAX_CP] = {{0}};
+    for (int k = 0; k < n_cp - 1 && !bad; k++)
+      bad = checkpoint_rounds(o, w, sets, 3, &r, &v, o->cp[k] < r.c.n ? o->cp[k] : r.c.n,
+                              &rk[k]);
+    if (!bad)
+      rk[n_cp - 1] = ro;
     if (!bad) {
       /* TVM's GFLOPS in tessel's FLOP count: the same latency */
       double tvm_flops = v.gflops * v.ms * 1e6, scale = r.c.flops / tvm_flops;
@@ -173,6 +223,9 @@ static void one(const peer_opts *o, const peer_workload *w) {
         int64_t t = o->cp[k] < r.c.n ? o->cp[k] : r.c.n;
         ts[k][ok] = t > 0 ? r.c.best_gflops[t] : 0;
         vs[k][ok] = v.curve[k] * scale;
+        cts[k][ok] = rk[k].tessel;
+        cvs[k][ok] = rk[k].tvm;
+        cq[k][ok] = rk[k].ratio;
       }
       tr[ok] = r.c.flops / r.r.remeasured_s * 1e-9;
       vr[ok] = v.gflops * scale;
@@ -198,6 +251,10 @@ static void one(const peer_opts *o, const peer_workload *w) {
              ro.ratios[0], ro.ratios[1], ro.ratios[2], ro.ratio);
       if (ro.blas > 0)
         printf("; OpenBLAS %.1f", ro.blas);
+      printf("\n       side by side at each checkpoint, tessel vs TVM (ratio):");
+      for (int k = 0; k < n_cp; k++)
+        printf(" @%lld %.1f vs %.1f (%.3f)", (long long)o->cp[k], cts[k][ok], cvs[k][ok],
+               cq[k][ok]);
       printf("\n");
       ok++;
     }
@@ -222,6 +279,12 @@ static void one(const peer_opts *o, const peer_workload *w) {
   printf("); tuning time %.2f (%.1f vs %.1f s)\n", ttm / vtm, ttm, vtm);
   printf("  worst seed below the median (side by side): tessel %.0f%%, TVM %.0f%%\n",
          bench_worst_below_median(tside, ok), bench_worst_below_median(vside, ok));
+  printf("  side by side at each checkpoint (medians of the seeds' ratios; worst seed below "
+         "the median, tessel / TVM):");
+  for (int k = 0; k < n_cp; k++)
+    printf(" @%lld %.2f (%.0f%% / %.0f%%)", (long long)o->cp[k], bench_median(cq[k], ok),
+           bench_worst_below_median(cts[k], ok), bench_worst_below_median(cvs[k], ok));
+  printf("\n");
 }
 
 void bench_peer(const peer_opts *o) {
@@ -233,7 +296,8 @@ void bench_peer(const peer_opts *o) {
          "both runs of a seed (3 rounds, each timing tessel's exported best and TVM's best "
          "in a fresh process of its own, median of 10 repeats of >= 200 ms, the order "
          "alternating; then OpenBLAS for a matmul): each tuner's median and the median of "
-         "the rounds' ratios; the tuning time\n");
+         "the rounds' ratios; the tuning time; then the same rounds at each earlier "
+         "checkpoint N on the two bests of the first N trials\n");
   for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
     if (strstr(o->only, workloads[i].name) || strstr(o->only, workloads[i].group))
       one(o, &workloads[i]);

@@ -12,7 +12,10 @@
  * tessel's exported best and TVM's best (tvm-peer --remeasure) in a fresh
  * process of its own with TVM's protocol, the order alternating, then
  * OpenBLAS for a matmul; per tuner the median of its rounds, and the
- * median of the rounds' ratios. All in tessel's FLOP count (TVM's is
+ * median of the rounds' ratios. The same rounds, without OpenBLAS, at
+ * each earlier checkpoint N on the two bests of the first N trials (the
+ * in-run fastest of tessel's first N records, TVM's best of its first N
+ * tuning records). All in tessel's FLOP count (TVM's is
  * converted through its own estimate), with the ratio to the FMA peak and,
  * for the matmuls, to OpenBLAS of the same rounds.
  */

@@ -91,6 +91,83 @@ static int tune_in(const char *root, const char *const *sets, int n_sets, int64_
   return rc;
 }
 
+int auto_first_lines(const char *from, const char *to, int64_t n) {
+  FILE *in = fopen(from, "r"), *out = in ? fopen(to, "w") : NULL;
+  char *line = NULL;
+  size_t cap = 0;
+  int64_t k = 0;
+  ssize_t len = 0;
+  while (out && (n < 0 || k < n) && (len = getline(&line, &cap, in)) > 0 &&
+         fputs(line, out) >= 0)
+    k++;
+  free(line);
+  int rc = out && (n < 0 ? len < 0 && !ferror(in) : k == n) ? 0 : -1;
+  if (out && fclose(out))
+    rc = -1;
+  if (in)
+    fclose(in);
+  return rc;
+}
+
+int auto_export_prefix(const char *const *sets, int n_sets, const auto_run *r,
+                       int64_t n, const char *dir, char **program) {
+  char src[128], all[128], first[128], db[160], wd[160], tr[64], ex[160], config[160];
+  snprintf(src, sizeof src, "%s/tuning.db", r->dir);
+  snprintf(all, sizeof all, "%s/all.jsonl", dir);
+  snprintf(first, sizeof first, "%s/first.jsonl", dir);
+  snprintf(db, sizeof db, "database=%s/tuning.db", dir);
+  *program = NULL;
+  tsl_diag d = {0};
+  tsl_db *h = NULL;
+  int rc = tsl_db_open(src, TSL_DB_READONLY, &h, &d) || tsl_db_export(h, all, &d);
+  tsl_db_close(h);
+  h = NULL;
+  if (!rc && auto_first_lines(all, first, n))
+    rc = tsl_diag_set(&d, TSL_EIO, "%s holds fewer than %lld records", all, (long long)n);
+  int64_t added = 0, skipped = 0;
+  rc = rc || tsl_db_open(db + strlen("database="), TSL_DB_CREATE, &h, &d) ||
+       tsl_db_import(h, first, &added, &skipped, &d);
+  tsl_db_close(h);
+  if (rc) {
+    fprintf(stderr, "bench_auto: the first %lld records of %s: %s\n", (long long)n, src, d.text);
+    return -1;
+  }
+  /* configs/auto.yaml's target and strategy without its cost model, which
+   * would learn the records first and say so */
+  snprintf(config, sizeof config, "%s/export.yaml", dir);
+  FILE *f = fopen(config, "w");
+  int bad = !f || fputs("target:\n  kind: llvm\nstrategy:\n  kind: evolutionary\nrunner:\n"
+                        "  remeasure: 0\n", f) < 0;
+  if ((f && fclose(f)) || bad) {
+    fprintf(stderr, "bench_auto: cannot write %s\n", config);
+    return -1;
+  }
+  snprintf(wd, sizeof wd, "work_dir=%s", dir);
+  snprintf(ex, sizeof ex, "export=%s/libbest.so", dir);
+  snprintf(tr, sizeof tr, "strategy.trials=%lld", (long long)n);
+  const char *use[16];
+  int k = 0;
+  for (int i = 0; i < n_sets && k < 10; i++)
+    use[k++] = sets[i];
+  use[k++] = db;
+  use[k++] = wd;
+  use[k++] = ex;
+  use[k++] = tr;
+  tsl_tune_result t;
+  rc = bench_tune_run(config, (uint32_t)k, use, NULL, NULL, &t, &d);
+  if (!rc && t.trials)
+    rc = tsl_diag_set(&d, TSL_EINVALID, "it measured %lld candidates", (long long)t.trials);
+  if (!rc && !t.best_program)
+    rc = tsl_diag_set(&d, TSL_ENOTFOUND, "no successful record among them");
+  if (rc)
+    fprintf(stderr, "bench_auto: exporting the best of the first %lld records: %s\n",
+            (long long)n, d.text);
+  else
+    *program = strdup(t.best_program);
+  tsl_tune_result_free(&t);
+  return rc || !*program ? -1 : 0;
+}
+
 int auto_tune(const char *root, const char *const *sets, int n_sets, int64_t trials,
               auto_run *out) {
   memset(out, 0, sizeof *out);

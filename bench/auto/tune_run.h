@@ -51,6 +51,22 @@ double auto_tune_remeasured(const char *root, const char *file, int threads, int
                             const char *const *extra, int n_extra, int64_t trials,
                             double *wall, int64_t *same_program);
 
+/* The best of run r's first n records (the in-run fastest, as a run of n
+ * trials would have found it) exported to `dir`/libbest.so: r's records
+ * copied through tsl_db_export and tsl_db_import, the first n of them into
+ * `dir`/tuning.db, and a tuning run on that database (the llvm target,
+ * the evolutionary strategy, no cost model, runner.remeasure 0) with the
+ * overrides sets[0..n_sets) (at most 10) and a budget of n, which
+ * measures nothing and re-measures nothing. 0 with *program the
+ * scheduled program (heap), or -1 with the message on stderr. */
+int auto_export_prefix(const char *const *sets, int n_sets, const auto_run *r,
+                       int64_t n, const char *dir, char **program);
+
+/* The first n lines of the file `from` (every line when n < 0) written
+ * to `to`: 0, or -1 (a file could not be read or written, or it has fewer
+ * lines). */
+int auto_first_lines(const char *from, const char *to, int64_t n);
+
 /* Removes a folder and everything in it. */
 void auto_remove_tree(const char *dir);
 

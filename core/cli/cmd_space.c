@@ -244,8 +244,9 @@ int cli_space(int argc, char **argv) {
     rc = CLI_USAGE;
   }
   const tsl_component *tc = NULL;
+  /* the vector width of the CPU the rules target: --cpu-features names it */
   tsl_rule_target rt = {sizeof rt, target, (int32_t)cores,
-                        __builtin_cpu_supports("avx512f") ? 64 : 32, features};
+                        tsl_cpu_features_have(features, "avx512f") ? 64 : 32, features};
   if (rc == CLI_OK &&
       (tsl_registry_new(ctx, &reg, &diag) || tsl_registry_load_default(reg, 0, NULL, &diag) ||
        tsl_registry_require(reg, TSL_COMPONENT_TARGET, target, &tc, &diag) ||

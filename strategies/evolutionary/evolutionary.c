@@ -54,6 +54,7 @@ struct tsl_strategy {
   int64_t population, init_min_unmeasured, max_fail_count, genetic_num_iters,
       genetic_max_fail_count;
   int64_t diversity_filter_ratio;
+  int64_t blind_first_batch; /* 1: a blind round draws its batch directly */
   double init_measured_ratio, genetic_mutate_prob, eps_greedy, crossover_ratio;
   /* the run, between pre_tuning and post_tuning */
   const tsl_search_space *space;
@@ -100,7 +101,7 @@ static uint32_t draw(uint64_t *rng, const double *w, uint32_t n) {
 #define EVO_OPTIONS                                                                  \
   "population_size, init_measured_ratio, init_min_unmeasured, max_fail_count, "     \
   "genetic_num_iters, genetic_mutate_prob, genetic_max_fail_count, eps_greedy, "      \
-  "crossover_ratio, diversity_filter_ratio"
+  "crossover_ratio, diversity_filter_ratio, blind_first_batch"
 
 static int opt_int(const char *name, const char *key, const char *text, int64_t lo, int64_t hi,
                    int64_t *out, tsl_diag *diag) {
@@ -144,7 +145,8 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
                     .genetic_mutate_prob = EVO_GENETIC_MUTATE_PROB,
                     .eps_greedy = EVO_EPS_GREEDY,
                     .crossover_ratio = 0,
-                    .diversity_filter_ratio = EVO_DIVERSITY_FILTER_RATIO};
+                    .diversity_filter_ratio = EVO_DIVERSITY_FILTER_RATIO,
+                    .blind_first_batch = 1};
   for (uint32_t i = 0; i < n_opts; i++) {
     const char *k = opts[i].key ? opts[i].key : "(null)", *v = opts[i].value;
     int rc;
@@ -168,6 +170,8 @@ static int evo_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
       rc = opt_prob(name, k, v, &o.crossover_ratio, diag);
     else if (!strcmp(k, "diversity_filter_ratio"))
       rc = opt_int(name, k, v, 1, EVO_MAX_DIVERSITY_RATIO, &o.diversity_filter_ratio, diag);
+    else if (!strcmp(k, "blind_first_batch"))
+      rc = opt_int(name, k, v, 0, 1, &o.blind_first_batch, diag);
     else
       rc = tsl_diag_set(diag, TSL_EINVALID,
                         "strategy '%s': unknown option '%s'; valid: " EVO_OPTIONS, name, k);
@@ -726,9 +730,10 @@ static int round_(tsl_strategy *s, uint32_t want, tsl_cand **out, uint32_t *n_ou
   int rc = pick_measured(s, (uint32_t)(pop_n * s->init_measured_ratio), &measured, diag);
   /* Nothing measured to evolve from and scores that are noise: TVM would
    * evolve the fresh samples and pick by those scores, which amounts to
-   * picking fresh samples at random; they are drawn directly (a fresh
-   * run's first batch; docs/decisions.md). */
-  int blind = !rc && !measured.len && !model_ranks(s->space);
+   * picking random samples and their mutants; with blind_first_batch they
+   * are fresh samples drawn directly (a fresh run's first batch;
+   * docs/decisions.md). */
+  int blind = !rc && s->blind_first_batch && !measured.len && !model_ranks(s->space);
   if (!rc)
     rc = blind ? sample_fresh(s, want, want, 1, &fresh, diag)
                : sample_fresh(s, pop_n > measured.len ? pop_n - measured.len : 1,

@@ -208,6 +208,7 @@ static void test_options(void) {
       {"genetic_max_fail_count", "x", "genetic_max_fail_count: 'x'"},
       {"crossover_ratio", "2", "crossover_ratio: '2' is not valid; valid: a number from 0 to 1"},
       {"diversity_filter_ratio", "0", "diversity_filter_ratio: '0' is not valid; valid: an integer from 1 to 64"},
+      {"blind_first_batch", "2", "blind_first_batch: '2' is not valid; valid: an integer from 0 to 1"},
       {"diversity_filter_ratio", "1.5", "diversity_filter_ratio: '1.5'"},
       {"diversity_filter_ratio", "65", "diversity_filter_ratio: '65'"},
       {"populaton_size", "4", "unknown option 'populaton_size'; valid: population_size, "
@@ -513,6 +514,25 @@ static void test_blind_first_round(void) {
   free_traces(out, keys, n2);
   free_traces(rec, rkeys, nr);
   core_free(&c);
+  vt->destroy(s);
+  /* noise and nothing measured, blind_first_batch 0: evolve as TVM does */
+  core c2 = {0};
+  struct tsl_cost_model noise3 = {.noise = 1};
+  tsl_kv kv[] = {{"population_size", "48"}, {"init_min_unmeasured", "16"},
+                 {"genetic_num_iters", "3"}, {"blind_first_batch", "0"}};
+  s = NULL;
+  if (vt->create(NULL, 4, kv, &s, &d)) {
+    printf("Bail out! create: %s\n", d.text);
+    exit(1);
+  }
+  sp = make_space(&c2, &noise3, 8, 8, 33);
+  vt->pre_tuning(s, &sp, &d);
+  uint32_t n3 = generate(s, 8, out, keys);
+  ok(n3 == 8 && noise3.calls == 4 && noise3.cands >= 4 * 16,
+     "blind_first_batch 0, noise and nothing measured: the round evolves (%u calls, %u scored, "
+     "%u candidates)", noise3.calls, noise3.cands, n3);
+  free_traces(out, keys, n3);
+  core_free(&c2);
   vt->destroy(s);
 }
 
