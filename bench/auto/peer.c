@@ -158,13 +158,15 @@ static int checkpoint_rounds(const peer_opts *o, const peer_workload *w, const c
   snprintf(work, sizeof work, "%s/tvm", dir);
   char *program = NULL;
   int rc = mkdir(work, 0700);
-  for (int i = 0; i < 2 && !rc; i++) {
-    const char *f = i ? "database_tuning_record.json" : "database_workload.json";
-    snprintf(from, sizeof from, "%s/work/%s", v->dir, f);
-    snprintf(to, sizeof to, "%s/%s", work, f);
-    /* all of TVM's records when it committed fewer than n */
-    rc = i ? auto_first_lines(from, to, n) && auto_first_lines(from, to, -1)
-           : auto_first_lines(from, to, -1);
+  if (!rc) {
+    snprintf(from, sizeof from, "%s/work/database_workload.json", v->dir);
+    snprintf(to, sizeof to, "%s/database_workload.json", work);
+    rc = auto_first_lines(from, to, -1);
+  }
+  if (!rc) { /* all of TVM's records when it committed fewer than n */
+    snprintf(from, sizeof from, "%s/work/database_tuning_record.json", v->dir);
+    snprintf(to, sizeof to, "%s/database_tuning_record.json", work);
+    rc = auto_first_lines(from, to, n) && auto_first_lines(from, to, -1);
   }
   if (rc)
     fprintf(stderr, "bench_auto: cannot copy TVM's first %lld records from %s/work\n",
