@@ -7,6 +7,9 @@
 #include "base_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,14 +109,112 @@ struct tsl_arena {
   size_t next_cap; /* a small arena's next chunk (doubling); 0: ARENA_CHUNK */
 };
 
-enum { ARENA_CHUNK = 64 * 1024, MAX_SPARE_CHUNKS = 256 };
+/* Standard chunks are 64 KiB with their header, carved 32 at a time from
+ * 2 MiB slabs that may be backed by transparent huge pages, and never
+ * handed back to the system: a chunk no arena holds waits in its context
+ * (up to MAX_SPARE_CHUNKS, no lock) or in the process's pools for the next
+ * arena. A search builds and frees thousands of short-lived schedules of
+ * about 300 KiB; from malloc, clearing their fresh pages and the page
+ * faults after every fork of a builder (each page the tuner writes next is
+ * copied or faulted again) took 30-40% of the 128 matmul's search. A
+ * process keeps its peak of standard chunks. */
+enum { CHUNK_BYTES = 64 * 1024, SLAB_BYTES = 2 * 1024 * 1024, MAX_SPARE_CHUNKS = 256 };
+#define ARENA_CHUNK (CHUNK_BYTES - sizeof(arena_chunk))
 
-/* Standard-size chunks of freed arenas wait in the context for the next
- * arena: a search builds and frees thousands of short-lived schedules, and
- * handing the memory back to the system each time costs page faults. */
 static arena_chunk *ctx_take_chunk(tsl_ctx *ctx);
-static int ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *c);
+static void ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *c);
 static void release_raw(tsl_arena *a);
+
+/* The process's standard chunks that no context holds: zeroed ones, and
+ * raw ones (tsl_arena_alloc_raw's, not cleared); contexts on other threads
+ * share them, and the slab being carved, under the lock. */
+typedef struct chunk_pool {
+  arena_chunk *head;
+} chunk_pool;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static chunk_pool pool_zeroed, pool_raw;
+static unsigned char *slab_next;
+static size_t slab_left;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TSL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TSL_ASAN 1
+#endif
+#endif
+
+/* A fresh chunk from the slab (zero, as mmap's pages are); the lock held.
+ * Under AddressSanitizer each chunk is a block of its own instead, so that
+ * a write past a chunk still lands in a red zone. */
+static arena_chunk *slab_chunk(void) {
+#ifdef TSL_ASAN
+  if (1) {
+    arena_chunk *c = xcalloc(CHUNK_BYTES);
+    c->cap = ARENA_CHUNK;
+    return c;
+  }
+#endif
+  if (!slab_left) {
+    /* twice the size, so that an aligned slab fits: huge pages need it */
+    unsigned char *p = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      fprintf(stderr, "tessel: out of memory (a %d-byte slab of arena chunks)\n", SLAB_BYTES);
+      abort();
+    }
+    unsigned char *a =
+        (unsigned char *)(((uintptr_t)p + SLAB_BYTES - 1) & ~(uintptr_t)(SLAB_BYTES - 1));
+    if (a > p)
+      munmap(p, (size_t)(a - p));
+    munmap(a + SLAB_BYTES, (size_t)(p + 2 * SLAB_BYTES - (a + SLAB_BYTES)));
+    madvise(a, SLAB_BYTES, MADV_HUGEPAGE); /* a hint: without it, small pages */
+    slab_next = a;
+    slab_left = SLAB_BYTES;
+  }
+  arena_chunk *k = (arena_chunk *)slab_next;
+  slab_next += CHUNK_BYTES;
+  slab_left -= CHUNK_BYTES;
+  k->cap = ARENA_CHUNK;
+  return k;
+}
+
+/* A chunk of the pool, or a fresh one when it is empty. */
+static arena_chunk *pool_take(chunk_pool *p) {
+  pthread_mutex_lock(&pool_lock);
+  arena_chunk *k = p->head;
+  if (k)
+    p->head = k->next;
+  else
+    k = slab_chunk();
+  pthread_mutex_unlock(&pool_lock);
+  return k;
+}
+
+/* The list from `first` to `last` given to the pool. */
+static void pool_give(chunk_pool *p, arena_chunk *first, arena_chunk *last) {
+  if (!first)
+    return;
+  pthread_mutex_lock(&pool_lock);
+  last->next = p->head;
+  p->head = first;
+  pthread_mutex_unlock(&pool_lock);
+}
+
+static arena_chunk *list_last(arena_chunk *k) {
+  while (k && k->next)
+    k = k->next;
+  return k;
+}
+
+/* A chunk leaving its arena: a standard one kept, another freed. */
+static void chunk_release(tsl_ctx *ctx, arena_chunk *c) {
+  if (c->cap == ARENA_CHUNK)
+    ctx_keep_chunk(ctx, c);
+  else
+    free(c);
+}
 
 tsl_arena *tsl_arena_new(tsl_ctx *ctx) {
   tsl_arena *a = xmalloc(sizeof *a);
@@ -137,8 +238,7 @@ void tsl_arena_free(tsl_arena *a) {
     return;
   for (arena_chunk *c = a->head, *n; c; c = n) {
     n = c->next;
-    if (c->cap != ARENA_CHUNK || !ctx_keep_chunk(a->ctx, c))
-      free(c);
+    chunk_release(a->ctx, c);
   }
   release_raw(a);
   free(a);
@@ -152,8 +252,8 @@ void tsl_arena_reset(tsl_arena *a) {
       memset(c->data, 0, c->used);
       c->used = 0;
       keep = c;
-    } else if (c->cap != ARENA_CHUNK || !ctx_keep_chunk(a->ctx, c)) {
-      free(c);
+    } else {
+      chunk_release(a->ctx, c);
     }
   }
   if (keep)
@@ -167,7 +267,7 @@ void tsl_arena_reset(tsl_arena *a) {
 tsl_ctx *tsl_arena_ctx(const tsl_arena *a) { return a->ctx; }
 
 /* Memory past a chunk's `used` is always zero (fresh chunks come from
- * calloc, kept ones are cleared when their arena is freed), so handing out a
+ * calloc or a slab, kept ones are cleared when their arena is freed), so handing out a
  * zeroed block is a pointer bump: one bulk clear per chunk instead of a
  * memset per node. */
 __attribute__((noinline)) static void *arena_alloc_slow(tsl_arena *a, size_t size) {
@@ -263,36 +363,32 @@ void tsl_ctx_free(tsl_ctx *c) {
   if (!c)
     return;
   tsl_arena_free(c->strings);
-  for (arena_chunk *k = c->spare, *n; k; k = n) {
-    n = k->next;
-    free(k);
-  }
-  for (arena_chunk *k = c->raw_spare, *n; k; k = n) {
-    n = k->next;
-    free(k);
-  }
+  pool_give(&pool_zeroed, c->spare, list_last(c->spare));
+  pool_give(&pool_raw, c->raw_spare, list_last(c->raw_spare));
   free(c->slots);
   free(c);
 }
 
 static arena_chunk *ctx_take_chunk(tsl_ctx *ctx) {
   arena_chunk *k = ctx ? ctx->spare : NULL;
-  if (k) {
-    ctx->spare = k->next;
-    ctx->n_spare--;
-  }
+  if (!k)
+    return pool_take(&pool_zeroed);
+  ctx->spare = k->next;
+  ctx->n_spare--;
   return k;
 }
 
-static int ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *k) {
-  if (!ctx || ctx->n_spare >= MAX_SPARE_CHUNKS)
-    return 0;
+static void ctx_keep_chunk(tsl_ctx *ctx, arena_chunk *k) {
   memset(k->data, 0, k->used);
   k->used = 0;
+  if (!ctx || ctx->n_spare >= MAX_SPARE_CHUNKS) {
+    k->next = NULL;
+    pool_give(&pool_zeroed, k, k);
+    return;
+  }
   k->next = ctx->spare;
   ctx->spare = k;
   ctx->n_spare++;
-  return 1;
 }
 
 /* Raw chunks: standard-size ones wait in the context (their own list, as
@@ -307,9 +403,11 @@ void *tsl_arena_alloc_raw(tsl_arena *a, size_t size) {
       n = a->ctx->raw_spare;
       a->ctx->raw_spare = n->next;
       a->ctx->n_raw_spare--;
-    }
-    if (!n)
+    } else if (cap == ARENA_CHUNK) {
+      n = pool_take(&pool_raw);
+    } else {
       n = xmalloc(sizeof *n + cap);
+    }
     n->used = 0;
     n->cap = cap;
     n->next = c;
@@ -328,6 +426,9 @@ static void release_raw(tsl_arena *a) {
       c->next = a->ctx->raw_spare;
       a->ctx->raw_spare = c;
       a->ctx->n_raw_spare++;
+    } else if (c->cap == ARENA_CHUNK) {
+      c->next = NULL;
+      pool_give(&pool_raw, c, c);
     } else {
       free(c);
     }

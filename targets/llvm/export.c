@@ -6,6 +6,8 @@
  */
 #include "llvm_internal.h"
 
+#include <llvm-c/Object.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,19 +26,65 @@ static int uses_gomp(LLVMModuleRef mod) {
   return LLVMGetNamedFunction(mod, "GOMP_parallel") != NULL;
 }
 
-static int emit_object(LLVMTargetMachineRef tm, LLVMModuleRef mod,
-                       const char *path, tsl_diag *diag) {
+/* `n` bytes written to the file `path`, an error naming it. */
+static int write_file(const char *path, const void *data, size_t n, tsl_diag *diag) {
+  FILE *f = fopen(path, "wb");
+  int rc = TSL_OK;
+  if (!f || fwrite(data, 1, n, f) != n)
+    rc = tsl_diag_set(diag, TSL_EIO, "llvm target: cannot write '%s': %s", path, strerror(errno));
+  if (f && fclose(f) && !rc)
+    rc = tsl_diag_set(diag, TSL_EIO, "llvm target: cannot write '%s': %s", path, strerror(errno));
+  return rc;
+}
+
+/* Whether the object refers to a symbol that it does not define and
+ * that is not libgomp's (GOMP_*, omp_*): a libm function, memset, a
+ * libgcc routine. In doubt (the object cannot be read), yes. */
+static int refers_beyond_gomp(LLVMMemoryBufferRef buf, LLVMModuleRef mod) {
   char *err = NULL;
-  if (LLVMTargetMachineEmitToFile(tm, mod, (char *)path, LLVMObjectFile,
-                                  &err)) {
-    int st = tsl_diag_set(diag, TSL_EIO,
-                          "llvm target: cannot write the object file '%s': "
-                          "%s",
+  LLVMBinaryRef bin = LLVMCreateBinary(buf, NULL, &err);
+  LLVMDisposeMessage(err);
+  if (!bin)
+    return 1;
+  size_t len = 0;
+  const char *file = LLVMGetSourceFileName(mod, &len); /* its STT_FILE symbol */
+  int beyond = 0;
+  LLVMSymbolIteratorRef sym = LLVMObjectFileCopySymbolIterator(bin);
+  for (; !beyond && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, sym); LLVMMoveToNextSymbol(sym)) {
+    const char *name = LLVMGetSymbolName(sym);
+    if (!name || !*name || !strncmp(name, "GOMP_", 5) || !strncmp(name, "omp_", 4) ||
+        (strlen(name) == len && !memcmp(name, file, len)))
+      continue;
+    int defined = 0;
+    LLVMSectionIteratorRef sec = LLVMObjectFileCopySectionIterator(bin);
+    for (; !defined && !LLVMObjectFileIsSectionIteratorAtEnd(bin, sec); LLVMMoveToNextSection(sec))
+      defined = LLVMGetSectionContainsSymbol(sec, sym);
+    LLVMDisposeSectionIterator(sec);
+    beyond = !defined;
+  }
+  LLVMDisposeSymbolIterator(sym);
+  LLVMDisposeBinary(bin);
+  return beyond;
+}
+
+/* The object file at `path`; *libs (may be NULL) gets the libraries a
+ * shared library of it links (TLL_LINK_*). */
+static int emit_object(LLVMTargetMachineRef tm, LLVMModuleRef mod, const char *path, int *libs,
+                       tsl_diag *diag) {
+  char *err = NULL;
+  LLVMMemoryBufferRef buf = NULL;
+  if (LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &err, &buf)) {
+    int st = tsl_diag_set(diag, TSL_EIO, "llvm target: cannot emit the object file '%s': %s",
                           path, err ? err : "?");
     LLVMDisposeMessage(err);
     return st;
   }
-  return TSL_OK;
+  if (libs)
+    *libs = (uses_gomp(mod) ? TLL_LINK_GOMP : 0) |
+            (refers_beyond_gomp(buf, mod) ? TLL_LINK_C : 0);
+  int rc = write_file(path, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), diag);
+  LLVMDisposeMemoryBuffer(buf);
+  return rc;
 }
 
 static int write_header(const tsl_lowered_module *m, const char *prefix,
@@ -48,14 +96,7 @@ static int write_header(const tsl_lowered_module *m, const char *prefix,
                         "tsl_export_header returned nothing (not "
                         "implemented in this build?)",
                         path);
-  FILE *f = fopen(path, "wb");
-  int rc = TSL_OK;
-  if (!f || fputs(h, f) < 0)
-    rc = tsl_diag_set(diag, TSL_EIO, "llvm target: cannot write '%s': %s",
-                      path, strerror(errno));
-  if (f && fclose(f) && !rc)
-    rc = tsl_diag_set(diag, TSL_EIO, "llvm target: cannot write '%s': %s",
-                      path, strerror(errno));
+  int rc = write_file(path, h, strlen(h), diag);
   free(h);
   return rc;
 }
@@ -77,7 +118,7 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
   if (!rc && tll_amx_used(mod) && !tll_amx_emulator())
     tll_amx_add_permit(mod); /* amx.c */
   if (!rc && ends_with(path, ".o")) {
-    rc = emit_object(tm, mod, path, diag);
+    rc = emit_object(tm, mod, path, NULL, diag);
   } else if (!rc) {
     char obj[] = "/tmp/tessel-export-XXXXXX.o";
     int fd = mkstemps(obj, 2);
@@ -87,9 +128,10 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
                         strerror(errno));
     } else {
       close(fd);
-      rc = emit_object(tm, mod, obj, diag);
+      int libs = 0;
+      rc = emit_object(tm, mod, obj, &libs, diag);
       if (!rc)
-        rc = tll_link_shared_with(obj, path, uses_gomp(mod),
+        rc = tll_link_shared_with(obj, path, libs,
                                   tll_amx_used(mod) ? tll_amx_emulator() : NULL, NULL, diag);
       unlink(obj);
     }

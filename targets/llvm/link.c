@@ -121,7 +121,7 @@ static void resolve(const char *cc) {
 }
 
 /* The driver's line, its errors reported. */
-static int link_by_driver(const char *cc, const char *obj, const char *so, int gomp,
+static int link_by_driver(const char *cc, const char *obj, const char *so, int libs,
                           const char *lib, const char *rpath, tsl_diag *diag) {
   char *argv[12];
   int n = 0;
@@ -134,7 +134,7 @@ static int link_by_driver(const char *cc, const char *obj, const char *so, int g
     argv[n++] = (char *)lib;
     argv[n++] = (char *)rpath;
   }
-  if (gomp)
+  if (libs & TLL_LINK_GOMP)
     argv[n++] = "-lgomp";
   argv[n++] = "-lm";
   argv[n] = NULL;
@@ -166,11 +166,11 @@ static int link_by_driver(const char *cc, const char *obj, const char *so, int g
                       cc, status, out);
 }
 
-int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_diag *diag) {
-  return tll_link_shared_with(obj, so, gomp, NULL, direct, diag);
+int tll_link_shared(const char *obj, const char *so, int libs, int *direct, tsl_diag *diag) {
+  return tll_link_shared_with(obj, so, libs, NULL, direct, diag);
 }
 
-int tll_link_shared_with(const char *obj, const char *so, int gomp, const char *lib, int *direct,
+int tll_link_shared_with(const char *obj, const char *so, int libs, const char *lib, int *direct,
                          tsl_diag *diag) {
   const char *cc = compiler();
   char *argv[28];
@@ -210,7 +210,8 @@ int tll_link_shared_with(const char *obj, const char *so, int gomp, const char *
     argv[n++] = "-o";
     argv[n++] = (char *)so;
     for (int i = 0; i < N_FILES; i++) {
-      if (i == F_GOMP && !gomp)
+      if ((i == F_GOMP && !(libs & TLL_LINK_GOMP)) ||
+          ((i == F_LIBM || i == F_LIBGCC || i == F_LIBC) && !(libs & TLL_LINK_C)))
         continue;
       argv[n++] = files[i];
       if (i == F_CRTBEGIN)
@@ -229,7 +230,7 @@ int tll_link_shared_with(const char *obj, const char *so, int gomp, const char *
       return TSL_OK;
     }
   }
-  int rc = link_by_driver(cc, obj, so, gomp, lib, lib ? cc_rpath : NULL, diag);
+  int rc = link_by_driver(cc, obj, so, libs, lib, lib ? cc_rpath : NULL, diag);
   if (can && rc == TSL_OK) {
     /* the driver links what ld alone did not: the driver from now on */
     pthread_mutex_lock(&tc_lock);

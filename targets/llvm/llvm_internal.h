@@ -279,15 +279,22 @@ void tll_jit_free(tsl_kernel *k);
 int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
                const char *path, const char *header_path, tsl_diag *diag);
 
-/* link.c: the object `obj` linked into the shared library `so` (with
- * libgomp when `gomp`, libm and libc): by ld directly with the C
- * compiler's crt files and libraries, asked of it once per process and
- * $CC, or else by the compiler's driver, whose errors are reported.
- * *direct (may be NULL): 1 when ld linked it directly. */
-int tll_link_shared(const char *obj, const char *so, int gomp, int *direct, tsl_diag *diag);
+/* link.c: the object `obj` linked into the shared library `so` with the
+ * libraries `libs` names (TLL_LINK_*; ld keeps only those the object
+ * needs, --as-needed): by ld directly with the C compiler's crt files and
+ * libraries, asked of it once per process and $CC, or else by the
+ * compiler's driver, whose errors are reported. *direct (may be NULL): 1
+ * when ld linked it directly. */
+enum {
+  TLL_LINK_GOMP = 1, /* libgomp */
+  TLL_LINK_C = 2,    /* libm, libgcc and the C library: an object that
+                        refers to nothing else but libgomp goes without
+                        them (ld reads them all, 60% of a small link) */
+};
+int tll_link_shared(const char *obj, const char *so, int libs, int *direct, tsl_diag *diag);
 /* The same, linking the shared library `lib` too (by its path, with a run
  * path to its folder): the AMX emulator (amx.c). */
-int tll_link_shared_with(const char *obj, const char *so, int gomp, const char *lib, int *direct,
+int tll_link_shared_with(const char *obj, const char *so, int libs, const char *lib, int *direct,
                          tsl_diag *diag);
 
 /* The vtable (plugin.c), for tests that link the static library. */

@@ -7,8 +7,10 @@
  * symbolic-shape program exports too (size variables as int64_t). The
  * object linked by ld directly (link.c) needs the same shared libraries as
  * when the C compiler's driver links it; when ld fails, the driver links
- * and ld is not tried again. Errors: a bad suffix, a bad prefix, a missing
- * C compiler.
+ * and ld is not tried again. A library links libm and the C library only
+ * when its object refers to them (a softmax's expf), with the same
+ * DT_NEEDED entries as the driver's. Errors: a bad suffix, a bad prefix, a
+ * missing C compiler.
  */
 #include "llvm_util.h"
 
@@ -93,7 +95,7 @@ static void test_direct_link(const char *obj, const char *dir) {
   snprintf(so_cc, sizeof so_cc, "%s/libdriver.so", dir);
   tsl_diag d = {0};
   int direct = 0;
-  int rc = tll_link_shared(obj, so, 1, &direct, &d);
+  int rc = tll_link_shared(obj, so, TLL_LINK_GOMP | TLL_LINK_C, &direct, &d);
   ok(rc == 0 && direct == 1, "the object linked by ld directly (rc %d, direct %d)", rc, direct);
   if (rc)
     tap_diag("%s", d.text);
@@ -133,8 +135,8 @@ static void test_direct_link(const char *obj, const char *dir) {
   chmod(cc, 0755);
   setenv("CC", cc, 1);
   int d1 = -1, d2 = -1;
-  int rc1 = tll_link_shared(obj, so, 1, &d1, &d);
-  int rc2 = tll_link_shared(obj, so, 1, &d2, &d);
+  int rc1 = tll_link_shared(obj, so, TLL_LINK_GOMP | TLL_LINK_C, &d1, &d);
+  int rc2 = tll_link_shared(obj, so, TLL_LINK_GOMP | TLL_LINK_C, &d2, &d);
   unsetenv("CC");
   char *log = lt_slurp(calls);
   ok(!w1 && !w2 && rc1 == 0 && rc2 == 0 && d1 == 0 && d2 == 0 && log && !strcmp(log, "x\n"),
@@ -262,6 +264,77 @@ out:
   tsl_arena_free(a);
 }
 
+/* The libraries a shared library links follow what its object refers to:
+ * the matmul (libgomp's symbols alone) and a softmax (expf) exported by
+ * export_library need what the C compiler's driver links for their
+ * objects (libgomp.so.1, libm.so.6); the softmax loads and agrees with the
+ * interpreter. */
+static void test_needed_libs(tsl_target *t, const char *dir) {
+  static const struct {
+    const char *file, *script, *need;
+  } cases[] = {
+      {"matmul_64.py", NULL, "libgomp.so.1"},
+      {"softmax.py", NULL, "libm.so.6"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char path[4200], obj[4300], so[4300], so_cc[4300], cmd[9000], need[512], need_cc[512];
+    snprintf(path, sizeof path, "%s/workloads/%s", lt_root(), cases[c].file);
+    snprintf(obj, sizeof obj, "%s/need.o", dir);
+    snprintf(so, sizeof so, "%s/libneed.so", dir);
+    snprintf(so_cc, sizeof so_cc, "%s/libneed_cc.so", dir);
+    tsl_arena *a = tsl_arena_new(ctx);
+    tsl_diag d = {0};
+    const tsl_module *m = NULL;
+    tsl_schedule *sch = NULL;
+    const tsl_lowered_func *lf = NULL;
+    int built = !tsl_parse_file(a, path, &m, &d) && !tsl_schedule_new(ctx, m, NULL, &sch, &d) &&
+                (c || !tsl_script_run(sch, "mm.sch", mm_par, strlen(mm_par), &d)) &&
+                lower_one(a, tsl_schedule_func(sch), &lf);
+    const tsl_lowered_func *fl[1] = {lf};
+    tsl_lowered_module lm = {sizeof lm, 1, fl, 0, NULL};
+    built = built && !tll_vtable.export_library(t, &lm, "nd", obj, NULL, &d) &&
+            !tll_vtable.export_library(t, &lm, "nd", so, NULL, &d);
+    if (!ok(built, "%s exported as .o and .so", cases[c].file)) {
+      tap_diag("%s", d.text);
+    } else {
+      snprintf(cmd, sizeof cmd, "cc -shared -o '%s' '%s' -lgomp -lm", so_cc, obj);
+      int sys = system(cmd);
+      needed_of(so, need, sizeof need);
+      needed_of(so_cc, need_cc, sizeof need_cc);
+      ok(sys == 0 && !strcmp(need, need_cc) && strstr(need, cases[c].need),
+         "  ... it needs what the driver's library of its object needs: '%s' ('%s')", need,
+         need_cc);
+      void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+      tsl_packed_fn fn = lib ? (tsl_packed_fn)(uintptr_t)dlsym(lib, "nd_main_packed") : NULL;
+      const tsl_func *src = m->funcs[0];
+      tsl_arg ref[4], got[4];
+      uint32_t n = src->n_params;
+      int agree = 0;
+      if (fn && n <= 4 && !tsl_func_make_args(src, NULL, 0, 3, ref, &d) &&
+          !tsl_func_make_args(src, NULL, 0, 3, got, &d)) {
+        tsl_interp_run(src, ref, n, &d);
+        lt_packed p;
+        lt_pack(lf, got, NULL, 0, &p);
+        double err;
+        char why[256];
+        agree = fn(p.ptrs) == 0 && lt_compare(src, ref, got, &err, why, sizeof why) == 0;
+        if (!agree)
+          tap_diag("%s", why);
+        tsl_args_free(ref, n);
+        tsl_args_free(got, n);
+      }
+      ok(agree, "  ... loads, and its entry agrees with the interpreter");
+      if (lib)
+        dlclose(lib);
+    }
+    unlink(obj);
+    unlink(so);
+    unlink(so_cc);
+    tsl_schedule_free(sch);
+    tsl_arena_free(a);
+  }
+}
+
 typedef int32_t (*dyn_fn)(const float *, const float *, float *, int64_t);
 
 static void test_symbolic(tsl_target *t, const char *dir) {
@@ -317,6 +390,7 @@ int main(void) {
   ok(t != NULL, "target");
   if (t) {
     test_matmul(t, dir);
+    test_needed_libs(t, dir);
     test_symbolic(t, dir);
   }
   tll_vtable.destroy(t);
