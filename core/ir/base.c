@@ -128,12 +128,8 @@ static void release_raw(tsl_arena *a);
 /* The process's standard chunks that no context holds: zeroed ones, and
  * raw ones (tsl_arena_alloc_raw's, not cleared); contexts on other threads
  * share them, and the slab being carved, under the lock. */
-typedef struct chunk_pool {
-  arena_chunk *head;
-} chunk_pool;
-
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static chunk_pool pool_zeroed, pool_raw;
+static arena_chunk *pool_zeroed, *pool_raw;
 static unsigned char *slab_next;
 static size_t slab_left;
 
@@ -150,12 +146,8 @@ static size_t slab_left;
  * a write past a chunk still lands in a red zone. */
 static arena_chunk *slab_chunk(void) {
 #ifdef TSL_ASAN
-  if (1) {
-    arena_chunk *c = xcalloc(CHUNK_BYTES);
-    c->cap = ARENA_CHUNK;
-    return c;
-  }
-#endif
+  arena_chunk *k = xcalloc(CHUNK_BYTES);
+#else
   if (!slab_left) {
     /* twice the size, so that an aligned slab fits: huge pages need it */
     unsigned char *p = mmap(NULL, 2 * SLAB_BYTES, PROT_READ | PROT_WRITE,
@@ -176,16 +168,17 @@ static arena_chunk *slab_chunk(void) {
   arena_chunk *k = (arena_chunk *)slab_next;
   slab_next += CHUNK_BYTES;
   slab_left -= CHUNK_BYTES;
+#endif
   k->cap = ARENA_CHUNK;
   return k;
 }
 
 /* A chunk of the pool, or a fresh one when it is empty. */
-static arena_chunk *pool_take(chunk_pool *p) {
+static arena_chunk *pool_take(arena_chunk **pool) {
   pthread_mutex_lock(&pool_lock);
-  arena_chunk *k = p->head;
+  arena_chunk *k = *pool;
   if (k)
-    p->head = k->next;
+    *pool = k->next;
   else
     k = slab_chunk();
   pthread_mutex_unlock(&pool_lock);
@@ -193,12 +186,12 @@ static arena_chunk *pool_take(chunk_pool *p) {
 }
 
 /* The list from `first` to `last` given to the pool. */
-static void pool_give(chunk_pool *p, arena_chunk *first, arena_chunk *last) {
+static void pool_give(arena_chunk **pool, arena_chunk *first, arena_chunk *last) {
   if (!first)
     return;
   pthread_mutex_lock(&pool_lock);
-  last->next = p->head;
-  p->head = first;
+  last->next = *pool;
+  *pool = first;
   pthread_mutex_unlock(&pool_lock);
 }
 
