@@ -130,8 +130,6 @@ static void release_raw(tsl_arena *a);
  * share them, and the slab being carved, under the lock. */
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static arena_chunk *pool_zeroed, *pool_raw;
-static unsigned char *slab_next;
-static size_t slab_left;
 
 #if defined(__SANITIZE_ADDRESS__)
 #define TSL_ASAN 1
@@ -139,6 +137,11 @@ static size_t slab_left;
 #if __has_feature(address_sanitizer)
 #define TSL_ASAN 1
 #endif
+#endif
+
+#ifndef TSL_ASAN
+static unsigned char *slab_next; /* the slab being carved, and what is left of it */
+static size_t slab_left;
 #endif
 
 /* A fresh chunk from the slab (zero, as mmap's pages are); the lock held.
