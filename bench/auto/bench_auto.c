@@ -44,6 +44,7 @@
  * Usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640]
  *                   [--only m1024,mb1024,m128,ops,lowp,pairs,transfer] [--models xgb,random]
  *                   [--seeds 3 (lowp, pairs, transfer, --peer, --strategies)]
+ *                   [--first-seed 1 (--peer: seeds first-seed ..)]
  *                   [--peer tvm [--peer-exe PATH]] [--strategies evolutionary,sketch]
  *                                                (or ./tessel bench auto ...)
  */
@@ -373,7 +374,7 @@ int main(int argc, char **argv) {
     return 2;
   const char *root = getenv("TESSEL_SOURCE_ROOT"), *only = "m1024,mb1024,m128,ops,lowp", *models = "xgb";
   int64_t cp[MAX_CP] = {32, 64, 128, 256, 640};
-  int n_cp = 5, seeds = 3;
+  int n_cp = 5, seeds = 3, first_seed = 1;
   const char *peer = NULL, *peer_exe = NULL, *strategies = NULL;
   int cp_given = 0, only_given = 0;
   for (int i = 1; i < argc; i++) {
@@ -387,6 +388,8 @@ int main(int argc, char **argv) {
       strategies = argv[++i];
     else if (!strcmp(argv[i], "--seeds") && i + 1 < argc)
       seeds = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--first-seed") && i + 1 < argc)
+      first_seed = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
       peer = argv[++i];
     else if (!strcmp(argv[i], "--peer-exe") && i + 1 < argc)
@@ -398,7 +401,7 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: bench_auto [SOURCE_ROOT] [--checkpoints 32,64,128,256,640] "
                       "[--only m1024,mb1024,m128,ops,lowp,pairs,transfer] [--models xgb,random] "
-                      "[--seeds 3] "
+                      "[--seeds 3] [--first-seed 1] "
                       "[--peer tvm [--peer-exe PATH]] "
                       "[--strategies evolutionary,sketch]\n");
       return 2;
@@ -407,6 +410,11 @@ int main(int argc, char **argv) {
   if (seeds < 1 || seeds > 16) {
     fprintf(stderr,
             "bench_auto: --seeds: 1 to 16 runs per workload (lowp, pairs, transfer, --peer)\n");
+    return 2;
+  }
+  if (first_seed < 1 || first_seed > 1000000) {
+    fprintf(stderr, "bench_auto: --first-seed: 1 to 1000000 (--peer: the seeds are "
+                    "first-seed .. first-seed + seeds - 1)\n");
     return 2;
   }
   if (peer && strategies) {
@@ -442,7 +450,7 @@ int main(int argc, char **argv) {
               exe);
       return 2;
     }
-    peer_opts po = {abs_root, exe, only, cp, n_cp, seeds, peak1, peak2, blas_gflops};
+    peer_opts po = {abs_root, exe, only, cp, n_cp, seeds, peak1, peak2, blas_gflops, first_seed};
     bench_peer(&po); /* instead of the float32 sections */
   }
   if (strategies) { /* instead of every other section */

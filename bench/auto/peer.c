@@ -197,7 +197,8 @@ static void one(const peer_opts *o, const peer_workload *w) {
     printf(" %7lld", (long long)o->cp[k]);
   printf(" %8s %8s %6s %9s %8s\n", "own", "side", "/peak", w->matmul_n ? "/OpenBLAS" : "",
          "tune s");
-  for (int s = 1; s <= o->seeds && s <= MAX_SEEDS; s++) {
+  for (int s = o->first_seed; s < o->first_seed + o->seeds && s - o->first_seed < MAX_SEEDS;
+       s++) {
     char file[4300], th[32], sd[32];
     snprintf(file, sizeof file, "workload.file=%s/%s", o->root, w->file);
     snprintf(th, sizeof th, "target.threads=%d", w->threads);

@@ -30,9 +30,10 @@ typedef struct peer_opts {
   const char *only;     /* workload names or groups (m1024, mb1024, m128, ops, ...) */
   const int64_t *cp;    /* checkpoints, the last one the trials of a run */
   int n_cp;
-  int seeds;            /* runs 1..seeds of each tuner */
+  int seeds;            /* runs first_seed .. first_seed + seeds - 1 of each tuner */
   double peak1, peak2;  /* FMA peaks at 1 and 2 threads, GFLOPS */
   double (*blas)(int n, int threads); /* OpenBLAS sgemm n x n, GFLOPS */
+  int first_seed;       /* --first-seed, 1 unless given */
 } peer_opts;
 
 /* The workloads named in o->only, each tuned by both. */
