@@ -42,6 +42,16 @@ static inline double bench_worst_below_median(const double *v, int n) {
   return m > 0 ? 100 * (m - lo) / m : 0;
 }
 
+/* Whether the comma-separated `list` (an --only) names `name` as one of
+ * its items: "m128x1" names "m128x1", not "m128". */
+static inline int bench_named(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; len && (p = strstr(p, name)); p += len)
+    if ((p == list || p[-1] == ',') && (p[len] == ',' || !p[len]))
+      return 1;
+  return 0;
+}
+
 /* OpenBLAS falls back to slow kernels on AVX-512 CPUs unless
  * OPENBLAS_CORETYPE=SkylakeX is set before it loads, and AVX-512 kernels
  * (SkylakeX, CooperLake, SapphireRapids) crash a CPU without AVX-512F.

@@ -302,6 +302,6 @@ void bench_peer(const peer_opts *o) {
          "the rounds' ratios; the tuning time; then the same rounds at each earlier "
          "checkpoint N on the two bests of the first N trials\n");
   for (size_t i = 0; i < sizeof workloads / sizeof workloads[0]; i++)
-    if (strstr(o->only, workloads[i].name) || strstr(o->only, workloads[i].group))
+    if (bench_named(o->only, workloads[i].name) || bench_named(o->only, workloads[i].group))
       one(o, &workloads[i]);
 }

@@ -106,15 +106,6 @@ static void print_summary(const char *const *names, int n, figures f[][MAX_SEEDS
   }
 }
 
-/* Whether the comma-separated `list` names `name`. */
-static int named(const char *list, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = list; (p = strstr(p, name)); p += len)
-    if ((p == list || p[-1] == ',') && (p[len] == ',' || !p[len]))
-      return 1;
-  return 0;
-}
-
 /* The strategy of column k for seed s: the order alternates between seeds. */
 static int column(int n, int s, int i) { return s % 2 ? i : n - 1 - i; }
 
@@ -206,9 +197,9 @@ void bench_strategies(const strategies_opts *o) {
          "setup per measured candidate\n",
          o->strategies, seeds, o->peak2);
   for (size_t w = 0; w < sizeof workloads / sizeof workloads[0]; w++)
-    if (named(o->only, workloads[w].name))
+    if (bench_named(o->only, workloads[w].name))
       for (int t = 0; t < o->n_trials; t++)
         run_table(&so, names, n, &workloads[w], o->trials[t]);
-  if (named(o->only, "ansor"))
+  if (bench_named(o->only, "ansor"))
     run_ansor(&so, names, n);
 }
