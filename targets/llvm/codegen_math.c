@@ -2,9 +2,11 @@
  * targets/llvm/codegen_math.c — math intrinsics (T.exp, T.tanh, ...) and
  * call_extern: the libm names the interpreter knows map to the same math
  * (computed in the node's float dtype, float32 for 16-bit floats, float64
- * for integer results, as the interpreter does), through llvm.* intrinsics
- * where LLVM has one and libm calls otherwise (scalarized lane by lane for
- * vectors); any other call_extern is a call of that external function.
+ * for integer results, as the interpreter does): of vectors through
+ * libmvec where it has the function (vecmath.c), else through llvm.*
+ * intrinsics where LLVM has one and libm calls otherwise (scalarized lane
+ * by lane for vectors); any other call_extern is a call of that external
+ * function.
  */
 #include "llvm_internal.h"
 
@@ -62,13 +64,57 @@ static LLVMValueRef libm(tll_cg *cg, const char *base, LLVMValueRef *args,
   return tll_call_extern(cg, name, st, args, n);
 }
 
+/* The libm (and libmvec) name of a math function, or NULL. */
+static const char *libm_name(int id) {
+  switch (id) {
+  case TSL_INTRIN_EXP:
+    return "exp";
+  case TSL_INTRIN_EXP2:
+    return "exp2";
+  case TSL_INTRIN_EXP10:
+    return "exp10";
+  case TSL_INTRIN_LOG:
+    return "log";
+  case TSL_INTRIN_LOG2:
+    return "log2";
+  case TSL_INTRIN_LOG10:
+    return "log10";
+  case TSL_INTRIN_LOG1P:
+    return "log1p";
+  case TSL_INTRIN_TANH:
+    return "tanh";
+  case TSL_INTRIN_POW:
+    return "pow";
+  case TSL_INTRIN_SIN:
+    return "sin";
+  case TSL_INTRIN_COS:
+    return "cos";
+  case TSL_INTRIN_TAN:
+    return "tan";
+  case TSL_INTRIN_ERF:
+    return "erf";
+  case TSL_INTRIN_ATAN:
+    return "atan";
+  default:
+    return NULL;
+  }
+}
+
+/* exp(x): libmvec's for a vector where it has one, else llvm.exp */
+static LLVMValueRef exp_of(tll_cg *cg, LLVMValueRef x) {
+  LLVMValueRef r = tll_vecmath_call(cg, "exp", &x, 1);
+  return r ? r : tll_unary_intrin(cg, "llvm.exp", x);
+}
+
 /* f(args) with args of float dtype `mt` (float32 or float64 lanes) */
 static LLVMValueRef math(tll_cg *cg, int id, LLVMValueRef *a, unsigned n,
                          tsl_dtype mt) {
-  (void)n;
   LLVMBuilderRef b = cg->b;
   LLVMTypeRef ty = LLVMTypeOf(a[0]);
   LLVMValueRef r;
+  const char *name = libm_name(id);
+  if (name && (r = tll_vecmath_call(cg, name, a, n)))
+    return r;
   switch (id) {
   case TSL_INTRIN_EXP:
     return tll_unary_intrin(cg, "llvm.exp", a[0]);
@@ -92,7 +138,7 @@ static LLVMValueRef math(tll_cg *cg, int id, LLVMValueRef *a, unsigned n,
     tll_fp_flags(cg, r, mt);
     return r;
   case TSL_INTRIN_SIGMOID: {
-    LLVMValueRef ex = tll_unary_intrin(cg, "llvm.exp", LLVMBuildFNeg(b, a[0], ""));
+    LLVMValueRef ex = exp_of(cg, LLVMBuildFNeg(b, a[0], ""));
     LLVMValueRef den = LLVMBuildFAdd(b, tll_const_float(cg, mt, 1.0), ex, "");
     r = LLVMBuildFDiv(b, tll_const_float(cg, mt, 1.0), den, "");
     tll_fp_flags(cg, r, mt);

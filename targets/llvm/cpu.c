@@ -7,7 +7,8 @@
  * the host's features when the CPU is the host's, else the CPU's own),
  * threads (default: online cores), opt-level (0..3, default 3),
  * vector-width (128/256/512; default 512 when AVX-512F is on, else LLVM's
- * choice), fast-math (0/1, default 0).
+ * choice), fast-math (0/1, default 0), llvm-unroll (0/1, default 0),
+ * vector-math (0/1, default 1: math functions of vectors call libmvec).
  */
 #include "llvm_internal.h"
 
@@ -20,7 +21,7 @@
 #include <unistd.h>
 
 static const char *const valid_keys =
-    "mcpu, mattr, threads, opt-level, vector-width, fast-math, llvm-unroll";
+    "mcpu, mattr, threads, opt-level, vector-width, fast-math, llvm-unroll, vector-math";
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -155,7 +156,7 @@ int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
                        tll_opts *out, tsl_diag *diag) {
   const char *cpu = NULL, *attr = NULL;
   long threads = sysconf(_SC_NPROCESSORS_ONLN), level = 3, width = -1,
-       fast = 0, llvm_unroll = 0;
+       fast = 0, llvm_unroll = 0, vector_math = 1;
   if (threads < 1)
     threads = 1;
   memset(out, 0, sizeof *out);
@@ -204,6 +205,12 @@ int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
                             "llvm target: option llvm-unroll: '%s' is not 0 "
                             "or 1",
                             v);
+    } else if (!strcmp(k, "vector-math")) {
+      if (!parse_int(v, 0, 1, &vector_math))
+        return tsl_diag_set(diag, TSL_EINVALID,
+                            "llvm target: option vector-math: '%s' is not 0 "
+                            "or 1",
+                            v);
     } else {
       return tsl_diag_set(diag, TSL_EINVALID,
                           "llvm target: unknown option '%s'; valid options: "
@@ -222,6 +229,7 @@ int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
   out->opt_level = (int32_t)level;
   out->fast_math = (int32_t)fast;
   out->llvm_unroll = (int32_t)llvm_unroll;
+  out->vector_math = (int32_t)vector_math;
   if (!out->cpu || !out->features) {
     tll_opts_free(out);
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
@@ -250,19 +258,21 @@ char *tll_opts_describe(const tll_opts *o) {
     snprintf(attr, sizeof attr, " -mattr=%s#%016llx",
              o->cpu_is_host ? "host" : "", (unsigned long long)h);
   }
-  char width[32] = "", fast[32] = "", unroll[32] = "";
+  char width[32] = "", fast[32] = "", unroll[32] = "", vmath[32] = "";
   if (o->vector_width)
     snprintf(width, sizeof width, " -vector-width=%d", (int)o->vector_width);
   if (o->fast_math)
     snprintf(fast, sizeof fast, " -fast-math=1");
   if (o->llvm_unroll)
     snprintf(unroll, sizeof unroll, " -llvm-unroll=1");
+  if (!o->vector_math) /* the default is left out: older records' targets */
+    snprintf(vmath, sizeof vmath, " -vector-math=0");
   size_t cap = strlen(o->cpu) + sizeof attr + 128;
   char *s = malloc(cap);
   if (s)
-    snprintf(s, cap, "llvm -mcpu=%s%s -threads=%d -opt-level=%d%s%s%s",
+    snprintf(s, cap, "llvm -mcpu=%s%s -threads=%d -opt-level=%d%s%s%s%s",
              o->cpu, attr, (int)o->threads, (int)o->opt_level, width, fast,
-             unroll);
+             unroll, vmath);
   return s;
 }
 

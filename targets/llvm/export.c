@@ -81,7 +81,8 @@ static int emit_object(LLVMTargetMachineRef tm, LLVMModuleRef mod, const char *p
   }
   if (libs)
     *libs = (uses_gomp(mod) ? TLL_LINK_GOMP : 0) |
-            (refers_beyond_gomp(buf, mod) ? TLL_LINK_C : 0);
+            (refers_beyond_gomp(buf, mod) ? TLL_LINK_C : 0) |
+            (tll_uses_libmvec(mod) ? TLL_LINK_MVEC : 0);
   int rc = write_file(path, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), diag);
   LLVMDisposeMemoryBuffer(buf);
   return rc;

@@ -7,8 +7,9 @@
  * compiler-runtime helpers implemented here (half-precision conversions that
  * LLVM may call when the CPU lacks F16C, or for double -> half), libgomp
  * (the instance's dlopen handle: the plugin is loaded RTLD_LOCAL, so the
- * global namespace is not relied on), libm (dlopen'ed per kernel), then the
- * process (libc: aligned_alloc, free, memset, ...).
+ * global namespace is not relied on), libmvec's vector functions (_ZGV*,
+ * vecmath.c), libm (dlopen'ed per kernel), then the process (libc:
+ * aligned_alloc, free, memset, ...).
  */
 #include "llvm_internal.h"
 
@@ -109,6 +110,8 @@ static void *resolve(tsl_kernel *k, const char *name) {
     return dlsym(k->amx_emu, name);
   if (k->gomp && (!strncmp(name, "GOMP_", 5) || !strncmp(name, "omp_", 4)))
     p = dlsym(k->gomp, name);
+  if (!p && !strncmp(name, "_ZGV", 4) && tll_libmvec())
+    p = dlsym(tll_libmvec(), name);
   if (!p && k->libm)
     p = dlsym(k->libm, name);
   if (!p)

@@ -28,14 +28,15 @@
 extern char **environ;
 
 /* The files ld is given, in the driver's order around the object. */
-enum { F_CRTI, F_CRTBEGIN, F_GOMP, F_LIBM, F_LIBGCC, F_LIBC, F_CRTEND, F_CRTN, N_FILES };
+enum { F_CRTI, F_CRTBEGIN, F_GOMP, F_MVEC, F_LIBM, F_LIBGCC, F_LIBC, F_CRTEND, F_CRTN, N_FILES };
 static const char *const file_names[N_FILES] = {
-    "crti.o", "crtbeginS.o", "libgomp.so", "libm.so.6",
+    "crti.o", "crtbeginS.o", "libgomp.so", "libmvec.so.1", "libm.so.6",
     "libgcc.a", "libc.so.6", "crtendS.o", "crtn.o"};
 
 typedef struct toolchain {
   char cc[512];   /* the compiler these were asked of */
   int direct;     /* everything found: ld can be run directly */
+  int has_mvec;   /* libmvec found too (where it is not, the driver links it) */
   char ld[1024];  /* a path, or "ld" (searched on PATH) */
   char files[N_FILES][1024];
 } toolchain;
@@ -115,8 +116,11 @@ static void resolve(const char *cc) {
   if (find_in(dirs, "programs: =", "ld", 1, tc.ld, sizeof tc.ld))
     snprintf(tc.ld, sizeof tc.ld, "ld");
   for (int i = 0; i < N_FILES; i++)
-    if (find_in(dirs, "libraries: =", file_names[i], 0, tc.files[i], sizeof tc.files[i]))
+    if (i != F_MVEC &&
+        find_in(dirs, "libraries: =", file_names[i], 0, tc.files[i], sizeof tc.files[i]))
       return;
+  tc.has_mvec = !find_in(dirs, "libraries: =", file_names[F_MVEC], 0, tc.files[F_MVEC],
+                         sizeof tc.files[F_MVEC]);
   tc.direct = 1;
 }
 
@@ -136,6 +140,8 @@ static int link_by_driver(const char *cc, const char *obj, const char *so, int l
   }
   if (libs & TLL_LINK_GOMP)
     argv[n++] = "-lgomp";
+  if (libs & TLL_LINK_MVEC)
+    argv[n++] = "-lmvec";
   argv[n++] = "-lm";
   argv[n] = NULL;
   char out[2048];
@@ -192,7 +198,7 @@ int tll_link_shared_with(const char *obj, const char *so, int libs, const char *
   pthread_mutex_lock(&tc_lock);
   if (!tc_known || strcmp(tc.cc, cc) != 0)
     resolve(cc);
-  int can = tc.direct;
+  int can = tc.direct && (tc.has_mvec || !(libs & TLL_LINK_MVEC));
   if (can) {
     memcpy(ld, tc.ld, sizeof ld);
     memcpy(files, tc.files, sizeof files);
@@ -210,7 +216,7 @@ int tll_link_shared_with(const char *obj, const char *so, int libs, const char *
     argv[n++] = "-o";
     argv[n++] = (char *)so;
     for (int i = 0; i < N_FILES; i++) {
-      if ((i == F_GOMP && !(libs & TLL_LINK_GOMP)) ||
+      if ((i == F_GOMP && !(libs & TLL_LINK_GOMP)) || (i == F_MVEC && !(libs & TLL_LINK_MVEC)) ||
           ((i == F_LIBM || i == F_LIBGCC || i == F_LIBC) && !(libs & TLL_LINK_C)))
         continue;
       argv[n++] = files[i];

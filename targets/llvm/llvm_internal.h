@@ -29,6 +29,7 @@ typedef struct tll_opts {
   int32_t vector_width; /* 0: LLVM's choice, else 128 / 256 / 512 */
   int32_t fast_math;    /* 1: every fast-math flag on float operations */
   int32_t llvm_unroll;  /* 1: LLVM may unroll loops the schedule left serial */
+  int32_t vector_math;  /* 1: math of vectors through libmvec (vecmath.c) */
   int32_t cpu_is_host;  /* cpu and features are the host's */
 } tll_opts;
 
@@ -141,6 +142,17 @@ typedef struct tll_cg {
       t_ptr;
   unsigned md_loop; /* metadata kind "llvm.loop" */
 } tll_cg;
+
+/* vecmath.c: libmvec's variants of `base` ("exp", "pow": the libm name of
+ * the float64 function) on the float32 or float64 vector(s) a[0..n_args)
+ * (1 or 2), or NULL when there is nothing to call (a scalar, the option
+ * vector-math off, no libmvec in this process or no variant of `base`);
+ * the caller then emits its scalar path. */
+LLVMValueRef tll_vecmath_call(tll_cg *cg, const char *base, LLVMValueRef *a, unsigned n_args);
+/* dlopen("libmvec.so.1"), once per process; NULL where there is none. */
+void *tll_libmvec(void);
+/* 1 when `mod` calls a libmvec function (a declaration named _ZGV...). */
+int tll_uses_libmvec(LLVMModuleRef mod);
 
 /* Codegen of a lowered module into a new module of `ctx`. Symbols:
  * "<prefix>_<name>" (natural signature) and "<prefix>_<name>_packed". */
@@ -290,6 +302,7 @@ enum {
   TLL_LINK_C = 2,    /* libm, libgcc and the C library: an object that
                         refers to nothing else but libgomp goes without
                         them (ld reads them all, 60% of a small link) */
+  TLL_LINK_MVEC = 4, /* libmvec (vecmath.c) */
 };
 int tll_link_shared(const char *obj, const char *so, int libs, int *direct, tsl_diag *diag);
 /* The same, linking the shared library `lib` too (by its path, with a run

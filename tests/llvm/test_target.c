@@ -100,6 +100,10 @@ static void test_options(void) {
   char *s = describe_of("threads=3 opt-level=2 mcpu=haswell");
   is_str(s, "llvm -mcpu=haswell -threads=3 -opt-level=2", "describe with explicit options");
   free(s);
+  s = describe_of("threads=3 mcpu=haswell vector-math=0");
+  is_str(s, "llvm -mcpu=haswell -threads=3 -opt-level=3 -vector-math=0",
+         "describe names vector-math=0 (the default, 1, is left out)");
+  free(s);
   tll_opts o;
   int rc = parse_spec("threads=1 mcpu=skylake-avx512", NULL, &o, &d);
   s = rc ? NULL : tll_opts_describe(&o);
@@ -133,6 +137,8 @@ static void test_options(void) {
   expect_error("vector-width=300", "128, 256, 512");
   expect_error("fast-math=yes", "0 or 1");
   expect_error("llvm-unroll=2", "0 or 1");
+  expect_error("vector-math=on", "0 or 1");
+  expect_error("foo=1", "llvm-unroll, vector-math");
   expect_error("mcpu=pentium9", "skylake-avx512");
   expect_error("mattr=avx2", "+name or -name");
   expect_error("mattr=+avx2,+nosuchfeature", "nosuchfeature");
