@@ -83,9 +83,58 @@ void cli_program_free(cli_program *p) {
   memset(p, 0, sizeof *p);
 }
 
-int cli_target_open(const char *verb, tsl_ctx *ctx, const char *name, int threads,
+/* "NAME -key=value ..." split into the name and its options (pointing into
+ * `buf`); 0, or CLI_USAGE after printing what is wrong. */
+enum { TARGET_MAX_OPTS = 32 };
+static int split_target(const char *verb, const char *spec, char *buf, size_t cap,
+                        const char **name, tsl_kv *kv, uint32_t *n) {
+  if ((size_t)snprintf(buf, cap, "%s", spec) >= cap)
+    return cli_error(verb, "--target: '%.40s...' is too long", spec);
+  *n = 0;
+  *name = NULL;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+    if (!*name) {
+      *name = tok;
+      continue;
+    }
+    char *eq = strchr(tok, '=');
+    if (tok[0] != '-' || !eq || eq == tok + 1 || !eq[1])
+      return cli_error(verb,
+                       "--target '%s': '%s' is not an option; write the target's options as "
+                       "-key=value after its name, e.g. \"llvm -mcpu=znver4 -vector-math=0\"",
+                       spec, tok);
+    if (*n == TARGET_MAX_OPTS)
+      return cli_error(verb, "--target '%s': more than %d options", spec, TARGET_MAX_OPTS);
+    *eq = '\0';
+    kv[*n].key = tok + 1;
+    kv[(*n)++].value = eq + 1;
+  }
+  if (!*name)
+    return cli_error(verb, "--target is empty; name a target plugin, e.g. llvm");
+  return CLI_OK;
+}
+
+int cli_target_open(const char *verb, tsl_ctx *ctx, const char *spec, int threads,
                     cli_target *out) {
   memset(out, 0, sizeof *out);
+  char buf[1024], tv[32];
+  const char *name = NULL;
+  tsl_kv kv[TARGET_MAX_OPTS + 1];
+  uint32_t n = 0;
+  int rc = split_target(verb, spec, buf, sizeof buf, &name, kv, &n);
+  if (rc)
+    return rc;
+  if (threads > 0) {
+    for (uint32_t i = 0; i < n; i++)
+      if (!strcmp(kv[i].key, "threads"))
+        return cli_error(verb, "--threads %d and --target '%s' both set threads; give one", threads,
+                         spec);
+    snprintf(tv, sizeof tv, "%d", threads);
+    kv[n].key = "threads";
+    kv[n].value = tv;
+    n++;
+  }
   tsl_diag d = {0};
   if (tsl_registry_new(ctx, &out->reg, &d) != TSL_OK ||
       tsl_registry_load_default(out->reg, 0, NULL, &d) != TSL_OK)
@@ -94,15 +143,6 @@ int cli_target_open(const char *verb, tsl_ctx *ctx, const char *name, int thread
   if (tsl_registry_require(out->reg, TSL_COMPONENT_TARGET, name, &c, &d) != TSL_OK)
     return cli_stage_error(verb, "target", d.text);
   out->vt = c->vtable;
-  char tv[32];
-  tsl_kv kv[1];
-  uint32_t n = 0;
-  if (threads > 0) {
-    snprintf(tv, sizeof tv, "%d", threads);
-    kv[n].key = "threads";
-    kv[n].value = tv;
-    n++;
-  }
   if (out->vt->create(c->user_data, n, kv, &out->t, &d) != TSL_OK) {
     out->t = NULL;
     char what[128];

@@ -36,10 +36,12 @@ typedef struct cli_target {
   tsl_target *t;
 } cli_target;
 
-/* Load the plugins, find target NAME (the message lists the valid ones),
- * create it with "threads" = THREADS when threads > 0. `ctx` must outlive
+/* Load the plugins, find the target SPEC names ("NAME" or "NAME -key=value
+ * ...", the form tessel db stats prints a target in; the message lists the
+ * valid names), create it with those options and "threads" = THREADS when
+ * threads > 0 (SPEC may not set threads then). `ctx` must outlive
  * the target (close it before freeing the program). */
-int cli_target_open(const char *verb, tsl_ctx *ctx, const char *name, int threads,
+int cli_target_open(const char *verb, tsl_ctx *ctx, const char *spec, int threads,
                     cli_target *out);
 void cli_target_close(cli_target *t);
 

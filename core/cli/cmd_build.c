@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 const char cli_build_usage[] =
-    "usage: tessel build PROGRAM [--schedule SCRIPT] [--func NAME] [--target NAME]\n"
+    "usage: tessel build PROGRAM [--schedule SCRIPT] [--func NAME] [--target TARGET]\n"
     "                    [--threads N] -o libNAME.so|NAME.o\n"
     "       tessel build MODEL [--weights FILE] [--passes LIST] [--func NAME]\n"
-    "                    [--target NAME] [--threads N] [--tir FILE] -o libNAME.so\n"
+    "                    [--target TARGET] [--threads N] [--tir FILE] -o libNAME.so\n"
     "\n"
     "Export the prim_funcs of PROGRAM (after the schedule script SCRIPT, if given)\n"
     "as a shared library or an object file, with a C header next to it: libNAME.h\n"
@@ -31,7 +31,10 @@ const char cli_build_usage[] =
     "  --func NAME         export only this function (and schedule it; default:\n"
     "                      the script applies to \"main\" or the only function,\n"
     "                      and every function is exported)\n"
-    "  --target NAME       target plugin (default: llvm; see tessel plugins)\n"
+    "  --target TARGET     target plugin and its options, \"NAME -key=value ...\"\n"
+    "                      as tessel db stats prints targets, e.g. \"llvm\n"
+    "                      -mcpu=x86-64-v3\" to build for another CPU (default:\n"
+    "                      llvm; see tessel plugins and the target's README)\n"
     "  --threads N         threads for parallel loops (target default: all cores)\n"
     "\n"
     "A MODEL (an @I.ir_module with @R.function functions) is compiled ahead of\n"

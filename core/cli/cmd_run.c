@@ -18,7 +18,7 @@
 #include <time.h>
 
 const char cli_run_usage[] =
-    "usage: tessel run PROGRAM [--schedule SCRIPT] [--func NAME] [--target NAME]\n"
+    "usage: tessel run PROGRAM [--schedule SCRIPT] [--func NAME] [--target TARGET]\n"
     "                  [--threads N] [--number N] [--repeat N] [--min-repeat-ms MS]\n"
     "                  [--warmup N] [--flush-cache] [--timeout S] [--seed N]\n"
     "                  [--bind NAME=VALUE]... [--check auto|interp|compiled|none]\n"
@@ -31,7 +31,9 @@ const char cli_run_usage[] =
     "\n"
     "  --schedule SCRIPT   apply this schedule script first (see tessel schedule)\n"
     "  --func NAME         function to run (default: \"main\", or the only one)\n"
-    "  --target NAME       target plugin (default: llvm; see tessel plugins)\n"
+    "  --target TARGET     target plugin and its options, \"NAME -key=value ...\"\n"
+    "                      as tessel db stats prints targets, e.g. \"llvm\n"
+    "                      -vector-math=0\" (default: llvm; see tessel plugins)\n"
     "  --threads N         threads for parallel loops (target default: all cores)\n"
     "  --number N          calls per repeat (default 3; grows to reach\n"
     "                      --min-repeat-ms)\n"

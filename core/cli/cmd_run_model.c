@@ -15,7 +15,7 @@
 const char cli_run_model_usage[] =
     "usage: tessel run MODEL [--func NAME] [--weights FILE] [--input NAME=FILE]...\n"
     "                  [--bind NAME=VALUE]... [--seed N] [--output FILE] [--json]\n"
-    "                  [--passes LIST] [--target NAME [--threads N] [--check interp|none]]\n"
+    "                  [--passes LIST] [--target TARGET [--threads N] [--check interp|none]]\n"
     "\n"
     "Run a Relax function of MODEL (a TVMScript @I.ir_module with @R.function\n"
     "functions) in the reference interpreter and print its outputs. Each\n"
@@ -40,7 +40,8 @@ const char cli_run_model_usage[] =
     "                     --help; bind_params binds the weights file), and check its\n"
     "                     outputs against the model's before the passes\n"
     "\n"
-    "  --target NAME      compile the model ahead of time for target NAME (llvm):\n"
+    "  --target TARGET    compile the model ahead of time for TARGET (llvm, or\n"
+    "                     \"llvm -key=value ...\" with the target's options):\n"
     "                     the passes (default legalize,fuse,dce), every kernel\n"
     "                     through the target, main as generated code with its\n"
     "                     intermediate tensors planned into one workspace; prints\n"

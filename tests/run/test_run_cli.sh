@@ -128,5 +128,21 @@ check "  ... tessel run of it: exits 0, no warning" bash -c "
   '$exe' run '$tmp/novec.py' --json > '$tmp/out' 2>'$tmp/err' && ! grep -q 'warning' '$tmp/err'"
 check "  ... and its outputs match the interpreter's" json "d['check'] == 'ok'"
 
+# --target "NAME -key=value ...": the target's options, as targets are printed
+check "run --target 'llvm -vector-math=0 -opt-level=2': exits 0" \
+  test "$(status "$exe" run "$mm" --target "llvm -vector-math=0 -opt-level=2" --threads 1 --json)" = 0
+check "  ... and the target has those options" \
+  json "'-vector-math=0' in d['target'] and '-opt-level=2' in d['target'] and '-threads=1' in d['target']"
+check "run --target with an option not written -key=value: exit 2" \
+  test "$(status "$exe" run "$mm" --target "llvm mcpu=znver4")" = 2
+check "  ... naming the token and the form" grep -q "'mcpu=znver4' is not an option; write the target's options as -key=value" "$tmp/err"
+check "run --target setting threads beside --threads: exit 2" \
+  test "$(status "$exe" run "$mm" --target "llvm -threads=1" --threads 2)" = 2
+check "run --target with a bad option value: exit 2, the target's message" \
+  bash -c "[ \"\$('$exe' run '$mm' --target 'llvm -fast-math=2' 2>&1 >/dev/null | grep -c 'option fast-math')\" = 1 ]"
+check "build --target 'llvm -mcpu=x86-64-v2' writes an object for that CPU" bash -c "
+  '$exe' build '$mm' --target 'llvm -mcpu=x86-64-v2' -o '$tmp/v2.o' > /dev/null 2>'$tmp/err' &&
+  ! objdump -d '$tmp/v2.o' | grep -q 'ymm\|zmm'"
+
 echo "1..$n"
 [ "$failed" = 0 ]
