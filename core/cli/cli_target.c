@@ -107,6 +107,12 @@ static int split_target(const char *verb, const char *spec, char *buf, size_t ca
     if (*n == TARGET_MAX_OPTS)
       return cli_error(verb, "--target '%s': more than %d options", spec, TARGET_MAX_OPTS);
     *eq = '\0';
+    if (!strcmp(tok, "-mattr") && strchr(eq + 1, '#'))
+      return cli_error(verb,
+                       "--target '%s': -mattr=%s is a hash of a machine's features as targets "
+                       "are printed, not features; leave -mattr out for this machine's, or "
+                       "list them as +name,-name",
+                       spec, eq + 1);
     kv[*n].key = tok + 1;
     kv[(*n)++].value = eq + 1;
   }

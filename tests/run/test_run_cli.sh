@@ -140,6 +140,8 @@ check "run --target setting threads beside --threads: exit 2" \
   test "$(status "$exe" run "$mm" --target "llvm -threads=1" --threads 2)" = 2
 check "run --target with a bad option value: exit 2, the target's message" \
   bash -c "[ \"\$('$exe' run '$mm' --target 'llvm -fast-math=2' 2>&1 >/dev/null | grep -c 'option fast-math')\" = 1 ]"
+check "run --target with a printed -mattr=host#HASH: exit 2, saying to leave it out" \
+  bash -c "[ \"\$('$exe' run '$mm' --target 'llvm -mattr=host#5fd378ca9c1ec303' 2>&1 >/dev/null | grep -c 'leave -mattr out')\" = 1 ]"
 check "build --target 'llvm -mcpu=x86-64-v2' writes an object for that CPU" bash -c "
   '$exe' build '$mm' --target 'llvm -mcpu=x86-64-v2' -o '$tmp/v2.o' > /dev/null 2>'$tmp/err' &&
   ! objdump -d '$tmp/v2.o' | grep -q 'ymm\|zmm'"
