@@ -4,16 +4,17 @@
  * float32 and float64 vectors of whole and partial widths, agrees with the
  * interpreter; the module calls the variants the CPU and vector width
  * allow (16-lane expf with AVX-512 at 512 bits, 8 lanes with AVX2, 4 with
- * SSE), and libm's scalar functions with vector-math=0 or where nothing is
- * vectorized; a shared library of it needs libmvec and computes the same.
+ * SSE), and LLVM's own vector exp (libm lane by lane) with vector-math=0,
+ * none for a scalar; a shared library of it needs libmvec and computes
+ * the same.
  */
 #include "llvm_util.h"
 
 #include <dlfcn.h>
 #include <llvm-c/Core.h>
 
-/* y = f(x) over n elements, the inner loop of `lanes` vectorized; `expr`
- * uses v (an input element) and is evaluated in `dtype`. */
+/* B[vi] = expr over n elements of `dtype`, the inner loop of `lanes`
+ * vectorized (the outer one parallel with `parallel`); `expr` reads A[vi]. */
 static const tsl_func *program_ex(tsl_arena *a, const char *dtype, int n, int lanes,
                                   const char *expr, int parallel, tsl_diag *d) {
   char src[2048];
