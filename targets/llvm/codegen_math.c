@@ -20,23 +20,25 @@ LLVMValueRef tll_unary_intrin(tll_cg *cg, const char *name, LLVMValueRef x) {
 
 enum { CALL_CROUND = TSL_INTRIN_COUNT, CALL_FMAX, CALL_FMIN };
 
+/* The libm names the interpreter knows; `vec`: libmvec has vector
+ * versions, which math functions of vectors call (vecmath.c). */
 static const struct {
   const char *name;
-  int id;
+  int id, vec;
 } extern_names[] = {
-    {"exp", TSL_INTRIN_EXP},       {"exp2", TSL_INTRIN_EXP2},
-    {"exp10", TSL_INTRIN_EXP10},   {"log", TSL_INTRIN_LOG},
-    {"log2", TSL_INTRIN_LOG2},     {"log10", TSL_INTRIN_LOG10},
-    {"log1p", TSL_INTRIN_LOG1P},   {"sqrt", TSL_INTRIN_SQRT},
-    {"tanh", TSL_INTRIN_TANH},     {"fabs", TSL_INTRIN_FABS},
-    {"pow", TSL_INTRIN_POW},       {"floor", TSL_INTRIN_FLOOR},
-    {"ceil", TSL_INTRIN_CEIL},     {"trunc", TSL_INTRIN_TRUNC},
-    {"round", CALL_CROUND},        {"nearbyint", TSL_INTRIN_NEARBYINT},
-    {"rint", TSL_INTRIN_NEARBYINT}, {"sin", TSL_INTRIN_SIN},
-    {"cos", TSL_INTRIN_COS},       {"tan", TSL_INTRIN_TAN},
-    {"erf", TSL_INTRIN_ERF},       {"atan", TSL_INTRIN_ATAN},
-    {"fmod", TSL_INTRIN_FMOD},     {"fmax", CALL_FMAX},
-    {"fmin", CALL_FMIN},
+    {"exp", TSL_INTRIN_EXP, 1},     {"exp2", TSL_INTRIN_EXP2, 1},
+    {"exp10", TSL_INTRIN_EXP10, 1}, {"log", TSL_INTRIN_LOG, 1},
+    {"log2", TSL_INTRIN_LOG2, 1},   {"log10", TSL_INTRIN_LOG10, 1},
+    {"log1p", TSL_INTRIN_LOG1P, 1}, {"sqrt", TSL_INTRIN_SQRT, 0},
+    {"tanh", TSL_INTRIN_TANH, 1},   {"fabs", TSL_INTRIN_FABS, 0},
+    {"pow", TSL_INTRIN_POW, 1},     {"floor", TSL_INTRIN_FLOOR, 0},
+    {"ceil", TSL_INTRIN_CEIL, 0},   {"trunc", TSL_INTRIN_TRUNC, 0},
+    {"round", CALL_CROUND, 0},      {"nearbyint", TSL_INTRIN_NEARBYINT, 0},
+    {"rint", TSL_INTRIN_NEARBYINT, 0}, {"sin", TSL_INTRIN_SIN, 1},
+    {"cos", TSL_INTRIN_COS, 1},     {"tan", TSL_INTRIN_TAN, 1},
+    {"erf", TSL_INTRIN_ERF, 1},     {"atan", TSL_INTRIN_ATAN, 1},
+    {"fmod", TSL_INTRIN_FMOD, 0},   {"fmax", CALL_FMAX, 0},
+    {"fmin", CALL_FMIN, 0},
 };
 
 static int extern_id(const char *name) {
@@ -64,40 +66,12 @@ static LLVMValueRef libm(tll_cg *cg, const char *base, LLVMValueRef *args,
   return tll_call_extern(cg, name, st, args, n);
 }
 
-/* The libm (and libmvec) name of a math function, or NULL. */
-static const char *libm_name(int id) {
-  switch (id) {
-  case TSL_INTRIN_EXP:
-    return "exp";
-  case TSL_INTRIN_EXP2:
-    return "exp2";
-  case TSL_INTRIN_EXP10:
-    return "exp10";
-  case TSL_INTRIN_LOG:
-    return "log";
-  case TSL_INTRIN_LOG2:
-    return "log2";
-  case TSL_INTRIN_LOG10:
-    return "log10";
-  case TSL_INTRIN_LOG1P:
-    return "log1p";
-  case TSL_INTRIN_TANH:
-    return "tanh";
-  case TSL_INTRIN_POW:
-    return "pow";
-  case TSL_INTRIN_SIN:
-    return "sin";
-  case TSL_INTRIN_COS:
-    return "cos";
-  case TSL_INTRIN_TAN:
-    return "tan";
-  case TSL_INTRIN_ERF:
-    return "erf";
-  case TSL_INTRIN_ATAN:
-    return "atan";
-  default:
-    return NULL;
-  }
+/* The name libmvec's vector versions of a math function carry, or NULL. */
+static const char *libmvec_name(int id) {
+  for (size_t i = 0; i < sizeof extern_names / sizeof extern_names[0]; i++)
+    if (extern_names[i].id == id && extern_names[i].vec)
+      return extern_names[i].name;
+  return NULL;
 }
 
 /* exp(x): libmvec's for a vector where it has one, else llvm.exp */
@@ -112,7 +86,7 @@ static LLVMValueRef math(tll_cg *cg, int id, LLVMValueRef *a, unsigned n,
   LLVMBuilderRef b = cg->b;
   LLVMTypeRef ty = LLVMTypeOf(a[0]);
   LLVMValueRef r;
-  const char *name = libm_name(id);
+  const char *name = libmvec_name(id);
   if (name && (r = tll_vecmath_call(cg, name, a, n)))
     return r;
   switch (id) {

@@ -152,6 +152,13 @@ static int resolve_cpu(const char *cpu, const char *attr, const tll_host *hw, tl
   return host;
 }
 
+/* A 0/1 option into *out; else the error naming it. */
+static int parse_flag(const char *key, const char *v, long *out, tsl_diag *diag) {
+  if (parse_int(v, 0, 1, out))
+    return TSL_OK;
+  return tsl_diag_set(diag, TSL_EINVALID, "llvm target: option %s: '%s' is not 0 or 1", key, v);
+}
+
 int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
                        tll_opts *out, tsl_diag *diag) {
   const char *cpu = NULL, *attr = NULL;
@@ -194,23 +201,14 @@ int tll_opts_parse_for(uint32_t n, const tsl_kv *kv, const tll_host *hw,
                             "choice",
                             v);
     } else if (!strcmp(k, "fast-math")) {
-      if (!parse_int(v, 0, 1, &fast))
-        return tsl_diag_set(diag, TSL_EINVALID,
-                            "llvm target: option fast-math: '%s' is not 0 "
-                            "or 1",
-                            v);
+      if (parse_flag(k, v, &fast, diag))
+        return TSL_EINVALID;
     } else if (!strcmp(k, "llvm-unroll")) {
-      if (!parse_int(v, 0, 1, &llvm_unroll))
-        return tsl_diag_set(diag, TSL_EINVALID,
-                            "llvm target: option llvm-unroll: '%s' is not 0 "
-                            "or 1",
-                            v);
+      if (parse_flag(k, v, &llvm_unroll, diag))
+        return TSL_EINVALID;
     } else if (!strcmp(k, "vector-math")) {
-      if (!parse_int(v, 0, 1, &vector_math))
-        return tsl_diag_set(diag, TSL_EINVALID,
-                            "llvm target: option vector-math: '%s' is not 0 "
-                            "or 1",
-                            v);
+      if (parse_flag(k, v, &vector_math, diag))
+        return TSL_EINVALID;
     } else {
       return tsl_diag_set(diag, TSL_EINVALID,
                           "llvm target: unknown option '%s'; valid options: "
