@@ -9,9 +9,9 @@
  *    64 bytes: a tensor intrinsic uses whole tiles) and releases the tiles
  *    before each return. A parallel worker is such a function of its own,
  *    so each thread configures its tiles. A function that uses tiles and
- *    calls GOMP_parallel, or another function of the module that uses
- *    tiles, loads the configuration again after the call (the callee, run
- *    on this thread too, released it).
+ *    launches a parallel loop (thread_pool.h), or calls another function
+ *    of the module that uses tiles, loads the configuration again after
+ *    the call (the callee, run on this thread too, released it).
  *  - The OS's permission. Linux (5.16 and later) gives a process the tile
  *    data state only on request (arch_prctl ARCH_REQ_XCOMP_PERM); without
  *    it the first tile instruction faults. In-process builds ask before
@@ -128,7 +128,7 @@ static void wrap(amx_cx *x, LLVMValueRef fn, const uint8_t *uses, LLVMValueRef *
         continue;
       }
       const char *name = callee_name(i);
-      int releases = name && !strcmp(name, "GOMP_parallel");
+      int releases = name && !strcmp(name, TLL_PARALLEL_LAUNCH);
       for (size_t k = 0; name && !releases && k < nf; k++)
         releases = uses[k] && LLVMGetCalledValue(i) == fns[k];
       if (releases) {

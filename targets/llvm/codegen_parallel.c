@@ -1,14 +1,14 @@
 /*
- * targets/llvm/codegen_parallel.c — PARALLEL loops on libgomp.
+ * targets/llvm/codegen_parallel.c — PARALLEL loops on tessel's thread pool
+ * (thread_pool.h).
  *
  * A parallel loop becomes three pieces:
  *   parent:  stores every name in scope (values and buffer pointers) and
  *            the loop range into a closure on its stack, then calls
- *            GOMP_parallel(<sym>_parN, &closure, threads, 0) and returns 1
- *            if a worker reported a failure;
- *   <sym>_parN(ptr closure): runs on each thread of the team; reads its
- *            static chunk of the range from omp_get_thread_num() /
- *            omp_get_num_threads() and calls
+ *            tessel_parallel_launch(<sym>_parN, &closure, threads) and
+ *            returns 1 if a worker reported a failure;
+ *   <sym>_parN(ptr closure, i32 index, i32 count): runs on each thread of
+ *            the team; takes its static chunk of the range and calls
  *   <sym>_parN_body(lo, hi, err, captures...): the loop over [lo, hi),
  *            buffer pointers passed as `noalias` parameters so that the
  *            alias facts of the parent survive outlining; `alwaysinline`,
@@ -136,13 +136,13 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
     LLVMValueRef p = LLVMBuildStructGEP2(cg->b, st, clo, i, "");
     LLVMBuildStore(cg->b, i < 3 ? fields[i] : cap[i - 3].value, p);
   }
-  LLVMTypeRef wt = LLVMFunctionType(cg->t_void, &cg->t_ptr, 1, 0);
+  LLVMTypeRef wparams[3] = {cg->t_ptr, cg->t_i32, cg->t_i32};
+  LLVMTypeRef wt = LLVMFunctionType(cg->t_void, wparams, 3, 0);
   LLVMValueRef worker = LLVMAddFunction(cg->mod, name, wt);
   LLVMSetLinkage(worker, LLVMInternalLinkage);
   tll_fn_attrs(cg, worker);
-  LLVMValueRef gargs[4] = {worker, clo, LLVMConstInt(cg->t_i32, (unsigned)threads, 0),
-                           LLVMConstInt(cg->t_i32, 0, 0)};
-  if (!tll_call_extern(cg, "GOMP_parallel", cg->t_void, gargs, 4)) {
+  LLVMValueRef largs[3] = {worker, clo, LLVMConstInt(cg->t_i32, (unsigned)threads, 0)};
+  if (!tll_call_extern(cg, TLL_PARALLEL_LAUNCH, cg->t_void, largs, 3)) {
     free(cap);
     free(ft);
     return cg->status;
@@ -184,10 +184,8 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
     args[i] = LLVMBuildLoad2(cg->b, LLVMStructGetTypeAtIndex(st, i), p, "");
   }
   int uns = v->dtype.code == TSL_DT_UINT;
-  LLVMValueRef tid = tll_call_extern(cg, "omp_get_thread_num", cg->t_i32, NULL, 0);
-  LLVMValueRef nt = tll_call_extern(cg, "omp_get_num_threads", cg->t_i32, NULL, 0);
-  tid = LLVMBuildIntCast2(cg->b, tid, ivt, 0, "");
-  nt = LLVMBuildIntCast2(cg->b, nt, ivt, 0, "");
+  LLVMValueRef tid = LLVMBuildIntCast2(cg->b, LLVMGetParam(worker, 1), ivt, 0, "");
+  LLVMValueRef nt = LLVMBuildIntCast2(cg->b, LLVMGetParam(worker, 2), ivt, 0, "");
   LLVMValueRef one = LLVMConstInt(ivt, 1, 0);
   LLVMValueRef chunk = LLVMBuildAdd(cg->b, args[1], LLVMBuildSub(cg->b, nt, one, ""), "");
   chunk = uns ? LLVMBuildUDiv(cg->b, chunk, nt, "") : LLVMBuildSDiv(cg->b, chunk, nt, "");

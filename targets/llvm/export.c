@@ -1,7 +1,8 @@
 /*
  * targets/llvm/export.c — deployable libraries: "<path>.o" is an object file
  * emitted by LLVM (position-independent); "<path>.so" is that object linked
- * into a shared library (link.c). The C header comes from
+ * into a shared library (link.c). A kernel with parallel loops carries the
+ * thread pool's object in either (thread_pool.h). The C header comes from
  * tsl_export_header (core/tune).
  */
 #include "llvm_internal.h"
@@ -22,8 +23,8 @@ static int ends_with(const char *s, const char *suffix) {
   return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
-static int uses_gomp(LLVMModuleRef mod) {
-  return LLVMGetNamedFunction(mod, "GOMP_parallel") != NULL;
+static int uses_pool(LLVMModuleRef mod) {
+  return LLVMGetNamedFunction(mod, TLL_PARALLEL_LAUNCH) != NULL;
 }
 
 /* `n` bytes written to the file `path`, an error naming it. */
@@ -38,9 +39,9 @@ static int write_file(const char *path, const void *data, size_t n, tsl_diag *di
 }
 
 /* Whether the object refers to a symbol that it does not define and
- * that is not libgomp's (GOMP_*, omp_*): a libm function, memset, a
- * libgcc routine. In doubt (the object cannot be read), yes. */
-static int refers_beyond_gomp(LLVMMemoryBufferRef buf, LLVMModuleRef mod) {
+ * that is not the thread pool's: a libm function, memset, a libgcc
+ * routine. In doubt (the object cannot be read), yes. */
+static int refers_beyond_pool(LLVMMemoryBufferRef buf, LLVMModuleRef mod) {
   char *err = NULL;
   LLVMBinaryRef bin = LLVMCreateBinary(buf, NULL, &err);
   LLVMDisposeMessage(err);
@@ -52,7 +53,7 @@ static int refers_beyond_gomp(LLVMMemoryBufferRef buf, LLVMModuleRef mod) {
   LLVMSymbolIteratorRef sym = LLVMObjectFileCopySymbolIterator(bin);
   for (; !beyond && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, sym); LLVMMoveToNextSymbol(sym)) {
     const char *name = LLVMGetSymbolName(sym);
-    if (!name || !*name || !strncmp(name, "GOMP_", 5) || !strncmp(name, "omp_", 4) ||
+    if (!name || !*name || !strcmp(name, TLL_PARALLEL_LAUNCH) ||
         (strlen(name) == len && !memcmp(name, file, len)))
       continue;
     int defined = 0;
@@ -80,8 +81,8 @@ static int emit_object(LLVMTargetMachineRef tm, LLVMModuleRef mod, const char *p
     return st;
   }
   if (libs)
-    *libs = (uses_gomp(mod) ? TLL_LINK_GOMP : 0) |
-            (refers_beyond_gomp(buf, mod) ? TLL_LINK_C : 0) |
+    *libs = (uses_pool(mod) ? TLL_LINK_POOL : 0) |
+            (refers_beyond_pool(buf, mod) ? TLL_LINK_C : 0) |
             (tll_uses_libmvec(mod) ? TLL_LINK_MVEC : 0);
   int rc = write_file(path, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), diag);
   LLVMDisposeMemoryBuffer(buf);
@@ -118,9 +119,11 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
   rc = tll_compile(ctx, &t->opts, tm, m, prefix, &mod, NULL, diag);
   if (!rc && tll_amx_used(mod) && !tll_amx_emulator())
     tll_amx_add_permit(mod); /* amx.c */
-  if (!rc && ends_with(path, ".o")) {
+  int as_object = ends_with(path, ".o");
+  if (!rc && as_object && !uses_pool(mod)) {
     rc = emit_object(tm, mod, path, NULL, diag);
   } else if (!rc) {
+    /* the object, then the thread pool joined to it or a library linked */
     char obj[] = "/tmp/tessel-export-XXXXXX.o";
     int fd = mkstemps(obj, 2);
     if (fd < 0) {
@@ -131,7 +134,9 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
       close(fd);
       int libs = 0;
       rc = emit_object(tm, mod, obj, &libs, diag);
-      if (!rc)
+      if (!rc && as_object)
+        rc = tll_link_with_pool(obj, path, diag);
+      else if (!rc)
         rc = tll_link_shared_with(obj, path, libs,
                                   tll_amx_used(mod) ? tll_amx_emulator() : NULL, NULL, diag);
       unlink(obj);

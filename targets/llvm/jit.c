@@ -5,13 +5,15 @@
  * machine with the instance's CPU, features and opt level. Symbols the code
  * needs are resolved by a definition generator in this order: a few
  * compiler-runtime helpers implemented here (half-precision conversions that
- * LLVM may call when the CPU lacks F16C, or for double -> half), libgomp
- * (the instance's dlopen handle: the plugin is loaded RTLD_LOCAL, so the
- * global namespace is not relied on), libmvec's vector functions (_ZGV*,
- * vecmath.c), libm (dlopen'ed per kernel), then the process (libc:
- * aligned_alloc, free, memset, ...).
+ * LLVM may call when the CPU lacks F16C, or for double -> half) and the
+ * thread pool's launch (thread_pool.c, the plugin's own copy: one pool for
+ * every kernel; the plugin is loaded RTLD_LOCAL, so the global namespace is
+ * not relied on), libmvec's vector functions (_ZGV*, vecmath.c), libm
+ * (dlopen'ed per kernel), then the process (libc: aligned_alloc, free,
+ * memset, ...).
  */
 #include "llvm_internal.h"
+#include "thread_pool.h"
 
 #include <dlfcn.h>
 #include <llvm-c/Error.h>
@@ -23,7 +25,7 @@
 
 struct tsl_kernel {
   LLVMOrcLLJITRef jit;
-  void *gomp, *libm, *amx_emu;
+  void *libm, *amx_emu;
   uint32_t n;
   char **names;
   tsl_packed_fn *fns;
@@ -99,6 +101,7 @@ static const struct {
     {"__truncsfhf2", (void *)f2h},
     {"__gnu_f2h_ieee", (void *)f2h},
     {"__truncdfhf2", (void *)d2h},
+    {TLL_PARALLEL_LAUNCH, (void *)tessel_parallel_launch},
 };
 
 static void *resolve(tsl_kernel *k, const char *name) {
@@ -108,9 +111,7 @@ static void *resolve(tsl_kernel *k, const char *name) {
   void *p = NULL;
   if (k->amx_emu && !strncmp(name, "tessel_amx_emu_", 15))
     return dlsym(k->amx_emu, name);
-  if (k->gomp && (!strncmp(name, "GOMP_", 5) || !strncmp(name, "omp_", 4)))
-    p = dlsym(k->gomp, name);
-  if (!p && !strncmp(name, "_ZGV", 4) && tll_libmvec())
+  if (!strncmp(name, "_ZGV", 4) && tll_libmvec())
     p = dlsym(tll_libmvec(), name);
   if (!p && k->libm)
     p = dlsym(k->libm, name);
@@ -187,8 +188,6 @@ void tll_jit_free(tsl_kernel *k) {
     free(k->names[i]);
   free(k->names);
   free(k->fns);
-  if (k->gomp)
-    dlclose(k->gomp);
   if (k->libm)
     dlclose(k->libm);
   if (k->amx_emu)
@@ -212,8 +211,6 @@ int tll_jit_build(tsl_target *t, const tsl_lowered_module *m,
     tll_jit_free(k);
     return tsl_diag_set(diag, TSL_ENOMEM, "llvm target: out of memory");
   }
-  if (t->gomp)
-    k->gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   k->libm = dlopen("libm.so.6", RTLD_NOW | RTLD_LOCAL);
 
   LLVMTargetMachineRef tm = NULL;
@@ -291,7 +288,7 @@ int tll_jit_build(tsl_target *t, const tsl_lowered_module *m,
       rc = llvm_error(err, diag, "linking the JIT-compiled code failed");
       if (k->session_error[0])
         tsl_diag_append(diag, " (%s; external functions must be in libc, "
-                              "libm or libgomp)",
+                              "libm or libmvec)",
                         k->session_error);
       tll_jit_free(k);
       return rc;

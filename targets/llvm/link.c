@@ -1,7 +1,7 @@
 /*
  * targets/llvm/link.c — an object file linked into a shared library.
  *
- * The C compiler's driver (`cc -shared -o PATH OBJ [-lgomp] -lm`) takes
+ * The C compiler's driver (`cc -shared -o PATH OBJ [POOL.o] -lm`) takes
  * about 25 ms a library: the driver, collect2, the LTO plugin, and ld's
  * search for -lc, -lgcc_s, -lm through nine directories and three linker
  * scripts. ld given the same crt files and libraries by absolute path does
@@ -11,6 +11,9 @@
  * directly; when something is not found, or ld fails, the driver links as
  * before (and its errors are the ones reported); a library the driver links
  * where ld failed turns direct linking off for that process and $CC.
+ *
+ * A kernel with parallel loops carries the thread pool: its object,
+ * embedded in the plugin, is written to a temporary file and linked in.
  */
 #include "llvm_internal.h"
 
@@ -28,9 +31,9 @@
 extern char **environ;
 
 /* The files ld is given, in the driver's order around the object. */
-enum { F_CRTI, F_CRTBEGIN, F_GOMP, F_MVEC, F_LIBM, F_LIBGCC, F_LIBC, F_CRTEND, F_CRTN, N_FILES };
+enum { F_CRTI, F_CRTBEGIN, F_MVEC, F_LIBM, F_LIBGCC, F_LIBC, F_CRTEND, F_CRTN, N_FILES };
 static const char *const file_names[N_FILES] = {
-    "crti.o", "crtbeginS.o", "libgomp.so", "libmvec.so.1", "libm.so.6",
+    "crti.o", "crtbeginS.o", "libmvec.so.1", "libm.so.6",
     "libgcc.a", "libc.so.6", "crtendS.o", "crtn.o"};
 
 typedef struct toolchain {
@@ -125,8 +128,8 @@ static void resolve(const char *cc) {
 }
 
 /* The driver's line, its errors reported. */
-static int link_by_driver(const char *cc, const char *obj, const char *so, int libs,
-                          const char *lib, const char *rpath, tsl_diag *diag) {
+static int link_by_driver(const char *cc, const char *obj, const char *pool, const char *so,
+                          int libs, const char *lib, const char *rpath, tsl_diag *diag) {
   char *argv[12];
   int n = 0;
   argv[n++] = (char *)cc;
@@ -134,12 +137,12 @@ static int link_by_driver(const char *cc, const char *obj, const char *so, int l
   argv[n++] = "-o";
   argv[n++] = (char *)so;
   argv[n++] = (char *)obj;
+  if (pool)
+    argv[n++] = (char *)pool;
   if (lib) {
     argv[n++] = (char *)lib;
     argv[n++] = (char *)rpath;
   }
-  if (libs & TLL_LINK_GOMP)
-    argv[n++] = "-lgomp";
   if (libs & TLL_LINK_MVEC)
     argv[n++] = "-lmvec";
   argv[n++] = "-lm";
@@ -172,12 +175,82 @@ static int link_by_driver(const char *cc, const char *obj, const char *so, int l
                       cc, status, out);
 }
 
+/* The pool's object in a new temporary file, its path in `path`. */
+static int write_pool_object(char path[32], tsl_diag *diag) {
+  snprintf(path, 32, "/tmp/tessel-pool-XXXXXX.o");
+  int fd = mkstemps(path, 2);
+  if (fd < 0)
+    return tsl_diag_set(diag, TSL_EIO, "llvm target: cannot create a temporary file: %s",
+                        strerror(errno));
+  size_t done = 0;
+  while (done < tll_pool_object_size) {
+    ssize_t w = write(fd, tll_pool_object + done, tll_pool_object_size - done);
+    if (w <= 0 && errno != EINTR)
+      break;
+    done += w > 0 ? (size_t)w : 0;
+  }
+  int e = errno;
+  close(fd);
+  if (done == tll_pool_object_size)
+    return TSL_OK;
+  unlink(path);
+  return tsl_diag_set(diag, TSL_EIO, "llvm target: cannot write '%s': %s", path, strerror(e));
+}
+
+int tll_link_with_pool(const char *obj, const char *out, tsl_diag *diag) {
+  char pool[32];
+  int rc = write_pool_object(pool, diag);
+  if (rc)
+    return rc;
+  pthread_mutex_lock(&tc_lock);
+  if (!tc_known || strcmp(tc.cc, compiler()) != 0)
+    resolve(compiler());
+  char ld[1024];
+  snprintf(ld, sizeof ld, "%s", tc.ld[0] ? tc.ld : "ld");
+  pthread_mutex_unlock(&tc_lock);
+  char *argv[] = {ld, "-r", "-o", (char *)out, (char *)obj, pool, NULL};
+  char msg[2048];
+  int status = -1;
+  int e = run_captured(argv, msg, sizeof msg, &status);
+  unlink(pool);
+  if (e > 0)
+    return tsl_diag_set(diag, TSL_EUNSUPPORTED,
+                        "llvm target: cannot run the linker '%s' to add the thread pool to the "
+                        "object file (%s); install binutils, or export a shared library (.so) "
+                        "or a kernel built with threads=1",
+                        ld, strerror(e));
+  if (e < 0)
+    return tsl_diag_set(diag, TSL_EIO, "llvm target: cannot create a temporary file: %s",
+                        strerror(-e));
+  if (status != 0)
+    return tsl_diag_set(diag, TSL_EIO,
+                        "llvm target: adding the thread pool to the object file failed (%s -r "
+                        "exited with status %d): %s",
+                        ld, status, msg);
+  return TSL_OK;
+}
+
 int tll_link_shared(const char *obj, const char *so, int libs, int *direct, tsl_diag *diag) {
   return tll_link_shared_with(obj, so, libs, NULL, direct, diag);
 }
 
+static int link_objects(const char *obj, const char *pool, const char *so, int libs,
+                        const char *lib, int *direct, tsl_diag *diag);
+
 int tll_link_shared_with(const char *obj, const char *so, int libs, const char *lib, int *direct,
                          tsl_diag *diag) {
+  if (!(libs & TLL_LINK_POOL))
+    return link_objects(obj, NULL, so, libs, lib, direct, diag);
+  char pool[32];
+  int rc = write_pool_object(pool, diag);
+  if (!rc)
+    rc = link_objects(obj, pool, so, libs | TLL_LINK_C, lib, direct, diag);
+  unlink(pool);
+  return rc;
+}
+
+static int link_objects(const char *obj, const char *pool, const char *so, int libs,
+                        const char *lib, int *direct, tsl_diag *diag) {
   const char *cc = compiler();
   char *argv[28];
   /* `lib` by its absolute path, found again through a run path to its
@@ -216,12 +289,14 @@ int tll_link_shared_with(const char *obj, const char *so, int libs, const char *
     argv[n++] = "-o";
     argv[n++] = (char *)so;
     for (int i = 0; i < N_FILES; i++) {
-      if ((i == F_GOMP && !(libs & TLL_LINK_GOMP)) || (i == F_MVEC && !(libs & TLL_LINK_MVEC)) ||
+      if ((i == F_MVEC && !(libs & TLL_LINK_MVEC)) ||
           ((i == F_LIBM || i == F_LIBGCC || i == F_LIBC) && !(libs & TLL_LINK_C)))
         continue;
       argv[n++] = files[i];
       if (i == F_CRTBEGIN)
         argv[n++] = (char *)obj;
+      if (i == F_CRTBEGIN && pool)
+        argv[n++] = (char *)pool;
       if (i == F_CRTBEGIN && lib) {
         argv[n++] = (char *)lib;
         argv[n++] = ld_rpath;
@@ -236,7 +311,7 @@ int tll_link_shared_with(const char *obj, const char *so, int libs, const char *
       return TSL_OK;
     }
   }
-  int rc = link_by_driver(cc, obj, so, libs, lib, lib ? cc_rpath : NULL, diag);
+  int rc = link_by_driver(cc, obj, pool, so, libs, lib, lib ? cc_rpath : NULL, diag);
   if (can && rc == TSL_OK) {
     /* the driver links what ld alone did not: the driver from now on */
     pthread_mutex_lock(&tc_lock);

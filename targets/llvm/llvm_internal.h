@@ -106,8 +106,10 @@ struct tsl_target {
   tll_opts opts;
   char *describe;
   char *cpu_features; /* the ISA of opts, as the rules name features */
-  void *gomp; /* dlopen("libgomp.so.1") when threads > 1 */
 };
+
+/* The function PARALLEL loops call (thread_pool.h). */
+#define TLL_PARALLEL_LAUNCH "tessel_parallel_launch"
 
 /* ---- code generation (codegen*.c) ----------------------------------------- */
 
@@ -298,10 +300,11 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
  * compiler's driver, whose errors are reported. *direct (may be NULL): 1
  * when ld linked it directly. */
 enum {
-  TLL_LINK_GOMP = 1, /* libgomp */
+  TLL_LINK_POOL = 1, /* the thread pool's object (thread_pool.c, embedded at
+                        build time) and the C library it calls */
   TLL_LINK_C = 2,    /* libm, libgcc and the C library: an object that
-                        refers to nothing else but libgomp goes without
-                        them (ld reads them all, 60% of a small link) */
+                        refers to nothing else goes without them (ld reads
+                        them all, 60% of a small link) */
   TLL_LINK_MVEC = 4, /* libmvec (vecmath.c) */
 };
 int tll_link_shared(const char *obj, const char *so, int libs, int *direct, tsl_diag *diag);
@@ -309,6 +312,15 @@ int tll_link_shared(const char *obj, const char *so, int libs, int *direct, tsl_
  * path to its folder): the AMX emulator (amx.c). */
 int tll_link_shared_with(const char *obj, const char *so, int libs, const char *lib, int *direct,
                          tsl_diag *diag);
+/* The object `obj` and the thread pool's object joined into the
+ * relocatable object `out` (`ld -r`), so that an exported .o needs no
+ * runtime library of tessel's. */
+int tll_link_with_pool(const char *obj, const char *out, tsl_diag *diag);
+
+/* The thread pool's object file (generated from thread_pool.c by
+ * embed_object.c at build time). */
+extern const unsigned char tll_pool_object[];
+extern const size_t tll_pool_object_size;
 
 /* The vtable (plugin.c), for tests that link the static library. */
 extern const tsl_target_vtable tll_vtable;

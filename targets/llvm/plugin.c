@@ -12,7 +12,7 @@ TSL_PLUGIN_ENTRY(host, session, diag) {
       .kind = TSL_COMPONENT_TARGET,
       .name = "llvm",
       .version = "0.1.0",
-      .summary = "CPU code through LLVM 19: O3, LLJIT, libgomp threads, "
+      .summary = "CPU code through LLVM 19: O3, LLJIT, threads, "
                  ".o/.so export",
       .vtable = &tll_vtable,
       .user_data = NULL,

@@ -1,27 +1,22 @@
 /*
  * targets/llvm/vtable.c — the tsl_target_vtable of the LLVM CPU target:
- * instances (options, describe line, the libgomp handle) and the calls that
- * forward to jit.c and export.c.
+ * instances (options, describe line) and the calls that forward to jit.c
+ * and export.c.
  *
  * An instance is for this host: options naming a CPU or features the host
  * lacks are refused when it is created (cpu_isa.c).
  *
- * libgomp is opened with RTLD_NODELETE: its thread pool outlives every
- * parallel region, and unloading the library under idle pool threads would
- * crash them. The device hooks are the host's: 64-byte aligned memory,
- * memcpy, nothing to wait for.
+ * The device hooks are the host's: 64-byte aligned memory, memcpy, nothing
+ * to wait for.
  */
 #include "llvm_internal.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void t_destroy(tsl_target *t) {
   if (!t)
     return;
-  if (t->gomp)
-    dlclose(t->gomp);
   tll_opts_free(&t->opts);
   free(t->describe);
   free(t->cpu_features);
@@ -55,19 +50,6 @@ static int t_create(void *user_data, uint32_t n_opts, const tsl_kv *opts,
   if (rc) {
     free(t);
     return rc;
-  }
-  if (t->opts.threads > 1) {
-    t->gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!t->gomp) {
-      const char *why = dlerror();
-      rc = tsl_diag_set(diag, TSL_EUNSUPPORTED,
-                        "llvm target: threads=%d needs the OpenMP runtime "
-                        "libgomp.so.1, which cannot be loaded (%s); install "
-                        "libgomp1 or set threads=1",
-                        (int)t->opts.threads, why ? why : "?");
-      t_destroy(t);
-      return rc;
-    }
   }
   t->describe = tll_opts_describe(&t->opts);
   t->cpu_features = tll_isa_names(rule_isa(&t->opts));

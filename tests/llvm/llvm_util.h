@@ -12,6 +12,7 @@
 #include "tap.h"
 #include "tessel/tessel.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,18 @@ static inline char *lt_slurp(const char *path) {
   size_t n;
   tsl_diag d = {0};
   return tsl_read_file(path, &s, &n, &d) == TSL_OK ? s : NULL;
+}
+
+/* The threads of this process (entries of /proc/self/task), or -1. */
+static inline int lt_thread_count(void) {
+  DIR *dir = opendir("/proc/self/task");
+  if (!dir)
+    return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(dir));)
+    n += e->d_name[0] != '.';
+  closedir(dir);
+  return n;
 }
 
 static inline const char *lt_root(void) {

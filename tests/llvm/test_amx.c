@@ -84,7 +84,7 @@ static int wrapped(LLVMModuleRef mod, int *n_fns) {
   return good;
 }
 
-/* The function named `fn` calls GOMP_parallel and configures the tiles
+/* The function named `fn` launches a parallel loop and configures the tiles
  * right after. */
 static int reconfigured(LLVMModuleRef mod, const char *fn) {
   LLVMValueRef f = LLVMGetNamedFunction(mod, fn);
@@ -93,7 +93,7 @@ static int reconfigured(LLVMModuleRef mod, const char *fn) {
        bb = LLVMGetNextBasicBlock(bb))
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
       const char *c = callee(i);
-      if (c && !strcmp(c, "GOMP_parallel")) {
+      if (c && !strcmp(c, TLL_PARALLEL_LAUNCH)) {
         const char *next = callee(LLVMGetNextInstruction(i));
         if (!next || strcmp(next, "llvm.x86.ldtilecfg"))
           return 0;

@@ -87,23 +87,25 @@ static int write_text(const char *path, const char *text) {
   return bad;
 }
 
-/* The exported object linked by ld directly and by the C compiler's
- * driver: the same shared libraries needed, and both load. */
+/* The exported object (which carries the thread pool already) linked by
+ * ld directly and by the C compiler's driver: the same shared libraries
+ * needed, the C library and not libgomp, and both load. */
 static void test_direct_link(const char *obj, const char *dir) {
   char so[4300], so_cc[4300], cmd[9000], need[512], need_cc[512];
   snprintf(so, sizeof so, "%s/libdirect.so", dir);
   snprintf(so_cc, sizeof so_cc, "%s/libdriver.so", dir);
   tsl_diag d = {0};
   int direct = 0;
-  int rc = tll_link_shared(obj, so, TLL_LINK_GOMP | TLL_LINK_C, &direct, &d);
+  int rc = tll_link_shared(obj, so, TLL_LINK_C, &direct, &d);
   ok(rc == 0 && direct == 1, "the object linked by ld directly (rc %d, direct %d)", rc, direct);
   if (rc)
     tap_diag("%s", d.text);
-  snprintf(cmd, sizeof cmd, "cc -shared -o '%s' '%s' -lgomp -lm", so_cc, obj);
+  snprintf(cmd, sizeof cmd, "cc -shared -o '%s' '%s' -lm", so_cc, obj);
   int sys = system(cmd);
   needed_of(so, need, sizeof need);
   needed_of(so_cc, need_cc, sizeof need_cc);
-  ok(sys == 0 && need[0] && strcmp(need, need_cc) == 0 && strstr(need, "libgomp.so.1"),
+  ok(sys == 0 && need[0] && strcmp(need, need_cc) == 0 && strstr(need, "libc.so.6") &&
+         !strstr(need, "gomp"),
      "  ... it needs what the driver's library needs: '%s' ('%s')", need, need_cc);
   void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   ok(lib && dlsym(lib, "mm_main_packed"), "  ... and loads, its entries defined");
@@ -135,8 +137,8 @@ static void test_direct_link(const char *obj, const char *dir) {
   chmod(cc, 0755);
   setenv("CC", cc, 1);
   int d1 = -1, d2 = -1;
-  int rc1 = tll_link_shared(obj, so, TLL_LINK_GOMP | TLL_LINK_C, &d1, &d);
-  int rc2 = tll_link_shared(obj, so, TLL_LINK_GOMP | TLL_LINK_C, &d2, &d);
+  int rc1 = tll_link_shared(obj, so, TLL_LINK_C, &d1, &d);
+  int rc2 = tll_link_shared(obj, so, TLL_LINK_C, &d2, &d);
   unsetenv("CC");
   char *log = lt_slurp(calls);
   ok(!w1 && !w2 && rc1 == 0 && rc2 == 0 && d1 == 0 && d2 == 0 && log && !strcmp(log, "x\n"),
@@ -185,14 +187,17 @@ static void test_matmul(tsl_target *t, const char *dir) {
     ok(n > sizeof *eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
            eh->e_type == ET_REL && eh->e_machine == EM_X86_64,
        "the object is an x86-64 ELF relocatable file");
-    int has_nat = 0, has_packed = 0;
-    for (size_t i = 0; i + 16 < n; i++) {
+    int has_nat = 0, has_packed = 0, has_pool = 0;
+    for (size_t i = 0; i + 24 < n; i++) {
       if (!memcmp(bytes + i, "mm_main_packed", 15))
         has_packed = 1;
       else if (!memcmp(bytes + i, "mm_main", 8))
         has_nat = 1;
+      else if (!memcmp(bytes + i, "tessel_parallel_launch", 23))
+        has_pool = 1;
     }
     ok(has_nat && has_packed, "the object defines mm_main and mm_main_packed");
+    ok(has_pool, "  ... and carries the thread pool its parallel loop launches");
   }
   free(bytes);
 
@@ -218,6 +223,8 @@ static void test_matmul(tsl_target *t, const char *dir) {
   mm_fn nat = (mm_fn)(uintptr_t)dlsym(lib, "mm_main");
   tsl_packed_fn packed = (tsl_packed_fn)(uintptr_t)dlsym(lib, "mm_main_packed");
   ok(nat && packed, "both symbols are exported");
+  ok(!dlsym(lib, "tessel_parallel_launch"), "  ... and the thread pool's are not");
+  int threads_before = lt_thread_count();
   tsl_arg ref[3], got[3];
   const tsl_func *src = m->funcs[0];
   tsl_func_make_args(src, NULL, 0, 5, ref, &d);
@@ -242,6 +249,9 @@ static void test_matmul(tsl_target *t, const char *dir) {
     tsl_args_free(got, 3);
   }
   tsl_args_free(ref, 3);
+  ok(lt_thread_count() == threads_before + 1,
+     "the library's parallel loop ran on a worker of its own pool (threads %d -> %d)",
+     threads_before, lt_thread_count());
   dlclose(lib);
 
   rc = tll_vtable.export_library(t, &lm, "mm", "/tmp/x.dll", NULL, &d);
@@ -265,15 +275,15 @@ out:
 }
 
 /* The libraries a shared library links follow what its object refers to:
- * the matmul (libgomp's symbols alone) and a softmax (expf) exported by
- * export_library need what the C compiler's driver links for their
- * objects (libgomp.so.1, libm.so.6); the softmax loads and agrees with the
- * interpreter. */
+ * the parallel matmul (the thread pool's pthread calls) and a softmax
+ * (expf) exported by export_library need what the C compiler's driver
+ * links for their objects (libc.so.6, libm.so.6), never libgomp; both load
+ * and agree with the interpreter. */
 static void test_needed_libs(tsl_target *t, const char *dir) {
   static const struct {
     const char *file, *script, *need;
   } cases[] = {
-      {"matmul_64.py", NULL, "libgomp.so.1"},
+      {"matmul_64.py", NULL, "libc.so.6"},
       {"softmax.py", NULL, "libm.so.6"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -297,11 +307,12 @@ static void test_needed_libs(tsl_target *t, const char *dir) {
     if (!ok(built, "%s exported as .o and .so", cases[c].file)) {
       tap_diag("%s", d.text);
     } else {
-      snprintf(cmd, sizeof cmd, "cc -shared -o '%s' '%s' -lgomp -lm", so_cc, obj);
+      snprintf(cmd, sizeof cmd, "cc -shared -o '%s' '%s' -lm", so_cc, obj);
       int sys = system(cmd);
       needed_of(so, need, sizeof need);
       needed_of(so_cc, need_cc, sizeof need_cc);
-      ok(sys == 0 && !strcmp(need, need_cc) && strstr(need, cases[c].need),
+      ok(sys == 0 && !strcmp(need, need_cc) && strstr(need, cases[c].need) &&
+             !strstr(need, "gomp"),
          "  ... it needs what the driver's library of its object needs: '%s' ('%s')", need,
          need_cc);
       void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);

@@ -1,0 +1,46 @@
+/*
+ * targets/llvm/thread_pool.h — the thread pool PARALLEL loops run on.
+ *
+ * Generated code calls tessel_parallel_launch(task, closure, threads): the
+ * task runs as task(closure, i, n) for i = 0 .. n-1 on n threads (the
+ * caller is i = 0), n <= threads, and the call returns when every one has
+ * returned. n is 1 (the task runs whole on the caller) when threads <= 1,
+ * when another team is running (a second caller thread, or a launch from
+ * inside a task), and when no thread could be started.
+ *
+ * The same source is compiled twice: into the plugin, which the JIT
+ * resolves the symbol to (one pool for every kernel of a process), and
+ * into an object that exported libraries carry (export.c, link.c), so a
+ * library runs on the pool its kernels were measured on. There it is
+ * hidden and weak: two exported objects linked into one program share one
+ * definition.
+ *
+ * Why not libgomp (which tessel used before): each parallel region costs
+ * two futex system calls in libgomp even while its threads spin, 3.1 us a
+ * region on a 2-core VM where this pool's fork and join take 0.45 us, a
+ * sixth of a 16 us kernel (README.md, "Parallel runtime").
+ *
+ * Workers spin on the team's generation for TESSEL_POOL_SPIN_NS after
+ * their last task and then sleep on it (futex); the caller wakes sleepers
+ * only when there are some. When the pool has more threads than the
+ * process has CPUs, workers sleep at once and the caller yields while it
+ * waits: spinning would keep the team's own threads off the CPUs. A forked child starts with no workers. When
+ * the file holding the pool is unloaded, or the process exits, the
+ * workers return and are joined.
+ */
+#ifndef TESSEL_LLVM_THREAD_POOL_H
+#define TESSEL_LLVM_THREAD_POOL_H
+
+#include <stdint.h>
+
+#define TESSEL_POOL_SPIN_NS 500000 /* 0.5 ms of spinning before sleeping */
+#define TESSEL_POOL_MAX_THREADS 1024
+
+typedef void (*tessel_parallel_task)(void *closure, int32_t index, int32_t count);
+
+void tessel_parallel_launch(tessel_parallel_task task, void *closure, int32_t threads);
+
+/* Worker threads started so far in this process (tests). */
+int32_t tessel_parallel_workers(void);
+
+#endif
