@@ -70,9 +70,8 @@ static int dnnl_call(void *state) { return dnnl_ref_call(state); }
 
 /* The implementation oneDNN picks here, or why it has none: asked in a
  * child process, since oneDNN's OpenMP pool must not exist in this one.
- * The tuner forks its measuring workers from here, and the kernels they
- * run are parallel on libgomp, whose pool does not survive a fork (a
- * worker's first parallel loop would wait for threads it no longer has). */
+ * The tuner forks its measuring workers from here, and an OpenMP pool
+ * does not survive a fork. */
 static void dnnl_impl(const lowp_workload *w, char *out, size_t n) {
   int p[2];
   snprintf(out, n, "cannot ask oneDNN");
