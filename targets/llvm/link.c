@@ -127,6 +127,16 @@ static void resolve(const char *cc) {
   tc.direct = 1;
 }
 
+/* The linker's lines joined into one: diagnostics are one line. */
+static void join_lines(char *out) {
+  size_t len = strlen(out);
+  while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
+    out[--len] = '\0';
+  for (char *p = out; *p; p++)
+    if (*p == '\n')
+      *p = '|';
+}
+
 /* The driver's line, its errors reported. */
 static int link_by_driver(const char *cc, const char *obj, const char *pool, const char *so,
                           int libs, const char *lib, const char *rpath, tsl_diag *diag) {
@@ -162,13 +172,7 @@ static int link_by_driver(const char *cc, const char *obj, const char *pool, con
                         cc, strerror(e));
   if (status == 0)
     return TSL_OK;
-  /* the linker's lines joined into one: diagnostics are one line */
-  size_t len = strlen(out);
-  while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
-    out[--len] = '\0';
-  for (char *p = out; *p; p++)
-    if (*p == '\n')
-      *p = '|';
+  join_lines(out);
   return tsl_diag_set(diag, TSL_EIO,
                       "llvm target: linking the shared library failed "
                       "(%s exited with status %d): %s",
@@ -216,12 +220,13 @@ int tll_link_with_pool(const char *obj, const char *out, tsl_diag *diag) {
   if (e > 0)
     return tsl_diag_set(diag, TSL_EUNSUPPORTED,
                         "llvm target: cannot run the linker '%s' to add the thread pool to the "
-                        "object file (%s); install binutils, or export a shared library (.so) "
-                        "or a kernel built with threads=1",
+                        "object file (%s); install binutils (ld), or build with threads=1 (no "
+                        "parallel loops)",
                         ld, strerror(e));
   if (e < 0)
     return tsl_diag_set(diag, TSL_EIO, "llvm target: cannot create a temporary file: %s",
                         strerror(-e));
+  join_lines(msg);
   if (status != 0)
     return tsl_diag_set(diag, TSL_EIO,
                         "llvm target: adding the thread pool to the object file failed (%s -r "

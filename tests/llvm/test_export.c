@@ -139,12 +139,20 @@ static void test_direct_link(const char *obj, const char *dir) {
   int d1 = -1, d2 = -1;
   int rc1 = tll_link_shared(obj, so, TLL_LINK_C, &d1, &d);
   int rc2 = tll_link_shared(obj, so, TLL_LINK_C, &d2, &d);
-  unsetenv("CC");
   char *log = lt_slurp(calls);
   ok(!w1 && !w2 && rc1 == 0 && rc2 == 0 && d1 == 0 && d2 == 0 && log && !strcmp(log, "x\n"),
      "an ld that fails: the driver links, and ld is not tried again (%d calls)",
      log ? (int)(strlen(log) / 2) : -1);
   free(log);
+  char joined[4400];
+  snprintf(joined, sizeof joined, "%s/joined.o", dir);
+  tsl_diag dj = {0};
+  int rc3 = tll_link_with_pool(obj, joined, &dj);
+  unsetenv("CC");
+  ok(rc3 && strstr(dj.text, "adding the thread pool to the object file failed") &&
+         strstr(dj.text, "status 1"),
+     "joining the thread pool to an object with that ld is an error: %s", dj.text);
+  unlink(joined);
   unlink(calls);
   unlink(ld);
   unlink(cc);
