@@ -21,6 +21,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -132,14 +133,25 @@ __attribute__((destructor)) static void stop_workers(void) {
   pthread_mutex_unlock(&pool.lock);
 }
 
-/* Workers up to `want` (the lock held); how many there are. */
+/* Workers up to `want` (the lock held); how many there are. They block
+ * the signals a process is sent (SIGINT, SIGALRM, ...), which go to the
+ * program's own threads; faults still reach them. */
 static int32_t start_workers(int32_t want, uint32_t seen) {
+  if (pool.workers >= want)
+    return pool.workers;
+  static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT, SIGSYS};
+  sigset_t blocked, old;
+  sigfillset(&blocked);
+  for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
+    sigdelset(&blocked, faults[i]);
+  pthread_sigmask(SIG_BLOCK, &blocked, &old);
   while (pool.workers < want) {
     uintptr_t arg = ((uintptr_t)(uint32_t)(pool.workers + 1) << 32) | seen;
     if (pthread_create(&pool.threads[pool.workers], NULL, worker_main, (void *)arg))
       break;
     pool.workers++;
   }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
   return pool.workers;
 }
 

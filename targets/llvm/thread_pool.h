@@ -22,7 +22,8 @@
  *
  * Workers spin on the team's generation for TESSEL_POOL_SPIN_NS after
  * their last task and then sleep on it (futex); the caller wakes sleepers
- * only when there are some. When the pool has more threads than the
+ * only when there are some. Workers block the signals a process is sent
+ * (faults still reach them). When the pool has more threads than the
  * process has CPUs, workers sleep at once and the caller yields while it
  * waits: spinning would keep the team's own threads off the CPUs. A forked child starts with no workers. When
  * the file holding the pool is unloaded, or the process exits, the

@@ -3,13 +3,15 @@
  * (targets/llvm/thread_pool.h): every index of a team runs once, on
  * distinct threads, the caller as index 0; launches that cannot get a team
  * (threads = 1, a launch from inside a task, a second caller) run whole on
- * their caller; workers asleep after the spin time wake; a forked child
- * gets a pool of its own; a JIT-built kernel's parallel loop runs on it.
+ * their caller; workers block the process's signals, wake after sleeping
+ * past the spin time; a forked child gets a pool of its own; a JIT-built
+ * kernel's parallel loop runs on it.
  */
 #include "llvm_util.h"
 #include "thread_pool.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -112,6 +114,27 @@ static int sum_launches(int launches, int lo, int hi, double *us) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   *us = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / launches / 1e3;
   return wrong;
+}
+
+/* A worker blocks the signals a process is sent, not faults. */
+static _Atomic int worker_masks_ok = -1;
+
+static void check_mask(void *closure, int32_t index, int32_t count) {
+  (void)closure;
+  (void)count;
+  sigset_t cur;
+  if (index == 1 && !pthread_sigmask(SIG_BLOCK, NULL, &cur))
+    atomic_store(&worker_masks_ok, sigismember(&cur, SIGINT) && sigismember(&cur, SIGALRM) &&
+                                       sigismember(&cur, SIGTERM) && !sigismember(&cur, SIGSEGV));
+}
+
+static void test_signal_mask(void) {
+  tessel_parallel_launch(check_mask, NULL, 2);
+  sigset_t cur;
+  pthread_sigmask(SIG_BLOCK, NULL, &cur);
+  ok(atomic_load(&worker_masks_ok) == 1 && !sigismember(&cur, SIGINT),
+     "a worker blocks SIGINT, SIGALRM and SIGTERM but not SIGSEGV; the caller's mask is "
+     "unchanged");
 }
 
 /* Two threads first: the pool is not larger than the CPUs (when there
@@ -242,6 +265,7 @@ static void test_jit_kernel(tsl_ctx *ctx) {
 int main(void) {
   tsl_ctx *ctx = tsl_ctx_new();
   test_two_thread_launches();
+  test_signal_mask();
   test_teams();
   test_mixed_launches();
   test_nested();
