@@ -245,13 +245,7 @@ void tll_amx_add_permit(LLVMModuleRef mod) {
   LLVMBuildBr(x->b, done);
   LLVMPositionBuilderAtEnd(x->b, done);
   LLVMBuildRetVoid(x->b);
-  LLVMTypeRef et[3] = {i32, ptr, ptr};
-  LLVMTypeRef st = LLVMStructTypeInContext(x->ctx, et, 3, 0);
-  LLVMValueRef ev[3] = {LLVMConstInt(i32, 65535, 0), fn, LLVMConstNull(ptr)};
-  LLVMValueRef ctor = LLVMConstNamedStruct(st, ev, 3);
-  LLVMValueRef g = LLVMAddGlobal(mod, LLVMArrayType2(st, 1), "llvm.global_ctors");
-  LLVMSetInitializer(g, LLVMConstArray2(st, &ctor, 1));
-  LLVMSetLinkage(g, LLVMAppendingLinkage);
+  tll_add_constructor(mod, fn);
   LLVMDisposeBuilder(x->b);
 }
 

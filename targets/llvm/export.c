@@ -54,6 +54,7 @@ static int refers_beyond_pool(LLVMMemoryBufferRef buf, LLVMModuleRef mod) {
   for (; !beyond && !LLVMObjectFileIsSymbolIteratorAtEnd(bin, sym); LLVMMoveToNextSymbol(sym)) {
     const char *name = LLVMGetSymbolName(sym);
     if (!name || !*name || !strcmp(name, TLL_PARALLEL_LAUNCH) ||
+        !strcmp(name, TLL_PARALLEL_PREPARE) ||
         (strlen(name) == len && !memcmp(name, file, len)))
       continue;
     int defined = 0;
@@ -119,6 +120,8 @@ int tll_export(tsl_target *t, const tsl_lowered_module *m, const char *prefix,
   rc = tll_compile(ctx, &t->opts, tm, m, prefix, &mod, NULL, diag);
   if (!rc && tll_amx_used(mod) && !tll_amx_emulator())
     tll_amx_add_permit(mod); /* amx.c */
+  if (!rc && uses_pool(mod))
+    tll_add_pool_prepare(mod, t->opts.threads);
   int as_object = ends_with(path, ".o");
   if (!rc && as_object && !uses_pool(mod)) {
     rc = emit_object(tm, mod, path, NULL, diag);

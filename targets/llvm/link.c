@@ -31,10 +31,16 @@
 extern char **environ;
 
 /* The files ld is given, in the driver's order around the object. */
-enum { F_CRTI, F_CRTBEGIN, F_MVEC, F_LIBM, F_LIBGCC, F_LIBC, F_CRTEND, F_CRTN, N_FILES };
+/* libc_nonshared.a: what the driver's libc.so script links after
+ * libc.so.6 (pthread_atfork and atexit bound to the library's handle, so
+ * that dlclose unregisters them). */
+enum {
+  F_CRTI, F_CRTBEGIN, F_MVEC, F_LIBM, F_LIBGCC, F_LIBC, F_LIBC_NONSHARED, F_CRTEND, F_CRTN,
+  N_FILES
+};
 static const char *const file_names[N_FILES] = {
-    "crti.o", "crtbeginS.o", "libmvec.so.1", "libm.so.6",
-    "libgcc.a", "libc.so.6", "crtendS.o", "crtn.o"};
+    "crti.o", "crtbeginS.o", "libmvec.so.1", "libm.so.6", "libgcc.a",
+    "libc.so.6", "libc_nonshared.a", "crtendS.o", "crtn.o"};
 
 typedef struct toolchain {
   char cc[512];   /* the compiler these were asked of */
@@ -187,13 +193,17 @@ static int write_pool_object(char path[32], tsl_diag *diag) {
     return tsl_diag_set(diag, TSL_EIO, "llvm target: cannot create a temporary file: %s",
                         strerror(errno));
   size_t done = 0;
+  int e = EIO;
   while (done < tll_pool_object_size) {
     ssize_t w = write(fd, tll_pool_object + done, tll_pool_object_size - done);
-    if (w <= 0 && errno != EINTR)
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0) {
+      e = w < 0 ? errno : EIO;
       break;
-    done += w > 0 ? (size_t)w : 0;
+    }
+    done += (size_t)w;
   }
-  int e = errno;
   close(fd);
   if (done == tll_pool_object_size)
     return TSL_OK;
@@ -295,7 +305,8 @@ static int link_objects(const char *obj, const char *pool, const char *so, int l
     argv[n++] = (char *)so;
     for (int i = 0; i < N_FILES; i++) {
       if ((i == F_MVEC && !(libs & TLL_LINK_MVEC)) ||
-          ((i == F_LIBM || i == F_LIBGCC || i == F_LIBC) && !(libs & TLL_LINK_C)))
+          ((i == F_LIBM || i == F_LIBGCC || i == F_LIBC || i == F_LIBC_NONSHARED) &&
+           !(libs & TLL_LINK_C)))
         continue;
       argv[n++] = files[i];
       if (i == F_CRTBEGIN)

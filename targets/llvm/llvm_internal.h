@@ -110,6 +110,8 @@ struct tsl_target {
 
 /* The function PARALLEL loops call (thread_pool.h). */
 #define TLL_PARALLEL_LAUNCH "tessel_parallel_launch"
+/* What an exported library's constructor calls (thread_pool.h). */
+#define TLL_PARALLEL_PREPARE "tessel_parallel_prepare"
 
 /* ---- code generation (codegen*.c) ----------------------------------------- */
 
@@ -259,6 +261,12 @@ int tll_emit_loop(tll_cg *cg, const tsl_var *var, LLVMValueRef lo,
 
 /* codegen_parallel.c */
 int tll_parallel_for(tll_cg *cg, const tsl_stmt *s);
+/* `fn` (void(void)) run when the module's library is loaded: appended to
+ * llvm.global_ctors (codegen_parallel.c). */
+void tll_add_constructor(LLVMModuleRef mod, LLVMValueRef fn);
+/* For an exported module with parallel loops: a constructor that starts
+ * the thread pool's workers for `threads` when the library is loaded. */
+void tll_add_pool_prepare(LLVMModuleRef mod, int32_t threads);
 
 /* ---- passes.c ----------------------------------------------------------- */
 

@@ -38,17 +38,21 @@ static struct {
   _Atomic uint32_t generation;
   _Atomic int32_t sleepers;
   _Atomic int32_t finished;
+  _Atomic int32_t started; /* workers that have begun to run */
   tessel_parallel_task task;
   void *closure;
   int32_t count;
   int32_t quit;
   int32_t workers;
-  int32_t cpus;           /* the CPUs this process may run on */
+  int32_t cpus;           /* CPUs in the first launching thread's affinity mask */
   _Atomic int64_t spin_ns; /* how long an idle worker spins */
   pthread_t threads[TESSEL_POOL_MAX_THREADS];
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+/* A worker's start argument packs its index and the generation it has seen. */
+_Static_assert(sizeof(uintptr_t) == 8, "the pool packs two 32-bit values in a pointer");
 
 static void pause_cpu(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -90,6 +94,7 @@ static void *worker_main(void *arg) {
   uintptr_t a = (uintptr_t)arg;
   int32_t index = (int32_t)(a >> 32);
   uint32_t seen = (uint32_t)a;
+  atomic_fetch_add(&pool.started, 1);
   for (;;) {
     seen = next_generation(seen);
     if (pool.quit)
@@ -106,6 +111,7 @@ static void child_after_fork(void) {
   pool.lock = fresh;
   pool.workers = 0;
   atomic_store(&pool.sleepers, 0);
+  atomic_store(&pool.started, 0);
 }
 
 static void init(void) {
@@ -121,15 +127,22 @@ static void publish(uint32_t g) {
     syscall(SYS_futex, &pool.generation, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
+/* At unload or exit. A launch still running (exit() called from a signal
+ * handler or a task) keeps its workers: they go with the process. */
 __attribute__((destructor)) static void stop_workers(void) {
-  if (!pool.workers || pthread_mutex_lock(&pool.lock))
+  if (pthread_mutex_trylock(&pool.lock))
     return;
+  if (!pool.workers) {
+    pthread_mutex_unlock(&pool.lock);
+    return;
+  }
   pool.quit = 1;
   publish(atomic_load(&pool.generation) + 1);
   for (int32_t i = 0; i < pool.workers; i++)
     pthread_join(pool.threads[i], NULL);
   pool.workers = 0;
   pool.quit = 0;
+  atomic_store(&pool.started, 0);
   pthread_mutex_unlock(&pool.lock);
 }
 
@@ -159,11 +172,12 @@ POOL_API void tessel_parallel_launch(tessel_parallel_task task, void *closure,
                                      int32_t threads) {
   if (threads > TESSEL_POOL_MAX_THREADS)
     threads = TESSEL_POOL_MAX_THREADS;
+  if (threads > 1)
+    pthread_once(&init_once, init); /* the fork handler before the lock is ever held */
   if (threads <= 1 || pthread_mutex_trylock(&pool.lock) != 0) {
     task(closure, 0, 1);
     return;
   }
-  pthread_once(&init_once, init);
   uint32_t g = atomic_load_explicit(&pool.generation, memory_order_relaxed);
   int32_t workers = start_workers(threads - 1, g);
   int32_t count = workers + 1 < threads ? workers + 1 : threads;
@@ -188,6 +202,22 @@ POOL_API void tessel_parallel_launch(tessel_parallel_task task, void *closure,
     if (crowded || spins % 1024 == 0)
       sched_yield();
   }
+  pthread_mutex_unlock(&pool.lock);
+}
+
+POOL_API void tessel_parallel_prepare(int32_t threads) {
+  if (threads > TESSEL_POOL_MAX_THREADS)
+    threads = TESSEL_POOL_MAX_THREADS;
+  if (threads <= 1)
+    return;
+  pthread_once(&init_once, init);
+  if (pthread_mutex_trylock(&pool.lock) != 0)
+    return;
+  atomic_store_explicit(&pool.spin_ns, threads > pool.cpus ? 0 : TESSEL_POOL_SPIN_NS,
+                        memory_order_relaxed);
+  int32_t workers = start_workers(threads - 1, atomic_load(&pool.generation));
+  while (atomic_load(&pool.started) < workers)
+    sched_yield();
   pthread_mutex_unlock(&pool.lock);
 }
 

@@ -16,6 +16,7 @@
 
 #include <dlfcn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <elf.h>
 #include <unistd.h>
 
@@ -222,8 +223,12 @@ static void test_matmul(tsl_target *t, const char *dir) {
   ok(h && strstr(h, "mm_main(") && strstr(h, "mm_main_packed("),
      "the header declares both entries");
   free(h);
+  int threads_before = lt_thread_count();
   void *lib = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   ok(lib != NULL, "dlopen the library");
+  ok(lt_thread_count() == threads_before + 1,
+     "  ... whose constructor started its pool's worker (threads %d -> %d)", threads_before,
+     lt_thread_count());
   if (!lib) {
     tap_diag("%s", dlerror());
     goto out;
@@ -232,7 +237,6 @@ static void test_matmul(tsl_target *t, const char *dir) {
   tsl_packed_fn packed = (tsl_packed_fn)(uintptr_t)dlsym(lib, "mm_main_packed");
   ok(nat && packed, "both symbols are exported");
   ok(!dlsym(lib, "tessel_parallel_launch"), "  ... and the thread pool's are not");
-  int threads_before = lt_thread_count();
   tsl_arg ref[3], got[3];
   const tsl_func *src = m->funcs[0];
   tsl_func_make_args(src, NULL, 0, 5, ref, &d);
@@ -258,9 +262,19 @@ static void test_matmul(tsl_target *t, const char *dir) {
   }
   tsl_args_free(ref, 3);
   ok(lt_thread_count() == threads_before + 1,
-     "the library's parallel loop ran on a worker of its own pool (threads %d -> %d)",
-     threads_before, lt_thread_count());
+     "the library's parallel loop ran on that worker (threads %d -> %d)", threads_before,
+     lt_thread_count());
   dlclose(lib);
+  ok(lt_thread_count() == threads_before, "  ... whose worker is joined when it is unloaded");
+  /* its fork handler went with it: a fork now runs none of its code */
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0)
+    _exit(0);
+  int st = -1;
+  int waited = pid > 0 && waitpid(pid, &st, 0) == pid;
+  ok(waited && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+     "  ... and a fork after the unload is clean (status %d)", st);
 
   rc = tll_vtable.export_library(t, &lm, "mm", "/tmp/x.dll", NULL, &d);
   ok(rc && strstr(d.text, ".o") && strstr(d.text, ".so"),

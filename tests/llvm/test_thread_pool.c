@@ -147,6 +147,16 @@ static void test_two_thread_launches(void) {
            sysconf(_SC_NPROCESSORS_ONLN));
 }
 
+/* prepare: the workers run before the first launch. */
+static void test_prepare(void) {
+  tessel_parallel_prepare(4);
+  int32_t n = tessel_parallel_workers();
+  team t = {0};
+  tessel_parallel_launch(record, &t, 4);
+  ok(n >= 3 && tessel_parallel_workers() == n && ran_once_each(&t, 4),
+     "prepare(4) starts the workers a 4-thread launch needs (%d), which it then uses", (int)n);
+}
+
 static void test_mixed_launches(void) {
   double us;
   int wrong = sum_launches(5000, 2, 4, &us);
@@ -266,6 +276,7 @@ int main(void) {
   tsl_ctx *ctx = tsl_ctx_new();
   test_two_thread_launches();
   test_signal_mask();
+  test_prepare();
   test_teams();
   test_mixed_launches();
   test_nested();
