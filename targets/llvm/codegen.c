@@ -366,3 +366,26 @@ LLVMBasicBlockRef tll_fail_block(tll_cg *cg) {
   cg->fail_bb = bb;
   return bb;
 }
+
+void tll_add_constructor(LLVMModuleRef mod, LLVMValueRef fn) {
+  LLVMContextRef ctx = LLVMGetModuleContext(mod);
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), ptr = LLVMPointerTypeInContext(ctx, 0);
+  LLVMTypeRef et[3] = {i32, ptr, ptr};
+  LLVMTypeRef st = LLVMStructTypeInContext(ctx, et, 3, 0);
+  LLVMValueRef old = LLVMGetNamedGlobal(mod, "llvm.global_ctors");
+  LLVMValueRef init = old ? LLVMGetInitializer(old) : NULL;
+  unsigned k = init ? (unsigned)LLVMGetArrayLength2(LLVMGlobalGetValueType(old)) : 0;
+  LLVMValueRef *items = malloc((k + 1) * sizeof *items);
+  if (!items)
+    return;
+  for (unsigned i = 0; i < k; i++) /* the constructors added before, kept in front */
+    items[i] = LLVMGetOperand(init, i);
+  if (old)
+    LLVMDeleteGlobal(old);
+  LLVMValueRef ev[3] = {LLVMConstInt(i32, 65535, 0), fn, LLVMConstNull(ptr)};
+  items[k] = LLVMConstStructInContext(ctx, ev, 3, 0);
+  LLVMValueRef g = LLVMAddGlobal(mod, LLVMArrayType2(st, k + 1), "llvm.global_ctors");
+  LLVMSetInitializer(g, LLVMConstArray2(st, items, k + 1));
+  LLVMSetLinkage(g, LLVMAppendingLinkage);
+  free(items);
+}

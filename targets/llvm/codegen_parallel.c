@@ -204,29 +204,6 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
   return cg->status;
 }
 
-void tll_add_constructor(LLVMModuleRef mod, LLVMValueRef fn) {
-  LLVMContextRef ctx = LLVMGetModuleContext(mod);
-  LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), ptr = LLVMPointerTypeInContext(ctx, 0);
-  LLVMTypeRef et[3] = {i32, ptr, ptr};
-  LLVMTypeRef st = LLVMStructTypeInContext(ctx, et, 3, 0);
-  enum { MAX_CTORS = 8 };
-  LLVMValueRef items[MAX_CTORS];
-  unsigned n = 0;
-  LLVMValueRef old = LLVMGetNamedGlobal(mod, "llvm.global_ctors");
-  if (old) { /* the constructors added before, kept in front */
-    LLVMValueRef init = LLVMGetInitializer(old);
-    uint64_t k = LLVMGetArrayLength2(LLVMGlobalGetValueType(old));
-    for (uint64_t i = 0; init && i < k && n < MAX_CTORS - 1; i++)
-      items[n++] = LLVMGetOperand(init, (unsigned)i);
-    LLVMDeleteGlobal(old);
-  }
-  LLVMValueRef ev[3] = {LLVMConstInt(i32, 65535, 0), fn, LLVMConstNull(ptr)};
-  items[n++] = LLVMConstStructInContext(ctx, ev, 3, 0);
-  LLVMValueRef g = LLVMAddGlobal(mod, LLVMArrayType2(st, n), "llvm.global_ctors");
-  LLVMSetInitializer(g, LLVMConstArray2(st, items, n));
-  LLVMSetLinkage(g, LLVMAppendingLinkage);
-}
-
 void tll_add_pool_prepare(LLVMModuleRef mod, int32_t threads) {
   LLVMContextRef ctx = LLVMGetModuleContext(mod);
   LLVMTypeRef i32 = LLVMInt32TypeInContext(ctx), vt = LLVMVoidTypeInContext(ctx);

@@ -262,7 +262,7 @@ int tll_emit_loop(tll_cg *cg, const tsl_var *var, LLVMValueRef lo,
 /* codegen_parallel.c */
 int tll_parallel_for(tll_cg *cg, const tsl_stmt *s);
 /* `fn` (void(void)) run when the module's library is loaded: appended to
- * llvm.global_ctors (codegen_parallel.c). */
+ * llvm.global_ctors (codegen.c; the AMX permit and the pool's start). */
 void tll_add_constructor(LLVMModuleRef mod, LLVMValueRef fn);
 /* For an exported module with parallel loops: a constructor that starts
  * the thread pool's workers for `threads` when the library is loaded. */

@@ -146,6 +146,16 @@ __attribute__((destructor)) static void stop_workers(void) {
   pthread_mutex_unlock(&pool.lock);
 }
 
+/* How long idle workers spin for a pool of `workers` (the lock held):
+ * with more threads than CPUs, spinning would keep the team's own threads
+ * off the CPUs, so they sleep at once and the caller yields. Whether it
+ * is crowded so. */
+static int set_spin(int32_t workers) {
+  int crowded = workers + 1 > pool.cpus;
+  atomic_store_explicit(&pool.spin_ns, crowded ? 0 : TESSEL_POOL_SPIN_NS, memory_order_relaxed);
+  return crowded;
+}
+
 /* Workers up to `want` (the lock held); how many there are. They block
  * the signals a process is sent (SIGINT, SIGALRM, ...), which go to the
  * program's own threads; faults still reach them. */
@@ -189,10 +199,7 @@ POOL_API void tessel_parallel_launch(tessel_parallel_task task, void *closure,
   pool.task = task;
   pool.closure = closure;
   pool.count = count;
-  /* more threads than CPUs: spinning would keep the team's own threads
-   * off the CPUs, so workers sleep at once and the caller yields */
-  int crowded = workers + 1 > pool.cpus;
-  atomic_store_explicit(&pool.spin_ns, crowded ? 0 : TESSEL_POOL_SPIN_NS, memory_order_relaxed);
+  int crowded = set_spin(workers);
   atomic_store_explicit(&pool.finished, 0, memory_order_relaxed);
   publish(g + 1);
   task(closure, 0, count);
@@ -213,8 +220,7 @@ POOL_API void tessel_parallel_prepare(int32_t threads) {
   pthread_once(&init_once, init);
   if (pthread_mutex_trylock(&pool.lock) != 0)
     return;
-  atomic_store_explicit(&pool.spin_ns, threads > pool.cpus ? 0 : TESSEL_POOL_SPIN_NS,
-                        memory_order_relaxed);
+  set_spin(pool.workers > threads - 1 ? pool.workers : threads - 1); /* before they start */
   int32_t workers = start_workers(threads - 1, atomic_load(&pool.generation));
   while (atomic_load(&pool.started) < workers)
     sched_yield();
