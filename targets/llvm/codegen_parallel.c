@@ -183,19 +183,25 @@ int tll_parallel_for(tll_cg *cg, const tsl_stmt *s) {
     LLVMValueRef p = LLVMBuildStructGEP2(cg->b, st, data, i, "");
     args[i] = LLVMBuildLoad2(cg->b, LLVMStructGetTypeAtIndex(st, i), p, "");
   }
+  /* The chunk in 64 bits: in a narrow loop type, extent + threads - 1 or
+   * a later thread's begin would wrap (a uint8 loop of 255 at 2 threads). */
   int uns = v->dtype.code == TSL_DT_UINT;
-  LLVMValueRef tid = LLVMBuildIntCast2(cg->b, LLVMGetParam(worker, 1), ivt, 0, "");
-  LLVMValueRef nt = LLVMBuildIntCast2(cg->b, LLVMGetParam(worker, 2), ivt, 0, "");
-  LLVMValueRef one = LLVMConstInt(ivt, 1, 0);
-  LLVMValueRef chunk = LLVMBuildAdd(cg->b, args[1], LLVMBuildSub(cg->b, nt, one, ""), "");
+  LLVMTypeRef t64 = cg->t_i64;
+  LLVMValueRef lo64 = LLVMBuildIntCast2(cg->b, args[0], t64, !uns, "");
+  LLVMValueRef ext64 = LLVMBuildIntCast2(cg->b, args[1], t64, !uns, "");
+  LLVMValueRef tid = LLVMBuildIntCast2(cg->b, LLVMGetParam(worker, 1), t64, 0, "");
+  LLVMValueRef nt = LLVMBuildIntCast2(cg->b, LLVMGetParam(worker, 2), t64, 0, "");
+  LLVMValueRef one = LLVMConstInt(t64, 1, 0);
+  LLVMValueRef chunk = LLVMBuildAdd(cg->b, ext64, LLVMBuildSub(cg->b, nt, one, ""), "");
   chunk = uns ? LLVMBuildUDiv(cg->b, chunk, nt, "") : LLVMBuildSDiv(cg->b, chunk, nt, "");
-  LLVMValueRef begin = LLVMBuildAdd(cg->b, args[0], LLVMBuildMul(cg->b, tid, chunk, ""), "");
-  LLVMValueRef stop = LLVMBuildAdd(cg->b, args[0], args[1], "");
+  LLVMValueRef begin = LLVMBuildAdd(cg->b, lo64, LLVMBuildMul(cg->b, tid, chunk, ""), "");
+  LLVMValueRef stop = LLVMBuildAdd(cg->b, lo64, ext64, "");
+  LLVMIntPredicate lt = uns ? LLVMIntULT : LLVMIntSLT;
+  begin = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, lt, begin, stop, ""), begin, stop, "");
   LLVMValueRef end = LLVMBuildAdd(cg->b, begin, chunk, "");
-  LLVMValueRef less = LLVMBuildICmp(cg->b, uns ? LLVMIntULT : LLVMIntSLT, end, stop, "");
-  end = LLVMBuildSelect(cg->b, less, end, stop, "");
-  args[0] = begin;
-  args[1] = end;
+  end = LLVMBuildSelect(cg->b, LLVMBuildICmp(cg->b, lt, end, stop, ""), end, stop, "");
+  args[0] = LLVMBuildTrunc(cg->b, begin, ivt, "");
+  args[1] = LLVMBuildTrunc(cg->b, end, ivt, "");
   LLVMBuildCall2(cg->b, LLVMGlobalGetValueType(body), body, args, n_args, "");
   LLVMBuildRetVoid(cg->b);
   free(args);

@@ -721,6 +721,40 @@ static void test_nested_parallel(void) {
   tsl_arena_free(a);
 }
 
+/* parallel loops over narrow loop variables near their type's end: the
+ * chunk of each thread (extent + threads - 1, a later thread's begin)
+ * must not wrap in the loop's own type (a uint8 loop of 255 at 2 threads
+ * once gave every thread an empty chunk) */
+static const char *narrow_src =
+    "@T.prim_func\n"
+    "def narrow(A: T.Buffer((255,), \"float32\"), B: T.Buffer((255,), \"float32\"),\n"
+    "           C: T.Buffer((127,), \"float32\"), D: T.Buffer((127,), \"float32\")):\n"
+    "    for i in T.parallel(T.uint8(255)):\n"
+    "        with T.block(\"B\"):\n"
+    "            vi = T.axis.spatial(255, T.Cast(\"int32\", i))\n"
+    "            B[vi] = A[vi] + T.float32(1)\n"
+    "    for i in T.parallel(T.int8(127)):\n"
+    "        with T.block(\"D\"):\n"
+    "            vi = T.axis.spatial(127, T.Cast(\"int32\", i))\n"
+    "            D[vi] = C[vi] * T.float32(3)\n";
+
+static void test_narrow_parallel(void) {
+  tsl_arena *a = tsl_arena_new(ctx);
+  const tsl_module *m = parse(a, narrow_src);
+  static const int counts[] = {2, 3, 7, 64};
+  for (int k = 0; k < 4 && m; k++) {
+    char spec[32], id[80];
+    snprintf(spec, sizeof spec, "threads=%d", counts[k]);
+    snprintf(id, sizeof id, "uint8 and int8 parallel loops of 255 and 127, threads=%d",
+             counts[k]);
+    tsl_diag d = {0};
+    tsl_target *t = lt_target(spec, &d);
+    lt_check(t, ctx, m->funcs[0], m->funcs[0], NULL, 0, 1, id);
+    tll_vtable.destroy(t);
+  }
+  tsl_arena_free(a);
+}
+
 static void test_opt_levels(void) {
   tsl_arena *a = tsl_arena_new(ctx);
   tsl_schedule *sch = NULL;
@@ -830,6 +864,7 @@ int main(void) {
   test_llvm_unroll_option();
   test_parallel();
   test_nested_parallel();
+  test_narrow_parallel();
   test_opt_levels();
   test_bf16_operands();
   tsl_ctx_free(ctx);
